@@ -1,0 +1,123 @@
+"""Tensor types: ``tensor<4x?x8xf32>`` (ranked, ``?`` = unknown dim) and ``tensor<*xf32>``.
+
+>>> t = TensorType.parse("tensor<4x?x8xf32>")
+>>> t.shape, t.dtype, str(t)
+((4, None, 8), 'f32', 'tensor<4x?x8xf32>')
+>>> TensorType.parse("tensor<*xi64>").rank is None
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# MLIR element type spelling -> numpy dtype. `i1` is a boolean.
+DTYPES: dict[str, np.dtype] = {
+    "f16": np.dtype("float16"),
+    "bf16": np.dtype("float32"),  # numpy has no bfloat16; computed in f32 on the CPU
+    "f32": np.dtype("float32"),
+    "f64": np.dtype("float64"),
+    "i1": np.dtype("bool"),
+    "i8": np.dtype("int8"),
+    "i32": np.dtype("int32"),
+    "i64": np.dtype("int64"),
+}
+FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
+INT_DTYPES = frozenset({"i8", "i32", "i64"})
+
+_FROM_NUMPY = {np.dtype(v): k for k, v in DTYPES.items() if k != "bf16"}
+
+
+def dtype_from_numpy(dt) -> str:
+    """MLIR spelling of a numpy dtype (``float32`` -> ``f32``); ``ValueError`` if unsupported."""
+    try:
+        return _FROM_NUMPY[np.dtype(dt)]
+    except KeyError:
+        raise ValueError(f"unsupported numpy dtype {np.dtype(dt)}; supported: "
+                         f"{', '.join(sorted(_FROM_NUMPY.values()))}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    """A tensor type. ``shape`` is ``None`` when unranked; a dim is ``None`` when dynamic."""
+
+    shape: tuple[int | None, ...] | None
+    dtype: str
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    @property
+    def is_static(self) -> bool:
+        return self.shape is not None and all(d is not None for d in self.shape)
+
+    @property
+    def numel(self) -> int | None:
+        if not self.is_static:
+            return None
+        n = 1
+        for d in self.shape:  # type: ignore[union-attr]
+            n *= d  # type: ignore[operator]
+        return n
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return DTYPES[self.dtype]
+
+    def __str__(self) -> str:
+        if self.shape is None:
+            return f"tensor<*x{self.dtype}>"
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
+        return f"tensor<{dims}{self.dtype}>"
+
+    def refines(self, other: TensorType) -> bool:
+        """True when ``self`` is compatible with ``other`` and at least as precise.
+
+        >>> TensorType((4, 8), "f32").refines(TensorType((4, None), "f32"))
+        True
+        """
+        if self.dtype != other.dtype:
+            return False
+        if other.shape is None:
+            return True
+        if self.shape is None or len(self.shape) != len(other.shape):
+            return False
+        return all(o is None or s == o for s, o in zip(self.shape, other.shape))
+
+    def compatible(self, other: TensorType) -> bool:
+        """True when some static type refines both (``?`` and ``*`` match anything)."""
+        if self.dtype != other.dtype:
+            return False
+        if self.shape is None or other.shape is None:
+            return True
+        if len(self.shape) != len(other.shape):
+            return False
+        return all(a is None or b is None or a == b for a, b in zip(self.shape, other.shape))
+
+    @classmethod
+    def parse(cls, text: str) -> TensorType:
+        """Parse ``tensor<...>`` text; raises ``ValueError`` with what was expected."""
+        s = text.strip()
+        if not (s.startswith("tensor<") and s.endswith(">")):
+            raise ValueError(f"expected a tensor type like 'tensor<4x8xf32>', got {text!r}")
+        body = s[7:-1].replace(" ", "")
+        parts = body.split("x")
+        dtype = parts[-1]
+        if dtype not in DTYPES:
+            raise ValueError(f"unknown element type {dtype!r} in {text!r}; expected one of "
+                             f"{', '.join(DTYPES)}")
+        dims = parts[:-1]
+        if dims == ["*"]:
+            return cls(None, dtype)
+        shape: list[int | None] = []
+        for d in dims:
+            if d == "?":
+                shape.append(None)
+            elif d.isdigit():
+                shape.append(int(d))
+            else:
+                raise ValueError(f"bad dimension {d!r} in {text!r}; expected an integer or '?'")
+        return cls(tuple(shape), dtype)

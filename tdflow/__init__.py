@@ -1,0 +1,36 @@
+"""tdflow: define tensor operators once, in TableGen, and get everything else from them.
+
+Importing this package is cheap and never touches CUDA: every heavy piece is imported on
+first use.
+
+>>> import tdflow
+>>> tdflow.__version__
+'0.1.0'
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+# Public names resolved lazily (PEP 562) so `import tdflow` and `tdflow --help` stay fast.
+_LAZY = {
+    "parse_file": ("tdflow.tdparser", "parse_file"),
+    "to_json": ("tdflow.tdparser", "to_json"),
+    "TdError": ("tdflow.tdparser", "TdError"),
+}
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'tdflow' has no attribute {name!r}") from None
+    import importlib
+
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))

@@ -1,0 +1,89 @@
+"""The one error type of the TableGen front end.
+
+Every lexical, syntax and semantic problem is a :class:`TdError` carrying the file, line and
+column it points at and the include stack that led there, so the CLI can render it like
+llvm-tblgen does::
+
+    ops.td:3:14: error: Variable not defined: 'foo'
+      def X : C<foo>;
+                ^
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in a source file; ``line`` and ``col`` are 1-based."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass
+class TdError(Exception):
+    """A diagnostic from the TableGen front end.
+
+    >>> str(TdError("expected ';'", "a.td", 3, 7))
+    "a.td:3:7: error: expected ';'"
+
+    ``include_stack`` lists the ``include`` sites (outermost first) that led to ``file``.
+    ``notes`` are secondary diagnostics (``note: ...``) and ``others`` further independent
+    errors reported in the same run, as llvm-tblgen reports several errors before giving up.
+    """
+
+    message: str
+    file: str = "<unknown>"
+    line: int = 0
+    col: int = 0
+    include_stack: tuple[SourceLoc, ...] = ()
+    notes: tuple[tuple[str, SourceLoc | None], ...] = ()
+    others: list[TdError] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: error: {self.message}"
+
+    @property
+    def loc(self) -> SourceLoc:
+        return SourceLoc(self.file, self.line, self.col)
+
+    def all_errors(self) -> list[TdError]:
+        """This error followed by every further independent error it carries."""
+        return [self, *self.others]
+
+    def render(self) -> str:
+        """Render like llvm-tblgen: include stack, message, the source line and a caret."""
+        out: list[str] = []
+        for err in self.all_errors():
+            for inc in err.include_stack:
+                out.append(f"Included from {inc.file}:{inc.line}:")
+            out.append(str(err))
+            src = _source_line(err.file, err.line)
+            if src is not None:
+                out.append(src)
+                out.append(" " * max(err.col - 1, 0) + "^")
+            for note, where in err.notes:
+                out.append(f"{where}: note: {note}" if where else f"note: {note}")
+        return "\n".join(out)
+
+
+def _source_line(path: str, line: int) -> str | None:
+    if line <= 0:
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for i, text in enumerate(fh, 1):
+                if i == line:
+                    return text.rstrip("\n").replace("\t", " ")
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,69 @@
+"""Shared test fixtures: paths and the LLVM oracle tools (skipped with a reason when absent)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def find_tool(name: str) -> str | None:
+    """Locate an LLVM 19 tool: ``NAME-19`` on PATH, ``NAME``, or under /usr/lib/llvm-19/bin."""
+    for cand in (f"{name}-19", name, f"/usr/lib/llvm-19/bin/{name}"):
+        path = shutil.which(cand)
+        if path:
+            return path
+    return None
+
+
+def mlir_include_dir() -> Path | None:
+    """MLIR's installed ``.td`` include dir (Debian's libmlir-19-dev), if present."""
+    cfg = find_tool("llvm-config")
+    candidates = []
+    if cfg:
+        try:
+            inc = subprocess.run([cfg, "--includedir"], capture_output=True, text=True, check=True)
+            candidates.append(Path(inc.stdout.strip()))
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    candidates.append(Path("/usr/lib/llvm-19/include"))
+    for c in candidates:
+        if (c / "mlir" / "IR" / "OpBase.td").is_file():
+            return c
+    return None
+
+
+@pytest.fixture(scope="session")
+def llvm_tblgen() -> str:
+    path = find_tool("llvm-tblgen")
+    if path is None:
+        pytest.skip("llvm-tblgen (Debian llvm-19) not installed; oracle test skipped")
+    return path
+
+
+@pytest.fixture(scope="session")
+def mlir_opt() -> str:
+    path = find_tool("mlir-opt")
+    if path is None:
+        pytest.skip("mlir-opt (Debian mlir-19-tools) not installed; oracle test skipped")
+    return path
+
+
+@pytest.fixture(scope="session")
+def mlir_include() -> Path:
+    path = mlir_include_dir()
+    if path is None:
+        pytest.skip("MLIR .td files (Debian libmlir-19-dev) not installed; oracle test skipped")
+    return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_cache(tmp_path_factory):
+    """Keep the on-disk record cache of the test run out of the user's cache dir."""
+    os.environ.setdefault("TDFLOW_CACHE_DIR", str(tmp_path_factory.mktemp("tdflow-cache")))
+    yield
