@@ -1,0 +1,1 @@
+"""tdflow.dialect.ir."""
