@@ -121,3 +121,23 @@ class TensorType:
             else:
                 raise ValueError(f"bad dimension {d!r} in {text!r}; expected an integer or '?'")
         return cls(tuple(shape), dtype)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionType:
+    """A function type ``(T, T) -> T``; used by ``func.func`` and as a type attribute.
+
+    >>> str(FunctionType((TensorType((4,), "f32"),), ()))
+    '(tensor<4xf32>) -> ()'
+    """
+
+    inputs: tuple
+    results: tuple
+
+    def __str__(self) -> str:
+        ins = ", ".join(str(t) for t in self.inputs)
+        if len(self.results) == 1 and not isinstance(self.results[0], FunctionType):
+            outs = str(self.results[0])
+        else:
+            outs = "(" + ", ".join(str(t) for t in self.results) + ")"
+        return f"({ins}) -> {outs}"

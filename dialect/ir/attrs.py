@@ -1,0 +1,370 @@
+"""Attribute values, written and printed as MLIR writes them.
+
+Every attribute is a small frozen, hashable object (CSE keys on them); ``str(attr)`` is its exact
+MLIR spelling and re-parses to an equal attribute. The Python representation:
+
+=============================  ==========================================  ======================
+MLIR text                      Python object                               ``to_python(attr)``
+=============================  ==========================================  ======================
+``true`` / ``false``           ``BoolAttr(True)`` (also ``1 : i1``)        ``True``
+``3`` / ``3 : i64``            ``IntegerAttr(3, "i64")`` (untyped = i64)   ``3``
+``-1 : si32``                  ``IntegerAttr(-1, "si32")``                 ``-1``
+``0.2`` / ``2.0e-01 : f32``    ``FloatAttr(0.2, "f64")`` / ``(…, "f32")``  ``0.2`` (rounded to
+                               (untyped = f64; value rounded to the type)  the type's precision)
+``"NCHW"``                     ``StringAttr("NCHW")``                      ``"NCHW"``
+``[1, 0]``, ``[0.5, 1.0]``     ``ArrayAttr((IntegerAttr(1), …))``          ``(1, 0)``
+``array<i64: 1, 0>``           ``DenseArrayAttr("i64", (1, 0))``           ``(1, 0)``
+``array<i32: 1, 0, 1>``        ``DenseArrayAttr("i32", (1, 0, 1))``        (operandSegmentSizes)
+``f16``, ``tensor<4xf32>``     ``TypeAttr("f16")``, ``TypeAttr(TensorType)``  the type
+``unit`` / bare ``name``       ``UNIT`` (the ``UnitAttr()`` singleton)     ``True``
+``{a = 1}``                    ``DictAttr((("a", IntegerAttr(1)),))``      ``{"a": 1}``
+``@f``                         ``SymbolRefAttr("f")``                      ``"f"``
+=============================  ==========================================  ======================
+
+An integer literal where a float type is given (``1 : f32``) becomes ``FloatAttr(1.0, "f32")``.
+Floats print as MLIR does: ``2.000000e-01`` when six digits re-parse to the same value, else the
+shortest exact decimal; infinities and NaNs as hexadecimal bit patterns (``0x7F800000 : f32``).
+
+>>> from tdflow.dialect.ir.attrs import FloatAttr, DenseArrayAttr, IntegerAttr
+>>> str(FloatAttr(0.2, "f32")), str(IntegerAttr(3, "si32")), str(DenseArrayAttr("i64", (1, 0)))
+('2.000000e-01 : f32', '3 : si32', 'array<i64: 1, 0>')
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Attribute", "BoolAttr", "IntegerAttr", "FloatAttr", "StringAttr", "ArrayAttr",
+    "DenseArrayAttr", "TypeAttr", "UnitAttr", "UNIT", "DictAttr", "SymbolRefAttr",
+    "to_python", "format_float", "round_float", "escape_string", "print_attr_dict",
+    "attr_name", "INT_TYPES_RE", "FLOAT_TYPES", "int_range",
+]
+
+FLOAT_TYPES = frozenset({"f16", "bf16", "f32", "f64"})
+#: Builtin integer types: signless ``i32``, signed ``si32``, unsigned ``ui8``, and ``index``.
+INT_TYPES_RE = re.compile(r"(?:[su]?i[1-9][0-9]*|index)\Z")
+_BARE_NAME = re.compile(r"[A-Za-z_][\w$.]*\Z")
+
+
+def int_range(type: str) -> tuple[int, int]:
+    """The ``(min, max)`` values an integer attribute of ``type`` holds (MLIR's rule).
+
+    Signless integers accept both signed and unsigned spellings, like MLIR.
+    >>> int_range("si8"), int_range("ui8"), int_range("i8")
+    ((-128, 127), (0, 255), (-128, 255))
+    """
+    if type == "index":
+        type = "i64"
+    bits = int(type.lstrip("su")[1:])
+    if type.startswith("si"):
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if type.startswith("ui"):
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)) if bits > 1 else -1, (1 << bits) - 1
+
+
+def round_float(value: float, type: str) -> float:
+    """``value`` rounded to the precision of ``type`` (f16/bf16/f32/f64).
+
+    Raises ``OverflowError`` when a finite value does not fit the type.
+    """
+    value = float(value)
+    if type == "f64" or math.isnan(value) or math.isinf(value):
+        return value
+    if type == "f32":
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    if type == "f16":
+        return struct.unpack("<e", struct.pack("<e", value))[0]
+    if type == "bf16":
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+        out = struct.unpack("<f", struct.pack("<I", bits))[0]
+        if math.isinf(out):
+            raise OverflowError(f"{value} does not fit in bf16")
+        return out
+    raise ValueError(f"not a float type: {type!r}")
+
+
+_HEX_FORMATS = {"f64": ("<d", "<Q", 16), "f32": ("<f", "<I", 8), "f16": ("<e", "<H", 4)}
+
+
+def float_bits(value: float, type: str) -> int:
+    """The IEEE bit pattern of ``value`` stored as ``type``."""
+    if type == "bf16":
+        return struct.unpack("<I", struct.pack("<f", value))[0] >> 16
+    ffmt, ifmt, _ = _HEX_FORMATS[type]
+    return struct.unpack(ifmt, struct.pack(ffmt, value))[0]
+
+
+def float_from_bits(bits: int, type: str) -> float:
+    """The float whose IEEE bit pattern in ``type`` is ``bits`` (hex float literals)."""
+    if type == "bf16":
+        return struct.unpack("<f", struct.pack("<I", (bits & 0xFFFF) << 16))[0]
+    ffmt, ifmt, _ = _HEX_FORMATS[type]
+    return struct.unpack(ffmt, struct.pack(ifmt, bits))[0]
+
+
+def format_float(value: float, type: str = "f64") -> str:
+    """MLIR's spelling of a float literal (without the ``: type`` suffix).
+
+    >>> format_float(0.2, "f32"), format_float(0.123456789), format_float(1e-20)
+    ('2.000000e-01', '0.123456789', '1.000000e-20')
+    """
+    value = round_float(value, type)
+    if math.isinf(value) or math.isnan(value):
+        width = 4 if type == "bf16" else _HEX_FORMATS[type][2]
+        return f"0x{float_bits(value, type):0{width}X}"
+    s = f"{value:.6e}"
+    if _same_float(round_float(float(s), type), value):
+        return s
+    s = repr(value)
+    mantissa, e, exp = s.partition("e")
+    if "." not in mantissa:
+        s = f"{mantissa}.0{e}{exp}"
+    return s
+
+
+def _same_float(a: float, b: float) -> bool:
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def escape_string(value: str) -> str:
+    """MLIR's quoted spelling of a string: printable ASCII as is, other bytes as ``\\XX``.
+
+    >>> escape_string('say "hi"\\n')
+    '"say \\\\"hi\\\\"\\\\0A"'
+    """
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    out = []
+    for b in value.encode("utf-8"):
+        c = chr(b)
+        if c == '"' or c == "\\":
+            out.append("\\" + c)
+        elif 0x20 <= b < 0x7F:
+            out.append(c)
+        else:
+            out.append(f"\\{b:02X}")
+    return '"' + "".join(out) + '"'
+
+
+def attr_name(name: str) -> str:
+    """An attribute name as printed: bare when it is an identifier, else quoted."""
+    return name if _BARE_NAME.match(name) else escape_string(name)
+
+
+class Attribute:
+    """Base class of all attribute values (for ``isinstance`` checks)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BoolAttr(Attribute):
+    value: bool
+
+    def __str__(self) -> str:
+        return "true" if self.value else "false"
+
+
+@dataclass(frozen=True, slots=True)
+class IntegerAttr(Attribute):
+    """An integer of builtin type ``type`` (``i64`` when written without one)."""
+
+    value: int
+    type: str = "i64"
+
+    def __str__(self) -> str:
+        return str(self.value) if self.type == "i64" else f"{self.value} : {self.type}"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FloatAttr(Attribute):
+    """A float of type ``type`` (``f64`` when written without one), rounded to that type.
+
+    Equality and hashing use the bit pattern, so ``-0.0`` differs from ``0.0`` and a NaN equals
+    itself (what CSE and round trips need).
+    """
+
+    value: float
+    type: str = "f64"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", round_float(self.value, self.type))
+
+    def _key(self) -> tuple:
+        return (self.type, struct.pack("<d", self.value))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FloatAttr) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        s = format_float(self.value, self.type)
+        return s if self.type == "f64" and not s.startswith("0x") else f"{s} : {self.type}"
+
+
+@dataclass(frozen=True, slots=True)
+class StringAttr(Attribute):
+    value: str
+
+    def __str__(self) -> str:
+        return escape_string(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayAttr(Attribute):
+    """``[a, b, ...]``: a tuple of attributes."""
+
+    value: tuple
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(a) for a in self.value) + "]"
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __getitem__(self, i):
+        return self.value[i]
+
+
+_DENSE_TYPES = frozenset({"i1", "i8", "i16", "i32", "i64", "f32", "f64"})
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DenseArrayAttr(Attribute):
+    """``array<i64: 1, 0>``: element type (i1, i8, i16, i32, i64, f32, f64) and Python values."""
+
+    type: str
+    value: tuple
+
+    def __post_init__(self) -> None:
+        if self.type not in _DENSE_TYPES:
+            raise ValueError(f"dense array element type must be one of "
+                             f"{', '.join(sorted(_DENSE_TYPES))}; got {self.type!r}")
+        if self.type == "i1":
+            vals = tuple(bool(v) for v in self.value)
+        elif self.type[0] == "f":
+            vals = tuple(round_float(v, self.type) for v in self.value)
+        else:
+            vals = tuple(int(v) for v in self.value)
+        object.__setattr__(self, "value", vals)
+
+    def _key(self) -> tuple:
+        if self.type[0] == "f":
+            return (self.type, tuple(struct.pack("<d", v) for v in self.value))
+        return (self.type, self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DenseArrayAttr) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        if not self.value:
+            return f"array<{self.type}>"
+        if self.type == "i1":
+            items = ("true" if v else "false" for v in self.value)
+        elif self.type[0] == "f":
+            items = (format_float(v, self.type) for v in self.value)
+        else:
+            items = (str(v) for v in self.value)
+        return f"array<{self.type}: {', '.join(items)}>"
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __getitem__(self, i):
+        return self.value[i]
+
+
+@dataclass(frozen=True, slots=True)
+class TypeAttr(Attribute):
+    """A type used as an attribute value: ``f16``, ``i64``, ``tensor<4xf32>``, ``(T) -> T``."""
+
+    value: Any
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitAttr(Attribute):
+    """The unit attribute: a name present without a value (``{fused}`` or ``{fused = unit}``)."""
+
+    def __str__(self) -> str:
+        return "unit"
+
+
+UNIT = UnitAttr()
+
+
+@dataclass(frozen=True, slots=True)
+class DictAttr(Attribute):
+    """``{a = 1, b}``: ``value`` is a tuple of ``(name, attr)`` pairs in written order."""
+
+    value: tuple
+
+    def __str__(self) -> str:
+        return print_attr_dict(dict(self.value)) if self.value else "{}"
+
+    def as_dict(self) -> dict[str, Attribute]:
+        return dict(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRefAttr(Attribute):
+    """``@name``: a reference to a function."""
+
+    value: str
+
+    def __str__(self) -> str:
+        return "@" + (self.value if _BARE_NAME.match(self.value) else escape_string(self.value))
+
+
+AttrValue = (BoolAttr | IntegerAttr | FloatAttr | StringAttr | ArrayAttr | DenseArrayAttr
+             | TypeAttr | UnitAttr | DictAttr | SymbolRefAttr)
+
+
+def print_attr_dict(attrs: dict[str, Attribute]) -> str:
+    """``{name = value, flag}`` (unit attributes print as bare names); ``""`` when empty.
+
+    >>> print_attr_dict({"alpha": FloatAttr(0.2, "f32"), "fused": UNIT})
+    '{alpha = 2.000000e-01 : f32, fused}'
+    """
+    if not attrs:
+        return ""
+    parts = []
+    for k, v in attrs.items():
+        parts.append(attr_name(k) if v is UNIT or isinstance(v, UnitAttr)
+                     else f"{attr_name(k)} = {v}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def to_python(attr: Attribute) -> Any:
+    """The plain Python value of an attribute (see the table in the module docstring).
+
+    >>> to_python(ArrayAttr((IntegerAttr(1), IntegerAttr(0))))
+    (1, 0)
+    """
+    if isinstance(attr, (ArrayAttr,)):
+        return tuple(to_python(a) for a in attr.value)
+    if isinstance(attr, DictAttr):
+        return {k: to_python(v) for k, v in attr.value}
+    if isinstance(attr, UnitAttr):
+        return True
+    return attr.value  # type: ignore[attr-defined]

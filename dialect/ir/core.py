@@ -1,0 +1,656 @@
+"""The IR data model: ``Module`` → ``FuncOp`` → ``Block`` → ``Operation`` → ``Value``.
+
+A program is a :class:`Module` holding ``func.func`` functions. Each :class:`FuncOp` has one
+:class:`Block` whose arguments are the function's arguments and whose last operation is the
+``func.return`` terminator. Operations are MLIR's generic operations: a name, operand
+:class:`Value`\\ s, result values, an attribute dict (values from :mod:`.attrs`) and a
+:class:`Location`.
+
+Mutation goes through :class:`Rewriter` (replace uses, erase, insert) so that use-lists stay
+right; reading is plain attribute access.
+
+>>> from tdflow.dialect.types import TensorType
+>>> t = TensorType((4,), "f32")
+>>> f = FuncOp("f", [t], [t])
+>>> x, = f.body.args
+>>> relu = f.body.append(Operation("tdflow.relu", [x], [t]))
+>>> ret = f.body.append(Operation("func.return", [relu.results[0]], []))
+>>> [op.name for op in f.body], x.num_uses
+(['tdflow.relu', 'func.return'], 1)
+
+Design notes (why, not what):
+
+- A block's operations form a doubly-linked list, so insertion and erasure are O(1) and a pass
+  that rewrites a 100k-op function stays linear. ``block.ops`` is a *tuple snapshot*, safe to
+  iterate while rewriting; ``for op in block`` walks the live list.
+- ``op.operands``/``op.results`` are tuples; change operands through ``op.set_operand`` or the
+  :class:`Rewriter`. Each value keeps ``users``: a dict ``{op: number of operand slots}``, so
+  "has uses", "replace all uses" and "erase" do not scan the function.
+- Types are :class:`~tdflow.dialect.types.TensorType`, :class:`~tdflow.dialect.types.FunctionType`
+  (attributes only) or, for scalars, the builtin spelling as a ``str`` (``"f32"``, ``"i64"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from tdflow.dialect.types import FunctionType, TensorType
+
+Type = TensorType | FunctionType | str
+
+__all__ = [
+    "Block",
+    "FuncOp",
+    "Location",
+    "Module",
+    "Operation",
+    "Rewriter",
+    "Type",
+    "UNKNOWN_LOC",
+    "Value",
+    "module_equal",
+    "RETURN",
+]
+
+#: Name of the terminator of every function body.
+RETURN = "func.return"
+
+
+class Location:
+    """A source position ``file:line:col`` (1-based). Locations never affect equality of IR.
+
+    >>> str(Location("prog.mlir", 3, 7))
+    'prog.mlir:3:7'
+    """
+
+    __slots__ = ("file", "line", "col")
+
+    def __init__(self, file: str, line: int, col: int) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def __repr__(self) -> str:
+        return f"Location({self.file!r}, {self.line}, {self.col})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Location)
+            and self.file == other.file
+            and self.line == other.line
+            and self.col == other.col
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.line, self.col))
+
+    @property
+    def known(self) -> bool:
+        return self.line > 0
+
+
+#: Location of IR built from Python without a source position.
+UNKNOWN_LOC = Location("<unknown>", 0, 0)
+
+
+class Value:
+    """An SSA value: a result of an operation or an argument of a block.
+
+    ``owner`` is the defining :class:`Operation` or the :class:`Block` (for arguments); ``owner``
+    is ``None`` for a placeholder the parser made for a name that was never defined (the verifier
+    reports it). ``index`` is the result/argument number; ``name`` a hint for messages and for
+    printing function arguments (``"x"`` for ``%x``), or ``None``.
+    """
+
+    __slots__ = ("type", "owner", "index", "name", "users")
+
+    def __init__(self, type: Type, owner: Operation | Block | None, index: int,
+                 name: str | None = None) -> None:
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name = name
+        #: ``{operation: number of its operand slots holding this value}``, in first-use order.
+        self.users: dict[Operation, int] = {}
+
+    @property
+    def op(self) -> Operation | None:
+        """The defining operation, or ``None`` for a block argument."""
+        owner = self.owner
+        return owner if isinstance(owner, Operation) else None
+
+    @property
+    def is_block_arg(self) -> bool:
+        return isinstance(self.owner, Block)
+
+    @property
+    def num_uses(self) -> int:
+        return sum(self.users.values())
+
+    @property
+    def has_uses(self) -> bool:
+        return bool(self.users)
+
+    @property
+    def uses(self) -> list[tuple[Operation, int]]:
+        """Every use as ``(operation, operand index)``, operations in first-use order."""
+        return [(op, i) for op in self.users for i, v in enumerate(op.operands) if v is self]
+
+    @property
+    def loc(self) -> Location:
+        """Where the value is defined (its op, or its function argument)."""
+        owner = self.owner
+        if isinstance(owner, Operation):
+            return owner.loc
+        if isinstance(owner, Block) and owner.arg_locs is not None:
+            return owner.arg_locs[self.index]
+        return UNKNOWN_LOC
+
+    def __repr__(self) -> str:
+        return f"<Value %{self.name if self.name is not None else '?'}: {self.type}>"
+
+
+class Operation:
+    """A generic operation ``%r = "name"(%a, %b) {attrs} : (Ta, Tb) -> Tr``.
+
+    ``Operation(name, operands, result_types, attributes=None, loc=None)`` creates the result
+    values and registers the uses. It is detached until added to a block (``block.append``,
+    :class:`Rewriter`, :class:`~tdflow.dialect.ir.builder.Builder`).
+
+    Operations have no regions and no successors (``successors`` is always ``()``): tdflow
+    programs are single-block functions.
+    """
+
+    __slots__ = ("name", "operands", "results", "attributes", "loc", "parent", "_prev", "_next")
+
+    successors: tuple = ()
+
+    def __init__(self, name: str, operands: Sequence[Value], result_types: Sequence[Type] = (),
+                 attributes: dict[str, Any] | None = None, loc: Location | None = None) -> None:
+        self.name = name
+        operands = tuple(operands)
+        self.operands = operands
+        self.results = tuple([Value(t, self, i) for i, t in enumerate(result_types)])
+        self.attributes = {} if attributes is None else attributes
+        self.loc = UNKNOWN_LOC if loc is None else loc
+        self.parent: Block | None = None
+        self._prev: Operation | None = None
+        self._next: Operation | None = None
+        for v in operands:
+            users = v.users
+            users[self] = users.get(self, 0) + 1
+
+    # -- reading -------------------------------------------------------------------------
+    @property
+    def result(self) -> Value:
+        """The single result (``ValueError`` unless there is exactly one)."""
+        if len(self.results) != 1:
+            raise ValueError(f"'{self.name}' has {len(self.results)} results, not 1")
+        return self.results[0]
+
+    @property
+    def operand_types(self) -> tuple[Type, ...]:
+        return tuple([v.type for v in self.operands])
+
+    @property
+    def result_types(self) -> tuple[Type, ...]:
+        return tuple([v.type for v in self.results])
+
+    @property
+    def dialect_name(self) -> str:
+        """``"tdflow"`` for ``"tdflow.relu"``."""
+        return self.name.partition(".")[0]
+
+    @property
+    def next_op(self) -> Operation | None:
+        return self._next
+
+    @property
+    def prev_op(self) -> Operation | None:
+        return self._prev
+
+    @property
+    def func(self) -> FuncOp | None:
+        """The function whose body holds this operation, if any."""
+        return self.parent.parent if self.parent is not None else None
+
+    def has_users(self) -> bool:
+        return any(r.users for r in self.results)
+
+    # -- changing operands (keeps use-lists right) -----------------------------------------
+    def set_operand(self, index: int, value: Value) -> None:
+        """Make operand ``index`` use ``value``."""
+        old = self.operands[index]
+        if old is value:
+            return
+        ops = list(self.operands)
+        ops[index] = value
+        self.operands = tuple(ops)
+        _drop_use(old, self)
+        value.users[self] = value.users.get(self, 0) + 1
+
+    def set_operands(self, values: Sequence[Value]) -> None:
+        """Replace the whole operand list."""
+        for v in self.operands:
+            _drop_use(v, self, all_slots=True)
+        self.operands = tuple(values)
+        for v in self.operands:
+            v.users[self] = v.users.get(self, 0) + 1
+
+    def drop_operands(self) -> None:
+        """Forget all operands (used when erasing)."""
+        for v in self.operands:
+            v.users.pop(self, None)
+        self.operands = ()
+
+    def clone(self, operands: Sequence[Value] | None = None) -> Operation:
+        """A detached copy with the same name, attributes, result types and location."""
+        return Operation(self.name, self.operands if operands is None else operands,
+                         [r.type for r in self.results], dict(self.attributes), self.loc)
+
+    def __repr__(self) -> str:
+        return f"<Operation {self.name} at {self.loc}>"
+
+
+def _drop_use(value: Value, op: Operation, all_slots: bool = False) -> None:
+    users = value.users
+    n = users.get(op, 0)
+    if n <= 1 or all_slots:
+        users.pop(op, None)
+    else:
+        users[op] = n - 1
+
+
+class Block:
+    """A list of operations with typed arguments. Iterating a block walks its live op list.
+
+    ``block.ops`` is a tuple snapshot (safe to iterate while rewriting); ``len(block)`` is the
+    number of operations; ``block.first``/``block.last`` are the ends (``None`` when empty).
+    """
+
+    __slots__ = ("args", "arg_locs", "parent", "first", "last", "_len")
+
+    def __init__(self, arg_types: Iterable[Type] = (), arg_names: Iterable[str | None] = (),
+                 arg_locs: list[Location] | None = None) -> None:
+        names = list(arg_names)
+        self.args: list[Value] = [
+            Value(t, self, i, names[i] if i < len(names) else None)
+            for i, t in enumerate(arg_types)
+        ]
+        self.arg_locs = arg_locs
+        self.parent: FuncOp | None = None
+        self.first: Operation | None = None
+        self.last: Operation | None = None
+        self._len = 0
+
+    def add_arg(self, type: Type, name: str | None = None,
+                loc: Location | None = None) -> Value:
+        v = Value(type, self, len(self.args), name)
+        self.args.append(v)
+        if loc is not None or self.arg_locs is not None:
+            if self.arg_locs is None:
+                self.arg_locs = [UNKNOWN_LOC] * (len(self.args) - 1)
+            self.arg_locs.append(loc or UNKNOWN_LOC)
+        return v
+
+    @property
+    def ops(self) -> tuple[Operation, ...]:
+        return tuple(self)
+
+    def __iter__(self) -> Iterator[Operation]:
+        op = self.first
+        while op is not None:
+            yield op
+            # An op erased meanwhile keeps its `_next`: skip forward to the next live op. An op
+            # inserted after the current one is visited.
+            op = op._next
+            while op is not None and op.parent is not self:
+                op = op._next
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return True
+
+    @property
+    def terminator(self) -> Operation | None:
+        """The ``func.return`` at the end, if the block ends with one."""
+        last = self.last
+        return last if last is not None and last.name == RETURN else None
+
+    def append(self, op: Operation) -> Operation:
+        """Add a detached ``op`` at the end and return it."""
+        if op.parent is not None:
+            raise ValueError(f"{op!r} is already in a block")
+        last = self.last
+        op._prev = last
+        op._next = None
+        if last is None:
+            self.first = op
+        else:
+            last._next = op
+        self.last = op
+        op.parent = self
+        self._len += 1
+        return op
+
+    def _insert_before(self, anchor: Operation | None, op: Operation) -> Operation:
+        if anchor is None:
+            return self.append(op)
+        if op.parent is not None:
+            raise ValueError(f"{op!r} is already in a block")
+        if anchor.parent is not self:
+            raise ValueError(f"{anchor!r} is not in this block")
+        prev = anchor._prev
+        op._prev = prev
+        op._next = anchor
+        anchor._prev = op
+        if prev is None:
+            self.first = op
+        else:
+            prev._next = op
+        op.parent = self
+        self._len += 1
+        return op
+
+    def _unlink(self, op: Operation) -> None:
+        prev, nxt = op._prev, op._next
+        if prev is None:
+            self.first = nxt
+        else:
+            prev._next = nxt
+        if nxt is None:
+            self.last = prev
+        else:
+            nxt._prev = prev
+        op.parent = None
+        op._prev = None
+        # `_next` is kept so an iterator standing on `op` can continue.
+        self._len -= 1
+
+    def __repr__(self) -> str:
+        return f"<Block {len(self.args)} args, {self._len} ops>"
+
+
+class FuncOp:
+    """``func.func @name(args) -> results { body }``.
+
+    ``arg_types`` are the body's argument types; ``result_types`` the declared results (the
+    verifier checks ``func.return`` against them). ``visibility`` is ``None`` or ``"private"``/
+    ``"public"``/``"nested"``; ``attributes`` holds extra function attributes, ``arg_attrs`` one
+    dict per argument (or ``None``).
+    """
+
+    __slots__ = ("name", "result_types", "body", "loc", "visibility", "attributes", "arg_attrs",
+                 "parent")
+
+    def __init__(self, name: str, arg_types: Sequence[Type] = (), result_types: Sequence[Type] = (),
+                 arg_names: Sequence[str | None] = (), loc: Location | None = None,
+                 body: Block | None = None) -> None:
+        self.name = name
+        self.result_types: list[Type] = list(result_types)
+        if body is None:
+            body = Block(arg_types, arg_names)
+        body.parent = self
+        self.body = body
+        self.loc = UNKNOWN_LOC if loc is None else loc
+        self.visibility: str | None = None
+        self.attributes: dict[str, Any] = {}
+        self.arg_attrs: list[dict[str, Any]] | None = None
+        self.parent: Module | None = None
+
+    @property
+    def args(self) -> list[Value]:
+        return self.body.args
+
+    @property
+    def arg_types(self) -> list[Type]:
+        return [a.type for a in self.body.args]
+
+    @property
+    def function_type(self) -> FunctionType:
+        return FunctionType(tuple(self.arg_types), tuple(self.result_types))
+
+    @property
+    def ops(self) -> tuple[Operation, ...]:
+        return self.body.ops
+
+    def walk(self) -> Iterator[Operation]:
+        return iter(self.body)
+
+    def __repr__(self) -> str:
+        return f"<FuncOp @{self.name} {self.function_type}>"
+
+
+class Module:
+    """A list of functions. ``module[name]`` finds a function by name.
+
+    ``parse_diagnostics`` holds problems the parser found while resolving names (duplicate
+    definitions, a use whose written type differs from its definition); the verifier reports them
+    with everything else.
+    """
+
+    __slots__ = ("funcs", "loc", "attributes", "parse_diagnostics")
+
+    def __init__(self, funcs: Iterable[FuncOp] = (), loc: Location | None = None) -> None:
+        self.funcs: list[FuncOp] = []
+        self.loc = UNKNOWN_LOC if loc is None else loc
+        self.attributes: dict[str, Any] = {}
+        self.parse_diagnostics: list = []
+        for f in funcs:
+            self.add(f)
+
+    def add(self, func: FuncOp) -> FuncOp:
+        func.parent = self
+        self.funcs.append(func)
+        return func
+
+    def __getitem__(self, name: str) -> FuncOp:
+        for f in self.funcs:
+            if f.name == name:
+                return f
+        raise KeyError(f"no function @{name}; functions: "
+                       f"{', '.join('@' + f.name for f in self.funcs) or '(none)'}")
+
+    def __iter__(self) -> Iterator[FuncOp]:
+        return iter(self.funcs)
+
+    def __len__(self) -> int:
+        return len(self.funcs)
+
+    def walk(self) -> Iterator[Operation]:
+        """Every operation of every function, in order."""
+        for f in self.funcs:
+            yield from f.body
+
+    @property
+    def num_ops(self) -> int:
+        return sum(len(f.body) for f in self.funcs)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Module):
+            return NotImplemented
+        return module_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        from tdflow.dialect.ir.printer import print_module
+
+        return print_module(self)
+
+    def __repr__(self) -> str:
+        return f"<Module {len(self.funcs)} funcs, {self.num_ops} ops>"
+
+
+def module_equal(a: Module, b: Module) -> bool:
+    """Structural equality: same functions, ops, attributes, types and def-use graph.
+
+    Names of values and locations are ignored.
+
+    >>> module_equal(Module(), Module())
+    True
+    """
+    return module_diff(a, b) is None
+
+
+def module_diff(a: Module, b: Module) -> str | None:
+    """``None`` when ``a`` and ``b`` are structurally equal, else the first difference."""
+    if len(a.funcs) != len(b.funcs):
+        return f"{len(a.funcs)} functions vs {len(b.funcs)}"
+    if a.attributes != b.attributes:
+        return "module attributes differ"
+    for fa, fb in zip(a.funcs, b.funcs):
+        d = _func_diff(fa, fb)
+        if d is not None:
+            return f"@{fa.name}: {d}"
+    return None
+
+
+def _func_diff(fa: FuncOp, fb: FuncOp) -> str | None:
+    if fa.name != fb.name:
+        return f"name @{fa.name} vs @{fb.name}"
+    if fa.arg_types != fb.arg_types:
+        return "argument types differ"
+    if fa.result_types != fb.result_types:
+        return "result types differ"
+    if (fa.visibility, fa.attributes) != (fb.visibility, fb.attributes):
+        return "function attributes differ"
+    if (fa.arg_attrs or None) != (fb.arg_attrs or None):
+        return "argument attributes differ"
+    if len(fa.body) != len(fb.body):
+        return f"{len(fa.body)} ops vs {len(fb.body)}"
+    # Map each value of `a` to its counterpart in `b`; an operand matches if it maps.
+    vmap: dict[Value, Value] = dict(zip(fa.body.args, fb.body.args))
+    for i, (oa, ob) in enumerate(zip(fa.body, fb.body)):
+        where = f"op #{i} ('{oa.name}')"
+        if oa.name != ob.name:
+            return f"{where}: name differs from '{ob.name}'"
+        if len(oa.operands) != len(ob.operands):
+            return f"{where}: operand count differs"
+        for j, (va, vb) in enumerate(zip(oa.operands, ob.operands)):
+            mapped = vmap.get(va)
+            if mapped is None:  # defined outside (placeholder): compare by type and name
+                if vb in vmap.values() or va.type != vb.type or va.name != vb.name:
+                    return f"{where}: operand #{j} differs"
+            elif mapped is not vb:
+                return f"{where}: operand #{j} differs"
+        if len(oa.results) != len(ob.results):
+            return f"{where}: result count differs"
+        for ra, rb in zip(oa.results, ob.results):
+            if ra.type != rb.type:
+                return f"{where}: result type {ra.type} vs {rb.type}"
+            vmap[ra] = rb
+        if oa.attributes != ob.attributes:
+            return f"{where}: attributes differ: {oa.attributes} vs {ob.attributes}"
+    return None
+
+
+class Rewriter:
+    """The one way passes change IR: keeps use-lists and block links consistent.
+
+    >>> from tdflow.dialect.types import TensorType
+    >>> t = TensorType((4,), "f32")
+    >>> f = FuncOp("f", [t], [t]); x, = f.args
+    >>> a = f.body.append(Operation("tdflow.relu", [x], [t]))
+    >>> b = f.body.append(Operation("tdflow.relu", [a.result], [t]))
+    >>> r = f.body.append(Operation(RETURN, [b.result]))
+    >>> rw = Rewriter()
+    >>> rw.replace_op(b, [a.result])   # relu(relu(x)) -> relu(x)
+    >>> [op.name for op in f.body], r.operands[0] is a.result
+    (['tdflow.relu', 'func.return'], True)
+    """
+
+    __slots__ = ("listener",)
+
+    def __init__(self, listener: Any = None) -> None:
+        #: Optional object with ``notify_erased(op)`` / ``notify_inserted(op)`` /
+        #: ``notify_changed(op)`` methods (a worklist driver uses it).
+        self.listener = listener
+
+    def replace_all_uses(self, old: Value, new: Value) -> None:
+        """Make every user of ``old`` use ``new`` instead."""
+        if old is new:
+            return
+        users = old.users
+        listener = self.listener
+        for op, n in list(users.items()):
+            op.operands = tuple([new if v is old else v for v in op.operands])
+            new.users[op] = new.users.get(op, 0) + n
+            if listener is not None:
+                listener.notify_changed(op)
+        users.clear()
+
+    def replace_uses_where(self, old: Value, new: Value, pred) -> None:
+        """Replace the uses of ``old`` by ``new`` in the ops for which ``pred(op)`` is true."""
+        for op in list(old.users):
+            if pred(op):
+                for i, v in enumerate(op.operands):
+                    if v is old:
+                        op.set_operand(i, new)
+                if self.listener is not None:
+                    self.listener.notify_changed(op)
+
+    def replace_op(self, op: Operation, new_values: Sequence[Value]) -> None:
+        """Replace each result of ``op`` by the matching new value, then erase ``op``."""
+        if len(new_values) != len(op.results):
+            raise ValueError(f"'{op.name}' has {len(op.results)} results; "
+                             f"got {len(new_values)} replacement values")
+        for r, v in zip(op.results, new_values):
+            self.replace_all_uses(r, v)
+        self.erase_op(op)
+
+    def erase_op(self, op: Operation) -> None:
+        """Remove ``op`` from its block. Its results must have no uses left."""
+        for r in op.results:
+            if r.users:
+                users = ", ".join(f"'{u.name}' at {u.loc}" for u in r.users)
+                raise ValueError(f"cannot erase '{op.name}' at {op.loc}: result #{r.index} "
+                                 f"is still used by {users}")
+        op.drop_operands()
+        if op.parent is not None:
+            op.parent._unlink(op)
+        if self.listener is not None:
+            self.listener.notify_erased(op)
+
+    def insert_before(self, anchor: Operation, op: Operation) -> Operation:
+        """Insert detached ``op`` just before ``anchor`` (in ``anchor``'s block)."""
+        if anchor.parent is None:
+            raise ValueError(f"{anchor!r} is not in a block")
+        anchor.parent._insert_before(anchor, op)
+        if self.listener is not None:
+            self.listener.notify_inserted(op)
+        return op
+
+    def insert_after(self, anchor: Operation, op: Operation) -> Operation:
+        """Insert detached ``op`` just after ``anchor``."""
+        block = anchor.parent
+        if block is None:
+            raise ValueError(f"{anchor!r} is not in a block")
+        block._insert_before(anchor._next, op)
+        if self.listener is not None:
+            self.listener.notify_inserted(op)
+        return op
+
+    def append(self, block: Block, op: Operation) -> Operation:
+        """Insert detached ``op`` at the end of ``block``."""
+        block.append(op)
+        if self.listener is not None:
+            self.listener.notify_inserted(op)
+        return op
+
+    def move_before(self, anchor: Operation, op: Operation) -> None:
+        """Move ``op`` (already in a block) to just before ``anchor``."""
+        if op.parent is not None:
+            op.parent._unlink(op)
+        self.insert_before(anchor, op)
+
+    def set_operand(self, op: Operation, index: int, value: Value) -> None:
+        op.set_operand(index, value)
+        if self.listener is not None:
+            self.listener.notify_changed(op)
