@@ -1,0 +1,139 @@
+"""The LLVM oracle for differential tests: run ``llvm-tblgen-19`` and tdflow on the same input.
+
+Shared by ``test_llvm_diff.py``, ``test_oneflow_like.py``, ``test_properties.py`` and
+``tools/tblgen_sweep.py``. llvm-tblgen's output is memoised per process (keyed by its arguments
+and the main file's stat), so each file is run through the real tool once per test session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from jsoncompare import diff_documents  # noqa: E402
+
+# Where the compatibility notes (and the list of files that cannot match) live.
+COMPAT_DOC = ROOT / "docs" / "tablegen-compat.md"
+
+
+def _conftest():
+    """tests/conftest.py's tool finders (importable whether or not pytest is running)."""
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    import conftest
+
+    return conftest
+
+
+def find_llvm_tblgen() -> str | None:
+    return _conftest().find_tool("llvm-tblgen")
+
+
+def mlir_include_dir() -> Path | None:
+    return _conftest().mlir_include_dir()
+
+
+def mlir_td_files(include: Path) -> list[str]:
+    """Every ``.td`` under ``include/mlir``, as paths relative to ``include``, sorted."""
+    return sorted(str(p.relative_to(include)) for p in (include / "mlir").rglob("*.td"))
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    ok: bool
+    stdout: str
+    stderr: str
+
+
+@cache
+def _run_llvm_cached(tblgen: str, args: tuple[str, ...], cwd: str, stamp: tuple) -> ToolResult:
+    proc = subprocess.run([tblgen, *args], capture_output=True, text=True, cwd=cwd,
+                          errors="surrogateescape", timeout=120)
+    return ToolResult(proc.returncode == 0, proc.stdout, proc.stderr)
+
+
+def run_llvm(tblgen: str, file: str | os.PathLike, include_dirs=(), defines=(), *,
+             action: str = "--dump-json", cwd: str | os.PathLike | None = None) -> ToolResult:
+    """Run llvm-tblgen (memoised while ``file`` is unchanged)."""
+    file = str(file)
+    st = os.stat(os.path.join(cwd or ".", file))
+    args = (action, *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines), file)
+    return _run_llvm_cached(tblgen, args, str(cwd or os.getcwd()),
+                            (st.st_mtime_ns, st.st_size, st.st_ino))
+
+
+def llvm_json(tblgen: str, file, include_dirs=(), defines=(), *, cwd=None) -> dict | None:
+    """llvm-tblgen's ``--dump-json`` document, or ``None`` when llvm-tblgen rejects the input."""
+    res = run_llvm(tblgen, file, include_dirs, defines, cwd=cwd)
+    return json.loads(res.stdout) if res.ok else None
+
+
+def ours_json(file, include_dirs=(), defines=()) -> dict[str, Any]:
+    """tdflow's ``--dump-json`` document, parsed without the record cache."""
+    from tdflow.tdparser import parse_file, to_json
+
+    return to_json(parse_file(str(file), include_dirs=list(map(str, include_dirs)),
+                              defines=list(defines), use_cache=False))
+
+
+def parser_available() -> bool:
+    try:
+        from tdflow.tdparser import api, json_export  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def compare(tblgen: str, file, include_dirs=(), defines=(), *, limit: int = 20) -> list[str]:
+    """Differences between tdflow and llvm-tblgen on one input (empty when they match).
+
+    A tdflow error on an input llvm-tblgen accepts is reported as a difference; an input both
+    reject compares equal.
+    """
+    from tdflow.tdparser import TdError
+
+    theirs = llvm_json(tblgen, file, include_dirs, defines)
+    try:
+        ours = ours_json(file, include_dirs, defines)
+    except TdError as exc:
+        if theirs is None:
+            return []
+        return [f"tdflow rejects what llvm-tblgen accepts: {exc}"]
+    if theirs is None:
+        err = run_llvm(tblgen, file, include_dirs, defines).stderr.strip().splitlines()
+        return [f"tdflow accepts what llvm-tblgen rejects: {err[0] if err else '?'}"]
+    return diff_documents(ours, theirs, limit=limit)
+
+
+def known_mismatches() -> dict[str, str]:
+    """Files listed in docs/tablegen-compat.md as unable to match: relative path -> reason.
+
+    The list is the table under the heading ``## Files that cannot match``; rows look like
+    ``| `mlir/Dialect/X/Y.td` | reason |``.
+    """
+    try:
+        text = COMPAT_DOC.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    in_section = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            in_section = line.strip().lower() == "## files that cannot match"
+            continue
+        if in_section and line.startswith("| `"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            out[cells[0].strip("`")] = cells[1] if len(cells) > 1 else ""
+    return out
