@@ -1,0 +1,349 @@
+"""The dependency engine: MXNet's design, in Python.
+
+Work is pushed as an *op*: a callable plus the variables it reads and the variables it writes.
+The engine runs ops as soon as their dependencies allow, and never in an order a program could
+observe as different from push order:
+
+* reads of one variable may run together;
+* a write runs after every earlier read and write of its variables (RAW, WAR, WAW), and every
+  later op on those variables waits for it;
+* an op that raises marks the variables it writes as *failed*; ops that later read or write a
+  failed variable do not run and pass the failure on; the error surfaces at the next ``wait``
+  or ``wait_all`` that touches it, as an :class:`EngineError` naming the failing op and its
+  location, chained (``__cause__``) to the original exception.
+
+Each variable keeps a FIFO queue of the ops waiting on it (MXNet's ``ThreadedVar``); an op
+holds a counter of dependencies not yet granted, and runs when it reaches zero.
+
+>>> eng = NaiveEngine()
+>>> a, b = eng.new_var("a"), eng.new_var("b")
+>>> box = {}
+>>> eng.push(lambda: box.__setitem__("a", 2), reads=(), writes=(a,), name="init")
+>>> eng.push(lambda: box.__setitem__("b", box["a"] * 21), reads=(a,), writes=(b,), name="mul")
+>>> eng.wait(b); box["b"]
+42
+
+Threads and BLAS. :class:`ThreadedEngine` sizes its pool to the machine: ``os.cpu_count() - 1``
+worker threads (at least one), because the calling thread works too: it runs ready tiny ops
+inline at push time and helps drain the ready queue while it waits. On 2 cores that is one
+worker plus the caller, never two workers. numpy's BLAS already spreads one large matmul over
+every core, and a library cannot change BLAS's thread count after numpy is imported, so ops
+pushed with ``uses_blas=True`` take a single *BLAS slot*: at most one of them runs at a time,
+and it has all the cores to itself. ``TDFLOW_ENGINE_WORKERS`` overrides the pool size.
+
+Tiny ops never pay a thread hand-off: an op whose dependencies are all granted at push time
+runs inline on the calling thread when it is cheap (``cost`` below :data:`INLINE_COST`) or when
+the engine is otherwise idle. Ops that become ready when another op completes are run by the
+thread that completed it, in a loop, without waking anybody (bulk execution).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+
+__all__ = [
+    "INLINE_COST",
+    "Engine",
+    "EngineError",
+    "NaiveEngine",
+    "ThreadedEngine",
+    "Var",
+    "default_workers",
+    "get_engine",
+    "set_engine",
+]
+
+#: Ops whose estimated cost (about one unit per element or multiply-add) is at most this run
+#: inline on the pushing thread when their dependencies are already satisfied.
+INLINE_COST = 1 << 16
+
+
+class EngineError(RuntimeError):
+    """An op pushed to the engine raised; carries the op's name and location.
+
+    The original exception is ``__cause__`` (and ``original``).
+    """
+
+    def __init__(self, op_name: str | None, loc: object, original: BaseException):
+        self.op_name = op_name
+        self.loc = loc
+        self.original = original
+        where = f" at {loc}" if loc is not None else ""
+        who = repr(op_name) if op_name is not None else "<unnamed>"
+        super().__init__(f"op {who}{where} failed: {type(original).__name__}: {original}")
+        self.__cause__ = original
+
+
+class Var:
+    """A variable tracked by the engine (a tensor's buffer, a parameter, a stream token).
+
+    It holds no data; it orders the ops that read and write whatever it stands for.
+    ``version`` counts the completed writes.
+    """
+
+    __slots__ = ("name", "version", "_reads", "_writing", "_queue", "_error", "__weakref__")
+
+    def __init__(self, name: str | None = None):
+        self.name = name
+        self.version = 0
+        self._reads = 0  # granted reads not yet completed
+        self._writing = False  # a write has been granted and not completed
+        self._queue: deque | None = None  # ops waiting on this var, in push order
+        self._error: EngineError | None = None
+
+    def __repr__(self) -> str:
+        state = "failed" if self._error is not None else (
+            "writing" if self._writing else f"reads={self._reads}")
+        return f"Var({self.name!r}, v{self.version}, {state})"
+
+
+class _Op:
+    """One pushed op: the function, its dependencies and the count of those not yet granted.
+
+    ``error`` is the failure it inherits: that of the first failed var in ``reads + writes``
+    order (``error_rank`` is that position), captured when the var is *granted*, so a ``wait``
+    clearing the var later cannot change what an earlier-pushed op sees.
+    """
+
+    __slots__ = ("fn", "reads", "writes", "name", "loc", "pending", "blas", "done", "error",
+                 "error_rank")
+
+    def __init__(self, fn, reads, writes, name, loc, blas):
+        self.fn = fn
+        self.reads = reads
+        self.writes = writes
+        self.name = name
+        self.loc = loc
+        self.pending = 1  # +1 while being pushed, so it can't start half-registered
+        self.blas = blas
+        self.done = False
+        self.error: EngineError | None = None
+        self.error_rank = 1 << 30
+
+    def inherit(self, rank: int, error: EngineError) -> None:
+        """Note that the var at position ``rank`` was failed when granted to this op."""
+        if rank < self.error_rank:
+            self.error_rank = rank
+            self.error = error
+
+
+def _dedup(reads: Iterable[Var], writes: Iterable[Var]) -> tuple[tuple[Var, ...], tuple[Var, ...]]:
+    """Drop duplicate vars, and reads of vars the op also writes (a write covers the read)."""
+    writes = tuple(writes)
+    if len(writes) > 1 and len(set(map(id, writes))) != len(writes):
+        writes = tuple(dict.fromkeys(writes))
+    reads = tuple(reads)
+    if writes or len(reads) > 1:
+        seen = set(map(id, writes))
+        out = []
+        for v in reads:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        if len(out) != len(reads):
+            reads = tuple(out)
+    for v in reads + writes:
+        if type(v) is not Var:
+            raise TypeError(f"engine dependencies must be Var, not {type(v).__name__}")
+    return reads, writes
+
+
+class Engine:
+    """The engine interface; see the module docstring for the semantics."""
+
+    def new_var(self, name: str | None = None) -> Var:
+        """A fresh variable with no pending ops."""
+        return Var(name)
+
+    def push(self, fn: Callable[[], object], reads: Iterable[Var] = (),
+             writes: Iterable[Var] = (), device: str = "cpu", name: str | None = None,
+             loc: object = None, *, cost: float | None = None, inline: bool | None = None,
+             uses_blas: bool = False) -> None:
+        """Schedule ``fn()`` after the ops it depends on through ``reads`` and ``writes``.
+
+        ``name`` and ``loc`` (any object with a useful ``str``, e.g. ``"mlp.mlir:3:8"``) name the
+        op in errors. ``cost`` estimates its work (elements or multiply-adds); ``inline`` forces
+        (``True``) or forbids (``False``) running it on the calling thread when it is ready.
+        ``uses_blas`` marks ops that call multi-threaded BLAS (see the module docstring).
+        """
+        raise NotImplementedError
+
+    def wait(self, var: Var, timeout: float | None = None) -> None:
+        """Block until every op pushed so far that writes ``var`` has completed.
+
+        Raises the :class:`EngineError` of a failure that reached ``var`` (once: the var is
+        clean afterwards). ``TimeoutError`` after ``timeout`` seconds.
+        """
+        raise NotImplementedError
+
+    def wait_all(self, timeout: float | None = None) -> None:
+        """Block until every pushed op has completed; raise the first unreported failure.
+
+        Afterwards no variable is marked failed.
+        """
+        raise NotImplementedError
+
+    # -- failure bookkeeping shared by both engines (called with the engine's lock held) --
+    def _init_failures(self) -> None:
+        self._failed_vars: set[Var] = set()
+        self._unreported: list[EngineError] = []
+
+    def _take_var_error(self, var: Var) -> None:
+        err = var._error
+        if err is not None:
+            var._error = None
+            self._failed_vars.discard(var)
+            try:
+                self._unreported.remove(err)
+            except ValueError:
+                pass
+            raise err
+
+    def _take_all_errors(self) -> None:
+        errs = self._unreported
+        for v in self._failed_vars:
+            v._error = None
+        self._failed_vars = set()
+        self._unreported = []
+        if errs:
+            err = errs[0]
+            if len(errs) > 1:
+                err.add_note(f"({len(errs) - 1} more op(s) failed since the last wait_all: "
+                             + ", ".join(repr(e.op_name) for e in errs[1:6]) + ")")
+            raise err
+
+
+def _run_op(op: _Op) -> tuple[EngineError | None, bool, BaseException | None]:
+    """Run one op unless it inherited a failure.
+
+    Returns ``(error for its writes, whether that error is new, exception to re-raise)``.
+    """
+    if op.error is not None:
+        return op.error, False, None
+    try:
+        op.fn()
+    except Exception as e:  # an op's failure is data for its dependents
+        return EngineError(op.name, op.loc, e), True, None
+    except BaseException as e:  # KeyboardInterrupt, SystemExit: record it, then let it fly
+        return EngineError(op.name, op.loc, e), True, e
+    return None, False, None
+
+
+class NaiveEngine(Engine):
+    """Runs each op synchronously at push time (``TDFLOW_ENGINE=naive``); for debugging.
+
+    Failures still surface at ``wait``/``wait_all``, exactly as with the threaded engine.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()  # an op may push more ops
+        self._init_failures()
+
+    def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
+             cost=None, inline=None, uses_blas=False) -> None:
+        reads, writes = _dedup(reads, writes)
+        op = _Op(fn, reads, writes, name, loc, uses_blas)
+        with self._lock:
+            for rank, v in enumerate(reads + writes):
+                if v._error is not None:
+                    op.inherit(rank, v._error)
+                    break
+            err, fresh, fatal = _run_op(op)
+            if err is not None:
+                if fresh:
+                    self._unreported.append(err)
+                for v in writes:
+                    v._error = err
+                    self._failed_vars.add(v)
+            for v in writes:
+                v.version += 1
+        if fatal is not None:
+            raise fatal
+
+    def wait(self, var: Var, timeout: float | None = None) -> None:
+        with self._lock:
+            self._take_var_error(var)
+
+    def wait_all(self, timeout: float | None = None) -> None:
+        with self._lock:
+            self._take_all_errors()
+
+
+def default_workers() -> int:
+    """Worker threads for :class:`ThreadedEngine`: ``TDFLOW_ENGINE_WORKERS``, else cores - 1 (>= 1)."""
+    env = os.environ.get("TDFLOW_ENGINE_WORKERS")
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be an integer, got {env!r}") from None
+        if n < 1:
+            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be >= 1, got {n}")
+        return n
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+# ---------------------------------------------------------------------------- the singleton
+_ENGINE: Engine | None = None
+_ENGINE_LOCK = threading.Lock()
+ENGINE_KINDS = ("threaded", "naive")
+
+
+def get_engine() -> Engine:
+    """The process-wide engine: ``TDFLOW_ENGINE=naive`` or ``threaded`` (the default).
+
+    >>> get_engine() is get_engine()
+    True
+    """
+    eng = _ENGINE
+    if eng is None:
+        eng = _create_default()
+    return eng
+
+
+def _create_default() -> Engine:
+    global _ENGINE
+    with _ENGINE_LOCK:
+        if _ENGINE is None:
+            kind = os.environ.get("TDFLOW_ENGINE", "threaded").strip().lower() or "threaded"
+            if kind == "naive":
+                _ENGINE = NaiveEngine()
+            elif kind == "threaded":
+                _ENGINE = ThreadedEngine()
+            else:
+                raise ValueError(f"TDFLOW_ENGINE must be one of {', '.join(ENGINE_KINDS)}; "
+                                 f"got {kind!r}")
+        return _ENGINE
+
+
+def set_engine(engine: Engine | None) -> Engine | None:
+    """Replace the process-wide engine (``None``: recreate from the environment on next use).
+
+    Returns the previous one. Pending work on the old engine is not waited for.
+    """
+    global _ENGINE
+    if engine is not None and not isinstance(engine, Engine):
+        raise TypeError(f"set_engine() needs an Engine, not {type(engine).__name__}")
+    with _ENGINE_LOCK:
+        old, _ENGINE = _ENGINE, engine
+    return old
+
+
+def _reset_after_fork() -> None:
+    # worker threads do not survive fork(): the child builds a fresh engine on first use
+    global _ENGINE, _ENGINE_LOCK
+    _ENGINE = None
+    _ENGINE_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+from .threaded_engine import ThreadedEngine  # noqa: E402  (it builds on the classes above)

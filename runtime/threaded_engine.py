@@ -1,0 +1,235 @@
+"""The threaded dependency engine (MXNet's ``ThreadedEngine``); semantics in ``engine.py``.
+
+State lives in the :class:`~tdflow.runtime.engine.Var` objects and is changed only under the
+engine's one lock (ops run outside it). A var's ``_queue`` holds the ops not yet granted access,
+in push order. Invariants, for every var:
+
+* ``_writing`` and ``_reads > 0`` never hold together;
+* a queued op exists only behind an unfinished op: when ``_reads > 0`` the queue's head is a write.
+
+>>> eng = ThreadedEngine(workers=1)
+>>> v = eng.new_var("v")
+>>> out = []
+>>> eng.push(lambda: out.append(1), writes=(v,), inline=False)
+>>> eng.push(lambda: out.append(2), writes=(v,))
+>>> eng.wait(v); out
+[1, 2]
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+from .engine import INLINE_COST, Engine, EngineError, Var, _dedup, _Op, _run_op, default_workers
+
+__all__ = ["ThreadedEngine"]
+
+
+class ThreadedEngine(Engine):
+    """Runs ops on a small worker pool plus the calling thread (see ``engine.py``)."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = default_workers() if workers is None else workers
+        if self.workers < 1:
+            raise ValueError(f"ThreadedEngine needs at least one worker, got {self.workers}")
+        self._lock = threading.Lock()
+        self._work_cv = threading.Condition(self._lock)  # workers: an op became ready
+        self._done_cv = threading.Condition(self._lock)  # waiters: an op completed
+        self._ready: deque[_Op] = deque()
+        self._pending = 0  # pushed and not completed (wait markers excluded)
+        self._idle = 0  # workers sleeping on _work_cv
+        self._waiters = 0
+        self._threads: list[threading.Thread] = []
+        self._blas_slot = threading.Lock()
+        self._init_failures()
+
+    # ------------------------------------------------------------------ push
+    def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
+             cost=None, inline=None, uses_blas=False) -> None:
+        if len(reads) + len(writes) > 1 or type(reads) is not tuple or type(writes) is not tuple:
+            reads, writes = _dedup(reads, writes)
+        elif (reads and type(reads[0]) is not Var) or (writes and type(writes[0]) is not Var):
+            reads, writes = _dedup(reads, writes)  # raises the TypeError
+        op = _Op(fn, reads, writes, name, loc, uses_blas)
+        with self._lock:
+            self._pending += 1
+            waiting = 0
+            rank = 0
+            for v in reads:
+                if v._writing or v._queue:
+                    if v._queue is None:
+                        v._queue = deque()
+                    v._queue.append((op, False, rank))
+                    waiting += 1
+                else:
+                    v._reads += 1
+                    if v._error is not None:
+                        op.inherit(rank, v._error)
+                rank += 1
+            for v in writes:
+                if v._writing or v._reads or v._queue:
+                    if v._queue is None:
+                        v._queue = deque()
+                    v._queue.append((op, True, rank))
+                    waiting += 1
+                else:
+                    v._writing = True
+                    if v._error is not None:
+                        op.inherit(rank, v._error)
+                rank += 1
+            op.pending = waiting
+            if waiting:
+                return  # the completion of what it waits for makes it ready
+            if inline is None:
+                inline = cost <= INLINE_COST if cost is not None else self._pending == 1
+            if not inline:
+                self._ready.append(op)
+                self._wake_workers(1)
+                return
+        self._execute(op, reraise=True)
+
+    # ------------------------------------------------------------- execution
+    def _execute(self, op: _Op, reraise: bool = False) -> None:
+        if op.blas:
+            with self._blas_slot:  # one BLAS-threaded op at a time: it owns every core
+                err, fresh, fatal = _run_op(op)
+        else:
+            err, fresh, fatal = _run_op(op)
+        with self._lock:
+            self._complete(op, err, fresh)
+        if fatal is not None and reraise:
+            raise fatal
+
+    def _complete(self, op: _Op, err: EngineError | None, fresh: bool) -> None:
+        """Release ``op``'s vars and grant waiting ops; called with the lock held."""
+        if err is not None:
+            if fresh:
+                self._unreported.append(err)
+            for v in op.writes:
+                v._error = err
+                self._failed_vars.add(v)
+        ready = self._ready
+        before = len(ready)
+        stack = [op]
+        while stack:
+            done = stack.pop()
+            done.done = True
+            granted: list[_Op] = []
+            for v in done.reads:
+                v._reads -= 1
+                if v._reads == 0 and v._queue:
+                    nxt, _, rank = v._queue.popleft()  # the head is a write (invariant)
+                    v._writing = True
+                    if v._error is not None:
+                        nxt.inherit(rank, v._error)
+                    granted.append(nxt)
+            for v in done.writes:
+                v._writing = False
+                v.version += 1
+                q = v._queue
+                if q:
+                    if q[0][1]:
+                        nxt, _, rank = q.popleft()
+                        v._writing = True
+                        if v._error is not None:
+                            nxt.inherit(rank, v._error)
+                        granted.append(nxt)
+                    else:
+                        while q and not q[0][1]:
+                            nxt, _, rank = q.popleft()
+                            v._reads += 1
+                            if v._error is not None:
+                                nxt.inherit(rank, v._error)
+                            granted.append(nxt)
+            for nxt in granted:
+                nxt.pending -= 1
+                if nxt.pending == 0:
+                    if nxt.fn is None:  # a wait marker: nothing to run, complete it now
+                        stack.append(nxt)
+                    else:
+                        ready.append(nxt)
+            if done.fn is not None:
+                self._pending -= 1
+        new = len(ready) - before
+        if new:
+            self._wake_workers(new)
+        if self._waiters:
+            self._done_cv.notify_all()
+
+    def _wake_workers(self, n: int) -> None:
+        """Make sure someone runs ``n`` newly ready ops (lock held)."""
+        if not self._threads:
+            self._start_workers()
+        if self._idle:
+            self._work_cv.notify(min(n, self._idle))
+
+    def _start_workers(self) -> None:
+        for i in range(self.workers):
+            t = threading.Thread(target=self._worker_loop, name=f"tdflow-engine-{i}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _worker_loop(self) -> None:
+        ready = self._ready
+        while True:
+            with self._lock:
+                while not ready:
+                    self._idle += 1
+                    self._work_cv.wait()
+                    self._idle -= 1
+                op = ready.popleft()
+            self._execute(op)
+
+    # ------------------------------------------------------------------ wait
+    def _help_or_sleep(self, deadline: float | None, what: str) -> None:
+        """With the lock held: run one ready op on this thread, or sleep until a completion."""
+        if self._ready:
+            op = self._ready.popleft()
+            self._lock.release()
+            try:
+                self._execute(op, reraise=True)
+            finally:
+                self._lock.acquire()
+            return
+        if deadline is None:
+            self._done_cv.wait()
+            return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"engine: timed out waiting for {what}")
+        self._done_cv.wait(left)
+
+    def wait(self, var: Var, timeout: float | None = None) -> None:
+        if type(var) is not Var:
+            raise TypeError(f"wait() needs a Var, not {type(var).__name__}")
+        with self._lock:
+            if var._writing or var._queue:
+                marker = _Op(None, (var,), (), "wait", None, False)
+                if var._queue is None:
+                    var._queue = deque()
+                var._queue.append((marker, False, 0))
+                deadline = None if timeout is None else time.monotonic() + timeout
+                self._waiters += 1
+                try:
+                    while not marker.done:
+                        self._help_or_sleep(deadline, f"{var!r}")
+                finally:
+                    self._waiters -= 1
+            self._take_var_error(var)
+
+    def wait_all(self, timeout: float | None = None) -> None:
+        with self._lock:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            self._waiters += 1
+            try:
+                while self._pending:
+                    self._help_or_sleep(deadline, f"all ops ({self._pending} pending)")
+            finally:
+                self._waiters -= 1
+            self._take_all_errors()
+
+    def pending(self) -> int:
+        """Ops pushed and not yet completed."""
+        return self._pending
