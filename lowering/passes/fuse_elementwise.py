@@ -1,0 +1,132 @@
+"""``fuse-elementwise``: chains and DAGs of ``Elementwise`` ops become one fused op.
+
+An ``Elementwise`` op whose only user is another elementwise op is absorbed into it: their scalar
+expressions (``lowering/elementwise.py``) are composed, attributes bound, and the operand lists
+spliced and de-duplicated. The result is one ``tdflow.fused_elementwise`` op that carries the
+composed expression as text (``expr``) and the names of the ops it replaced (``ops``).
+
+Broadcasting is respected: a producer is absorbed only when its result has the consumer's
+shape and element type, so no element is computed twice and broadcast inputs stay inputs.
+
+Before::
+
+    %0 = "tdflow.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "tdflow.broadcast_mul"(%0, %s) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+
+after::
+
+    %0 = "tdflow.fused_elementwise"(%x, %s) {expr = "mul(exp(in0), in1)",
+          ops = ["tdflow.exp", "tdflow.broadcast_mul"]} : (...) -> tensor<4xf32>
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tdflow.dialect.ir import RETURN, Operation, Rewriter
+from tdflow.dialect.ir.attrs import ArrayAttr, StringAttr, to_python
+from tdflow.dialect.types import TensorType
+
+from ..elementwise import Expr, bind, compose, dedup_inputs
+from ..fused_expr import format_expr, parse_expr
+from ..ir_access import op_def, traits
+from ..pass_manager import Pass, PassContext
+
+#: The op fusion produces (declared in ``ops.td``).
+FUSED_OP = "tdflow.fused_elementwise"
+
+
+class FuseElementwisePass(Pass):
+    name = "fuse-elementwise"
+    summary = "merge single-consumer chains of Elementwise ops into tdflow.fused_elementwise"
+    options = {"max-inputs": 16}
+
+    def run(self, module: Any, context: PassContext) -> None:
+        rw = Rewriter()
+        for func in module:
+            _fuse_function(func, context.dialect, rw, self.option("max-inputs"))
+
+
+def op_expression(dialect: Any, op: Operation) -> tuple[Expr, list[str]] | None:
+    """``(expression with attributes bound, names of the ops in it)`` for a fusable op."""
+    if op.name == FUSED_OP:
+        names = [str(n) for n in to_python(op.attributes.get("ops", ArrayAttr(())))]
+        return parse_expr(str(to_python(op.attributes["expr"]))), names
+    if "Elementwise" not in traits(dialect, op.name):
+        return None
+    from ..elementwise_ops import ELEMENTWISE_OPS
+
+    edef = ELEMENTWISE_OPS.get(op.name)
+    if edef is None:
+        return None
+    attrs = {}
+    d = op_def(dialect, op.name)
+    for a in getattr(d, "attributes", ()):
+        if a.default is not None:
+            attrs[a.name] = a.default
+    attrs.update({k: to_python(v) for k, v in op.attributes.items()})
+    try:
+        return bind(edef.expr, attrs), [op.name]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _fusable_type(op: Operation) -> TensorType | None:
+    if len(op.results) != 1:
+        return None
+    t = op.results[0].type
+    return t if isinstance(t, TensorType) and t.is_static else None
+
+
+def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> None:
+    exprs: dict[Operation, tuple[Expr, list[str]]] = {}
+    for op in func.body.ops:
+        if op.parent is None or op.name == RETURN:
+            continue
+        out_t = _fusable_type(op)
+        if out_t is None:
+            continue
+        found = exprs.get(op) or op_expression(dialect, op)
+        if found is None:
+            continue
+        expr, names = found
+        operands = list(op.operands)
+        absorbed: list[Operation] = []
+        progress = True
+        while progress:
+            progress = False
+            for v in list(operands):
+                p = v.op
+                if p is None or p in absorbed or _fusable_type(p) != out_t:
+                    continue
+                if set(v.users) - {op}:
+                    continue  # p's result is needed elsewhere: fusing would compute it twice
+                inner = exprs.get(p) or op_expression(dialect, p)
+                if inner is None:
+                    continue
+                # Every slot of `op` reading `v` gets p's expression (``mul(p, p)``).
+                slots = [j for j, w in enumerate(operands) if w is v]
+                new_operands: list[Any] = []
+                for j, w in enumerate(operands):
+                    new_operands.extend(p.operands if j in slots else [w])
+                if len(set(map(id, new_operands))) > max_inputs:
+                    continue
+                expr = compose(expr, dict.fromkeys(slots, inner[0]), outer_arity=len(operands))
+                names = inner[1] + names
+                operands = new_operands
+                absorbed.append(p)
+                progress = True
+                break
+        if not absorbed:
+            continue
+        expr, operands = dedup_inputs(expr, operands)
+        fused = Operation(FUSED_OP, operands, [out_t],
+                          {"expr": StringAttr(format_expr(expr)),
+                           "ops": ArrayAttr(tuple(StringAttr(n) for n in names))}, op.loc)
+        rw.insert_before(op, fused)
+        rw.replace_op(op, [fused.results[0]])
+        for p in reversed(absorbed):
+            if not p.has_users():
+                rw.erase_op(p)
+        exprs[fused] = (expr, names)
+

@@ -1,0 +1,140 @@
+"""``plan-memory``: buffers, reuse and in-place decisions; produces the ``ExecutablePlan``.
+
+Runs after ``select-kernels``. Every SSA value of a function gets a buffer (``lowering/memory.py``
+decides which): a buffer is reused once all values held in it are dead; an op writes its output
+over an input when its kernel declares it can, that input dies there, and it is not a function
+argument (unless donated with ``donate=`` / ``{donate=x,y}``), a constant or a result. Ops that
+depend on no argument (constants and what is folded from them) go to the plan's prologue, run
+once when the plan is loaded.
+
+The pass leaves the IR unchanged and stores one plan per function in ``context.plans``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tdflow.dialect.ir import RETURN
+from tdflow.dialect.ir.attrs import to_python
+from tdflow.dialect.types import TensorType
+
+from ..ir_access import diagnostic
+from ..memory import Step, assign_buffers, naive_peak_bytes, planned_bytes
+from ..pass_manager import Pass, PassContext, PassFailure
+from ..plan import Argument, Buffer, ExecutablePlan, Launch, Result
+
+
+class PlanMemoryPass(Pass):
+    name = "plan-memory"
+    summary = "liveness-based buffer reuse and in-place execution; builds the ExecutablePlan"
+    options = {"reuse": True, "donate": ""}
+
+    def run(self, module: Any, context: PassContext) -> None:
+        donate = set(context.donate) | {d for d in self.option("donate").split(";") if d}
+        errors: list[Any] = []
+        for func in module:
+            if context.entry is not None and func.name != context.entry:
+                continue
+            plan = build_plan(func, context, donate, self.option("reuse"), errors)
+            if plan is not None:
+                context.plans[func.name] = plan
+        if errors:
+            raise PassFailure(self.name, errors)
+
+
+def _static(value: Any, what: str, errors: list[Any]) -> tuple[tuple[int, ...], str] | None:
+    t = value.type
+    if not isinstance(t, TensorType) or not t.is_static:
+        errors.append(diagnostic(f"{what} has type {t}; a plan needs static shapes (run "
+                                 f"infer-shapes, or call the program with concrete inputs)",
+                                 value.loc))
+        return None
+    return tuple(int(d) for d in t.shape), t.dtype  # type: ignore[union-attr]
+
+
+def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
+               errors: list[Any]) -> ExecutablePlan | None:
+    """The plan of one function, or ``None`` (with ``errors`` filled) if it cannot be built."""
+    ids: dict[Any, int] = {}
+    values: dict[int, tuple[tuple[int, ...], str]] = {}
+    n_err = len(errors)
+
+    def number(v: Any, what: str) -> None:
+        st = _static(v, what, errors)
+        ids[v] = len(ids)
+        if st is not None:
+            values[ids[v]] = st
+
+    for a in func.args:
+        number(a, f"argument %{a.name} of @{func.name}")
+    ret = None
+    ops = []
+    for op in func.body:
+        if op.name == RETURN:
+            ret = op
+            continue
+        ops.append(op)
+        for r in op.results:
+            number(r, f"result #{r.index} of '{op.name}'")
+    missing = [op for op in ops if id(op) not in context.kernels]
+    for op in missing:
+        errors.append(diagnostic(f"no kernel chosen for '{op.name}': run select-kernels "
+                                 f"before plan-memory", op.loc))
+    if len(errors) > n_err:
+        return None
+
+    # Ops reading no argument, directly or not, run once in the prologue.
+    depends: set[Any] = set(func.args)
+    prologue_ops, main_ops = [], []
+    for op in ops:
+        if any(v in depends for v in op.operands) or not context.kernels[id(op)].hoistable:
+            depends.update(op.results)
+            main_ops.append(op)
+        else:
+            prologue_ops.append(op)
+    const_values = tuple(ids[r] for op in prologue_ops for r in op.results)
+    arg_ids = tuple(ids[a] for a in func.args)
+    donated = frozenset(ids[a] for a in func.args if a.name in donate)
+    result_ids = tuple(ids[v] for v in ret.operands) if ret is not None else ()
+
+    steps = [Step(tuple(ids[v] for v in op.operands), tuple(ids[r] for r in op.results),
+                  context.kernels[id(op)].in_place) for op in main_ops]
+    pre_steps = [Step(tuple(ids[v] for v in op.operands), tuple(ids[r] for r in op.results))
+                 for op in prologue_ops]
+    assignment = assign_buffers(values, pre_steps + steps, arguments=arg_ids, donated=donated,
+                                constants=const_values, results=result_ids, reuse=reuse)
+    n_pre = len(pre_steps)
+
+    buffers = []
+    for b, members in assignment.members.items():
+        shapes = {values[v][0] for v in members}
+        shape = next(iter(shapes)) if len(shapes) == 1 else (assignment.capacity[b],)
+        buffers.append(Buffer(b, shape, assignment.dtype[b]))
+
+    def launch(op: Any, step_index: int) -> Launch:
+        choice = context.kernels[id(op)]
+        return Launch(
+            kernel=choice.kernel,
+            inputs=tuple(assignment.buffer_of[ids[v]] for v in op.operands),
+            outputs=tuple(assignment.buffer_of[ids[r]] for r in op.results),
+            attrs={k: to_python(v) for k, v in op.attributes.items()},
+            op=op.name,
+            loc=str(op.loc),
+            in_place=assignment.in_place.get(step_index, ()),
+            input_shapes=tuple(values[ids[v]][0] for v in op.operands),
+            output_shapes=tuple(values[ids[r]][0] for r in op.results),
+        )
+
+    return ExecutablePlan(
+        name=func.name,
+        device=context.device,
+        buffers=tuple(buffers),
+        launches=tuple(launch(op, n_pre + i) for i, op in enumerate(main_ops)),
+        prologue=tuple(launch(op, i) for i, op in enumerate(prologue_ops)),
+        arguments=tuple(Argument(a.name or f"arg{i}", assignment.buffer_of[ids[a]],
+                                 *values[ids[a]], donated=ids[a] in donated)
+                        for i, a in enumerate(func.args)),
+        results=tuple(Result(assignment.buffer_of[v], *values[v]) for v in result_ids),
+        peak_bytes_before=naive_peak_bytes(values),
+        peak_bytes_after=planned_bytes(assignment),
+    )

@@ -1,0 +1,240 @@
+"""Run an ``ExecutablePlan``: allocate its buffers once, then call kernels in order.
+
+Loading a plan (``Executor(plan, kernel_table)``) allocates every internal buffer, makes the
+views each launch sees (a reused buffer may be larger than the value it holds), binds each
+launch's kernel and attributes once, and runs the prologue (constants). A call then only
+checks its arguments, allocates fresh result arrays, and loops over prebuilt launches, so the
+per-launch cost is one Python call into the kernel.
+
+Two ways to run the launches:
+
+* **direct** (the fast path): a tight loop on the calling thread. Used when the engine is the
+  naive one, when the plan is small, or when its launches form a chain (nothing to overlap).
+* **engine**: each launch is pushed with the buffers it reads and writes; independent launches
+  may overlap, and failures surface at the wait with the op's name and location.
+
+Results are fresh arrays owned by the caller (never views of the plan's buffers), so a later
+call does not overwrite them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.types import DTYPES
+from tdflow.lowering.plan import ExecutablePlan, Launch
+
+#: Plans with at most this many elements in all buffers always run directly.
+SMALL_PLAN_ELEMENTS = 1 << 18
+
+
+class ArgumentError(TypeError):
+    """A compiled program was called with a missing, extra or mistyped argument.
+
+    ``render()`` gives the CLI's diagnostic line.
+    """
+
+    def render(self) -> str:
+        return f"error: {self}"
+
+
+class KernelFailure(RuntimeError):
+    """A kernel raised while running a plan; names the op and its source location."""
+
+    def __init__(self, launch: Launch, original: BaseException):
+        self.launch = launch
+        self.original = original
+        super().__init__(f"'{launch.op}' at {launch.loc} (kernel {launch.kernel}) failed: "
+                         f"{type(original).__name__}: {original}")
+
+    def render(self) -> str:
+        return f"{self.launch.loc}: error: {self}"
+
+
+def describe_array(a: np.ndarray) -> str:
+    shape = "x".join(map(str, a.shape)) or "scalar"
+    return f"{a.dtype} array of shape {shape}"
+
+
+def _type_text(shape: tuple[int, ...], dtype: str) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+
+
+class Executor:
+    """A loaded plan, callable with numpy arrays; see the module docstring.
+
+    ``resolve(kernel_id)`` returns the kernel's callable, invoked as
+    ``fn(inputs, outputs, attrs)`` with lists of numpy arrays.
+    """
+
+    def __init__(self, plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]],
+                 *, mode: str = "auto", engine: Any = None):
+        if mode not in ("auto", "direct", "engine"):
+            raise ValueError(f"mode must be 'auto', 'direct' or 'engine', not {mode!r}")
+        self.plan = plan
+        self._lock = threading.Lock()
+        self._arg_index = {a.name: i for i, a in enumerate(plan.arguments)}
+        dyn: dict[int, int] = {}  # buffer id -> index into the per-call dynamic list
+        for i, a in enumerate(plan.arguments):
+            dyn.setdefault(a.buffer, i)
+        n_args = len(plan.arguments)
+        self._result_slots: list[int] = []
+        self._result_specs: list[tuple[tuple[int, ...], np.dtype]] = []
+        self._result_copy: list[int] = []  # results that are an argument or a constant
+        pinned = {a.buffer for a in plan.arguments}
+        for r in plan.results:
+            if r.buffer in dyn or r.buffer in pinned or r.buffer in self._prologue_buffers():
+                self._result_copy.append(len(self._result_slots))
+                self._result_slots.append(dyn.get(r.buffer, -1 - r.buffer))
+            else:
+                dyn[r.buffer] = n_args + len(self._result_specs)
+                self._result_slots.append(dyn[r.buffer])
+            self._result_specs.append((r.shape, DTYPES[r.dtype]))
+        self._n_dynamic = n_args + len(self._result_specs)
+
+        storage = {b.id: np.empty(b.shape, DTYPES[b.dtype]) for b in plan.buffers
+                   if b.id not in dyn}
+        self._storage = storage
+
+        def view(buf: int, shape: tuple[int, ...]) -> np.ndarray:
+            base = storage[buf]
+            if base.shape == shape:
+                return base
+            n = int(np.prod(shape, dtype=np.int64))
+            return base.reshape(-1)[:n].reshape(shape)
+
+        def prepare(ln: Launch) -> tuple[Callable[..., Any], list[Any], list[Any], tuple]:
+            fn = resolve(ln.kernel)
+            ins = [None if b in dyn else view(b, s) for b, s in zip(ln.inputs, ln.input_shapes)]
+            outs = [None if b in dyn else view(b, s)
+                    for b, s in zip(ln.outputs, ln.output_shapes)]
+            patches = tuple([(0, i, dyn[b]) for i, b in enumerate(ln.inputs) if b in dyn]
+                            + [(1, i, dyn[b]) for i, b in enumerate(ln.outputs) if b in dyn])
+            return fn, ins, outs, patches
+
+        self._launches = [prepare(ln) for ln in plan.launches]
+        for ln, (fn, ins, outs, _) in zip(plan.prologue, map(prepare, plan.prologue)):
+            self._call(ln, fn, ins, outs)
+        self._direct = self._choose_direct(mode, engine)
+        self._engine = engine
+
+    def _prologue_buffers(self) -> set[int]:
+        return {b for ln in self.plan.prologue for b in ln.outputs}
+
+    def _choose_direct(self, mode: str, engine: Any) -> bool:
+        if mode != "auto":
+            return mode == "direct"
+        if engine is None or type(engine).__name__ == "NaiveEngine":
+            return True
+        elements = sum(int(np.prod(b.shape)) for b in self.plan.buffers)
+        return elements <= SMALL_PLAN_ELEMENTS or _is_chain(self.plan)
+
+    @staticmethod
+    def _call(ln: Launch, fn: Callable[..., Any], ins: list, outs: list) -> None:
+        try:
+            fn(ins, outs, ln.attrs)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the op's name and location
+            raise KernelFailure(ln, exc) from exc
+
+    # -- calling -------------------------------------------------------------------------------
+    def bind_arguments(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray]:
+        """Check and order the arguments; ``ArgumentError`` naming the bad one."""
+        plan = self.plan
+        if len(args) > len(plan.arguments):
+            raise ArgumentError(f"@{plan.name} takes {len(plan.arguments)} arguments "
+                                f"({self._signature()}), got {len(args)}")
+        values: list[Any] = list(args) + [None] * (len(plan.arguments) - len(args))
+        for key, v in kwargs.items():
+            i = self._arg_index.get(key)
+            if i is None:
+                raise ArgumentError(f"@{plan.name} has no argument {key!r}; arguments: "
+                                    f"{self._signature()}")
+            if i < len(args):
+                raise ArgumentError(f"@{plan.name}: argument {key!r} given twice")
+            values[i] = v
+        out = []
+        for spec, v in zip(plan.arguments, values):
+            if v is None:
+                raise ArgumentError(f"@{plan.name}: missing argument %{spec.name} "
+                                    f"({_type_text(spec.shape, spec.dtype)})")
+            a = v if type(v) is np.ndarray else _as_array(v)
+            if a.dtype != DTYPES[spec.dtype] or a.shape != spec.shape:
+                raise ArgumentError(
+                    f"@{plan.name}: argument %{spec.name} must be "
+                    f"{_type_text(spec.shape, spec.dtype)} "
+                    f"({np.dtype(DTYPES[spec.dtype])} array of shape {spec.shape}), got "
+                    f"{describe_array(a)}")
+            out.append(a)
+        return out
+
+    def _signature(self) -> str:
+        return ", ".join(f"%{a.name}: {_type_text(a.shape, a.dtype)}"
+                         for a in self.plan.arguments)
+
+    def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """Run the plan on checked arguments (as from ``bind_arguments``); returns results."""
+        dynamic = arrays + [np.empty(s, d) for s, d in self._result_specs]
+        if self._direct:
+            with self._lock:
+                for ln, (fn, ins, outs, patches) in zip(self.plan.launches, self._launches):
+                    for side, i, d in patches:
+                        (outs if side else ins)[i] = dynamic[d]
+                    try:
+                        fn(ins, outs, ln.attrs)
+                    except Exception as exc:  # noqa: BLE001
+                        raise KernelFailure(ln, exc) from exc
+        else:
+            self._run_on_engine(dynamic)
+        results = []
+        for k, slot in enumerate(self._result_slots):
+            if slot < 0:
+                results.append(self._storage[-1 - slot].copy())
+            elif k in self._result_copy:
+                results.append(np.array(dynamic[slot], copy=True))
+            else:
+                results.append(dynamic[slot])
+        return results
+
+    def _run_on_engine(self, dynamic: list[np.ndarray]) -> None:
+        eng = self._engine
+        vars_: dict[int, Any] = {}
+
+        def var(b: int) -> Any:
+            v = vars_.get(b)
+            if v is None:
+                v = vars_[b] = eng.new_var(f"buf{b}")
+            return v
+
+        for ln, (fn, ins, outs, patches) in zip(self.plan.launches, self._launches):
+            ins, outs = list(ins), list(outs)
+            for side, i, d in patches:
+                (outs if side else ins)[i] = dynamic[d]
+
+            def work(fn=fn, ins=ins, outs=outs, attrs=ln.attrs) -> None:
+                fn(ins, outs, attrs)
+
+            eng.push(work, reads=tuple(var(b) for b in dict.fromkeys(ln.inputs)
+                                       if b not in ln.outputs),
+                     writes=tuple(var(b) for b in dict.fromkeys(ln.outputs)),
+                     name=ln.op, loc=ln.loc)
+        eng.wait_all()
+
+
+def _as_array(v: Any) -> np.ndarray:
+    numpy = getattr(v, "numpy", None)
+    if callable(numpy) and not isinstance(v, np.ndarray):
+        return np.asarray(numpy())
+    return np.asarray(v)
+
+
+def _is_chain(plan: ExecutablePlan) -> bool:
+    """True when every launch reads an output of the launch just before it."""
+    prev: tuple[int, ...] = ()
+    for i, ln in enumerate(plan.launches):
+        if i and not set(ln.inputs) & set(prev):
+            return False
+        prev = ln.outputs
+    return True
