@@ -1,0 +1,181 @@
+"""``tdflow tblgen`` end to end, as a subprocess, compared with llvm-tblgen-19 where available."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jsoncompare import diff_documents
+from oracle import parser_available, run_llvm
+
+from tdflow.commands.tblgen import dump_json_text
+
+DATA = Path(__file__).resolve().parent / "data" / "oneflow_like"
+
+SMALL = """\
+// No anonymous records, so llvm-tblgen's output must be matched byte for byte.
+def ins;
+class Shape<int r = 2, string n = "s"> {
+  int rank = r;
+  string name = n # "_" # r;
+  list<int> dims = !listsplat(0, r);
+  bits<4> flags = {0, 1, 1, 0};
+  code body = [{ return "x\\ty"; }];
+  dag d = (ins ins:$a, ?:$b, 3);
+  bit unset = ?;
+}
+def Shape : Shape<3>;
+def Named : Shape<1, "n"> { let dims = [7]; string extra = "a\\"b"; }
+#ifdef WITH_MORE
+def More : Shape;
+#endif
+"""
+
+
+def tdflow_cmd() -> list[str]:
+    exe = shutil.which("tdflow")
+    return [exe] if exe else [sys.executable, "-m", "tdflow"]
+
+
+def run_tdflow(*args: str, cwd: Path | None = None, env: dict | None = None):
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([*tdflow_cmd(), "tblgen", *args], capture_output=True, text=True,
+                          cwd=cwd, env=full_env, timeout=300)
+
+
+@pytest.fixture
+def small(tmp_path) -> Path:
+    path = tmp_path / "small.td"
+    path.write_text(SMALL)
+    return path
+
+
+@pytest.fixture
+def need_parser():
+    if not parser_available():
+        pytest.skip("tdparser's parse_file/to_json are not built yet")
+
+
+def test_help_lists_the_options():
+    proc = run_tdflow("--help")
+    assert proc.returncode == 0
+    for opt in ("-I DIR", "-D NAME", "--dump-json", "--print-records", "-o OUT", "--no-cache"):
+        assert opt in proc.stdout
+
+
+@pytest.mark.parametrize("what", ["missing", "directory"])
+def test_unreadable_input_is_a_clean_error(tmp_path, what):
+    target = tmp_path / "nope.td"
+    if what == "directory":
+        target.mkdir()
+    proc = run_tdflow(str(target))
+    assert proc.returncode == 1
+    assert f"Could not open input file '{target}'" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_usage_error_exits_2():
+    proc = run_tdflow("--dump-json", "--print-records", "x.td")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_json_text_escapes_like_llvm():
+    doc = {"b": [1, None, -3], "a": "x\by\f\x01\t\n\r\"\\\x7fé", "!z": {"k": True}}
+    assert dump_json_text(doc) == (
+        '{"!z":{"k":true},"a":"x\\u0008y\\u000c\\u0001\\t\\n\\r\\"\\\\\x7fé","b":[1,null,-3]}\n')
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("rel", ["mlir/Dialect/Arith/IR/ArithOps.td", "mlir/IR/BuiltinOps.td"])
+def test_json_text_is_byte_identical_to_llvm(rel, llvm_tblgen, mlir_include):
+    """Re-serialising llvm-tblgen's own document gives its exact bytes back."""
+    path = mlir_include / rel
+    out = run_llvm(llvm_tblgen, path, [mlir_include, path.parent]).stdout
+    assert dump_json_text(json.loads(out)) == out
+
+
+@pytest.mark.oracle
+def test_control_characters_in_code_match_llvm(tmp_path, llvm_tblgen):
+    path = tmp_path / "ctl.td"
+    path.write_bytes(b'def A { code c = [{a\x01b\x0cc\x08d\x7fe\xc3\xa9"\\}]; }\n')
+    out = run_llvm(llvm_tblgen, path).stdout
+    assert dump_json_text(json.loads(out)) == out
+
+
+# -- with the parser -----------------------------------------------------------------------------
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("action", ["--dump-json", "--print-records", None])
+def test_output_is_byte_identical_to_llvm(small, action, llvm_tblgen, need_parser, tmp_path):
+    args = [action] if action else []
+    theirs = run_llvm(llvm_tblgen, small, action=action or "--print-records")
+    assert theirs.ok, theirs.stderr
+    ours = run_tdflow(*args, str(small), "--no-cache")
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout
+
+
+@pytest.mark.oracle
+def test_include_dirs_and_defines_match_llvm(llvm_tblgen, need_parser):
+    defs = ["GET_ONEFLOW_NN_OP_DEFINITIONS", "GET_ONEFLOW_ACTIVATION_OP_DEFINITIONS"]
+    main = DATA / "OneFlowLikeUserOps.td"
+    theirs = run_llvm(llvm_tblgen, main, [DATA], defs)
+    # both spellings of the flags: "-I DIR" and "-IDIR"
+    ours = run_tdflow("--dump-json", "-I", str(DATA), f"-D{defs[0]}", "-D", defs[1], str(main))
+    assert ours.returncode == 0, ours.stderr
+    assert diff_documents(json.loads(ours.stdout), json.loads(theirs.stdout)) == []
+
+
+def test_defines_select_sections(small, need_parser):
+    without = json.loads(run_tdflow("--dump-json", str(small)).stdout)
+    with_more = json.loads(run_tdflow("--dump-json", "-DWITH_MORE", str(small)).stdout)
+    assert "More" not in without and "More" in with_more
+    assert with_more["More"]["name"] == "s_2"
+
+
+def test_output_file(small, tmp_path, need_parser):
+    out = tmp_path / "out.json"
+    proc = run_tdflow("--dump-json", str(small), "-o", str(out))
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert out.read_text() == run_tdflow("--dump-json", str(small)).stdout
+    assert json.loads(out.read_text())["Named"]["extra"] == 'a"b'
+
+
+def test_unwritable_output_is_a_clean_error(small, tmp_path, need_parser):
+    proc = run_tdflow(str(small), "-o", str(tmp_path / "no" / "such" / "dir.txt"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("source", [
+    "def A : Undefined;\n",
+    "class C<int x>;\ndef A : C<\"s\">;\n",
+    "def A { int x = ; }\n",
+    'include "does/not/exist.td"\n',
+    "#endif\n",
+    "def A {\n",
+])
+def test_errors_are_rendered_diagnostics(tmp_path, source, need_parser):
+    path = tmp_path / "bad.td"
+    path.write_text(source)
+    proc = run_tdflow(str(path))
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert f"{path}:" in proc.stderr and "error:" in proc.stderr, proc.stderr
+
+
+def test_no_cache_flag(small, tmp_path, need_parser):
+    cdir = tmp_path / "cache"
+    env = {"TDFLOW_CACHE_DIR": str(cdir)}
+    env_off = {**env, "TDFLOW_NO_CACHE": ""}
+    assert run_tdflow("--no-cache", str(small), env=env_off).returncode == 0
+    assert not any(cdir.rglob("*.rk"))
+    first = run_tdflow("--dump-json", str(small), env=env_off)
+    assert any(cdir.rglob("*.rk"))
+    second = run_tdflow("--dump-json", str(small), env=env_off)  # served from the cache
+    assert first.returncode == second.returncode == 0 and first.stdout == second.stdout
