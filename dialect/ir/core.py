@@ -435,13 +435,18 @@ class Module:
     with everything else.
     """
 
-    __slots__ = ("funcs", "loc", "attributes", "parse_diagnostics")
+    __slots__ = ("funcs", "loc", "attributes", "parse_diagnostics", "placeholder_locs",
+                 "forward_use_locs")
 
     def __init__(self, funcs: Iterable[FuncOp] = (), loc: Location | None = None) -> None:
         self.funcs: list[FuncOp] = []
         self.loc = UNKNOWN_LOC if loc is None else loc
         self.attributes: dict[str, Any] = {}
         self.parse_diagnostics: list = []
+        #: Parser bookkeeping for precise verifier locations: where an undefined value
+        #: (placeholder) was first used, and where an op used a value defined after it.
+        self.placeholder_locs: dict[Value, Location] = {}
+        self.forward_use_locs: dict[Operation, Location] = {}
         for f in funcs:
             self.add(f)
 

@@ -1,0 +1,993 @@
+"""Parse MLIR text into a :class:`~tdflow.dialect.ir.core.Module`.
+
+Accepted (DESIGN.md, "Program text"):
+
+- every op in MLIR's generic form: ``%0 = "tdflow.relu"(%x) <{props}> {attrs} :
+  (tensor<4xf32>) -> tensor<4xf32>``, ``%0:2 = ...`` / ``%0#1`` for several results, trailing
+  ``loc(...)`` (a ``loc("file":line:col)`` becomes the op's location);
+- ``module { ... }`` (optional: a bare list of functions is a module too), ``"builtin.module"``;
+- ``func.func [private] @f(%x: T {arg attrs}, ...) -> T | (T, T) [attributes {...}] { ... }`` and
+  the generic ``"func.func"() <{function_type = ..., sym_name = "f"}> ({ ^bb0(...): ... })``;
+- ``return %a, %b : T, T`` and ``"func.return"(...)``; ``//`` comments.
+
+Syntax errors raise :class:`~tdflow.dialect.ir.diagnostics.DiagnosticError` saying what was found
+and what was expected. Name-resolution problems do not stop parsing: a use of a name defined
+later is linked to its definition (the verifier reports the dominance error), a name never defined
+becomes a placeholder value with ``owner=None`` (reported by the verifier), and duplicate
+definitions or a use whose written type differs from the definition are recorded in
+``module.parse_diagnostics`` (the verifier reports them with everything else).
+
+Speed: each line holding a generic op is first matched by one regular expression; attribute
+dicts and function types, which repeat, are parsed once and cached. Anything the fast path does
+not fully understand goes through the general recursive-descent parser, which gives the errors.
+
+>>> m = parse_module('func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\\n'
+...                  '  %0 = "tdflow.relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>\\n'
+...                  '  return %0 : tensor<4xf32>\\n}')
+>>> [op.name for op in m["f"].body]
+['tdflow.relu', 'func.return']
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from tdflow.dialect.ir.attrs import (
+    FLOAT_TYPES,
+    INT_TYPES_RE,
+    UNIT,
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayAttr,
+    DictAttr,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    float_from_bits,
+    int_range,
+)
+from tdflow.dialect.ir.core import RETURN, Block, FuncOp, Location, Module, Operation, Value
+from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, register_source
+from tdflow.dialect.types import FunctionType, TensorType
+
+__all__ = ["parse_module", "parse_file", "parse_type", "parse_attribute", "Parser"]
+
+# -- lexical pieces ---------------------------------------------------------------------------
+_WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+_BARE_ID = re.compile(r"[A-Za-z_][\w$.]*")
+_SSA_ID = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))")
+_SSA_USE = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?")
+_SSA_USE_FULL = re.compile(r"[ \t]*%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?[ \t]*\Z")
+_RESULT_GROUP = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::[ \t]*(\d+))?")
+_SYMBOL = re.compile(r"@([A-Za-z_][\w$.\-]*)")
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_NUMBER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+(\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)")
+_SCALAR_TYPE = re.compile(r"(?:[su]?i[1-9][0-9]*|bf16|f16|f32|f64|f8\w*|index|none)\b")
+_FILE_LINE_COL = re.compile(r'loc\("((?:[^"\\\n]|\\.)*)":([0-9]+):([0-9]+)\)')
+_ANY_TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"?|%[\w$.\-#:]*|@[\w$.\-]*|\^[\w$.\-]*|[A-Za-z_][\w$.]*(?:<)?'
+    r"|-?[0-9][\w.+\-]*|->|<\{|\}>|.",
+)
+_STRING_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+# The fast path: one generic op on one line, no nested braces/parens inside its pieces.
+_FAST_OP = re.compile(
+    r"(?:%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result, 2 count
+    r'"([\w.$\-]+)"\(([^()\n]*)\)'  # 3 name, 4 operands
+    r"(?:[ \t]*<\{([^{}\n]*)\}>)?"  # 5 properties
+    r"(?:[ \t]*\{([^{}\n]*)\})?"  # 6 attributes
+    r"[ \t]*:[ \t]*\(([^()\n]*)\)[ \t]*->[ \t]*"  # 7 operand types
+    r"(\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?)"  # 8 result types
+    r"[ \t]*(?=\n|//|\Z)",
+)
+
+
+def _unescape(body: str) -> str:
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    pos = 0
+    for m in _STRING_ESCAPE.finditer(body):
+        out += body[pos:m.start()].encode("utf-8")
+        if m.group(1):
+            out.append(int(m.group(1), 16))
+        else:
+            c = m.group(2)
+            out += _ESCAPES.get(c, c).encode("utf-8")
+        pos = m.end()
+    out += body[pos:].encode("utf-8")
+    return out.decode("utf-8", errors="surrogateescape")
+
+
+class _Fallback(Exception):
+    """The fast path declines; the general parser takes over (and reports any error)."""
+
+
+class Parser:
+    """A recursive-descent parser over one text. Use :func:`parse_module`."""
+
+    __slots__ = ("text", "file", "pos", "_line_starts", "types", "fntypes", "attr_dicts",
+                 "diags", "scope", "forward", "block", "placeholder_locs",
+                 "forward_use_locs")
+
+    def __init__(self, text: str, file: str = "<string>") -> None:
+        self.text = text
+        self.file = file
+        self.pos = 0
+        self._line_starts: list[int] | None = None
+        self.types: dict[str, object] = {}
+        self.fntypes: dict[tuple[str, str], tuple[tuple, tuple]] = {}
+        self.attr_dicts: dict[str, dict] = {}
+        self.diags: list[Diagnostic] = []
+        # Per function body: name -> (values, position of the definition).
+        self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
+        # Per function body: name -> [(result index, placeholder, position of the use)].
+        self.forward: dict[str, list[tuple[int, Value, int]]] = {}
+        self.block: Block | None = None
+        self.placeholder_locs: dict[Value, Location] = {}
+        self.forward_use_locs: dict[Operation, Location] = {}
+
+    # -- positions and errors --------------------------------------------------------------
+    def loc(self, pos: int) -> Location:
+        starts = self._line_starts
+        if starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        line = bisect_right(starts, pos)
+        return Location(self.file, line, pos - starts[line - 1] + 1)
+
+    def found(self, pos: int | None = None) -> str:
+        pos = self.pos if pos is None else pos
+        if pos >= len(self.text):
+            return "end of input"
+        m = _ANY_TOKEN.match(self.text, pos)
+        tok = m.group() if m else self.text[pos]
+        if tok == "\n":
+            return "end of line"
+        return f"'{tok}'"
+
+    def error(self, message: str, pos: int | None = None, notes=()) -> DiagnosticError:
+        return DiagnosticError([Diagnostic(message, self.loc(self.pos if pos is None else pos),
+                                           notes)])
+
+    def expected(self, what: str, pos: int | None = None) -> DiagnosticError:
+        pos = self.pos if pos is None else pos
+        return self.error(f"expected {what}, found {self.found(pos)}", pos)
+
+    # -- token helpers ---------------------------------------------------------------------
+    def skip(self) -> int:
+        self.pos = _WS.match(self.text, self.pos).end()
+        return self.pos
+
+    def peek(self, s: str) -> bool:
+        self.skip()
+        return self.text.startswith(s, self.pos)
+
+    def accept(self, s: str) -> bool:
+        self.skip()
+        if self.text.startswith(s, self.pos):
+            self.pos += len(s)
+            return True
+        return False
+
+    def expect(self, s: str, what: str | None = None) -> None:
+        if not self.accept(s):
+            raise self.expected(what or f"'{s}'")
+
+    def match(self, regex: re.Pattern) -> re.Match | None:
+        self.skip()
+        m = regex.match(self.text, self.pos)
+        if m is not None:
+            self.pos = m.end()
+        return m
+
+    def keyword(self, *words: str) -> str | None:
+        """Consume a bare identifier if it is one of ``words``."""
+        self.skip()
+        m = _BARE_ID.match(self.text, self.pos)
+        if m is not None and m.group() in words:
+            self.pos = m.end()
+            return m.group()
+        return None
+
+    def string(self, what: str = "a string") -> str:
+        m = self.match(_STRING)
+        if m is None:
+            if self.text.startswith('"', self.pos):
+                raise self.error("unterminated string (a string ends with '\"' on the same line)")
+            raise self.expected(what)
+        return _unescape(m.group(1))
+
+    def skip_loc(self) -> Location | None:
+        """Skip an optional ``loc(...)`` trailer; return it when it is ``loc("f":l:c)``."""
+        self.skip()
+        text, pos = self.text, self.pos
+        if not text.startswith("loc(", pos):
+            return None
+        m = _FILE_LINE_COL.match(text, pos)
+        if m is not None:
+            self.pos = m.end()
+            return Location(_unescape(m.group(1)), int(m.group(2)), int(m.group(3)))
+        depth, i, n = 0, pos + 3, len(text)
+        while i < n:
+            c = text[i]
+            if c == '"':
+                sm = _STRING.match(text, i)
+                if sm is None:
+                    break
+                i = sm.end()
+                continue
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    self.pos = i + 1
+                    return None
+            i += 1
+        raise self.error("unterminated 'loc(' (expected ')')", pos)
+
+    # -- types ---------------------------------------------------------------------------
+    def parse_type(self):
+        """``tensor<...>``, a scalar type (``f32``, ``i64``, ``index``) or a function type."""
+        self.skip()
+        text, pos = self.text, self.pos
+        if text.startswith("tensor<", pos):
+            end = text.find(">", pos)
+            if end < 0:
+                raise self.error("unterminated tensor type (expected '>')", pos)
+            s = text[pos:end + 1]
+            t = self.types.get(s)
+            if t is None:
+                try:
+                    t = TensorType.parse(s)
+                except ValueError as exc:
+                    raise self.error(str(exc), pos) from None
+                self.types[s] = t
+            self.pos = end + 1
+            return t
+        if text.startswith("(", pos):
+            ins, outs = self.parse_function_type()
+            return FunctionType(ins, outs)
+        m = _SCALAR_TYPE.match(text, pos)
+        if m is not None:
+            self.pos = m.end()
+            return m.group()
+        raise self.expected("a type (e.g. 'tensor<4x?xf32>', 'tensor<*xf32>', 'f32', 'i64')")
+
+    def parse_type_list(self, close: str) -> tuple:
+        """Types separated by ``,`` up to (and consuming) ``close``."""
+        types = []
+        if not self.accept(close):
+            while True:
+                types.append(self.parse_type())
+                if self.accept(close):
+                    break
+                if not self.accept(","):
+                    raise self.expected(f"',' or '{close}' in a type list")
+        return tuple(types)
+
+    def parse_function_type(self) -> tuple[tuple, tuple]:
+        """``(T, T) -> T`` or ``(T) -> (T, T)``."""
+        self.expect("(", "'(' starting a function type like '(tensor<4xf32>) -> tensor<4xf32>'")
+        ins = self.parse_type_list(")")
+        self.expect("->", "'->' in a function type")
+        return ins, self.parse_result_types()
+
+    def parse_result_types(self) -> tuple:
+        if self.accept("("):
+            return self.parse_type_list(")")
+        return (self.parse_type(),)
+
+    # -- attributes ------------------------------------------------------------------------
+    def parse_attr_dict(self, close: str = "}") -> dict:
+        """``{name = value, flag, ...}`` after its opening brace, up to ``close``."""
+        attrs: dict = {}
+        if self.accept(close):
+            return attrs
+        while True:
+            self.skip()
+            start = self.pos
+            m = _BARE_ID.match(self.text, self.pos)
+            if m is not None:
+                name = m.group()
+                self.pos = m.end()
+            elif self.text.startswith('"', self.pos):
+                name = self.string()
+            else:
+                raise self.expected("an attribute name")
+            if name in attrs:
+                raise self.error(f"duplicate attribute '{name}' in the attribute dictionary",
+                                 start)
+            attrs[name] = self.parse_attr() if self.accept("=") else UNIT
+            if self.accept(close):
+                return attrs
+            if not self.accept(","):
+                raise self.expected(f"',' or '{close}' in an attribute dictionary")
+
+    def parse_attr(self):
+        """One attribute value (see :mod:`tdflow.dialect.ir.attrs` for the forms)."""
+        self.skip()
+        text, pos = self.text, self.pos
+        c = text[pos] if pos < len(text) else ""
+        if c == '"':
+            return StringAttr(self.string())
+        if c == "[":
+            self.pos += 1
+            items = []
+            if not self.accept("]"):
+                while True:
+                    items.append(self.parse_attr())
+                    if self.accept("]"):
+                        break
+                    if not self.accept(","):
+                        raise self.expected("',' or ']' in an array attribute")
+            return ArrayAttr(tuple(items))
+        if c == "{":
+            self.pos += 1
+            return DictAttr(tuple(self.parse_attr_dict().items()))
+        if c == "@":
+            m = self.match(_SYMBOL)
+            if m is not None:
+                return SymbolRefAttr(m.group(1))
+            self.pos += 1
+            return SymbolRefAttr(self.string("a symbol name after '@'"))
+        if c == "-" or c.isdigit():
+            return self.parse_number_attr()
+        if c == "(":
+            return TypeAttr(self.parse_type())
+        m = _BARE_ID.match(text, pos)
+        if m is not None:
+            word = m.group()
+            if word in ("true", "false"):
+                self.pos = m.end()
+                if self.accept(":"):
+                    tpos = self.skip()
+                    if self.parse_type() != "i1":
+                        raise self.error("a boolean attribute has type 'i1'", tpos)
+                return BoolAttr(word == "true")
+            if word == "unit":
+                self.pos = m.end()
+                return UNIT
+            if word == "array" and text.startswith("array<", pos):
+                return self.parse_dense_array()
+            if word == "dense" or word.startswith("dense_"):
+                raise self.error("dense elements attributes are not supported; write an array "
+                                 "like [1, 2] or array<i64: 1, 2>", pos)
+            if word == "tensor" or _SCALAR_TYPE.match(text, pos):
+                return TypeAttr(self.parse_type())
+        raise self.expected("an attribute value (true, 3, 0.5 : f32, \"text\", [..], "
+                            "array<i64: ..>, a type)")
+
+    def parse_number_attr(self):
+        start = self.pos
+        m = self.match(_NUMBER)
+        if m is None:
+            raise self.expected("a number")
+        lit = m.group()
+        is_float = m.group(1) is not None
+        type = None
+        if self.accept(":"):
+            tpos = self.skip()
+            type = self.parse_type()
+            if not isinstance(type, str) or not (type in FLOAT_TYPES or INT_TYPES_RE.match(type)):
+                raise self.error(f"expected an integer or float type for the number {lit}, "
+                                 f"found '{type}'", tpos)
+        if is_float or type in FLOAT_TYPES:
+            type = type or "f64"
+            if type not in FLOAT_TYPES:
+                raise self.error(f"floating point literal {lit} cannot have integer type '{type}'",
+                                 start)
+            if "0x" in lit:
+                value = float_from_bits(int(lit, 16), type)
+            else:
+                value = float(lit)
+            try:
+                return FloatAttr(value, type)
+            except OverflowError:
+                raise self.error(f"float {lit} is out of range for type '{type}'", start) from None
+        type = type or "i64"
+        value = int(lit, 0) if "0x" in lit else int(lit)
+        lo, hi = int_range(type)
+        if not lo <= value <= hi:
+            raise self.error(f"integer {lit} is out of range for type '{type}' "
+                             f"(expected {lo} to {hi})", start)
+        if type == "i1":
+            return BoolAttr(bool(value))
+        return IntegerAttr(value, type)
+
+    def parse_dense_array(self):
+        start = self.pos
+        self.pos += len("array<")
+        tpos = self.skip()
+        etype = self.parse_type()
+        if etype not in ("i1", "i8", "i16", "i32", "i64", "f32", "f64"):
+            raise self.error(f"dense array element type must be i1, i8, i16, i32, i64, f32 or "
+                             f"f64; found '{etype}'", tpos)
+        values: list = []
+        if self.accept(":"):
+            while True:
+                self.skip()
+                vpos = self.pos
+                if etype == "i1":
+                    w = self.keyword("true", "false")
+                    if w is None:
+                        raise self.expected("'true' or 'false' in an i1 array")
+                    values.append(w == "true")
+                else:
+                    m = self.match(_NUMBER)
+                    if m is None:
+                        raise self.expected(f"a number in an array<{etype}: ...>")
+                    lit = m.group()
+                    if etype[0] == "f":
+                        values.append(float_from_bits(int(lit, 16), etype) if "0x" in lit
+                                      else float(lit))
+                    else:
+                        if m.group(1) is not None:
+                            raise self.error(f"expected an integer in array<{etype}: ...>, "
+                                             f"found {lit}", vpos)
+                        v = int(lit, 0) if "0x" in lit else int(lit)
+                        lo, hi = int_range(etype)
+                        if not lo <= v <= hi:
+                            raise self.error(f"{lit} is out of range for {etype}", vpos)
+                        values.append(v)
+                if not self.accept(","):
+                    break
+        self.expect(">", "'>' closing array<...>")
+        try:
+            return DenseArrayAttr(etype, tuple(values))
+        except OverflowError:
+            raise self.error(f"a value does not fit in {etype}", start) from None
+
+    # -- module and functions --------------------------------------------------------------
+    def parse_module(self) -> Module:
+        self.skip()
+        module = Module(loc=self.loc(self.pos))
+        if self.keyword("module"):
+            self.match(_SYMBOL)
+            if self.keyword("attributes"):
+                self.expect("{")
+                module.attributes = self.parse_attr_dict()
+            self.expect("{", "'{' opening the module body")
+            self.parse_funcs(module, "}")
+            self.skip_loc()
+        elif self.peek('"builtin.module"'):
+            self.pos += len('"builtin.module"')
+            self.expect("(")
+            self.expect(")")
+            if self.accept("<{"):
+                module.attributes.update(self.parse_attr_dict("}>"))
+            self.expect("(", "'(' before the module's region")
+            self.expect("{")
+            if self.match(re.compile(r"\^[\w$.\-]+:")) is None:
+                pass
+            self.parse_funcs(module, "}")
+            self.expect(")")
+            if self.accept("{"):
+                module.attributes.update(self.parse_attr_dict())
+            self.expect(":")
+            self.expect("(")
+            self.expect(")")
+            self.expect("->")
+            self.expect("(")
+            self.expect(")")
+            self.skip_loc()
+        else:
+            self.parse_funcs(module, None)
+        self.skip_aliases()
+        if self.skip() < len(self.text):
+            raise self.expected("end of input")
+        module.parse_diagnostics = self.diags
+        module.placeholder_locs = self.placeholder_locs
+        module.forward_use_locs = self.forward_use_locs
+        return module
+
+    def skip_aliases(self) -> None:
+        """Skip ``#loc1 = loc(...)`` alias definitions (what ``-mlir-print-debuginfo`` adds)."""
+        while self.peek("#"):
+            end = self.text.find("\n", self.pos)
+            self.pos = len(self.text) if end < 0 else end
+
+    def parse_funcs(self, module: Module, close: str | None) -> None:
+        while True:
+            self.skip_aliases()
+            self.skip()
+            if close is not None and self.accept(close):
+                return
+            if self.pos >= len(self.text):
+                if close is None:
+                    return
+                raise self.expected(f"'{close}' closing the module")
+            if self.keyword("func.func"):
+                module.add(self.parse_custom_func())
+            elif self.text.startswith('"func.func"', self.pos):
+                self.pos += len('"func.func"')
+                module.add(self.parse_generic_func())
+            else:
+                raise self.expected("a function ('func.func @name(...) {...}')")
+
+    def _begin_body(self, block: Block) -> None:
+        self.scope = {}
+        self.forward = {}
+        self.block = block
+
+    def parse_custom_func(self) -> FuncOp:
+        start = self.pos - len("func.func")
+        loc = self.loc(start)
+        visibility = self.keyword("private", "public", "nested")
+        self.skip()
+        m = self.match(_SYMBOL)
+        if m is not None:
+            name = m.group(1)
+        elif self.accept("@"):
+            name = self.string("a function name after '@'")
+        else:
+            raise self.expected("a function name like '@main'")
+        self.expect("(", "'(' starting the argument list")
+        block = Block(arg_locs=[])
+        arg_attrs: list[dict] = []
+        arg_positions = []
+        if not self.accept(")"):
+            while True:
+                self.skip()
+                apos = self.pos
+                am = self.match(_SSA_ID)
+                if am is None:
+                    if self.pos < len(self.text) and self.text[self.pos] in "tfi(":
+                        raise self.error("function declarations without a body (argument "
+                                         "types without names) are not supported; write "
+                                         "'%name: type'", apos)
+                    raise self.expected("an argument like '%x: tensor<4xf32>'")
+                self.expect(":", "':' and the argument's type")
+                t = self.parse_type()
+                a = block.add_arg(t, am.group(1), self.loc(apos))
+                arg_positions.append((am.group(1), a, apos))
+                arg_attrs.append(self.parse_attr_dict() if self.accept("{") else {})
+                self.skip_loc()
+                if self.accept(")"):
+                    break
+                if not self.accept(","):
+                    raise self.expected("',' or ')' in the argument list")
+        results: tuple = ()
+        if self.accept("->"):
+            if self.accept("("):
+                results = self.parse_result_type_list()
+            else:
+                results = (self.parse_type(),)
+        f = FuncOp(name, (), results, loc=loc, body=block)
+        f.visibility = visibility
+        if any(arg_attrs):
+            f.arg_attrs = arg_attrs
+        if self.keyword("attributes"):
+            self.expect("{")
+            f.attributes = self.parse_attr_dict()
+        self.skip()
+        if not self.accept("{"):
+            raise self.expected("'{' opening the function body")
+        self._begin_body(block)
+        for n, a, apos in arg_positions:
+            self.define(n, (a,), apos)
+        self.parse_body(block)
+        floc = self.skip_loc()
+        if floc is not None:
+            f.loc = floc
+        return f
+
+    def parse_result_type_list(self) -> tuple:
+        """``(T {attrs}, T)`` after ``(``; result attributes are tolerated and dropped."""
+        types = []
+        if not self.accept(")"):
+            while True:
+                types.append(self.parse_type())
+                if self.accept("{"):
+                    self.parse_attr_dict()
+                if self.accept(")"):
+                    break
+                if not self.accept(","):
+                    raise self.expected("',' or ')' in the result type list")
+        return tuple(types)
+
+    def parse_generic_func(self) -> FuncOp:
+        start = self.pos - len('"func.func"')
+        self.expect("(")
+        if not self.accept(")"):
+            raise self.error("'func.func' takes no operands", self.pos)
+        props: dict = {}
+        if self.accept("<{"):
+            props = self.parse_attr_dict("}>")
+        self.expect("(", "'(' before the function's region")
+        self.expect("{", "'{' opening the function's region")
+        body_pos = self.pos
+        # The function type is needed for the entry block; attributes may also follow the region
+        # (older MLIR printed them there), so parse the region after scanning for them.
+        block = Block(arg_locs=[])
+        arg_positions = []
+        self.skip()
+        if self.text.startswith("^", self.pos):
+            bm = self.match(re.compile(r"\^[\w$.\-]+"))
+            if self.accept("("):
+                if not self.accept(")"):
+                    while True:
+                        self.skip()
+                        apos = self.pos
+                        am = self.match(_SSA_ID)
+                        if am is None:
+                            raise self.expected("a block argument like '%arg0: tensor<4xf32>'")
+                        self.expect(":")
+                        t = self.parse_type()
+                        a = block.add_arg(t, am.group(1), self.loc(apos))
+                        arg_positions.append((am.group(1), a, apos))
+                        self.skip_loc()
+                        if self.accept(")"):
+                            break
+                        if not self.accept(","):
+                            raise self.expected("',' or ')' in the block arguments")
+            self.expect(":", f"':' after the block label '{bm.group() if bm else '^bb0'}'")
+        del body_pos
+        self._begin_body(block)
+        for n, a, apos in arg_positions:
+            self.define(n, (a,), apos)
+        self.parse_body(block)
+        self.expect(")", "')' closing the function's region")
+        if self.accept("{"):
+            props.update(self.parse_attr_dict())
+        self.expect(":")
+        self.expect("(")
+        self.expect(")")
+        self.expect("->")
+        self.expect("(")
+        self.expect(")")
+        loc = self.skip_loc() or self.loc(start)
+        name = props.pop("sym_name", None)
+        ftype = props.pop("function_type", None)
+        if not isinstance(name, StringAttr):
+            raise self.error("'func.func' needs a 'sym_name' string attribute", start)
+        if not (isinstance(ftype, TypeAttr) and isinstance(ftype.value, FunctionType)):
+            raise self.error("'func.func' needs a 'function_type' attribute like "
+                             "'(tensor<4xf32>) -> tensor<4xf32>'", start)
+        ins = ftype.value.inputs
+        if tuple(a.type for a in block.args) != tuple(ins):
+            raise self.error(f"the entry block arguments ({', '.join(str(a.type) for a in block.args)}) "
+                             f"do not match the function type {ftype.value}", start)
+        f = FuncOp(name.value, (), ftype.value.results, loc=loc, body=block)
+        vis = props.pop("sym_visibility", None)
+        if vis is not None:
+            f.visibility = vis.value if isinstance(vis, StringAttr) else str(vis)
+        aa = props.pop("arg_attrs", None)
+        if isinstance(aa, ArrayAttr):
+            f.arg_attrs = [d.as_dict() if isinstance(d, DictAttr) else {} for d in aa.value]
+        props.pop("res_attrs", None)
+        f.attributes = props
+        return f
+
+    # -- function bodies -----------------------------------------------------------------
+    def define(self, name: str, values: tuple, pos: int) -> None:
+        """Bind ``%name`` to ``values``; report redefinitions; resolve earlier forward uses."""
+        scope = self.scope
+        prev = scope.get(name)
+        if prev is not None:
+            self.diags.append(Diagnostic(
+                f"redefinition of SSA value '%{name}'", self.loc(pos),
+                [("previously defined here", self.loc(prev[1]))]))
+        scope[name] = (values, pos)
+        if self.forward:
+            pending = self.forward.pop(name, None)
+            if pending:
+                for idx, placeholder, upos in pending:
+                    if idx >= len(values):
+                        self.diags.append(Diagnostic(
+                            f"'%{name}#{idx}' does not exist: '%{name}' has {len(values)} "
+                            f"result(s)", self.loc(upos)))
+                        continue
+                    v = values[idx]
+                    self._check_type(placeholder.type, v, name, idx, upos)
+                    # Link the earlier use to this definition; the verifier reports dominance.
+                    uloc = self.placeholder_locs.pop(placeholder, None)
+                    for op, n in placeholder.users.items():
+                        if uloc is not None:
+                            self.forward_use_locs.setdefault(op, uloc)
+                        op.operands = tuple(v if o is placeholder else o for o in op.operands)
+                        v.users[op] = v.users.get(op, 0) + n
+                    placeholder.users.clear()
+
+    def _check_type(self, written, v: Value, name: str, idx: int, upos: int) -> None:
+        t = v.type
+        if written is t or written == t:
+            return
+        ref = f"%{name}" if idx == 0 else f"%{name}#{idx}"
+        self.diags.append(Diagnostic(
+            f"type mismatch: '{ref}' is used as {written} but defined as {t}", self.loc(upos),
+            [(f"'{ref}' defined here", v.loc)]))
+
+    def use(self, name: str, idx: int, written, pos: int) -> Value:
+        """The value ``%name#idx`` used at ``pos`` with written type ``written``."""
+        entry = self.scope.get(name)
+        if entry is not None:
+            values = entry[0]
+            if idx >= len(values):
+                self.diags.append(Diagnostic(
+                    f"'%{name}#{idx}' does not exist: '%{name}' has {len(values)} result(s)",
+                    self.loc(pos)))
+                return Value(written, None, idx, f"{name}#{idx}")
+            v = values[idx]
+            t = v.type
+            if written is not t and written != t:
+                self._check_type(written, v, name, idx, pos)
+            return v
+        pending = self.forward.setdefault(name, [])
+        for i, ph, _ in pending:
+            if i == idx:
+                if ph.type != written:
+                    self.diags.append(Diagnostic(
+                        f"type mismatch: '%{name}' is used as {written} here and as {ph.type} "
+                        f"before", self.loc(pos)))
+                return ph
+        ph = Value(written, None, idx, name if idx == 0 else f"{name}#{idx}")
+        pending.append((idx, ph, pos))
+        self.placeholder_locs[ph] = self.loc(pos)
+        return ph
+
+    def parse_body(self, block: Block) -> None:
+        """Operations up to and including the closing ``}`` of a function body."""
+        text = self.text
+        n = len(text)
+        fast = _FAST_OP.match
+        while True:
+            pos = self.skip()
+            if pos >= n:
+                raise self.expected("'}' closing the function body")
+            c = text[pos]
+            if c == "}":
+                self.pos = pos + 1
+                return
+            if c == "%" or c == '"':
+                m = fast(text, pos)
+                if m is not None:
+                    try:
+                        self.fast_op(m, block)
+                        continue
+                    except _Fallback:
+                        self.pos = pos
+            self.parse_op(block)
+
+    def fast_op(self, m: re.Match, block: Block) -> None:
+        res, count, name, operands_text, props_text, attrs_text, ins_text, outs_text = m.groups()
+        key = (ins_text, outs_text)
+        ft = self.fntypes.get(key)
+        if ft is None:
+            ft = self._sub(m.start(7) - 1, m.end(8), self.parse_function_type)
+            self.fntypes[key] = ft
+        ins, outs = ft
+        if res is not None:
+            if (int(count) if count is not None else 1) != len(outs):
+                raise _Fallback
+        if attrs_text is not None:
+            cached = self.attr_dicts.get(attrs_text)
+            if cached is None:
+                cached = self._sub(m.start(6), m.end(6) + 1, self.parse_attr_dict)
+                self.attr_dicts[attrs_text] = cached
+            attrs = dict(cached)
+        else:
+            attrs = {}
+        if props_text is not None:
+            props = self._sub(m.start(5), m.end(5) + 2, lambda: self.parse_attr_dict("}>"))
+            for k in props:
+                if k in attrs:
+                    raise _Fallback
+            props.update(attrs)
+            attrs = props
+        start = m.start()
+        if operands_text.strip():
+            toks = operands_text.split(",")
+            if len(toks) != len(ins):
+                raise _Fallback
+            refs = []
+            for tok in toks:
+                um = _SSA_USE_FULL.match(tok)
+                if um is None:
+                    raise _Fallback
+                refs.append(um.groups())
+            # No fallback past this point: resolving names has side effects.
+            operands = []
+            scope = self.scope
+            for (oname, oidx), tok, t in zip(refs, toks, ins):
+                entry = scope.get(oname)
+                if entry is not None and oidx is None:
+                    v = entry[0][0]
+                    vt = v.type
+                    if vt is not t and vt != t:
+                        self._check_type(t, v, oname, 0, self._operand_pos(m, tok, oname))
+                    operands.append(v)
+                else:
+                    operands.append(self.use(oname, int(oidx or 0), t,
+                                             self._operand_pos(m, tok, oname)))
+        else:
+            if ins:
+                raise _Fallback
+            operands = ()
+        self.pos = m.end()
+        op = Operation(name, operands, outs, attrs, self.loc(start))
+        block.append(op)
+        if res is not None:
+            self.define(res, op.results, start)
+
+    def _operand_pos(self, m: re.Match, tok: str, name: str) -> int:
+        base = m.start(4)
+        i = self.text.find("%" + name, base, m.end(4))
+        return i if i >= 0 else base
+
+    def _sub(self, start: int, end: int, fn):
+        """Run ``fn`` on ``text[start:end]`` (in place); decline the fast path on any error."""
+        saved = self.pos
+        self.pos = start
+        try:
+            out = fn()
+        except DiagnosticError:
+            raise _Fallback from None
+        finally:
+            end_pos, self.pos = self.pos, saved
+        if end_pos != end:
+            raise _Fallback
+        return out
+
+    def parse_op(self, block: Block) -> None:
+        """One operation, general form (also the custom ``return``)."""
+        text = self.text
+        start = self.skip()
+        groups: list[tuple[str, int, int]] = []
+        if text.startswith("%", start):
+            while True:
+                self.skip()
+                gpos = self.pos
+                gm = self.match(_RESULT_GROUP)
+                if gm is None:
+                    raise self.expected("a result name like '%0'")
+                groups.append((gm.group(1), int(gm.group(2) or 1), gpos))
+                if self.accept("="):
+                    break
+                if not self.accept(","):
+                    raise self.expected("'=' after the result names")
+        self.skip()
+        opos = self.pos
+        if text.startswith('"', opos):
+            name = self.string("an operation name")
+        else:
+            word = self.keyword("return", "func.return")
+            if word is not None:
+                if groups:
+                    raise self.error("'return' has no results", start)
+                return self.parse_custom_return(block, start)
+            bm = _BARE_ID.match(text, opos)
+            if bm is not None:
+                raise self.error(f"custom syntax for '{bm.group()}' is not supported; write the "
+                                 f"operation in generic form, e.g. "
+                                 f"'%0 = \"{bm.group()}\"(%x) : (tensor<4xf32>) -> tensor<4xf32>'",
+                                 opos)
+            raise self.expected("an operation (a quoted name like \"tdflow.relu\", or 'return')")
+        if not name:
+            raise self.error("empty operation name", opos)
+        self.expect("(", "'(' starting the operand list")
+        uses: list[tuple[str, int, int]] = []
+        if not self.accept(")"):
+            while True:
+                self.skip()
+                upos = self.pos
+                um = self.match(_SSA_USE)
+                if um is None:
+                    raise self.expected("an operand like '%0'")
+                uses.append((um.group(1), int(um.group(2) or 0), upos))
+                if self.accept(")"):
+                    break
+                if not self.accept(","):
+                    raise self.expected("',' or ')' in the operand list")
+        if self.peek("["):
+            raise self.error(f"'{name}': successor blocks are not supported (tdflow functions "
+                             f"have a single block)")
+        attrs: dict = {}
+        if self.accept("<{"):
+            attrs = self.parse_attr_dict("}>")
+        if self.peek("("):
+            raise self.error(f"'{name}': operations with regions are not supported")
+        if self.accept("{"):
+            apos = self.pos - 1
+            more = self.parse_attr_dict()
+            for k in more:
+                if k in attrs:
+                    raise self.error(f"attribute '{k}' is given both as a property and as an "
+                                     f"attribute", apos)
+            attrs.update(more)
+        self.skip()
+        if not self.text.startswith(":", self.pos):
+            raise self.expected(f"':' and the function type of '{name}', like "
+                                f"': (tensor<4xf32>) -> tensor<4xf32>'")
+        self.pos += 1
+        tpos = self.skip()
+        ins, outs = self.parse_function_type()
+        if len(ins) != len(uses):
+            raise self.error(f"'{name}' has {len(uses)} operand(s) but its type lists "
+                             f"{len(ins)} operand type(s)", tpos)
+        nres = sum(g[1] for g in groups)
+        if groups and nres != len(outs):
+            raise self.error(f"'{name}' defines {len(outs)} result(s) but {nres} name(s) are "
+                             f"bound to them", start)
+        loc = self.skip_loc() or self.loc(start)
+        operands = [self.use(n, i, t, p) for (n, i, p), t in zip(uses, ins)]
+        op = block.append(Operation(name, operands, outs, attrs, loc))
+        k = 0
+        for gname, gcount, gpos in groups:
+            self.define(gname, op.results[k:k + gcount], gpos)
+            k += gcount
+
+    def parse_custom_return(self, block: Block, start: int) -> None:
+        uses = []
+        self.skip()
+        if self.text.startswith("%", self.pos):
+            while True:
+                self.skip()
+                upos = self.pos
+                um = self.match(_SSA_USE)
+                if um is None:
+                    raise self.expected("a value like '%0'")
+                uses.append((um.group(1), int(um.group(2) or 0), upos))
+                if not self.accept(","):
+                    break
+            self.expect(":", "':' and the types of the returned values")
+            tpos = self.skip()
+            types = []
+            while True:
+                types.append(self.parse_type())
+                if not self.accept(","):
+                    break
+            if len(types) != len(uses):
+                raise self.error(f"'return' has {len(uses)} value(s) but {len(types)} type(s)",
+                                 tpos)
+        else:
+            types = []
+        loc = self.skip_loc() or self.loc(start)
+        operands = [self.use(n, i, t, p) for (n, i, p), t in zip(uses, types)]
+        block.append(Operation(RETURN, operands, (), {}, loc))
+
+
+def parse_module(text: str, filename: str = "<string>") -> Module:
+    """Parse program text into a module; raises ``DiagnosticError`` on syntax errors.
+
+    Run :func:`tdflow.dialect.ir.verifier.verify_module` on the result: name-resolution problems
+    are reported there.
+    """
+    register_source(filename, text)
+    return Parser(text, filename).parse_module()
+
+
+def parse_file(path) -> Module:
+    """Parse the file at ``path`` (locations name it)."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    return parse_module(text, str(path))
+
+
+def parse_type(text: str):
+    """Parse a type: ``parse_type("tensor<4x?xf32>")`` → ``TensorType((4, None), "f32")``."""
+    p = Parser(text, "<type>")
+    t = p.parse_type()
+    if p.skip() != len(text):
+        raise p.expected("end of the type")
+    return t
+
+
+def parse_attribute(text: str):
+    """Parse one attribute value: ``parse_attribute("0.2 : f32")`` → ``FloatAttr(0.2, "f32")``."""
+    p = Parser(text, "<attribute>")
+    register_source("<attribute>", text)
+    a = p.parse_attr()
+    if p.skip() != len(text):
+        raise p.expected("end of the attribute")
+    return a

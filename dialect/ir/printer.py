@@ -1,0 +1,242 @@
+"""Print a :class:`~tdflow.dialect.ir.core.Module` as MLIR text.
+
+Operations always print in MLIR's generic form; ``func.func`` and ``return`` print in their
+custom form unless ``generic=True`` (then the whole module is what ``mlir-opt
+--mlir-print-op-generic`` would accept). Op results are numbered ``%0, %1, ...`` per function
+(``%0:2`` and ``%0#1`` for several results); function arguments keep their names when they
+have valid, unique ones, else ``%arg0, %arg1, ...``. Printing then parsing gives an equal module.
+
+>>> from tdflow.dialect.ir.parser import parse_module
+>>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {'
+...                  '  %y = "tdflow.leaky_relu"(%x) {alpha = 0.2 : f32} : (tensor<2xf32>) -> tensor<2xf32>'
+...                  '  return %y : tensor<2xf32> }')
+>>> print(print_module(m), end="")
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "tdflow.leaky_relu"(%x) {alpha = 2.000000e-01 : f32} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+
+from __future__ import annotations
+
+import re
+
+from tdflow.dialect.ir.attrs import (
+    ArrayAttr,
+    DictAttr,
+    StringAttr,
+    TypeAttr,
+    UnitAttr,
+    attr_name,
+    escape_string,
+)
+from tdflow.dialect.ir.core import RETURN, FuncOp, Location, Module, Operation, Value
+from tdflow.dialect.types import FunctionType
+
+__all__ = ["print_module", "print_func", "print_op", "print_type"]
+
+_ARG_NAME = re.compile(r"[A-Za-z_$.\-][\w$.\-]*\Z")
+_DIGITS = re.compile(r"\d+\Z")
+_SYMBOL = re.compile(r"[A-Za-z_][\w$.]*\Z")
+
+
+def print_type(t) -> str:
+    """MLIR spelling of a type; a function type as a single result is parenthesised."""
+    return str(t)
+
+
+def _symbol(name: str) -> str:
+    return "@" + (name if _SYMBOL.match(name) else escape_string(name))
+
+
+def _loc_str(loc: Location) -> str:
+    return f" loc({escape_string(loc.file)}:{loc.line}:{loc.col})" if loc.line > 0 else ""
+
+
+class _Printer:
+    __slots__ = ("generic", "locs", "out", "types", "attrs")
+
+    def __init__(self, generic: bool, locs: bool) -> None:
+        self.generic = generic
+        self.locs = locs
+        self.out: list[str] = []
+        # Per-print caches keyed by id(): every key object stays alive during the print.
+        self.types: dict[int, str] = {}
+        self.attrs: dict[int, str] = {}
+
+    def type_str(self, t) -> str:
+        s = self.types.get(id(t))
+        if s is None:
+            s = str(t)
+            self.types[id(t)] = s
+        return s
+
+    def attr_dict(self, attrs: dict) -> str:
+        cache = self.attrs
+        parts = []
+        for k, v in attrs.items():
+            if isinstance(v, UnitAttr):
+                parts.append(attr_name(k))
+                continue
+            s = cache.get(id(v))
+            if s is None:
+                s = str(v)
+                cache[id(v)] = s
+            parts.append(f"{attr_name(k)} = {s}")
+        return "{" + ", ".join(parts) + "}"
+
+    def results_type(self, types) -> str:
+        if len(types) == 1 and not isinstance(types[0], FunctionType):
+            return self.type_str(types[0])
+        return "(" + ", ".join([self.type_str(t) for t in types]) + ")"
+
+    # -- functions -------------------------------------------------------------------------
+    def func(self, f: FuncOp) -> None:
+        names = self.name_values(f)
+        args = f.body.args
+        if self.generic:
+            props = {}
+            if f.arg_attrs and any(f.arg_attrs):
+                props["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(d.items()))
+                                                     for d in f.arg_attrs))
+            props["function_type"] = TypeAttr(f.function_type)
+            props["sym_name"] = StringAttr(f.name)
+            if f.visibility:
+                props["sym_visibility"] = StringAttr(f.visibility)
+            head = f'"func.func"() <{self.attr_dict(props)}> ({{\n'
+            self.out.append(head)
+            if args:
+                self.out.append("^bb0(" + ", ".join(
+                    f"{names[a]}: {self.type_str(a.type)}" for a in args) + "):\n")
+            self.body(f, names)
+            tail = "}) "
+            if f.attributes:
+                tail += self.attr_dict(f.attributes) + " "
+            self.out.append(tail + ": () -> ()" + (_loc_str(f.loc) if self.locs else "") + "\n")
+            return
+        vis = f"{f.visibility} " if f.visibility else ""
+        arg_texts = []
+        for i, a in enumerate(args):
+            s = f"{names[a]}: {self.type_str(a.type)}"
+            if f.arg_attrs and f.arg_attrs[i]:
+                s += " " + self.attr_dict(f.arg_attrs[i])
+            arg_texts.append(s)
+        head = f"func.func {vis}{_symbol(f.name)}({', '.join(arg_texts)})"
+        if f.result_types:
+            head += " -> " + self.results_type(f.result_types)
+        if f.attributes:
+            head += " attributes " + self.attr_dict(f.attributes)
+        self.out.append(head + " {\n")
+        self.body(f, names)
+        self.out.append("}" + (_loc_str(f.loc) if self.locs else "") + "\n")
+
+    def name_values(self, f: FuncOp) -> dict[Value, str]:
+        names: dict[Value, str] = {}
+        used: set[str] = set()
+        args = f.body.args
+        for a in args:  # keep valid, unique, non-numeric argument names
+            n = a.name
+            if n and _ARG_NAME.match(n) and not _DIGITS.match(n) and n not in used:
+                names[a] = "%" + n
+                used.add(n)
+        i = 0
+        for a in args:
+            if a not in names:
+                while f"arg{i}" in used:
+                    i += 1
+                names[a] = f"%arg{i}"
+                used.add(f"arg{i}")
+        n = 0
+        for op in f.body:
+            results = op.results
+            if len(results) == 1:
+                names[results[0]] = f"%{n}"
+                n += 1
+            elif results:
+                for j, r in enumerate(results):
+                    names[r] = f"%{n}#{j}"
+                n += 1
+        return names
+
+    def body(self, f: FuncOp, names: dict[Value, str]) -> None:
+        out = self.out
+        generic = self.generic
+        locs = self.locs
+        type_str = self.type_str
+        for op in f.body:
+            if op.name == RETURN and not generic and not op.attributes:
+                if op.operands:
+                    vals = ", ".join([_use(names, v) for v in op.operands])
+                    tys = ", ".join([type_str(v.type) for v in op.operands])
+                    line = f"  return {vals} : {tys}"
+                else:
+                    line = "  return"
+                out.append(line + (_loc_str(op.loc) if locs else "") + "\n")
+                continue
+            out.append(self.op_line(op, names) + "\n")
+
+    def op_line(self, op: Operation, names: dict[Value, str]) -> str:
+        results = op.results
+        type_str = self.type_str
+        if not results:
+            head = "  "
+        elif len(results) == 1:
+            head = f"  {names[results[0]]} = "
+        else:
+            head = f"  {names[results[0]].partition('#')[0]}:{len(results)} = "
+        operands = op.operands
+        if operands:
+            ops = ", ".join([_use(names, v) for v in operands])
+            ins = ", ".join([type_str(v.type) for v in operands])
+        else:
+            ops = ins = ""
+        if not results:
+            outs = "()"
+        elif len(results) == 1 and not isinstance(results[0].type, FunctionType):
+            outs = type_str(results[0].type)
+        else:
+            outs = "(" + ", ".join([type_str(r.type) for r in results]) + ")"
+        attrs = f" {self.attr_dict(op.attributes)}" if op.attributes else ""
+        loc = _loc_str(op.loc) if self.locs else ""
+        return f'{head}"{op.name}"({ops}){attrs} : ({ins}) -> {outs}{loc}'
+
+
+def _use(names: dict[Value, str], v: Value) -> str:
+    s = names.get(v)
+    if s is None:  # a value not defined in this function (the verifier reports it)
+        s = f"%{v.name}" if v.name else "%<<undefined>>"
+    return s
+
+
+def print_module(module: Module, generic: bool = False, locs: bool = False) -> str:
+    """The module as text. ``generic=True`` also prints ``func.func``/``return`` generically;
+    ``locs=True`` adds ``loc("file":line:col)`` trailers."""
+    p = _Printer(generic, locs)
+    if module.attributes:
+        p.out.append(f"module attributes {p.attr_dict(module.attributes)} {{\n")
+    for i, f in enumerate(module.funcs):
+        if i:
+            p.out.append("\n")
+        p.func(f)
+    if module.attributes:
+        p.out.append("}\n")
+    return "".join(p.out)
+
+
+def print_func(func: FuncOp, generic: bool = False) -> str:
+    """One function as text."""
+    p = _Printer(generic, False)
+    p.func(func)
+    return "".join(p.out)
+
+
+def print_op(op: Operation) -> str:
+    """One operation in generic form, with values named by their hints (for messages)."""
+    p = _Printer(True, False)
+    names: dict[Value, str] = {}
+    for v in (*op.operands, *op.results):
+        names[v] = f"%{v.name}" if v.name else "%?"
+    if len(op.results) > 1:
+        for j, r in enumerate(op.results):
+            names[r] = f"%{op.results[0].name or '?'}#{j}"
+    return p.op_line(op, names).strip()

@@ -1,0 +1,145 @@
+"""The structural verifier: collects every error of a module, each at its location.
+
+Checks, for each function:
+
+- operands are defined, and defined before their use (dominance within the single block):
+  ``use of undefined value '%7'``, ``use of '%2' before its definition``; a value defined in
+  another function (Python-built IR) is reported too;
+- what the parser recorded while resolving names (``module.parse_diagnostics``): redefinitions
+  and uses whose written type differs from the definition;
+- the body ends with exactly one ``func.return`` whose operand types match the declared results;
+- function names are unique;
+- with a ``dialect``: unknown ops (``dialect.lookup(name)`` is ``None``; when the dialect has
+  ``suggest(name) -> list[str]`` the message adds "did you mean ...") and op-specific checks via
+  ``dialect.verify_operation(op, emit)``, where ``emit(message, loc=None, notes=())`` adds a
+  diagnostic (at the op's location by default). The dialect is duck-typed: nothing here imports
+  the ODS code.
+
+>>> from tdflow.dialect.ir.parser import parse_module
+>>> m = parse_module('func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\\n'
+...                  '  %0 = "tdflow.relu"(%y) : (tensor<4xf32>) -> tensor<4xf32>\\n'
+...                  '  return %0 : tensor<4xf32>\\n}', "t.mlir")
+>>> [str(d) for d in verify_module(m)]
+["t.mlir:2:22: error: use of undefined value '%y'"]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from tdflow.dialect.ir.core import RETURN, FuncOp, Location, Module, Operation, Value
+from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, sort_diagnostics
+
+__all__ = ["verify_module", "verify_func", "parse_and_verify", "Emit"]
+
+#: ``emit(message, loc=None, notes=())``: report an error about the op being verified.
+Emit = Callable[..., None]
+
+
+def _ref(v: Value) -> str:
+    return f"'%{v.name}'" if v.name else f"operand of type {v.type}"
+
+
+def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
+                placeholder_locs: dict | None = None,
+                forward_use_locs: dict | None = None) -> None:
+    """Append the errors of one function to ``diags``."""
+    block = func.body
+    defined: set[Value] = set(block.args)
+    add = defined.add
+    lookup = getattr(dialect, "lookup", None) if dialect is not None else None
+    verify_operation = getattr(dialect, "verify_operation", None) if dialect is not None else None
+    suggest = getattr(dialect, "suggest", None) if dialect is not None else None
+    last = block.last
+    for op in block:
+        for i, v in enumerate(op.operands):
+            if v in defined:
+                continue
+            owner = v.owner
+            if owner is None:
+                loc = (placeholder_locs or {}).get(v, op.loc)
+                diags.append(Diagnostic(f"use of undefined value {_ref(v)}", loc))
+            elif isinstance(owner, Operation) and owner.parent is block:
+                diags.append(Diagnostic(
+                    f"use of {_ref(v)} before its definition (operand #{i} of '{op.name}' "
+                    f"does not dominate this use)",
+                    (forward_use_locs or {}).get(op, op.loc), [(f"{_ref(v)} is defined here", owner.loc)]))
+            else:
+                where = owner.func if isinstance(owner, Operation) else getattr(owner, "parent", None)
+                fname = f"@{where.name}" if isinstance(where, FuncOp) else "outside any function"
+                diags.append(Diagnostic(
+                    f"operand #{i} of '{op.name}' is a value defined in {fname}, not in "
+                    f"@{func.name}", op.loc))
+        for r in op.results:
+            add(r)
+        name = op.name
+        if name == RETURN:
+            if op is not last:
+                diags.append(Diagnostic(
+                    "'func.return' must be the last operation of the function body", op.loc))
+            _check_return(func, op, diags)
+            continue
+        if lookup is not None:
+            if lookup(name) is None:
+                msg = f"unknown operation '{name}'"
+                if suggest is not None:
+                    cands = list(suggest(name) or ())
+                    if cands:
+                        msg += "; did you mean " + " or ".join(f"'{c}'" for c in cands) + "?"
+                diags.append(Diagnostic(msg, op.loc))
+                continue
+            if verify_operation is not None:
+                verify_operation(op, _emitter(op, diags))
+    if last is None or last.name != RETURN:
+        diags.append(Diagnostic(
+            f"function @{func.name} must end with 'return' (found "
+            f"{'an empty body' if last is None else repr(last.name)})",
+            last.loc if last is not None else func.loc))
+
+
+def _emitter(op: Operation, diags: list[Diagnostic]) -> Emit:
+    def emit(message: str, loc: Location | None = None, notes: Iterable = ()) -> None:
+        diags.append(Diagnostic(message, op.loc if loc is None else loc, notes))
+
+    return emit
+
+
+def _check_return(func: FuncOp, op: Operation, diags: list[Diagnostic]) -> None:
+    got = [v.type for v in op.operands]
+    want = list(func.result_types)
+    if len(got) != len(want):
+        diags.append(Diagnostic(
+            f"'return' has {len(got)} operand(s) but @{func.name} returns {len(want)} "
+            f"value(s)", op.loc, [(f"@{func.name} is declared here", func.loc)]))
+        return
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            diags.append(Diagnostic(
+                f"type of return operand #{i} ({g}) does not match the function result type "
+                f"({w}) of @{func.name}", op.loc, [(f"@{func.name} is declared here", func.loc)]))
+
+
+def verify_module(module: Module, dialect=None) -> list[Diagnostic]:
+    """Every error in ``module``, in source order (empty list: the module is valid)."""
+    diags: list[Diagnostic] = list(getattr(module, "parse_diagnostics", ()) or ())
+    seen: dict[str, FuncOp] = {}
+    for f in module.funcs:
+        prev = seen.get(f.name)
+        if prev is not None:
+            diags.append(Diagnostic(f"redefinition of function @{f.name}", f.loc,
+                                    [("previously defined here", prev.loc)]))
+        seen[f.name] = f
+        verify_func(f, diags, dialect, getattr(module, "placeholder_locs", None),
+                    getattr(module, "forward_use_locs", None))
+    return sort_diagnostics(diags)
+
+
+def parse_and_verify(text: str, filename: str = "<string>", dialect=None) -> Module:
+    """Parse and verify; raise ``DiagnosticError`` listing every error, else return the module."""
+    from tdflow.dialect.ir.parser import parse_module
+
+    module = parse_module(text, filename)
+    diags = verify_module(module, dialect)
+    if any(d.severity == "error" for d in diags):
+        raise DiagnosticError(diags)
+    return module
