@@ -1,0 +1,173 @@
+"""Render an elementwise expression to a CUDA C expression string.
+
+>>> from tdflow.lowering.elementwise import Input, sigmoid, maximum
+>>> render_cuda(sigmoid(Input(0)), ["f32"])
+'(1.0f / (1.0f + __expf((-x0))))'
+>>> render_cuda(maximum(Input(0), 0), ["f64"], names=["in0[i]"])
+'fmax(in0[i], 0.0)'
+>>> render_cuda(Input(0) * 2, ["f16"], "f16")
+'__float2half((__half2float(x0) * 2.0f))'
+
+The string is an expression over the names given for the inputs (``x0, x1, ...`` by default);
+the CUDA code generator wraps it in a kernel (``out[i] = <expr>;``). Half types load with
+``__half2float``/``__bfloat162float``, compute in ``float`` and store with ``__float2half``/
+``__float2bfloat16``; ``f64`` uses the double-precision functions; integers use C arithmetic
+(division truncates). ``fast_math`` selects ``__expf`` for ``f32`` exp. ``fmaxf``/``fminf``
+return the other operand for a NaN, unlike numpy's ``maximum`` (documented difference).
+A ``cudasim`` shim header only needs the names used here (listed in ``CUDA_FUNCTIONS``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from tdflow.lowering.elementwise import (
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    Input,
+    Select,
+    Unary,
+    bind,
+    compute_dtype,
+    infer_dtypes,
+    operand_dtype,
+)
+
+C_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
+           "i1": "bool", "i8": "int8_t", "i32": "int32_t", "i64": "int64_t"}
+
+_F32 = {"exp": "expf", "log": "logf", "sqrt": "sqrtf", "rsqrt": "rsqrtf", "tanh": "tanhf",
+        "erf": "erff", "floor": "floorf", "ceil": "ceilf", "abs": "fabsf",
+        "max": "fmaxf", "min": "fminf", "pow": "powf"}
+_F64 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh",
+        "erf": "erf", "floor": "floor", "ceil": "ceil", "abs": "fabs",
+        "max": "fmax", "min": "fmin", "pow": "pow"}
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">",
+          "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
+# Every function name a rendered expression may call (for shim headers and tests).
+CUDA_FUNCTIONS = frozenset(_F32.values()) | frozenset(_F64.values()) | {
+    "__expf", "max", "min", "abs", "llabs", "__half2float", "__float2half", "__bfloat162float",
+    "__float2bfloat16"}
+
+
+def _literal(value: object, dtype: str) -> str:
+    """A C literal of ``value`` in compute type ``dtype``."""
+    if dtype == "i1":
+        return "true" if value else "false"
+    if dtype in ("i8", "i32", "i64"):
+        v = int(value)  # type: ignore[call-overload]
+        text = f"{v}LL" if dtype == "i64" else str(v)
+        return f"({text})" if v < 0 else text
+    v = float(value)  # type: ignore[arg-type]
+    suffix = "f" if dtype == "f32" else ""
+    if math.isnan(v):
+        return "NAN" if suffix else "((double)NAN)"
+    if math.isinf(v):
+        text = "INFINITY" if suffix else "((double)INFINITY)"
+        return text if v > 0 else f"(-{text})"
+    text = repr(v)
+    if "e" not in text and "." not in text:
+        text += ".0"
+    text += suffix
+    return f"({text})" if v < 0 or text.startswith("-") else text
+
+
+def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = None,
+                names: Sequence[str] | None = None, fast_math: bool = True,
+                attrs: dict[str, object] | None = None) -> str:
+    """C expression computing ``expr`` over inputs named ``names`` (default ``x0, x1, ...``).
+
+    ``out_dtype`` (default: input 0's type for arithmetic, ``i1`` for predicates) decides the
+    final conversion; ``attrs`` binds remaining attributes.
+    """
+    in_dtypes = tuple(in_dtypes)
+    expr = bind(expr, attrs or {})
+    names = list(names) if names is not None else [f"x{i}" for i in range(len(in_dtypes))]
+    if out_dtype is None:
+        natural = infer_dtypes(expr, in_dtypes).get(expr, "f32")
+        first = in_dtypes[0] if in_dtypes else natural
+        out_dtype = first if compute_dtype(first) == natural else natural
+    context = compute_dtype(out_dtype)
+    types = infer_dtypes(expr, in_dtypes, context)
+
+    def conv(text: str, src: str, dst: str) -> str:
+        """Convert a value computed in ``src`` to compute type ``dst``."""
+        if src == dst:
+            return text
+        return f"(({C_TYPES[dst]})({text}))"
+
+    def go(n: Expr, want: str | None = None) -> str:
+        """Render ``n``; a constant renders in ``want`` (its consumer's operand type)."""
+        if isinstance(n, Const):
+            return _literal(n.value, want or context)
+        if isinstance(n, Input):
+            dt = in_dtypes[n.index]
+            name = names[n.index]
+            if dt == "f16":
+                return f"__half2float({name})"
+            if dt == "bf16":
+                return f"__bfloat162float({name})"
+            return name
+        t = types[n]
+        if isinstance(n, Unary):
+            src = types.get(n.x, operand_dtype(n, types, context))
+            if n.op == "not":
+                return f"(!{go(n.x, src)})"
+            if n.op == "neg":
+                return f"(-{go(n.x, src)})"
+            x = conv(go(n.x, t), compute_dtype(src), t)
+            if t in ("f32", "f64"):
+                fn = _F32[n.op] if t == "f32" else _F64[n.op]
+                if n.op == "exp" and t == "f32" and fast_math:
+                    fn = "__expf"
+                return f"{fn}({x})"
+            if n.op == "abs":
+                return f"{'llabs' if t == 'i64' else 'abs'}({x})"
+            raise ValueError(f"{n.op} is not defined for {t}")
+        if isinstance(n, Binary):
+            opnd = operand_dtype(n, types, context)
+            a = conv(go(n.a, opnd), _value_type(n.a, types, opnd), opnd)
+            b = conv(go(n.b, opnd), _value_type(n.b, types, opnd), opnd)
+            if n.op in _INFIX:
+                return f"({a} {_INFIX[n.op]} {b})"
+            if opnd in ("f32", "f64"):
+                return f"{(_F32 if opnd == 'f32' else _F64)[n.op]}({a}, {b})"
+            if n.op in ("max", "min"):
+                return f"{n.op}({a}, {b})"
+            if n.op == "pow":
+                return f"(({C_TYPES[opnd]})pow((double)({a}), (double)({b})))"
+            raise ValueError(f"{n.op} is not defined for {opnd}")  # pragma: no cover
+        if isinstance(n, Select):
+            c = go(n.cond, "i1")
+            a = conv(go(n.a, t), _value_type(n.a, types, t), t)
+            b = conv(go(n.b, t), _value_type(n.b, types, t), t)
+            return f"({c} ? {a} : {b})"
+        if isinstance(n, Cast):
+            src = _value_type(n.x, types, context)
+            x = go(n.x, src)
+            if n.dtype == "f16":
+                return f"__half2float(__float2half({conv(x, src, 'f32')}))"
+            if n.dtype == "bf16":
+                return f"__bfloat162float(__float2bfloat16({conv(x, src, 'f32')}))"
+            return f"(({C_TYPES[n.dtype]})({x}))"
+        raise TypeError(f"cannot render {n!r}")  # pragma: no cover
+
+    body = go(expr, context)
+    src = _value_type(expr, types, context)
+    if out_dtype == "f16":
+        return f"__float2half({conv(body, src, 'f32')})"
+    if out_dtype == "bf16":
+        return f"__float2bfloat16({conv(body, src, 'f32')})"
+    return conv(body, src, out_dtype)
+
+
+def _value_type(n: Expr, types: dict[Expr, str], default: str) -> str:
+    """Compute type of a rendered node (inputs of half type are already widened to f32)."""
+    if isinstance(n, Const):
+        return default
+    if isinstance(n, Cast) and n.dtype in ("f16", "bf16"):
+        return "f32"
+    return compute_dtype(types[n])

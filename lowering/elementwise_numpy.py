@@ -1,0 +1,368 @@
+"""Render an elementwise expression to a numpy program (a chain of ufunc calls; no text).
+
+>>> from tdflow.lowering.elementwise import Input, exp
+>>> import numpy as np
+>>> prog = render_numpy(exp(Input(0)) * 2 + Input(1), ["f32", "f32"], "f32")
+>>> x = np.zeros(3, np.float32); out = np.empty(3, np.float32)
+>>> prog([x, x + 1], out) is out
+True
+>>> out.tolist()
+[3.0, 3.0, 3.0]
+
+The tree is walked once, at render time: shared subtrees are computed once, every node becomes
+one ufunc call (``np.exp(a, out=t, dtype=f32)``), and temporaries are given register slots by
+liveness so a long chain runs in one or two scratch buffers. Only the root writes ``out``, so
+``out`` may alias an input (in-place execution). When all inputs have the same shape the
+scratch buffers are preallocated; with broadcasting numpy allocates them.
+
+Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs compute in
+``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.types import DTYPES
+from tdflow.lowering.elementwise import (
+    COMPARE_OPS,
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    Input,
+    Select,
+    Unary,
+    bind,
+    compute_dtype,
+    infer_dtypes,
+    operand_dtype,
+)
+
+_UFUNCS: dict[str, np.ufunc] = {
+    "neg": np.negative, "abs": np.absolute, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+    "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "not": np.logical_not,
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "max": np.maximum, "min": np.minimum, "pow": np.power,
+    "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+    "eq": np.equal, "ne": np.not_equal, "and": np.logical_and, "or": np.logical_or,
+}
+# Ops whose IEEE results (inf, nan) are expected; numpy's warnings for them are silenced.
+_WARNING_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "div", "pow", "erf"})
+
+_erf_impl: Callable[..., Any] | None = None
+
+
+def _erf(x: np.ndarray, out: np.ndarray | None = None, dtype: Any = None, **_: Any) -> np.ndarray:
+    """``erf`` as a ufunc-like callable: scipy's when installed, else a 1e-7-accurate formula."""
+    global _erf_impl
+    if _erf_impl is None:
+        try:
+            from scipy.special import erf as scipy_erf  # optional dependency
+
+            _erf_impl = scipy_erf
+        except ImportError:  # pragma: no cover - depends on the environment
+            _erf_impl = _erf_fallback
+    x = np.asarray(x, dtype=dtype)
+    return _erf_impl(x, out=out)
+
+
+def _erf_fallback(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    # Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): enough for f32, approximate for f64.
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027
+                                                                          + t * 1.061405429))))
+    y = 1.0 - poly * np.exp(-a * a)
+    return np.copysign(y, x, out=out)
+
+
+def _rsqrt(x: np.ndarray, out: np.ndarray | None = None, dtype: Any = None, **_: Any) -> np.ndarray:
+    r = np.sqrt(x, out=out, dtype=dtype, casting="unsafe")
+    return np.divide(1, r, out=r)
+
+
+def _int_div(a: Any, b: Any, out: np.ndarray | None = None, dtype: Any = None,
+             **_: Any) -> np.ndarray:
+    """Integer division truncating toward zero (C semantics); ``x / 0`` gives 0."""
+    a = np.asarray(a, dtype=dtype)
+    b = np.asarray(b, dtype=dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rem = np.fmod(a, b)
+        return np.floor_divide(a - rem, b, out=out, dtype=dtype, casting="unsafe")
+
+
+class NumpyProgram:
+    """A compiled expression: ``prog(inputs, out=None) -> out``.
+
+    ``inputs`` are numpy arrays (numpy broadcasting applies); ``out`` is a preallocated array of
+    the broadcast shape (any dtype; values are cast on store) or ``None`` to allocate one of
+    ``out_dtype``. ``run`` is the same callable without the method-call hop.
+    """
+
+    __slots__ = ("expr", "in_dtypes", "out_dtype", "run", "n_steps", "n_temps")
+
+    def __init__(self, expr: Expr, in_dtypes: tuple[str, ...], out_dtype: str,
+                 run: Callable[[Sequence[np.ndarray], np.ndarray | None], np.ndarray],
+                 n_steps: int, n_temps: int) -> None:
+        self.expr = expr
+        self.in_dtypes = in_dtypes
+        self.out_dtype = out_dtype
+        self.run = run
+        self.n_steps = n_steps
+        self.n_temps = n_temps
+
+    def __call__(self, inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+        return self.run(inputs, out)
+
+    def __repr__(self) -> str:
+        return (f"NumpyProgram({self.expr!r}, in={list(self.in_dtypes)}, out={self.out_dtype}, "
+                f"steps={self.n_steps}, temps={self.n_temps})")
+
+
+def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = None,
+                 attrs: dict[str, Any] | None = None) -> NumpyProgram:
+    """Compile ``expr`` over inputs of ``in_dtypes`` (MLIR spellings) into a :class:`NumpyProgram`.
+
+    ``out_dtype`` defaults to input 0's type for arithmetic and ``i1`` for predicates;
+    ``attrs`` binds any :class:`~tdflow.lowering.elementwise.Attr` left in ``expr``.
+    """
+    in_dtypes = tuple(in_dtypes)
+    expr = bind(expr, attrs or {})
+    if out_dtype is None:
+        natural = infer_dtypes(expr, in_dtypes).get(expr, "f32")
+        first = in_dtypes[0] if in_dtypes else natural
+        out_dtype = first if compute_dtype(first) == natural else natural
+    context = compute_dtype(out_dtype)
+    types = infer_dtypes(expr, in_dtypes, context)
+    np_out = DTYPES[out_dtype]
+    n_in = len(in_dtypes)
+
+    # Registers: inputs, then constants, then temporaries, then the output slot.
+    consts: list[Any] = []
+    uses: dict[Expr, int] = {}
+
+    def count(n: Expr) -> None:
+        uses[n] = uses.get(n, 0) + 1
+        if uses[n] == 1:
+            for c in n.children():
+                count(c)
+
+    count(expr)
+    steps_spec: list[tuple[str, Any, tuple[Any, ...], Any, Any]] = []  # kind, f, args, dest, dt
+    value_of: dict[Expr, tuple[str, int]] = {}
+    free: dict[Any, list[int]] = {}
+    temp_dtypes: list[Any] = []
+    remaining = dict(uses)
+    warns = False
+
+    def const_ref(v: Any, dt: str) -> tuple[str, int]:
+        consts.append(np.asarray(v).astype(DTYPES[dt])[()])
+        return ("const", len(consts) - 1)
+
+    def release(ref: tuple[str, int], node: Expr) -> None:
+        remaining[node] -= 1
+        if remaining[node] == 0 and ref[0] == "tmp":
+            free.setdefault(temp_dtypes[ref[1]], []).append(ref[1])
+
+    def new_temp(dt: Any) -> tuple[str, int]:
+        pool = free.get(dt)
+        if pool:
+            return ("tmp", pool.pop())
+        temp_dtypes.append(dt)
+        return ("tmp", len(temp_dtypes) - 1)
+
+    def emit(n: Expr) -> tuple[str, int]:
+        nonlocal warns
+        if n in value_of:
+            return value_of[n]
+        if isinstance(n, Input):
+            ref = ("in", n.index)
+            value_of[n] = ref
+            return ref
+        if isinstance(n, Const):  # only reached for a constant root
+            return const_ref(n.value, context)
+        opnd = operand_dtype(n, types, context)
+        args: list[tuple[str, int]] = []
+        for c in n.children():
+            if isinstance(c, Const):
+                args.append(const_ref(c.value, types[n] if isinstance(n, Select) else opnd))
+            else:
+                args.append(emit(c))
+        dt = DTYPES[types[n]]
+        # A select reads its condition after writing the destination, so the condition's
+        # slot must not be recycled as the destination; ufuncs may write over an operand.
+        if isinstance(n, Select):
+            dest = ("out", 0) if n is expr else new_temp(dt)
+        for c, a in zip(n.children(), args):
+            if a[0] != "const":
+                release(a, c)
+        if not isinstance(n, Select):
+            dest = ("out", 0) if n is expr else new_temp(dt)
+        if isinstance(n, Unary):
+            warns |= n.op in _WARNING_OPS
+            f = {"erf": _erf, "rsqrt": _rsqrt}.get(n.op) or _UFUNCS[n.op]
+            steps_spec.append(("ufunc", f, tuple(args), dest, dt))
+        elif isinstance(n, Binary):
+            warns |= n.op in _WARNING_OPS
+            if n.op == "div" and types[n] not in ("f16", "bf16", "f32", "f64"):
+                steps_spec.append(("ufunc", _int_div, tuple(args), dest, dt))
+            elif n.op in COMPARE_OPS:
+                steps_spec.append(("cmp", _UFUNCS[n.op], tuple(args), dest, DTYPES[opnd]))
+            else:
+                steps_spec.append(("ufunc", _UFUNCS[n.op], tuple(args), dest, dt))
+        elif isinstance(n, Select):
+            steps_spec.append(("select", None, tuple(args), dest, dt))
+        elif isinstance(n, Cast):
+            steps_spec.append(("cast", None, tuple(args), dest, dt))
+        else:  # pragma: no cover
+            raise TypeError(f"cannot render {n!r}")
+        value_of[n] = dest
+        return dest
+
+    root = emit(expr)
+    n_const = len(consts)
+    t0 = n_in + n_const
+    n_temp = len(temp_dtypes)
+    out_slot = t0 + n_temp
+
+    def index(ref: tuple[str, int]) -> int:
+        kind, i = ref
+        if kind == "out":
+            return out_slot
+        return i if kind == "in" else (n_in + i if kind == "const" else t0 + i)
+
+    steps: list[Callable[[list[Any]], None]] = []
+    for kind, f, args, dest, dt in steps_spec:
+        d = index(dest)
+        idx = tuple(index(a) for a in args)
+        steps.append(_make_step(kind, f, idx, d, dt))
+    root_is_value = root[0] != "out"
+    root_index = index(root)
+    template: list[Any] = [None] * n_in + consts + [None] * (n_temp + 1)
+    temp_range = range(t0, t0 + n_temp)
+    temp_np = [temp_dtypes[i - t0] for i in temp_range]
+    used_inputs = sorted({n.index for n in value_of if isinstance(n, Input)})
+
+    def run(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+        r = template.copy()
+        r[:n_in] = inputs[:n_in]
+        shape = None
+        if used_inputs:
+            shape = inputs[used_inputs[0]].shape
+            for i in used_inputs:
+                if inputs[i].shape != shape:
+                    shape = None
+                    break
+        if shape is not None:
+            for i, dt in zip(temp_range, temp_np):
+                r[i] = np.empty(shape, dt)
+            if out is None:
+                out = np.empty(shape, np_out)
+        if root_is_value:
+            value = r[root_index]
+            if out is None:
+                return np.array(value, dtype=np_out)
+            np.copyto(out, value, casting="unsafe")
+            return out
+        r[out_slot] = out
+        if warns:
+            with np.errstate(all="ignore"):
+                for step in steps:
+                    step(r)
+        else:
+            for step in steps:
+                step(r)
+        result = r[out_slot]
+        if out is None and result.dtype != np_out:
+            result = result.astype(np_out)
+        return result
+
+    if len(steps) == 1 and not warns and steps_spec[0][0] in ("ufunc", "cmp"):
+        run = _single_ufunc(steps_spec[0], [index(a) for a in steps_spec[0][2]], n_in,
+                            consts, np_out) or run
+    return NumpyProgram(expr, in_dtypes, out_dtype, run, len(steps), n_temp)
+
+
+def _single_ufunc(spec: tuple[str, Any, tuple[Any, ...], Any, Any], idx: list[int], n_in: int,
+                  consts: list[Any], np_out: np.dtype) -> Callable[..., np.ndarray] | None:
+    """A one-ufunc expression (``relu``, ``broadcast_add``...) runs without the register file."""
+    kind, f, _, _, dt = spec
+    if not isinstance(f, np.ufunc):
+        return None
+    kw: dict[str, Any] = {"casting": "unsafe"} if kind == "cmp" else {"dtype": dt, "casting": "unsafe"}
+    if len(idx) == 1 and idx[0] < n_in:
+        i = idx[0]
+
+        def run1(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+            r = f(inputs[i], out=out, **kw)
+            return r if out is not None or r.dtype == np_out else r.astype(np_out)
+
+        return run1
+    if len(idx) == 2:
+        (i, a_in), (j, b_in) = ((idx[0], idx[0] < n_in), (idx[1], idx[1] < n_in))
+        ca = None if a_in else consts[i - n_in]
+        cb = None if b_in else consts[j - n_in]
+        if a_in and b_in:
+            def run2(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+                r = f(inputs[i], inputs[j], out=out, **kw)
+                return r if out is not None or r.dtype == np_out else r.astype(np_out)
+        elif a_in:
+            def run2(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+                r = f(inputs[i], cb, out=out, **kw)
+                return r if out is not None or r.dtype == np_out else r.astype(np_out)
+        elif b_in:
+            def run2(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+                r = f(ca, inputs[j], out=out, **kw)
+                return r if out is not None or r.dtype == np_out else r.astype(np_out)
+        else:
+            return None
+        return run2
+    return None
+
+
+def _make_step(kind: str, f: Any, idx: tuple[int, ...], d: int, dt: Any) -> Callable[[list[Any]], None]:
+    """One closure per node; ``r`` is the register list of the current call."""
+    if kind == "ufunc":
+        if len(idx) == 1:
+            (a,) = idx
+
+            def step(r: list[Any]) -> None:
+                r[d] = f(r[a], out=r[d], dtype=dt, casting="unsafe")
+        else:
+            a, b = idx
+
+            def step(r: list[Any]) -> None:
+                r[d] = f(r[a], r[b], out=r[d], dtype=dt, casting="unsafe")
+        return step
+    if kind == "cmp":
+        a, b = idx
+
+        def step(r: list[Any]) -> None:
+            r[d] = f(r[a], r[b], out=r[d], casting="unsafe")
+        return step
+    if kind == "cast":
+        (a,) = idx
+
+        def step(r: list[Any]) -> None:
+            if r[d] is None:
+                r[d] = np.asarray(r[a]).astype(dt)
+            else:
+                np.copyto(r[d], r[a], casting="unsafe")
+        return step
+    if kind == "select":
+        c, a, b = idx
+
+        def step(r: list[Any]) -> None:
+            cond, va, vb, dest = r[c], r[a], r[b], r[d]
+            if dest is None:
+                r[d] = np.where(cond, va, vb).astype(dt, copy=False)
+            elif isinstance(va, np.ndarray) and np.may_share_memory(dest, va):
+                np.copyto(dest, vb, where=np.logical_not(cond), casting="unsafe")
+            else:
+                np.copyto(dest, vb, casting="unsafe")
+                np.copyto(dest, va, where=cond, casting="unsafe")
+        return step
+    raise ValueError(kind)  # pragma: no cover

@@ -1,0 +1,100 @@
+"""The CPU backend: numpy arrays as buffers, the registered ``cpu`` kernels, direct calls.
+
+>>> import numpy as np
+>>> b = BACKEND
+>>> buf = b.allocate((2, 3), "f32"); buf.shape, buf.dtype
+((2, 3), dtype('float32'))
+>>> k = b.kernels.select("tdflow.relu", ("f32",), {})
+>>> b.launch(k, {}, [np.array([-1.0, 2.0], np.float32)])[0].tolist()
+[0.0, 2.0]
+
+BLAS threads: numpy's OpenBLAS would start one thread per core; with an engine running kernels
+on worker threads that oversubscribes small machines. ``set_blas_threads(n)`` changes it at run
+time (``TDFLOW_BLAS_THREADS`` sets it when this module loads).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.types import DTYPES
+
+
+class CpuBackend:
+    name = "cpu"
+
+    def allocate(self, shape: Sequence[int], dtype: str) -> np.ndarray:
+        return np.empty(tuple(shape), DTYPES[dtype])
+
+    def zeros(self, shape: Sequence[int], dtype: str) -> np.ndarray:
+        return np.zeros(tuple(shape), DTYPES[dtype])
+
+    def from_numpy(self, array: np.ndarray) -> np.ndarray:
+        return array
+
+    def to_numpy(self, buffer: np.ndarray) -> np.ndarray:
+        return buffer
+
+    @cached_property
+    def kernels(self) -> Any:
+        from tdflow.runtime.kernels.registry import kernel_table
+
+        return kernel_table("cpu")
+
+    def launch(self, kernel: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
+               outs: Sequence[Any] | None = None) -> list[np.ndarray]:
+        return kernel(attrs, inputs, outs)
+
+    def synchronize(self) -> None:
+        """CPU kernels finish before ``launch`` returns."""
+
+    def __repr__(self) -> str:
+        return "<CpuBackend>"
+
+
+BACKEND = CpuBackend()
+
+
+def _openblas() -> tuple[Any, Any] | None:
+    """(set, get) functions of the OpenBLAS numpy loaded, if it is OpenBLAS."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for suffix in ("", "64_", "_64_"):
+            for prefix in ("openblas", "scipy_openblas"):
+                setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                if setter is not None and getter is not None:
+                    return setter, getter
+    return None
+
+
+def set_blas_threads(n: int) -> bool:
+    """Limit BLAS to ``n`` threads; ``False`` when the BLAS is not one we can control."""
+    fns = _openblas()
+    if fns is None:
+        return False
+    fns[0](ctypes.c_int(int(n)))
+    return True
+
+
+def blas_threads() -> int | None:
+    """Threads BLAS uses now (``None`` if unknown)."""
+    fns = _openblas()
+    return int(fns[1]()) if fns is not None else None
+
+
+if os.environ.get("TDFLOW_BLAS_THREADS"):
+    set_blas_threads(int(os.environ["TDFLOW_BLAS_THREADS"]))

@@ -1,0 +1,123 @@
+"""CPU kernels of the elementwise ops, built from ``ELEMENTWISE_OPS`` (one formula per op).
+
+Each kernel renders its formula with :func:`~tdflow.lowering.elementwise.render_numpy` on first
+use for a given (input dtypes, attribute values) and caches the program; later calls cost one
+dict lookup plus the ufunc calls. Output 0 may be input 0's buffer (``inplace={0: 0}``).
+
+``tdflow.fused_elementwise`` runs a fused expression: ``attrs["expr"]`` is an
+:class:`~tdflow.lowering.elementwise.Expr` (already bound) over the inputs, and the optional
+``attrs["out_dtype"]`` fixes the result type (default: input 0's).
+
+>>> import numpy as np
+>>> from tdflow.runtime.kernels.registry import select_kernel
+>>> k = select_kernel("tdflow.leaky_relu", "cpu", ("f32",), {"alpha": 0.5})
+>>> k({"alpha": 0.5}, [np.array([-2.0, 3.0], np.float32)])[0].tolist()
+[-1.0, 3.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.types import dtype_from_numpy
+from tdflow.lowering.elementwise import Expr
+from tdflow.lowering.elementwise_numpy import NumpyProgram, render_numpy
+from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS, NUMERIC, ElementwiseDef
+from tdflow.runtime.kernels.registry import (
+    KernelFn,
+    input_dtype_in,
+    register_kernel,
+    same_dtype,
+)
+
+ALL_DTYPES = frozenset({"i1", "i8", "i32", "i64", "f16", "bf16", "f32", "f64"})
+
+
+def _mlir(dt: np.dtype) -> str:
+    return dtype_from_numpy(dt)
+
+
+def build_program(d: ElementwiseDef, in_dtypes: Sequence[str], attrs: Mapping[str, Any],
+                  out_dtype: str | None = None) -> NumpyProgram:
+    """The numpy program of ``d`` for these input dtypes and attribute values."""
+    return render_numpy(d.bind(attrs), in_dtypes, out_dtype or in_dtypes[0])
+
+
+def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
+    """A kernel function for ``d`` that caches programs by dtypes and attribute values."""
+    cache: dict[Any, Any] = {}
+    has_attrs = bool(d.attrs)
+
+    def fn(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
+           outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+        if len(inputs) == 1:
+            key: Any = inputs[0].dtype
+        else:
+            key = tuple(a.dtype for a in inputs)
+        if has_attrs:
+            key = (key, d.attr_key(attrs))
+        run = cache.get(key)
+        if run is None:
+            dts = [_mlir(a.dtype) for a in inputs]
+            run = cache[key] = build_program(d, dts, attrs).run
+        return [run(inputs, outs[0])]
+
+    fn.__doc__ = f"{d.name}: {d.summary or d.expr!r}"
+    return fn
+
+
+def _register_all() -> None:
+    for d in ELEMENTWISE_OPS.values():
+        match = same_dtype(*d.same_dtype_inputs) if d.same_dtype_inputs else None
+        if d.name == "tdflow.dropout_grad":
+            match = input_dtype_in(1, ALL_DTYPES)
+        register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match, inplace={0: 0},
+                        elementwise=d)(make_elementwise_kernel(d))
+
+
+_register_all()
+
+
+# ---- bias_add: a broadcast add along one axis ---------------------------------------------
+
+@register_kernel("tdflow.bias_add", "cpu", dtypes=NUMERIC, match=same_dtype(1), inplace={0: 0})
+def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
+             outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+    """out = a + b broadcast along ``axis`` (b is 1-D of length a.shape[axis])."""
+    a, b = inputs[0], inputs[1]
+    axis = int(attrs.get("axis", 0))
+    if axis < 0:
+        axis += a.ndim
+    if not 0 <= axis < a.ndim or b.shape != (a.shape[axis],):
+        raise ValueError(f"tdflow.bias_add: b of shape {b.shape} does not match axis {axis} "
+                         f"of a with shape {a.shape}")
+    shape = [1] * a.ndim
+    shape[axis] = b.shape[0]
+    out = outs[0]
+    if out is None:
+        out = np.empty(a.shape, a.dtype)
+    return [np.add(a, b.reshape(shape), out=out, casting="unsafe")]
+
+
+# ---- fused elementwise ----------------------------------------------------------------------
+
+_fused_cache: dict[Any, Any] = {}
+
+
+@register_kernel("tdflow.fused_elementwise", "cpu", dtypes=ALL_DTYPES, inplace={0: 0})
+def fused_elementwise(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
+                      outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+    """Run ``attrs["expr"]`` (an Expr) over the inputs; ``attrs["out_dtype"]`` optional."""
+    expr = attrs["expr"]
+    if not isinstance(expr, Expr):
+        raise TypeError(f"tdflow.fused_elementwise: attribute 'expr' must be an Expr, "
+                        f"got {type(expr).__name__}")
+    out_dtype = attrs.get("out_dtype")
+    key = (expr, out_dtype, tuple(a.dtype for a in inputs))
+    run = _fused_cache.get(key)
+    if run is None:
+        run = _fused_cache[key] = render_numpy(
+            expr, [_mlir(a.dtype) for a in inputs], out_dtype).run
+    return [run(inputs, outs[0])]

@@ -1,0 +1,1 @@
+"""CPU kernels (linalg); filled in progressively."""

@@ -1,0 +1,1 @@
+"""CPU kernels (nn); filled in progressively."""

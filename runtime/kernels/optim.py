@@ -1,0 +1,1 @@
+"""CPU kernels (optim); filled in progressively."""

@@ -1,0 +1,279 @@
+"""Kernel registry: kernels keyed by op, chosen by a match on device, dtypes and attributes.
+
+This is OneFlow's ``REGISTER_USER_KERNEL(...).SetIsMatchedHob(...)``::
+
+    @register_kernel("tdflow.relu", device="cpu", dtypes=FLOATS, inplace={0: 0})
+    def relu(attrs, inputs, outs):
+        x, = inputs
+        return [np.maximum(x, 0, out=outs[0])]
+
+    k = select_kernel("tdflow.relu", "cpu", ("f32",), {})
+    (y,) = k(attrs, [x])                      # outs default to [None, ...]: allocate
+    (y,) = k(attrs, [x], [buf])               # write into a preallocated buffer
+
+Calling convention (every kernel): ``kernel.fn(attrs, inputs, outs) -> list[np.ndarray]``.
+
+* ``attrs``: a mapping of typed Python values (``bool``/``int``/``float``/``str``, lists or
+  tuples for arrays and shapes, dtype as its MLIR spelling ``"f32"``); defaults filled by the
+  caller (kernels also fall back to the ``ops.td`` default of a missing attribute).
+* ``inputs``: one array per operand, in ``ops.td`` order. An absent ``Optional`` operand is
+  ``None`` (trailing ones may be left out); a ``Variadic`` operand (``cat``) is spread flat.
+* ``outs``: one entry per result, a preallocated array of the result's shape and dtype or
+  ``None`` (allocate). A kernel writes into every given buffer and returns the result arrays
+  (the given buffers themselves, or new ones). ``inplace={0: 0}`` declares that output 0 may be
+  the very buffer of input 0 (the planner still checks shapes and dtypes agree).
+* Ops without results (``sgd_update``) update an input and return ``[]``.
+
+Selection: ``select_kernel(op, device, input_dtypes, attrs)`` keeps the kernels of ``op`` whose
+device equals ``device``, whose ``dtypes`` (if given) contain ``input_dtypes[0]`` and whose
+``match(input_dtypes, attrs)`` (if given) is true, and returns the one with the highest
+``priority`` (ties: first registered). No match raises :class:`KernelNotFoundError` listing
+every candidate and its constraints. ``kernel_table(device)`` is the same, bound to one device,
+as plain data for the lowering's ``select-kernels`` pass (which must not import the runtime):
+it offers ``.select(op, input_dtypes, attrs)``, ``.candidates(op)``, ``.get(name)`` and ``.ops()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+KernelFn = Callable[[Mapping[str, Any], Sequence[Any], Sequence[Any]], list[np.ndarray]]
+MatchFn = Callable[[tuple[str, ...], Mapping[str, Any]], bool]
+
+
+class KernelNotFoundError(LookupError):
+    """No registered kernel matches; the message lists every candidate and its constraints."""
+
+    def __init__(self, op: str, device: str, input_dtypes: Sequence[str],
+                 attrs: Mapping[str, Any], candidates: Sequence[Kernel]) -> None:
+        self.op, self.device, self.input_dtypes = op, device, tuple(input_dtypes)
+        self.candidates = tuple(candidates)
+        dts = ", ".join(input_dtypes) or "no inputs"
+        if candidates:
+            lines = "\n".join(f"  {c.describe()}" for c in candidates)
+            msg = (f"no kernel for {op} on device {device!r} with input dtypes ({dts}); "
+                   f"registered candidates:\n{lines}")
+        else:
+            msg = f"no kernel registered for {op} (device {device!r}, input dtypes ({dts}))"
+        super().__init__(msg)
+
+
+@dataclass(frozen=True, eq=False)
+class Kernel:
+    """A registered kernel; calling it is calling ``fn`` (``outs`` defaults to all ``None``)."""
+
+    name: str
+    op: str
+    device: str
+    fn: KernelFn
+    num_outputs: int = 1
+    dtypes: frozenset[str] | None = None
+    match: MatchFn | None = None
+    priority: int = 0
+    inplace: Mapping[int, int] = field(default_factory=dict)
+    elementwise: Any = None  # an ElementwiseDef when the kernel is built from ELEMENTWISE_OPS
+    doc: str = ""
+
+    def matches(self, device: str, input_dtypes: Sequence[str], attrs: Mapping[str, Any]) -> bool:
+        if device != self.device:
+            return False
+        if self.dtypes is not None and (not input_dtypes or input_dtypes[0] not in self.dtypes):
+            return False
+        return self.match is None or bool(self.match(tuple(input_dtypes), attrs))
+
+    def __call__(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any] | None = None) -> list[np.ndarray]:
+        return self.fn(attrs, inputs, outs if outs is not None else [None] * self.num_outputs)
+
+    def describe(self) -> str:
+        parts = [f"device={self.device}"]
+        parts.append("dtypes=" + ("any" if self.dtypes is None else "|".join(_ordered(self.dtypes))))
+        if self.match is not None:
+            parts.append(f"match={_describe_match(self.match)}")
+        if self.priority:
+            parts.append(f"priority={self.priority}")
+        if self.inplace:
+            parts.append("inplace=" + ",".join(f"out{o}<-in{i}" for o, i in self.inplace.items()))
+        return f"{self.name} ({', '.join(parts)})"
+
+    def __repr__(self) -> str:
+        return f"<Kernel {self.describe()}>"
+
+
+_DTYPE_ORDER = ("i1", "i8", "i32", "i64", "f16", "bf16", "f32", "f64")
+
+
+def _ordered(dtypes: Iterable[str]) -> list[str]:
+    return sorted(dtypes, key=lambda d: (_DTYPE_ORDER.index(d) if d in _DTYPE_ORDER else 99, d))
+
+
+def _describe_match(fn: Any) -> str:
+    return getattr(fn, "description", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+class Predicate:
+    """A named match predicate (its ``description`` appears in error messages)."""
+
+    def __init__(self, description: str, fn: MatchFn) -> None:
+        self.description = description
+        self.fn = fn
+
+    def __call__(self, input_dtypes: tuple[str, ...], attrs: Mapping[str, Any]) -> bool:
+        return self.fn(input_dtypes, attrs)
+
+    def __and__(self, other: Predicate) -> Predicate:
+        return Predicate(f"{self.description} and {other.description}",
+                         lambda d, a: self(d, a) and other(d, a))
+
+    def __repr__(self) -> str:
+        return self.description
+
+
+def same_dtype(*indices: int) -> Predicate:
+    """Inputs ``indices`` (when present) have input 0's dtype: ``same_dtype(1)``."""
+
+    def check(d: tuple[str, ...], _a: Mapping[str, Any]) -> bool:
+        return all(i >= len(d) or d[i] is None or d[i] == d[0] for i in indices)
+
+    return Predicate(f"inputs {list(indices)} have input 0's dtype", check)
+
+
+def input_dtype_in(index: int, dtypes: Collection[str]) -> Predicate:
+    """Input ``index`` (when present) has one of ``dtypes``."""
+    allowed = frozenset(dtypes)
+
+    def check(d: tuple[str, ...], _a: Mapping[str, Any]) -> bool:
+        return index >= len(d) or d[index] is None or d[index] in allowed
+
+    return Predicate(f"input {index} in {'|'.join(_ordered(allowed))}", check)
+
+
+def attr_in(name: str, values: Collection[Any], default: Any = None) -> Predicate:
+    """Attribute ``name`` (default ``default``) is one of ``values``."""
+    allowed = tuple(values)
+
+    def check(_d: tuple[str, ...], a: Mapping[str, Any]) -> bool:
+        return a.get(name, default) in allowed
+
+    return Predicate(f"{name} in {list(allowed)}", check)
+
+
+class KernelTable:
+    """The kernels of one device (or of all devices when ``device`` is ``None``)."""
+
+    def __init__(self, kernels: Mapping[str, list[Kernel]], device: str | None) -> None:
+        self.device = device
+        self._by_op = kernels
+
+    def ops(self) -> list[str]:
+        return sorted(op for op, ks in self._by_op.items()
+                      if any(self.device is None or k.device == self.device for k in ks))
+
+    def candidates(self, op: str) -> list[Kernel]:
+        return [k for k in self._by_op.get(op, ())
+                if self.device is None or k.device == self.device]
+
+    def get(self, name: str) -> Kernel:
+        """A kernel by its unique name (what an ``ExecutablePlan`` launch records)."""
+        k = _BY_NAME.get(name)
+        if k is None or (self.device is not None and k.device != self.device):
+            raise KeyError(f"no kernel named {name!r} on device {self.device!r}")
+        return k
+
+    def select(self, op: str, input_dtypes: Sequence[str], attrs: Mapping[str, Any] | None = None,
+               device: str | None = None) -> Kernel:
+        device = device or self.device
+        if device is None:
+            raise ValueError("select() needs a device on an all-devices table")
+        attrs = attrs or {}
+        best: Kernel | None = None
+        for k in self._by_op.get(op, ()):
+            if k.matches(device, input_dtypes, attrs) and (best is None or k.priority > best.priority):
+                best = k
+        if best is None:
+            raise KernelNotFoundError(op, device, input_dtypes, attrs,
+                                      self._by_op.get(op, []))
+        return best
+
+    def __contains__(self, op: str) -> bool:
+        return bool(self.candidates(op))
+
+    def __repr__(self) -> str:
+        n = sum(len(self.candidates(op)) for op in self.ops())
+        return f"<KernelTable device={self.device} ops={len(self.ops())} kernels={n}>"
+
+
+_KERNELS: dict[str, list[Kernel]] = {}
+_BY_NAME: dict[str, Kernel] = {}
+
+
+def add_kernel(kernel: Kernel) -> Kernel:
+    """Register an already built :class:`Kernel` (names are unique)."""
+    if kernel.name in _BY_NAME:
+        raise ValueError(f"a kernel named {kernel.name!r} is already registered")
+    _BY_NAME[kernel.name] = kernel
+    _KERNELS.setdefault(kernel.op, []).append(kernel)
+    return kernel
+
+
+def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None = None,
+                    match: MatchFn | None = None, priority: int = 0,
+                    inplace: Mapping[int, int] | None = None, num_outputs: int = 1,
+                    name: str | None = None,
+                    elementwise: Any = None) -> Callable[[KernelFn], KernelFn]:
+    """Decorator registering ``fn(attrs, inputs, outs)`` as a kernel of ``op``.
+
+    ``name`` defaults to ``"<device>.<mnemonic>"`` (``"cpu.relu"``); give a distinct name when
+    registering several kernels for one op and device. Returns ``fn`` unchanged.
+    """
+
+    def deco(fn: KernelFn) -> KernelFn:
+        mnemonic = op.split(".", 1)[-1]
+        add_kernel(Kernel(
+            name=name or f"{device}.{mnemonic}", op=op, device=device, fn=fn,
+            num_outputs=num_outputs, dtypes=frozenset(dtypes) if dtypes is not None else None,
+            match=match, priority=priority, inplace=dict(inplace or {}),
+            elementwise=elementwise, doc=(fn.__doc__ or "").strip().split("\n")[0]))
+        return fn
+
+    return deco
+
+
+def _load_builtin_kernels() -> None:
+    # Importing the kernel modules registers them (idempotent: modules import once).
+    from tdflow.runtime.kernels import (  # noqa: F401
+        conv,
+        elementwise,
+        linalg,
+        nn,
+        optim,
+        pool,
+        reduce,
+        shape,
+    )
+
+
+def kernel_table(device: str | None = None) -> KernelTable:
+    """The registered kernels of ``device`` (all devices for ``None``); loads the built-ins.
+
+    >>> kernel_table("cpu").select("tdflow.relu", ("f32",), {}).name
+    'cpu.relu'
+    """
+    _load_builtin_kernels()
+    return KernelTable(_KERNELS, device)
+
+
+def select_kernel(op: str, device: str, input_dtypes: Sequence[str],
+                  attrs: Mapping[str, Any] | None = None) -> Kernel:
+    """The best matching kernel or :class:`KernelNotFoundError` listing the candidates."""
+    _load_builtin_kernels()
+    return KernelTable(_KERNELS, device).select(op, input_dtypes, attrs)
+
+
+def registered_kernels() -> list[Kernel]:
+    _load_builtin_kernels()
+    return [k for ks in _KERNELS.values() for k in ks]

@@ -1,0 +1,1 @@
+"""CPU kernels (shape); filled in progressively."""

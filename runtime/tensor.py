@@ -1,0 +1,219 @@
+"""``Tensor``: a typed buffer on a device, and ``tensor(...)`` to make one.
+
+>>> t = tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> t.shape, t.dtype, t.device
+((2, 2), 'f32', 'cpu')
+>>> t
+tensor([[1., 2.],
+        [3., 4.]], dtype=f32)
+>>> tensor(3).item(), tensor([True]).dtype
+(3, 'i1')
+
+``dtype`` is the MLIR spelling (``f16 bf16 f32 f64 i1 i8 i32 i64``); on the CPU the buffer is a
+numpy array (``bf16`` is stored as ``f32``). ``Tensor._wrap(ndarray)`` is the fast path used by
+kernels and the functional API: no copy, no checks, a handful of slot stores.
+
+Fields an engine or autograd may use: ``requires_grad``, ``grad``, ``grad_fn``, ``_sync`` (a
+callable run before the buffer is read from outside, e.g. the engine's wait on the op that
+writes it; ``None`` when the buffer is ready) and ``_ctx`` (free for the owner of the tensor).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.types import DTYPES, FLOAT_DTYPES
+
+_FROM_NUMPY: dict[np.dtype, str] = {np.dtype(v): k for k, v in DTYPES.items() if k != "bf16"}
+_new = object.__new__
+
+
+def _mlir_dtype(dtype: Any) -> str:
+    """``"f32"``, ``np.float32``, ``"float32"`` or ``float`` -> ``"f32"``."""
+    if isinstance(dtype, str) and dtype in DTYPES:
+        return dtype
+    if dtype is float:
+        return "f32"
+    if dtype is int:
+        return "i64"
+    if dtype is bool:
+        return "i1"
+    try:
+        return _FROM_NUMPY[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"unsupported dtype {dtype!r}; expected one of "
+                        f"{', '.join(DTYPES)}") from None
+
+
+class Tensor:
+    """A tensor: ``shape``, ``dtype`` (MLIR spelling), ``device`` and a buffer."""
+
+    __slots__ = ("_buf", "dtype", "device", "requires_grad", "grad", "grad_fn", "_sync", "_ctx",
+                 "__weakref__")
+
+    _buf: np.ndarray
+    dtype: str
+    device: str
+    requires_grad: bool
+    grad: Tensor | None
+    grad_fn: Any
+    _sync: Any
+    _ctx: Any
+
+    def __init__(self, buffer: np.ndarray, dtype: str | None = None, device: str = "cpu",
+                 requires_grad: bool = False) -> None:
+        self._buf = buffer
+        self.dtype = dtype if dtype is not None else _FROM_NUMPY[buffer.dtype]
+        self.device = device
+        self.requires_grad = requires_grad
+        self.grad = None
+        self.grad_fn = None
+        self._sync = None
+        self._ctx = None
+
+    @classmethod
+    def _wrap(cls, buffer: np.ndarray, dtype: str | None = None, device: str = "cpu") -> Tensor:
+        """Wrap an array without copying or checking (the hot path)."""
+        t = _new(cls)
+        t._buf = buffer
+        t.dtype = dtype or _FROM_NUMPY[buffer.dtype]
+        t.device = device
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._sync = None
+        t._ctx = None
+        return t
+
+    @classmethod
+    def from_numpy(cls, array: np.ndarray) -> Tensor:
+        """Share ``array``'s memory (no copy), like ``torch.from_numpy``."""
+        return cls._wrap(array, _mlir_dtype(array.dtype))
+
+    # -- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._buf.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._buf.ndim
+
+    def numel(self) -> int:
+        return self._buf.size
+
+    @property
+    def size(self) -> int:
+        return self._buf.size
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def buffer(self) -> np.ndarray:
+        """The device buffer, without waiting for pending writes (use ``numpy()`` to read)."""
+        return self._buf
+
+    def __len__(self) -> int:
+        if not self._buf.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._buf.shape[0]
+
+    # -- reading ------------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """The values as a numpy array (shares memory on the CPU); waits for pending writes."""
+        if self._sync is not None:
+            self._sync()
+        if self.device != "cpu":
+            from tdflow.runtime.backends import get_backend
+
+            return get_backend(self.device).to_numpy(self._buf)
+        return self._buf
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        a = self.numpy()
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.numpy().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.numpy().__dlpack_device__()
+
+    def item(self) -> bool | int | float:
+        a = self.numpy()
+        if a.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape {a.shape}")
+        return a.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - numpy's name
+        """The transpose (a view of the same buffer)."""
+        return Tensor._wrap(self.numpy().T, self.dtype, self.device)
+
+    def detach(self) -> Tensor:
+        """The same buffer without autograd history."""
+        return Tensor._wrap(self._buf, self.dtype, self.device)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
+        extra = f", dtype={self.dtype}"
+        if self.device != "cpu":
+            extra += f", device={self.device!r}"
+        if self.requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({body}{extra})"
+
+    def __bool__(self) -> bool:
+        return bool(self.numpy())
+
+
+def tensor(data: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
+    """Make a tensor from a Tensor, numpy array, nested lists or a Python number (copies).
+
+    Python floats default to ``f32``, ints to ``i64``, bools to ``i1``; numpy arrays keep their
+    dtype. ``requires_grad`` needs a floating dtype.
+
+    >>> tensor([1, 2], dtype="f64")
+    tensor([1., 2.], dtype=f64)
+    """
+    target = _mlir_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        array = np.array(data.numpy(), copy=True)
+        target = target or data.dtype
+    elif isinstance(data, np.ndarray | np.generic):
+        array = np.array(data, copy=True)
+        if target is None:
+            target = _mlir_dtype(array.dtype)
+    else:
+        array = np.array(data)
+        if target is None:
+            if array.dtype.kind == "f":
+                target = "f32"
+            elif array.dtype.kind in "iu":
+                target = "i64"
+            elif array.dtype.kind == "b":
+                target = "i1"
+            else:
+                raise TypeError(f"cannot make a tensor from {type(data).__name__} "
+                                f"(numpy dtype {array.dtype})")
+    np_dtype = DTYPES[target]
+    if array.dtype != np_dtype:
+        array = array.astype(np_dtype)
+    if requires_grad and target not in FLOAT_DTYPES:
+        raise TypeError(f"only floating-point tensors can require gradients, not {target}")
+    if device != "cpu":
+        from tdflow.runtime.backends import get_backend
+
+        buf = get_backend(device).from_numpy(array)
+        return Tensor(buf, target, device, requires_grad)
+    t = Tensor._wrap(array, target, device)
+    t.requires_grad = requires_grad
+    return t
