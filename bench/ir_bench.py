@@ -1,0 +1,213 @@
+"""IR benchmark: parse, verify and print a 100k-op tdflow program; compare with mlir-opt.
+
+Run: ``python bench/ir_bench.py [--ops 100000] [--funcs 100] [--repeat 3] [--markdown]``.
+
+It generates a realistic program (MLP-style layers: matmul, bias_add, leaky_relu {alpha}, relu,
+reshape {shape}, transpose {perm}, broadcast_add, scalar_mul, softmax), then times, in this
+process, parse / verify / print separately and in total (ops/s, best of ``--repeat``), measures
+peak RSS of a fresh process doing parse+verify+print, start-up of ``python -c 'import
+tdflow.dialect.ir'`` and ``tdflow --help``, and runs ``mlir-opt-19 --allow-unregistered-dialect``
+on the same file (ratio). Verification uses the standard dialect when
+``tdflow.dialect.load_dialect`` can load ``ops.td``, else the structural checks only (reported).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+B, D = 64, 256  # batch, width
+
+
+def generate(n_ops: int, n_funcs: int) -> str:
+    """A module of ``n_funcs`` functions with ``n_ops`` operations in total (returns included)."""
+    per = max(n_ops // n_funcs, 12)
+    x = f"tensor<{B}x{D}xf32>"
+    w = f"tensor<{D}x{D}xf32>"
+    b = f"tensor<{D}xf32>"
+    r = f"tensor<{B * 2}x{D // 2}xf32>"
+    t = f"tensor<{D}x{B}xf32>"
+    alphas = ["0.1 : f32", "2.000000e-01 : f32", "0.01 : f32", "3.000000e-01 : f32"]
+    out = ["module {"]
+    for fi in range(n_funcs):
+        out.append(f"  func.func @layer{fi}(%x: {x}, %w: {w}, %b: {b}) -> {x} {{")
+        h = "%x"
+        k = 0
+        body = per - 1  # leave room for the return
+        layer = 0
+        while k + 9 <= body:
+            a = alphas[layer % len(alphas)]
+            lines = [
+                f'%{k} = "tdflow.matmul"({h}, %w) {{transpose_b = false}} : ({x}, {w}) -> {x}',
+                f'%{k + 1} = "tdflow.bias_add"(%{k}, %b) {{axis = 1 : si32}} : ({x}, {b}) -> {x}',
+                f'%{k + 2} = "tdflow.leaky_relu"(%{k + 1}) {{alpha = {a}}} : ({x}) -> {x}',
+                f'%{k + 3} = "tdflow.reshape"(%{k + 2}) {{shape = [{B * 2}, {D // 2}]}} : ({x}) -> {r}',
+                f'%{k + 4} = "tdflow.reshape"(%{k + 3}) {{shape = [{B}, {D}]}} : ({r}) -> {x}',
+                f'%{k + 5} = "tdflow.transpose"(%{k + 4}) {{perm = [1 : si32, 0 : si32]}} : ({x}) -> {t}',
+                f'%{k + 6} = "tdflow.transpose"(%{k + 5}) {{perm = [1 : si32, 0 : si32]}} : ({t}) -> {x}',
+                f'%{k + 7} = "tdflow.broadcast_add"(%{k + 6}, {h}) : ({x}, {x}) -> {x}',
+                f'%{k + 8} = "tdflow.relu"(%{k + 7}) : ({x}) -> {x}',
+            ]
+            out.extend("    " + s for s in lines)
+            h = f"%{k + 8}"
+            k += 9
+            layer += 1
+        while k < body:  # fill up with cheap elementwise ops
+            if k % 2:
+                out.append(f'    %{k} = "tdflow.scalar_mul"({h}) {{has_float_operand = true, '
+                           f'float_operand = 5.000000e-01 : f64}} : ({x}) -> {x}')
+            else:
+                out.append(f'    %{k} = "tdflow.softmax"({h}) : ({x}) -> {x}')
+            h = f"%{k}"
+            k += 1
+        out.append(f"    return {h} : {x}")
+        out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def load_standard_dialect():
+    """The standard dialect from ``ops.td`` if the ODS side can load it, else ``None``."""
+    try:
+        from tdflow.dialect import load_dialect  # type: ignore[attr-defined]
+    except ImportError:
+        return None, "tdflow.dialect.load_dialect not available"
+    try:
+        d = load_dialect(str(ROOT / "ops.td"))
+    except Exception as exc:  # noqa: BLE001 - report why, run structural checks only
+        return None, f"loading ops.td failed: {type(exc).__name__}: {exc}"
+    if not hasattr(d, "verify_operation"):
+        return None, "the dialect has no verify_operation yet"
+    return d, "standard dialect (ops.td)"
+
+
+def best(fn, repeat: int):
+    times, result = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), result
+
+
+def startup(cmd: list[str], repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=False)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+_RSS_CHILD = """
+import sys
+from tdflow.dialect.ir.parser import parse_file
+from tdflow.dialect.ir.printer import print_module
+from tdflow.dialect.ir.verifier import verify_module
+m = parse_file(sys.argv[1])
+d = verify_module(m)
+s = print_module(m)
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec from the (big) parent process.
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        print(line.split()[1])
+"""
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ops", type=int, default=100_000)
+    ap.add_argument("--funcs", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = ap.parse_args(argv)
+
+    from tdflow.dialect.ir.parser import parse_module
+    from tdflow.dialect.ir.printer import print_module
+    from tdflow.dialect.ir.verifier import verify_module
+
+    text = generate(args.ops, args.funcs)
+    tmp = Path(tempfile.mkdtemp(prefix="ir_bench_"))
+    path = tmp / "bench.mlir"
+    path.write_text(text)
+    module = parse_module(text, str(path))
+    n = module.num_ops
+    dialect, dialect_note = load_standard_dialect()
+
+    t_parse, module = best(lambda: parse_module(text, str(path)), args.repeat)
+    t_vs, diags = best(lambda: verify_module(module), args.repeat)
+    if diags:
+        print(f"structural verification found {len(diags)} errors, first: {diags[0]}",
+              file=sys.stderr)
+        return 1
+    t_vf = None
+    if dialect is not None:
+        t_vf, fdiags = best(lambda: verify_module(module, dialect), args.repeat)
+        if fdiags:
+            print(f"note: full verification reports {len(fdiags)} diagnostics; first: "
+                  f"{fdiags[0]}", file=sys.stderr)
+    t_print, printed = best(lambda: print_module(module), args.repeat)
+    reparsed_equal = parse_module(printed, "<printed>") == module
+    t_verify = t_vf if t_vf is not None else t_vs
+    total = t_parse + t_verify + t_print
+
+    rss_out = subprocess.run([sys.executable, "-c", _RSS_CHILD, str(path)], capture_output=True,
+                             text=True, check=True).stdout.split()
+    rss_mb = int(rss_out[-1]) / 1024
+    t_import = startup([sys.executable, "-c", "import tdflow.dialect.ir"])
+    tdflow_exe = shutil.which("tdflow")
+    t_help = startup([tdflow_exe, "--help"]) if tdflow_exe else None
+    t_py = startup([sys.executable, "-c", "pass"])
+
+    mlir = None
+    for cand in ("mlir-opt-19", "mlir-opt", "/usr/lib/llvm-19/bin/mlir-opt"):
+        mlir = shutil.which(cand)
+        if mlir:
+            break
+    t_mlir = None
+    if mlir:
+        def run_mlir():
+            subprocess.run([mlir, "--allow-unregistered-dialect", str(path), "-o", os.devnull],
+                           check=True, capture_output=True)
+        t_mlir, _ = best(run_mlir, args.repeat)
+
+    rows = [
+        ("program", f"{n} ops in {len(module.funcs)} functions, {len(text) / 1e6:.1f} MB"),
+        ("parse", f"{t_parse:.3f} s ({n / t_parse:,.0f} ops/s)"),
+        ("verify (structural)", f"{t_vs:.3f} s ({n / t_vs:,.0f} ops/s)"),
+        ("verify (full, dialect)", f"{t_vf:.3f} s ({n / t_vf:,.0f} ops/s)" if t_vf is not None
+         else f"not run: {dialect_note}"),
+        ("print", f"{t_print:.3f} s ({n / t_print:,.0f} ops/s)"),
+        ("parse + verify + print", f"{total:.3f} s (**{n / total:,.0f} ops/s**; target ≥ 35,000)"),
+        ("print → parse gives an equal module", str(reparsed_equal)),
+        ("peak RSS (fresh process: parse + verify + print)", f"{rss_mb:.0f} MB (target < 300 MB)"),
+        ("startup `python -c 'import tdflow.dialect.ir'`", f"{t_import:.3f} s (bare python: "
+         f"{t_py:.3f} s)"),
+        ("startup `tdflow --help`", f"{t_help:.3f} s" if t_help is not None else "not installed"),
+        ("mlir-opt-19 --allow-unregistered-dialect (parse + verify + print, C++)",
+         f"{t_mlir:.3f} s ({n / t_mlir:,.0f} ops/s); tdflow/mlir-opt time ratio "
+         f"{total / t_mlir:.1f}x" if t_mlir else "mlir-opt not installed"),
+    ]
+    if args.markdown:
+        print("| measure | result |\n|---|---|")
+        for k, v in rows:
+            print(f"| {k} | {v} |")
+    else:
+        for k, v in rows:
+            print(f"{k:>60}: {v}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if reparsed_equal else 1
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    sys.exit(main())
