@@ -6,7 +6,8 @@ milliseconds. :func:`load_or_build` is what :func:`tdflow.tdparser.parse_file` c
     rk = load_or_build("ops.td", ["include"], ["GPU"], build=lambda: uncached_parse(...))
 
 **What is valid.** An entry answers for one *configuration* (absolute main path, include dirs in
-order, the set of defines, the tdflow version and a fingerprint of the parser's own source files)
+order, the set of defines, the working directory, the tdflow version and a fingerprint of the
+parser's own source files)
 and records every file the build read with the SHA-256 of its content. A hit requires every
 recorded file to still have that content, so the effective key is the content hash of every file
 read, the defines and the version. Editing any included file, changing a ``-D`` or upgrading tdflow
@@ -25,9 +26,11 @@ records MLIR produces that loads 2-3x faster than ``marshal`` of a tuple encodin
 rebuilding the records in Python (measured: SPIRVOps.td 22 ms vs 61 ms). A CRC-32 of the payload
 catches bit rot before unpickling.
 
-**Shadowing.** A file created in an include dir searched *before* the one a file was found in
-would change what ``include`` resolves to without changing any file read; the entry therefore
-also lists those earlier candidate paths, which must still be absent for a hit.
+**Shadowing.** ``include "x.td"`` is looked up relative to the working directory, then in each
+include dir, then next to the including file. A file created in a place searched *before* the
+one a file was found in would change what ``include`` resolves to without changing any file
+read; the entry therefore lists those earlier candidate paths, which must still be absent for a
+hit, and the working directory is part of the configuration.
 
 **Robustness.** Writes go to a temporary file in the cache dir, then ``os.replace``: readers see
 the old entry or the new one, never half of one, and concurrent writers of the same entry simply
@@ -117,7 +120,10 @@ def load_or_build(
     main = os.path.abspath(main_path)
     incs = tuple(os.path.abspath(d) for d in include_dirs)
     defs = tuple(sorted(set(defines)))
-    key_text = repr((FORMAT, _code_fingerprint(), main, incs, defs))
+    # The working directory is part of the configuration because `include "x.td"` is looked up
+    # relative to it first (as llvm-tblgen does), before the include dirs.
+    cwd = os.getcwd()
+    key_text = repr((FORMAT, _code_fingerprint(), main, incs, defs, cwd))
     entry = cache_dir() / "records" / (hashlib.sha256(key_text.encode()).hexdigest()[:40] + ".rk")
 
     cached = _load(entry, key_text)
@@ -127,7 +133,8 @@ def load_or_build(
 
     start_ns = time.time_ns()
     rk = build()
-    last_event = "miss" if _store(entry, key_text, rk, main, incs, start_ns) else "uncacheable"
+    stored = _store(entry, key_text, rk, main, (cwd, *incs), start_ns)
+    last_event = "miss" if stored else "uncacheable"
     return rk
 
 
@@ -269,7 +276,10 @@ def _stat_and_hash(path: str) -> tuple[int, int, int, int, bytes] | None:
 
 
 def _shadow_candidates(paths: list[str], main: str, incs: tuple) -> list[str]:
-    """Paths that, if created, would shadow a file found via a later search directory."""
+    """Paths that, if created, would shadow a file found via a later search directory.
+
+    ``incs`` is the search order (working directory first); the main file's folder stands in
+    for "next to the including file"."""
     search = [*incs, os.path.dirname(main)]
     out: list[str] = []
     for p in paths[1:] if paths and paths[0] == main else paths:
@@ -282,7 +292,8 @@ def _shadow_candidates(paths: list[str], main: str, incs: tuple) -> list[str]:
                 cand = os.path.join(earlier, rel)
                 if cand != p and not os.path.lexists(cand):
                     out.append(cand)
-            break
+            # no break: with nested search dirs (the working directory above an include dir)
+            # the include name is ambiguous, so every reading is guarded
     return list(dict.fromkeys(out))
 
 

@@ -158,6 +158,22 @@ def test_file_created_earlier_on_the_search_path_is_a_miss(cdir, project, tmp_pa
     assert b.calls == 1 and rk["F3"]["text"] == "class Shadow;\n"
 
 
+def test_file_created_in_the_working_directory_is_a_miss(cdir, project, tmp_path, monkeypatch):
+    main, inc = project
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    load(main, [inc])
+    _, b = load(main, [inc])
+    assert b.calls == 0
+    (work / "leaf.td").write_text("class Shadow;\n")  # `include "leaf.td"` is tried here first
+    _, b = load(main, [inc])
+    assert b.calls == 1
+    monkeypatch.chdir(tmp_path)
+    _, b = load(main, [inc])
+    assert b.calls == 1  # another working directory is another configuration
+
+
 def test_deleted_file_is_a_miss(cdir, project):
     main, inc = project
     load(main, [inc])
