@@ -29,14 +29,11 @@ def traits(dialect: Any, name: str) -> frozenset[str]:
     d = op_def(dialect, name)
     if d is None:
         return frozenset()
-    cached = getattr(d, "_lowering_traits", None)
-    if cached is not None:
-        return cached
-    names = frozenset(_trait_name(t) for t in getattr(d, "traits", ()))
-    try:
-        object.__setattr__(d, "_lowering_traits", names)
-    except (AttributeError, TypeError):
-        pass
+    names = getattr(d, "trait_names", None)
+    if names is None:
+        names = frozenset(_trait_name(t) for t in getattr(d, "traits", ()))
+    if "IsIdempotent" in names or "IsInvolution" in names:
+        names = frozenset(_trait_name(t) for t in names)
     return names
 
 

@@ -66,8 +66,9 @@ def _type_text(shape: tuple[int, ...], dtype: str) -> str:
 class Executor:
     """A loaded plan, callable with numpy arrays; see the module docstring.
 
-    ``resolve(kernel_id)`` returns the kernel's callable, invoked as
-    ``fn(inputs, outputs, attrs)`` with lists of numpy arrays.
+    ``resolve(kernel_id)`` returns the kernel's function, called as the kernel registry's
+    convention says: ``fn(attrs, inputs, outs) -> list of arrays`` with preallocated ``outs``.
+    A kernel that returns new arrays instead of filling ``outs`` is copied into them.
     """
 
     def __init__(self, plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]],
@@ -135,7 +136,7 @@ class Executor:
     @staticmethod
     def _call(ln: Launch, fn: Callable[..., Any], ins: list, outs: list) -> None:
         try:
-            fn(ins, outs, ln.attrs)
+            _settle(fn(ln.attrs, ins, outs), outs)
         except Exception as exc:  # noqa: BLE001 - re-raised with the op's name and location
             raise KernelFailure(ln, exc) from exc
 
@@ -183,7 +184,9 @@ class Executor:
                     for side, i, d in patches:
                         (outs if side else ins)[i] = dynamic[d]
                     try:
-                        fn(ins, outs, ln.attrs)
+                        got = fn(ln.attrs, ins, outs)
+                        if outs and (got[0] is not outs[0] or len(outs) > 1):
+                            _settle(got, outs)
                     except Exception as exc:  # noqa: BLE001
                         raise KernelFailure(ln, exc) from exc
         else:
@@ -214,13 +217,20 @@ class Executor:
                 (outs if side else ins)[i] = dynamic[d]
 
             def work(fn=fn, ins=ins, outs=outs, attrs=ln.attrs) -> None:
-                fn(ins, outs, attrs)
+                _settle(fn(attrs, ins, outs), outs)
 
             eng.push(work, reads=tuple(var(b) for b in dict.fromkeys(ln.inputs)
                                        if b not in ln.outputs),
                      writes=tuple(var(b) for b in dict.fromkeys(ln.outputs)),
                      name=ln.op, loc=ln.loc)
         eng.wait_all()
+
+
+def _settle(got: Sequence[Any], outs: list[Any]) -> None:
+    """Copy results a kernel returned as new arrays into the planned buffers."""
+    for g, o in zip(got, outs):
+        if g is not o:
+            np.copyto(o, g, casting="unsafe")
 
 
 def _as_array(v: Any) -> np.ndarray:
@@ -238,3 +248,125 @@ def _is_chain(plan: ExecutablePlan) -> bool:
             return False
         prev = ln.outputs
     return True
+
+
+# -- tdflow.compile ------------------------------------------------------------------------------
+
+def load_module(source: Any) -> Any:
+    """A ``Module`` from a ``Module`` (copied), MLIR text, or a path to a ``.mlir`` file.
+
+    >>> m = load_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+    ...                 '  return %x : tensor<2xf32>\\n}')
+    >>> [f.name for f in m]
+    ['f']
+    """
+    import os
+
+    from tdflow.dialect.ir import Module, parse_file, parse_module, print_module
+
+    if isinstance(source, Module):
+        return parse_module(print_module(source), "<module>")
+    if isinstance(source, os.PathLike):
+        return parse_file(os.fspath(source))
+    if isinstance(source, str):
+        if "func.func" in source or "{" in source or "\n" in source:
+            return parse_module(source, "<string>")
+        if not os.path.isfile(source):
+            raise FileNotFoundError(f"no such program file: {source!r} (pass MLIR text, a "
+                                    f"path or a Module)")
+        return parse_file(source)
+    raise TypeError(f"compile() takes a Module, MLIR text or a path, not {type(source).__name__}")
+
+
+class CompiledProgram:
+    """A program lowered for one device: call it with arrays, get arrays back.
+
+    Arguments are numpy arrays or ``tdflow`` Tensors, positional or by argument name (``x=``);
+    each is checked against the function's argument type (no silent casts). A single result is
+    returned as is, several as a tuple. Results are numpy arrays when every argument was a
+    numpy array (or array-like), and Tensors when any argument was a Tensor. They are fresh
+    arrays owned by the caller.
+
+    ``plan`` is the ``ExecutablePlan``; ``lowering`` the pass pipeline's result (IR after
+    lowering, timings).
+    """
+
+    def __init__(self, lowering: Any, plan: ExecutablePlan, executor: Executor):
+        self.lowering = lowering
+        self.plan = plan
+        self.executor = executor
+        self.__name__ = plan.name
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.plan.arguments)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        ex = self.executor
+        arrays = ex.bind_arguments(args, kwargs)
+        results = ex.run(arrays)
+        if any(_is_tensor(v) for v in (*args, *kwargs.values())):
+            from tdflow.runtime.tensor import tensor
+
+            results = [tensor(r) for r in results]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def __repr__(self) -> str:
+        sig = ", ".join(f"{a.name}: {_type_text(a.shape, a.dtype)}" for a in self.plan.arguments)
+        return f"<CompiledProgram @{self.plan.name}({sig}) on {self.plan.device}>"
+
+
+def _is_tensor(v: Any) -> bool:
+    return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
+
+
+def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: str | None = None,
+          *, donate: Sequence[str] = (), verify_each: bool = True, **options: Any) -> Any:
+    """Run the lowering pipeline on ``module`` (rewritten in place) with this runtime's kernels.
+
+    Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``options`` go to the
+    ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
+    """
+    from tdflow.dialect import standard_dialect
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    dialect = standard_dialect()
+    errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
+    if errors:
+        raise DiagnosticError(errors)
+    if entry is not None and entry not in {f.name for f in module}:
+        raise PipelineError(f"no function @{entry}; functions: "
+                            f"{', '.join('@' + f.name for f in module) or '(none)'}")
+    pm = PassManager.parse(pipeline or default_pipeline(device), dialect=dialect,
+                           kernel_table=kernel_table(device), device=device, entry=entry,
+                           donate=frozenset(donate), verify_each=verify_each, **options)
+    return pm.run(module)
+
+
+def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # noqa: A001
+            pipeline: str | None = None, donate: Sequence[str] = (),
+            mode: str = "auto") -> CompiledProgram:
+    """Lower a program and load its plan: ``tdflow.compile("examples/mlp.mlir")(x, w1, ...)``.
+
+    ``source`` is a ``Module``, MLIR text or a path; ``entry`` picks the function (default: the
+    first); ``donate`` names arguments whose buffers the program may overwrite; ``mode`` is
+    the executor's (``"auto"``, ``"direct"``, ``"engine"``).
+    """
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    module = load_module(source)
+    if not len(module):
+        raise ValueError("the program has no function to compile")
+    entry = entry or module.funcs[0].name
+    result = lower(module, device, entry, pipeline, donate=donate)
+    plan = result.plan(entry)
+    table = kernel_table(device)
+    engine = None
+    if mode != "direct":
+        from tdflow.runtime.engine import get_engine
+
+        engine = get_engine()
+    executor = Executor(plan, lambda name: table.get(name).fn, mode=mode, engine=engine)
+    return CompiledProgram(result, plan, executor)

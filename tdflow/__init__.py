@@ -17,6 +17,9 @@ _LAZY = {
     "parse_file": ("tdflow.tdparser", "parse_file"),
     "to_json": ("tdflow.tdparser", "to_json"),
     "TdError": ("tdflow.tdparser", "TdError"),
+    "compile": ("tdflow.runtime.executor", "compile"),
+    "load_module": ("tdflow.runtime.executor", "load_module"),
+    "parse_module": ("tdflow.dialect.ir", "parse_module"),
 }
 
 

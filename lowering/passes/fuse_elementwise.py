@@ -27,9 +27,9 @@ from tdflow.dialect.ir import RETURN, Operation, Rewriter
 from tdflow.dialect.ir.attrs import ArrayAttr, StringAttr, to_python
 from tdflow.dialect.types import TensorType
 
-from ..elementwise import Expr, bind, compose, dedup_inputs
+from ..elementwise import Expr, compose, dedup_inputs
 from ..fused_expr import format_expr, parse_expr
-from ..ir_access import op_def, traits
+from ..ir_access import traits
 from ..pass_manager import Pass, PassContext
 
 #: The op fusion produces (declared in ``ops.td``).
@@ -59,14 +59,9 @@ def op_expression(dialect: Any, op: Operation) -> tuple[Expr, list[str]] | None:
     edef = ELEMENTWISE_OPS.get(op.name)
     if edef is None:
         return None
-    attrs = {}
-    d = op_def(dialect, op.name)
-    for a in getattr(d, "attributes", ()):
-        if a.default is not None:
-            attrs[a.name] = a.default
-    attrs.update({k: to_python(v) for k, v in op.attributes.items()})
+    attrs = {k: to_python(v) for k, v in op.attributes.items()}
     try:
-        return bind(edef.expr, attrs), [op.name]
+        return edef.bind(attrs), [op.name]
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -99,8 +94,8 @@ def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> No
                 p = v.op
                 if p is None or p in absorbed or _fusable_type(p) != out_t:
                     continue
-                if set(v.users) - {op}:
-                    continue  # p's result is needed elsewhere: fusing would compute it twice
+                if set(v.users) - {op} - set(absorbed):
+                    continue  # p's result is needed outside the group: keep it materialised
                 inner = exprs.get(p) or op_expression(dialect, p)
                 if inner is None:
                     continue
@@ -125,7 +120,7 @@ def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> No
                            "ops": ArrayAttr(tuple(StringAttr(n) for n in names))}, op.loc)
         rw.insert_before(op, fused)
         rw.replace_op(op, [fused.results[0]])
-        for p in reversed(absorbed):
+        for p in absorbed:  # users were absorbed before their producers
             if not p.has_users():
                 rw.erase_op(p)
         exprs[fused] = (expr, names)

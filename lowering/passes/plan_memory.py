@@ -15,13 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from tdflow.dialect.ir import RETURN
-from tdflow.dialect.ir.attrs import to_python
 from tdflow.dialect.types import TensorType
 
 from ..ir_access import diagnostic
 from ..memory import Step, assign_buffers, naive_peak_bytes, planned_bytes
 from ..pass_manager import Pass, PassContext, PassFailure
 from ..plan import Argument, Buffer, ExecutablePlan, Launch, Result
+from .select_kernels import kernel_attrs
 
 
 class PlanMemoryPass(Pass):
@@ -117,7 +117,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
             kernel=choice.kernel,
             inputs=tuple(assignment.buffer_of[ids[v]] for v in op.operands),
             outputs=tuple(assignment.buffer_of[ids[r]] for r in op.results),
-            attrs={k: to_python(v) for k, v in op.attributes.items()},
+            attrs=kernel_attrs(op, context.dialect),
             op=op.name,
             loc=str(op.loc),
             in_place=assignment.in_place.get(step_index, ()),

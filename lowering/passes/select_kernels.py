@@ -1,0 +1,119 @@
+"""``select-kernels{device=cpu}``: choose one kernel per op from the handed-in kernel table.
+
+The runtime hands its kernel table to the pass manager (``kernel_table=``); lowering never
+imports the runtime. Each op's candidates are asked, in registration order, whether they match
+the op's device, operand/result dtypes and attributes (OneFlow's ``SetIsMatchedHob``); the first
+match wins. No match is an error at the op that lists every candidate and why it was refused.
+
+The choice is recorded in ``context.kernels`` (op -> :class:`KernelChoice`) for ``plan-memory``;
+the IR is not changed (``--print-ir-after=select-kernels`` shows the choices as comments).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tdflow.dialect.ir import RETURN
+from tdflow.dialect.ir.attrs import to_python
+from tdflow.dialect.types import TensorType
+
+from ..ir_access import diagnostic, is_pure, op_def
+from ..pass_manager import Pass, PassContext, PassFailure
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """The kernel chosen for one op.
+
+    ``in_place``: ``(output, input)`` pairs the kernel may write over; ``hoistable``: the op may
+    run once when the plan is loaded if none of its inputs depends on an argument.
+    """
+
+    kernel: str
+    in_place: tuple[tuple[int, int], ...] = ()
+    hoistable: bool = True
+
+
+class SelectKernelsPass(Pass):
+    name = "select-kernels"
+    summary = "choose a kernel per op from the runtime's kernel table (device, dtypes, attrs)"
+    options = {"device": "cpu"}
+
+    def run(self, module: Any, context: PassContext) -> None:
+        table = context.kernel_table
+        device = self.option("device")
+        context.device = device
+        if table is None:
+            raise PassFailure(self.name, [diagnostic(
+                "no kernel table: the runtime hands one in (PassManager(..., kernel_table=...)); "
+                "`tdflow.compile` and `tdflow lower` do this for you")])
+        errors = []
+        for func in module:
+            for op in func.body:
+                if op.name == RETURN:
+                    continue
+                found = choose(table, op, device, context.dialect)
+                if isinstance(found, KernelChoice):
+                    context.kernels[id(op)] = found
+                else:
+                    errors.append(found)
+        if errors:
+            raise PassFailure(self.name, errors)
+
+
+def op_signature(op: Any) -> tuple[list[str], list[str], dict[str, Any]]:
+    """``(input dtypes, output dtypes, attributes as Python values)`` of ``op``."""
+    ins = [t.dtype if isinstance(t, TensorType) else str(t) for t in op.operand_types]
+    outs = [t.dtype if isinstance(t, TensorType) else str(t) for t in op.result_types]
+    return ins, outs, {k: to_python(v) for k, v in op.attributes.items()}
+
+
+def choose(table: Any, op: Any, device: str, dialect: Any = None) -> KernelChoice | Any:
+    """The first matching kernel for ``op``, or a diagnostic listing the candidates."""
+    ins, outs, attrs = op_signature(op)
+    try:
+        kernel = table.select(op.name, ins, attrs, device=device)
+    except LookupError as exc:
+        return diagnostic(str(exc.args[0] if exc.args else exc), op.loc)
+    return KernelChoice(kernel.name, tuple(sorted(kernel.inplace.items())),
+                        hoistable=is_pure(dialect, op) if dialect is not None else False)
+
+
+def run_for_folding(context: PassContext, op: Any, inputs: list[Any]) -> list[Any] | None:
+    """Run ``op`` on constant ``inputs`` with the CPU kernel (for constant folding).
+
+    Returns the output arrays, or ``None`` when no CPU kernel matches or the kernel fails (the
+    op is then simply not folded).
+    """
+    import numpy as np
+
+    table = context.kernel_table
+    found = choose(table, op, "cpu", context.dialect)
+    if not isinstance(found, KernelChoice):
+        return None
+    outputs = [np.empty(t.shape, t.np_dtype) for t in op.result_types]
+    try:
+        got = table.get(found.kernel).fn(kernel_attrs(op, context.dialect), inputs, outputs)
+    except Exception:  # noqa: BLE001 - a kernel that cannot fold leaves the op alone
+        return None
+    return [np.asarray(g) for g in got]
+
+
+def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
+    """The attributes a kernel receives: the op's, as Python values, defaults filled in.
+
+    A fused op's expression text is parsed back into the expression the kernel runs.
+    """
+    from ..fused_expr import parse_expr
+    from .fuse_elementwise import FUSED_OP
+
+    attrs: dict[str, Any] = {}
+    d = op_def(dialect, op.name)
+    for a in getattr(d, "attributes", ()):
+        if a.default is not None:
+            attrs[a.name] = a.default
+    attrs.update((k, to_python(v)) for k, v in op.attributes.items())
+    if op.name == FUSED_OP and isinstance(attrs.get("expr"), str):
+        attrs["expr"] = parse_expr(attrs["expr"])
+    return attrs

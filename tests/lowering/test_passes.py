@@ -1,0 +1,212 @@
+"""Each pass on IR text -> expected IR text."""
+
+from __future__ import annotations
+
+import textwrap
+
+# A stand-in dialect until the ODS dialect lands (tests only).
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from tdflow.dialect.ir import parse_module, print_module
+from tdflow.dialect.types import TensorType
+from tdflow.lowering.pass_manager import PassFailure, PassManager
+
+PURE = frozenset({"NoMemoryEffect"})
+EW = PURE | {"Elementwise"}
+TRAITS = {
+    "tdflow.relu": EW | {"Idempotent"},
+    "tdflow.negative": EW | {"Involution"},
+    "tdflow.reciprocal": EW | {"Involution"},
+    "tdflow.exp": EW,
+    "tdflow.log": EW,
+    "tdflow.tanh": EW,
+    "tdflow.sigmoid": EW,
+    "tdflow.leaky_relu": EW,
+    "tdflow.scalar_mul": EW,
+    "tdflow.scalar_add": EW,
+    "tdflow.broadcast_add": EW,
+    "tdflow.broadcast_mul": EW,
+    "tdflow.matmul": PURE,
+    "tdflow.softmax": PURE,
+    "tdflow.constant": PURE | {"NoGrad"},
+    "tdflow.fused_elementwise": PURE,
+    "tdflow.sgd_update": frozenset({"NoGrad"}),
+}
+
+
+@dataclass(frozen=True)
+class OpStub:
+    name: str
+    trait_names: frozenset
+    attributes: tuple = ()
+
+
+class StandInDialect:
+    def lookup(self, name):
+        if name not in TRAITS:
+            return None
+        return OpStub(name, TRAITS[name])
+
+    def infer_result_types(self, name, types, attrs):
+        if name == "tdflow.matmul":
+            a, b = types
+            if a.shape is None or b.shape is None:
+                return [TensorType(None, a.dtype)]
+            return [TensorType((a.shape[0], b.shape[1]), a.dtype)]
+        if name == "tdflow.sgd_update":
+            return []
+        if name == "tdflow.constant":
+            return None
+        shapes = [t.shape for t in types]
+        if any(s is None or None in s for s in shapes):
+            return [TensorType(None if any(s is None for s in shapes) else shapes[0],
+                               types[0].dtype)]
+        return [TensorType(tuple(np.broadcast_shapes(*shapes)), types[0].dtype)]
+
+
+def lower(text: str, pipeline: str, **kw):
+    module = parse_module(textwrap.dedent(text), "t.mlir")
+    kw.setdefault("dialect", StandInDialect())
+    kw.setdefault("verify_each", False)
+    result = PassManager.parse(pipeline, **kw).run(module)
+    return print_module(result.module), result
+
+
+def body(text: str) -> str:
+    return textwrap.dedent(text).strip()
+
+
+def test_infer_shapes_refines_unknown_results_through_a_worklist():
+    out, result = lower("""
+        func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<*xf32> {
+          %0 = "tdflow.relu"(%x) : (tensor<4x8xf32>) -> tensor<*xf32>
+          %1 = "tdflow.matmul"(%0, %w) : (tensor<*xf32>, tensor<8x2xf32>) -> tensor<?x?xf32>
+          %2 = "tdflow.exp"(%1) : (tensor<?x?xf32>) -> tensor<*xf32>
+          return %2 : tensor<*xf32>
+        }""", "infer-shapes")
+    assert out.strip() == body("""
+        func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
+          %0 = "tdflow.relu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+          %1 = "tdflow.matmul"(%0, %w) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+          %2 = "tdflow.exp"(%1) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+          return %2 : tensor<4x2xf32>
+        }""")
+    assert result.context.warnings == []
+
+
+def test_infer_shapes_reports_unresolved_and_conflicts():
+    _, result = lower("""
+        func.func @f(%x: tensor<?x8xf32>) -> tensor<*xf32> {
+          %0 = "tdflow.relu"(%x) : (tensor<?x8xf32>) -> tensor<*xf32>
+          return %0 : tensor<*xf32>
+        }""", "infer-shapes")
+    msgs = [w.message for w in result.context.warnings]
+    assert any("argument %x" in m for m in msgs)
+    assert any("'tdflow.relu'" in m and "stays" in m for m in msgs)
+    assert all(str(w.loc).startswith("t.mlir:") for w in result.context.warnings)
+    with pytest.raises(PassFailure) as err:
+        lower("""
+            func.func @f(%x: tensor<4xf32>) -> tensor<5xf32> {
+              %0 = "tdflow.relu"(%x) : (tensor<4xf32>) -> tensor<5xf32>
+              return %0 : tensor<5xf32>
+            }""", "infer-shapes")
+    assert "declared tensor<5xf32>" in err.value.render()
+    assert "t.mlir:3:" in err.value.render()
+
+
+CANON_IN = """
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = "tdflow.negative"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+      %1 = "tdflow.negative"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+      %2 = "tdflow.relu"(%1) : (tensor<4xf32>) -> tensor<4xf32>
+      %3 = "tdflow.relu"(%2) : (tensor<4xf32>) -> tensor<4xf32>
+      %4 = "tdflow.exp"(%3) : (tensor<4xf32>) -> tensor<4xf32>
+      %5 = "tdflow.exp"(%3) : (tensor<4xf32>) -> tensor<4xf32>
+      %6 = "tdflow.broadcast_add"(%4, %5) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %7 = "tdflow.tanh"(%6) : (tensor<4xf32>) -> tensor<4xf32>
+      return %6 : tensor<4xf32>
+    }"""
+
+
+def test_canonicalize_traits_cse_dce():
+    out, _ = lower(CANON_IN, "canonicalize")
+    assert out.strip() == body("""
+        func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+          %0 = "tdflow.relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+          %1 = "tdflow.exp"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+          %2 = "tdflow.broadcast_add"(%1, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+          return %2 : tensor<4xf32>
+        }""")
+
+
+def test_canonicalize_keeps_side_effects_and_distinct_attributes():
+    text = """
+        func.func @f(%w: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+          %0 = "tdflow.leaky_relu"(%g) {alpha = 0.1 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+          %1 = "tdflow.leaky_relu"(%g) {alpha = 0.2 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+          %2 = "tdflow.broadcast_add"(%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+          "tdflow.sgd_update"(%w, %2) : (tensor<4xf32>, tensor<4xf32>) -> ()
+          "tdflow.unknown_thing"(%w) : (tensor<4xf32>) -> ()
+          %3 = "tdflow.relu"(%g) : (tensor<4xf32>) -> tensor<4xf32>
+          return %w : tensor<4xf32>
+        }"""
+    out, _ = lower(text, "canonicalize")
+    assert '"tdflow.sgd_update"' in out and '"tdflow.unknown_thing"' in out
+    assert out.count('"tdflow.leaky_relu"') == 2  # different alpha: not CSE'd
+    assert '"tdflow.relu"' not in out  # dead and pure
+
+
+def test_pipeline_verifies_between_passes_when_asked():
+    with pytest.raises(PassFailure):
+        lower("""
+            func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+              %0 = "tdflow.relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+              return %0 : tensor<4xf32>
+            }""", "canonicalize", verify_each=True, dialect=BrokenVerifierDialect())
+
+
+class BrokenVerifierDialect(StandInDialect):
+    def verify_operation(self, op, emit):
+        emit("always wrong")
+
+
+FUSE_IN = """
+    func.func @f(%x: tensor<8x4xf32>, %b: tensor<4xf32>, %s: tensor<8x4xf32>) -> tensor<8x4xf32> {
+      %0 = "tdflow.exp"(%b) : (tensor<4xf32>) -> tensor<4xf32>
+      %1 = "tdflow.broadcast_mul"(%x, %0) : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+      %2 = "tdflow.tanh"(%1) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+      %3 = "tdflow.leaky_relu"(%2) {alpha = 0.5 : f32} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+      %4 = "tdflow.broadcast_add"(%3, %2) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+      %5 = "tdflow.relu"(%s) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+      %6 = "tdflow.broadcast_mul"(%4, %5) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+      %7 = "tdflow.matmul"(%6, %6) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+      return %6 : tensor<8x4xf32>
+    }"""
+
+
+def test_fuse_elementwise_respects_broadcast_and_single_consumer():
+    out, _ = lower(FUSE_IN, "fuse-elementwise")
+    lines = [ln.strip() for ln in out.strip().splitlines()]
+    # exp(%b) has a smaller shape than its consumer: it stays outside (computed once).
+    assert lines[1].startswith('%0 = "tdflow.exp"(%b)')
+    # tanh is used twice by the same chain (leaky_relu and add), both absorbed downstream;
+    # mul/tanh/leaky_relu/add/relu/mul become one fused op.
+    fused = [ln for ln in lines if "fused_elementwise" in ln]
+    assert len(fused) == 1, fused
+    for name in ("tanh", "leaky_relu", "broadcast_add", "relu", "broadcast_mul"):
+        assert f'"tdflow.{name}"' in fused[0]
+    assert fused[0].startswith('%1 = "tdflow.fused_elementwise"(%x, %0, %s)')
+    assert '"tdflow.matmul"' in out  # not elementwise: untouched
+
+
+def test_fused_expression_round_trips_through_text():
+    from tdflow.dialect.ir.attrs import to_python
+    from tdflow.lowering.fused_expr import parse_expr
+
+    out, _ = lower(FUSE_IN, "fuse-elementwise")
+    m = parse_module(out)
+    (fused,) = [op for op in m["f"].body if op.name == "tdflow.fused_elementwise"]
+    expr = parse_expr(to_python(fused.attributes["expr"]))
+    assert repr(expr) == to_python(fused.attributes["expr"])

@@ -1,0 +1,110 @@
+"""select-kernels + plan-memory: the plan's buffers, reuse, in-place decisions and numerics."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+from tdflow.dialect.ir import parse_module
+from tdflow.lowering.pass_manager import PassFailure, PassManager
+from tdflow.runtime.executor import Executor
+from tdflow.runtime.kernels.registry import kernel_table
+from test_passes import StandInDialect
+
+CHAIN = """
+    func.func @f(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>) -> tensor<64x32xf32> {
+      %0 = "tdflow.broadcast_mul"(%x, %y) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+      %1 = "tdflow.exp"(%0) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+      %2 = "tdflow.broadcast_add"(%1, %0) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+      %3 = "tdflow.tanh"(%2) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+      %4 = "tdflow.broadcast_mul"(%3, %x) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+      %5 = "tdflow.sigmoid"(%4) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+      return %5 : tensor<64x32xf32>
+    }"""
+
+
+def reference(x, y):
+    a = x * y
+    return 1 / (1 + np.exp(-(np.tanh(np.exp(a) + a) * x)))
+
+
+def plan_for(text: str, pipeline: str, **kw):
+    module = parse_module(textwrap.dedent(text), "t.mlir")
+    pm = PassManager.parse(pipeline, dialect=StandInDialect(), kernel_table=kernel_table("cpu"),
+                           verify_each=False, **kw)
+    return pm.run(module).plan()
+
+
+def run(plan, *args):
+    table = kernel_table("cpu")
+    return Executor(plan, lambda n: table.get(n).fn).run(list(args))
+
+
+@pytest.fixture
+def xy():
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((64, 32)).astype(np.float32),
+            rng.standard_normal((64, 32)).astype(np.float32))
+
+
+def test_plan_memory_reuses_and_goes_in_place_and_stays_correct(xy):
+    plan = plan_for(CHAIN, "select-kernels{device=cpu},plan-memory")
+    assert [ln.kernel for ln in plan.launches] == [
+        "cpu.broadcast_mul", "cpu.exp", "cpu.broadcast_add", "cpu.tanh", "cpu.broadcast_mul",
+        "cpu.sigmoid"]
+    # 8 values of 8 KiB each without planning; arguments (2) + result (1) + 2 temporaries.
+    assert plan.peak_bytes_before == 8 * 64 * 32 * 4
+    assert plan.peak_bytes_after < plan.peak_bytes_before
+    assert plan.peak_bytes_after <= 5 * 64 * 32 * 4
+    assert any(ln.in_place for ln in plan.launches)
+    arg_buffers = {a.buffer for a in plan.arguments}
+    for ln in plan.launches:  # never writes over an argument
+        assert not set(ln.outputs) & arg_buffers
+    (out,) = run(plan, *xy)
+    np.testing.assert_allclose(out, reference(*xy), rtol=1e-5, atol=1e-6)
+
+
+def test_without_reuse_every_value_has_its_buffer(xy):
+    plan = plan_for(CHAIN, "select-kernels{device=cpu},plan-memory{reuse=false}")
+    assert plan.peak_bytes_after == plan.peak_bytes_before
+    (out,) = run(plan, *xy)
+    np.testing.assert_allclose(out, reference(*xy), rtol=1e-5, atol=1e-6)
+
+
+def test_donated_argument_is_written_in_place(xy):
+    plan = plan_for(CHAIN.replace("%4 = \"tdflow.broadcast_mul\"(%3, %x)",
+                                  "%4 = \"tdflow.broadcast_mul\"(%3, %3)"),
+                    "select-kernels{device=cpu},plan-memory{donate=x;y}")
+    assert plan.launches[0].in_place == ((0, 0),)
+    assert plan.launches[0].outputs[0] == plan.argument("x").buffer
+
+
+def test_fused_chain_runs_and_matches(xy):
+    plan = plan_for(CHAIN, "fuse-elementwise,select-kernels{device=cpu},plan-memory")
+    assert [ln.kernel for ln in plan.launches] == ["cpu.fused_elementwise"]
+    (out,) = run(plan, *xy)
+    np.testing.assert_allclose(out, reference(*xy), rtol=1e-5, atol=1e-6)
+
+
+def test_select_kernels_error_lists_candidates():
+    text = """
+        func.func @f(%x: tensor<4xi1>) -> tensor<4xi1> {
+          %0 = "tdflow.exp"(%x) : (tensor<4xi1>) -> tensor<4xi1>
+          return %0 : tensor<4xi1>
+        }"""
+    with pytest.raises(PassFailure) as err:
+        plan_for(text, "select-kernels{device=cpu}")
+    msg = err.value.render()
+    assert "t.mlir:3:" in msg and "cpu.exp" in msg and "candidates" in msg
+
+
+def test_plan_needs_static_shapes():
+    text = """
+        func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+          %0 = "tdflow.exp"(%x) : (tensor<?xf32>) -> tensor<?xf32>
+          return %0 : tensor<?xf32>
+        }"""
+    with pytest.raises(PassFailure) as err:
+        plan_for(text, "select-kernels{device=cpu},plan-memory")
+    assert "static shapes" in err.value.render()
