@@ -7,10 +7,12 @@ observe as different from push order:
 * reads of one variable may run together;
 * a write runs after every earlier read and write of its variables (RAW, WAR, WAW), and every
   later op on those variables waits for it;
-* an op that raises marks the variables it writes as *failed*; ops that later read or write a
-  failed variable do not run and pass the failure on; the error surfaces at the next ``wait``
-  or ``wait_all`` that touches it, as an :class:`EngineError` naming the failing op and its
-  location, chained (``__cause__``) to the original exception.
+* an op that raises marks the variables it writes as *failed* (their values are poison); ops
+  that later read a failed variable do not run and pass the failure on to what they write; an
+  op that overwrites a failed variable without reading it runs, and its success clears the
+  failure. A failure surfaces at every ``wait`` on a failed variable, and once at the next
+  ``wait_all`` (unless a ``wait`` reported it first), as an :class:`EngineError` naming the
+  failing op and its location, chained (``__cause__``) to the original exception.
 
 Each variable keeps a FIFO queue of the ops waiting on it (MXNet's ``ThreadedVar``); an op
 holds a counter of dependencies not yet granted, and runs when it reaches zero.
@@ -67,8 +69,10 @@ class EngineError(RuntimeError):
     The original exception is ``__cause__`` (and ``original``).
     """
 
-    def __init__(self, op_name: str | None, loc: object, original: BaseException):
+    def __init__(self, op_name: str | None, loc: object, original: BaseException, seq: int = 0):
         self.op_name = op_name
+        self.seq = seq  # push order of the failing op: an op reading several failures gets
+        # the earliest pushed one, whatever order the threads ran them in
         self.loc = loc
         self.original = original
         where = f" at {loc}" if loc is not None else ""
@@ -81,18 +85,29 @@ class Var:
     """A variable tracked by the engine (a tensor's buffer, a parameter, a stream token).
 
     It holds no data; it orders the ops that read and write whatever it stands for.
-    ``version`` counts the completed writes.
+    ``version`` counts the completed writes. Calling a var made by ``Engine.new_var`` waits
+    for it (so a var can serve as a tensor's ``_sync``).
     """
 
-    __slots__ = ("name", "version", "_reads", "_writing", "_queue", "_error", "__weakref__")
+    __slots__ = ("name", "version", "_reads", "_writing", "_queue", "_error", "_engine",
+                 "__weakref__")
 
-    def __init__(self, name: str | None = None):
+    def __init__(self, name: str | None = None, engine: Engine | None = None):
         self.name = name
+        self._engine = engine
         self.version = 0
         self._reads = 0  # granted reads not yet completed
         self._writing = False  # a write has been granted and not completed
         self._queue: deque | None = None  # ops waiting on this var, in push order
         self._error: EngineError | None = None
+
+    def __call__(self) -> None:
+        """Wait for the pending writes of this var (raising its failure, if any)."""
+        (self._engine or get_engine()).wait(self)
+
+    @property
+    def failed(self) -> bool:
+        return self._error is not None
 
     def __repr__(self) -> str:
         state = "failed" if self._error is not None else (
@@ -103,52 +118,56 @@ class Var:
 class _Op:
     """One pushed op: the function, its dependencies and the count of those not yet granted.
 
-    ``error`` is the failure it inherits: that of the first failed var in ``reads + writes``
-    order (``error_rank`` is that position), captured when the var is *granted*, so a ``wait``
-    clearing the var later cannot change what an earlier-pushed op sees.
+    ``rw`` lists the written vars the op also reads (a failure there poisons the op too).
+    ``error`` is the failure it inherits from a var it reads, captured when the var is
+    *granted*, so a later write or wait cannot change what an earlier-pushed op sees.
     """
 
-    __slots__ = ("fn", "reads", "writes", "name", "loc", "pending", "blas", "done", "error",
-                 "error_rank")
+    __slots__ = ("fn", "reads", "writes", "rw", "name", "loc", "pending", "blas", "done",
+                 "error", "seq")
 
-    def __init__(self, fn, reads, writes, name, loc, blas):
+    def __init__(self, fn, reads, writes, rw, name, loc, blas, seq):
         self.fn = fn
         self.reads = reads
         self.writes = writes
+        self.rw = rw
         self.name = name
         self.loc = loc
-        self.pending = 1  # +1 while being pushed, so it can't start half-registered
+        self.pending = 1
         self.blas = blas
         self.done = False
         self.error: EngineError | None = None
-        self.error_rank = 1 << 30
+        self.seq = seq
 
-    def inherit(self, rank: int, error: EngineError) -> None:
-        """Note that the var at position ``rank`` was failed when granted to this op."""
-        if rank < self.error_rank:
-            self.error_rank = rank
+    def inherit(self, error: EngineError) -> None:
+        """A var this op reads was failed when granted: keep the earliest-pushed failure."""
+        if self.error is None or error.seq < self.error.seq:
             self.error = error
 
 
-def _dedup(reads: Iterable[Var], writes: Iterable[Var]) -> tuple[tuple[Var, ...], tuple[Var, ...]]:
-    """Drop duplicate vars, and reads of vars the op also writes (a write covers the read)."""
-    writes = tuple(writes)
-    if len(writes) > 1 and len(set(map(id, writes))) != len(writes):
-        writes = tuple(dict.fromkeys(writes))
+def _dedup(reads: Iterable[Var], writes: Iterable[Var]
+           ) -> tuple[tuple[Var, ...], tuple[Var, ...], tuple[Var, ...]]:
+    """``(reads, writes, rw)``: duplicates dropped; a var both read and written moves to
+    ``writes`` (a write covers the read) and is listed in ``rw``."""
     reads = tuple(reads)
-    if writes or len(reads) > 1:
-        seen = set(map(id, writes))
-        out = []
-        for v in reads:
-            if id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
-        if len(out) != len(reads):
-            reads = tuple(out)
-    for v in reads + writes:
+    writes = tuple(writes)
+    for v in reads:
         if type(v) is not Var:
             raise TypeError(f"engine dependencies must be Var, not {type(v).__name__}")
-    return reads, writes
+    for v in writes:
+        if type(v) is not Var:
+            raise TypeError(f"engine dependencies must be Var, not {type(v).__name__}")
+    if len(writes) > 1:
+        writes = tuple(dict.fromkeys(writes))
+    if len(reads) > 1:
+        reads = tuple(dict.fromkeys(reads))
+    rw: tuple[Var, ...] = ()
+    if reads and writes:
+        wset = set(writes)
+        rw = tuple(v for v in reads if v in wset)
+        if rw:
+            reads = tuple(v for v in reads if v not in wset)
+    return reads, writes, rw
 
 
 class Engine:
@@ -156,7 +175,7 @@ class Engine:
 
     def new_var(self, name: str | None = None) -> Var:
         """A fresh variable with no pending ops."""
-        return Var(name)
+        return Var(name, self)
 
     def push(self, fn: Callable[[], object], reads: Iterable[Var] = (),
              writes: Iterable[Var] = (), device: str = "cpu", name: str | None = None,
@@ -174,39 +193,32 @@ class Engine:
     def wait(self, var: Var, timeout: float | None = None) -> None:
         """Block until every op pushed so far that writes ``var`` has completed.
 
-        Raises the :class:`EngineError` of a failure that reached ``var`` (once: the var is
-        clean afterwards). ``TimeoutError`` after ``timeout`` seconds.
+        Raises the :class:`EngineError` of the failure that poisoned ``var``, every time until
+        a successful overwrite. ``TimeoutError`` after ``timeout`` seconds.
         """
         raise NotImplementedError
 
     def wait_all(self, timeout: float | None = None) -> None:
-        """Block until every pushed op has completed; raise the first unreported failure.
-
-        Afterwards no variable is marked failed.
-        """
+        """Block until every pushed op has completed; raise the first failure not yet reported
+        (by an earlier ``wait`` or ``wait_all``), with the others as a note."""
         raise NotImplementedError
 
     # -- failure bookkeeping shared by both engines (called with the engine's lock held) --
     def _init_failures(self) -> None:
-        self._failed_vars: set[Var] = set()
         self._unreported: list[EngineError] = []
+        self._seq = 0
 
-    def _take_var_error(self, var: Var) -> None:
+    def _raise_var_error(self, var: Var) -> None:
         err = var._error
         if err is not None:
-            var._error = None
-            self._failed_vars.discard(var)
             try:
                 self._unreported.remove(err)
             except ValueError:
                 pass
             raise err
 
-    def _take_all_errors(self) -> None:
+    def _raise_unreported(self) -> None:
         errs = self._unreported
-        for v in self._failed_vars:
-            v._error = None
-        self._failed_vars = set()
         self._unreported = []
         if errs:
             err = errs[0]
@@ -226,9 +238,9 @@ def _run_op(op: _Op) -> tuple[EngineError | None, bool, BaseException | None]:
     try:
         op.fn()
     except Exception as e:  # an op's failure is data for its dependents
-        return EngineError(op.name, op.loc, e), True, None
+        return EngineError(op.name, op.loc, e, op.seq), True, None
     except BaseException as e:  # KeyboardInterrupt, SystemExit: record it, then let it fly
-        return EngineError(op.name, op.loc, e), True, e
+        return EngineError(op.name, op.loc, e, op.seq), True, e
     return None, False, None
 
 
@@ -244,32 +256,29 @@ class NaiveEngine(Engine):
 
     def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
              cost=None, inline=None, uses_blas=False) -> None:
-        reads, writes = _dedup(reads, writes)
-        op = _Op(fn, reads, writes, name, loc, uses_blas)
+        reads, writes, rw = _dedup(reads, writes)
         with self._lock:
-            for rank, v in enumerate(reads + writes):
+            self._seq += 1
+            op = _Op(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
+            for v in reads + rw:
                 if v._error is not None:
-                    op.inherit(rank, v._error)
-                    break
+                    op.inherit(v._error)
             err, fresh, fatal = _run_op(op)
-            if err is not None:
-                if fresh:
-                    self._unreported.append(err)
-                for v in writes:
-                    v._error = err
-                    self._failed_vars.add(v)
+            if fresh:
+                self._unreported.append(err)
             for v in writes:
+                v._error = err
                 v.version += 1
         if fatal is not None:
             raise fatal
 
     def wait(self, var: Var, timeout: float | None = None) -> None:
         with self._lock:
-            self._take_var_error(var)
+            self._raise_var_error(var)
 
     def wait_all(self, timeout: float | None = None) -> None:
         with self._lock:
-            self._take_all_errors()
+            self._raise_unreported()
 
 
 def default_workers() -> int:

@@ -48,37 +48,37 @@ class ThreadedEngine(Engine):
     # ------------------------------------------------------------------ push
     def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
              cost=None, inline=None, uses_blas=False) -> None:
-        if len(reads) + len(writes) > 1 or type(reads) is not tuple or type(writes) is not tuple:
-            reads, writes = _dedup(reads, writes)
-        elif (reads and type(reads[0]) is not Var) or (writes and type(writes[0]) is not Var):
-            reads, writes = _dedup(reads, writes)  # raises the TypeError
-        op = _Op(fn, reads, writes, name, loc, uses_blas)
+        if (type(reads) is tuple and type(writes) is tuple and len(writes) == 1
+                and len(reads) <= 1 and type(writes[0]) is Var
+                and (not reads or (type(reads[0]) is Var and reads[0] is not writes[0]))):
+            rw = ()  # the eager case: at most one input var, one fresh output var
+        else:
+            reads, writes, rw = _dedup(reads, writes)
         with self._lock:
+            self._seq += 1
+            op = _Op(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
             self._pending += 1
             waiting = 0
-            rank = 0
             for v in reads:
                 if v._writing or v._queue:
                     if v._queue is None:
                         v._queue = deque()
-                    v._queue.append((op, False, rank))
+                    v._queue.append((op, False))
                     waiting += 1
                 else:
                     v._reads += 1
                     if v._error is not None:
-                        op.inherit(rank, v._error)
-                rank += 1
+                        op.inherit(v._error)
             for v in writes:
                 if v._writing or v._reads or v._queue:
                     if v._queue is None:
                         v._queue = deque()
-                    v._queue.append((op, True, rank))
+                    v._queue.append((op, True))
                     waiting += 1
                 else:
                     v._writing = True
-                    if v._error is not None:
-                        op.inherit(rank, v._error)
-                rank += 1
+                    if v._error is not None and rw and v in rw:
+                        op.inherit(v._error)
             op.pending = waiting
             if waiting:
                 return  # the completion of what it waits for makes it ready
@@ -104,52 +104,51 @@ class ThreadedEngine(Engine):
 
     def _complete(self, op: _Op, err: EngineError | None, fresh: bool) -> None:
         """Release ``op``'s vars and grant waiting ops; called with the lock held."""
-        if err is not None:
-            if fresh:
-                self._unreported.append(err)
-            for v in op.writes:
-                v._error = err
-                self._failed_vars.add(v)
+        if fresh:
+            self._unreported.append(err)
+        for v in op.writes:
+            v._error = err  # poison, or clear an earlier failure by a successful overwrite
         ready = self._ready
         before = len(ready)
         stack = [op]
         while stack:
             done = stack.pop()
             done.done = True
-            granted: list[_Op] = []
             for v in done.reads:
                 v._reads -= 1
                 if v._reads == 0 and v._queue:
-                    nxt, _, rank = v._queue.popleft()  # the head is a write (invariant)
+                    nxt = v._queue.popleft()[0]  # the head is a write (invariant)
                     v._writing = True
-                    if v._error is not None:
-                        nxt.inherit(rank, v._error)
-                    granted.append(nxt)
+                    if v._error is not None and nxt.rw and v in nxt.rw:
+                        nxt.inherit(v._error)
+                    nxt.pending -= 1
+                    if nxt.pending == 0:
+                        ready.append(nxt)
             for v in done.writes:
                 v._writing = False
                 v.version += 1
                 q = v._queue
                 if q:
                     if q[0][1]:
-                        nxt, _, rank = q.popleft()
+                        nxt = q.popleft()[0]
                         v._writing = True
-                        if v._error is not None:
-                            nxt.inherit(rank, v._error)
-                        granted.append(nxt)
+                        if v._error is not None and nxt.rw and v in nxt.rw:
+                            nxt.inherit(v._error)
+                        nxt.pending -= 1
+                        if nxt.pending == 0:
+                            ready.append(nxt)
                     else:
                         while q and not q[0][1]:
-                            nxt, _, rank = q.popleft()
+                            nxt = q.popleft()[0]
                             v._reads += 1
                             if v._error is not None:
-                                nxt.inherit(rank, v._error)
-                            granted.append(nxt)
-            for nxt in granted:
-                nxt.pending -= 1
-                if nxt.pending == 0:
-                    if nxt.fn is None:  # a wait marker: nothing to run, complete it now
-                        stack.append(nxt)
-                    else:
-                        ready.append(nxt)
+                                nxt.inherit(v._error)
+                            nxt.pending -= 1
+                            if nxt.pending == 0:
+                                if nxt.fn is None:  # a wait marker: nothing to run
+                                    stack.append(nxt)
+                                else:
+                                    ready.append(nxt)
             if done.fn is not None:
                 self._pending -= 1
         new = len(ready) - before
@@ -206,10 +205,10 @@ class ThreadedEngine(Engine):
             raise TypeError(f"wait() needs a Var, not {type(var).__name__}")
         with self._lock:
             if var._writing or var._queue:
-                marker = _Op(None, (var,), (), "wait", None, False)
+                marker = _Op(None, (var,), (), (), "wait", None, False, 0)
                 if var._queue is None:
                     var._queue = deque()
-                var._queue.append((marker, False, 0))
+                var._queue.append((marker, False))
                 deadline = None if timeout is None else time.monotonic() + timeout
                 self._waiters += 1
                 try:
@@ -217,7 +216,7 @@ class ThreadedEngine(Engine):
                         self._help_or_sleep(deadline, f"{var!r}")
                 finally:
                     self._waiters -= 1
-            self._take_var_error(var)
+            self._raise_var_error(var)
 
     def wait_all(self, timeout: float | None = None) -> None:
         with self._lock:
@@ -228,7 +227,7 @@ class ThreadedEngine(Engine):
                     self._help_or_sleep(deadline, f"all ops ({self._pending} pending)")
             finally:
                 self._waiters -= 1
-            self._take_all_errors()
+            self._raise_unreported()
 
     def pending(self) -> int:
         """Ops pushed and not yet completed."""

@@ -134,9 +134,9 @@ def test_exception_surfaces_at_wait_with_name_and_loc(eng):
     assert isinstance(ei.value.__cause__, ValueError)
     assert ei.value.op_name == "tdflow.relu" and ei.value.loc == "mlp.mlir:3:8"
     assert "dep" not in ran and "other" in ran
-    with pytest.raises(EngineError, match="tdflow.relu"):
-        eng.wait(a, timeout=T)
-    eng.wait(a, timeout=T)  # reported once per var: clean now
+    for _ in range(2):  # a failed var stays failed: its value is poison
+        with pytest.raises(EngineError, match="tdflow.relu"):
+            eng.wait(a, timeout=T)
     eng.wait_all(timeout=T)  # already reported through wait
 
 
@@ -149,22 +149,36 @@ def test_wait_all_raises_unreported_failure_then_clears(eng):
     other = "index" if ei.value.op_name == "div" else "div"  # either may fail first
     assert ei.value.op_name in ("div", "index")
     assert any(other in n for n in getattr(ei.value, "__notes__", []))
-    eng.wait_all(timeout=T)
-    eng.wait(a, timeout=T)
-    ok = []
-    eng.push(lambda: ok.append(1), reads=(a,), writes=(b,))
-    eng.wait(b, timeout=T)
-    assert ok == [1]
+    eng.wait_all(timeout=T)  # each failure is reported once by wait_all
+    with pytest.raises(EngineError, match="div"):
+        eng.wait(a, timeout=T)  # but the var stays failed
 
 
-def test_failure_blocks_later_writers_of_the_failed_var(eng):
-    a = eng.new_var("a")
+def test_overwrite_clears_a_failure_read_modify_write_does_not(eng):
+    a, b = eng.new_var("a"), eng.new_var("b")
     ran = []
     eng.push(lambda: 1 / 0, writes=(a,), name="first", inline=False)
-    eng.push(lambda: ran.append("overwrite"), writes=(a,), name="second")
+    eng.push(lambda: ran.append("rmw"), reads=(a,), writes=(a,), name="rmw")
     with pytest.raises(EngineError, match="first"):
         eng.wait(a, timeout=T)
     assert ran == []
+    eng.push(lambda: ran.append("overwrite"), writes=(a,), name="overwrite")
+    eng.push(lambda: ran.append("read"), reads=(a,), writes=(b,), name="read")
+    eng.wait(b, timeout=T)
+    eng.wait(a, timeout=T)
+    assert ran == ["overwrite", "read"]
+    eng.wait_all(timeout=T)  # "first" was reported by wait(a) already
+
+
+def test_calling_a_var_waits_for_it(eng):
+    v = eng.new_var("v")
+    out = []
+    eng.push(lambda: out.append(1), writes=(v,), inline=False)
+    v()
+    assert out == [1]
+    eng.push(lambda: 1 / 0, writes=(v,), name="bad", inline=False)
+    with pytest.raises(EngineError, match="bad"):
+        v()
 
 
 def test_wait_all_waits_for_everything():
@@ -199,8 +213,9 @@ def test_bad_dependency_type_is_a_type_error(eng):
 def test_wait_timeout_raises():
     eng = ThreadedEngine(workers=1)
     v = eng.new_var()
-    gate = threading.Event()
-    eng.push(lambda: gate.wait(T), writes=(v,), inline=False)
+    gate, started = threading.Event(), threading.Event()
+    eng.push(lambda: (started.set(), gate.wait(T)), writes=(v,), inline=False)
+    assert started.wait(T)  # on the worker, so the waiting thread cannot pick it up itself
     with pytest.raises(TimeoutError):
         eng.wait(v, timeout=0.05)
     gate.set()

@@ -51,6 +51,8 @@ def make_sequence(rng: random.Random):
             continue
         reads = rng.sample(range(nvars), rng.randint(0, min(3, nvars)))
         writes = rng.sample(range(nvars), rng.randint(0 if reads else 1, min(2, nvars)))
+        if writes and rng.random() < 0.3:  # read-modify-write: the var is in both lists
+            reads.append(writes[0])
         steps.append(("op", dict(
             name=f"op{i}", reads=reads, writes=writes,
             a=rng.randint(1, 97), b=rng.randint(0, 10_000),
@@ -71,7 +73,8 @@ def run_sequence(eng, nvars, steps, checker: Checker | None):
 
     def make_fn(spec):
         reads, writes = spec["reads"], spec["writes"]
-        # a write also reads its own var (read-modify-write), so WAW order is observable
+        # a write also depends on its own value when the var is read too; WAW order is
+    # observable anyway through the readers in between
         def fn():
             if checker:
                 checker.enter([r for r in reads if r not in writes], writes, spec["name"])
@@ -81,8 +84,9 @@ def run_sequence(eng, nvars, steps, checker: Checker | None):
                     time.sleep(0)  # invite a thread switch mid-op
                 if spec["fail"]:
                     raise ArithmeticError(f"planned failure in {spec['name']}")
-                for w in writes:
-                    state[w] = (state[w] * 31 + acc + w) % MOD
+                for w in writes:  # vars in `reads` too fold in their old value
+                    old = state[w] * 31 if w in reads else 0
+                    state[w] = (old + acc + w) % MOD
             finally:
                 if checker:
                     checker.leave([r for r in reads if r not in writes], writes)
