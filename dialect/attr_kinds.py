@@ -1,0 +1,248 @@
+"""Attribute kinds: which ODS attributes tdflow models, their C++ default spellings, and the
+typed Python values hooks see.
+
+========== ==================================== =========================
+kind       ODS base attribute                   Python value
+========== ==================================== =========================
+bool       BoolAttr                             ``bool``
+si32/si64  SI32Attr, I32Attr / SI64Attr, I64Attr ``int`` (range-checked)
+f32/f64    F32Attr / F64Attr                    ``float``
+str        StrAttr                              ``str``
+shape      ShapeAttr                            ``tuple[int, ...]``
+dtype      OneFlow_DataType, TDF_DataTypeAttr   ``str`` (``"f32"``)
+X_array    SI32ArrayAttr, F32ArrayAttr, ...     ``tuple`` of X values
+other      anything else (MLIR enums, ...)      whatever the IR holds
+========== ==================================== =========================
+
+>>> parse_default("f32", "1e-08"), parse_default("str", '"NCHW"'), parse_default("bool", "false")
+(1e-08, 'NCHW', False)
+>>> parse_default("si32_array", "{1, -2}")
+(1, -2)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+SCALAR_KINDS = ("bool", "si32", "si64", "f32", "f64", "str", "dtype")
+ARRAY_KINDS = tuple(f"{k}_array" for k in SCALAR_KINDS) + ("shape", "shape_array")
+KINDS = SCALAR_KINDS + ARRAY_KINDS + ("other",)
+
+# Base attribute def name -> kind (MLIR's and OneFlow's names; Base.td uses the same ones).
+KIND_BY_ATTR: dict[str, str] = {
+    "BoolAttr": "bool",
+    "SI32Attr": "si32", "I32Attr": "si32", "SI64Attr": "si64", "I64Attr": "si64",
+    "F32Attr": "f32", "F64Attr": "f64",
+    "StrAttr": "str",
+    "BoolArrayAttr": "bool_array",
+    "SI32ArrayAttr": "si32_array", "I32ArrayAttr": "si32_array", "DenseI32ArrayAttr": "si32_array",
+    "SI64ArrayAttr": "si64_array", "I64ArrayAttr": "si64_array", "DenseI64ArrayAttr": "si64_array",
+    "F32ArrayAttr": "f32_array", "F64ArrayAttr": "f64_array",
+    "DenseF32ArrayAttr": "f32_array", "DenseF64ArrayAttr": "f64_array",
+    "StrArrayAttr": "str_array",
+    "ShapeAttr": "shape", "ShapeArrayAttr": "shape_array",
+    "OneFlow_DataType": "dtype", "TDF_DataTypeAttr": "dtype", "DTArrayAttr": "dtype_array",
+}
+
+INT_RANGE = {"si32": (-(2**31), 2**31 - 1), "si64": (-(2**63), 2**63 - 1)}
+
+# OneFlow's DataType enumerators -> MLIR element type spelling.
+ONEFLOW_DTYPES = {
+    "kFloat": "f32", "kDouble": "f64", "kFloat16": "f16", "kBFloat16": "bf16",
+    "kInt8": "i8", "kInt32": "i32", "kInt64": "i64", "kBool": "i1", "kChar": "i8",
+}
+DTYPE_NAMES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
+
+_INT_RE = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|\d+)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU])$")
+_FLOAT_RE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fFlL]?$")
+_STR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
+
+
+class DefaultError(ValueError):
+    """A default value whose C++ spelling does not parse for its kind."""
+
+
+def element_kind(kind: str) -> str | None:
+    """The element kind of an array kind (``si32_array`` -> ``si32``, ``shape`` -> ``si64``)."""
+    if kind == "shape":
+        return "si64"
+    if kind == "shape_array":
+        return "shape"
+    return kind[: -len("_array")] if kind.endswith("_array") else None
+
+
+def parse_default(kind: str, text: str) -> Any:
+    """Parse a default from its C++ spelling; raises :class:`DefaultError` saying what was expected.
+
+    >>> parse_default("f64", "0.")
+    0.0
+    >>> parse_default("si64", "-1")
+    -1
+    >>> parse_default("dtype", "::oneflow::DataType::kFloat")
+    'f32'
+    """
+    s = text.strip()
+    if kind == "other":
+        return s
+    elem = element_kind(kind)
+    if elem is not None:
+        if s.startswith("{") and s.endswith("}") or s.startswith("[") and s.endswith("]"):
+            inner = s[1:-1].strip()
+            if not inner:
+                return ()
+            return tuple(parse_default(elem, part) for part in _split_top(inner))
+        raise DefaultError(f"expected a C++ initializer list like '{{1, 2}}' for a {kind} default, "
+                           f"got {text!r}")
+    if kind == "bool":
+        if s in ("true", "1"):
+            return True
+        if s in ("false", "0"):
+            return False
+        raise DefaultError(f"expected 'true' or 'false' for a bool default, got {text!r}")
+    if kind in INT_RANGE:
+        m = _INT_RE.match(s)
+        if not m:
+            raise DefaultError(f"expected a C++ integer literal like '0' or '-1' for a {kind} "
+                               f"default, got {text!r}")
+        value = int(m.group(2), 0)
+        value = -value if m.group(1) == "-" else value
+        lo, hi = INT_RANGE[kind]
+        if not lo <= value <= hi:
+            raise DefaultError(f"default {value} is out of range for {kind} [{lo}, {hi}]")
+        return value
+    if kind in ("f32", "f64"):
+        if _FLOAT_RE.match(s):
+            return float(s.rstrip("fFlL"))
+        low = s.lower().lstrip("+-")
+        if low in ("inf", "infinity", "nan", "std::numeric_limits<float>::infinity()"):
+            v = math.inf if "inf" in low else math.nan
+            return -v if s.startswith("-") else v
+        raise DefaultError(f"expected a C++ floating-point literal like '0.' or '1e-08' for a "
+                           f"{kind} default, got {text!r}")
+    if kind == "str":
+        return _parse_cpp_string(s, text)
+    if kind == "dtype":
+        name = s.rsplit("::", 1)[-1]
+        if name in ONEFLOW_DTYPES:
+            return ONEFLOW_DTYPES[name]
+        if name in DTYPE_NAMES:
+            return name
+        raise DefaultError(f"expected a data type like 'f32' or '::oneflow::DataType::kFloat', "
+                           f"got {text!r}")
+    raise DefaultError(f"unknown attribute kind {kind!r}")
+
+
+def _split_top(text: str) -> list[str]:
+    """Split at commas outside braces and quotes."""
+    parts, depth, cur, quote = [], 0, [], False
+    prev = ""
+    for ch in text:
+        if ch == '"' and prev != "\\":
+            quote = not quote
+        if not quote:
+            if ch in "{[":
+                depth += 1
+            elif ch in "}]":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                parts.append("".join(cur))
+                cur = []
+                prev = ch
+                continue
+        cur.append(ch)
+        prev = ch
+    parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+def _parse_cpp_string(s: str, text: str) -> str:
+    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
+        raise DefaultError(f"expected a quoted C++ string literal like '\"NCHW\"' for a str "
+                           f"default (write DefaultValuedStrAttr<StrAttr, \"NCHW\"> or "
+                           f"\"\\\"NCHW\\\"\"), got {text!r}")
+    body, out, i = s[1:-1], [], 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            out.append(_STR_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+            continue
+        if ch == '"':
+            raise DefaultError(f"unescaped quote inside the C++ string literal {text!r}")
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def kind_description(kind: str) -> str:
+    """Human wording of a kind for error messages (``si32_array`` -> 'array of si32')."""
+    if kind == "shape":
+        return "shape (array of integers)"
+    elem = element_kind(kind)
+    if elem is not None:
+        return f"array of {elem}"
+    return {"bool": "bool", "str": "string", "dtype": "data type (f32, i64, ...)"}.get(kind, kind)
+
+
+def coerce(kind: str, value: Any) -> Any:
+    """Check a Python value against ``kind`` and return its canonical form.
+
+    Lists become tuples, ints are accepted for floats, numpy scalars are unwrapped. Raises
+    ``TypeError``/``ValueError`` with what was expected.
+
+    >>> coerce("f32", 1), coerce("si32_array", [1, 2]), coerce("shape", (2, -1))
+    (1.0, (1, 2), (2, -1))
+    """
+    if kind == "other":
+        return value
+    elem = element_kind(kind)
+    if elem is not None:
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise TypeError(f"expected {kind_description(kind)}, got {_show(value)}")
+        return tuple(coerce(elem, v) for v in value)
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if type(value).__name__ == "bool_":
+            return bool(value)
+        raise TypeError(f"expected a bool, got {_show(value)}")
+    if kind in INT_RANGE:
+        if isinstance(value, bool) or not _is_int(value):
+            raise TypeError(f"expected an integer ({kind}), got {_show(value)}")
+        value = int(value)
+        lo, hi = INT_RANGE[kind]
+        if not lo <= value <= hi:
+            raise ValueError(f"{value} is out of range for {kind}")
+        return value
+    if kind in ("f32", "f64"):
+        if isinstance(value, bool) or not (_is_int(value) or isinstance(value, float)
+                                           or type(value).__name__.startswith("float")):
+            raise TypeError(f"expected a number ({kind}), got {_show(value)}")
+        return float(value)
+    if kind == "str":
+        if not isinstance(value, str):
+            raise TypeError(f"expected a string, got {_show(value)}")
+        return value
+    if kind == "dtype":
+        if isinstance(value, str) and value in DTYPE_NAMES:
+            return value
+        if isinstance(value, str):
+            raise ValueError(f"expected a data type ({', '.join(DTYPE_NAMES)}), got {value!r}")
+        try:  # numpy dtypes and scalar types
+            from tdflow.dialect.types import dtype_from_numpy
+
+            return dtype_from_numpy(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"expected a data type ({', '.join(DTYPE_NAMES)}), "
+                            f"got {_show(value)}") from None
+    raise TypeError(f"unknown attribute kind {kind!r}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) or type(v).__name__.startswith(("int", "uint"))
+
+
+def _show(v: Any) -> str:
+    return f"{type(v).__name__} {v!r}"

@@ -1,0 +1,386 @@
+"""``Dialect``: the ops of a ``.td`` file with their hooks; ``load_dialect`` and
+``standard_dialect``.
+
+>>> d = standard_dialect()
+>>> d.lookup("tdflow.leaky_relu").attr("alpha").default
+0.0
+>>> from tdflow.dialect.types import TensorType
+>>> d.infer_result_types("tdflow.matmul", [TensorType((8, 16), "f32"), TensorType((4, 16), "f32")],
+...                      {"transpose_b": True})
+[TensorType(shape=(8, 4), dtype='f32')]
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .hooks.registry import HOOKS, HookRegistry
+from .infer import (
+    InferError,
+    OpInfo,
+    bounded_put,
+    cache_key,
+    group_inputs,
+    run_inference,
+    typed_attrs,
+)
+from .opdef import FLAG_TO_HOOK, HOOK_TO_FLAG, OpDef
+from .types import TensorType
+
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+
+
+class Dialect:
+    """The ops of one ``.td`` file (by qualified name) and the hook registry they use.
+
+    ``ops`` maps ``"tdflow.relu"`` to its :class:`~tdflow.dialect.opdef.OpDef`, in definition
+    order. Lookups, inference and verification go through the methods below.
+    """
+
+    def __init__(self, ops: Iterable[OpDef], *, name: str | None = None, path: str | None = None,
+                 registry: HookRegistry | None = None) -> None:
+        self.ops: dict[str, OpDef] = {}
+        for op in ops:
+            self.ops[op.name] = op
+        if name is None:
+            names = [op.dialect for op in self.ops.values()]
+            name = max(set(names), key=names.count) if names else "tdflow"
+        self.name = name
+        self.path = path
+        self.registry = registry if registry is not None else HOOKS
+        self._infos: dict[str, OpInfo] = {}
+        self._results: dict[tuple, list[TensorType]] = {}
+        self._version = self.registry.version
+        self._by_mnemonic: dict[str, list[str]] = {}
+        for op in self.ops.values():
+            self._by_mnemonic.setdefault(op.mnemonic, []).append(op.name)
+
+    # -- lookup ---------------------------------------------------------------------------
+    def lookup(self, name: str) -> OpDef | None:
+        """The op called ``name`` (qualified: ``tdflow.relu``), or ``None``."""
+        return self.ops.get(name)
+
+    def __getitem__(self, name: str) -> OpDef:
+        op = self.ops.get(name)
+        if op is None:
+            raise KeyError(self.unknown_op_message(name))
+        return op
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.ops
+
+    def __iter__(self) -> Iterator[OpDef]:
+        return iter(self.ops.values())
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    def __repr__(self) -> str:
+        return f"<Dialect {self.name!r}: {len(self.ops)} ops from {self.path or '<memory>'}>"
+
+    def suggest(self, name: str) -> list[str]:
+        """Close op names for "did you mean" (a bare mnemonic finds its qualified name)."""
+        if name in self._by_mnemonic:
+            return list(self._by_mnemonic[name])
+        cands = difflib.get_close_matches(name, list(self.ops), n=2, cutoff=0.6)
+        if not cands and "." in name:
+            bare = name.split(".", 1)[1]
+            for m in difflib.get_close_matches(bare, list(self._by_mnemonic), n=2, cutoff=0.6):
+                cands.extend(self._by_mnemonic[m])
+        return cands[:2]
+
+    def unknown_op_message(self, name: str) -> str:
+        msg = f"unknown operation '{name}'"
+        cands = self.suggest(name)
+        if cands:
+            msg += "; did you mean " + " or ".join(f"'{c}'" for c in cands) + "?"
+        return msg
+
+    # -- hooks ----------------------------------------------------------------------------
+    def hooks_of(self, op_name: str) -> dict[str, Any]:
+        """The registered hooks of ``op_name`` by kind."""
+        return self.registry.for_op(op_name)
+
+    def hook(self, op_name: str, kind: str):
+        """The ``kind`` hook of ``op_name`` or ``None``."""
+        return self.registry.get(op_name, kind)
+
+    def contract_problems(self) -> list[tuple[OpDef, str, str, str]]:
+        """OneFlow's link-time contract: ``(op, flag, hook kind, message)`` for every declared
+        flag without a hook and every hook without its flag."""
+        out = []
+        for op in self.ops.values():
+            hooks = self.registry.for_op(op.name)
+            for flag in op.hooks:
+                kind = FLAG_TO_HOOK[flag]
+                if kind not in hooks:
+                    out.append((op, flag, kind,
+                                f"op '{op.name}' declares {flag} = 1 but no {kind} hook is "
+                                f"registered; register one with @{kind}(\"{op.name}\") "
+                                f"(`tdflow gen-hooks` writes a skeleton)"))
+            for kind, fn in hooks.items():
+                flag = HOOK_TO_FLAG[kind]
+                if flag not in op.hooks:
+                    where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}"
+                    out.append((op, flag, kind,
+                                f"op '{op.name}' has a {kind} hook ({where}) but does not "
+                                f"declare it; add `let {flag} = 1;` to its definition"))
+        return out
+
+    def contract_diagnostics(self) -> list:
+        """:meth:`contract_problems` as IR diagnostics at each op's ``.td`` location."""
+        from .ir.core import Location
+        from .ir.diagnostics import Diagnostic
+
+        diags = []
+        for op, _flag, _kind, message in self.contract_problems():
+            loc = op.location
+            diags.append(Diagnostic(message, Location(loc.file, loc.line, loc.col) if loc else None))
+        return diags
+
+    def check_contract(self) -> None:
+        """Raise ``DiagnosticError`` listing every hook-contract violation."""
+        diags = self.contract_diagnostics()
+        if diags:
+            from .ir.diagnostics import DiagnosticError
+
+            raise DiagnosticError(diags)
+
+    # -- inference ------------------------------------------------------------------------
+    def op_info(self, op_name: str) -> OpInfo:
+        """Cached per-op metadata (defaults, kinds, hooks) for the hot paths."""
+        if self._version != self.registry.version:
+            self._infos.clear()
+            self._results.clear()
+            self._version = self.registry.version
+        info = self._infos.get(op_name)
+        if info is None:
+            op = self.ops.get(op_name)
+            if op is None:
+                raise InferError(op_name, self.unknown_op_message(op_name))
+            info = self._infos[op_name] = OpInfo(op, self.registry.for_op(op_name))
+        return info
+
+    def infer_result_types(self, op_name: str, input_types: Sequence[TensorType | None] | dict,
+                           attrs: dict[str, Any] | None = None) -> list[TensorType]:
+        """The result types of ``op_name`` applied to operands of ``input_types``.
+
+        Runs the op's ``check_attr``, ``infer_logical_tensor_desc`` and ``infer_data_type``
+        hooks (OneFlow's order) and returns one :class:`TensorType` per result (``[]`` for
+        ``sgd_update``). Shapes may hold unknown dims (``None``) or be unranked; the results
+        are then as precise as the hooks can make them.
+
+        ``input_types``: a flat list in operand order, where ``None`` marks an absent optional
+        operand and a variadic operand's values are listed in place (``cat(a, b)`` is
+        ``[ta, tb]``); or a dict from operand name to a type or a list of types. Without
+        ``None`` placeholders, optional operands are filled left to right.
+
+        ``attrs``: attribute values by name, as Python values (``{"alpha": 0.2, "axis": [1]}``)
+        or IR attributes (``op.attributes``); absent ones take their ``.td`` defaults, and
+        ``operandSegmentSizes`` is honoured when present.
+
+        Raises :class:`~tdflow.dialect.infer.InferError` (a ``ValueError``) naming the op and
+        the attribute or operand at fault. Results are cached per (op, types, attributes), so
+        repeated eager calls cost a dict lookup.
+
+        >>> from tdflow.dialect.types import TensorType as T
+        >>> standard_dialect().infer_result_types("tdflow.reduce_sum", [T((4, 8), "f32")],
+        ...                                       {"axis": [-1], "keepdims": True})
+        [TensorType(shape=(4, 1), dtype='f32')]
+        """
+        key = cache_key(op_name, input_types, attrs)
+        if key is not None:
+            hit = self._results.get(key)
+            if hit is not None and self._version == self.registry.version:
+                return list(hit)
+        info = self.op_info(op_name)
+        typed, sizes = typed_attrs(info, attrs)
+        inputs = group_inputs(info, input_types, sizes)
+        result = run_inference(info, inputs, typed)
+        if key is not None:
+            bounded_put(self._results, key, result)
+        return list(result)
+
+    def make_context(self, op_name: str, input_types=(), attrs: dict[str, Any] | None = None):
+        """An :class:`~tdflow.dialect.hooks.InferContext` for running any hook of ``op_name``."""
+        from .hooks.context import InferContext
+
+        info = self.op_info(op_name)
+        typed, sizes = typed_attrs(info, attrs)
+        inputs = group_inputs(info, input_types, sizes) if input_types else {}
+        return InferContext(info.op, inputs, typed)
+
+    def run_hook(self, op_name: str, kind: str, input_types=(), attrs: dict[str, Any] | None = None):
+        """Run the ``kind`` hook of ``op_name`` and return what it returns (``None`` when the op
+        has no such hook). E.g. ``run_hook("tdflow.matmul", "get_sbp", [ta, tb])`` is the list of
+        SBP signatures, ``"compute_complexity"`` a FLOP count."""
+        from .hooks.context import HookError
+
+        fn = self.registry.get(op_name, kind)
+        if fn is None:
+            return None
+        ctx = self.make_context(op_name, input_types, attrs)
+        try:
+            return fn(ctx)
+        except HookError as exc:
+            raise InferError(op_name, exc.message, attr=exc.attr, operand=exc.operand) from None
+
+    def sbp_signatures(self, op_name: str, input_types, attrs: dict[str, Any] | None = None) -> list:
+        """The op's SBP signatures (``get_sbp``), as :class:`SbpSignature` data."""
+        return list(self.run_hook(op_name, "get_sbp", input_types, attrs) or ())
+
+    def input_arg_modifiers(self, op_name: str, attrs: dict[str, Any] | None = None) -> dict:
+        """``{operand name: InputArgModifier}`` from the op's ``modify_input_arg`` hook."""
+        return _modifiers(self, op_name, _freeze(attrs))
+
+    def mutable_operands(self, op: Any) -> tuple[int, ...]:
+        """Flat operand indices an op instance (or op name) writes in place.
+
+        Given an IR ``Operation`` the indices follow its actual operand segments; given a name,
+        every operand group is assumed present once.
+        """
+        name = op if isinstance(op, str) else op.name
+        mods = self.input_arg_modifiers(name)
+        mutable = {n for n, m in mods.items() if m.is_mutable}
+        if not mutable:
+            return ()
+        opdef = self.ops[name]
+        if isinstance(op, str):
+            return tuple(i for i, d in enumerate(opdef.operands) if d.name in mutable)
+        from .op_verify import operand_groups
+
+        groups = operand_groups(opdef, op)
+        out, pos = [], 0
+        for d in opdef.operands:
+            n = len(groups.get(d.name, ())) if groups is not None else 1
+            if d.name in mutable:
+                out.extend(range(pos, pos + n))
+            pos += n
+        return tuple(out)
+
+    # -- verification and building ----------------------------------------------------------
+    def verify_operation(self, op: Any, emit) -> None:
+        """Op-specific checks of one IR operation (called by the IR's structural verifier)."""
+        from .op_verify import verify_operation
+
+        verify_operation(self, op, emit)
+
+    @functools.cached_property
+    def Builder(self) -> type:  # noqa: N802 - reads as a class: `d.Builder()`
+        """A builder class with one method per op (``b.leaky_relu(x, alpha=0.2)``)."""
+        from .builder import make_builder_class
+
+        return make_builder_class(self)
+
+
+@functools.lru_cache(maxsize=64)
+def _modifiers(dialect: Dialect, op_name: str, attrs: tuple | None) -> dict:
+    out = dialect.run_hook(op_name, "modify_input_arg", (), dict(attrs) if attrs else None)
+    return dict(out or {})
+
+
+def _freeze(attrs):
+    if not attrs:
+        return None
+    try:
+        t = tuple(sorted(attrs.items()))
+        hash(t)
+        return t
+    except TypeError:
+        return None
+
+
+# -- loading -------------------------------------------------------------------------------
+def standard_ops_path() -> Path:
+    """Where the standard ``ops.td`` is: next to the installed package, else the checkout root."""
+    here = Path(__file__).resolve().parent
+    candidates = [here.parent / "tdflow" / "ops.td", here.parent / "ops.td"]
+    try:
+        import tdflow
+
+        candidates.insert(0, Path(tdflow.__file__).resolve().parent / "ops.td")
+    except ImportError:  # pragma: no cover
+        pass
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise FileNotFoundError("the standard ops.td is missing (looked in "
+                            + ", ".join(str(c) for c in candidates) + ")")
+
+
+def include_dirs_for(include_dirs: Iterable[str | os.PathLike] = ()) -> list[str]:
+    """The given include dirs plus tdflow's own (for ``include "tdflow/Base.td"``)."""
+    dirs = [str(d) for d in include_dirs]
+    if str(INCLUDE_DIR) not in dirs:
+        dirs.append(str(INCLUDE_DIR))
+    return dirs
+
+
+def load_records(path: str | os.PathLike, include_dirs: Iterable[str] = (),
+                 defines: Iterable[str] = ()):
+    """Parse ``path`` with tdflow's TableGen front end (cached on disk by the front end)."""
+    if os.environ.get("TDFLOW_DIALECT_LLVM_TBLGEN") or not _tdparser_ready():
+        # Private switch (and stop-gap while the front end is being written): LLVM's records.
+        return _records_from_llvm_tblgen(path, include_dirs, defines)
+    from tdflow.tdparser import parse_file
+
+    return parse_file(str(path), include_dirs=list(include_dirs), defines=list(defines))
+
+
+def _tdparser_ready() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("tdflow.tdparser.api") is not None
+
+
+def _records_from_llvm_tblgen(path, include_dirs, defines):
+    import json
+    import shutil
+    import subprocess
+
+    from tdflow.tdparser.records import RecordKeeper
+
+    tool = shutil.which("llvm-tblgen-19") or shutil.which("llvm-tblgen")
+    if tool is None:
+        raise RuntimeError("TDFLOW_DIALECT_LLVM_TBLGEN is set but llvm-tblgen is not installed")
+    cmd = [tool, "--dump-json", str(path)]
+    for d in include_dirs:
+        cmd += ["-I", str(d)]
+    for d in defines:
+        cmd += ["-D", str(d)]
+    return RecordKeeper.from_json(json.loads(subprocess.check_output(cmd)))
+
+
+def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLike] = (),
+                 defines: Iterable[str] = (), *, registry: HookRegistry | None = None,
+                 standard_hooks: bool = True) -> Dialect:
+    """Read the op definitions of a ``.td`` file into a :class:`Dialect`.
+
+    ``include_dirs`` are searched for ``include``\\ s (tdflow's own include dir, with
+    ``tdflow/Base.td``, is always added); ``defines`` are ``-D`` names. The standard ops' hooks
+    are registered first (``standard_hooks``) so files reusing their names get them; check the
+    hook contract with :meth:`Dialect.check_contract`.
+
+    Raises ``TdError`` for TableGen errors and for op definitions tdflow cannot read (a
+    default that does not parse, at the op's location).
+    """
+    from .ods import read_ops
+
+    if standard_hooks:
+        from .hooks import standard  # noqa: F401 - registers the standard hooks
+
+    dirs = include_dirs_for(include_dirs)
+    records = load_records(path, dirs, defines)
+    ops = read_ops(records, file_hint=str(path), search_dirs=dirs)
+    return Dialect(ops, path=str(path), registry=registry)
+
+
+@functools.lru_cache(maxsize=1)
+def standard_dialect() -> Dialect:
+    """The dialect of the standard ``ops.td`` with its hooks (loaded once per process)."""
+    return load_dialect(standard_ops_path())

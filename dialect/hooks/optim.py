@@ -1,0 +1,57 @@
+"""Hooks of sgd_update: it has no results and updates ``model`` in place."""
+
+from __future__ import annotations
+
+from .context import HookError, InferContext, InputArgModifier
+from .registry import (
+    get_sbp,
+    infer_data_type,
+    infer_logical_tensor_desc,
+    infer_physical_tensor_desc,
+    modify_input_arg,
+)
+from .sbp import signature
+from .shape_util import compatible, fmt, numel, require_float
+
+
+@infer_logical_tensor_desc("tdflow.sgd_update")
+@infer_physical_tensor_desc("tdflow.sgd_update")
+def sgd_tensor_desc(ctx: InferContext) -> None:
+    model = ctx.input_shape("model")
+    for name in ("model_diff", "model_copy"):
+        if ctx.has_input(name) and not compatible(ctx.input_shape(name), model):
+            raise HookError(f"'{name}' has shape {fmt(ctx.input_shape(name))} but 'model' has "
+                            f"{fmt(model)}", operand=name)
+    for name in ("learning_rate", "scale_by_tensor", "skip_if"):
+        if ctx.has_input(name):
+            n = numel(ctx.input_shape(name))
+            if n is not None and n != 1:
+                raise HookError(f"'{name}' must hold exactly one element, got shape "
+                                f"{fmt(ctx.input_shape(name))}", operand=name)
+
+
+@infer_data_type("tdflow.sgd_update")
+def sgd_data_type(ctx: InferContext) -> None:
+    dtype = require_float(ctx, "model")
+    if ctx.input_dtype("model_diff") != dtype:
+        raise HookError(f"'model_diff' has element type {ctx.input_dtype('model_diff')} but "
+                        f"'model' has {dtype}", operand="model_diff")
+
+
+@get_sbp("tdflow.sgd_update")
+def sgd_sbp(ctx: InferContext):
+    model = ctx.input_shape("model")
+    scalars = {"learning_rate": "B", "scale_by_tensor": "B", "skip_if": "B"}
+    return [signature(ctx, {"model": f"S({i})", "model_diff": f"S({i})", "model_copy": f"S({i})",
+                            **scalars}, {}) for i in range(len(model or ()))]
+
+
+@modify_input_arg("tdflow.sgd_update")
+def sgd_input_args(ctx: InferContext):
+    """``model`` (and its low-precision ``model_copy``) are written in place; nothing here needs
+    a gradient."""
+    return {
+        "model": InputArgModifier(is_mutable=True, requires_grad=False),
+        "model_copy": InputArgModifier(is_mutable=True, requires_grad=False),
+        "model_diff": InputArgModifier(requires_grad=False),
+    }

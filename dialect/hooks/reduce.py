@@ -1,0 +1,181 @@
+"""Hooks of reductions and normalisation: reduce_sum, reduce_max, softmax, log_softmax and
+sparse_softmax_cross_entropy (with its gradient)."""
+
+from __future__ import annotations
+
+from .context import HookError, InferContext, InputArgModifier
+from .registry import (
+    compute_complexity,
+    get_sbp,
+    infer_data_type,
+    infer_logical_tensor_desc,
+    infer_physical_tensor_desc,
+    modify_input_arg,
+)
+from .sbp import signature
+from .shape_util import (
+    INT_DTYPES,
+    compatible,
+    fmt,
+    normalize_axes,
+    numel,
+    require_float,
+    same_dim,
+)
+
+REDUCE = ("tdflow.reduce_sum", "tdflow.reduce_max")
+
+
+def reduced_shape(shape, axes, keepdims: bool):
+    """Shape after reducing ``axes`` (all when empty); ``None`` when unranked."""
+    if shape is None:
+        return None
+    axes = normalize_axes(axes, len(shape)) if axes else tuple(range(len(shape)))
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+@infer_logical_tensor_desc(*REDUCE)
+@infer_physical_tensor_desc(*REDUCE)
+def reduce_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("input_tensor")
+    ctx.set_output_shape("output_tensor",
+                         reduced_shape(shape, ctx.attr("axis"), ctx.attr("keepdims")))
+
+
+@infer_data_type(*REDUCE)
+def reduce_data_type(ctx: InferContext) -> None:
+    ctx.set_output_dtype("output_tensor", ctx.input_dtype("input_tensor"))
+
+
+@get_sbp(*REDUCE)
+def reduce_sbp(ctx: InferContext):
+    shape = ctx.input_shape("input_tensor")
+    if shape is None:
+        return []
+    axes = normalize_axes(ctx.attr("axis"), len(shape)) if ctx.attr("axis") else tuple(range(len(shape)))
+    keep = ctx.attr("keepdims")
+    sigs = []
+    for i in range(len(shape)):
+        if i in axes:
+            if ctx.op.mnemonic == "reduce_sum":  # splitting a summed axis leaves partial sums
+                sigs.append(signature(ctx, f"S({i})", "P"))
+            continue
+        out_axis = i if keep else i - sum(1 for a in axes if a < i)
+        sigs.append(signature(ctx, f"S({i})", f"S({out_axis})"))
+    return sigs
+
+
+# -- softmax family -----------------------------------------------------------------------------
+SOFTMAX = {"tdflow.softmax": "out", "tdflow.log_softmax": "prob"}
+
+
+@infer_logical_tensor_desc(*SOFTMAX)
+@infer_physical_tensor_desc(*SOFTMAX)
+def softmax_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("in")
+    if shape is not None and len(shape) == 0:
+        raise HookError("softmax needs a tensor of rank >= 1, got a scalar", operand="in")
+    ctx.set_output_shape(SOFTMAX[ctx.op.name], shape)
+
+
+@infer_data_type(*SOFTMAX)
+def softmax_data_type(ctx: InferContext) -> None:
+    ctx.set_output_dtype(SOFTMAX[ctx.op.name], require_float(ctx, "in"))
+
+
+@get_sbp(*SOFTMAX)
+def softmax_sbp(ctx: InferContext):
+    shape = ctx.input_shape("in")
+    return [signature(ctx, f"S({i})", f"S({i})") for i in range(len(shape) - 1)] if shape else []
+
+
+@compute_complexity("tdflow.softmax")
+def softmax_complexity(ctx: InferContext) -> float | None:
+    """About five operations per element: max, subtract, exp, sum, divide."""
+    n = numel(ctx.input_shape("in"))
+    return None if n is None else 5.0 * n
+
+
+# -- sparse softmax cross-entropy ------------------------------------------------------------------
+def _check_labels(ctx: InferContext, pred_shape) -> None:
+    label = ctx.input_shape("label")
+    if ctx.input_dtype("label") not in INT_DTYPES:
+        raise HookError(f"'label' must hold integer class indices (i8, i32, i64), got "
+                        f"{ctx.input_dtype('label')}", operand="label")
+    if pred_shape is not None and label is not None and not compatible(label, pred_shape[:-1]):
+        raise HookError(f"'label' has shape {fmt(label)} but 'prediction' {fmt(pred_shape)} needs "
+                        f"labels of shape {fmt(pred_shape[:-1])}", operand="label")
+
+
+def _check_depth(ctx: InferContext, shape) -> None:
+    depth = ctx.attr("depth")
+    if depth < 0:
+        raise HookError(f"depth must be >= 0, got {depth}", attr="depth")
+    if depth > 0 and shape is not None and not same_dim(shape[-1], depth):
+        raise HookError(f"depth = {depth} but the class dim of the prediction is {shape[-1]}",
+                        attr="depth")
+
+
+@infer_logical_tensor_desc("tdflow.sparse_softmax_cross_entropy")
+@infer_physical_tensor_desc("tdflow.sparse_softmax_cross_entropy")
+def sce_tensor_desc(ctx: InferContext) -> None:
+    pred = ctx.input_shape("prediction")
+    if pred is not None and len(pred) < 1:
+        raise HookError("'prediction' needs rank >= 1 (classes last)", operand="prediction")
+    _check_labels(ctx, pred)
+    _check_depth(ctx, pred)
+    ctx.set_output_shape("prob", pred)
+    ctx.set_output_shape("out", None if pred is None else pred[:-1])
+
+
+@infer_data_type("tdflow.sparse_softmax_cross_entropy")
+def sce_data_type(ctx: InferContext) -> None:
+    dtype = require_float(ctx, "prediction")
+    _check_labels(ctx, None)
+    ctx.set_output_dtype("prob", dtype)
+    ctx.set_output_dtype("out", dtype)
+
+
+@get_sbp("tdflow.sparse_softmax_cross_entropy")
+def sce_sbp(ctx: InferContext):
+    pred = ctx.input_shape("prediction")
+    rank = len(pred) if pred is not None else 2
+    return [signature(ctx, f"S({i})", f"S({i})") for i in range(rank - 1)]
+
+
+@modify_input_arg("tdflow.sparse_softmax_cross_entropy")
+def sce_input_args(ctx: InferContext):
+    """Labels are data, not parameters: they never need a gradient."""
+    return {"label": InputArgModifier(requires_grad=False)}
+
+
+@infer_logical_tensor_desc("tdflow.sparse_softmax_cross_entropy_grad")
+@infer_physical_tensor_desc("tdflow.sparse_softmax_cross_entropy_grad")
+def sce_grad_tensor_desc(ctx: InferContext) -> None:
+    prob = ctx.input_shape("prob")
+    dy = ctx.input_shape("dy")
+    _check_labels(ctx, prob)
+    _check_depth(ctx, prob)
+    if prob is not None and dy is not None and not compatible(dy, prob[:-1]):
+        raise HookError(f"'dy' has shape {fmt(dy)} but the loss of 'prob' {fmt(prob)} has "
+                        f"{fmt(prob[:-1])}", operand="dy")
+    ctx.set_output_shape("prediction_diff", prob)
+
+
+@infer_data_type("tdflow.sparse_softmax_cross_entropy_grad")
+def sce_grad_data_type(ctx: InferContext) -> None:
+    dtype = require_float(ctx, "prob")
+    if ctx.input_dtype("dy") != dtype:
+        raise HookError(f"'dy' has element type {ctx.input_dtype('dy')} but 'prob' has {dtype}",
+                        operand="dy")
+    ctx.set_output_dtype("prediction_diff", dtype)
+
+
+@get_sbp("tdflow.sparse_softmax_cross_entropy_grad")
+def sce_grad_sbp(ctx: InferContext):
+    prob = ctx.input_shape("prob")
+    rank = len(prob) if prob is not None else 2
+    return [signature(ctx, f"S({i})", f"S({i})") for i in range(rank - 1)]
+

@@ -1,0 +1,153 @@
+"""Result-type inference through the hooks, with per-op metadata cached for the hot path.
+
+:meth:`Dialect.infer_result_types <tdflow.dialect.dialect.Dialect.infer_result_types>` is what
+eager calls and the ``infer-shapes`` pass use; this module holds its machinery.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .attr_convert import to_value
+from .hooks.context import HookError, InferContext
+from .opdef import OpDef
+from .segments import SegmentError, group_flat
+from .types import TensorType
+
+SEGMENT_ATTR = "operandSegmentSizes"
+_CACHE_LIMIT = 8192
+
+
+class InferError(ValueError):
+    """An op instance its definition or hooks reject: names the op, and the attribute or
+    operand at fault when known. ``message`` is the text without the op name."""
+
+    def __init__(self, op: str, message: str, *, attr: str | None = None,
+                 operand: str | None = None) -> None:
+        super().__init__(f"'{op}': {message}")
+        self.op = op
+        self.message = message
+        self.attr = attr
+        self.operand = operand
+
+
+class OpInfo:
+    """Everything the hot path needs about one op, computed once per dialect and registry state."""
+
+    __slots__ = ("op", "defaults", "kinds", "required", "operand_names", "all_single", "check",
+                 "logical", "dtype", "fallback")
+
+    def __init__(self, op: OpDef, hooks: dict) -> None:
+        self.op = op
+        self.defaults = {a.name: a.default for a in op.attributes
+                         if a.default_text is not None}
+        self.kinds = {a.name: a.kind for a in op.attributes}
+        self.required = tuple(a.name for a in op.attributes if a.required)
+        self.operand_names = op.operand_names
+        self.all_single = not op.has_variable_operands
+        self.check = hooks.get("check_attr")
+        self.logical = hooks.get("infer_logical_tensor_desc")
+        self.dtype = hooks.get("infer_data_type")
+        # Without hooks, `SameOperandsAndResultType` still determines the results (MLIR ops).
+        self.fallback = (op.has_trait("SameOperandsAndResultType")
+                         or op.has_trait("SameOperandsAndResultShape")
+                         and op.has_trait("SameOperandsAndResultElementType"))
+
+
+def typed_attrs(info: OpInfo, attrs: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
+    """Attributes as typed Python values with defaults filled in, and the segment sizes."""
+    typed = dict(info.defaults)
+    sizes = None
+    if attrs:
+        kinds = info.kinds
+        for name, value in attrs.items():
+            kind = kinds.get(name)
+            if kind is None:
+                if name == SEGMENT_ATTR:
+                    sizes = tuple(getattr(value, "value", value))
+                    continue
+                known = ", ".join(kinds) or "none"
+                raise InferError(info.op.name, f"unknown attribute '{name}' (attributes: {known})",
+                                 attr=name)
+            if value is None:
+                continue  # explicit None: take the default
+            try:
+                typed[name] = to_value(kind, value)
+            except (TypeError, ValueError) as exc:
+                raise InferError(info.op.name, f"attribute '{name}': {exc}", attr=name) from None
+    for name in info.required:
+        if name not in typed:
+            raise InferError(info.op.name, f"missing required attribute '{name}' "
+                                           f"({info.kinds[name]})", attr=name)
+    return typed, sizes
+
+
+def group_inputs(info: OpInfo, input_types, sizes) -> dict[str, list[TensorType]]:
+    if isinstance(input_types, dict):
+        out = {}
+        for d in info.op.operands:
+            v = input_types.get(d.name)
+            out[d.name] = [] if v is None else list(v) if isinstance(v, (list, tuple)) else [v]
+        return out
+    if info.all_single and sizes is None:
+        names = info.operand_names
+        if len(input_types) != len(names) or None in input_types:
+            raise InferError(info.op.name, f"expected {len(names)} operand(s) "
+                                           f"({', '.join(names)}), got {len(input_types)}")
+        return {n: [t] for n, t in zip(names, input_types)}
+    try:
+        return group_flat(info.op.operands, list(input_types), sizes)
+    except SegmentError as exc:
+        raise InferError(info.op.name, str(exc)) from None
+
+
+def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
+                  attrs: dict[str, Any]) -> list[TensorType]:
+    """Run check_attr, logical tensor desc and data type hooks; the inferred result types."""
+    op = info.op
+    ctx = InferContext(op, inputs, attrs)
+    try:
+        if info.check is not None:
+            info.check(ctx)
+        if info.logical is not None:
+            info.logical(ctx)
+            if info.dtype is not None:
+                info.dtype(ctx)
+            elif info.fallback:
+                first = _first_input(ctx)
+                for name, i in ctx.output_names():
+                    ctx.set_output_dtype(name, first.dtype, i)
+        elif info.fallback:
+            first = _first_input(ctx)
+            return [first] * len(op.results)
+        else:
+            raise HookError(f"no infer_logical_tensor_desc hook is registered for '{op.name}' "
+                            f"(declare has_logical_tensor_desc_infer_fn and register one with "
+                            f"@infer_logical_tensor_desc(\"{op.name}\"))")
+        return ctx.output_types()
+    except HookError as exc:
+        raise InferError(op.name, exc.message, attr=exc.attr, operand=exc.operand) from None
+
+
+def _first_input(ctx: InferContext) -> TensorType:
+    for name, i in ctx.input_names():
+        return ctx.input(name, i)
+    raise HookError("cannot infer result types without operands")
+
+
+def cache_key(op_name: str, input_types, attrs) -> tuple | None:
+    """A hashable key for the result cache, or ``None`` when the arguments are not hashable."""
+    if isinstance(input_types, dict):
+        return None
+    try:
+        key = (op_name, tuple(input_types), tuple(attrs.items()) if attrs else ())
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def bounded_put(cache: dict, key, value) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value

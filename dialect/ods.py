@@ -1,0 +1,293 @@
+"""The ODS reader: TableGen records -> :class:`~tdflow.dialect.opdef.OpDef`.
+
+Op records are found by shape, not by name:
+
+* OneFlow's convention (``OneFlow_BaseOp``, ``TDF_Op``): ``input``/``output``/``attrs`` dags.
+  When a record also has MLIR's ``arguments``/``results`` (OneFlow's are ``!con(input, ...,
+  attrs)``), OneFlow's fields win.
+* MLIR's ``Op``: ``arguments`` (operands and attributes; an argument is an attribute when its
+  record derives from ``Attr``) and ``results``.
+
+>>> from tdflow.tdparser import parse_file                   # doctest: +SKIP
+>>> ops = read_ops(parse_file("ops.td", ["dialect/include"]))  # doctest: +SKIP
+>>> ops[0].name                                               # doctest: +SKIP
+'tdflow.relu'
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+from collections.abc import Iterable
+
+from tdflow.tdparser.errors import TdError
+from tdflow.tdparser.records import Dag, DefRef, Record, RecordKeeper
+
+from .attr_kinds import KIND_BY_ATTR, SCALAR_KINDS, DefaultError, parse_default
+from .opdef import (
+    FLAG_TO_HOOK,
+    OPTIONAL,
+    SINGLE,
+    VARIADIC,
+    AttrDef,
+    OpDef,
+    SourceLocation,
+    TraitDef,
+    ValueDef,
+)
+
+# Element type def name -> dtype, for constraints like TensorOf<[F32, F64]> (records without
+# Base.td's `tdfDtype` field, e.g. MLIR's own F32).
+_DTYPE_BY_TYPE = {
+    "F16": "f16", "BF16": "bf16", "F32": "f32", "F64": "f64", "I1": "i1", "I8": "i8",
+    "I32": "i32", "I64": "i64", "SI32": "i32", "SI64": "i64", "SI8": "i8", "UI8": "i8",
+}
+
+
+def is_op_record(rec: Record) -> bool:
+    """True for an op definition of either convention."""
+    if rec.is_class:
+        return False
+    f = rec.fields
+    if isinstance(f.get("input"), Dag) and isinstance(f.get("output"), Dag):
+        return True
+    return rec.isa("Op") and isinstance(f.get("arguments"), Dag) and isinstance(
+        f.get("results"), Dag)
+
+
+def read_ops(rk: RecordKeeper, default_dialect: str = "tdflow",
+             file_hint: str | None = None, search_dirs: Iterable[str] = ()) -> list[OpDef]:
+    """Every op record of ``rk`` as an :class:`OpDef`, in definition order.
+
+    Raises :class:`TdError` at the op's location for a default that does not parse or a
+    malformed operand list.
+    """
+    reader = _Reader(rk, default_dialect, file_hint, tuple(search_dirs))
+    return [reader.op(rec) for rec in rk.defs.values() if is_op_record(rec)]
+
+
+class _Reader:
+    def __init__(self, rk: RecordKeeper, default_dialect: str, file_hint: str | None,
+                 search_dirs: tuple[str, ...]) -> None:
+        self.rk = rk
+        self.default_dialect = default_dialect
+        self.file_hint = file_hint
+        self.search_dirs = search_dirs
+        self._kind_cache: dict[str, str] = {}
+
+    # -- records -------------------------------------------------------------------------
+    def rec(self, value) -> Record | None:
+        if isinstance(value, DefRef):
+            return self.rk.defs.get(value.name) or self.rk.classes.get(value.name)
+        return None
+
+    def location(self, rec: Record) -> SourceLocation | None:
+        loc = rec.loc
+        if loc is None:
+            return None
+        file = loc.file
+        if not os.path.isabs(file) and not os.path.exists(file):
+            # llvm-tblgen's JSON names files by base name; find the real path for carets.
+            cands = ([os.path.dirname(self.file_hint)] if self.file_hint else []) + [
+                os.path.join(d, "tdflow") for d in self.search_dirs] + list(self.search_dirs)
+            for d in cands:
+                p = os.path.join(d, file)
+                if os.path.isfile(p):
+                    file = p
+                    break
+        return SourceLocation(file, loc.line, loc.col or 1)
+
+    def error(self, rec: Record, message: str) -> TdError:
+        loc = self.location(rec)
+        if loc is None:
+            return TdError(message)
+        return TdError(message, loc.file, loc.line, loc.col)
+
+    # -- ops -----------------------------------------------------------------------------
+    def op(self, rec: Record) -> OpDef:
+        f = rec.fields
+        oneflow = isinstance(f.get("input"), Dag) and isinstance(f.get("output"), Dag)
+        mnemonic = f.get("opName")
+        if not isinstance(mnemonic, str) or not mnemonic:
+            mnemonic = _mnemonic_from_def(rec.name)
+        dialect = self.default_dialect
+        drec = self.rec(f.get("opDialect"))
+        if drec is not None and isinstance(drec.get("name"), str):
+            dialect = drec.get("name")
+        operands: list[ValueDef] = []
+        attrs: list[AttrDef] = []
+        if oneflow:
+            for value, name in f["input"].args:
+                operands.append(self.value_def(rec, value, name, "input"))
+            results = [self.value_def(rec, v, n, "output") for v, n in f["output"].args]
+            attr_dag = f.get("attrs")
+            if isinstance(attr_dag, Dag):
+                for value, name in attr_dag.args:
+                    attrs.append(self.attr_def(rec, value, name))
+        else:
+            for value, name in f["arguments"].args:
+                arec = self.rec(value)
+                if arec is not None and (arec.isa("Attr") or arec.isa("Property")):
+                    attrs.append(self.attr_def(rec, value, name))
+                else:
+                    operands.append(self.value_def(rec, value, name, "arguments"))
+            results = [self.value_def(rec, v, n, "results") for v, n in f["results"].args]
+        _check_unique(self, rec, operands, results, attrs)
+        hooks = tuple(flag for flag in FLAG_TO_HOOK if f.get(flag) == 1)
+        return OpDef(
+            mnemonic=mnemonic,
+            dialect=dialect,
+            operands=tuple(operands),
+            results=tuple(results),
+            attributes=tuple(attrs),
+            traits=tuple(self.traits(f.get("traits"))),
+            hooks=hooks,
+            summary=_text(f.get("summary")),
+            description=_text(f.get("description")),
+            location=self.location(rec),
+            record=rec.name,
+        )
+
+    def value_def(self, op: Record, value, name: str | None, where: str) -> ValueDef:
+        if not name:
+            raise self.error(op, f"op '{op.name}': every entry of '{where}' needs a $name")
+        rec = self.rec(value)
+        if rec is None:
+            return ValueDef(name, str(value) if value is not None else "?", SINGLE, None)
+        arity = SINGLE
+        if rec.isa("Variadic") or rec.isa("VariadicOfVariadic"):
+            arity = VARIADIC
+        elif rec.isa("Optional"):
+            arity = OPTIONAL
+        base = rec
+        while arity != SINGLE and self.rec(base.get("baseType")) is not None:
+            base = self.rec(base.get("baseType"))
+            if not (base.isa("Variadic") or base.isa("Optional")):
+                break
+        constraint = base.name if not base.anonymous else (_text(base.get("summary")) or base.name)
+        return ValueDef(name, constraint, arity, self.dtypes(base))
+
+    def dtypes(self, rec: Record) -> tuple[str, ...] | None:
+        allowed = rec.get("allowedTypes")
+        if not isinstance(allowed, list):
+            return None
+        out: list[str] = []
+        for item in allowed:
+            t = self.rec(item)
+            if t is None:
+                return None
+            dt = t.get("tdfDtype") if isinstance(t.get("tdfDtype"), str) else _DTYPE_BY_TYPE.get(t.name)
+            if dt is None:
+                sub = self.dtypes(t)  # AnyFloat = AnyTypeOf<[...]>
+                if sub is None:
+                    return None  # AnyType or something tdflow does not model: anything goes
+                out.extend(sub)
+            else:
+                out.append(dt)
+        return tuple(dict.fromkeys(out))
+
+    def attr_def(self, op: Record, value, name: str | None) -> AttrDef:
+        if not name:
+            raise self.error(op, f"op '{op.name}': every attribute needs a $name")
+        rec = self.rec(value)
+        if rec is None:
+            return AttrDef(name, "other", str(value), required=True)
+        optional = bool(rec.get("isOptional"))
+        default_text = rec.get("defaultValue")
+        default_text = default_text if isinstance(default_text, str) else None
+        base = rec
+        seen = 0
+        while self.rec(base.get("baseAttr")) is not None and seen < 32:
+            base = self.rec(base.get("baseAttr"))
+            seen += 1
+        kind = self.attr_kind(base)
+        default = None
+        if default_text is not None:
+            try:
+                default = parse_default(kind, default_text)
+            except DefaultError as exc:
+                raise self.error(op, f"op '{op.get('opName') or op.name}': bad default for "
+                                     f"attribute '{name}' ({base.name}): {exc}") from None
+        return AttrDef(
+            name=name,
+            kind=kind,
+            constraint=base.name,
+            default=default,
+            default_text=default_text,
+            required=default_text is None and not optional,
+            optional=optional,
+        )
+
+    def attr_kind(self, base: Record) -> str:
+        cached = self._kind_cache.get(base.name)
+        if cached is not None:
+            return cached
+        kind = KIND_BY_ATTR.get(base.name)
+        if kind is None and base.isa("TypedArrayAttrBase"):
+            elem = self.rec(base.get("elementAttr"))
+            ek = self.attr_kind(elem) if elem is not None else "other"
+            kind = f"{ek}_array" if ek in SCALAR_KINDS else ("shape_array" if ek == "shape" else "other")
+        kind = kind or "other"
+        self._kind_cache[base.name] = kind
+        return kind
+
+    def traits(self, value, depth: int = 0) -> list[TraitDef]:
+        out: list[TraitDef] = []
+        if not isinstance(value, list) or depth > 16:
+            return out
+        for item in value:
+            rec = self.rec(item)
+            if rec is None:
+                continue
+            if rec.isa("TraitList") and isinstance(rec.get("traits"), list):
+                if not rec.anonymous:
+                    out.append(TraitDef(rec.name))
+                out.extend(self.traits(rec.get("traits"), depth + 1))
+                continue
+            out.append(_trait_def(rec))
+        seen: set[TraitDef] = set()
+        return [t for t in out if not (t in seen or seen.add(t))]
+
+
+_PARAM_TRAIT = re.compile(r"^(?:::)?([\w:]+?)<(.*)>::Impl$")
+
+
+def _trait_def(rec: Record) -> TraitDef:
+    if not rec.anonymous:
+        return TraitDef(rec.name)
+    iface = rec.get("cppInterfaceName")
+    if isinstance(iface, str) and iface:
+        return TraitDef(iface)
+    trait = rec.get("trait")
+    if isinstance(trait, str):
+        m = _PARAM_TRAIT.match(trait)
+        if m:
+            args = tuple(a.strip() for a in m.group(2).split(",") if a.strip())
+            return TraitDef(m.group(1).rsplit("::", 1)[-1], args)
+        return TraitDef(trait.removesuffix("::Impl").removesuffix("::Trait"))
+    sup = [s for s in rec.superclasses if s not in ("Trait", "NativeTrait", "NativeOpTrait")]
+    return TraitDef(sup[-1] if sup else rec.name)
+
+
+def _check_unique(reader: _Reader, rec: Record, operands, results, attrs) -> None:
+    seen: dict[str, str] = {}
+    for what, items in (("operand", operands), ("result", results), ("attribute", attrs)):
+        for item in items:
+            if item.name in seen:
+                raise reader.error(rec, f"op '{rec.name}': {what} '{item.name}' has the same "
+                                        f"name as {seen[item.name]} '{item.name}'")
+            seen[item.name] = what
+
+
+def _mnemonic_from_def(name: str) -> str:
+    """``OneFlow_LeakyReluOp`` -> ``leaky_relu`` (used only when ``opName`` is missing)."""
+    base = name.split("_", 1)[1] if "_" in name and name.split("_", 1)[0][:1].isupper() else name
+    base = base.removesuffix("Op")
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", base).lower()
+
+
+def _text(value) -> str:
+    if not isinstance(value, str):
+        return ""
+    return textwrap.dedent(value).strip()
