@@ -1,0 +1,275 @@
+"""Op-specific verification: what the IR's structural verifier asks the dialect about each op.
+
+``verify_operation(dialect, op, emit)`` checks, reporting every problem through ``emit``:
+
+1. operand and result counts, with optional/variadic groups sized by ``operandSegmentSizes``
+   (required with ``AttrSizedOperandSegments``, as in MLIR);
+2. attributes: unknown names (with "did you mean"), missing required ones, values of the wrong
+   kind (absent ones take their ``.td`` default);
+3. operand element types allowed by the operand's constraint (``TensorOf<[F32, F64]>``);
+4. traits: ``SameOperandsAndResultType``/``Shape``/``ElementType``;
+5. the op's ``check_attr`` hook, then inference: declared result types must agree with what the
+   hooks compute (``?`` dims and unranked results are refinable, not errors).
+
+Messages follow ``mlir-opt``: ``'tdflow.matmul' op <what is wrong, what was expected>``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from .attr_convert import describe, to_value
+from .attr_kinds import kind_description
+from .infer import SEGMENT_ATTR, InferError
+from .opdef import OpDef
+from .segments import SegmentError, check_sizes, split_sizes
+from .types import TensorType
+
+RESULT_SEGMENT_ATTR = "resultSegmentSizes"
+_SEGMENT_ATTRS = (SEGMENT_ATTR, RESULT_SEGMENT_ATTR)
+
+
+class _VerifyInfo:
+    """Per-op facts for verification, computed once per op definition."""
+
+    __slots__ = ("all_single", "n_operands", "single_results", "n_results", "sized",
+                 "same_type", "same_shape", "same_elem", "dtypes", "attr_names")
+
+    def __init__(self, op: OpDef) -> None:
+        self.all_single = not op.has_variable_operands
+        self.n_operands = len(op.operands)
+        self.single_results = all(r.is_single for r in op.results)
+        self.n_results = len(op.results)
+        self.sized = op.has_trait("AttrSizedOperandSegments")
+        self.same_type = op.has_trait("SameOperandsAndResultType")
+        self.same_shape = op.has_trait("SameOperandsAndResultShape")
+        self.same_elem = op.has_trait("SameOperandsAndResultElementType")
+        self.dtypes = any(o.dtypes is not None for o in op.operands + op.results)
+        self.attr_names = [a.name for a in op.attributes]
+
+
+_INFOS: dict[int, tuple[OpDef, _VerifyInfo]] = {}
+
+
+def _vinfo(op: OpDef) -> _VerifyInfo:
+    hit = _INFOS.get(id(op))
+    if hit is not None and hit[0] is op:
+        return hit[1]
+    info = _VerifyInfo(op)
+    _INFOS[id(op)] = (op, info)
+    return info
+
+
+def segment_sizes(op: Any) -> tuple[int, ...] | None:
+    """The ``operandSegmentSizes`` of an IR op as ints, ``None`` when absent or malformed."""
+    attr = op.attributes.get(SEGMENT_ATTR)
+    if attr is None:
+        return None
+    vals = getattr(attr, "value", None)
+    if not isinstance(vals, tuple) or not all(isinstance(getattr(v, "value", v), int)
+                                              and not isinstance(getattr(v, "value", v), bool)
+                                              for v in vals):
+        return None
+    return tuple(getattr(v, "value", v) for v in vals)
+
+
+def operand_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
+    """Operands of an IR op grouped by operand definition, or ``None`` if they do not fit."""
+    sizes = segment_sizes(op)
+    try:
+        if sizes is not None:
+            sizes = check_sizes(opdef.operands, sizes, len(op.operands))
+        else:
+            sizes = split_sizes(opdef.operands, len(op.operands))
+    except SegmentError:
+        return None
+    out, pos = {}, 0
+    for d, n in zip(opdef.operands, sizes):
+        out[d.name] = list(op.operands[pos:pos + n])
+        pos += n
+    return out
+
+
+def verify_operation(dialect, op: Any, emit) -> None:
+    opdef = dialect.ops[op.name]
+    vi = _vinfo(opdef)
+    name = op.name
+    ok = True
+    attrs = op.attributes
+
+    # 1. operand and result counts -----------------------------------------------------------
+    operands = op.operands
+    if vi.all_single and SEGMENT_ATTR not in attrs:
+        if len(operands) != vi.n_operands:
+            emit(f"'{name}' op expects {vi.n_operands} operand(s) "
+                 f"({_names(opdef.operands)}), got {len(operands)}")
+            ok = False
+    elif not _check_operand_segments(opdef, vi, op, emit):
+        ok = False
+    results = op.results
+    if vi.single_results:
+        if len(results) != vi.n_results:
+            emit(f"'{name}' op has {vi.n_results} result(s) ({_names(opdef.results) or 'none'}), "
+                 f"but {len(results)} {'is' if len(results) == 1 else 'are'} declared")
+            ok = False
+    else:
+        try:
+            split_sizes(opdef.results, len(results), "result")
+        except SegmentError as exc:
+            emit(f"'{name}' op {exc} ({_names(opdef.results)})")
+            ok = False
+
+    # 2. attributes ----------------------------------------------------------------------------
+    for aname, value in attrs.items():
+        adef = opdef.attr(aname)
+        if adef is None:
+            if aname in _SEGMENT_ATTRS and (aname != SEGMENT_ATTR or not vi.all_single):
+                continue
+            emit(_unknown_attr(opdef, aname))
+            ok = False
+            continue
+        if adef.kind == "other":
+            continue
+        try:
+            to_value(adef.kind, value)
+        except (TypeError, ValueError) as exc:
+            expected = kind_description(adef.kind)
+            detail = str(exc) if isinstance(exc, ValueError) else f"got {describe(value)}"
+            emit(f"'{name}' op attribute '{aname}' expects {expected} ({adef.constraint}), {detail}")
+            ok = False
+    for adef in opdef.attributes:
+        if adef.required and adef.name not in attrs:
+            emit(f"'{name}' op requires attribute '{adef.name}' ({kind_description(adef.kind)}, "
+                 f"{adef.constraint})")
+            ok = False
+
+    # 3. operand and result types ------------------------------------------------------------
+    for i, v in enumerate(operands):
+        if not isinstance(v.type, TensorType):
+            emit(f"'{name}' op operand #{i} must be a tensor, got {v.type}")
+            ok = False
+    for i, r in enumerate(results):
+        if not isinstance(r.type, TensorType):
+            emit(f"'{name}' op result #{i} must be a tensor, got {r.type}")
+            ok = False
+    if not ok:
+        return
+    if vi.dtypes:
+        _check_dtypes(opdef, op, emit)
+
+    # 4. traits ----------------------------------------------------------------------------------
+    if vi.same_type or vi.same_shape or vi.same_elem:
+        if not _check_same(opdef, vi, op, emit):
+            return
+
+    # 5. hooks: check_attr and inference -----------------------------------------------------------
+    if not (dialect.hook(name, "infer_logical_tensor_desc") or dialect.hook(name, "check_attr")
+            or vi.same_type):
+        return
+    types = [v.type for v in operands]
+    if not vi.all_single:
+        groups = operand_groups(opdef, op)
+        if groups is None:
+            return
+        types = {k: [v.type for v in vs] for k, vs in groups.items()}
+    try:
+        inferred = dialect.infer_result_types(name, types, attrs)
+    except InferError as exc:
+        what = f"attribute '{exc.attr}': " if exc.attr and f"'{exc.attr}'" not in exc.message \
+            and exc.attr not in exc.message.split(" ", 1)[0] else ""
+        emit(f"'{name}' op {what}{exc.message}")
+        return
+    for i, (r, t) in enumerate(zip(results, inferred)):
+        declared = r.type
+        if declared == t or t.refines(declared):
+            continue
+        rname = opdef.results[i].name if i < len(opdef.results) else str(i)
+        if declared.dtype != t.dtype:
+            emit(f"'{name}' op result #{i} ('{rname}') is declared {declared} but its element "
+                 f"type is {t.dtype} (inferred {t})")
+        elif not declared.compatible(t):
+            emit(f"'{name}' op result #{i} ('{rname}') is declared {declared} but the operands "
+                 f"give {t}")
+
+
+def _names(defs) -> str:
+    out = []
+    for d in defs:
+        suffix = "?" if d.is_optional else "..." if d.is_variadic else ""
+        out.append(d.name + suffix)
+    return ", ".join(out)
+
+
+def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> bool:
+    name = op.name
+    n = len(op.operands)
+    raw = op.attributes.get(SEGMENT_ATTR)
+    if raw is None:
+        if vi.sized:
+            example = ", ".join("1" if d.is_single else "0" for d in opdef.operands)
+            emit(f"'{name}' op requires attribute '{SEGMENT_ATTR}' (AttrSizedOperandSegments): "
+                 f"one size per operand group ({_names(opdef.operands)}), e.g. "
+                 f"array<i32: {example}>")
+            return False
+        try:
+            split_sizes(opdef.operands, n)
+        except SegmentError as exc:
+            emit(f"'{name}' op {exc} ({_names(opdef.operands)})")
+            return False
+        return True
+    sizes = segment_sizes(op)
+    if sizes is None:
+        emit(f"'{name}' op attribute '{SEGMENT_ATTR}' must be a dense i32 array like "
+             f"array<i32: 1, 1, 0>, got {describe(raw)}")
+        return False
+    try:
+        check_sizes(opdef.operands, sizes, n)
+    except SegmentError as exc:
+        emit(f"'{name}' op {exc} ({_names(opdef.operands)})")
+        return False
+    return True
+
+
+def _unknown_attr(opdef: OpDef, aname: str) -> str:
+    names = [a.name for a in opdef.attributes]
+    msg = f"'{opdef.name}' op has no attribute '{aname}'"
+    close = difflib.get_close_matches(aname, names, n=1, cutoff=0.6)
+    if close:
+        msg += f"; did you mean '{close[0]}'?"
+    msg += f" (attributes: {', '.join(names)})" if names else " (it takes no attributes)"
+    return msg
+
+
+def _check_dtypes(opdef: OpDef, op: Any, emit) -> None:
+    groups = operand_groups(opdef, op) or {}
+    for d in opdef.operands:
+        if d.dtypes is None:
+            continue
+        for v in groups.get(d.name, ()):
+            if v.type.dtype not in d.dtypes:
+                emit(f"'{op.name}' op operand '{d.name}' must have element type "
+                     f"{' or '.join(d.dtypes)} ({d.constraint}), got {v.type}")
+    for d, r in zip(opdef.results, op.results):
+        if d.dtypes is not None and r.type.dtype not in d.dtypes:
+            emit(f"'{op.name}' op result '{d.name}' must have element type "
+                 f"{' or '.join(d.dtypes)} ({d.constraint}), got {r.type}")
+
+
+def _check_same(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> bool:
+    types = [v.type for v in op.operands] + [r.type for r in op.results]
+    if not types:
+        return True
+    first = types[0]
+    for t in types[1:]:
+        if (vi.same_type or vi.same_elem) and t.dtype != first.dtype:
+            trait = "SameOperandsAndResultType" if vi.same_type else "SameOperandsAndResultElementType"
+            emit(f"'{op.name}' op requires the same element type for all operands and results "
+                 f"({trait}), got {first} and {t}")
+            return False
+        if (vi.same_type or vi.same_shape) and not first.compatible(TensorType(t.shape, first.dtype)):
+            trait = "SameOperandsAndResultType" if vi.same_type else "SameOperandsAndResultShape"
+            emit(f"'{op.name}' op requires the same shape for all operands and results ({trait}), "
+                 f"got {first} and {t}")
+            return False
+    return True
