@@ -1,0 +1,347 @@
+"""``tdflow.functional``: one Python function per op, generated at import from signatures.
+
+Every op of the standard dialect gets a *default signature* derived from its definition
+(operands become ``Tensor``, ``Tensor?`` or ``TensorTuple``; attributes become ``Bool``,
+``Int32``, ``Float``, ``Int32List``, ... with their ``.td`` defaults), and ``signatures.yaml``
+(OneFlow's ``functional_api.yaml`` style) adds functions with several signatures, such as
+``add(Tensor x, Tensor y)`` / ``add(Tensor x, Scalar other)``, or renames (``cat`` is
+``concat``). Calls dispatch to the first signature that fits; none fitting is a ``TypeError``
+listing every valid signature. Each signature's argument binder and op call are closures built
+here once, so a call does no parsing.
+
+>>> import tdflow
+>>> F = tdflow.functional
+>>> x = tdflow.tensor([-1.0, 0.5, 2.0])
+>>> F.leaky_relu(x, alpha=0.1).numpy()
+array([-0.1,  0.5,  2. ], dtype=float32)
+>>> F.add(x, 1).numpy()
+array([0. , 1.5, 3. ], dtype=float32)
+>>> F.relu(3)
+Traceback (most recent call last):
+TypeError: relu(): argument "x" must be Tensor, not int
+
+Results are computed on the engine: a tensor's value is waited for when it is read
+(``.numpy()``), and a failure inside the kernel surfaces there as an ``EngineError`` naming the
+op. Shape and dtype errors are found by the inference hooks at call time.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .eager import EagerError, OpRunner
+from .func_signature import (
+    NO_DEFAULT,
+    Param,
+    Signature,
+    SignatureError,
+    explain_mismatch,
+    make_binder,
+    parse_signature,
+)
+from .functional_yaml import read_entries
+from .tensor_glue import Tensor
+
+__all__ = ["EagerError", "SIGNATURES_FILE", "default_signature", "functions", "signatures"]
+
+SIGNATURES_FILE = Path(__file__).with_name("signatures.yaml")
+
+# attribute kind (dialect.attr_kinds) -> functional parameter type
+KIND_TO_TYPE = {
+    "bool": "Bool", "si32": "Int32", "si64": "Int64", "f32": "Float", "f64": "Double",
+    "str": "String", "dtype": "DataType", "shape": "Shape",
+    "bool_array": "BoolList", "si32_array": "Int32List", "si64_array": "Int64List",
+    "f32_array": "FloatList", "f64_array": "DoubleList", "str_array": "StringList",
+    "dtype_array": "DataTypeList", "shape_array": "ShapeList",
+}
+# OneFlow's scalar-operand attribute family (scalar_add, scalar_mul, scalar_pow)
+SCALAR_ATTRS = ("has_int_operand", "has_float_operand", "int_operand", "float_operand")
+
+
+def camel(mnemonic: str) -> str:
+    """``leaky_relu`` -> ``LeakyRelu`` (the functor name of an op's default signature)."""
+    return "".join(p[:1].upper() + p[1:] for p in mnemonic.split("_") if p)
+
+
+def snake(functor: str) -> str:
+    """``LeakyRelu`` -> ``leaky_relu``; ``MaxPool2D`` -> ``max_pool_2d``."""
+    s = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])", "_",
+               functor)
+    return s.lower()
+
+
+def _render_default(kind: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_render_default(kind, v) for v in value) + "]"
+    return repr(value)
+
+
+def default_signature(opdef: Any) -> Signature:
+    """The signature derived from an op: operands, required attrs, then the rest.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> str(default_signature(standard_dialect().lookup("tdflow.leaky_relu")))
+    'Tensor (Tensor x, Float alpha=0.0)'
+    """
+    required: list[Param] = []
+    later: list[Param] = []
+    for o in opdef.operands:
+        if o.is_variadic:
+            required.append(Param(o.name, "TensorTuple"))
+        elif o.is_optional:
+            later.append(Param(o.name, "Tensor", True, None, False, "None"))
+        else:
+            required.append(Param(o.name, "Tensor"))
+    for a in opdef.attributes:
+        ptype = KIND_TO_TYPE.get(a.kind)
+        if ptype is None:
+            continue  # kinds tdflow does not model keep their .td default
+        if a.has_default:
+            if a.default is None:
+                later.append(Param(a.name, ptype, True, None, False, "None"))
+            else:
+                later.append(Param(a.name, ptype, False, a.default, False,
+                                   _render_default(a.kind, a.default)))
+        elif getattr(a, "optional", False):
+            later.append(Param(a.name, ptype, True, None, False, "None"))
+        else:
+            required.append(Param(a.name, ptype))
+    n = len(opdef.results)
+    returns = "Tensor" if n == 1 else "TensorTuple" if n else "Void"
+    return Signature(returns, tuple(required + later), camel(opdef.mnemonic))
+
+
+# ------------------------------------------------------------------ functors
+_COMPOSITES: dict[str, Callable[..., Any]] = {}
+
+
+def composite(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a functor written with other functional calls (OneFlow's C++ functors)."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _COMPOSITES[name] = fn
+        return fn
+
+    return deco
+
+
+def _scalar_attrs(v: Any) -> tuple:
+    if isinstance(v, float):
+        return (False, True, 0, v)
+    return (True, False, int(v), 0.0)
+
+
+@composite("ScalarSub")
+def _scalar_sub(x, other):
+    return _S["scalar_add"]((x, -other))
+
+
+@composite("ScalarRSub")
+def _scalar_rsub(x, other):  # x is the scalar: x - other
+    return _S["scalar_add"]((_F["negative"](other), x))
+
+
+@composite("ScalarDiv")
+def _scalar_div(x, other):
+    return _S["scalar_mul"]((x, 1.0 / other))
+
+
+@composite("ScalarRDiv")
+def _scalar_rdiv(x, other):  # x / other with x a scalar
+    return _S["scalar_mul"]((_F["reciprocal"](other), x))
+
+
+def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callable[[tuple], Any]:
+    """The op call for a signature whose functor is the op itself.
+
+    Tensor parameters fill the op's operands in order; other parameters fill the attribute of
+    the same name, and a ``Scalar`` fills OneFlow's scalar-operand family.
+    """
+    tensor_idx = [i for i, p in enumerate(sig.params) if p.is_tensor]
+    n_ops = len(opdef.operands)
+    if len(tensor_idx) > n_ops or not all(o.is_optional for o in opdef.operands[len(tensor_idx):]):
+        raise SignatureError(f"{fname}: signature {sig} has {len(tensor_idx)} tensor "
+                             f"parameters but {opdef.name} has {n_ops} operands "
+                             f"(only trailing optional operands may be left out)")
+    pad = (None,) * (n_ops - len(tensor_idx))
+    attr_names: list[str] = []
+    plan: list[tuple[int, bool]] = []  # (param index, is a Scalar to expand)
+    for i, p in enumerate(sig.params):
+        if p.is_tensor:
+            continue
+        if opdef.attr(p.name) is not None:
+            attr_names.append(p.name)
+            plan.append((i, False))
+        elif p.type == "Scalar" and all(opdef.attr(a) is not None for a in SCALAR_ATTRS):
+            attr_names.extend(SCALAR_ATTRS)
+            plan.append((i, True))
+        else:
+            raise SignatureError(f"{fname}: parameter {p.name!r} of {sig} is not an attribute "
+                                 f"of {opdef.name}")
+    runner = OpRunner(opdef, tuple(attr_names), dialect)
+    simple = (len(tensor_idx) == 1 and not plan and len(opdef.results) == 1
+              and opdef.operands[0].is_single)
+    if simple and tensor_idx == [0]:
+        run1 = runner.run1
+        return lambda vals: run1(vals[0])
+    run = runner.run
+    tix = tuple(tensor_idx)
+    if not plan:
+        if tensor_idx == list(range(n_ops)):
+            return lambda vals: run(vals, ())  # parameters are exactly the operands
+        return lambda vals: run(tuple(vals[i] for i in tix) + pad, ())
+    if not any(expand for _, expand in plan):
+        attr_idx = tuple(i for i, _ in plan)
+        return lambda vals: run(tuple(vals[i] for i in tix) + pad,
+                                tuple(vals[i] for i in attr_idx))
+
+    def impl(vals):
+        attrs: list = []
+        for i, expand in plan:
+            if expand:
+                attrs.extend(_scalar_attrs(vals[i]))
+            else:
+                attrs.append(vals[i])
+        return run(tuple(vals[i] for i in tix) + pad, tuple(attrs))
+
+    return impl
+
+
+# ------------------------------------------------------------------ generation
+def _py_signature(sig: Signature) -> inspect.Signature:
+    params = []
+    for p in sig.params:
+        kind = (inspect.Parameter.KEYWORD_ONLY if p.kw_only
+                else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        name = p.name if p.name.isidentifier() and p.name not in ("in", "lambda") else p.name + "_"
+        default = inspect.Parameter.empty if p.default is NO_DEFAULT else p.default
+        params.append(inspect.Parameter(name, kind, default=default))
+    return inspect.Signature(params)
+
+
+def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tuple], Any]],
+                   doc: str) -> Callable[..., Any]:
+    binders = [make_binder(s, Tensor) for s in sigs]
+    if len(sigs) == 1:
+        bind, impl, sig = binders[0], impls[0], sigs[0]
+
+        def function(*args, **kwargs):
+            vals = bind(args, kwargs)
+            if vals is None:
+                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
+            return impl(vals)
+    else:
+        pairs = tuple(zip(binders, impls))
+        listing = "".join(f"\n\t*{i}: {s}" for i, s in enumerate(sigs))
+        message = (f"{fname}(): received an invalid combination of arguments. "
+                   f"The valid signatures are:{listing}")
+
+        def function(*args, **kwargs):
+            for bind, impl in pairs:
+                vals = bind(args, kwargs)
+                if vals is not None:
+                    return impl(vals)
+            raise TypeError(message)
+
+    function.__name__ = function.__qualname__ = fname
+    function.__module__ = "tdflow.functional"
+    function.__doc__ = doc
+    function.__signature__ = _py_signature(sigs[0])  # type: ignore[attr-defined]
+    function.signatures = tuple(sigs)  # type: ignore[attr-defined]
+    return function
+
+
+def _doc(fname: str, sigs: list[Signature], opdef: Any | None) -> str:
+    lines = [f"{fname}" + ("" if len(sigs) == 1 else " (first matching signature wins)") + ":"]
+    lines += [f"    {s}  => {s.functor}" for s in sigs]
+    if opdef is not None:
+        if opdef.summary:
+            lines += ["", opdef.summary]
+        if opdef.description:
+            lines += ["", opdef.description.strip()]
+    return "\n".join(lines)
+
+
+def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
+          ) -> dict[str, Callable[..., Any]]:
+    """Every functional function for ``dialect``: defaults from the ops, plus the yaml's."""
+    ops = {op.mnemonic: op for op in _all_ops(dialect) if op.dialect == "tdflow"}
+    by_functor = {camel(m): op for m, op in ops.items()}
+    entries = read_entries(yaml_text, yaml_path)
+    renamed = {e["op"]: e["name"] for e in entries if "op" in e}
+    out: dict[str, Callable[..., Any]] = {}
+    fns: dict[str, Callable[..., Any]] = {}
+    _F.clear()
+
+    def resolve(fname: str, sig: Signature) -> Callable[[tuple], Any]:
+        if sig.functor in _COMPOSITES:
+            comp = _COMPOSITES[sig.functor]
+            return lambda vals: comp(*vals)
+        op = by_functor.get(sig.functor) or ops.get(snake(sig.functor))
+        if op is None:
+            raise SignatureError(f"{yaml_path}: {fname}: functor {sig.functor!r} is neither an "
+                                 f"op of the dialect nor a registered composite")
+        return _direct_impl(fname, sig, op, dialect)
+
+    for m, op in ops.items():
+        fname = renamed.get(m, m)
+        sig = default_signature(op)
+        fns[m] = _make_function(m, [sig], [resolve(m, sig)], _doc(m, [sig], op))
+        out[fname] = fns[m]
+    _F.update(fns)  # composites call ops by mnemonic, whatever the yaml does to the names
+    _S.clear()
+    for m, op in ops.items():  # (Tensor, Scalar) forms of the scalar ops, for composites
+        if len(op.operands) == 1 and all(op.attr(a) is not None for a in SCALAR_ATTRS):
+            _S[m] = resolve(m, parse_signature(f"Tensor (Tensor x, Scalar other) => {camel(m)}"))
+    for e in entries:
+        fname = e.get("name")
+        if not fname or "signature" not in e:
+            raise SignatureError(f"{yaml_path}:{e['line']}: an entry needs 'name' and "
+                                 f"'signature'")
+        try:
+            sigs = [parse_signature(s) for s in e["signature"]]
+        except SignatureError as err:
+            raise SignatureError(f"{yaml_path}:{e['line']}: {fname}: {err}") from None
+        opdef = ops.get(e.get("op", "")) or (by_functor.get(sigs[0].functor)
+                                             if len(sigs) == 1 else None)
+        out[fname] = _make_function(fname, sigs, [resolve(fname, s) for s in sigs],
+                                    _doc(fname, sigs, opdef))
+    for m, fname in renamed.items():
+        out.setdefault(m, out[fname])  # `cat` stays available next to `concat`
+    return out
+
+
+_F: dict[str, Callable[..., Any]] = {}  # functions by op mnemonic, for composites
+_S: dict[str, Callable[[tuple], Any]] = {}  # scalar ops as (tensor, scalar) -> tensor
+
+
+def _all_ops(dialect: Any):
+    ops = dialect.ops
+    return ops.values() if isinstance(ops, dict) else ops
+
+
+def _load() -> dict[str, Callable[..., Any]]:
+    from tdflow.dialect import standard_dialect
+
+    return build(standard_dialect(), SIGNATURES_FILE.read_text(), str(SIGNATURES_FILE))
+
+
+functions: dict[str, Callable[..., Any]] = _load()
+globals().update(functions)
+
+
+def signatures(name: str) -> tuple[Signature, ...]:
+    """The signatures of the functional function ``name``, in dispatch order."""
+    return functions[name].signatures  # type: ignore[attr-defined]
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(functions))
