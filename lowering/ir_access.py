@@ -48,17 +48,10 @@ def _trait_name(t: Any) -> str:
 
 def mutated_operands(dialect: Any, op: Any) -> tuple[int, ...]:
     """Operand indices ``op`` writes in place (declared through ``modify_input_arg``)."""
-    d = op_def(dialect, op.name)
-    if d is None:
+    fn = getattr(dialect, "mutable_operands", None)
+    if fn is None or op_def(dialect, op.name) is None:
         return ()
-    fn = getattr(d, "mutable_operands", None) or getattr(dialect, "mutable_operands", None)
-    if callable(fn):
-        try:
-            return tuple(fn(op) if fn is getattr(dialect, "mutable_operands", None)
-                         else fn())
-        except TypeError:
-            return tuple(fn(op.name))
-    return tuple(getattr(d, "mutable_operand_indices", ()) or ())
+    return tuple(fn(op))
 
 
 def is_pure(dialect: Any, op: Any) -> bool:

@@ -1,0 +1,105 @@
+"""Compile and run the example programs against independent numpy references."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import references
+from tdflow.dialect.types import DTYPES
+from tdflow.runtime.executor import ArgumentError
+
+import tdflow
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def inputs(program, seed=0):
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal(a.shape) * 0.1).astype(DTYPES[a.dtype])
+            for a in program.plan.arguments]
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    return tdflow.compile(EXAMPLES / "mlp.mlir")
+
+
+@pytest.fixture(scope="module")
+def cnn():
+    return tdflow.compile(str(EXAMPLES / "cnn.mlir"))
+
+
+def test_mlp_matches_numpy(mlp):
+    args = inputs(mlp)
+    out = mlp(*args)
+    assert out.shape == (64, 10) and out.dtype == np.float32
+    np.testing.assert_allclose(out, references.mlp(*args), rtol=1e-4, atol=1e-6)
+    # Calling again gives the same, and earlier results are not overwritten.
+    again = mlp(*inputs(mlp, seed=1))
+    np.testing.assert_allclose(out, references.mlp(*args), rtol=1e-4, atol=1e-6)
+    assert not np.shares_memory(out, again)
+
+
+def test_mlp_by_argument_name(mlp):
+    args = inputs(mlp)
+    named = dict(zip(mlp.argument_names, args))
+    np.testing.assert_array_equal(mlp(**named), mlp(*args))
+    np.testing.assert_array_equal(mlp(args[0], **dict(list(named.items())[1:])), mlp(*args))
+
+
+def test_mlp_plan_saves_memory(mlp):
+    plan = mlp.plan
+    assert plan.peak_bytes_after < plan.peak_bytes_before
+
+
+def test_cnn_matches_numpy(cnn):
+    args = inputs(cnn)
+    out = cnn(*args)
+    assert out.shape == (8, 10)
+    np.testing.assert_allclose(out, references.cnn(*args), rtol=1e-4, atol=1e-6)
+
+
+def test_cnn_dynamic_types_are_inferred(cnn):
+    shapes = {op.name: op.result_types for op in cnn.lowering.module.walk()}
+    assert all(t.is_static for ts in shapes.values() for t in ts if hasattr(t, "is_static"))
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda p, a: p(*a[:4]), "missing argument %b2"),
+    (lambda p, a: p(a[0][:10], *a[1:]), "argument %x must be tensor<64x784xf32>"),
+    (lambda p, a: p(a[0].astype(np.float64), *a[1:]), "got float64 array of shape 64x784"),
+    (lambda p, a: p(*a, a[0]), "takes 5 arguments"),
+    (lambda p, a: p(*a[:4], bias=a[4]), "has no argument 'bias'"),
+    (lambda p, a: p(*a, x=a[0]), "argument 'x' given twice"),
+])
+def test_bad_arguments_name_the_argument(mlp, call, fragment):
+    args = inputs(mlp)
+    with pytest.raises(ArgumentError) as err:
+        call(mlp, args)
+    assert fragment in str(err.value)
+
+
+def test_compile_from_text_and_entry():
+    text = """
+func.func @first(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func @twice(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = "tdflow.broadcast_add"(%x, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = "tdflow.relu"(%0) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}"""
+    f = tdflow.compile(text, entry="twice")
+    a, b = f(np.array([-1, 0, 2], np.float32))
+    np.testing.assert_array_equal(a, [-2, 0, 4])
+    np.testing.assert_array_equal(b, [0, 0, 4])
+
+
+def test_tensor_in_tensor_out(mlp):
+    tensor_mod = pytest.importorskip("tdflow.runtime.tensor")
+    args = inputs(mlp)
+    out = mlp(tensor_mod.tensor(args[0]), *args[1:])
+    assert not isinstance(out, np.ndarray)
+    np.testing.assert_allclose(np.asarray(out.numpy()), mlp(*args))
