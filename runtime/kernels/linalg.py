@@ -1,1 +1,76 @@
-"""CPU kernels (linalg); filled in progressively."""
+"""Matrix products: ``matmul`` (2-D, or N-D ``a`` against 2-D ``b``) and ``batch_matmul``.
+
+``out = alpha * op(a) @ op(b) (+ _add_to_output)`` with ``op`` transposing the last two dims when
+``transpose_a``/``transpose_b`` is set. Output 0 may be the ``_add_to_output`` buffer
+(``inplace={0: 2}``), which is how a gradient accumulates into an existing one. Half inputs
+multiply in f32 (numpy has no f16 BLAS) and round once.
+
+>>> import numpy as np
+>>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
+>>> matmul({"transpose_b": True, "alpha": 2.0}, [a, a], [None])[0].tolist()
+[[10.0, 28.0], [28.0, 100.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.runtime.kernels._util import NUMERIC, acc_dtype, operands
+from tdflow.runtime.kernels.registry import register_kernel, same_dtype
+
+
+def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any],
+             op: str, batched: bool) -> list[np.ndarray]:
+    a, b, add = operands(inputs, attrs, 3)
+    ta, tb = bool(attrs.get("transpose_a", False)), bool(attrs.get("transpose_b", False))
+    alpha = float(attrs.get("alpha", 1.0))
+    if a.ndim < 2 or b.ndim < 2 or (not batched and b.ndim != 2):
+        raise ValueError(f"{op}: operand ranks {a.ndim} and {b.ndim} are not supported "
+                         f"({'both >= 2' if batched else 'a >= 2, b == 2'} expected)")
+    if ta:
+        a = np.swapaxes(a, -1, -2)
+    if tb:
+        b = np.swapaxes(b, -1, -2)
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"{op}: inner dimensions differ: a is {a.shape[-2:]} and b is "
+                         f"{b.shape[-2:]} after transpose_a={ta}, transpose_b={tb}")
+    out = outs[0] if outs else None
+    dt = a.dtype
+    wide = acc_dtype(dt)
+    if wide != dt:
+        a, b = a.astype(wide), b.astype(wide)
+    direct = (out is not None and wide == dt and out.dtype == dt and out.flags.writeable
+              and not (add is not None and np.may_share_memory(out, add)))
+    if direct:
+        prod = np.matmul(a, b, out=out)
+    else:
+        prod = np.matmul(a, b)
+    if alpha != 1.0:
+        prod *= prod.dtype.type(alpha)
+    if add is not None:
+        if add is out or (out is not None and np.may_share_memory(out, add)):
+            np.add(out, prod, out=out, casting="unsafe")
+            return [out]
+        prod += add
+    if out is None:
+        return [prod if prod.dtype == dt else prod.astype(dt)]
+    if prod is not out:
+        np.copyto(out, prod, casting="unsafe")
+    return [out]
+
+
+@register_kernel("tdflow.matmul", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
+                 inplace={0: 2})
+def matmul(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """out = alpha * op(a) @ op(b) + _add_to_output."""
+    return _product(attrs, inputs, outs, "tdflow.matmul", batched=False)
+
+
+@register_kernel("tdflow.batch_matmul", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
+                 inplace={0: 2})
+def batch_matmul(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any]) -> list[np.ndarray]:
+    """Batched matmul over leading dims (numpy broadcasting of batch dims)."""
+    return _product(attrs, inputs, outs, "tdflow.batch_matmul", batched=True)

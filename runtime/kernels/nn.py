@@ -1,1 +1,167 @@
-"""CPU kernels (nn); filled in progressively."""
+"""Softmax family, sparse softmax cross entropy and dropout (all over the last axis, as OneFlow).
+
+* ``softmax(in) -> out``, ``log_softmax(in) -> prob`` (max-subtracted, so large logits are safe);
+  ``softmax_grad(y, dy) -> dx = y * (dy - sum(dy * y))``.
+* ``sparse_softmax_cross_entropy(prediction, label; depth) -> (prob, out)``: ``prob`` is the
+  softmax over the last axis (``depth`` classes), ``out = -log_softmax[label]`` per row. As in
+  OneFlow's kernel, a label outside ``[0, depth)`` contributes a loss of 0 and no one-hot term
+  in the gradient. ``..._grad(label, dy, prob) -> (prob - onehot(label)) * dy``.
+* ``dropout(in, _add_to_output?; rate, seed) -> (out, mask)``: ``mask`` (``i1``) keeps an
+  element with probability ``1 - rate``; ``out = in * mask / (1 - rate) (+ add)``. Each nonzero
+  ``seed`` owns a generator that advances call after call; ``seed = 0`` uses the global one
+  (``manual_seed``).
+
+>>> import numpy as np
+>>> softmax({}, [np.zeros((1, 4), np.float32)], [None])[0].tolist()
+[[0.25, 0.25, 0.25, 0.25]]
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands, out_buffer
+from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel, same_dtype
+
+
+def _shifted(x: np.ndarray) -> np.ndarray:
+    """``x - max(x)`` along the last axis, in the accumulation type (a new array)."""
+    w = x.astype(acc_dtype(x.dtype), copy=True)
+    if w.shape[-1:] != (0,) and w.size:
+        w -= w.max(axis=-1, keepdims=True)
+    return w
+
+
+def _store(value: np.ndarray, outs: Sequence[Any], i: int, dt: np.dtype) -> np.ndarray:
+    out = outs[i] if i < len(outs) else None
+    if out is None:
+        return value if value.dtype == dt else value.astype(dt)
+    np.copyto(out, value, casting="unsafe")
+    return out
+
+
+@register_kernel("tdflow.softmax", "cpu", dtypes=FLOATS, inplace={0: 0})
+def softmax(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """exp(x - max) / sum(exp(x - max)) over the last axis."""
+    x = inputs[0]
+    e = _shifted(x)
+    np.exp(e, out=e)
+    e /= e.sum(axis=-1, keepdims=True)
+    return [_store(e, outs, 0, x.dtype)]
+
+
+@register_kernel("tdflow.log_softmax", "cpu", dtypes=FLOATS, inplace={0: 0})
+def log_softmax(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                outs: Sequence[Any]) -> list[np.ndarray]:
+    """x - max - log(sum(exp(x - max))) over the last axis."""
+    x = inputs[0]
+    s = _shifted(x)
+    s -= np.log(np.exp(s).sum(axis=-1, keepdims=True))
+    return [_store(s, outs, 0, x.dtype)]
+
+
+@register_kernel("tdflow.softmax_grad", "cpu", dtypes=FLOATS, match=same_dtype(1),
+                 inplace={0: 1})
+def softmax_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any]) -> list[np.ndarray]:
+    """dx = y * (dy - sum(dy * y, last axis))."""
+    y, dy = inputs[0], inputs[1]
+    wide = acc_dtype(y.dtype)
+    yw, dyw = y.astype(wide, copy=False), dy.astype(wide, copy=False)
+    dot = np.einsum("...i,...i->...", yw, dyw)[..., None] if y.ndim else yw * dyw
+    dx = yw * (dyw - dot)
+    return [_store(dx, outs, 0, y.dtype)]
+
+
+_LABELS = INTS | {"i1"}
+
+
+@register_kernel("tdflow.sparse_softmax_cross_entropy", "cpu", dtypes=FLOATS,
+                 match=input_dtype_in(1, _LABELS), num_outputs=2)
+def sparse_softmax_cross_entropy(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                                 outs: Sequence[Any]) -> list[np.ndarray]:
+    """prob = softmax(prediction); out = -log(prob[label]) per row."""
+    x, label = inputs[0], inputs[1]
+    depth = int(attrs.get("depth", 0)) or x.shape[-1]
+    if x.shape[-1] != depth:
+        raise ValueError(f"sparse_softmax_cross_entropy: prediction has {x.shape[-1]} classes "
+                         f"in its last dim, depth is {depth}")
+    if label.shape != x.shape[:-1]:
+        raise ValueError(f"sparse_softmax_cross_entropy: label shape {label.shape} must be "
+                         f"prediction's without the last dim {x.shape[:-1]}")
+    logp = _shifted(x)
+    logp -= np.log(np.exp(logp).sum(axis=-1, keepdims=True))
+    lab = label.astype(np.int64, copy=False)
+    valid = (lab >= 0) & (lab < depth)
+    picked = np.take_along_axis(logp, np.where(valid, lab, 0)[..., None], axis=-1)[..., 0]
+    loss = np.where(valid, -picked, 0).astype(logp.dtype)
+    prob = np.exp(logp, out=logp)
+    return [_store(prob, outs, 0, x.dtype), _store(loss, outs, 1, x.dtype)]
+
+
+@register_kernel("tdflow.sparse_softmax_cross_entropy_grad", "cpu", dtypes=_LABELS,
+                 match=input_dtype_in(1, FLOATS) & input_dtype_in(2, FLOATS))
+def sparse_softmax_cross_entropy_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                                      outs: Sequence[Any]) -> list[np.ndarray]:
+    """prediction_diff = (prob - onehot(label, depth)) * dy[..., None]."""
+    label, dy, prob = inputs[0], inputs[1], inputs[2]
+    depth = int(attrs.get("depth", 0)) or prob.shape[-1]
+    wide = acc_dtype(prob.dtype)
+    g = prob.astype(wide, copy=True)
+    lab = label.astype(np.int64, copy=False)
+    valid = (lab >= 0) & (lab < depth)
+    idx = np.where(valid, lab, 0)[..., None]
+    hit = np.take_along_axis(g, idx, axis=-1)
+    np.put_along_axis(g, idx, hit - valid[..., None], axis=-1)
+    g *= dy.astype(wide, copy=False)[..., None]
+    return [_store(g, outs, 0, prob.dtype)]
+
+
+# ---- dropout -------------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_generators: dict[int, np.random.Generator] = {}
+_global = [np.random.default_rng()]
+
+
+def manual_seed(seed: int) -> None:
+    """Reseed the generator ``dropout`` uses when its ``seed`` attribute is 0."""
+    with _lock:
+        _global[0] = np.random.default_rng(seed)
+
+
+def _generator(seed: int) -> np.random.Generator:
+    if seed == 0:
+        return _global[0]
+    with _lock:
+        g = _generators.get(seed)
+        if g is None:
+            g = _generators[seed] = np.random.default_rng(seed)
+        return g
+
+
+@register_kernel("tdflow.dropout", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=2,
+                 inplace={0: 0})
+def dropout(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """out = in * mask * 1/(1-rate) (+ _add_to_output); mask = uniform >= rate."""
+    x, add = operands(inputs, attrs, 2)
+    rate = float(attrs.get("rate", 0.0))
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"dropout: rate must be in [0, 1], got {rate}")
+    gen = _generator(int(attrs.get("seed", 0)))
+    with _lock:
+        keep = gen.random(x.shape, dtype=np.float32) >= rate if rate > 0 else np.ones(x.shape, bool)
+    scale = 0.0 if rate >= 1.0 else 1.0 / (1.0 - rate)
+    mask = out_buffer(outs, 1, x.shape, np.bool_)
+    np.copyto(mask, keep, casting="unsafe")
+    out = out_buffer(outs, 0, x.shape, x.dtype)
+    np.multiply(x, keep, out=out, casting="unsafe")
+    if scale != 1.0:
+        np.multiply(out, scale, out=out, casting="unsafe")
+    if add is not None:
+        np.add(out, add, out=out, casting="unsafe")
+    return [out, mask]
+

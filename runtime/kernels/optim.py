@@ -1,1 +1,58 @@
-"""CPU kernels (optim); filled in progressively."""
+"""``sgd_update``: the model is updated in place (no results), as OneFlow's SGDUpdateKernel.
+
+``if skip_if: return``; ``lr = (learning_rate tensor or learning_rate_val) * learning_rate_scale``;
+``scale *= scale_by_tensor`` when given;
+``g = scale * model_diff + l1 * sign(model) + l2 * model``;
+``model -= lr * (g + weight_decay * model)``; ``model_copy`` (a lower-precision copy, e.g. f16)
+receives the new model.
+
+>>> import numpy as np
+>>> m = np.ones(2, np.float32)
+>>> sgd_update({"learning_rate_val": 0.5}, [m, np.full(2, 2.0, np.float32)], [])
+[]
+>>> m.tolist()
+[0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.runtime.kernels._util import FLOATS, acc_dtype, operands
+from tdflow.runtime.kernels.registry import register_kernel, same_dtype
+
+
+def _scalar(t: np.ndarray | None) -> float | None:
+    return None if t is None else float(np.asarray(t).reshape(-1)[0])
+
+
+@register_kernel("tdflow.sgd_update", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=0)
+def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """In-place SGD step with l1/l2 regularisation and weight decay."""
+    model, diff, model_copy, lr_t, scale_t, skip_t = operands(inputs, attrs, 6)
+    if skip_t is not None and _scalar(skip_t) != 0:
+        return []
+    lr = _scalar(lr_t)
+    lr = float(attrs.get("learning_rate_val", 0.0)) if lr is None else lr
+    lr *= float(attrs.get("learning_rate_scale", 1.0))
+    scale = float(attrs.get("scale", 1.0))
+    if scale_t is not None:
+        scale *= _scalar(scale_t)  # type: ignore[operator]
+    l1, l2 = float(attrs.get("l1", 0.0)), float(attrs.get("l2", 0.0))
+    wd = float(attrs.get("weight_decay", 0.0))
+    wide = acc_dtype(model.dtype)
+    m = model.astype(wide, copy=False)
+    g = diff.astype(wide, copy=True)
+    if scale != 1.0:
+        g *= wide.type(scale)
+    if l1:
+        g += wide.type(l1) * np.sign(m)
+    if l2 or wd:
+        g += wide.type(l2 + wd) * m
+    g *= wide.type(lr)
+    np.subtract(model, g, out=model, casting="unsafe")
+    if model_copy is not None:
+        np.copyto(model_copy, model, casting="unsafe")
+    return []

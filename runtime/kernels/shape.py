@@ -1,1 +1,183 @@
-"""CPU kernels (shape); filled in progressively."""
+"""Shape and type ops: reshape, transpose, cat, cast, constant, ones_like, reduce_sum_like,
+broadcast_like.
+
+Without a preallocated output, ``reshape`` returns a view of its input when numpy can (as
+``numpy.reshape`` does); every other kernel returns fresh memory.
+
+>>> import numpy as np
+>>> reshape({"shape": [-1, 2]}, [np.arange(4)], [None])[0].shape
+(2, 2)
+>>> constant({"shape": [2], "dtype": "f32", "is_floating_value": True,
+...           "floating_value": 0.5}, [], [None])[0].tolist()
+[0.5, 0.5]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.types import DTYPES
+from tdflow.runtime.kernels._util import (
+    ALL_DTYPES,
+    NUMERIC,
+    acc_dtype,
+    norm_axes,
+    norm_axis,
+    out_buffer,
+)
+from tdflow.runtime.kernels.registry import register_kernel, same_dtype
+
+
+def _store(value: np.ndarray, outs: Sequence[Any]) -> list[np.ndarray]:
+    out = outs[0] if outs else None
+    if out is None:
+        return [value]
+    np.copyto(out, value, casting="unsafe")
+    return [out]
+
+
+def resolve_shape(shape: Sequence[int], numel: int) -> tuple[int, ...]:
+    """``shape`` with one ``-1`` resolved against ``numel``; ``ValueError`` when impossible."""
+    dims = [int(d) for d in shape]
+    if dims.count(-1) > 1:
+        raise ValueError(f"reshape: at most one -1 in shape {dims}")
+    known = 1
+    for d in dims:
+        if d != -1:
+            if d < 0:
+                raise ValueError(f"reshape: negative dimension {d} in shape {dims}")
+            known *= d
+    if -1 in dims:
+        if known == 0 or numel % known:
+            raise ValueError(f"reshape: cannot infer -1 in {dims} for {numel} elements")
+        dims[dims.index(-1)] = numel // known
+    elif known != numel:
+        raise ValueError(f"reshape: shape {dims} has {known} elements, input has {numel}")
+    return tuple(dims)
+
+
+@register_kernel("tdflow.reshape", "cpu", dtypes=ALL_DTYPES, inplace={0: 0})
+def reshape(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """Same elements, new shape (one dim may be -1)."""
+    x = inputs[0]
+    shape = resolve_shape(attrs["shape"], x.size)
+    out = outs[0] if outs else None
+    if out is None:
+        return [x.reshape(shape)]
+    if out.size != x.size:
+        raise ValueError(f"reshape: output buffer has {out.size} elements, input {x.size}")
+    if np.may_share_memory(out, x) and out.ctypes.data == x.ctypes.data:
+        return [out]  # in place: the buffer already holds the elements
+    if out.flags.c_contiguous:
+        np.copyto(out.reshape(x.shape), x)
+    else:
+        np.copyto(out, x.reshape(out.shape))
+    return [out]
+
+
+@register_kernel("tdflow.transpose", "cpu", dtypes=ALL_DTYPES)
+def transpose(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """Permute dims by ``perm`` (negative entries allowed)."""
+    x = inputs[0]
+    perm = [norm_axis(p, x.ndim, "perm entry") for p in attrs["perm"]]
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"transpose: perm {list(attrs['perm'])} is not a permutation of "
+                         f"{x.ndim} dims")
+    t = x.transpose(perm)
+    out = outs[0] if outs else None
+    if out is None:
+        return [np.ascontiguousarray(t)]
+    np.copyto(out, t)
+    return [out]
+
+
+@register_kernel("tdflow.cat", "cpu", dtypes=ALL_DTYPES,
+                 match=lambda d, a: all(t == d[0] for t in d))
+def cat(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """Concatenate the (variadic) inputs along ``axis``."""
+    arrays = [a for a in inputs if a is not None]
+    if not arrays:
+        raise ValueError("cat: needs at least one input")
+    axis = norm_axis(attrs.get("axis", 0), arrays[0].ndim)
+    out = outs[0] if outs else None
+    return [np.concatenate(arrays, axis=axis, out=out)]
+
+
+@register_kernel("tdflow.cast", "cpu", dtypes=ALL_DTYPES)
+def cast(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """Convert to ``dtype``; floats to integers truncate, nonzero to ``i1`` is true."""
+    x = inputs[0]
+    dt = DTYPES[attrs["dtype"]]
+    out = outs[0] if outs else None
+    if out is None:
+        return [x.astype(dt)]
+    np.copyto(out, x, casting="unsafe")
+    return [out]
+
+
+@register_kernel("tdflow.constant", "cpu", dtypes=None)
+def constant(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """A tensor of ``shape`` filled with the floating or integer value."""
+    dt = DTYPES[attrs["dtype"]]
+    shape = tuple(int(d) for d in attrs.get("shape", ()))
+    if attrs.get("is_floating_value", False):
+        value: Any = float(attrs.get("floating_value", 0.0))
+    else:
+        value = int(attrs.get("integer_value", 0))
+    out = out_buffer(outs, 0, shape, dt)
+    out.fill(value)
+    return [out]
+
+
+@register_kernel("tdflow.ones_like", "cpu", dtypes=ALL_DTYPES)
+def ones_like(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """Ones with the shape and dtype of ``like``."""
+    like = inputs[0]
+    out = out_buffer(outs, 0, like.shape, like.dtype)
+    out.fill(1)
+    return [out]
+
+
+@register_kernel("tdflow.reduce_sum_like", "cpu", dtypes=NUMERIC, match=same_dtype(1))
+def reduce_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                    outs: Sequence[Any]) -> list[np.ndarray]:
+    """Sum ``x`` over ``axis`` and give it ``like``'s shape (an empty axis copies ``x``)."""
+    x, like = inputs[0], inputs[1]
+    axes = norm_axes(attrs.get("axis", ()), x.ndim)
+    r = np.sum(x, axis=axes, dtype=acc_dtype(x.dtype)) if axes else x
+    r = np.asarray(r).reshape(like.shape)
+    out = outs[0] if outs else None
+    if out is None:
+        return [r.astype(x.dtype, copy=r is x or r.dtype != x.dtype)]
+    np.copyto(out, r, casting="unsafe")
+    return [out]
+
+
+@register_kernel("tdflow.broadcast_like", "cpu", dtypes=ALL_DTYPES)
+def broadcast_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                   outs: Sequence[Any]) -> list[np.ndarray]:
+    """Broadcast ``x`` to ``like``'s shape; ``broadcast_axes`` are the dims of ``like`` that
+    ``x`` lacks (default: the leading ones) or has as size 1."""
+    x, like = inputs[0], inputs[1]
+    axes = norm_axes(attrs.get("broadcast_axes", ()), like.ndim)
+    if x.ndim < like.ndim:
+        missing = like.ndim - x.ndim
+        if axes and len(axes) == missing:
+            shape = list(x.shape)
+            for a in axes:
+                shape.insert(a, 1)
+        else:
+            shape = [1] * missing + list(x.shape)
+        x = x.reshape(shape)
+    try:
+        b = np.broadcast_to(x, like.shape)
+    except ValueError:
+        raise ValueError(f"broadcast_like: cannot broadcast {inputs[0].shape} to {like.shape} "
+                         f"with broadcast_axes {list(axes)}") from None
+    out = outs[0] if outs else None
+    if out is None:
+        return [np.array(b)]
+    np.copyto(out, b, casting="unsafe")
+    return [out]
