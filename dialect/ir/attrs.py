@@ -18,6 +18,7 @@ MLIR text                      Python object                               ``to_
 ``f16``, ``tensor<4xf32>``     ``TypeAttr("f16")``, ``TypeAttr(TensorType)``  the type
 ``unit`` / bare ``name``       ``UNIT`` (the ``UnitAttr()`` singleton)     ``True``
 ``{a = 1}``                    ``DictAttr((("a", IntegerAttr(1)),))``      ``{"a": 1}``
+                               (pairs sorted by name, as in MLIR)
 ``@f``                         ``SymbolRefAttr("f")``                      ``"f"``
 =============================  ==========================================  ======================
 
@@ -315,9 +316,13 @@ UNIT = UnitAttr()
 
 @dataclass(frozen=True, slots=True)
 class DictAttr(Attribute):
-    """``{a = 1, b}``: ``value`` is a tuple of ``(name, attr)`` pairs in written order."""
+    """``{a = 1, b}``: ``value`` is a tuple of ``(name, attr)`` pairs, sorted by name (as MLIR
+    keeps dictionary attributes, so equality does not depend on the written order)."""
 
     value: tuple
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", tuple(sorted(self.value, key=lambda kv: kv[0])))
 
     def __str__(self) -> str:
         return print_attr_dict(dict(self.value)) if self.value else "{}"

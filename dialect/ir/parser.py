@@ -104,6 +104,15 @@ def _unescape(body: str) -> str:
     return out.decode("utf-8", errors="surrogateescape")
 
 
+def _signless(value: int, type: str) -> int:
+    """MLIR keeps signless integers in two's complement and prints them signed: 255 : i8 is -1."""
+    if type[0] == "i" and type != "index":
+        bits = int(type[1:])
+        if value >= 1 << (bits - 1):
+            value -= 1 << bits
+    return value
+
+
 class _Fallback(Exception):
     """The fast path declines; the general parser takes over (and reports any error)."""
 
@@ -404,7 +413,7 @@ class Parser:
                              f"(expected {lo} to {hi})", start)
         if type == "i1":
             return BoolAttr(bool(value))
-        return IntegerAttr(value, type)
+        return IntegerAttr(_signless(value, type), type)
 
     def parse_dense_array(self):
         start = self.pos
@@ -440,7 +449,7 @@ class Parser:
                         lo, hi = int_range(etype)
                         if not lo <= v <= hi:
                             raise self.error(f"{lit} is out of range for {etype}", vpos)
-                        values.append(v)
+                        values.append(_signless(v, etype))
                 if not self.accept(","):
                     break
         self.expect(">", "'>' closing array<...>")

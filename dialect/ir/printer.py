@@ -71,17 +71,18 @@ class _Printer:
             self.types[id(t)] = s
         return s
 
-    def attr_dict(self, attrs: dict) -> str:
-        cache = self.attrs
+    def attr_dict(self, attrs: dict, cache: bool = True) -> str:
+        """``{...}``; ``cache=False`` for temporary attribute objects (an id may be reused)."""
+        memo = self.attrs if cache else {}
         parts = []
         for k, v in attrs.items():
             if isinstance(v, UnitAttr):
                 parts.append(attr_name(k))
                 continue
-            s = cache.get(id(v))
+            s = memo.get(id(v))
             if s is None:
                 s = str(v)
-                cache[id(v)] = s
+                memo[id(v)] = s
             parts.append(f"{attr_name(k)} = {s}")
         return "{" + ", ".join(parts) + "}"
 
@@ -103,7 +104,7 @@ class _Printer:
             props["sym_name"] = StringAttr(f.name)
             if f.visibility:
                 props["sym_visibility"] = StringAttr(f.visibility)
-            head = f'"func.func"() <{self.attr_dict(props)}> ({{\n'
+            head = f'"func.func"() <{self.attr_dict(props, cache=False)}> ({{\n'
             self.out.append(head)
             if args:
                 self.out.append("^bb0(" + ", ".join(
