@@ -1,0 +1,100 @@
+"""Shared plumbing of the dialect subcommands (``ops``, ``verify``, ``doc``, ``opt``,
+``gen-hooks``): argument definitions, loading a dialect from them, user hook files, JSON."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+
+def add_td_args(p: argparse.ArgumentParser, *, positional: bool) -> None:
+    """``FILE.td`` (positional, optional: the standard ops.td) or ``--td``, plus ``-I``/``-D``/``--hooks``."""
+    if positional:
+        p.add_argument("td", nargs="?", metavar="FILE.td",
+                       help="the op definitions (default: the standard ops.td)")
+    else:
+        p.add_argument("--td", metavar="FILE.td",
+                       help="the op definitions (default: the standard ops.td)")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="add DIR to the include search path (repeatable; tdflow's own include "
+                        "dir with tdflow/Base.td is always searched)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME",
+                   help="define preprocessor macro NAME (repeatable)")
+    p.add_argument("--hooks", action="append", default=[], metavar="FILE.py",
+                   help="import FILE.py to register the hooks of your ops (repeatable)")
+
+
+class UsageError(Exception):
+    """A mistake in the command line (exit status 2)."""
+
+
+def usage(message: str) -> int:
+    sys.stderr.write(f"tdflow: error: {message}\n")
+    return 2
+
+
+def import_hook_files(paths: list[str]) -> None:
+    """Import each user hook module (by path) so its decorators register its hooks."""
+    import importlib.util
+
+    for i, path in enumerate(paths):
+        if not os.path.isfile(path):
+            raise UsageError(f"hook file '{path}' does not exist")
+        name = f"_tdflow_user_hooks_{i}_{os.path.splitext(os.path.basename(path))[0]}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise UsageError(f"cannot import hook file '{path}' (expected a .py file)")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
+def load_from_args(args: argparse.Namespace):
+    """The dialect the arguments name (the standard one when no ``.td`` is given)."""
+    td = getattr(args, "td", None)
+    import_hook_files(getattr(args, "hooks", []) or [])
+    if td is None and not args.include_dirs and not args.defines:
+        from tdflow.dialect.dialect import standard_dialect
+
+        return standard_dialect()
+    from tdflow.dialect.dialect import load_dialect, standard_ops_path
+
+    path = td if td is not None else str(standard_ops_path())
+    if not os.path.isfile(path):
+        why = "is a directory" if os.path.isdir(path) else "does not exist"
+        raise UsageError(f"'{path}' {why}")
+    return load_dialect(path, args.include_dirs, args.defines)
+
+
+def op_to_json(op) -> dict[str, Any]:
+    """A JSON-ready description of an :class:`OpDef` (what ``tdflow ops --json`` prints)."""
+
+    def value(v) -> dict[str, Any]:
+        return {"name": v.name, "constraint": v.constraint, "arity": v.arity,
+                "dtypes": list(v.dtypes) if v.dtypes is not None else None}
+
+    def jsonable(x):
+        if isinstance(x, tuple):
+            return [jsonable(e) for e in x]
+        if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+            return str(x)
+        return x if isinstance(x, (bool, int, float, str, type(None))) else str(x)
+
+    return {
+        "name": op.name,
+        "mnemonic": op.mnemonic,
+        "dialect": op.dialect,
+        "record": op.record,
+        "summary": op.summary,
+        "operands": [value(o) for o in op.operands],
+        "results": [value(r) for r in op.results],
+        "attrs": [{"name": a.name, "kind": a.kind, "constraint": a.constraint,
+                   "default": jsonable(a.default), "default_text": a.default_text,
+                   "required": a.required, "optional": a.optional} for a in op.attributes],
+        "traits": [str(t) for t in op.traits],
+        "flags": list(op.hooks),
+        "hooks": list(op.hook_kinds),
+        "location": str(op.location) if op.location else None,
+    }

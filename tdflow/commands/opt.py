@@ -1,0 +1,57 @@
+"""``tdflow opt``: parse, verify and print a program (``mlir-opt`` without passes).
+
+    $ tdflow opt prog.mlir               # custom func/return, generic ops
+    $ tdflow opt prog.mlir --generic     # everything generic: what mlir-opt prints
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("opt", help="parse, verify and print a program",
+                       description="Parse PROGRAM.mlir, verify it against the dialect of --td "
+                       "(default: the standard ops.td) and print it back.")
+    from tdflow.dialect.cli_support import add_td_args
+
+    add_td_args(p, positional=False)
+    p.add_argument("program", metavar="PROGRAM.mlir", help="the program ('-' for stdin)")
+    p.add_argument("--generic", action="store_true",
+                   help="print func.func and return in generic form too")
+    p.add_argument("--no-verify", action="store_true", help="skip verification")
+    p.add_argument("-o", dest="output", default="-", metavar="OUT", help="write to OUT")
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    import sys
+
+    from tdflow.dialect.cli_support import UsageError, load_from_args, usage
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.dialect.ir.parser import parse_module
+    from tdflow.dialect.ir.printer import print_module
+
+    if args.program == "-":
+        text, name = sys.stdin.read(), "<stdin>"
+    else:
+        if not os.path.isfile(args.program):
+            return usage(f"'{args.program}' does not exist")
+        with open(args.program, encoding="utf-8") as fh:
+            text, name = fh.read(), args.program
+    module = parse_module(text, name)  # a DiagnosticError is rendered by the CLI (exit 1)
+    if not args.no_verify:
+        try:
+            dialect = load_from_args(args)
+        except UsageError as exc:
+            return usage(str(exc))
+        errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
+        if errors:
+            raise DiagnosticError(errors)
+    out = print_module(module, generic=args.generic)
+    if args.output == "-":
+        sys.stdout.write(out)
+    else:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(out)
+    return 0
