@@ -329,7 +329,15 @@ def load_records(path: str | os.PathLike, include_dirs: Iterable[str] = (),
         return _records_from_llvm_tblgen(path, include_dirs, defines)
     from tdflow.tdparser import parse_file
 
-    return parse_file(str(path), include_dirs=list(include_dirs), defines=list(defines))
+    dirs, defs = list(include_dirs), list(defines)
+    try:
+        # Straight to the record cache: a hit then never imports the parser (startup time).
+        from tdflow.tdparser.cache import load_or_build
+    except ImportError:  # pragma: no cover - a front end without a cache
+        return parse_file(str(path), include_dirs=dirs, defines=defs)
+    return load_or_build(str(path), dirs, defs,
+                         lambda: parse_file(str(path), include_dirs=dirs, defines=defs,
+                                            use_cache=False))
 
 
 def _tdparser_ready() -> bool:
