@@ -95,6 +95,8 @@ def assign_buffers(
         pairs: list[tuple[int, int]] = []
         taken: set[int] = set()
         for oi, o in enumerate(st.outputs):
+            if o in out.buffer_of:
+                continue  # a constant: bound up front, written once by the prologue
             shape, dtype = values[o]
             chosen = None
             if reuse and o not in results:

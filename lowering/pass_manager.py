@@ -293,6 +293,7 @@ class PassManager:
         from . import ir_access
 
         context = PassContext(**self.context_args)
+        context.dialect = ir_access.with_lowering_ops(context.dialect)
         timings: list[PassTiming] = []
         out = self.stream if self.stream is not None else sys.stdout
         for p in self.passes:

@@ -29,11 +29,10 @@ from tdflow.dialect.types import TensorType
 
 from ..elementwise import Expr, compose, dedup_inputs
 from ..fused_expr import format_expr, parse_expr
-from ..ir_access import traits
+from ..ir_access import FUSED_OP, traits
 from ..pass_manager import Pass, PassContext
 
-#: The op fusion produces (declared in ``ops.td``).
-FUSED_OP = "tdflow.fused_elementwise"
+__all__ = ["FUSED_OP", "FuseElementwisePass", "op_expression"]
 
 
 class FuseElementwisePass(Pass):

@@ -103,3 +103,11 @@ def test_random_programs_never_clobber_live_values():
             assert holder[a.buffer_of[r]] == r
         for v in range(n_args):
             assert holder[a.buffer_of[v]] == v
+
+
+def test_constant_outputs_keep_the_buffer_bound_up_front():
+    values = {0: F4, 1: F4, 2: F4}
+    steps = [Step((), (1,)), Step((0, 1), (2,))]
+    a = assign_buffers(values, steps, arguments=(0,), constants=(1,), results=(2,))
+    assert len(a.capacity) == 3
+    assert planned_bytes(a) == naive_peak_bytes(values)

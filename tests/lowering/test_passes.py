@@ -4,72 +4,17 @@ from __future__ import annotations
 
 import textwrap
 
-# A stand-in dialect until the ODS dialect lands (tests only).
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
+from tdflow.dialect import standard_dialect
 from tdflow.dialect.ir import parse_module, print_module
-from tdflow.dialect.types import TensorType
 from tdflow.lowering.pass_manager import PassFailure, PassManager
-
-PURE = frozenset({"NoMemoryEffect"})
-EW = PURE | {"Elementwise"}
-TRAITS = {
-    "tdflow.relu": EW | {"Idempotent"},
-    "tdflow.negative": EW | {"Involution"},
-    "tdflow.reciprocal": EW | {"Involution"},
-    "tdflow.exp": EW,
-    "tdflow.log": EW,
-    "tdflow.tanh": EW,
-    "tdflow.sigmoid": EW,
-    "tdflow.leaky_relu": EW,
-    "tdflow.scalar_mul": EW,
-    "tdflow.scalar_add": EW,
-    "tdflow.broadcast_add": EW,
-    "tdflow.broadcast_mul": EW,
-    "tdflow.matmul": PURE,
-    "tdflow.softmax": PURE,
-    "tdflow.constant": PURE | {"NoGrad"},
-    "tdflow.fused_elementwise": PURE,
-    "tdflow.sgd_update": frozenset({"NoGrad"}),
-}
-
-
-@dataclass(frozen=True)
-class OpStub:
-    name: str
-    trait_names: frozenset
-    attributes: tuple = ()
-
-
-class StandInDialect:
-    def lookup(self, name):
-        if name not in TRAITS:
-            return None
-        return OpStub(name, TRAITS[name])
-
-    def infer_result_types(self, name, types, attrs):
-        if name == "tdflow.matmul":
-            a, b = types
-            if a.shape is None or b.shape is None:
-                return [TensorType(None, a.dtype)]
-            return [TensorType((a.shape[0], b.shape[1]), a.dtype)]
-        if name == "tdflow.sgd_update":
-            return []
-        if name == "tdflow.constant":
-            return None
-        shapes = [t.shape for t in types]
-        if any(s is None or None in s for s in shapes):
-            return [TensorType(None if any(s is None for s in shapes) else shapes[0],
-                               types[0].dtype)]
-        return [TensorType(tuple(np.broadcast_shapes(*shapes)), types[0].dtype)]
 
 
 def lower(text: str, pipeline: str, **kw):
     module = parse_module(textwrap.dedent(text), "t.mlir")
-    kw.setdefault("dialect", StandInDialect())
-    kw.setdefault("verify_each", False)
+    kw.setdefault("dialect", standard_dialect())
+    kw.setdefault("verify_each", True)
     result = PassManager.parse(pipeline, **kw).run(module)
     return print_module(result.module), result
 
@@ -147,12 +92,12 @@ def test_canonicalize_keeps_side_effects_and_distinct_attributes():
           %0 = "tdflow.leaky_relu"(%g) {alpha = 0.1 : f32} : (tensor<4xf32>) -> tensor<4xf32>
           %1 = "tdflow.leaky_relu"(%g) {alpha = 0.2 : f32} : (tensor<4xf32>) -> tensor<4xf32>
           %2 = "tdflow.broadcast_add"(%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-          "tdflow.sgd_update"(%w, %2) : (tensor<4xf32>, tensor<4xf32>) -> ()
+          "tdflow.sgd_update"(%w, %2) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>} : (tensor<4xf32>, tensor<4xf32>) -> ()
           "tdflow.unknown_thing"(%w) : (tensor<4xf32>) -> ()
           %3 = "tdflow.relu"(%g) : (tensor<4xf32>) -> tensor<4xf32>
           return %w : tensor<4xf32>
         }"""
-    out, _ = lower(text, "canonicalize")
+    out, _ = lower(text, "canonicalize", verify_each=False)  # the unknown op does not verify
     assert '"tdflow.sgd_update"' in out and '"tdflow.unknown_thing"' in out
     assert out.count('"tdflow.leaky_relu"') == 2  # different alpha: not CSE'd
     assert '"tdflow.relu"' not in out  # dead and pure
@@ -164,10 +109,16 @@ def test_pipeline_verifies_between_passes_when_asked():
             func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
               %0 = "tdflow.relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>
               return %0 : tensor<4xf32>
-            }""", "canonicalize", verify_each=True, dialect=BrokenVerifierDialect())
+            }""", "canonicalize", dialect=BrokenVerifierDialect(standard_dialect()))
 
 
-class BrokenVerifierDialect(StandInDialect):
+class BrokenVerifierDialect:
+    def __init__(self, base):
+        self.base = base
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
     def verify_operation(self, op, emit):
         emit("always wrong")
 
@@ -181,7 +132,7 @@ FUSE_IN = """
       %4 = "tdflow.broadcast_add"(%3, %2) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
       %5 = "tdflow.relu"(%s) : (tensor<8x4xf32>) -> tensor<8x4xf32>
       %6 = "tdflow.broadcast_mul"(%4, %5) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
-      %7 = "tdflow.matmul"(%6, %6) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+      %7 = "tdflow.matmul"(%6, %6) {transpose_b = true} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
       return %6 : tensor<8x4xf32>
     }"""
 
@@ -210,3 +161,23 @@ def test_fused_expression_round_trips_through_text():
     (fused,) = [op for op in m["f"].body if op.name == "tdflow.fused_elementwise"]
     expr = parse_expr(to_python(fused.attributes["expr"]))
     assert repr(expr) == to_python(fused.attributes["expr"])
+
+
+def test_constant_folding_runs_cpu_kernels():
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    text = """
+        func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+          %c = "tdflow.constant"() {dtype = f32, floating_value = -2.0 : f64, is_floating_value = true, shape = [2, 3]} : () -> tensor<2x3xf32>
+          %0 = "tdflow.negative"(%c) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+          %1 = "tdflow.exp"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+          %2 = "tdflow.broadcast_mul"(%x, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+          return %2 : tensor<2x3xf32>
+        }"""
+    out, _ = lower(text, "canonicalize", kernel_table=kernel_table("cpu"))
+    lines = [ln.strip() for ln in out.strip().splitlines()]
+    assert len(lines) == 5, out  # func, constant, mul, return, }
+    assert lines[1].startswith('%0 = "tdflow.constant"()')
+    value = float(np.exp(np.float32(2.0)))
+    assert f"floating_value = {value!r}" in lines[1] or "floating_value = 7.38905" in lines[1]
+    assert lines[2].startswith('%1 = "tdflow.broadcast_mul"(%x, %0)')

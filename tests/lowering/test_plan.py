@@ -6,11 +6,11 @@ import textwrap
 
 import numpy as np
 import pytest
+from tdflow.dialect import standard_dialect
 from tdflow.dialect.ir import parse_module
 from tdflow.lowering.pass_manager import PassFailure, PassManager
 from tdflow.runtime.executor import Executor
 from tdflow.runtime.kernels.registry import kernel_table
-from test_passes import StandInDialect
 
 CHAIN = """
     func.func @f(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>) -> tensor<64x32xf32> {
@@ -31,8 +31,8 @@ def reference(x, y):
 
 def plan_for(text: str, pipeline: str, **kw):
     module = parse_module(textwrap.dedent(text), "t.mlir")
-    pm = PassManager.parse(pipeline, dialect=StandInDialect(), kernel_table=kernel_table("cpu"),
-                           verify_each=False, **kw)
+    pm = PassManager.parse(pipeline, dialect=standard_dialect(), kernel_table=kernel_table("cpu"),
+                           **kw)
     return pm.run(module).plan()
 
 
