@@ -138,7 +138,7 @@ class Parser:
         # Per function body: name -> [(result index, placeholder, position of the use)].
         self.forward: dict[str, list[tuple[int, Value, int]]] = {}
         self.block: Block | None = None
-        self.placeholder_locs: dict[Value, Location] = {}
+        self.placeholder_locs: dict[Value, Location | None] = {}
         self.forward_use_locs: dict[Operation, Location] = {}
 
     # -- positions and errors --------------------------------------------------------------
@@ -689,6 +689,11 @@ class Parser:
                 f"redefinition of SSA value '%{name}'", self.loc(pos),
                 [("previously defined here", self.loc(prev[1]))]))
         scope[name] = (values, pos)
+        if len(values) == 1:  # name hints, for messages
+            values[0].name = name
+        else:
+            for i, v in enumerate(values):
+                v.name = f"{name}#{i}"
         if self.forward:
             pending = self.forward.pop(name, None)
             if pending:
@@ -697,6 +702,7 @@ class Parser:
                         self.diags.append(Diagnostic(
                             f"'%{name}#{idx}' does not exist: '%{name}' has {len(values)} "
                             f"result(s)", self.loc(upos)))
+                        self.placeholder_locs[placeholder] = None  # reported here already
                         continue
                     v = values[idx]
                     self._check_type(placeholder.type, v, name, idx, upos)
@@ -727,7 +733,9 @@ class Parser:
                 self.diags.append(Diagnostic(
                     f"'%{name}#{idx}' does not exist: '%{name}' has {len(values)} result(s)",
                     self.loc(pos)))
-                return Value(written, None, idx, f"{name}#{idx}")
+                ph = Value(written, None, idx, f"{name}#{idx}")
+                self.placeholder_locs[ph] = None  # reported here already
+                return ph
             v = values[idx]
             t = v.type
             if written is not t and written != t:

@@ -57,8 +57,11 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
                 continue
             owner = v.owner
             if owner is None:
-                loc = (placeholder_locs or {}).get(v, op.loc)
-                diags.append(Diagnostic(f"use of undefined value {_ref(v)}", loc))
+                locs = placeholder_locs or {}
+                if v in locs and locs[v] is None:
+                    continue  # the parser reported this reference already
+                diags.append(Diagnostic(f"use of undefined value {_ref(v)}",
+                                        locs.get(v) or op.loc))
             elif isinstance(owner, Operation) and owner.parent is block:
                 diags.append(Diagnostic(
                     f"use of {_ref(v)} before its definition (operand #{i} of '{op.name}' "
