@@ -1,0 +1,555 @@
+"""Statement evaluation: classes, defs, multiclasses, loops and lets, as llvm-tblgen's
+``TGParser`` performs them, producing resolved :class:`~.rec.Rec` records.
+
+Multiclass bodies and loop bodies are re-evaluated per instantiation with their arguments
+bound, which gives the records llvm-tblgen builds from its prototypes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import ast as A
+from . import types as T
+from .errors import SourceLoc, TdError
+from .expr import ExprBuilder, Scope, err
+from .ops import as_int, fatal
+from .rec import Rec, RecordVal
+from .values import (
+    UNSET,
+    BitsInit,
+    DefInit,
+    IntInit,
+    ListInit,
+    Resolver,
+    StringInit,
+    TypedInit,
+    VarInit,
+)
+
+
+class MulticlassInfo:
+    __slots__ = ("node", "lets", "targs")
+
+    def __init__(self, node, lets, targs):
+        self.node = node
+        self.lets = lets
+        self.targs = targs  # [(name, RecTy, default node or None)]
+
+
+class Evaluator:
+    """Runs a program's statements; the results are ``classes`` and ``defs``."""
+
+    def __init__(self):
+        self.classes: dict[str, Rec] = {}
+        self.defs: dict[str, Rec] = {}
+        self.globals: dict = {}
+        self.multiclasses: dict[str, MulticlassInfo] = {}
+        self.types: dict[str, T.RecTy] = {}
+        self.anon = 0
+        self.anon_memo: dict = {}
+        self.let_stack: list = []
+        self.in_multiclass = False
+        self.mc_out = None
+        self.defsets: list = []
+        self.errors: list[TdError] = []
+        self.dump_output: list[str] = []
+        self.eb = ExprBuilder(self)
+
+    # ---- helpers ----------------------------------------------------------------------------
+    def new_anon(self) -> str:
+        n = f"anonymous_{self.anon}"
+        self.anon += 1
+        return n
+
+    def type_of(self, t: A.TypeRef):
+        k = t.kind
+        if k == "bit":
+            return T.BIT
+        if k == "int":
+            return T.INT
+        if k in ("string", "code"):
+            return T.STRING
+        if k == "dag":
+            return T.DAG
+        if k == "bits":
+            return T.BITS(t.arg)
+        if k == "list":
+            return self.type_of(t.arg).list()
+        c = self.classes.get(t.arg)
+        if c is not None:
+            return T.record_ty([c])
+        ty = self.types.get(t.arg)
+        if ty is not None:
+            return ty
+        raise err(f"Couldn't find class '{t.arg}'", t.loc)
+
+    def value(self, node, scope, cur, hint=None):
+        return self.eb.value(node, scope, cur, hint)
+
+    def soft(self, e: TdError):
+        """Record an error that does not stop evaluation (llvm-tblgen keeps going too)."""
+        self.errors.append(e)
+
+    # ---- statements -------------------------------------------------------------------------
+    def run(self, stmts, scope=None):
+        for s in stmts:
+            self.stmt(s, scope)
+
+    def stmt(self, s, scope):
+        m = getattr(self, "st_" + type(s).__name__)
+        m(s, scope)
+
+    def st_ClassDef(self, s, scope):
+        if self.in_multiclass:
+            raise err("class definitions are not allowed inside a multiclass", s.loc)
+        rec = self.classes.get(s.name)
+        if rec is not None:
+            if rec.values or rec.supers or rec.targs:
+                raise err(f"Class '{s.name}' already defined", s.loc)
+            rec.locs = [s.loc]
+        else:
+            if s.name in self.multiclasses:
+                pass
+            rec = Rec(s.name, self, [s.loc], is_class=True)
+            self.classes[s.name] = rec
+        rscope = Scope(scope, rec)
+        for ta in s.targs:
+            ty = self.type_of(ta.type)
+            qn = f"{s.name}:{ta.name}"
+            if qn in rec.values:
+                raise err("template argument with the same name has already been defined",
+                          ta.loc)
+            rv = RecordVal(qn, ty, UNSET, targ=True)
+            rec.add_value(rv)
+            rec.targs.append(qn)
+            if ta.default is not None:
+                v = self.value(ta.default, rscope, rec, ty)
+                if not rv.set(v):
+                    raise err(f"Field '{qn}' of type '{ty}' is incompatible with value '{v}'"
+                              + _type_suffix(v), ta.loc)
+        self.record_body(rec, s.parents, s.body, rscope)
+
+    def record_body(self, rec, parents, body, rscope):
+        for ref in parents:
+            self.add_subclass(rec, ref, rscope)
+        for lets in self.let_stack:
+            for name, bits, v, loc in lets:
+                self.set_value(rec, name, bits, v, loc)
+        for item in body or ():
+            t = type(item)
+            if t is A.FieldDecl:
+                self.field_decl(rec, item, rscope)
+            elif t is A.BodyLet:
+                rv = rec.values.get(item.name)
+                if rv is None or rv.targ:
+                    raise err(f"Value '{item.name}' unknown!", item.loc)
+                bits = None
+                ty = rv.ty
+                if item.bits is not None:
+                    bits = list(reversed(self.eb.ranges(item.bits, rscope, rec)))
+                    if ty.kind == "bits":
+                        ty = T.BITS(len(bits))
+                v = self.value(item.value, rscope, rec, ty)
+                self.set_value(rec, item.name, bits, v, item.loc)
+            elif t is A.Defvar:
+                if item.name in rscope.vars:
+                    raise err("local variable of this name already exists", item.loc)
+                if item.name in rec.values:
+                    raise err("field of this name already exists", item.loc)
+                rscope.vars[item.name] = self.value(item.value, rscope, rec)
+            elif t is A.Assert:
+                c = self.value(item.cond, rscope, rec)
+                m = self.value(item.message, rscope, rec)
+                rec.assertions.append((item.loc, c, m))
+            elif t is A.Dump:
+                rec.dumps.append((item.loc, self.value(item.value, rscope, rec)))
+
+    def field_decl(self, rec, item, rscope):
+        ty = self.type_of(item.type)
+        rv = rec.values.get(item.name)
+        if rv is not None:
+            rv.value = UNSET
+        else:
+            rec.add_value(RecordVal(item.name, ty, UNSET, field=item.is_field))
+        if item.value is not None:
+            try:
+                v = self.value(item.value, rscope, rec, ty)
+                self.set_value(rec, item.name, None, v, item.loc)
+            except TdError as e:
+                if e.message.startswith("Variable not defined") or \
+                        e.message.startswith("value not specified"):
+                    self.soft(e)
+                else:
+                    raise
+
+    def set_value(self, rec, name, bits, v, loc, allow_self=False):
+        rv = rec.values.get(name)
+        if rv is None:
+            raise err(f"Value '{name}' unknown!", loc)
+        if not allow_self and isinstance(v, VarInit) and v.name == name:
+            raise err("Recursion / self-assignment forbidden", loc)
+        if bits:
+            cur = rv.value
+            if not isinstance(cur, BitsInit):
+                raise err(f"Value '{name}' is not a bits type", loc)
+            bi = v.cast_to(T.BITS(len(bits)))
+            if bi is None:
+                raise err("Initializer is not compatible with bit range", loc)
+            new = [None] * len(cur.bits)
+            for i, b in enumerate(bits):
+                if b >= len(new):
+                    raise err("Invalid bit range for value", loc)
+                if new[b] is not None:
+                    raise err(f"Cannot set bit #{b} of value '{name}' more than once", loc)
+                new[b] = bi.bit(i)
+            v = BitsInit([n if n is not None else cur.bits[i] for i, n in enumerate(new)])
+        if not rv.set(v):
+            raise err(f"Field '{name}' of type '{rv.ty}' is incompatible with value '{v}"
+                      + _type_suffix(v), loc)
+
+    def add_subclass(self, rec, ref, scope, args=None):
+        cls = self.classes.get(ref.name)
+        if cls is None:
+            if ref.name in self.multiclasses:
+                raise err(f"Couldn't find class '{ref.name}'", ref.loc)
+            raise err(f"Couldn't find class '{ref.name}'", ref.loc)
+        if args is None:
+            args = self.eb.class_args(cls, ref.args, scope, rec, ref.loc)
+        values = rec.values
+        for name, crv in cls.values.items():
+            if crv.targ:
+                continue
+            rv = values.get(name)
+            if rv is None:
+                values[name] = crv.copy()
+            elif not rv.set(crv.value):
+                raise err(f"New definition of '{name}' of type '{crv.ty}' is incompatible with "
+                          f"previous definition of type '{rv.ty}'", ref.loc)
+        r = Resolver(rec)
+        for qn in cls.targs:
+            r.set(qn, cls.values[qn].value)
+        for qn, _named, v in args:
+            r.set(qn, v)
+        if rec.is_class:
+            r.set(cls.name + ":NAME", VarInit(rec.name + ":NAME", T.STRING))
+        else:
+            r.set(cls.name + ":NAME", StringInit(rec.name))
+        rec.assertions.extend(cls.assertions)
+        rec.dumps.extend(cls.dumps)
+        rec.resolve(r)
+        for sc in cls.supers:
+            if sc in rec.super_set:
+                raise err(f"Already subclass of '{sc.name}'!\n", ref.loc)
+            rec.add_super(sc)
+        if cls in rec.super_set:
+            raise err(f"Already subclass of '{cls.name}'!\n", ref.loc)
+        rec.add_super(cls)
+
+    def object_name(self, node, scope, loc, is_defm=False):
+        """The name of a def/defm: (name string, anonymous?)."""
+        if node is None:
+            return self.new_anon(), True
+        nm = [False]
+        v = self.eb.value(node, scope, None, T.STRING, name_mode=nm)
+        if isinstance(v, TypedInit) and v.ty is not T.STRING:
+            c = v.cast_to(T.STRING)
+            v = c if c is not None else v
+            if not isinstance(v, StringInit):
+                from .ops import UnOp
+
+                v = UnOp("cast", v, T.STRING).fold(None)
+        if not isinstance(v, StringInit):
+            raise err(f"record name '{v}' could not be fully resolved", loc)
+        name = v.value
+        if self.in_multiclass and not nm[0]:
+            name = self.mc_name + name
+        return name, False
+
+    def st_Def(self, s, scope):
+        name, anon = self.object_name(s.name, scope, s.name_loc)
+        rec = Rec(name, self, [s.name_loc if not anon else s.loc], anonymous=anon)
+        self.record_body(rec, s.parents, s.body, Scope(scope, rec))
+        self.finish_def(rec)
+
+    def finish_def(self, rec):
+        if self.mc_out is not None:
+            self.mc_out.append(rec)
+        else:
+            self.add_def_one(rec)
+
+    def add_def_one(self, rec):
+        if rec.name in self.defs:
+            if not rec.anonymous:
+                prev = self.defs[rec.name]
+                pl = prev.locs[0] if prev.locs else None
+                raise fatal(f"def already exists: {rec.name}", rec).__class__(
+                    f"def already exists: {rec.name}", *_where(rec),
+                    notes=(("location of previous definition",
+                            SourceLoc(pl.file, pl.line, pl.column) if pl else None),))
+            rec.name = self.new_anon()
+        rec.resolve_self(final=True)
+        for name, rv in rec.values.items():
+            if not rv.targ and not rv.field and not rv.value.concrete():
+                raise fatal(f"Initializer of '{name}' in '{rec.name}' could not be fully "
+                            f"resolved: {rv.value}", rec)
+        self.check_asserts(rec)
+        self.defs[rec.name] = rec
+        for ds in self.defsets:
+            ds.append(rec)
+
+    def check_asserts(self, rec):
+        for loc, c, m in rec.assertions:
+            self.check_assert(loc, c, m)
+        for _loc, m in rec.dumps:
+            self.dump_output.append(m.unquoted() if isinstance(m, StringInit) else str(m))
+
+    def check_assert(self, loc, c, m):
+        i = c.convert(T.INT) if isinstance(c, TypedInit) else None
+        if not isinstance(i, IntInit):
+            self.soft(err("assert condition must of type bit, bits, or int.", loc))
+        elif not i.value:
+            note = m.value if isinstance(m, StringInit) else "(assert message is not a string)"
+            e = err("assertion failed", loc)
+            e.notes = ((note, None),)
+            self.soft(e)
+
+    def instantiate(self, cls, args):
+        """The anonymous def for ``cls<args>`` (llvm's ``VarDefInit::instantiate``)."""
+        key = (id(cls), tuple((n, str(v.ty) if v.ty is not None else "", str(v))
+                              for n, _, v in args))
+        d = self.anon_memo.get(key)
+        if d is not None:
+            return d
+        rec = Rec(self.new_anon(), self, cls.locs[-1:], anonymous=True)
+        for name, rv in cls.values.items():
+            rec.values[name] = rv.copy()
+        rec.assertions.extend(cls.assertions)
+        rec.dumps.extend(cls.dumps)
+        r = Resolver(rec)
+        for qn in cls.targs:
+            r.set(qn, rec.values.pop(qn).value)
+        for qn, _named, v in args:
+            r.set(qn, v)
+        rec.resolve(r)
+        for sc in cls.supers:
+            rec.add_super(sc)
+        rec.add_super(cls)
+        rec.resolve_self(final=False)
+        self.defs[rec.name] = rec
+        self.check_asserts(rec)
+        d = DefInit(rec)
+        self.anon_memo[key] = d
+        return d
+
+    # ---- multiclasses -----------------------------------------------------------------------
+    def st_Multiclass(self, s, scope):
+        if s.name in self.multiclasses:
+            raise err(f"multiclass '{s.name}' already defined", s.loc)
+        if s.body is not None and len(s.body) == 0:
+            raise err("multiclass must contain at least one def", s.loc)
+        for st in s.body or ():
+            if isinstance(st, (A.ClassDef, A.Multiclass, A.Defset, A.Deftype)):
+                raise err("Unexpected token in multiclass body"
+                          if not isinstance(st, A.Multiclass) else
+                          "expected 'assert', 'def', 'defm', 'defvar', 'dump', 'foreach', 'if',"
+                          " or 'let' in multiclass body", st.loc)
+        targs = []
+        for ta in s.targs:
+            targs.append((ta.name, self.type_of(ta.type), ta.default, ta.loc))
+        for ref in s.parents:
+            if ref.name not in self.multiclasses:
+                raise err(f"Couldn't find multiclass '{ref.name}'", ref.loc)
+        self.multiclasses[s.name] = MulticlassInfo(s, tuple(self.let_stack), targs)
+
+    def mc_args(self, mc, args, scope, loc):
+        """Bind a multiclass's template arguments; returns the scope for its body."""
+        inner = Scope(None)
+        targs = mc.targs
+        given = {}
+        pos = 0
+        for a in args:
+            if a.name is None:
+                if pos >= len(targs):
+                    raise err("Too many template arguments", loc)
+                given[targs[pos][0]] = a.value
+                pos += 1
+            else:
+                n = self.eb.value(a.name, scope, None, name_mode=[False])
+                nm = n.value if isinstance(n, StringInit) else str(n)
+                if nm not in [t[0] for t in targs]:
+                    raise err(f"Argument {nm} doesn't exist", loc)
+                given[nm] = a.value
+        vals = {}
+        for name, ty, default, _tloc in targs:
+            if name in given:
+                v = self.value(given[name], scope, None, ty)
+            elif default is not None:
+                v = self.value(default, inner, None, ty)
+            else:
+                raise err(f"value not specified for template argument '{mc.node.name}::{name}'",
+                          loc)
+            if isinstance(v, TypedInit):
+                c = v.cast_to(ty)
+                if c is None:
+                    raise err(f"Value specified for template argument '{mc.node.name}::{name}' "
+                              f"is of type {v.ty}; expected type {ty}: {v}", loc)
+                v = c
+            elif v is UNSET and default is None and name not in given:
+                pass
+            vals[name] = v
+            inner.vars[name] = v
+        return inner
+
+    def instantiate_mc(self, mc, inner, name):
+        saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""))
+        self.let_stack = list(mc.lets)
+        self.mc_out = []
+        self.in_multiclass = True
+        self.mc_name = name
+        inner.vars["NAME"] = StringInit(name)
+        try:
+            for ref in mc.node.parents:
+                sub = self.multiclasses[ref.name]
+                sscope = self.mc_args(sub, ref.args, inner, ref.loc)
+                out = self.mc_out
+                recs = self.instantiate_mc(sub, sscope, name)
+                out.extend(recs)
+            self.run(mc.node.body or (), inner)
+            return self.mc_out
+        finally:
+            self.let_stack, self.mc_out, self.in_multiclass, self.mc_name = saved
+
+    def st_Defm(self, s, scope):
+        if s.name is None:
+            name = self.new_anon()
+            if self.in_multiclass:
+                name = self.mc_name + name
+        else:
+            name, _ = self.object_name(s.name, scope, s.name_loc, is_defm=True)
+        refs = list(s.refs)
+        mcs = []
+        while refs and refs[0].name in self.multiclasses:
+            mcs.append(refs.pop(0))
+        if not mcs:
+            raise err(f"Couldn't find multiclass '{refs[0].name}'", refs[0].loc)
+        new = []
+        for ref in mcs:
+            mc = self.multiclasses[ref.name]
+            inner = self.mc_args(mc, ref.args, scope, ref.loc)
+            for rec in self.instantiate_mc(mc, inner, name):
+                rec.locs.append(s.loc)
+                new.append(rec)
+        for ref in refs:
+            cls = self.classes.get(ref.name)
+            if cls is None:
+                raise err(f"Couldn't find class '{ref.name}'", ref.loc)
+            args = self.eb.class_args(cls, ref.args, scope, None, ref.loc)
+            for rec in new:
+                self.add_subclass(rec, ref, scope, args)
+        for rec in new:
+            for lets in self.let_stack:
+                for lname, bits, v, loc in lets:
+                    self.set_value(rec, lname, bits, v, loc)
+            self.finish_def(rec)
+
+    # ---- other statements -------------------------------------------------------------------
+    def st_Defvar(self, s, scope):
+        v = self.value(s.value, scope, None)
+        if scope is None:
+            if s.name in self.globals or s.name in self.defs:
+                raise err("def or global variable of this name already exists", s.loc)
+            self.globals[s.name] = v
+        else:
+            if s.name in scope.vars:
+                raise err("local variable of this name already exists", s.loc)
+            scope.vars[s.name] = v
+
+    def st_Deftype(self, s, scope):
+        if s.name in self.types or s.name in self.classes:
+            raise err(f"type of this name '{s.name}' already exists", s.loc)
+        self.types[s.name] = self.type_of(s.type)
+
+    def st_Assert(self, s, scope):
+        self.check_assert(s.loc, self.value(s.cond, scope, None),
+                          self.value(s.message, scope, None))
+
+    def st_Dump(self, s, scope):
+        v = self.value(s.value, scope, None)
+        self.dump_output.append(v.unquoted() if isinstance(v, StringInit) else str(v))
+
+    def st_Let(self, s, scope):
+        items = []
+        for it in s.items:
+            bits = None
+            if it.bits is not None:
+                bits = list(reversed(self.eb.ranges(it.bits, scope, None)))
+            v = self.value(it.value, scope, None)
+            items.append((it.name, bits, v, it.loc))
+        self.let_stack.append(items)
+        try:
+            self.run(s.body, Scope(scope))
+        finally:
+            self.let_stack.pop()
+
+    def st_Foreach(self, s, scope):
+        it = s.iter
+        if it.hi is None and isinstance(it.lo, A.BitsLit):
+            items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]
+        elif it.hi is None:
+            v = self.value(it.lo, scope, None)
+            if not isinstance(v, ListInit):
+                if isinstance(v, TypedInit) and v.ty.kind == "list":
+                    raise err("foreach only works on a list", it.loc)
+                raise err("expected a list or a range" if False else
+                          "Expected a list, got " + str(v), it.loc)
+            items = v.items
+        else:
+            items = [IntInit(i) for i in self.eb.ranges((it,), scope, None)]
+        for x in items:
+            inner = Scope(scope)
+            inner.vars[s.var] = x
+            self.run(s.body, inner)
+
+    def st_If(self, s, scope):
+        c = self.value(s.cond, scope, None)
+        i = as_int(c)
+        if i is None:
+            raise err(f"if condition must be of type bit, bits or int, got '{c}'"
+                      if not (isinstance(c, TypedInit) and c.ty.convertible_to(T.INT)) else
+                      f"if condition could not be resolved: '{c}'", s.loc)
+        body = s.then if i else s.orelse
+        if body:
+            self.run(body, Scope(scope))
+
+    def st_Defset(self, s, scope):
+        ty = self.type_of(s.type)
+        if ty.kind != "list" or ty.elem.kind != "record":
+            raise err("expected list of records after defset", s.loc)
+        if s.name in self.globals or s.name in self.defs:
+            raise err("def or global variable of this name already exists", s.loc)
+        coll = []
+        self.defsets.append(coll)
+        try:
+            self.run(s.body, scope)
+        finally:
+            self.defsets.pop()
+        self.globals[s.name] = ListInit([DefInit(r) for r in coll], ty.elem)
+
+
+def _type_suffix(v):
+    if isinstance(v, BitsInit):
+        return f"' of type bit initializer with length {len(v.bits)}"
+    if isinstance(v, TypedInit):
+        return f"' of type '{v.ty}'"
+    return "'"
+
+
+def _where(rec):
+    loc = rec.locs[0] if rec.locs else None
+    if loc is None:
+        return ("<unknown>", 0, 0, ())
+    return (loc.file, loc.line, loc.column, loc.stack)
+
+
+_ = sys

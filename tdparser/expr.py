@@ -1,0 +1,350 @@
+"""Turning value syntax into :mod:`.values` (llvm-tblgen's ``ParseValue``): name lookup,
+typing of literals and bang operators, and folding what can be folded at once.
+"""
+
+from __future__ import annotations
+
+from . import ast as A
+from . import types as T
+from .errors import TdError
+from .ops import BinOp, CondOp, UnOp, VarDefInit
+from .values import (
+    FALSE,
+    TRUE,
+    UNSET,
+    BitsInit,
+    DagInit,
+    DefInit,
+    FieldInit,
+    IntInit,
+    ListInit,
+    StringInit,
+    TypedInit,
+    VarInit,
+)
+
+
+def err(msg, loc) -> TdError:
+    if loc is None:
+        return TdError(msg)
+    return TdError(msg, loc.file, loc.line, loc.column, loc.stack)
+
+
+class Scope:
+    """One level of name lookup: local variables, or a record (its fields and arguments)."""
+
+    __slots__ = ("vars", "rec", "parent")
+
+    def __init__(self, parent=None, rec=None):
+        self.vars = {}
+        self.rec = rec
+        self.parent = parent
+
+
+class ExprBuilder:
+    """Evaluates value syntax in a scope; ``keeper`` is the :class:`~.evaluator.Evaluator`."""
+
+    def __init__(self, keeper):
+        self.k = keeper
+
+    # ---- names ------------------------------------------------------------------------------
+    def lookup(self, name, scope, cur):
+        s = scope
+        while s is not None:
+            v = s.vars.get(name)
+            if v is not None:
+                return v
+            rec = s.rec
+            if rec is not None:
+                rv = rec.values.get(name)
+                if rv is not None and not rv.targ:
+                    return VarInit(name, rv.ty)
+                if rec.is_class:
+                    q = rec.name + ":" + name
+                    rv = rec.values.get(q)
+                    if rv is not None and rv.targ:
+                        return VarInit(q, rv.ty)
+                    if name == "NAME":
+                        return VarInit(q, T.STRING)
+            s = s.parent
+        return None
+
+    def ident(self, node, scope, cur, name_mode):
+        name = node.name
+        v = self.lookup(name, scope, cur)
+        if v is not None:
+            if name_mode is not None and name == "NAME":
+                name_mode[0] = True
+            return v
+        if name_mode is not None:
+            return StringInit(name)
+        k = self.k
+        g = k.globals.get(name)
+        if g is not None:
+            return g
+        d = k.defs.get(name)
+        if d is not None:
+            return DefInit(d)
+        if cur is not None and not cur.is_class and not k.in_multiclass and cur.name == name:
+            return UnOp("cast", StringInit(name), cur.type())
+        raise err(f"Variable not defined: '{name}'", node.loc)
+
+    # ---- values -----------------------------------------------------------------------------
+    def value(self, node, scope, cur, hint=None, name_mode=None):  # noqa: C901
+        t = type(node)
+        if t is A.Ident:
+            return self.ident(node, scope, cur, name_mode)
+        if t is A.Str:
+            return StringInit(node.value, node.is_code)
+        if t is A.Int:
+            return IntInit(node.value)
+        if t is A.Unset:
+            return UNSET
+        if t is A.Bool:
+            return TRUE if node.value else FALSE
+        if t is A.ListLit:
+            return self.list_lit(node, scope, cur, hint)
+        if t is A.DagLit:
+            op = self.value(node.op, scope, cur) if node.op is not None else UNSET
+            args = []
+            for a, n in node.args:
+                args.append((self.value(a, scope, cur) if a is not None else UNSET, n))
+            return DagInit(op, node.op_name, args)
+        if t is A.AnonInst:
+            return self.anon_inst(node, scope, cur)
+        if t is A.FieldAccess:
+            base = self.value(node.base, scope, cur, name_mode=name_mode)
+            ft = base.field_type(node.name)
+            if ft is None:
+                raise err(f"Cannot access field '{node.name}' of value '{base}'", node.loc)
+            return FieldInit(base, node.name, ft).fold(cur)
+        if t is A.Paste:
+            return self.paste(node, scope, cur, name_mode)
+        if t is A.Bang:
+            from .bang import build_bang
+
+            return build_bang(self, node, scope, cur, hint)
+        if t is A.Cond:
+            return self.cond(node, scope, cur, hint)
+        if t is A.BitsLit:
+            return self.bits_lit(node, scope, cur)
+        if t is A.BitSlice:
+            base = self.value(node.base, scope, cur)
+            bits = self.ranges(node.ranges, scope, cur)
+            res = bit_range(base, list(reversed(bits)))
+            if res is None:
+                raise err("Invalid bit range for value", node.loc)
+            return res
+        if t is A.ListSlice:
+            return self.list_slice(node, scope, cur, name_mode)
+        raise err(f"unexpected syntax {t.__name__}", getattr(node, "loc", None))
+
+    def list_lit(self, node, scope, cur, hint):
+        given_list = None
+        if hint is not None:
+            if hint.kind != "list":
+                raise err(f"Type mismatch for list, expected list type, got {hint}", node.loc)
+            given_list = hint
+        eh = given_list.elem if given_list is not None else None
+        vals = [self.value(x, scope, cur, eh) for x in node.items]
+        et = None
+        for v in vals:
+            if isinstance(v, TypedInit):
+                if et is None:
+                    et = v.ty
+                else:
+                    et = T.resolve_types(et, v.ty)
+                    if et is None:
+                        raise err("Incompatible types in list elements", node.loc)
+        if node.elem_type is not None:
+            gt = self.k.type_of(node.elem_type)
+            if et is not None and not et.convertible_to(gt):
+                raise err("Incompatible types in list elements", node.loc)
+            et = gt
+        if et is None:
+            if given_list is None:
+                raise err("No type for list", node.loc)
+            et = given_list.elem
+        elif given_list is not None and not et.convertible_to(given_list.elem):
+            raise err(f"Element type mismatch for list: element type '{et}' not convertible to "
+                      f"'{given_list.elem}'", node.loc)
+        return ListInit(vals, et)
+
+    def bits_lit(self, node, scope, cur):
+        vals = []
+        for r in node.items:
+            if r.hi is not None:
+                raise err("expected ',' or '}'", r.loc)
+            vals.append(self.value(r.lo, scope, cur))
+        new = []
+        for i, v in enumerate(vals):
+            if isinstance(v, BitsInit):
+                new.extend(reversed(v.bits))
+                continue
+            if isinstance(v, VarInit) and v.ty.kind == "bits":
+                new.extend(v.bit(j) for j in reversed(range(v.ty.size)))
+                continue
+            b = v.cast_to(T.BIT)
+            if b is None:
+                raise err(f"Element #{i} ({v}) is not convertable to a bit", node.loc)
+            new.append(b)
+        new.reverse()
+        return BitsInit(new)
+
+    def ranges(self, ranges, scope, cur):
+        out = []
+        for r in ranges:
+            lo = self.value(r.lo, scope, cur)
+            li = lo.convert(T.INT) if isinstance(lo, TypedInit) else None
+            if not isinstance(li, IntInit):
+                raise err("expected integer or bitrange", r.loc)
+            if r.hi is None:
+                out.append(li.value)
+                continue
+            hi = self.value(r.hi, scope, cur)
+            hv = hi.convert(T.INT) if isinstance(hi, TypedInit) else None
+            if not isinstance(hv, IntInit):
+                raise err("expected integer value as end of range", r.loc)
+            a, b = li.value, hv.value
+            if a < 0 or b < 0:
+                raise err("invalid range, cannot be negative", r.loc)
+            out.extend(range(a, b + 1) if a <= b else range(a, b - 1, -1))
+        return out
+
+    def list_slice(self, node, scope, cur, name_mode):
+        base = self.value(node.base, scope, cur, name_mode=name_mode)
+        if not isinstance(base, TypedInit) or base.ty.kind != "list":
+            raise err(f"Type '{getattr(base, 'ty', '?')}' of value '{base}' is not a list"
+                      if False else "Unable to index into a non-list value" if False else
+                      f"Type '{base.ty if isinstance(base, TypedInit) else '?'}' is not a list",
+                      node.loc)
+        rs = node.ranges
+        if len(rs) == 1 and rs[0].hi is None:
+            idx = self.value(rs[0].lo, scope, cur)
+            if not isinstance(idx, TypedInit) or not idx.ty.convertible_to(T.INT):
+                raise err(f"expected int for list index, got {idx}", node.loc)
+            return BinOp("listelem", base, idx, base.ty.elem).fold(cur)
+        items = []
+        for r in rs:
+            if r.hi is None:
+                items.append(self.value(r.lo, scope, cur).convert(T.INT) or UNSET)
+            else:
+                for i in self.ranges((r,), scope, cur):
+                    items.append(IntInit(i))
+        return BinOp("listslice", base, ListInit(items, T.INT), base.ty).fold(cur)
+
+    def paste(self, node, scope, cur, name_mode):
+        lhs = self.value(node.lhs, scope, cur, name_mode=name_mode)
+        if not isinstance(lhs, TypedInit):
+            raise err("LHS of paste is not typed!", node.loc)
+        is_list = lhs.ty.kind == "list"
+        # llvm-tblgen reads the right of a string paste in "name mode" (an unknown identifier
+        # is its own spelling), but the right of a list paste as an ordinary value.
+        rmode = None if is_list else (name_mode if name_mode is not None else [False])
+        rhs = (self.value(node.rhs, scope, cur, name_mode=rmode)
+               if node.rhs is not None else StringInit(""))
+        if is_list:
+            if not isinstance(rhs, TypedInit) or rhs.ty.kind != "list":
+                raise err("RHS of paste is not a list", node.loc)
+            return BinOp("listconcat", lhs, rhs, lhs.ty).fold(cur)
+        lhs = self.to_string(lhs, cur, node.loc)
+        if not isinstance(rhs, TypedInit):
+            raise err("RHS of paste is not typed!", node.loc)
+        rhs = self.to_string(rhs, cur, node.loc)
+        return BinOp("strconcat", lhs, rhs, T.STRING).fold(cur)
+
+    def to_string(self, v, cur, loc):
+        if v.ty is T.STRING:
+            return v
+        c = UnOp("cast", v, T.STRING).fold(cur)
+        if not isinstance(c, TypedInit):
+            raise err(f"can't cast '{v}' to string", loc)
+        return c
+
+    def cond(self, node, scope, cur, hint):
+        conds, vals = [], []
+        ty = None
+        for c, v in node.clauses:
+            conds.append(self.value(c, scope, cur))
+            val = self.value(v, scope, cur, hint)
+            vals.append(val)
+            if isinstance(val, TypedInit):
+                vt = val.ty
+                ty = vt if ty is None else T.resolve_types(ty, vt)
+                if ty is None:
+                    raise err("Incompatible types in !cond values", node.loc)
+        if ty is None:
+            ty = hint
+        if ty is None:
+            raise err("could not determine type for !cond from its arguments", node.loc)
+        return CondOp(conds, vals, ty).fold(cur)
+
+    def class_args(self, cls, args, scope, cur, loc):
+        """Evaluate and type-check ``args`` for template class ``cls``: (name, named, value)."""
+        targs = cls.targs
+        out = []
+        seen_named = False
+        for i, a in enumerate(args):
+            if a.name is None:
+                if seen_named:
+                    raise err("Positional argument should be put before named argument", loc)
+                if i >= len(targs):
+                    raise err(f"Too many template arguments: {len(args)} > {len(targs)}"
+                              if False else "Too many template arguments", loc)
+                qn = targs[i]
+                named = False
+            else:
+                seen_named = True
+                n = self.value(a.name, scope, cur, name_mode=[False])
+                if not isinstance(n, StringInit):
+                    raise err("The name of named argument should be a valid identifier", loc)
+                qn = cls.name + ":" + n.value
+                if qn not in cls.values or not cls.values[qn].targ:
+                    raise err(f"Argument {n.value} doesn't exist", loc)
+                named = True
+            rv = cls.values[qn]
+            v = self.value(a.value, scope, cur, rv.ty)
+            if isinstance(v, TypedInit):
+                c = v.cast_to(rv.ty)
+                if c is None:
+                    raise err(f"Value specified for template argument '{qn}' is of type {v.ty};"
+                              f" expected type {rv.ty}: {v}", loc)
+                v = c
+            out.append((qn, named, v))
+        given = {n for n, _, _ in out}
+        for qn in targs:
+            if qn not in given and not cls.values[qn].value.complete():
+                e = err(f"value not specified for template argument '{qn}'", loc)
+                e.notes = ((f"declared in '{cls.name}'", None),)
+                raise e
+        return out
+
+    def anon_inst(self, node, scope, cur):
+        cls = self.k.classes.get(node.cls)
+        if cls is None:
+            raise err(f"Expected a class name, got '{node.cls}'", node.loc)
+        if cls.values is None:
+            raise err(f"Class '{node.cls}' is not defined", node.loc)
+        args = self.class_args(cls, node.args, scope, cur, node.loc)
+        return VarDefInit(cls, args).fold()
+
+
+def bit_range(v, bits):
+    """llvm's ``convertInitializerBitRange``: bits ``bits`` of ``v`` (LSB first) or None."""
+    if isinstance(v, BitsInit):
+        n = len(v.bits)
+        if any(b >= n for b in bits):
+            return None
+        return BitsInit([v.bits[b] for b in bits])
+    if isinstance(v, IntInit):
+        if any(b >= 64 for b in bits):
+            return None
+        return BitsInit([v.bit(b) for b in bits])
+    if isinstance(v, TypedInit) and v.ty.kind == "bits":
+        n = v.ty.size
+        if any(b >= n for b in bits):
+            return None
+        from .values import VarBitInit
+
+        return BitsInit([VarBitInit(v, b) for b in bits])
+    return None

@@ -1,0 +1,118 @@
+"""``llvm-tblgen --dump-json`` and ``--print-records`` output for a :class:`RecordKeeper`.
+
+>>> from .records import Record, RecordKeeper
+>>> rk = RecordKeeper(); rk.add_def(Record("A", fields={"x": 1}))
+>>> to_json(rk)["A"]["x"]
+1
+"""
+
+from __future__ import annotations
+
+import os
+
+from .records import Bits, Code, Dag, DefRef, RecordKeeper, Unresolved
+
+
+def printable(v) -> str:
+    """llvm-tblgen's ``getAsString`` spelling of a resolved value."""
+    if v is None:
+        return "?"
+    t = type(v)
+    if t is int or t is bool:
+        return str(int(v))
+    if t is Code:
+        return "[{" + v + "}]"
+    if t is str:
+        return '"' + v + '"'
+    if t is DefRef:
+        return v.name
+    if t is Unresolved:
+        return v.printable
+    if t is Bits:
+        return "{ " + ", ".join(printable(b) for b in reversed(v)) + " }"
+    if t is list:
+        return "[" + ", ".join(printable(x) for x in v) + "]"
+    if t is Dag:
+        s = "(" + printable(v.operator)
+        if v.operator_name is not None:
+            s += ":" + v.operator_name
+        if v.args:
+            s += " " + ", ".join(printable(a) + (":$" + n if n is not None else "")
+                                 for a, n in v.args)
+        return s + ")"
+    return str(v)
+
+
+def json_value(v):
+    """The JSON encoding of one field value."""
+    if v is None:
+        return None
+    t = type(v)
+    if t is int or t is str or t is Code:
+        return v if t is not Code else str(v)
+    if t is bool:
+        return int(v)
+    if t is Bits or t is list:
+        return [json_value(x) for x in v]
+    if t is DefRef:
+        return {"def": v.name, "kind": "def", "printable": v.name}
+    if t is Dag:
+        out = {"kind": "dag", "operator": json_value(v.operator), "printable": printable(v),
+               "args": [[json_value(a), n] for a, n in v.args]}
+        if v.operator_name is not None:
+            out["name"] = v.operator_name
+        return out
+    if t is Unresolved:
+        out = {"kind": v.kind, "printable": v.printable}
+        if v.kind in ("var", "varbit"):
+            out["var"] = v.name
+        if v.kind == "varbit":
+            out["index"] = v.index
+        return out
+    return v
+
+
+def to_json(rk: RecordKeeper) -> dict:
+    """The document ``llvm-tblgen --dump-json`` writes for the same program."""
+    root: dict = {"!tablegen_json_version": 1}
+    instances: dict[str, list[str]] = {name: [] for name in sorted(rk.classes)}
+    for name in sorted(rk.defs):
+        rec = rk.defs[name]
+        obj = {k: json_value(v) for k, v in rec.fields.items()}
+        obj["!fields"] = [k for k in rec.fields if k in rec.nonconcrete]
+        obj["!superclasses"] = list(rec.superclasses)
+        obj["!name"] = rec.name
+        obj["!anonymous"] = rec.anonymous
+        obj["!locs"] = [f"{os.path.basename(loc.file)}:{loc.line}" for loc in rec.locs]
+        for sc in rec.superclasses:
+            instances.setdefault(sc, []).append(name)
+        root[name] = obj
+    root["!instanceof"] = instances
+    return root
+
+
+def print_records(rk: RecordKeeper) -> str:
+    """Text close to ``llvm-tblgen --print-records`` (classes, then defs)."""
+    out = ["------------- Classes -----------------"]
+    for name in sorted(rk.classes):
+        c = rk.classes[name]
+        head = f"class {name}"
+        if c.template_args:
+            head += "<" + ", ".join(c.template_args) + ">"
+        out.append(_record_text(head, c))
+    out.append("------------- Defs -----------------")
+    for name in sorted(rk.defs):
+        out.append(_record_text(f"def {name}", rk.defs[name]))
+    return "\n".join(out) + "\n"
+
+
+def _record_text(head, rec) -> str:
+    lines = [f"{head} {{\t// " + " ".join(rec.superclasses)]
+    if not rec.superclasses:
+        lines[0] = f"{head} {{"
+    for k, v in rec.fields.items():
+        ty = rec.field_types.get(k, "")
+        field = "field " if k in rec.nonconcrete else ""
+        lines.append(f"  {field}{ty} {k} = {printable(v)};")
+    lines.append("}")
+    return "\n".join(lines)

@@ -1,0 +1,228 @@
+"""Tokens of TableGen, with the preprocessor and ``include`` handled inline as llvm-tblgen does.
+
+The lexer is one compiled regular expression; each match becomes a small :class:`Tok` that
+Lark's LALR parser consumes directly (no per-character Python work).
+
+>>> [t.type for t in Lexer(Preprocessor())  # doctest: +SKIP.tokens_of_text('def X;', 'x.td')]
+['DEF', 'ID', 'SEMI']
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import SourceLoc, TdError
+
+KEYWORDS = {
+    "assert": "ASSERT", "bit": "BIT", "bits": "BITS", "class": "_CLASS", "code": "CODE_KW",
+    "dag": "DAG", "def": "DEF", "defm": "DEFM", "defset": "_DEFSET", "deftype": "_DEFTYPE",
+    "defvar": "_DEFVAR", "dump": "DUMP", "else": "_ELSE", "false": "FALSE", "field": "FIELD",
+    "foreach": "FOREACH", "if": "IF", "in": "_IN", "int": "INT_KW", "let": "LET",
+    "list": "_LIST", "multiclass": "MULTICLASS", "string": "STRING_KW", "then": "_THEN",
+    "true": "TRUE",
+}
+
+PUNCT = {
+    ";": "_SEMI", ",": "_COMMA", ":": "_COLON", "=": "_EQUAL", "<": "_LT", ">": "_GT",
+    "{": "_LBRACE", "}": "_RBRACE", "[": "_LSQB", "]": "_RSQB", "(": "_LPAR", ")": "_RPAR",
+    ".": "_DOT", "...": "_ELLIPSIS", "#": "_PASTE", "?": "QMARK", "-": "_MINUS",
+}
+
+BANG_OPS = frozenset(
+    "add and cast con cond dag div empty eq exists filter find foldl foreach ge getdagarg "
+    "getdagname getdagop getop gt head if interleave isa le listconcat listremove listsplat "
+    "logtwo lt mul ne not or range repr setdagarg setdagname setdagop setop shl size sra srl "
+    "strconcat sub subst substr tail tolower toupper xor".split()
+)
+
+_TOKEN_RE = re.compile(
+    r"""(?P<ws>[ \t\r\n]+)
+      | (?P<comment>//[^\n]*)
+      | (?P<block>/\*)
+      | (?P<code>\[\{)
+      | (?P<string>"(?:[^"\\\n]|\\.)*")
+      | (?P<pp>\#(?:ifdef|ifndef|else|endif|define)\b)
+      | (?P<var>\$[a-zA-Z_][a-zA-Z_0-9]*)
+      | (?P<hex>0x[0-9a-fA-F]+\b)
+      | (?P<bin>0b[01]+\b)
+      | (?P<id>[0-9]*[a-zA-Z_][a-zA-Z_0-9]*)
+      | (?P<int>[-+]?[0-9]+)
+      | (?P<bang>![a-zA-Z]+)
+      | (?P<punct>\.\.\.|[;,:=<>{}\[\]().\#?\-])
+    """,
+    re.VERBOSE,
+)
+_BLOCK_RE = re.compile(r"/\*|\*/")
+_DIRECTIVE_RE = re.compile(r"^[ \t]*#(ifdef|ifndef|else|endif|define)\b", re.MULTILINE)
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
+
+
+class Tok:
+    """A token: Lark reads ``type``; the evaluator reads ``value``, ``file``, ``line``, ``column``."""
+
+    __slots__ = ("type", "value", "file", "line", "column", "stack")
+
+    def __init__(self, type, value, file, line, column, stack=()):
+        self.type = type
+        self.value = value
+        self.file = file
+        self.line = line
+        self.column = column
+        self.stack = stack
+
+    # Lark borrows these for its end-of-input token.
+    start_pos = end_pos = 0
+
+    @property
+    def end_line(self):
+        return self.line
+
+    @property
+    def end_column(self):
+        return self.column
+
+    def __repr__(self):
+        return f"Tok({self.type}, {self.value!r}, {self.line}:{self.column})"
+
+    def error(self, message: str) -> TdError:
+        return TdError(message, self.file, self.line, self.column, self.stack)
+
+
+def unescape(body: str, tok_err) -> str:
+    if "\\" not in body:
+        return body
+    out = []
+    i = 0
+    n = len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\" and i + 1 < n:
+            e = body[i + 1]
+            if e not in _ESCAPES:
+                raise tok_err("invalid escape in string literal")
+            out.append(_ESCAPES[e])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class Lexer:
+    """Turns files into :class:`Tok` streams, following ``include`` and the preprocessor."""
+
+    def __init__(self, pre):
+        self.pre = pre
+
+    def tokens_of_file(self, path: str, stack: tuple = ()):
+        text = self.pre.read(path, stack)
+        return self.tokens_of_text(text, path, stack)
+
+    def tokens_of_text(self, text: str, file: str, stack: tuple = ()):  # noqa: C901
+        pre = self.pre
+        match = _TOKEN_RE.match
+        pos = 0
+        line = 1
+        line_start = 0
+        n = len(text)
+        conds: list = []
+        pending_include = None
+        while pos < n:
+            m = match(text, pos)
+            if m is None:
+                raise TdError("Unexpected character", file, line, pos - line_start + 1, stack)
+            kind = m.lastgroup
+            end = m.end()
+            if kind == "ws":
+                nl = text.count("\n", pos, end)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", pos, end) + 1
+                pos = end
+                continue
+            col = pos - line_start + 1
+            if kind == "comment":
+                pos = end
+                continue
+            if kind == "block":
+                depth = 1
+                p = end
+                while depth:
+                    bm = _BLOCK_RE.search(text, p)
+                    if bm is None:
+                        raise TdError("unterminated comment", file, line, col, stack)
+                    depth += 1 if bm.group() == "/*" else -1
+                    p = bm.end()
+                nl = text.count("\n", pos, p)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", pos, p) + 1
+                pos = p
+                continue
+            if kind == "pp":
+                if text[line_start:pos].strip():
+                    raise TdError("Unexpected token at top level", file, line, col, stack)
+                pos, line, line_start = pre.directive(self, text, m, file, line, line_start, stack,
+                                                      conds)
+                continue
+            if pending_include is not None:
+                if kind != "string":
+                    raise TdError("Expected filename after include", file, line, col, stack)
+                inc = m.group()[1:-1]
+                where = SourceLoc(file, pending_include[0], pending_include[1])
+                yield from self.tokens_of_file(
+                    pre.resolve_include(inc, file, where, stack), stack + (where,))
+                pending_include = None
+                pos = end
+                continue
+            if kind == "id":
+                v = m.group()
+                t = KEYWORDS.get(v)
+                if t is None:
+                    if v == "include":
+                        pending_include = (line, col)
+                        pos = end
+                        continue
+                    yield Tok("ID", v, file, line, col, stack)
+                else:
+                    yield Tok(t, v, file, line, col, stack)
+            elif kind == "punct":
+                v = m.group()
+                yield Tok(PUNCT[v], v, file, line, col, stack)
+            elif kind == "string":
+                v = m.group()
+                yield Tok("STRING", v, file, line, col, stack)
+            elif kind == "int":
+                yield Tok("INT", m.group(), file, line, col, stack)
+            elif kind == "var":
+                yield Tok("VARNAME", m.group()[1:], file, line, col, stack)
+            elif kind == "code":
+                e = text.find("}]", end)
+                if e < 0:
+                    raise TdError("Unterminated code block", file, line, col, stack)
+                yield Tok("CODE", text[end:e], file, line, col, stack)
+                end = e + 2
+                nl = text.count("\n", pos, end)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", pos, end) + 1
+            elif kind == "hex" or kind == "bin":
+                yield Tok("INT", m.group(), file, line, col, stack)
+            elif kind == "bang":
+                v = m.group()[1:]
+                if v == "cond":
+                    yield Tok("COND", v, file, line, col, stack)
+                elif v in BANG_OPS:
+                    yield Tok("BANG", v, file, line, col, stack)
+                else:
+                    raise TdError("Unknown operator", file, line, col, stack)
+            pos = end
+        if pending_include is not None:
+            raise TdError("Expected filename after include", file, line, pos - line_start + 1,
+                          stack)
+        if conds:
+            f, ln, c = conds[-1][1]
+            raise TdError("Reached EOF without matching #endif", file, line,
+                          pos - line_start + 1, stack,
+                          notes=(("The latest preprocessor control is here",
+                                  SourceLoc(f, ln, c)),))

@@ -1,0 +1,647 @@
+"""Bang operators as values (llvm-tblgen's ``OpInit``s): each folds when its operands allow.
+
+``fold(cur, final)`` returns a simpler value or the operator itself; ``cur`` is the record
+being resolved (for self-references and error locations), ``final`` marks the last resolve.
+"""
+
+from __future__ import annotations
+
+from . import types as T
+from .errors import TdError
+from .values import (
+    UNSET,
+    BitInit,
+    BitsInit,
+    DagInit,
+    DefInit,
+    Init,
+    IntInit,
+    ListInit,
+    Resolver,
+    ShadowResolver,
+    StringInit,
+    TrackResolver,
+    TypedInit,
+    VarBitInit,
+    VarInit,
+    bit_init,
+)
+
+
+def fatal(msg, cur) -> TdError:
+    loc = cur.locs[0] if cur is not None and cur.locs else None
+    if loc is None:
+        return TdError(msg)
+    return TdError(msg, loc.file, loc.line, loc.column, loc.stack)
+
+
+def as_int(v):
+    c = v.convert(T.INT)
+    return c.value if isinstance(c, IntInit) else None
+
+
+class OpInit(TypedInit):
+    __slots__ = ("ty",)
+    refs = True
+
+    def concrete(self):
+        return False
+
+    def bit(self, i):
+        if self.ty is T.BIT:
+            return self
+        return VarBitInit(self, i)
+
+
+class UnOp(OpInit):
+    __slots__ = ("op", "arg")
+
+    def __init__(self, op, arg, ty):
+        self.op = op
+        self.arg = arg
+        self.ty = ty
+
+    def __str__(self):
+        op = self.op
+        if op in ("cast", "getdagop"):
+            return f"!{op}<{self.ty}>({self.arg})"
+        return f"!{op}({self.arg})"
+
+    def resolve(self, r):
+        a = self.arg.resolve(r)
+        if a is self.arg:
+            return self
+        return UnOp(self.op, a, self.ty).fold(r.cur, r.final)
+
+    def fold(self, cur, final=False):  # noqa: C901
+        op, a, ty = self.op, self.arg, self.ty
+        if op == "cast":
+            k = ty.kind
+            if k == "string":
+                if isinstance(a, StringInit):
+                    return a
+                if isinstance(a, DefInit):
+                    return StringInit(str(a))
+                i = as_int(a)
+                if i is not None:
+                    return StringInit(str(i))
+            elif k == "record" and isinstance(a, StringInit):
+                d = cur.keeper.defs.get(a.value) if cur is not None else None
+                if d is None and cur is not None and cur.keeper is not None:
+                    d = cur.keeper.defs.get(a.value)
+                if d is None and cur is not None and a.value == cur.name:
+                    if not final:
+                        return self
+                    d = cur
+                if d is None:
+                    if final:
+                        raise fatal(f"Undefined reference to record: '{a.value}'", cur)
+                    return self
+                di = DefInit(d)
+                if not di.ty.is_a(ty):
+                    raise fatal(f"Expected type '{ty}', got '{di.ty}' in: {self}", cur)
+                return di
+            n = a.convert(ty)
+            return self if n is None else n
+        if op == "not":
+            i = as_int(a)
+            return self if i is None else bit_init(i == 0)
+        if op == "head" or op == "tail":
+            if isinstance(a, ListInit):
+                if not a.items:
+                    raise fatal(f"Illegal operation: !{op} of empty list", cur)
+                return a.items[0] if op == "head" else ListInit(a.items[1:], a.ty.elem)
+            return self
+        if op == "size" or op == "empty":
+            if isinstance(a, ListInit):
+                n = len(a.items)
+            elif isinstance(a, DagInit):
+                n = len(a.args)
+            elif isinstance(a, StringInit):
+                n = len(a.value)
+            else:
+                return self
+            return IntInit(n) if op == "size" else bit_init(n == 0)
+        if op == "getdagop":
+            if isinstance(a, DagInit):
+                o = a.op
+                if isinstance(o, DefInit) and not o.ty.is_a(ty) and ty.kind == "record" \
+                        and ty.classes:
+                    raise fatal(f"Expected type '{ty}', got '{o.ty}' in: {self}", cur)
+                return o
+            return self
+        if op == "logtwo":
+            i = as_int(a)
+            if i is None:
+                return self
+            if i <= 0:
+                raise fatal("Illegal operation: logtwo is undefined on arguments less than "
+                            "or equal to 0", cur)
+            return IntInit(i.bit_length() - 1)
+        if op in ("tolower", "toupper"):
+            if isinstance(a, StringInit):
+                s = a.value.lower() if op == "tolower" else a.value.upper()
+                return StringInit(s, a.code)
+            return self
+        if op == "repr":
+            if a.concrete():
+                return StringInit(str(a))
+            return self
+        return self
+
+
+_ARITH = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << b if 0 <= b < 64 else 0,
+    "sra": lambda a, b: a >> b if b >= 0 else 0,
+    "srl": lambda a, b: (a & 0xFFFFFFFFFFFFFFFF) >> b if b >= 0 else 0,
+}
+_CMP = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+}
+
+
+def compare(op, lhs, rhs):
+    li = as_int(lhs)
+    ri = as_int(rhs)
+    if li is not None and ri is not None:
+        return _CMP[op](li, ri)
+    if isinstance(lhs, StringInit) and isinstance(rhs, StringInit):
+        return _CMP[op](lhs.value, rhs.value)
+    if op in ("eq", "ne") and isinstance(lhs, DefInit) and isinstance(rhs, DefInit):
+        return (lhs.rec is rhs.rec) == (op == "eq")
+    return None
+
+
+def _dag_key(d, key, cur, what):
+    if isinstance(key, IntInit):
+        i = key.value
+        if not 0 <= i < len(d.args):
+            raise fatal(f"!{what} index {i} is out of range (dag has {len(d.args)} arguments)",
+                        cur)
+        return i
+    if isinstance(key, StringInit):
+        for i, (_, n) in enumerate(d.args):
+            if n == key.value:
+                return i
+        raise fatal(f"!{what} key '{key.value}' is not found in dag '{d}'", cur)
+    return None
+
+
+class BinOp(OpInit):
+    __slots__ = ("op", "lhs", "rhs")
+
+    def __init__(self, op, lhs, rhs, ty):
+        self.op = op
+        self.lhs = lhs
+        self.rhs = rhs
+        self.ty = ty
+
+    def __str__(self):
+        op = self.op
+        if op == "listelem":
+            return f"{self.lhs}[{self.rhs}]"
+        if op == "listslice":
+            return f"{self.lhs}[{self.rhs}]"
+        if op == "getdagarg":
+            return f"!getdagarg<{self.ty}>({self.lhs}, {self.rhs})"
+        name = "!con" if op == "concat" else "!" + op
+        return f"{name}({self.lhs}, {self.rhs})"
+
+    def resolve(self, r):
+        lhs = self.lhs.resolve(r)
+        rhs = self.rhs.resolve(r)
+        if lhs is self.lhs and rhs is self.rhs:
+            return self
+        return BinOp(self.op, lhs, rhs, self.ty).fold(r.cur, r.final)
+
+    def fold(self, cur, final=False):  # noqa: C901
+        op, lhs, rhs = self.op, self.lhs, self.rhs
+        f = _ARITH.get(op)
+        if f is not None:
+            a, b = as_int(lhs), as_int(rhs)
+            if a is None or b is None:
+                return self
+            return IntInit(f(a, b))
+        if op == "div":
+            a, b = as_int(lhs), as_int(rhs)
+            if a is None or b is None:
+                return self
+            if b == 0:
+                raise fatal("Illegal operation: division by zero", cur)
+            if a == -(1 << 63) and b == -1:
+                raise fatal("Illegal operation: INT64_MIN / -1", cur)
+            q = abs(a) // abs(b)
+            return IntInit(q if (a >= 0) == (b >= 0) else -q)
+        if op in _CMP:
+            res = compare(op, lhs, rhs)
+            return self if res is None else bit_init(res)
+        if op == "strconcat":
+            if isinstance(lhs, StringInit) and isinstance(rhs, StringInit):
+                return StringInit(lhs.value + rhs.value, lhs.code or rhs.code)
+            return self
+        if op == "listconcat":
+            if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
+                return ListInit(lhs.items + rhs.items, lhs.ty.elem)
+            return self
+        if op == "listsplat":
+            n = as_int(rhs)
+            if n is None or not isinstance(lhs, TypedInit) or lhs.refs:
+                return self
+            if n < 0:
+                raise fatal("Illegal operation: !listsplat count is negative", cur)
+            return ListInit((lhs,) * n, lhs.ty)
+        if op == "listremove":
+            if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
+                keep = [x for x in lhs.items
+                        if not any(compare("eq", x, y) for y in rhs.items)]
+                return ListInit(keep, lhs.ty.elem)
+            return self
+        if op == "listelem":
+            i = as_int(rhs)
+            if isinstance(lhs, ListInit) and i is not None:
+                if not 0 <= i < len(lhs.items):
+                    raise fatal(f"List index {i} out of range for list '{lhs}'"
+                                if False else f"invalid list index {i}", cur)
+                return lhs.items[i]
+            return self
+        if op == "listslice":
+            if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
+                out = []
+                for x in rhs.items:
+                    i = as_int(x)
+                    if i is None:
+                        return self
+                    if not 0 <= i < len(lhs.items):
+                        raise fatal(f"invalid list index {i}", cur)
+                    out.append(lhs.items[i])
+                return ListInit(out, lhs.ty.elem)
+            return self
+        if op == "interleave":
+            if isinstance(lhs, ListInit) and isinstance(rhs, StringInit):
+                parts = []
+                code = False
+                for x in lhs.items:
+                    if isinstance(x, StringInit):
+                        parts.append(x.value)
+                        code = code or x.code
+                    else:
+                        i = as_int(x)
+                        if i is None:
+                            return self
+                        parts.append(str(i))
+                return StringInit(rhs.value.join(parts), code)
+            return self
+        if op == "concat":
+            if isinstance(lhs, DagInit) and isinstance(rhs, DagInit):
+                lo, ro = lhs.op, rhs.op
+                if (not isinstance(lo, DefInit) and lo is not UNSET) or \
+                        (not isinstance(ro, DefInit) and ro is not UNSET):
+                    return self
+                if isinstance(lo, DefInit) and isinstance(ro, DefInit) and lo.rec is not ro.rec:
+                    raise fatal(f"Concatenated Dag operators do not match: '{lhs}' vs. '{rhs}'",
+                                None)
+                o = lo if isinstance(lo, DefInit) else ro
+                return DagInit(o, None, lhs.args + rhs.args)
+            return self
+        if op == "getdagarg":
+            if isinstance(lhs, DagInit) and isinstance(rhs, (IntInit, StringInit)):
+                i = _dag_key(lhs, rhs, cur, "getdagarg")
+                v = lhs.args[i][0]
+                if v is UNSET:
+                    return v
+                c = v.convert(self.ty)
+                if c is None:
+                    raise fatal(f"Expected type '{self.ty}', got '{v.ty}' in: {self}", cur)
+                return c
+            return self
+        if op == "getdagname":
+            if isinstance(lhs, DagInit) and isinstance(rhs, (IntInit, StringInit)):
+                i = _dag_key(lhs, rhs, cur, "getdagname")
+                n = lhs.args[i][1]
+                return UNSET if n is None else StringInit(n)
+            return self
+        if op == "setdagop":
+            if isinstance(lhs, DagInit) and isinstance(rhs, DefInit):
+                return DagInit(rhs, lhs.op_name, lhs.args)
+            return self
+        if op == "range":
+            a, b = as_int(lhs), as_int(rhs)
+            if a is None or b is None:
+                return self
+            return ListInit([IntInit(i) for i in range(a, b)], T.INT)
+        return self
+
+
+class TernOp(OpInit):
+    __slots__ = ("op", "a", "b", "c")
+
+    def __init__(self, op, a, b, c, ty):
+        self.op = op
+        self.a = a
+        self.b = b
+        self.c = c
+        self.ty = ty
+
+    def __str__(self):
+        a = self.a.unquoted() if self.op in ("foreach", "filter") else str(self.a)
+        return f"!{self.op}({a}, {self.b}, {self.c})"
+
+    def resolve(self, r):
+        a = self.a.resolve(r)
+        if self.op == "if" and a is not self.a:
+            i = as_int(a)
+            if i is not None:
+                return (self.b if i else self.c).resolve(r)
+        b = self.b.resolve(r)
+        if self.op in ("foreach", "filter"):
+            c = self.c.resolve(ShadowResolver(r, (a.value,) if isinstance(a, StringInit) else ()))
+        else:
+            c = self.c.resolve(r)
+        if a is self.a and b is self.b and c is self.c:
+            return self
+        return TernOp(self.op, a, b, c, self.ty).fold(r.cur, r.final)
+
+    def fold(self, cur, final=False):  # noqa: C901
+        op, a, b, c = self.op, self.a, self.b, self.c
+        if op == "if":
+            i = as_int(a)
+            if i is not None:
+                v = b if i else c
+                cv = v.convert(self.ty) if self.ty is not None else v
+                return cv if cv is not None else v
+            return self
+        if op == "foreach":
+            if isinstance(b, DagInit):
+                return _foreach_dag(a, b, c, cur)
+            if isinstance(b, ListInit):
+                items = [_apply(a, x, c, cur) for x in b.items]
+                return ListInit(items, self.ty.elem)
+            return self
+        if op == "filter":
+            if isinstance(b, ListInit):
+                out = []
+                for x in b.items:
+                    k = as_int(_apply(a, x, c, cur))
+                    if k is None:
+                        return self
+                    if k:
+                        out.append(x)
+                return ListInit(out, self.ty.elem)
+            return self
+        if op == "subst":
+            if isinstance(c, DefInit) and isinstance(a, DefInit):
+                return b if a.rec is c.rec else c
+            if isinstance(c, StringInit) and isinstance(a, StringInit) and \
+                    isinstance(b, StringInit):
+                if not a.value:
+                    return c
+                return StringInit(c.value.replace(a.value, b.value), c.code)
+            if isinstance(c, VarInit) and isinstance(a, VarInit):
+                return b if a.name == c.name else c
+            return self
+        if op == "dag":
+            if isinstance(b, ListInit) and (isinstance(c, ListInit) or c is UNSET) and \
+                    not a.refs:
+                names = c.items if isinstance(c, ListInit) else (UNSET,) * len(b.items)
+                if len(names) != len(b.items):
+                    raise fatal("!dag argument lists must have the same size", cur)
+                args = []
+                for v, n in zip(b.items, names):
+                    if isinstance(n, StringInit):
+                        args.append((v, n.value))
+                    elif n is UNSET:
+                        args.append((v, None))
+                    else:
+                        return self
+                return DagInit(a, None, args)
+            return self
+        if op == "substr":
+            if isinstance(a, StringInit):
+                s, n = as_int(b), as_int(c)
+                if s is None or n is None:
+                    return self
+                if s < 0 or s > len(a.value):
+                    raise fatal(f"!substr start position is out of range 0...{len(a.value)}: "
+                                f"{s}", cur)
+                if n < 0:
+                    raise fatal(f"!substr length must be nonnegative: {n}", cur)
+                return StringInit(a.value[s:s + n], a.code)
+            return self
+        if op == "find":
+            if isinstance(a, StringInit) and isinstance(b, StringInit):
+                s = as_int(c)
+                if s is None:
+                    return self
+                if s < 0 or s > len(a.value):
+                    raise fatal(f"!find start position is out of range 0...{len(a.value)}: "
+                                f"{s}", cur)
+                return IntInit(a.value.find(b.value, s))
+            return self
+        if op in ("setdagarg", "setdagname"):
+            if isinstance(a, DagInit) and isinstance(b, (IntInit, StringInit)):
+                i = _dag_key(a, b, cur, op)
+                args = list(a.args)
+                if op == "setdagarg":
+                    args[i] = (c, args[i][1])
+                elif isinstance(c, StringInit):
+                    args[i] = (args[i][0], c.value)
+                elif c is UNSET:
+                    args[i] = (args[i][0], None)
+                else:
+                    return self
+                return DagInit(a.op, a.op_name, args)
+            return self
+        if op == "range":
+            x, y, s = as_int(a), as_int(b), as_int(c)
+            if x is None or y is None or s is None:
+                return self
+            if s == 0:
+                raise fatal("Illegal range: step size cannot be zero", cur)
+            return ListInit([IntInit(i) for i in range(x, y, s)], T.INT)
+        return self
+
+
+def _apply(var, item, expr, cur):
+    r = Resolver(cur)
+    r.set(var.value, item)
+    return expr.resolve(r)
+
+
+def _foreach_dag(var, d, expr, cur):
+    op = _apply(var, d.op, expr, cur)
+    args = []
+    for v, n in d.args:
+        args.append((_foreach_dag(var, v, expr, cur) if isinstance(v, DagInit)
+                     else _apply(var, v, expr, cur), n))
+    return DagInit(op, None, args)
+
+
+class CondOp(OpInit):
+    __slots__ = ("conds", "vals")
+
+    def __init__(self, conds, vals, ty):
+        self.conds = tuple(conds)
+        self.vals = tuple(vals)
+        self.ty = ty
+
+    def __str__(self):
+        return "!cond(" + ", ".join(f"{c}: {v}" for c, v in zip(self.conds, self.vals)) + ")"
+
+    def resolve(self, r):
+        cs = [c.resolve(r) for c in self.conds]
+        vs = [v.resolve(r) for v in self.vals]
+        if all(x is y for x, y in zip(cs, self.conds)) and \
+                all(x is y for x, y in zip(vs, self.vals)):
+            return self
+        return CondOp(cs, vs, self.ty).fold(r.cur, r.final)
+
+    def fold(self, cur, final=False):
+        for c, v in zip(self.conds, self.vals):
+            i = as_int(c)
+            if i is None:
+                return self
+            if i:
+                cv = v.convert(self.ty)
+                return v if cv is None else cv
+        name = cur.name if cur is not None else ""
+        raise fatal(f"{name} does not have any true condition in:{self}", cur)
+
+
+class FoldOp(OpInit):
+    __slots__ = ("start", "lst", "acc", "var", "expr")
+
+    def __init__(self, start, lst, acc, var, expr, ty):
+        self.start, self.lst, self.acc, self.var, self.expr = start, lst, acc, var, expr
+        self.ty = ty
+
+    def __str__(self):
+        return (f"!foldl({self.start}, {self.lst}, {self.acc.value}, {self.var.value}, "
+                f"{self.expr})")
+
+    def resolve(self, r):
+        s = self.start.resolve(r)
+        lst = self.lst.resolve(r)
+        e = self.expr.resolve(ShadowResolver(r, (self.acc.value, self.var.value)))
+        if s is self.start and lst is self.lst and e is self.expr:
+            return self
+        return FoldOp(s, lst, self.acc, self.var, e, self.ty).fold(r.cur, r.final)
+
+    def fold(self, cur, final=False):
+        if isinstance(self.lst, ListInit):
+            acc = self.start
+            for x in self.lst.items:
+                r = Resolver(cur)
+                r.set(self.acc.value, acc)
+                r.set(self.var.value, x)
+                acc = self.expr.resolve(r)
+            return acc
+        return self
+
+
+class IsAOp(OpInit):
+    __slots__ = ("check", "expr")
+
+    def __init__(self, check, expr):
+        self.check = check
+        self.expr = expr
+        self.ty = T.BIT
+
+    def __str__(self):
+        return f"!isa<{self.check}>({self.expr})"
+
+    def resolve(self, r):
+        e = self.expr.resolve(r)
+        return self if e is self.expr else IsAOp(self.check, e).fold(r.cur, r.final)
+
+    def fold(self, cur, final=False):
+        e = self.expr
+        if isinstance(e, TypedInit):
+            et = e.ty
+            if et.convertible_to(self.check):
+                return IntInit(1)
+            if self.check.kind == "record":
+                if not self.check.convertible_to(et) or isinstance(e, DefInit):
+                    return IntInit(0)
+            else:
+                return IntInit(0)
+        return self
+
+
+class ExistsOp(OpInit):
+    __slots__ = ("check", "expr")
+
+    def __init__(self, check, expr):
+        self.check = check
+        self.expr = expr
+        self.ty = T.BIT
+
+    def __str__(self):
+        return f"!exists<{self.check}>({self.expr})"
+
+    def resolve(self, r):
+        e = self.expr.resolve(r)
+        if e is self.expr and not r.final:
+            return self
+        return ExistsOp(self.check, e).fold(r.cur, r.final)
+
+    def fold(self, cur, final=False):
+        e = self.expr
+        if isinstance(e, StringInit):
+            keeper = cur.keeper if cur is not None else None
+            d = keeper.defs.get(e.value) if keeper is not None else None
+            if d is not None:
+                return IntInit(1 if d.type().is_a(self.check) else 0)
+            if cur is not None and e.value == cur.name:
+                if not final:
+                    return self
+                return IntInit(1 if cur.type().is_a(self.check) else 0)
+            if final:
+                return IntInit(0)
+        return self
+
+
+class VarDefInit(TypedInit):
+    """``Class<args>`` in a value: an anonymous record, made once per distinct argument list."""
+
+    __slots__ = ("cls", "args", "ty", "refs")
+
+    def __init__(self, cls, args):
+        self.cls = cls
+        self.args = tuple(args)  # of (targ_name, is_named, value)
+        self.ty = T.record_ty([cls])
+        self.refs = True
+
+    def __str__(self):
+        parts = []
+        for name, named, v in self.args:
+            parts.append(f'"{name.split(":")[-1]}"={v}' if named else str(v))
+        return f"{self.cls.name}<" + ", ".join(parts) + ">"
+
+    def concrete(self):
+        return False
+
+    def resolve(self, r):
+        tr = TrackResolver(r)
+        new = [(n, k, v.resolve(tr)) for n, k, v in self.args]
+        if all(x[2] is y[2] for x, y in zip(new, self.args)):
+            return self
+        nv = VarDefInit(self.cls, new)
+        if not tr.unresolved and not any(v.refs for _, _, v in new):
+            return nv.instantiate()
+        return nv
+
+    def fold(self):
+        if any(v.refs for _, _, v in self.args):
+            return self
+        return self.instantiate()
+
+    def instantiate(self):
+        return self.cls.keeper.instantiate(self.cls, self.args)
+
+
+Init.__module__ = __name__ if False else Init.__module__
+BitsInit = BitsInit
+BitInit = BitInit

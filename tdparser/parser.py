@@ -1,0 +1,360 @@
+"""Lark LALR parser for ``tablegen.lark`` and the Transformer that builds :mod:`.ast` nodes.
+
+The Transformer runs inside the LALR parser (no parse tree is built), fed by :mod:`.lexer`.
+
+>>> from .preprocessor import Preprocessor
+>>> stmts = parse_tokens(Lexer(Preprocessor()).tokens_of_text("def X;", "x.td"))
+>>> type(stmts[0]).__name__
+'Def'
+"""
+
+from __future__ import annotations
+
+import os
+
+import lark
+from lark import Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import Lexer as _LarkLexer
+
+from . import ast as A
+from .errors import TdError
+from .lexer import Lexer, unescape  # noqa: F401  (Lexer: doctest)
+
+_GRAMMAR = os.path.join(os.path.dirname(__file__), "tablegen.lark")
+
+
+class _Feed(_LarkLexer):
+    """Hands Lark the token iterator that ``parse()`` received."""
+
+    def __init__(self, conf):
+        pass
+
+    def lex(self, data):
+        return data
+
+
+def _loc(tok):
+    return tok
+
+
+def _first_loc(node):
+    return getattr(node, "loc", node)
+
+
+class ToAst(Transformer):
+    """One method per grammar rule (or alias), each returning an AST node or a plain tuple."""
+
+    # -- statements
+    def start(self, c):
+        return c
+
+    def class_def(self, c):
+        name = c[0]
+        targs = c[1] if len(c) == 4 else ()
+        return A.ClassDef(name.value, targs, c[-2], c[-1], name)
+
+    def template_args(self, c):
+        return tuple(c)
+
+    def template_arg(self, c):
+        return A.TemplateArg(c[0], c[1].value, c[2] if len(c) > 2 else None, c[1])
+
+    def parents(self, c):
+        return tuple(c)
+
+    def class_ref(self, c):
+        return A.ClassRef(c[0].value, c[1] if len(c) > 1 else (), c[0])
+
+    def arg_list(self, c):
+        return tuple(c)
+
+    def arg(self, c):
+        if len(c) == 1:
+            return A.Arg(None, c[0])
+        return A.Arg(c[0], c[1])
+
+    def body(self, c):
+        return tuple(c)
+
+    def field_decl(self, c):
+        is_field = c[0].type == "FIELD" if hasattr(c[0], "type") else False
+        if is_field:
+            c = c[1:]
+        return A.FieldDecl(is_field, c[0], c[1].value, c[2] if len(c) > 2 else None, c[1])
+
+    def body_let(self, c):
+        if len(c) == 4:
+            return A.BodyLet(c[1].value, c[2], c[3], c[1])
+        return A.BodyLet(c[1].value, None, c[2], c[1])
+
+    def bit_list(self, c):
+        return c[0]
+
+    def def_stmt(self, c):
+        kw = c[0]
+        if len(c) == 4:
+            return A.Def(c[1], c[2], c[3], kw, _first_loc(c[1]))
+        return A.Def(None, c[1], c[2], kw, kw)
+
+    def name(self, c):
+        return c[0]
+
+    def defm_stmt(self, c):
+        kw = c[0]
+        if isinstance(c[1], A.ClassRef):
+            return A.Defm(None, tuple(c[1:]), kw, kw)
+        return A.Defm(c[1], tuple(c[2:]), kw, _first_loc(c[1]))
+
+    def defset_stmt(self, c):
+        return A.Defset(c[0], c[1].value, tuple(c[2:]), c[1])
+
+    def deftype_stmt(self, c):
+        return A.Deftype(c[0].value, c[1], c[0])
+
+    def defvar_stmt(self, c):
+        return A.Defvar(c[0].value, c[1], c[0])
+
+    def assert_stmt(self, c):
+        return A.Assert(c[1], c[2], c[0])
+
+    def dump_stmt(self, c):
+        return A.Dump(c[1], c[0])
+
+    def multiclass_def(self, c):
+        name = c[1]
+        targs = c[2] if len(c) == 5 else ()
+        return A.Multiclass(name.value, targs, c[-2], c[-1], name)
+
+    def mc_body(self, c):
+        return tuple(c)
+
+    def foreach_stmt(self, c):
+        return A.Foreach(c[1].value, c[2], c[3], c[0])
+
+    def if_stmt(self, c):
+        return A.If(c[1], c[2], c[3] if len(c) > 3 else None, c[0])
+
+    def let_stmt(self, c):
+        return A.Let(tuple(c[1:-1]), c[-1], c[0])
+
+    def let_item(self, c):
+        if len(c) == 3:
+            return A.LetItem(c[0].value, c[1], c[2], c[0])
+        return A.LetItem(c[0].value, None, c[1], c[0])
+
+    def block(self, c):
+        return tuple(c)
+
+    # -- types
+    def type(self, c):
+        t = c[0]
+        kind = "int" if t.type == "INT_KW" else "string" if t.type == "STRING_KW" else (
+            "code" if t.type == "CODE_KW" else t.value)
+        return A.TypeRef(kind, None, t)
+
+    def bits_type(self, c):
+        return A.TypeRef("bits", int(c[1].value, 0), c[0])
+
+    def list_type(self, c):
+        return A.TypeRef("list", c[0], c[0].loc)
+
+    def class_type(self, c):
+        return A.TypeRef("class", c[0].value, c[0])
+
+    # -- values
+    def int_lit(self, c):
+        t = c[0]
+        return A.Int(_int(t), t)
+
+    def string_lit(self, c):
+        parts = [unescape(t.value[1:-1], t.error) for t in c]
+        return A.Str("".join(parts), False, c[0])
+
+    def code_lit(self, c):
+        return A.Str(c[0].value, True, c[0])
+
+    def unset(self, c):
+        return A.Unset(c[0])
+
+    def true_lit(self, c):
+        return A.Bool(True, c[0])
+
+    def false_lit(self, c):
+        return A.Bool(False, c[0])
+
+    def ident(self, c):
+        return A.Ident(c[0].value, c[0])
+
+    def anon_inst(self, c):
+        return A.AnonInst(c[0].value, c[1] if len(c) > 1 else (), c[0])
+
+    def bits_lit(self, c):
+        # `{` has no token of its own in the tree; point at the first item when there is one.
+        items = c[0] if c else ()
+        return A.BitsLit(items, _first_loc(items[0]) if items else None)
+
+    def list_lit(self, c):
+        items = ()
+        et = None
+        for x in c:
+            if isinstance(x, tuple):
+                items = x
+            else:
+                et = x
+        return A.ListLit(items, et, _first_loc(items[0]) if items else None)
+
+    def value_list(self, c):
+        return tuple(c)
+
+    def list_append(self, c):
+        return c[0] + (c[1],)
+
+    def list_items(self, c):
+        return c[0]
+
+    def dag_lit(self, c):
+        op, op_name = c[0]
+        args = c[1] if len(c) > 1 else ()
+        return A.DagLit(op, op_name, args, _first_loc(op) if op is not None else None)
+
+    def dag_args(self, c):
+        return tuple(c)
+
+    def dag_arg(self, c):
+        if len(c) == 2:
+            return (c[0], c[1].value)
+        x = c[0]
+        if getattr(x, "type", None) == "VARNAME":
+            return (None, x.value)
+        return (x, None)
+
+    def bang(self, c):
+        op = c[0]
+        ty = None
+        args = ()
+        for x in c[1:]:
+            if isinstance(x, A.TypeRef):
+                ty = x
+            else:
+                args = x
+        return A.Bang(op.value, ty, args, op)
+
+    def cond(self, c):
+        return A.Cond(tuple(c[1:]), c[0])
+
+    def cond_clause(self, c):
+        return (c[0], c[1])
+
+    def bit_slice(self, c):
+        return A.BitSlice(c[0], c[1], _first_loc(c[0]))
+
+    def list_slice(self, c):
+        return A.ListSlice(c[0], c[1], _first_loc(c[0]))
+
+    def field_access(self, c):
+        return A.FieldAccess(c[0], c[1].value, c[1])
+
+    def paste(self, c):
+        return A.Paste(c[0], c[1] if len(c) > 1 else None, _first_loc(c[0]))
+
+    def range_list(self, c):
+        return tuple(c)
+
+    def range_piece(self, c):
+        return A.Range(c[0], None, _first_loc(c[0]))
+
+    def range_dots(self, c):
+        return A.Range(c[0], c[1], _first_loc(c[0]))
+
+    def range_neg(self, c):
+        t = c[1]
+        if not t.value.startswith("-"):
+            raise t.error("expected integer value as end of range")
+        return A.Range(c[0], A.Int(-_int(t), t), _first_loc(c[0]))
+
+
+def _int(t) -> int:
+    v = t.value
+    neg = v.startswith("-")
+    body = v.lstrip("+-")
+    try:
+        if body.startswith("0x"):
+            n = int(body, 16)
+        elif body.startswith("0b"):
+            n = int(body[2:], 2)
+        else:
+            n = int(body, 10)
+    except ValueError:
+        raise t.error("Invalid number") from None
+    return -n if neg else n
+
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        with open(_GRAMMAR, encoding="utf-8") as fh:
+            grammar = fh.read()
+        _PARSER = lark.Lark(grammar, parser="lalr", lexer=_Feed, transformer=ToAst(),
+                            propagate_positions=False, maybe_placeholders=False,
+                            cache=_cache_path())
+    return _PARSER
+
+
+def _cache_path():
+    try:
+        d = os.path.join(os.path.expanduser("~"), ".cache", "tdflow")
+        os.makedirs(d, exist_ok=True)
+        return os.path.join(d, "tablegen-lark.cache")
+    except OSError:
+        return False
+
+
+def parse_tokens(tokens) -> list:
+    """Parse a token stream into a list of statement nodes."""
+    last = [None]
+
+    def track(it):
+        for t in it:
+            last[0] = t
+            yield t
+
+    try:
+        return _parser().parse(track(tokens))
+    except UnexpectedToken as e:
+        tok = e.token
+        if tok.type == "$END":
+            t = last[0]
+            if t is None:
+                raise TdError("Unexpected end of file") from None
+            raise TdError("Unexpected end of file", t.file, t.line, t.column, t.stack) from None
+        raise _syntax_error(tok, e.expected) from None
+    except (UnexpectedEOF, UnexpectedCharacters, UnexpectedInput) as e:
+        t = last[0]
+        if t is None:
+            raise TdError(f"syntax error: {e}") from None
+        raise TdError("Unexpected end of file", t.file, t.line, t.column, t.stack) from None
+
+
+_NAMES = {
+    "_SEMI": "';'", "_COMMA": "','", "_COLON": "':'", "_EQUAL": "'='", "_LT": "'<'",
+    "_GT": "'>'", "_LBRACE": "'{'", "_RBRACE": "'}'", "_LSQB": "'['", "_RSQB": "']'",
+    "_LPAR": "'('", "_RPAR": "')'", "ID": "identifier", "_IN": "'in'", "_THEN": "'then'",
+}
+
+
+def _syntax_error(tok, expected) -> TdError:
+    exp = sorted(expected)
+    if len(exp) == 1 and exp[0] in _NAMES:
+        msg = f"expected {_NAMES[exp[0]]}"
+    elif set(exp) <= {"_SEMI", "_LBRACE", "_COLON"} and "_SEMI" in exp:
+        msg = "expected ';' after declaration" if "_LBRACE" not in exp else "Expected '{' or ';'"
+    else:
+        msg = "Unexpected token" + (f" '{tok.value}'" if getattr(tok, "value", "") else "")
+        shown = [_NAMES.get(x, x.strip("_").lower()) for x in exp][:6]
+        if shown:
+            msg += "; expected one of " + ", ".join(shown)
+    return TdError(msg, tok.file, tok.line, tok.column, tok.stack)

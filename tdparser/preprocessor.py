@@ -1,0 +1,144 @@
+"""llvm-tblgen's preprocessor: ``#define``, ``#ifdef``/``#ifndef``/``#else``/``#endif`` and
+``include`` file search.
+
+Macros are global to a run (a ``#define`` in an included file is seen afterwards); conditional
+blocks must close in the file that opened them. Include search follows llvm-tblgen: the name as
+given (relative to the working directory), then each ``-I`` directory in order; as a
+convenience tdflow finally tries the including file's own folder (llvm-tblgen does not).
+
+>>> p = Preprocessor(defines=["X"])
+>>> "X" in p.macros
+True
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .errors import SourceLoc, TdError
+
+_NAME_RE = re.compile(r"[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)")
+_REST_RE = re.compile(r"[ \t]*(?://[^\n]*|/\*.*?\*/[ \t]*)*(?=\n|$)")
+_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*#(ifdef|ifndef|else|endif|define)\b", re.MULTILINE)
+
+
+class Preprocessor:
+    """Holds macros, the include path and the files read so far."""
+
+    def __init__(self, include_dirs=(), defines=()):
+        self.include_dirs = [os.fspath(d) for d in include_dirs]
+        self.macros = set(defines)
+        self.files: list[str] = []
+        self.texts: dict[str, str] = {}
+
+    def read(self, path: str, stack: tuple) -> str:
+        for inc in stack:
+            if os.path.abspath(inc.file) == os.path.abspath(path):
+                where = stack[-1]
+                raise TdError(f"include cycle: '{path}' includes itself", where.file, where.line,
+                              where.col, stack[:-1])
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError as exc:
+            if stack:
+                w = stack[-1]
+                raise TdError(f"Could not find include file '{path}'", w.file, w.line, w.col,
+                              stack[:-1]) from None
+            raise TdError(f"Could not open input file '{path}': {exc.strerror}", path) from None
+        if path not in self.texts:
+            self.files.append(path)
+        self.texts[path] = text
+        return text
+
+    def resolve_include(self, name: str, includer: str, where: SourceLoc, stack: tuple) -> str:
+        candidates = [name]
+        if not os.path.isabs(name):
+            candidates += [os.path.join(d, name) for d in self.include_dirs]
+            candidates.append(os.path.join(os.path.dirname(includer), name))
+        for c in candidates:
+            if os.path.isfile(c):
+                return c
+        raise TdError(f"Could not find include file '{name}'", where.file, where.line,
+                      where.col, stack)
+
+    def directive(self, lexer, text, m, file, line, line_start, stack, conds):
+        """Handle the directive matched by ``m``; return the new (pos, line, line_start)."""
+        kind = m.group()[1:]
+        col = m.start() - line_start + 2
+        pos = m.end()
+        if kind in ("ifdef", "ifndef", "define"):
+            nm = _NAME_RE.match(text, pos)
+            if nm is None:
+                eol = text.find("\n", pos)
+                eol = len(text) if eol < 0 else eol
+                raise TdError(f"Expected macro name after #{kind}", file, line,
+                              eol - line_start + 1, stack)
+            name = nm.group(1)
+            pos = nm.end()
+        self._check_rest(text, pos, file, line, line_start, stack, kind)
+        eol = text.find("\n", pos)
+        pos = len(text) if eol < 0 else eol
+        if kind == "define":
+            self.macros.add(name)
+            return pos, line, line_start
+        if kind in ("ifdef", "ifndef"):
+            taken = (name in self.macros) == (kind == "ifdef")
+            conds.append(["if", (file, line, nm.start(1) - line_start + 1)])
+            if taken:
+                return pos, line, line_start
+            return self._skip(text, pos, file, line, stack, conds)
+        if not conds:
+            raise TdError(f"#{kind} without #ifdef" + (" or #ifndef" if kind == "else" else ""),
+                          file, line, col, stack)
+        if kind == "endif":
+            conds.pop()
+            return pos, line, line_start
+        # #else reached while the if-branch was active: skip the else-branch.
+        if conds[-1][0] == "else":
+            prev = conds[-1][1]
+            raise TdError("double #else", file, line, col, stack,
+                          notes=(("Previous #else is here", SourceLoc(*prev)),))
+        conds[-1] = ["else", (file, line, col)]
+        return self._skip(text, pos, file, line, stack, conds)
+
+    def _check_rest(self, text, pos, file, line, line_start, stack, kind):
+        if _REST_RE.match(text, pos) is None:
+            m = re.compile(r"[ \t]*").match(text, pos)
+            what = {"else": "#else", "endif": "#endif"}.get(kind, f"#{kind} NAME")
+            raise TdError(f"Only comments are supported after {what}", file, line,
+                          m.end() - line_start + 1, stack)
+
+    def _skip(self, text, pos, file, line, stack, conds):
+        """Skip a false branch; stop after its ``#else`` or ``#endif`` line."""
+        depth = 0
+        for m in _LINE_DIRECTIVE_RE.finditer(text, pos):
+            kind = m.group(1)
+            if kind in ("ifdef", "ifndef"):
+                depth += 1
+                continue
+            if kind == "define":
+                continue
+            if depth:
+                if kind == "endif":
+                    depth -= 1
+                continue
+            line += text.count("\n", pos, m.start())
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            col = m.start(1) - line_start
+            if kind == "endif":
+                conds.pop()
+            else:
+                if conds[-1][0] == "else":
+                    prev = conds[-1][1]
+                    raise TdError("double #else", file, line, col, stack,
+                                  notes=(("Previous #else is here", SourceLoc(*prev)),))
+                conds[-1] = ["else", (file, line, col)]
+            self._check_rest(text, m.end(), file, line, line_start, stack, kind)
+            eol = text.find("\n", m.end())
+            return (len(text) if eol < 0 else eol), line, line_start
+        f, ln, c = conds[-1][1]
+        nlines = line + text.count("\n", pos)
+        raise TdError("Reached EOF without matching #endif", file, nlines + 1 if text.endswith("\n") else nlines, 1, stack,
+                      notes=(("The latest preprocessor control is here", SourceLoc(f, ln, c)),))

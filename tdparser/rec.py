@@ -1,0 +1,104 @@
+"""Records while they are being built (llvm-tblgen's ``Record``/``RecordVal``), mutable.
+
+The evaluator fills these in; :mod:`.convert` turns the finished ones into the frozen
+contract of :mod:`.records`.
+"""
+
+from __future__ import annotations
+
+from . import types as T
+from .values import UNSET, BitsInit, RecordResolver
+
+
+class RecordVal:
+    __slots__ = ("name", "ty", "value", "targ", "field")
+
+    def __init__(self, name, ty, value=UNSET, targ=False, field=False):
+        self.name = name
+        self.ty = ty
+        self.value = value
+        self.targ = targ
+        self.field = field
+
+    def copy(self):
+        return RecordVal(self.name, self.ty, self.value, self.targ, self.field)
+
+    def set(self, v) -> bool:
+        """Store ``v`` cast to this field's type; False when it cannot be cast."""
+        ty = self.ty
+        c = v.cast_to(ty)
+        if c is None:
+            return False
+        if ty.kind == "bits" and not isinstance(c, BitsInit) and c is not UNSET:
+            c = BitsInit([c.bit(i) for i in range(ty.size)])
+        self.value = c
+        return True
+
+
+class Rec:
+    __slots__ = ("name", "keeper", "locs", "is_class", "anonymous", "values", "targs", "supers",
+                 "super_set", "assertions", "dumps", "_type", "direct")
+
+    def __init__(self, name, keeper, locs, is_class=False, anonymous=False):
+        self.name = name
+        self.keeper = keeper
+        self.locs = list(locs)
+        self.is_class = is_class
+        self.anonymous = anonymous
+        self.values: dict[str, RecordVal] = {}
+        self.targs: list[str] = []
+        self.supers: list[Rec] = []
+        self.super_set: set = set()
+        self.assertions: list = []
+        self.dumps: list = []
+        self._type = None
+        self.direct: list[Rec] = []
+
+    def __repr__(self):
+        return f"<Rec {self.name}>"
+
+    def is_subclass_of(self, cls) -> bool:
+        return cls in self.super_set
+
+    def add_super(self, cls):
+        self.supers.append(cls)
+        self.super_set.add(cls)
+        self._type = None
+
+    def direct_superclasses(self):
+        out = []
+        scs = self.supers
+        i = len(scs)
+        while i > 0:
+            sc = scs[i - 1]
+            out.append(sc)
+            i -= 1 + len(sc.supers)
+        return out
+
+    def type(self):
+        if self._type is None:
+            self._type = T.record_ty(self.direct_superclasses())
+        return self._type
+
+    def add_value(self, rv):
+        self.values[rv.name] = rv
+
+    def resolve(self, r):
+        for rv in self.values.values():
+            v = rv.value
+            if v.refs:
+                nv = v.resolve(r)
+                if nv is not v and not rv.set(nv):
+                    from .ops import fatal
+
+                    tys = f"of type '{nv.ty}' " if nv.ty is not None else ""
+                    raise fatal(f"Invalid value {tys}found when setting field '{rv.name}' of "
+                                f"type '{rv.ty}' after resolving references: {nv.unquoted()}",
+                                self)
+        if self.assertions:
+            self.assertions = [(loc, c.resolve(r), m.resolve(r)) for loc, c, m in self.assertions]
+        if self.dumps:
+            self.dumps = [(loc, m.resolve(r)) for loc, m in self.dumps]
+
+    def resolve_self(self, final=True, name=None):
+        self.resolve(RecordResolver(self, name, final))
