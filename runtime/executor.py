@@ -78,6 +78,7 @@ class Executor:
         self.plan = plan
         self._lock = threading.Lock()
         self._arg_index = {a.name: i for i, a in enumerate(plan.arguments)}
+        self._arg_specs = [(a.shape, DTYPES[a.dtype]) for a in plan.arguments]
         dyn: dict[int, int] = {}  # buffer id -> index into the per-call dynamic list
         for i, a in enumerate(plan.arguments):
             dyn.setdefault(a.buffer, i)
@@ -117,6 +118,9 @@ class Executor:
             return fn, ins, outs, patches
 
         self._launches = [prepare(ln) for ln in plan.launches]
+        # The direct loop's work list: one flat tuple per launch, nothing looked up per call.
+        self._steps = [(fn, ln.attrs, ins, outs, patches, ln, len(outs) > 1)
+                       for ln, (fn, ins, outs, patches) in zip(plan.launches, self._launches)]
         for ln, (fn, ins, outs, _) in zip(plan.prologue, map(prepare, plan.prologue)):
             self._call(ln, fn, ins, outs)
         self._direct = self._choose_direct(mode, engine)
@@ -144,6 +148,13 @@ class Executor:
     def bind_arguments(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[np.ndarray]:
         """Check and order the arguments; ``ArgumentError`` naming the bad one."""
         plan = self.plan
+        if not kwargs and len(args) == len(self._arg_specs):
+            # Fast path: positional numpy arrays of exactly the right types.
+            for v, (shape, dt) in zip(args, self._arg_specs):
+                if type(v) is not np.ndarray or v.shape != shape or v.dtype != dt:
+                    break
+            else:
+                return list(args)
         if len(args) > len(plan.arguments):
             raise ArgumentError(f"@{plan.name} takes {len(plan.arguments)} arguments "
                                 f"({self._signature()}), got {len(args)}")
@@ -180,12 +191,12 @@ class Executor:
         dynamic = arrays + [np.empty(s, d) for s, d in self._result_specs]
         if self._direct:
             with self._lock:
-                for ln, (fn, ins, outs, patches) in zip(self.plan.launches, self._launches):
+                for fn, attrs, ins, outs, patches, ln, several in self._steps:
                     for side, i, d in patches:
                         (outs if side else ins)[i] = dynamic[d]
                     try:
-                        got = fn(ln.attrs, ins, outs)
-                        if outs and (got[0] is not outs[0] or len(outs) > 1):
+                        got = fn(attrs, ins, outs)
+                        if outs and (several or got[0] is not outs[0]):
                             _settle(got, outs)
                     except Exception as exc:  # noqa: BLE001
                         raise KernelFailure(ln, exc) from exc
@@ -306,9 +317,9 @@ class CompiledProgram:
         arrays = ex.bind_arguments(args, kwargs)
         results = ex.run(arrays)
         if any(_is_tensor(v) for v in (*args, *kwargs.values())):
-            from tdflow.runtime.tensor import tensor
+            from tdflow.runtime.tensor import Tensor
 
-            results = [tensor(r) for r in results]
+            results = [Tensor._wrap(r) for r in results]
         return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self) -> str:
