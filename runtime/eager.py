@@ -2,15 +2,17 @@
 
 An :class:`OpRunner` runs one op of the dialect on tensors. The first call with a given
 (input shapes and dtypes, attributes) asks the dialect's inference hooks for the result types
-and the kernel registry for a kernel, and caches both; later calls allocate the results, wrap
-them as tensors, and push the kernel to the engine (which runs a ready tiny op inline, so a
-small eager op costs a few microseconds).
+and the kernel registry for a kernel, and caches both (for an elementwise kernel, its numpy
+program with the attributes bound); later calls allocate the results, wrap them as tensors, and
+push the kernel to the engine, which runs a ready tiny op inline, so a small eager op costs a
+few microseconds. Every result tensor owns a fresh engine var (``tensor_glue``).
 
->>> from tdflow.dialect import standard_dialect                      # doctest: +SKIP
->>> d = standard_dialect()                                            # doctest: +SKIP
->>> relu = OpRunner(d.lookup("tdflow.relu"), (), d)                   # doctest: +SKIP
->>> relu.run((tdflow.tensor([-1.0, 2.0]),), ())                       # doctest: +SKIP
-tensor([0., 2.], dtype=f32)
+>>> from tdflow.dialect import standard_dialect
+>>> from tdflow.runtime.tensor import tensor
+>>> d = standard_dialect()
+>>> relu = OpRunner(d.lookup("tdflow.relu"), (), d)
+>>> relu.run((tensor([-1.0, 2.0]),), ()).numpy().tolist()
+[0.0, 2.0]
 """
 
 from __future__ import annotations
@@ -18,17 +20,36 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
-from .engine import EngineError, Var, get_engine
-from .tensor_glue import Tensor, buffer_of, new_result, var_of
+from .engine import Var, get_engine
+from .tensor_glue import Tensor, var_of
 
 __all__ = ["EagerError", "OpRunner"]
 
-_NO_VAR = Var("constant")  # reads of tensors that were never written by the engine
+_wrap = Tensor._wrap
+_empty = np.empty
+# ops whose CPU kernels call multi-threaded BLAS: they take the engine's BLAS slot
+BLAS_OPS = frozenset({"matmul", "batch_matmul", "conv2d", "conv_data_grad", "conv_filter_grad"})
+_CACHE_LIMIT = 4096
 
 
 class EagerError(ValueError):
     """An eager call the op's hooks reject (shapes, dtypes, attributes); names the op."""
+
+
+class _Entry:
+    """What one (input types, attributes) combination of an op needs at run time."""
+
+    __slots__ = ("specs", "single", "prog", "fn", "attrs", "cost")
+
+    def __init__(self, specs, prog, fn, attrs, cost):
+        self.specs = specs  # ((shape, numpy dtype, mlir dtype), ...) per result
+        self.single = specs[0] if len(specs) == 1 else None
+        self.prog = prog  # an elementwise numpy program prog(inputs, out), or None
+        self.fn = fn  # the kernel: fn(attrs, inputs, outs)
+        self.attrs = attrs
+        self.cost = cost
 
 
 class OpRunner:
@@ -45,19 +66,17 @@ class OpRunner:
         self.name: str = opdef.name
         self.device = device
         self.attr_names = attr_names
-        self.operands = opdef.operands
         self.n_results = len(opdef.results)
         self._fixed: dict[str, Any] = {
             a.name: a.default for a in opdef.attributes
             if a.name not in attr_names and a.has_default and a.kind != "other"}
-        self._cache: dict[tuple, tuple] = {}
-        self._uses_blas = opdef.mnemonic in ("matmul", "batch_matmul", "conv2d",
-                                             "conv_data_grad", "conv_filter_grad")
+        self._cache: dict[tuple, _Entry] = {}
+        self._uses_blas = opdef.mnemonic in BLAS_OPS
+        # an op without results updates its first operand in place (sgd_update)
+        self._mutates_first = self.n_results == 0
 
     # -- the slow path: infer and select, once per (types, attrs) ---------------------------
-    def _prepare(self, key: tuple, arrays: list, attr_vals: tuple) -> tuple:
-        from tdflow.dialect.types import TensorType, dtype_from_numpy
-
+    def _prepare(self, key: tuple, arrays: list, attr_vals: tuple) -> _Entry:
         attrs = dict(self._fixed)
         attrs.update(zip(self.attr_names, attr_vals))
         in_types = [None if a is None else TensorType(a.shape, dtype_from_numpy(a.dtype))
@@ -66,28 +85,33 @@ class OpRunner:
             out_types = self.dialect.infer_result_types(self.name, in_types, attrs)
         except (ValueError, TypeError) as e:
             raise EagerError(f"{self.name}: {e}") from e
-        from tdflow.dialect.types import DTYPES
         from tdflow.runtime.kernels.registry import select_kernel
 
-        dtypes = tuple(t.dtype if t is not None else None for t in in_types)
+        dtypes = tuple(None if t is None else t.dtype for t in in_types)
         kernel = select_kernel(self.name, self.device, dtypes, attrs)
         specs = []
         cost = 0
         for t in out_types:
             if not t.is_static:
-                raise EagerError(f"{self.name}: could not infer a static result type "
-                                 f"(got {t}) for inputs {', '.join(map(str, in_types))}")
-            specs.append((tuple(t.shape), DTYPES[t.dtype]))
+                raise EagerError(f"{self.name}: could not infer a static result type (got {t}) "
+                                 f"for inputs {', '.join(map(str, in_types))}")
+            specs.append((tuple(t.shape), DTYPES[t.dtype], t.dtype))
             cost += t.numel or 0
         if self._uses_blas:
             cost = max(cost, sum(a.size for a in arrays if a is not None))
-        entry = (tuple(specs), kernel.fn, attrs, cost)
-        if len(self._cache) > 4096:  # shapes vary without bound: keep memory bounded
+        prog = None
+        if kernel.elementwise is not None and len(specs) == 1 and None not in dtypes:
+            from tdflow.runtime.kernels.elementwise import build_program
+
+            # the same program the kernel would build, with the attributes bound once
+            prog = build_program(kernel.elementwise, dtypes, attrs, specs[0][2]).run
+        entry = _Entry(tuple(specs), prog, kernel.fn, attrs, cost)
+        if len(self._cache) >= _CACHE_LIMIT:  # shapes may vary without bound
             self._cache.clear()
         self._cache[key] = entry
         return entry
 
-    # -- the hot path --------------------------------------------------------------------------
+    # -- the hot paths ---------------------------------------------------------------------------
     def run(self, tensors: tuple, attr_vals: tuple) -> Any:
         """Run on ``tensors`` (one per operand: a Tensor, ``None`` or a tuple for variadic)."""
         arrays: list = []
@@ -100,13 +124,13 @@ class OpRunner:
             elif type(t) is tuple:
                 key.append(len(t))
                 for e in t:
-                    a = buffer_of(e)
+                    a = e._buf
                     arrays.append(a)
                     reads.append(var_of(e))
                     key.append(a.shape)
                     key.append(a.dtype)
             else:
-                a = buffer_of(t)
+                a = t._buf
                 arrays.append(a)
                 reads.append(var_of(t))
                 key.append(a.shape)
@@ -115,36 +139,148 @@ class OpRunner:
         entry = self._cache.get(k)
         if entry is None:
             entry = self._prepare(k, arrays, attr_vals)
-        specs, fn, attrs, cost = entry
-        outs = [np.empty(s, d) for s, d in specs]
-        results = [new_result(o) for o in outs]
-        writes = tuple(var_of(r) for r in results)
+        eng = get_engine()
+        outs = [_empty(s, d) for s, d, _ in entry.specs]
+        results = []
+        writes = []
+        for o, (_, _, dt) in zip(outs, entry.specs):
+            r = _wrap(o, dt)
+            r._sync = v = Var(None, eng)
+            results.append(r)
+            writes.append(v)
+        if self._mutates_first:
+            writes.append(reads.pop(0))
+        prog = entry.prog
+        if prog is not None:
+            out = outs[0]
 
-        def work():
-            fn(attrs, arrays, outs)
+            def work():
+                prog(arrays, out)
+        else:
+            fn, attrs = entry.fn, entry.attrs
 
-        get_engine().push(work, reads=tuple(v for v in reads if v is not None), writes=writes,
-                          name=self.name, cost=cost, uses_blas=self._uses_blas)
+            def work():
+                fn(attrs, arrays, outs)
+
+        reads = tuple(dict.fromkeys(reads)) if len(reads) > 1 else tuple(reads)
+        eng.push(work, reads, tuple(writes), name=self.name, cost=entry.cost,
+                 uses_blas=self._uses_blas)
         if self.n_results == 1:
             return results[0]
-        return tuple(results)
+        return tuple(results) if results else None
 
-    def run1(self, t: Tensor) -> Tensor:
-        """``run`` for an op with one tensor operand, one result and no attributes."""
-        a = buffer_of(t)
-        k = (a.shape, a.dtype)
-        entry = self._cache.get(k)
-        if entry is None:
-            entry = self._prepare(k, [a], ())
-        specs, fn, attrs, cost = entry
-        (s, d), = specs
-        out = np.empty(s, d)
-        r = new_result(out)
-        ins = [a]
-        outs = [out]
-        get_engine().push(lambda: fn(attrs, ins, outs), (var_of(t),), (var_of(r),),
-                          name=self.name, cost=cost)
-        return r
+    def make_calln(self):
+        """``f(tensors, attr_vals) -> Tensor`` for an op with single or optional operands (a
+        tensor or ``None`` each, no variadic) and one result."""
+        cache = self._cache
+        prepare = self._prepare
+        name = self.name
+        blas = self._uses_blas
 
+        def calln(tensors, attr_vals):
+            arrays = []
+            key = [attr_vals]
+            reads = []
+            for t in tensors:
+                if t is None:
+                    arrays.append(None)
+                    key.append(None)
+                    continue
+                a = t._buf
+                arrays.append(a)
+                key.append(a.shape)
+                key.append(a.dtype)
+                s = t._sync
+                if type(s) is not Var:
+                    s = var_of(t)
+                if s not in reads:
+                    reads.append(s)
+            k = tuple(key)
+            entry = cache.get(k)
+            if entry is None:
+                entry = prepare(k, arrays, attr_vals)
+            shape, npdt, dt = entry.single
+            out = _empty(shape, npdt)
+            r = _wrap(out, dt)
+            eng = get_engine()
+            r._sync = v = Var(None, eng)
+            prog = entry.prog
+            if prog is not None:
+                work = lambda: prog(arrays, out)  # noqa: E731
+            else:
+                fn, attrs, outs = entry.fn, entry.attrs, [out]
+                work = lambda: fn(attrs, arrays, outs)  # noqa: E731
+            eng.push(work, tuple(reads), (v,), name=name, cost=entry.cost, uses_blas=blas)
+            return r
 
-__all__ += ["EngineError"]
+        return calln
+
+    def make_call1(self):
+        """A function ``f(t) -> Tensor`` for an op with one tensor operand, one result and
+        the attribute values ``()``."""
+        cache = self._cache
+        prepare = self._prepare
+        name = self.name
+
+        def call1(t):
+            a = t._buf
+            k = (a.shape, a.dtype)
+            entry = cache.get(k)
+            if entry is None:
+                entry = prepare(k, [a], ())
+            shape, npdt, dt = entry.single
+            out = _empty(shape, npdt)
+            r = _wrap(out, dt)
+            eng = get_engine()
+            r._sync = v = Var(None, eng)
+            src = t._sync
+            if type(src) is not Var:
+                src = var_of(t)
+            ins = [a]
+            prog = entry.prog
+            if prog is not None:
+                eng.push(lambda: prog(ins, out), (src,), (v,), name=name, cost=entry.cost)
+            else:
+                fn, attrs, outs = entry.fn, entry.attrs, [out]
+                eng.push(lambda: fn(attrs, ins, outs), (src,), (v,), name=name, cost=entry.cost)
+            return r
+
+        return call1
+
+    def make_call2(self):
+        """``f(t, u) -> Tensor`` for an op with two tensor operands, one result, no attributes."""
+        cache = self._cache
+        prepare = self._prepare
+        name = self.name
+        blas = self._uses_blas
+
+        def call2(t, u):
+            a = t._buf
+            b = u._buf
+            k = (a.shape, a.dtype, b.shape, b.dtype)
+            entry = cache.get(k)
+            if entry is None:
+                entry = prepare(k, [a, b], ())
+            shape, npdt, dt = entry.single
+            out = _empty(shape, npdt)
+            r = _wrap(out, dt)
+            eng = get_engine()
+            r._sync = v = Var(None, eng)
+            s1 = t._sync
+            if type(s1) is not Var:
+                s1 = var_of(t)
+            s2 = u._sync
+            if type(s2) is not Var:
+                s2 = var_of(u)
+            ins = [a, b]
+            prog = entry.prog
+            if prog is not None:
+                work = lambda: prog(ins, out)  # noqa: E731
+            else:
+                fn, attrs, outs = entry.fn, entry.attrs, [out]
+                work = lambda: fn(attrs, ins, outs)  # noqa: E731
+            eng.push(work, (s1, s2) if s1 is not s2 else (s1,), (v,), name=name,
+                     cost=entry.cost, uses_blas=blas)
+            return r
+
+        return call2

@@ -359,24 +359,31 @@ def make_binder(sig: Signature, tensor_cls: type) -> Callable[[tuple, dict], tup
         def bind(args, kwargs):
             return _bind_general(args, kwargs)
 
+    required = tuple(i for i, p in enumerate(params) if p.default is NO_DEFAULT)
+
     def _bind_general(args, kwargs):
-        if len(args) > npos:
+        na = len(args)
+        if na > npos:
             return None
-        vals = list(args) + list(defaults[len(args):])
-        if kwargs:
-            for k, v in kwargs.items():
-                i = index.get(k)
-                if i is None or i < len(args):
-                    return None
-                vals[i] = v
-        for i in range(n):
-            v = vals[i]
-            if v is NO_DEFAULT:
-                return None
-            c = convs[i](v)
+        vals = list(args)
+        vals.extend(defaults[na:])  # defaults are stored converted
+        for i in range(na):
+            c = convs[i](args[i])
             if c is BAD:
                 return None
             vals[i] = c
+        if kwargs:
+            for k, v in kwargs.items():
+                i = index.get(k)
+                if i is None or i < na:
+                    return None
+                c = convs[i](v)
+                if c is BAD:
+                    return None
+                vals[i] = c
+        for i in required:
+            if vals[i] is NO_DEFAULT:
+                return None
         return tuple(vals)
 
     return bind

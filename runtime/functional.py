@@ -187,21 +187,42 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
             raise SignatureError(f"{fname}: parameter {p.name!r} of {sig} is not an attribute "
                                  f"of {opdef.name}")
     runner = OpRunner(opdef, tuple(attr_names), dialect)
-    simple = (len(tensor_idx) == 1 and not plan and len(opdef.results) == 1
-              and opdef.operands[0].is_single)
-    if simple and tensor_idx == [0]:
-        run1 = runner.run1
-        return lambda vals: run1(vals[0])
-    run = runner.run
+    plain = (not plan and not pad and len(opdef.results) == 1 and len(sig.params) == n_ops
+             and all(o.is_single for o in opdef.operands))
+    if plain and n_ops == 1:
+        call1 = runner.make_call1()
+        call1.fast = call1  # type: ignore[attr-defined]
+        return call1
+    if plain and n_ops == 2:
+        call2 = runner.make_call2()
+
+        def impl2(vals):
+            return call2(vals[0], vals[1])
+
+        impl2.fast = call2  # type: ignore[attr-defined]
+        return impl2
     tix = tuple(tensor_idx)
+    attr_idx = tuple(i for i, _ in plan)
+    expands = [expand for _, expand in plan]
+    if len(opdef.results) == 1 and all(not o.is_variadic for o in opdef.operands):
+        run = runner.make_calln()
+    else:
+        run = runner.run
     if not plan:
         if tensor_idx == list(range(n_ops)):
             return lambda vals: run(vals, ())  # parameters are exactly the operands
         return lambda vals: run(tuple(vals[i] for i in tix) + pad, ())
-    if not any(expand for _, expand in plan):
-        attr_idx = tuple(i for i, _ in plan)
+    if not any(expands):
+        if tix == tuple(range(len(tix))) and attr_idx == tuple(range(len(tix), len(sig.params))):
+            k = len(tix)  # operands first, then attributes: slice, don't gather
+            if not pad:
+                return lambda vals: run(vals[:k], vals[k:])
+            return lambda vals: run(vals[:k] + pad, vals[k:])
         return lambda vals: run(tuple(vals[i] for i in tix) + pad,
                                 tuple(vals[i] for i in attr_idx))
+    if expands == [True] and len(tix) == 1 and not pad:
+        t0, s0 = tix[0], attr_idx[0]
+        return lambda vals: run((vals[t0],), _scalar_attrs(vals[s0]))
 
     def impl(vals):
         attrs: list = []
@@ -230,7 +251,30 @@ def _py_signature(sig: Signature) -> inspect.Signature:
 def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tuple], Any]],
                    doc: str) -> Callable[..., Any]:
     binders = [make_binder(s, Tensor) for s in sigs]
-    if len(sigs) == 1:
+    fast = getattr(impls[0], "fast", None)
+    if len(sigs) == 1 and fast is not None and len(sigs[0].params) == 1:
+        bind, impl, sig = binders[0], impls[0], sigs[0]
+
+        def function(*args, **kwargs):  # relu(x): one tensor, nothing else
+            if not kwargs and len(args) == 1 and isinstance(args[0], Tensor):
+                return fast(args[0])
+            vals = bind(args, kwargs)
+            if vals is None:
+                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
+            return impl(vals)
+    elif len(sigs) == 1 and fast is not None and len(sigs[0].params) == 2:
+        bind, impl, sig = binders[0], impls[0], sigs[0]
+
+        def function(*args, **kwargs):  # broadcast_add(x, y): two tensors
+            if not kwargs and len(args) == 2:
+                x, y = args
+                if isinstance(x, Tensor) and isinstance(y, Tensor):
+                    return fast(x, y)
+            vals = bind(args, kwargs)
+            if vals is None:
+                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
+            return impl(vals)
+    elif len(sigs) == 1:
         bind, impl, sig = binders[0], impls[0], sigs[0]
 
         def function(*args, **kwargs):

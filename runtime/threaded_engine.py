@@ -48,10 +48,21 @@ class ThreadedEngine(Engine):
     # ------------------------------------------------------------------ push
     def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
              cost=None, inline=None, uses_blas=False) -> None:
+        if (type(writes) is tuple and len(writes) == 1 and type(reads) is tuple
+                and len(reads) <= 3 and inline is not False):
+            # the eager case: a fresh output var, up to two input vars
+            w = writes[0]
+            ok = type(w) is Var
+            for r in reads:
+                if type(r) is not Var or r is w:
+                    ok = False
+            if ok and (len(reads) < 2 or len(set(reads)) == len(reads)):
+                if self._push_inline(fn, reads, w, name, loc, cost, inline, uses_blas):
+                    return
         if (type(reads) is tuple and type(writes) is tuple and len(writes) == 1
                 and len(reads) <= 1 and type(writes[0]) is Var
                 and (not reads or (type(reads[0]) is Var and reads[0] is not writes[0]))):
-            rw = ()  # the eager case: at most one input var, one fresh output var
+            rw = ()
         else:
             reads, writes, rw = _dedup(reads, writes)
         with self._lock:
@@ -89,6 +100,64 @@ class ThreadedEngine(Engine):
                 self._wake_workers(1)
                 return
         self._execute(op, reraise=True)
+
+    def _push_inline(self, fn, reads, w, name, loc, cost, inline, blas) -> bool:
+        """Run a ready op right here, without building the queued form; False if not ready
+        (or not to be inlined): then ``push`` takes the general path."""
+        err = None
+        with self._lock:
+            if w._writing or w._reads or w._queue:
+                return False
+            for r in reads:
+                if r._writing or r._queue:
+                    return False
+            if not inline and not (cost <= INLINE_COST if cost is not None
+                                   else self._pending == 0):
+                return False
+            for r in reads:
+                r._reads += 1
+                e = r._error
+                if e is not None and (err is None or e.seq < err.seq):
+                    err = e
+            w._writing = True
+            self._seq += 1
+            seq = self._seq
+            self._pending += 1
+        fresh = False
+        fatal = None
+        if err is None:
+            if blas:
+                self._blas_slot.acquire()
+            try:
+                fn()
+            except Exception as e:
+                err, fresh = EngineError(name, loc, e, seq), True
+            except BaseException as e:
+                err, fresh, fatal = EngineError(name, loc, e, seq), True, e
+            finally:
+                if blas:
+                    self._blas_slot.release()
+        with self._lock:
+            queued = w._queue
+            for r in reads:
+                if r._queue:
+                    queued = True
+            if queued:  # others queued behind us meanwhile: the general release
+                self._complete(_Op(fn, reads, (w,), (), name, loc, blas, seq), err, fresh)
+            else:
+                if fresh:
+                    self._unreported.append(err)
+                w._error = err
+                w._writing = False
+                w.version += 1
+                for r in reads:
+                    r._reads -= 1
+                self._pending -= 1
+                if self._waiters:
+                    self._done_cv.notify_all()
+        if fatal is not None:
+            raise fatal
+        return True
 
     # ------------------------------------------------------------- execution
     def _execute(self, op: _Op, reraise: bool = False) -> None:
