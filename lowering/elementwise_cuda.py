@@ -12,7 +12,7 @@ The string is an expression over the names given for the inputs (``x0, x1, ...``
 the CUDA code generator wraps it in a kernel (``out[i] = <expr>;``). Half types load with
 ``__half2float``/``__bfloat162float``, compute in ``float`` and store with ``__float2half``/
 ``__float2bfloat16``; ``f64`` uses the double-precision functions; integers use C arithmetic
-(division truncates). ``fast_math`` selects ``__expf`` for ``f32`` exp. ``fmaxf``/``fminf``
+(division truncates; ``max``/``min`` are conditionals). ``fast_math`` selects ``__expf`` for ``f32`` exp. ``fmaxf``/``fminf``
 return the other operand for a NaN, unlike numpy's ``maximum`` (documented difference).
 A ``cudasim`` shim header only needs the names used here (listed in ``CUDA_FUNCTIONS``).
 """
@@ -49,7 +49,7 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=",
           "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
 # Every function name a rendered expression may call (for shim headers and tests).
 CUDA_FUNCTIONS = frozenset(_F32.values()) | frozenset(_F64.values()) | {
-    "__expf", "max", "min", "abs", "llabs", "__half2float", "__float2half", "__bfloat162float",
+    "__expf", "abs", "llabs", "__half2float", "__float2half", "__bfloat162float",
     "__float2bfloat16"}
 
 
@@ -136,7 +136,9 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
             if opnd in ("f32", "f64"):
                 return f"{(_F32 if opnd == 'f32' else _F64)[n.op]}({a}, {b})"
             if n.op in ("max", "min"):
-                return f"{n.op}({a}, {b})"
+                # A conditional, not max()/min(): CUDA's integer overloads are ambiguous for
+                # int64_t vs long long and std::max needs equal types after C's promotions.
+                return f"(({a}) {'>' if n.op == 'max' else '<'} ({b}) ? ({a}) : ({b}))"
             if n.op == "pow":
                 return f"(({C_TYPES[opnd]})pow((double)({a}), (double)({b})))"
             raise ValueError(f"{n.op} is not defined for {opnd}")  # pragma: no cover
@@ -171,3 +173,47 @@ def _value_type(n: Expr, types: dict[Expr, str], default: str) -> str:
     if isinstance(n, Cast) and n.dtype in ("f16", "bf16"):
         return "f32"
     return compute_dtype(types[n])
+
+
+# A header that lets rendered CUDA C compile with a host C++ compiler (g++ -std=c++17): the
+# ``cudasim`` backend includes it instead of the CUDA headers and launches kernels with
+# ``tdf_launch(grid, block, kernel, args...)``, which runs every thread in turn on the CPU.
+CUDASIM_SHIM = r"""
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#define __global__ extern "C"
+#define __device__ inline
+#define __host__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+struct tdf_dim3 { unsigned x = 1, y = 1, z = 1; };
+static thread_local tdf_dim3 threadIdx, blockIdx, blockDim, gridDim;
+typedef _Float16 __half;
+struct __nv_bfloat16 { uint16_t bits; };
+inline float __half2float(__half h) { return (float)h; }
+inline __half __float2half(float f) { return (__half)f; }
+inline float __bfloat162float(__nv_bfloat16 b) {
+  uint32_t u = (uint32_t)b.bits << 16; float f; std::memcpy(&f, &u, 4); return f;
+}
+inline __nv_bfloat16 __float2bfloat16(float f) {
+  uint32_t u; std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return __nv_bfloat16{(uint16_t)((u >> 16) | 0x40)};
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return __nv_bfloat16{(uint16_t)(u >> 16)};
+}
+inline float __expf(float x) { return expf(x); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+using std::max;
+using std::min;
+template <typename F, typename... A>
+inline void tdf_launch(unsigned grid, unsigned block, F kernel, A... args) {
+  gridDim.x = grid; blockDim.x = block;
+  for (unsigned b = 0; b < grid; ++b)
+    for (unsigned t = 0; t < block; ++t) { blockIdx.x = b; threadIdx.x = t; kernel(args...); }
+}
+"""

@@ -235,10 +235,12 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
         return i if kind == "in" else (n_in + i if kind == "const" else t0 + i)
 
     steps: list[Callable[[list[Any]], None]] = []
+    fresh_steps: list[Callable[[list[Any]], None]] = []  # broadcasting: temps of varied shapes
     for kind, f, args, dest, dt in steps_spec:
         d = index(dest)
         idx = tuple(index(a) for a in args)
-        steps.append(_make_step(kind, f, idx, d, dt))
+        steps.append(_make_step(kind, f, idx, d, dt, fresh=False))
+        fresh_steps.append(_make_step(kind, f, idx, d, dt, fresh=d != out_slot))
     root_is_value = root[0] != "out"
     root_index = index(root)
     template: list[Any] = [None] * n_in + consts + [None] * (n_temp + 1)
@@ -256,11 +258,14 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                 if inputs[i].shape != shape:
                     shape = None
                     break
+        chain = steps
         if shape is not None:
             for i, dt in zip(temp_range, temp_np):
                 r[i] = np.empty(shape, dt)
             if out is None:
                 out = np.empty(shape, np_out)
+        else:
+            chain = fresh_steps
         if root_is_value:
             value = r[root_index]
             if out is None:
@@ -270,14 +275,16 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
         r[out_slot] = out
         if warns:
             with np.errstate(all="ignore"):
-                for step in steps:
+                for step in chain:
                     step(r)
         else:
-            for step in steps:
+            for step in chain:
                 step(r)
         result = r[out_slot]
-        if out is None and result.dtype != np_out:
-            result = result.astype(np_out)
+        if out is None:
+            result = np.asarray(result)
+            if result.dtype != np_out:
+                result = result.astype(np_out)
         return result
 
     if len(steps) == 1 and not warns and steps_spec[0][0] in ("ufunc", "cmp"):
@@ -298,7 +305,7 @@ def _single_ufunc(spec: tuple[str, Any, tuple[Any, ...], Any, Any], idx: list[in
 
         def run1(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
             r = f(inputs[i], out=out, **kw)
-            return r if out is not None or r.dtype == np_out else r.astype(np_out)
+            return r if out is not None else _as_result(r, np_out)
 
         return run1
     if len(idx) == 2:
@@ -308,23 +315,52 @@ def _single_ufunc(spec: tuple[str, Any, tuple[Any, ...], Any, Any], idx: list[in
         if a_in and b_in:
             def run2(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
                 r = f(inputs[i], inputs[j], out=out, **kw)
-                return r if out is not None or r.dtype == np_out else r.astype(np_out)
+                return r if out is not None else _as_result(r, np_out)
         elif a_in:
             def run2(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
                 r = f(inputs[i], cb, out=out, **kw)
-                return r if out is not None or r.dtype == np_out else r.astype(np_out)
+                return r if out is not None else _as_result(r, np_out)
         elif b_in:
             def run2(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
                 r = f(ca, inputs[j], out=out, **kw)
-                return r if out is not None or r.dtype == np_out else r.astype(np_out)
+                return r if out is not None else _as_result(r, np_out)
         else:
             return None
         return run2
     return None
 
 
-def _make_step(kind: str, f: Any, idx: tuple[int, ...], d: int, dt: Any) -> Callable[[list[Any]], None]:
-    """One closure per node; ``r`` is the register list of the current call."""
+def _as_result(r: Any, np_out: np.dtype) -> np.ndarray:
+    """A fresh ufunc result as an array of the output type (0-d ufuncs return scalars)."""
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    return r if r.dtype == np_out else r.astype(np_out)
+
+
+def _make_step(kind: str, f: Any, idx: tuple[int, ...], d: int, dt: Any,
+               fresh: bool) -> Callable[[list[Any]], None]:
+    """One closure per node; ``r`` is the register list of the current call.
+
+    ``fresh`` steps let numpy allocate their result (used when inputs broadcast, so scratch
+    values differ in shape and slots cannot be recycled).
+    """
+    if fresh and kind in ("ufunc", "cmp"):
+        if kind == "cmp":
+            a, b = idx
+
+            def step(r: list[Any]) -> None:
+                r[d] = f(r[a], r[b])
+        elif len(idx) == 1:
+            (a,) = idx
+
+            def step(r: list[Any]) -> None:
+                r[d] = f(r[a], dtype=dt, casting="unsafe")
+        else:
+            a, b = idx
+
+            def step(r: list[Any]) -> None:
+                r[d] = f(r[a], r[b], dtype=dt, casting="unsafe")
+        return step
     if kind == "ufunc":
         if len(idx) == 1:
             (a,) = idx
@@ -347,16 +383,19 @@ def _make_step(kind: str, f: Any, idx: tuple[int, ...], d: int, dt: Any) -> Call
         (a,) = idx
 
         def step(r: list[Any]) -> None:
-            if r[d] is None:
+            dest = None if fresh else r[d]
+            if dest is None:
                 r[d] = np.asarray(r[a]).astype(dt)
-            else:
-                np.copyto(r[d], r[a], casting="unsafe")
+            elif dest.dtype == dt:
+                np.copyto(dest, r[a], casting="unsafe")
+            else:  # the root of a cast stored into another type: round through ``dt`` first
+                np.copyto(dest, np.asarray(r[a]).astype(dt), casting="unsafe")
         return step
     if kind == "select":
         c, a, b = idx
 
         def step(r: list[Any]) -> None:
-            cond, va, vb, dest = r[c], r[a], r[b], r[d]
+            cond, va, vb, dest = r[c], r[a], r[b], None if fresh else r[d]
             if dest is None:
                 r[d] = np.where(cond, va, vb).astype(dt, copy=False)
             elif isinstance(va, np.ndarray) and np.may_share_memory(dest, va):
