@@ -103,3 +103,13 @@ def test_lower_print_ir_after_and_bad_pipeline():
     assert "fuse-elementwise" in r.stderr
     r = tdflow("lower", MLP, "--print-ir-after", "canonicalise")
     assert r.returncode == 1 and "canonicalize" in r.stderr
+
+
+def test_eager_example_runs_and_agrees_with_compiled():
+    r = subprocess.run([sys.executable, str(ROOT / "examples" / "eager.py")], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "max |eager - compiled|" in r.stdout
+    err = float(r.stdout.split("max |eager - compiled| = ")[1].split()[0])
+    assert err < 1e-5
+    assert 'relu(): argument "x" must be Tensor, not int' in r.stdout
