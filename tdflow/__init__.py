@@ -20,6 +20,9 @@ _LAZY = {
     "compile": ("tdflow.runtime.executor", "compile"),
     "load_module": ("tdflow.runtime.executor", "load_module"),
     "parse_module": ("tdflow.dialect.ir", "parse_module"),
+    "tensor": ("tdflow.runtime.tensor", "tensor"),
+    "Tensor": ("tdflow.runtime.tensor", "Tensor"),
+    "functional": ("tdflow.runtime.functional", None),  # None: the module itself
 }
 
 
@@ -30,7 +33,8 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'tdflow' has no attribute {name!r}") from None
     import importlib
 
-    value = getattr(importlib.import_module(module), attr)
+    mod = importlib.import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
     globals()[name] = value
     return value
 
