@@ -17,13 +17,14 @@ Messages follow ``mlir-opt``: ``'tdflow.matmul' op <what is wrong, what was expe
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
 from .infer import SEGMENT_ATTR, InferError
 from .opdef import OpDef
-from .segments import SegmentError, check_sizes, split_sizes
+from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
 
 RESULT_SEGMENT_ATTR = "resultSegmentSizes"
@@ -176,8 +177,9 @@ def verify_operation(dialect, op: Any, emit) -> None:
     try:
         inferred = dialect.infer_result_types(name, types, attrs)
     except InferError as exc:
-        what = f"attribute '{exc.attr}': " if exc.attr and f"'{exc.attr}'" not in exc.message \
-            and exc.attr not in exc.message.split(" ", 1)[0] else ""
+        what = ""
+        if exc.attr and not re.search(rf"\b{re.escape(exc.attr)}\b", exc.message):
+            what = f"attribute '{exc.attr}': "
         emit(f"'{name}' op {what}{exc.message}")
         return
     for i, (r, t) in enumerate(zip(results, inferred)):
@@ -215,7 +217,11 @@ def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> boo
         try:
             split_sizes(opdef.operands, n)
         except SegmentError as exc:
-            emit(f"'{name}' op {exc} ({_names(opdef.operands)})")
+            if "expects" in str(exc):
+                emit(f"'{name}' op expects {describe_arity(opdef.operands)} operands "
+                     f"({_names(opdef.operands)}), got {n}")
+            else:
+                emit(f"'{name}' op {exc} ({_names(opdef.operands)})")
             return False
         return True
     sizes = segment_sizes(op)

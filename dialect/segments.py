@@ -35,9 +35,8 @@ def check_sizes(defs: Sequence[ValueDef], sizes: Sequence[int], total: int,
     """Validate explicit segment sizes against ``defs`` and the number of values."""
     sizes = list(sizes)
     if len(sizes) != len(defs):
-        names = ", ".join(d.name for d in defs)
         raise SegmentError(f"{what}SegmentSizes has {len(sizes)} entries but the op has "
-                           f"{len(defs)} {what} groups ({names})")
+                           f"{len(defs)} {what} groups")
     for d, n in zip(defs, sizes):
         if n < 0:
             raise SegmentError(f"{what}SegmentSizes gives {what} '{d.name}' a negative size {n}")
@@ -64,7 +63,7 @@ def split_sizes(defs: Sequence[ValueDef], total: int, what: str = "operand") -> 
     optional = [i for i, d in enumerate(defs) if d.arity == OPTIONAL]
     extra = total - n_single
     if extra < 0 or (not variadic and extra > len(optional)):
-        raise SegmentError(f"expected {describe_arity(defs)} {what}s, got {total}")
+        raise SegmentError(f"expects {describe_arity(defs)} {what}s, got {total}")
     sizes = [1 if d.arity == SINGLE else 0 for d in defs]
     if variadic:
         if len(variadic) > 1 or (optional and extra):
@@ -104,7 +103,7 @@ def group_flat(defs: Sequence[ValueDef], items: Sequence, sizes: Sequence[int] |
         return out
     # Positional with placeholders: one item per definition, None = absent optional.
     if len(items) > len(defs) and not any(d.arity == VARIADIC for d in defs):
-        raise SegmentError(f"expected {describe_arity(defs)} {what}s, got {len(items)}")
+        raise SegmentError(f"expects {describe_arity(defs)} {what}s, got {len(items)}")
     out = {}
     pos = 0
     for i, d in enumerate(defs):
