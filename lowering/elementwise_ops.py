@@ -4,7 +4,7 @@
 >>> d.inputs, d.attrs
 (('x',), {'alpha': 0.0})
 >>> d.bind({"alpha": 0.2})
-where(gt(in0, 0), in0, mul(in0, 0.2))
+max(in0, mul(in0, 0.2))
 >>> ELEMENTWISE_OPS["tdflow.scalar_add"].bind({"has_int_operand": True, "int_operand": 3})
 add(in0, 3)
 
@@ -30,6 +30,7 @@ from tdflow.lowering.elementwise import (
     exp,
     log,
     maximum,
+    minimum,
     sigmoid,
     sqrt,
     tanh,
@@ -110,8 +111,11 @@ def _defs() -> list[ElementwiseDef]:
     alpha = Attr("alpha")
     return [
         d("tdflow.relu", ("x",), maximum(x, 0), dtypes=NUMERIC, summary="max(x, 0)"),
-        d("tdflow.leaky_relu", ("x",), where(x > 0, x, x * alpha), {"alpha": 0.0},
-          summary="x > 0 ? x : alpha * x"),
+        # x > 0 ? x : alpha x, written as max(x, alpha x) for alpha <= 1 (min otherwise): the
+        # condition on the attribute folds away at bind time, leaving two ufuncs / one fmaxf.
+        d("tdflow.leaky_relu", ("x",),
+          where(Attr("alpha") <= 1.0, maximum(x, x * alpha), minimum(x, x * alpha)),
+          {"alpha": 0.0}, summary="x > 0 ? x : alpha * x"),
         d("tdflow.sigmoid", ("x",), sigmoid(x), summary="1 / (1 + exp(-x))"),
         d("tdflow.tanh", ("x",), tanh(x)),
         d("tdflow.gelu", ("in",), 0.5 * x * (1.0 + erf(x * _SQRT1_2)),
