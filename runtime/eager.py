@@ -210,7 +210,7 @@ class OpRunner:
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 work = lambda: fn(attrs, arrays, outs)  # noqa: E731
-            eng.push(work, tuple(reads), (v,), name=name, cost=entry.cost, uses_blas=blas)
+            eng.push_one(work, tuple(reads), v, name, entry.cost, blas)
             return r
 
         return calln
@@ -239,10 +239,10 @@ class OpRunner:
             ins = [a]
             prog = entry.prog
             if prog is not None:
-                eng.push(lambda: prog(ins, out), (src,), (v,), name=name, cost=entry.cost)
+                eng.push_one(lambda: prog(ins, out), (src,), v, name, entry.cost)
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
-                eng.push(lambda: fn(attrs, ins, outs), (src,), (v,), name=name, cost=entry.cost)
+                eng.push_one(lambda: fn(attrs, ins, outs), (src,), v, name, entry.cost)
             return r
 
         return call1
@@ -279,8 +279,7 @@ class OpRunner:
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 work = lambda: fn(attrs, ins, outs)  # noqa: E731
-            eng.push(work, (s1, s2) if s1 is not s2 else (s1,), (v,), name=name,
-                     cost=entry.cost, uses_blas=blas)
+            eng.push_one(work, (s1, s2) if s1 is not s2 else (s1,), v, name, entry.cost, blas)
             return r
 
         return call2

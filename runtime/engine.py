@@ -190,6 +190,13 @@ class Engine:
         """
         raise NotImplementedError
 
+    def push_one(self, fn: Callable[[], object], reads: tuple[Var, ...], write: Var,
+                 name: str | None = None, cost: float | None = None,
+                 uses_blas: bool = False) -> None:
+        """``push(fn, reads, (write,), ...)`` for callers that guarantee ``reads`` is a tuple
+        of distinct vars and ``write`` is not among them (eager calls: skips the checks)."""
+        self.push(fn, reads, (write,), name=name, cost=cost, uses_blas=uses_blas)
+
     def wait(self, var: Var, timeout: float | None = None) -> None:
         """Block until every op pushed so far that writes ``var`` has completed.
 

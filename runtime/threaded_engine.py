@@ -65,6 +65,15 @@ class ThreadedEngine(Engine):
             rw = ()
         else:
             reads, writes, rw = _dedup(reads, writes)
+        self._push_queued(fn, reads, writes, rw, name, loc, cost, inline, uses_blas)
+
+    def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
+        """``push`` for the eager hot path: ``reads`` a tuple of distinct vars, one ``write``
+        var not among them (the caller guarantees both; nothing is checked)."""
+        if not self._push_inline(fn, reads, write, name, None, cost, None, uses_blas):
+            self._push_queued(fn, reads, (write,), (), name, None, cost, None, uses_blas)
+
+    def _push_queued(self, fn, reads, writes, rw, name, loc, cost, inline, uses_blas) -> None:
         with self._lock:
             self._seq += 1
             op = _Op(fn, reads, writes, rw, name, loc, uses_blas, self._seq)

@@ -303,3 +303,15 @@ def test_default_workers_leave_a_core_to_the_caller(monkeypatch):
     monkeypatch.setenv("TDFLOW_ENGINE_WORKERS", "0")
     with pytest.raises(ValueError):
         engine_mod.default_workers()
+
+
+def test_push_one_is_push_with_one_write(eng):
+    a, b = eng.new_var("a"), eng.new_var("b")
+    out = []
+    eng.push(lambda: out.append("a"), writes=(a,), inline=False)
+    eng.push_one(lambda: out.append("b"), (a,), b, "tdflow.relu", 16)  # waits for a's writer
+    eng.wait(b, timeout=T)
+    assert out == ["a", "b"]
+    eng.push_one(lambda: 1 / 0, (b,), a, "tdflow.exp", 16)
+    with pytest.raises(EngineError, match="tdflow.exp"):
+        eng.wait(a, timeout=T)

@@ -1,0 +1,194 @@
+"""Eager per-op overhead of ``tdflow.functional`` on 16-element float32 tensors.
+
+For each op the benchmark times, in the same run:
+
+* ``tdflow``: the functional call (binding, cached inference and kernel, result tensor, engine
+  push; the engine runs the ready op inline);
+* ``kernel``: the very kernel the call runs, called directly on preallocated arrays, so
+  ``overhead = tdflow - kernel`` is what the eager machinery adds;
+* ``numpy``: the plain numpy expression for the op (``np.maximum(a, 0)``, ...);
+* ``torch``: PyTorch CPU eager, when ``import torch`` works (it is not a dependency).
+
+Times are the best of several repeats of a tight loop, in microseconds per call.
+
+    python bench/eager_bench.py            # table
+    python -c "import bench.eager_bench as b; print(b.run())"
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+OPS = ("relu", "broadcast_add", "leaky_relu", "matmul", "add_scalar")
+BUDGET_US = 5.0  # the target: per-op overhead on 16 elements
+
+
+def _best_us(fn: Callable[[], Any], number: int, repeat: int) -> float:
+    for _ in range(min(number, 500)):
+        fn()
+    best = float("inf")
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best = min(best, (time.perf_counter() - t0) / number)
+    finally:
+        if gc_was:
+            gc.enable()
+    return best * 1e6
+
+
+def _kernel_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Callable[[], Any]]:
+    """Each op's tdflow CPU kernel on preallocated outputs (what the eager path runs)."""
+    from tdflow.runtime.kernels.elementwise import build_program
+    from tdflow.runtime.kernels.registry import select_kernel
+
+    out = np.empty_like(a)
+    mout = np.empty_like(m)
+
+    def program(op: str, n_in: int, attrs: dict[str, Any]) -> Callable[..., Any]:
+        k = select_kernel(f"tdflow.{op}", "cpu", ("f32",) * n_in, attrs)
+        return build_program(k.elementwise, ("f32",) * n_in, attrs, "f32").run
+
+    relu = program("relu", 1, {})
+    add = program("broadcast_add", 2, {})
+    leaky = program("leaky_relu", 1, {"alpha": 0.2})
+    scalar = program("scalar_add", 1, {"has_int_operand": False, "has_float_operand": True,
+                                        "int_operand": 0, "float_operand": 1.0})
+    mm = select_kernel("tdflow.matmul", "cpu", ("f32", "f32"), {}).fn
+    mm_attrs = {"transpose_a": False, "transpose_b": False, "alpha": 1.0}
+    ins1, ins2, insm, outs_m = [a], [a, b], [m, m, None], [mout]
+    return {
+        "relu": lambda: relu(ins1, out),
+        "broadcast_add": lambda: add(ins2, out),
+        "leaky_relu": lambda: leaky(ins1, out),
+        "matmul": lambda: mm(mm_attrs, insm, outs_m),
+        "add_scalar": lambda: scalar(ins1, out),
+    }
+
+
+def _torch_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Callable[[], Any]] | None:
+    try:
+        import torch
+        import torch.nn.functional as tF
+    except Exception:  # noqa: BLE001 - torch is optional, any import failure means "absent"
+        return None
+    torch.set_num_threads(1)
+    ta, tb, tm = torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(m)
+    return {
+        "relu": lambda: torch.relu(ta),
+        "broadcast_add": lambda: torch.add(ta, tb),
+        "leaky_relu": lambda: tF.leaky_relu(ta, 0.2),
+        "matmul": lambda: torch.matmul(tm, tm),
+        "add_scalar": lambda: torch.add(ta, 1.0),
+    }
+
+
+def run(number: int = 20000, repeat: int = 7) -> dict[str, Any]:
+    """Measure every op; returns ``{"ops": {op: {...µs...}}, "meta": {...}}``."""
+    from tdflow.runtime.engine import get_engine
+
+    import tdflow
+
+    F = tdflow.functional
+    a = np.linspace(-2, 2, 16, dtype=np.float32)
+    b = np.linspace(1, 3, 16, dtype=np.float32)
+    m = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
+    x, y, w = tdflow.tensor(a), tdflow.tensor(b), tdflow.tensor(m)
+    relu, badd, leaky, matmul, add = F.relu, F.broadcast_add, F.leaky_relu, F.matmul, F.add
+    eager = {
+        "relu": lambda: relu(x),
+        "broadcast_add": lambda: badd(x, y),
+        "leaky_relu": lambda: leaky(x, alpha=0.2),
+        "matmul": lambda: matmul(w, w),
+        "add_scalar": lambda: add(x, 1.0),
+    }
+    numpy_ref = {
+        "relu": lambda: np.maximum(a, 0),
+        "broadcast_add": lambda: np.add(a, b),
+        "leaky_relu": lambda: np.where(a > 0, a, a * np.float32(0.2)),
+        "matmul": lambda: np.matmul(m, m),
+        "add_scalar": lambda: np.add(a, np.float32(1.0)),
+    }
+    # correctness first: a benchmark of wrong answers is worthless
+    for op in OPS:
+        got, want = np.asarray(eager[op]().numpy()), numpy_ref[op]()
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=op)
+    kernels = _kernel_calls(a, b, m)
+    torch_calls = _torch_calls(a, b, m)
+    results: dict[str, dict[str, float | None]] = {}
+    for op in OPS:
+        r: dict[str, float | None] = {}
+        r["tdflow_us"] = _best_us(eager[op], number, repeat)
+        r["kernel_us"] = _best_us(kernels[op], number, repeat)
+        r["overhead_us"] = max(0.0, r["tdflow_us"] - r["kernel_us"])
+        r["numpy_us"] = _best_us(numpy_ref[op], number, repeat)
+        r["torch_us"] = _best_us(torch_calls[op], number, repeat) if torch_calls else None
+        r["vs_numpy"] = r["tdflow_us"] / r["numpy_us"]
+        r["vs_torch"] = r["tdflow_us"] / r["torch_us"] if r["torch_us"] else None
+        r["within_budget"] = r["overhead_us"] <= BUDGET_US
+        results[op] = r
+    get_engine().wait_all()
+    meta = {
+        "engine": type(get_engine()).__name__,
+        "elements": 16,
+        "dtype": "float32",
+        "number": number,
+        "repeat": repeat,
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "torch": _torch_version(),
+        "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+    }
+    return {"ops": results, "meta": meta}
+
+
+def _torch_version() -> str | None:
+    try:
+        import torch
+    except Exception:  # noqa: BLE001
+        return None
+    return torch.__version__
+
+
+def format_table(res: dict[str, Any]) -> str:
+    def f(v: float | None, spec: str = ".2f") -> str:
+        return "-" if v is None else format(v, spec)
+
+    rows = ["| op | tdflow µs | kernel µs | overhead µs | numpy µs | torch µs | tdflow/numpy | "
+            "tdflow/torch |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for op, r in res["ops"].items():
+        rows.append(f"| {op} | {f(r['tdflow_us'])} | {f(r['kernel_us'])} | "
+                    f"{f(r['overhead_us'])} | {f(r['numpy_us'])} | {f(r['torch_us'])} | "
+                    f"{f(r['vs_numpy'], '.1f')}x | "
+                    f"{'-' if r['vs_torch'] is None else format(r['vs_torch'], '.1f') + 'x'} |")
+    meta = res["meta"]
+    rows.append("")
+    rows.append(f"engine {meta['engine']}, {meta['elements']} x {meta['dtype']}, best of "
+                f"{meta['repeat']} x {meta['number']} calls; python {meta['python']}, numpy "
+                f"{meta['numpy']}, torch {meta['torch'] or 'not installed'}, "
+                f"{meta['cpus']} CPUs")
+    return "\n".join(rows)
+
+
+def main() -> int:
+    res = run()
+    print(format_table(res))
+    worst = max(r["overhead_us"] for r in res["ops"].values())
+    print(f"\nworst per-op overhead {worst:.2f} µs (budget {BUDGET_US:.1f} µs): "
+          f"{'OK' if worst <= BUDGET_US else 'OVER BUDGET'}")
+    return 0 if worst <= BUDGET_US else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
