@@ -100,17 +100,7 @@ def _llvm_escape(m: re.Match) -> str:
 def _records_text(records) -> str:
     from tdflow.tdparser.json_export import print_records
 
-    try:
-        import io
-
-        buf = io.StringIO()
-        out = print_records(records, buf)
-    except TypeError:
-        out = print_records(records)
-        buf = None
-    if isinstance(out, str):
-        return out
-    return buf.getvalue() if buf is not None else ""
+    return print_records(records)
 
 
 def _emit(text: str, output: str) -> int:
