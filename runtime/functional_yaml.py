@@ -7,7 +7,7 @@ comment. Anything else is an error naming the line. (PyYAML is not a dependency,
 read here is ever evaluated.)
 
 >>> read_entries('- name: "relu"\\n  signature: "Tensor (Tensor x) => Relu"\\n  bind_python: True\\n')
-[{'name': 'relu', 'signature': ['Tensor (Tensor x) => Relu'], 'bind_python': True, 'line': 1}]
+[{'line': 1, 'name': 'relu', 'signature': ['Tensor (Tensor x) => Relu'], 'bind_python': True}]
 """
 
 from __future__ import annotations
