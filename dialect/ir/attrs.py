@@ -59,8 +59,8 @@ def int_range(type: str) -> tuple[int, int]:
     >>> int_range("si8"), int_range("ui8"), int_range("i8")
     ((-128, 127), (0, 255), (-128, 255))
     """
-    if type == "index":
-        type = "i64"
+    if type == "index":  # MLIR stores index attributes as signed 64-bit
+        type = "si64"
     bits = int(type.lstrip("su")[1:])
     if type.startswith("si"):
         return -(1 << (bits - 1)), (1 << (bits - 1)) - 1

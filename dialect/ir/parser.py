@@ -76,15 +76,17 @@ _STRING_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 # The fast path: one generic op on one line, no nested braces/parens inside its pieces.
+_NAME = r"(?:\d+|[A-Za-z$._\-][\w$.\-]*)"
 _FAST_OP = re.compile(
-    r"(?:%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result, 2 count
-    r'"([\w.$\-]+)"\(([^()\n]*)\)'  # 3 name, 4 operands
-    r"(?:[ \t]*<\{([^{}\n]*)\}>)?"  # 5 properties
-    r"(?:[ \t]*\{([^{}\n]*)\})?"  # 6 attributes
-    r"[ \t]*:[ \t]*\(([^()\n]*)\)[ \t]*->[ \t]*"  # 7 operand types
-    r"(\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?)"  # 8 result types
+    rf"(?:%({_NAME})(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result name, 2 result count
+    r'"([\w.$\-]+)"\('  # 3 op name
+    rf"((?:%{_NAME}(?:#\d+)?(?:[ \t]*,[ \t]*%{_NAME}(?:#\d+)?)*)?)\)"  # 4 operands
+    # 5 the tail: properties, attributes and function type (it repeats: parsed once, cached)
+    r"([ \t]*(?:<\{[^{}\n]*\}>)?[ \t]*(?:\{[^{}\n]*\})?[ \t]*:[ \t]*\([^()\n]*\)[ \t]*->[ \t]*"
+    r"(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
     r"[ \t]*(?=\n|//|\Z)",
 )
+_OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 
 
 def _unescape(body: str) -> str:
@@ -120,7 +122,7 @@ class _Fallback(Exception):
 class Parser:
     """A recursive-descent parser over one text. Use :func:`parse_module`."""
 
-    __slots__ = ("text", "file", "pos", "_line_starts", "types", "fntypes", "attr_dicts",
+    __slots__ = ("text", "file", "pos", "_line_starts", "types", "tails",
                  "diags", "scope", "forward", "block", "placeholder_locs",
                  "forward_use_locs")
 
@@ -130,8 +132,8 @@ class Parser:
         self.pos = 0
         self._line_starts: list[int] | None = None
         self.types: dict[str, object] = {}
-        self.fntypes: dict[tuple[str, str], tuple[tuple, tuple]] = {}
-        self.attr_dicts: dict[str, dict] = {}
+        # Fast path: the text after an op's operand list -> (operand types, result types, attrs).
+        self.tails: dict[str, tuple[tuple, tuple, dict]] = {}
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
@@ -756,6 +758,8 @@ class Parser:
 
     def parse_body(self, block: Block) -> None:
         """Operations up to and including the closing ``}`` of a function body."""
+        if self._line_starts is None:
+            self.loc(0)
         text = self.text
         n = len(text)
         fast = _FAST_OP.match
@@ -778,67 +782,61 @@ class Parser:
             self.parse_op(block)
 
     def fast_op(self, m: re.Match, block: Block) -> None:
-        res, count, name, operands_text, props_text, attrs_text, ins_text, outs_text = m.groups()
-        key = (ins_text, outs_text)
-        ft = self.fntypes.get(key)
-        if ft is None:
-            ft = self._sub(m.start(7) - 1, m.end(8), self.parse_function_type)
-            self.fntypes[key] = ft
-        ins, outs = ft
-        if res is not None:
-            if (int(count) if count is not None else 1) != len(outs):
-                raise _Fallback
-        if attrs_text is not None:
-            cached = self.attr_dicts.get(attrs_text)
-            if cached is None:
-                cached = self._sub(m.start(6), m.end(6) + 1, self.parse_attr_dict)
-                self.attr_dicts[attrs_text] = cached
-            attrs = dict(cached)
-        else:
-            attrs = {}
-        if props_text is not None:
-            props = self._sub(m.start(5), m.end(5) + 2, lambda: self.parse_attr_dict("}>"))
-            for k in props:
-                if k in attrs:
-                    raise _Fallback
-            props.update(attrs)
-            attrs = props
+        res, count, name, operands_text, tail = m.groups()
+        info = self.tails.get(tail)
+        if info is None:
+            info = self._sub(m.start(5), m.end(5), self._parse_tail)
+            self.tails[tail] = info
+        ins, outs, cached_attrs = info
+        if res is not None and (int(count) if count is not None else 1) != len(outs):
+            raise _Fallback
+        refs = _OPERAND_REFS.findall(operands_text) if operands_text else ()
+        if len(refs) != len(ins):
+            raise _Fallback
+        # No fallback past this point: resolving names has side effects.
         start = m.start()
-        if operands_text.strip():
-            toks = operands_text.split(",")
-            if len(toks) != len(ins):
-                raise _Fallback
-            refs = []
-            for tok in toks:
-                um = _SSA_USE_FULL.match(tok)
-                if um is None:
-                    raise _Fallback
-                refs.append(um.groups())
-            # No fallback past this point: resolving names has side effects.
-            operands = []
-            scope = self.scope
-            for (oname, oidx), tok, t in zip(refs, toks, ins):
-                entry = scope.get(oname)
-                if entry is not None and oidx is None:
-                    v = entry[0][0]
-                    vt = v.type
-                    if vt is not t and vt != t:
-                        self._check_type(t, v, oname, 0, self._operand_pos(m, tok, oname))
-                    operands.append(v)
-                else:
-                    operands.append(self.use(oname, int(oidx or 0), t,
-                                             self._operand_pos(m, tok, oname)))
-        else:
-            if ins:
-                raise _Fallback
-            operands = ()
+        operands = []
+        scope = self.scope
+        for (oname, oidx), t in zip(refs, ins):
+            entry = scope.get(oname)
+            if entry is not None and not oidx:
+                v = entry[0][0]
+                vt = v.type
+                if vt is not t and vt != t:
+                    self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                operands.append(v)
+            else:
+                operands.append(self.use(oname, int(oidx or 0), t, self._operand_pos(m, oname)))
         self.pos = m.end()
-        op = Operation(name, operands, outs, attrs, self.loc(start))
+        starts = self._line_starts
+        line = bisect_right(starts, start)
+        op = Operation(name, operands, outs, dict(cached_attrs) if cached_attrs else {},
+                       Location(self.file, line, start - starts[line - 1] + 1))
         block.append(op)
         if res is not None:
-            self.define(res, op.results, start)
+            if res in scope or self.forward:
+                self.define(res, op.results, start)
+            else:  # the common case of define(), inlined
+                results = op.results
+                scope[res] = (results, start)
+                if len(results) == 1:
+                    results[0].name = res
 
-    def _operand_pos(self, m: re.Match, tok: str, name: str) -> int:
+    def _parse_tail(self) -> tuple[tuple, tuple, dict]:
+        """``<{props}> {attrs} : (T) -> T`` after an operand list (fast path, cached)."""
+        attrs: dict = {}
+        if self.accept("<{"):
+            attrs = self.parse_attr_dict("}>")
+        if self.accept("{"):
+            more = self.parse_attr_dict()
+            if any(k in attrs for k in more):
+                raise _Fallback
+            attrs.update(more)
+        self.expect(":")
+        ins, outs = self.parse_function_type()
+        return ins, outs, attrs
+
+    def _operand_pos(self, m: re.Match, name: str) -> int:
         base = m.start(4)
         i = self.text.find("%" + name, base, m.end(4))
         return i if i >= 0 else base
