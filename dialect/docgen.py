@@ -52,8 +52,8 @@ def op_doc(op: OpDef) -> str:
         head = title[:-1]
         out += [f"#### {title}:", "", f"| {head} | Description |", f"| :{'-' * len(head)}: | ----------- |"]
         for v in defs:
-            dt = f" ({', '.join(v.dtypes)})" if v.dtypes else ""
-            out.append(f"| `{v.name}` | {_arity(v)}`{v.constraint}`{dt} |")
+            what = v.summary or (f"`{v.constraint}`" + (f" ({', '.join(v.dtypes)})" if v.dtypes else ""))
+            out.append(f"| `{v.name}` | {_arity(v)}{_cell(what)} |")
         out.append("")
     return "\n".join(out)
 

@@ -7,6 +7,7 @@ holds at once and the bodies can be filled in one by one.
 
 from __future__ import annotations
 
+import json
 import re
 
 from .attr_kinds import kind_description
@@ -29,6 +30,11 @@ _BODIES = {
 }
 
 
+def _q(text: str) -> str:
+    """A double-quoted Python string literal (names come from .td files: never code)."""
+    return json.dumps(text)
+
+
 def _ident(text: str) -> str:
     return re.sub(r"\W", "_", text).strip("_") or "op"
 
@@ -38,11 +44,10 @@ def _body(op: OpDef, kind: str) -> list[str]:
     if kind in ("infer_logical_tensor_desc", "infer_physical_tensor_desc", "infer_data_type"):
         what = "shape" if kind != "infer_data_type" else "dtype"
         if first is None:
-            return [f"    raise NotImplementedError({op.name!r} ' has no inputs to copy the "
-                    f"{what} from')"]
+            return [f"    raise NotImplementedError({_q(op.name + ' has no inputs to copy the ' + what + ' from')})"]
         lines = []
         for r in op.results:
-            lines.append(f"    ctx.set_output_{what}({r.name!r}, ctx.input_{what}({first!r}))")
+            lines.append(f"    ctx.set_output_{what}({_q(r.name)}, ctx.input_{what}({_q(first)}))")
         return lines or ["    pass  # the op has no results"]
     if kind == "get_sbp":
         return ["    return []  # broadcasting every blob is always valid"]
@@ -73,7 +78,9 @@ def skeleton(dialect, source: str = "FILE.td") -> tuple[str, int]:
     if missing:
         out.append("from tdflow.dialect.hooks import (")
         out += [f"    {n}," for n in names]
-        out += [")", ""]
+        out += [")"]
+    if undeclared:
+        out.append("")
     for op, flag, kind in undeclared:
         out.append(f"# NOTE: {op.name} has a {kind} hook but does not declare {flag}; "
                    f"add `let {flag} = 1;` to its definition.")
@@ -84,7 +91,7 @@ def skeleton(dialect, source: str = "FILE.td") -> tuple[str, int]:
         attrs = ", ".join(f"{a.name} ({kind_description(a.kind)}"
                           + (f", default {a.default!r})" if a.default_text is not None else ")")
                           for a in op.attributes) or "none"
-        out += ["", "", f"@{kind}({op.name!r})",
+        out += ["", "", f"@{kind}({_q(op.name)})",
                 f"def {_ident(op.mnemonic)}_{kind}(ctx: InferContext) -> {ret}:",
                 f'    """{op.name}: {doc}', "",
                 f"    inputs: {ins}; outputs: {outs}",

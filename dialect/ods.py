@@ -165,8 +165,9 @@ class _Reader:
             base = self.rec(base.get("baseType"))
             if not (base.isa("Variadic") or base.isa("Optional")):
                 break
-        constraint = base.name if not base.anonymous else (_text(base.get("summary")) or base.name)
-        return ValueDef(name, constraint, arity, self.dtypes(base))
+        summary = _text(base.get("summary"))
+        constraint = base.name if not base.anonymous else (summary or base.name)
+        return ValueDef(name, constraint, arity, self.dtypes(base), summary)
 
     def dtypes(self, rec: Record) -> tuple[str, ...] | None:
         allowed = rec.get("allowedTypes")

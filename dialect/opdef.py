@@ -58,13 +58,15 @@ class ValueDef:
     """An operand or result: ``name``, type ``constraint`` and ``arity``.
 
     ``arity`` is ``"single"``, ``"optional"`` (0 or 1 value) or ``"variadic"`` (0 or more);
-    ``dtypes`` lists the element types the constraint allows (``None``: any).
+    ``dtypes`` lists the element types the constraint allows (``None``: any); ``summary`` is
+    the constraint's own description (``"tensor of any type values"``).
     """
 
     name: str
     constraint: str = "TDF_Tensor"
     arity: str = SINGLE
     dtypes: tuple[str, ...] | None = None
+    summary: str = ""
 
     @property
     def is_optional(self) -> bool:

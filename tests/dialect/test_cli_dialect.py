@@ -1,0 +1,158 @@
+"""The dialect subcommands through the real console entry point (subprocess): ops, verify,
+doc (golden), opt and gen-hooks; exit codes 0/1/2 and no tracebacks for user mistakes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+BAD = Path(__file__).resolve().parent / "bad"
+
+
+def tdflow(*args: str, cwd: Path | None = None, stdin: str | None = None):
+    proc = subprocess.run([sys.executable, "-m", "tdflow", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, input=stdin, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def test_ops_json():
+    proc = tdflow("ops", "ops.td", "--json")
+    assert proc.returncode == 0
+    ops = json.loads(proc.stdout)
+    assert len(ops) == 50
+    leaky = next(o for o in ops if o["name"] == "tdflow.leaky_relu")
+    assert leaky["operands"] == [{"name": "x", "constraint": "TDF_Tensor", "arity": "single",
+                                  "dtypes": None}]
+    assert leaky["attrs"] == [{"name": "alpha", "kind": "f32", "constraint": "F32Attr",
+                               "default": 0.0, "default_text": "0.", "required": False,
+                               "optional": False}]
+    assert leaky["traits"] == ["NoMemoryEffect", "Elementwise"]
+    assert leaky["flags"] == ["has_logical_tensor_desc_infer_fn", "has_physical_tensor_desc_infer_fn",
+                              "has_get_sbp_fn", "has_data_type_infer_fn"]
+    reshape = next(o for o in ops if o["name"] == "tdflow.reshape")
+    assert reshape["attrs"][0]["required"] is True and reshape["attrs"][0]["kind"] == "shape"
+
+
+def test_ops_table():
+    proc = tdflow("ops")
+    assert proc.returncode == 0
+    assert "tdflow.leaky_relu" in proc.stdout and "alpha: f32 = 0." in proc.stdout
+
+
+def test_verify_dialect_contract_ok():
+    proc = tdflow("verify")
+    assert proc.returncode == 0 and "50 ops" in proc.stdout
+
+
+def test_verify_good_programs():
+    proc = tdflow("verify", "examples/mlp.mlir", "examples/cnn.mlir")
+    assert proc.returncode == 0, proc.stderr
+    assert "examples/mlp.mlir: verified" in proc.stdout
+
+
+def test_verify_bad_program_exit_1():
+    proc = tdflow("verify", str(BAD / "unknown_op.mlir"), "examples/mlp.mlir")
+    assert proc.returncode == 1
+    assert "error: unknown operation 'tdflow.relus'; did you mean 'tdflow.relu'" in proc.stderr
+    assert "examples/mlp.mlir: verified" in proc.stdout  # later files are still checked
+
+
+def test_verify_syntax_error_exit_1(tmp_path):
+    p = tmp_path / "syntax.mlir"
+    p.write_text("func.func @f( {\n")
+    proc = tdflow("verify", str(p))
+    assert proc.returncode == 1 and f"{p}:1:" in proc.stderr
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert tdflow("verify", "no/such/file.mlir").returncode == 2
+    assert tdflow("verify", "--td", "no/such.td").returncode == 2
+    assert tdflow("ops", "no/such.td").returncode == 2
+    assert tdflow("verify", "--bogus").returncode == 2
+    proc = tdflow("verify", "--hooks", str(tmp_path / "missing.py"))
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+def test_tablegen_error_in_td_file_exit_1(tmp_path):
+    p = tmp_path / "broken.td"
+    p.write_text('include "tdflow/Base.td"\ndef X : TDF_Op<"x"> { let input = (ins Nope:$a); }\n')
+    proc = tdflow("ops", str(p))
+    assert proc.returncode == 1 and "broken.td:2:" in proc.stderr
+
+
+def test_bad_default_exit_1(tmp_path):
+    p = tmp_path / "bad_default.td"
+    p.write_text('include "tdflow/Base.td"\ndef X : TDF_Op<"x"> {\n'
+                 '  let attrs = (ins DefaultValuedAttr<F32Attr, "fast">:$alpha);\n}\n')
+    proc = tdflow("verify", "--td", str(p))
+    assert proc.returncode == 1
+    assert "bad_default.td:2:" in proc.stderr and "attribute 'alpha'" in proc.stderr
+
+
+def test_gen_hooks_then_verify(tmp_path):
+    td = tmp_path / "mine.td"
+    td.write_text('include "tdflow/Base.td"\n'
+                  'def My_D : Dialect { let name = "mine"; }\n'
+                  'def Mine_ScaleOp : Op<My_D, "scale"> {\n'
+                  '  dag input = (ins TDF_Tensor:$x);\n  dag output = (outs TDF_Tensor:$y);\n'
+                  '  dag attrs = (ins DefaultValuedAttr<F32Attr, "2.">:$factor);\n'
+                  '  bit has_logical_tensor_desc_infer_fn = 1;\n  bit has_data_type_infer_fn = 1;\n'
+                  '  bit has_get_sbp_fn = 1;\n}\n')
+    proc = tdflow("verify", "--td", str(td))
+    assert proc.returncode == 1 and "3 errors" in proc.stderr
+    assert "declares has_get_sbp_fn = 1 but no get_sbp hook" in proc.stderr
+    hooks = tmp_path / "mine_hooks.py"
+    proc = tdflow("gen-hooks", str(td), "-o", str(hooks))
+    assert proc.returncode == 0 and "wrote 3 hook(s)" in proc.stderr
+    subprocess.run([sys.executable, "-m", "ruff", "check", "-q", "--no-cache", str(hooks)],
+                   check=True)
+    assert tdflow("verify", "--td", str(td), "--hooks", str(hooks)).returncode == 0
+    prog = tmp_path / "p.mlir"
+    prog.write_text('func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n'
+                    '  %0 = "mine.scale"(%x) {factor = 3.0 : f32} : (tensor<3xf32>) -> tensor<3xf32>\n'
+                    '  return %0 : tensor<3xf32>\n}\n')
+    proc = tdflow("verify", "--td", str(td), "--hooks", str(hooks), str(prog))
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_doc_golden():
+    proc = tdflow("doc", "ops.td")
+    assert proc.returncode == 0
+    expected = (GOLDEN / "ops.md").read_text()
+    if os.environ.get("TDFLOW_UPDATE_GOLDEN"):
+        (GOLDEN / "ops.md").write_text(proc.stdout)
+        expected = proc.stdout
+    assert proc.stdout == expected
+
+
+def test_opt_round_trip(tmp_path):
+    proc = tdflow("opt", "examples/mlp.mlir")
+    assert proc.returncode == 0
+    again = tmp_path / "again.mlir"
+    again.write_text(proc.stdout)
+    second = tdflow("opt", str(again))
+    assert second.returncode == 0 and second.stdout == proc.stdout
+    generic = tdflow("opt", "examples/mlp.mlir", "--generic")
+    assert '"func.func"()' in generic.stdout and '"func.return"' in generic.stdout
+
+
+def test_opt_rejects_bad_programs():
+    proc = tdflow("opt", str(BAD / "declared_result_shape.mlir"))
+    assert proc.returncode == 1 and "declared tensor<8x17xf32>" in proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.mark.oracle
+def test_opt_output_is_accepted_by_mlir_opt(mlir_opt):
+    proc = tdflow("opt", "examples/cnn.mlir", "--generic")
+    check = subprocess.run([mlir_opt, "--allow-unregistered-dialect", "--verify-roundtrip"],
+                           input=proc.stdout, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
