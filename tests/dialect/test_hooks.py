@@ -91,7 +91,7 @@ def test_hook_without_flag(my_dialect):
 
 def test_gen_hooks_skeleton_fulfils_the_contract(my_dialect, tmp_path):
     text, n = skeleton(my_dialect, "my.td")
-    assert n == 3 and "@check_attr("my.twice")" in text
+    assert n == 3 and '@check_attr("my.twice")' in text
     path = tmp_path / "my_hooks.py"
     path.write_text(text)
     # The skeleton registers into the process-wide registry; load a dialect that uses it.
