@@ -33,6 +33,14 @@ class Int:
 
 
 @_dc
+class BinLit:
+    """``0b0101``: a ``bits<n>`` value with one bit per digit written."""
+
+    digits: str
+    loc: Any
+
+
+@_dc
 class Str:
     value: str
     is_code: bool
@@ -107,6 +115,7 @@ class Bang:
     type: TypeRef | None
     args: tuple
     loc: Any
+    end: Any = None  # the closing `)`, where llvm-tblgen reports operand type errors
 
 
 @_dc

@@ -30,9 +30,14 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
 
     def need(n, m=None):
         if not (n <= len(args) <= (m if m is not None else n)):
-            if m is None or m == n:
-                raise err(f"!{op} expects {n} argument{'s' if n != 1 else ''}"
-                          if n != 2 else f"!{op} expects two arguments", loc)
+            if n == 2 and m is None:
+                raise err("expected two operands to operator", loc)
+            if n == 3 and m is None:
+                raise err("expected three operands to operator"
+                          if len(args) < 3 else "expected ')' in ternary operator", loc)
+            if n == 1 and m is None:
+                raise err("expected ')' in unary operator" if args else
+                          "expected an operand to operator", loc)
             raise err(f"!{op} expects {n} to {m} arguments", loc)
 
     def val(x, h=None):
@@ -50,7 +55,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         if lt is None or lt.kind not in ("list", "dag") or (op == "filter" and lt.kind != "list"):
             raise err(f"!{op} must have a list or dag argument"
                       if op == "foreach" else "!filter must have a list argument", loc)
-        ety = lt.elem if lt.kind == "list" else T.record_ty([])
+        ety = lt.elem if lt.kind == "list" else T.DAG
         var = VarInit(name, ety)
         inner = Scope(scope)
         inner.vars[name] = var
@@ -111,12 +116,10 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
             if given is None:
                 raise err("expected type name for !cast", loc)
             return UnOp("cast", v, given).fold(cur)
+        aloc = node.end or loc
         if op in ("head", "tail"):
             if vt is None or vt.kind != "list":
-                if isinstance(v, ListInit) or vt is None:
-                    pass
-                raise err(f"!{op} requires a list", loc) if vt is not None else \
-                    err("expected list type argument in unary operator", loc)
+                raise err("expected list type argument in unary operator", aloc)
             if isinstance(v, ListInit) and not v.items:
                 raise err("empty list argument in unary operator", loc)
             return UnOp(op, v, vt.elem if op == "head" else vt).fold(cur)
@@ -127,7 +130,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
             return UnOp(op, v, T.INT if op == "size" else T.BIT).fold(cur)
         if op == "getdagop":
             if vt is not T.DAG:
-                raise err("expected dag type argument in unary operator", loc)
+                raise err("expected dag type argument in unary operator", aloc)
             return UnOp(op, v, given or T.record_ty([])).fold(cur)
         if op == "not":
             if vt is None or not vt.convertible_to(T.INT):
@@ -137,7 +140,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
             return UnOp(op, v, T.INT).fold(cur)
         if op in ("tolower", "toupper"):
             if vt is not T.STRING:
-                raise err("expected string type argument in unary operator", loc)
+                raise err("expected string type argument in unary operator", aloc)
             return UnOp(op, v, T.STRING).fold(cur)
         return UnOp(op, v, T.STRING).fold(cur)
 
@@ -215,7 +218,10 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         ft = _ty(first)
         if ft is None or ft.kind != "list":
             raise err(f"expected a list, got value of type '{ft}'", loc)
-        vs = [first] + [val(a, ft) for a in args[1:]]
+        # Only an empty `[]` takes its element type from the first list (llvm-tblgen
+        # accepts `!listconcat([A], [B])` with unrelated record types A and B).
+        vs = [first] + [val(a, ft if isinstance(a, A.ListLit) and not a.items else hint)
+                        for a in args[1:]]
         ty = ft
         for v in vs[1:]:
             vt = _ty(v)

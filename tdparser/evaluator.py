@@ -24,6 +24,7 @@ from .values import (
     Resolver,
     StringInit,
     TypedInit,
+    VarBitInit,
     VarInit,
 )
 
@@ -169,7 +170,7 @@ class Evaluator:
         ty = self.type_of(item.type)
         rv = rec.values.get(item.name)
         if rv is not None:
-            rv.value = UNSET
+            rv.set(UNSET)
         else:
             rec.add_value(RecordVal(item.name, ty, UNSET, field=item.is_field))
         if item.value is not None:
@@ -290,7 +291,7 @@ class Evaluator:
             rec.name = self.new_anon()
         rec.resolve_self(final=True)
         for name, rv in rec.values.items():
-            if not rv.targ and not rv.field and not rv.value.concrete():
+            if not rv.targ and not rv.field and not _concrete_enough(rec, rv.value):
                 raise fatal(f"Initializer of '{name}' in '{rec.name}' could not be fully "
                             f"resolved: {rv.value}", rec)
         self.check_asserts(rec)
@@ -535,6 +536,20 @@ class Evaluator:
         finally:
             self.defsets.pop()
         self.globals[s.name] = ListInit([DefInit(r) for r in coll], ty.elem)
+
+
+def _concrete_enough(rec, v):
+    """llvm's ``checkConcrete``: bits may hold references to the record's own fields."""
+    if not isinstance(v, BitsInit):
+        return v.concrete()
+    for b in v.bits:
+        if isinstance(b, VarInit):
+            continue
+        if isinstance(b, VarBitInit) and isinstance(b.var, VarInit) and b.var.name in rec.values:
+            continue
+        if not b.concrete():
+            return False
+    return True
 
 
 def _type_suffix(v):

@@ -100,6 +100,8 @@ class ExprBuilder:
             return IntInit(node.value)
         if t is A.Unset:
             return UNSET
+        if t is A.BinLit:
+            return BitsInit([TRUE if c == "1" else FALSE for c in reversed(node.digits)])
         if t is A.Bool:
             return TRUE if node.value else FALSE
         if t is A.ListLit:
@@ -119,7 +121,7 @@ class ExprBuilder:
                 raise err(f"Cannot access field '{node.name}' of value '{base}'", node.loc)
             return FieldInit(base, node.name, ft).fold(cur)
         if t is A.Paste:
-            return self.paste(node, scope, cur, name_mode)
+            return self.paste(node, scope, cur, name_mode, hint)
         if t is A.Bang:
             from .bang import build_bang
 
@@ -233,15 +235,15 @@ class ExprBuilder:
                     items.append(IntInit(i))
         return BinOp("listslice", base, ListInit(items, T.INT), base.ty).fold(cur)
 
-    def paste(self, node, scope, cur, name_mode):
-        lhs = self.value(node.lhs, scope, cur, name_mode=name_mode)
+    def paste(self, node, scope, cur, name_mode, hint=None):
+        lhs = self.value(node.lhs, scope, cur, hint, name_mode=name_mode)
         if not isinstance(lhs, TypedInit):
             raise err("LHS of paste is not typed!", node.loc)
         is_list = lhs.ty.kind == "list"
         # llvm-tblgen reads the right of a string paste in "name mode" (an unknown identifier
         # is its own spelling), but the right of a list paste as an ordinary value.
         rmode = None if is_list else (name_mode if name_mode is not None else [False])
-        rhs = (self.value(node.rhs, scope, cur, name_mode=rmode)
+        rhs = (self.value(node.rhs, scope, cur, hint if is_list else None, name_mode=rmode)
                if node.rhs is not None else StringInit(""))
         if is_list:
             if not isinstance(rhs, TypedInit) or rhs.ty.kind != "list":
@@ -289,8 +291,8 @@ class ExprBuilder:
                 if seen_named:
                     raise err("Positional argument should be put before named argument", loc)
                 if i >= len(targs):
-                    raise err(f"Too many template arguments: {len(args)} > {len(targs)}"
-                              if False else "Too many template arguments", loc)
+                    raise err(f"Too many template arguments: {len(args)}",
+                              getattr(a.value, "loc", None) or loc)
                 qn = targs[i]
                 named = False
             else:

@@ -24,7 +24,8 @@ KEYWORDS = {
 
 PUNCT = {
     ";": "_SEMI", ",": "_COMMA", ":": "_COLON", "=": "_EQUAL", "<": "_LT", ">": "_GT",
-    "{": "_LBRACE", "}": "_RBRACE", "[": "_LSQB", "]": "_RSQB", "(": "_LPAR", ")": "_RPAR",
+    "{": "_LBRACE", "}": "_RBRACE", "[": "LSQB", "]": "_RSQB", "(": "_LPAR",
+    ")": "RPAR",
     ".": "_DOT", "...": "_ELLIPSIS", "#": "_PASTE", "?": "QMARK", "-": "_MINUS",
 }
 
@@ -43,9 +44,10 @@ _TOKEN_RE = re.compile(
       | (?P<string>"(?:[^"\\\n]|\\.)*")
       | (?P<pp>\#(?:ifdef|ifndef|else|endif|define)\b)
       | (?P<var>\$[a-zA-Z_][a-zA-Z_0-9]*)
-      | (?P<hex>0x[0-9a-fA-F]+\b)
-      | (?P<bin>0b[01]+\b)
-      | (?P<id>[0-9]*[a-zA-Z_][a-zA-Z_0-9]*)
+      | (?P<id>[a-zA-Z_][a-zA-Z_0-9]*
+          | [0-9]+(?:[a-zA-Z_](?<![xb])|x(?![0-9a-fA-F])|b(?![01]))[a-zA-Z_0-9]*)
+      | (?P<hex>0x[0-9a-fA-F]+)
+      | (?P<bin>0b[01]+)
       | (?P<int>[-+]?[0-9]+)
       | (?P<bang>![a-zA-Z]+)
       | (?P<punct>\.\.\.|[;,:=<>{}\[\]().\#?\-])
@@ -169,7 +171,7 @@ class Lexer:
                 if kind != "string":
                     raise TdError("Expected filename after include", file, line, col, stack)
                 inc = m.group()[1:-1]
-                where = SourceLoc(file, pending_include[0], pending_include[1])
+                where = SourceLoc(file, line, col)
                 yield from self.tokens_of_file(
                     pre.resolve_include(inc, file, where, stack), stack + (where,))
                 pending_include = None
@@ -206,8 +208,10 @@ class Lexer:
                 if nl:
                     line += nl
                     line_start = text.rfind("\n", pos, end) + 1
-            elif kind == "hex" or kind == "bin":
+            elif kind == "hex":
                 yield Tok("INT", m.group(), file, line, col, stack)
+            elif kind == "bin":
+                yield Tok("BININT", m.group(), file, line, col, stack)
             elif kind == "bang":
                 v = m.group()[1:]
                 if v == "cond":

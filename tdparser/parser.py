@@ -116,7 +116,7 @@ class ToAst(Transformer):
         return A.Defvar(c[0].value, c[1], c[0])
 
     def assert_stmt(self, c):
-        return A.Assert(c[1], c[2], c[0])
+        return A.Assert(c[1], c[2], _first_loc(c[1]))
 
     def dump_stmt(self, c):
         return A.Dump(c[1], c[0])
@@ -167,6 +167,9 @@ class ToAst(Transformer):
         t = c[0]
         return A.Int(_int(t), t)
 
+    def bin_lit(self, c):
+        return A.BinLit(c[0].value[2:], c[0])
+
     def string_lit(self, c):
         parts = [unescape(t.value[1:-1], t.error) for t in c]
         return A.Str("".join(parts), False, c[0])
@@ -197,12 +200,12 @@ class ToAst(Transformer):
     def list_lit(self, c):
         items = ()
         et = None
-        for x in c:
+        for x in c[1:]:
             if isinstance(x, tuple):
                 items = x
             else:
                 et = x
-        return A.ListLit(items, et, _first_loc(items[0]) if items else None)
+        return A.ListLit(items, et, c[0])
 
     def value_list(self, c):
         return tuple(c)
@@ -215,7 +218,7 @@ class ToAst(Transformer):
 
     def dag_lit(self, c):
         op, op_name = c[0]
-        args = c[1] if len(c) > 1 else ()
+        args = c[1] if len(c) > 2 else ()
         return A.DagLit(op, op_name, args, _first_loc(op) if op is not None else None)
 
     def dag_args(self, c):
@@ -233,15 +236,15 @@ class ToAst(Transformer):
         op = c[0]
         ty = None
         args = ()
-        for x in c[1:]:
+        for x in c[1:-1]:
             if isinstance(x, A.TypeRef):
                 ty = x
             else:
                 args = x
-        return A.Bang(op.value, ty, args, op)
+        return A.Bang(op.value, ty, args, op, c[-1])
 
     def cond(self, c):
-        return A.Cond(tuple(c[1:]), c[0])
+        return A.Cond(tuple(c[1:-1]), c[0])
 
     def cond_clause(self, c):
         return (c[0], c[1])
@@ -250,7 +253,7 @@ class ToAst(Transformer):
         return A.BitSlice(c[0], c[1], _first_loc(c[0]))
 
     def list_slice(self, c):
-        return A.ListSlice(c[0], c[1], _first_loc(c[0]))
+        return A.ListSlice(c[0], c[2], c[1])
 
     def field_access(self, c):
         return A.FieldAccess(c[0], c[1].value, c[1])
@@ -341,17 +344,17 @@ def parse_tokens(tokens) -> list:
 
 _NAMES = {
     "_SEMI": "';'", "_COMMA": "','", "_COLON": "':'", "_EQUAL": "'='", "_LT": "'<'",
-    "_GT": "'>'", "_LBRACE": "'{'", "_RBRACE": "'}'", "_LSQB": "'['", "_RSQB": "']'",
-    "_LPAR": "'('", "_RPAR": "')'", "ID": "identifier", "_IN": "'in'", "_THEN": "'then'",
+    "_GT": "'>'", "_LBRACE": "'{'", "_RBRACE": "'}'", "LSQB": "'['", "_RSQB": "']'",
+    "_LPAR": "'('", "RPAR": "')'", "ID": "identifier", "_IN": "'in'", "_THEN": "'then'",
 }
 
 
 def _syntax_error(tok, expected) -> TdError:
     exp = sorted(expected)
-    if len(exp) == 1 and exp[0] in _NAMES:
+    if "_SEMI" in exp:
+        msg = "expected ';' after declaration"
+    elif len(exp) == 1 and exp[0] in _NAMES:
         msg = f"expected {_NAMES[exp[0]]}"
-    elif set(exp) <= {"_SEMI", "_LBRACE", "_COLON"} and "_SEMI" in exp:
-        msg = "expected ';' after declaration" if "_LBRACE" not in exp else "Expected '{' or ';'"
     else:
         msg = "Unexpected token" + (f" '{tok.value}'" if getattr(tok, "value", "") else "")
         shown = [_NAMES.get(x, x.strip("_").lower()) for x in exp][:6]

@@ -139,6 +139,7 @@ class Preprocessor:
             eol = text.find("\n", m.end())
             return (len(text) if eol < 0 else eol), line, line_start
         f, ln, c = conds[-1][1]
-        nlines = line + text.count("\n", pos)
-        raise TdError("Reached EOF without matching #endif", file, nlines + 1 if text.endswith("\n") else nlines, 1, stack,
+        eof_line = line + text.count("\n", pos)
+        eof_col = len(text) - (text.rfind("\n") + 1) + 1
+        raise TdError("Reached EOF without matching #endif", file, eof_line, eof_col, stack,
                       notes=(("The latest preprocessor control is here", SourceLoc(f, ln, c)),))

@@ -19,9 +19,14 @@ class RecordVal:
         self.value = value
         self.targ = targ
         self.field = field
+        if value is UNSET and ty.kind == "bits":
+            self.value = BitsInit([UNSET] * ty.size)
 
     def copy(self):
-        return RecordVal(self.name, self.ty, self.value, self.targ, self.field)
+        rv = RecordVal.__new__(RecordVal)
+        rv.name, rv.ty, rv.value, rv.targ, rv.field = (self.name, self.ty, self.value, self.targ,
+                                                      self.field)
+        return rv
 
     def set(self, v) -> bool:
         """Store ``v`` cast to this field's type; False when it cannot be cast."""
@@ -29,7 +34,7 @@ class RecordVal:
         c = v.cast_to(ty)
         if c is None:
             return False
-        if ty.kind == "bits" and not isinstance(c, BitsInit) and c is not UNSET:
+        if ty.kind == "bits" and not isinstance(c, BitsInit):
             c = BitsInit([c.bit(i) for i in range(ty.size)])
         self.value = c
         return True

@@ -54,7 +54,6 @@ class UnsetInit(Init):
     def convert(self, ty):
         return self
 
-    cast_to = convert
 
     def bit(self, i):
         return self
@@ -124,7 +123,6 @@ class BitInit(TypedInit):
             return BitsInit((self,))
         return None
 
-    cast_to = convert
 
     def bit(self, i):
         return self
@@ -167,7 +165,6 @@ class IntInit(TypedInit):
             return BitsInit(tuple(bit_init((v >> i) & 1) for i in range(n)))
         return None
 
-    cast_to = convert
 
     def bit(self, i):
         return bit_init((self.value >> i) & 1)
@@ -190,7 +187,6 @@ class StringInit(TypedInit):
     def convert(self, ty):
         return self if ty.kind == "string" else None
 
-    cast_to = convert
 
     def __eq__(self, other):
         return isinstance(other, StringInit) and other.value == self.value
@@ -235,7 +231,6 @@ class BitsInit(TypedInit):
             return IntInit(v)
         return None
 
-    cast_to = convert
 
     def resolve(self, r):
         if not self.refs:
@@ -334,7 +329,6 @@ class DagInit(TypedInit):
     def convert(self, ty):
         return self if ty.kind == "dag" else None
 
-    cast_to = convert
 
     def resolve(self, r):
         if not self.refs:
@@ -364,7 +358,6 @@ class DefInit(TypedInit):
             return self
         return None
 
-    cast_to = convert
 
     def field_type(self, name):
         rv = self.rec.values.get(name)

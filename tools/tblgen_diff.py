@@ -136,14 +136,14 @@ def main(argv=None) -> int:
         d = diff(canonical(ref), canonical(mine))
         if d:
             bad += 1
-            print(f"DIFF {f} ({len(ref)} records)")
+            print(f"DIFF {f} ({len(ref)} records)", flush=True)
             for line in d:
                 print("   ", line)
         else:
             ok += 1
             if not ns.q:
                 print(f"OK   {f} ({len(ref)} records, llvm {t1*1000:.0f} ms, ours {t2*1000:.0f} ms)")
-    print(f"{ok} match, {bad} differ, {skipped} rejected by llvm-tblgen")
+    print(f"{ok} match, {bad} differ, {skipped} rejected by llvm-tblgen", flush=True)
     return 1 if bad else 0
 
 

@@ -1,0 +1,2 @@
+// A bang operator with the wrong number of arguments.
+def X { int v = !add(1); }

@@ -1,0 +1,2 @@
+// A bang operator with a wrongly typed argument.
+def X { int v = !head(3); }

@@ -1,0 +1,3 @@
+// The same def twice.
+def X;
+def X;

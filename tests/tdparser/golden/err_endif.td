@@ -1,0 +1,3 @@
+// #endif with no #ifdef.
+def X;
+#endif

@@ -1,0 +1,3 @@
+// #ifdef never closed.
+#ifdef FOO
+def X;

@@ -1,0 +1,3 @@
+// A file that includes itself.
+include "err_include_cycle.td"
+def X;

@@ -1,0 +1,2 @@
+// Plain syntax error: missing semicolon.
+def X { int v = 1 }

@@ -1,0 +1,2 @@
+// Reference to an undefined value.
+def X { int v = nowhere; }

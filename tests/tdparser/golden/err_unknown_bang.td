@@ -1,0 +1,2 @@
+// Unknown bang operator.
+def X { int v = !frobnicate(1); }

@@ -1,0 +1,2 @@
+// A parent class that does not exist.
+def X : Missing;

@@ -1,0 +1,1 @@
+class FromInclude { string origin = "inc/helper.td"; }
