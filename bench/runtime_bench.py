@@ -3,8 +3,8 @@
     python bench/runtime_bench.py                 # print the table
     python bench/runtime_bench.py --write-docs    # also update docs/benchmarks.md
 
-Measured in one run, on the same inputs, alternating the two sides so that both see the same
-machine state; each number is the median of ``--repeats`` timings of ``--number`` calls.
+Measured in one run, on the same inputs, alternating the two sides call by call so that both
+see the same machine state; each number is the median time of one call.
 
 * MLP forward (examples/mlp.mlir: 64x784 -> 256 -> 10, f32, softmax) - target <= 1.1x numpy;
 * CNN forward (examples/cnn.mlir) - target <= 1.1x numpy;
@@ -69,24 +69,29 @@ def cnn_numpy(x, k, kb, w, b):
     return e / e.sum(axis=1, keepdims=True)
 
 
-def timeit(fn, number: int) -> float:
-    start = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - start) / number
-
-
 def compare(compiled, reference, args, number: int, repeats: int) -> tuple[float, float]:
-    """Median seconds per call of ``compiled(*args)`` and ``reference(*args)``, interleaved."""
+    """Median seconds per call of ``compiled(*args)`` and ``reference(*args)``.
+
+    Calls alternate one by one (and which side goes first alternates too), so a change in
+    machine load hits both sides alike; ``repeats * number`` calls per side.
+    """
     out = compiled(*args)
     np.testing.assert_allclose(out, reference(*args), rtol=2e-4, atol=1e-5)
-    for _ in range(3):
+    for _ in range(5):
         compiled(*args)
         reference(*args)
+    clock = time.perf_counter
     a, b = [], []
-    for _ in range(repeats):
-        a.append(timeit(lambda: compiled(*args), number))
-        b.append(timeit(lambda: reference(*args), number))
+    for i in range(repeats * number):
+        first, second = (compiled, reference) if i % 2 == 0 else (reference, compiled)
+        t0 = clock()
+        first(*args)
+        t1 = clock()
+        second(*args)
+        t2 = clock()
+        ta, tb = (t1 - t0, t2 - t1) if i % 2 == 0 else (t2 - t1, t1 - t0)
+        a.append(ta)
+        b.append(tb)
     return statistics.median(a), statistics.median(b)
 
 
@@ -142,9 +147,10 @@ def kib(n: int) -> str:
 def render(rows: list[dict], eager: list[dict] | None, cmd: str) -> str:
     lines = [
         SECTION, "",
-        f"Command: `{cmd}` (median of repeated runs; compiled and numpy interleaved in the same "
-        f"process). Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, numpy {np.__version__}.", "",
+        f"Command: `{cmd}` (median time per call; compiled and numpy calls alternate one by one "
+        f"in the same process, on the same inputs). Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, numpy {np.__version__}, load average "
+        f"{os.getloadavg()[0]:.1f} when the run started (other jobs share the cores).", "",
         "| program | compiled | hand-written numpy | ratio | launches | buffer bytes before "
         "plan-memory | after |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -158,14 +164,31 @@ def render(rows: list[dict], eager: list[dict] | None, cmd: str) -> str:
                  "expression. Buffer bytes count every value of the function (arguments "
                  "included) with one buffer each (before) and the buffers of the plan (after).")
     if eager is not None:
-        lines += ["", "Eager numbers from `bench/eager_bench.py` (its `run()`):", ""]
-        for r in eager:
-            if isinstance(r, dict):
-                lines.append("- " + ", ".join(f"{k}: {v:.3g}" if isinstance(v, float) else
-                                              f"{k}: {v}" for k, v in r.items()))
-            else:
-                lines.append(f"- {r}")
+        lines += ["", "Eager calls on 16-element tensors, from `bench/eager_bench.py` (its `run()`, "
+                  "same process):", ""]
+        lines += eager_table(eager)
     return "\n".join(lines) + "\n"
+
+
+def eager_table(results: list) -> list[str]:
+    """A markdown table of ``{"ops": {op: {metric: value}}, "meta": {...}}`` results."""
+    out: list[str] = []
+    for r in results:
+        ops = r.get("ops") if isinstance(r, dict) else None
+        if not isinstance(ops, dict) or not ops:
+            out.append(f"- {r}")
+            continue
+        cols = list(next(iter(ops.values())))
+        out.append("| op | " + " | ".join(c.replace("_", " ") for c in cols) + " |")
+        out.append("|---|" + "---:|" * len(cols))
+        for op, row in ops.items():
+            cells = [f"{row[c]:.2f}" if isinstance(row.get(c), float) else str(row.get(c))
+                     for c in cols]
+            out.append(f"| {op} | " + " | ".join(cells) + " |")
+        meta = r.get("meta")
+        if meta:
+            out += ["", "(" + ", ".join(f"{k}: {v}" for k, v in meta.items()) + ")"]
+    return out
 
 
 def write_docs(section: str) -> None:
@@ -183,8 +206,9 @@ def write_docs(section: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--number", type=int, default=200, help="calls per timing (MLP)")
-    ap.add_argument("--repeats", type=int, default=7, help="timings per side")
+    ap.add_argument("--number", type=int, default=200, help="calls per round (MLP; CNN /4, "
+                    "chain /10)")
+    ap.add_argument("--repeats", type=int, default=5, help="rounds")
     ap.add_argument("--write-docs", action="store_true", help="update docs/benchmarks.md")
     ap.add_argument("--no-eager", action="store_true", help="skip bench/eager_bench.py")
     args = ap.parse_args(argv)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from tdflow.runtime import functional as F
-from tdflow.runtime.tensor import tensor
 
 import tdflow
+
+F = tdflow.functional
+tensor = tdflow.tensor
 
 HERE = Path(__file__).resolve().parent
 
