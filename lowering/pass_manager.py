@@ -119,6 +119,10 @@ class Pass:
     def run(self, module: Any, context: PassContext) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def annotate(self, module: Any, context: PassContext) -> str:
+        """Extra lines printed after this pass's IR dump (decisions not visible in the IR)."""
+        return ""
+
     def __str__(self) -> str:
         if not self.given:
             return self.name
@@ -306,7 +310,9 @@ class PassManager:
                     raise PassFailure(p.name, [*errors, f"IR invalid after pass '{p.name}'"])
             if self.print_ir_after_all or p.name in self.print_ir_after:
                 out.write(f"// -----// IR Dump After {_camel(p.name)}Pass ({p.name}) //----- //\n")
-                out.write(ir_access.print_module(module).rstrip("\n") + "\n\n")
+                out.write(ir_access.print_module(module).rstrip("\n") + "\n")
+                note = p.annotate(module, context)
+                out.write((note.rstrip("\n") + "\n\n") if note else "\n")
         result = LoweringResult(module, context, timings)
         if self.timing:
             out.write(result.timing_report() + "\n")

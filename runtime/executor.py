@@ -234,7 +234,14 @@ class Executor:
                                        if b not in ln.outputs),
                      writes=tuple(var(b) for b in dict.fromkeys(ln.outputs)),
                      name=ln.op, loc=ln.loc)
-        eng.wait_all()
+        # Vars live for one call, so the next call must not start before this one ends.
+        try:
+            eng.wait_all()
+        except Exception as exc:  # noqa: BLE001 - the engine names the op; we add the launch
+            for ln in self.plan.launches:
+                if ln.op == getattr(exc, "op_name", None) and ln.loc == getattr(exc, "loc", None):
+                    raise KernelFailure(ln, getattr(exc, "original", exc)) from exc
+            raise
 
 
 def _settle(got: Sequence[Any], outs: list[Any]) -> None:

@@ -6,7 +6,7 @@ the op's device, operand/result dtypes and attributes (OneFlow's ``SetIsMatchedH
 match wins. No match is an error at the op that lists every candidate and why it was refused.
 
 The choice is recorded in ``context.kernels`` (op -> :class:`KernelChoice`) for ``plan-memory``;
-the IR is not changed (``--print-ir-after=select-kernels`` shows the choices as comments).
+the IR is not changed (``--print-ir-after=select-kernels`` lists the choices as comments).
 """
 
 from __future__ import annotations
@@ -60,6 +60,17 @@ class SelectKernelsPass(Pass):
                     errors.append(found)
         if errors:
             raise PassFailure(self.name, errors)
+
+    def annotate(self, module: Any, context: PassContext) -> str:
+        lines = []
+        for func in module:
+            for op in func.body:
+                choice = context.kernels.get(id(op))
+                if choice is not None:
+                    extra = "".join(f", out{o} may overwrite in{i}" for o, i in choice.in_place)
+                    lines.append(f"// @{func.name}: '{op.name}' at {op.loc} -> kernel "
+                                 f"{choice.kernel}{extra}")
+        return "\n".join(lines)
 
 
 def op_signature(op: Any) -> tuple[list[str], list[str], dict[str, Any]]:

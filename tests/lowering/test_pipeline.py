@@ -92,3 +92,11 @@ def test_timing_reports_every_pass():
     result, text = run("infer-shapes,canonicalize", timing=True)
     assert [t.name for t in result.timings] == ["infer-shapes", "canonicalize"]
     assert "pass timing:" in text and "infer-shapes" in text and "total" in text
+
+
+def test_select_kernels_dump_lists_choices():
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    _, text = run("infer-shapes,select-kernels{device=cpu}", print_ir_after=["select-kernels"],
+                  kernel_table=kernel_table("cpu"))
+    assert "// @f: 'tdflow.relu' at p.mlir:3:3 -> kernel cpu.relu" in text
