@@ -35,45 +35,18 @@ import re
 from bisect import bisect_right
 
 from tdflow.dialect.ir.attrs import (
-    FLOAT_TYPES,
-    INT_TYPES_RE,
-    UNIT,
     ArrayAttr,
-    BoolAttr,
-    DenseArrayAttr,
     DictAttr,
-    FloatAttr,
-    IntegerAttr,
     StringAttr,
-    SymbolRefAttr,
     TypeAttr,
-    float_from_bits,
-    int_range,
 )
 from tdflow.dialect.ir.core import RETURN, Block, FuncOp, Location, Module, Operation, Value
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, register_source
-from tdflow.dialect.types import FunctionType, TensorType
+from tdflow.dialect.ir.lexer import _BARE_ID, _RESULT_GROUP, _SSA_ID, _SSA_USE, _SYMBOL
+from tdflow.dialect.ir.type_attr_parser import TypeAttrParser, parse_attribute, parse_type
+from tdflow.dialect.types import FunctionType
 
 __all__ = ["parse_module", "parse_file", "parse_type", "parse_attribute", "Parser"]
-
-# -- lexical pieces ---------------------------------------------------------------------------
-_WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
-_BARE_ID = re.compile(r"[A-Za-z_][\w$.]*")
-_SSA_ID = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))")
-_SSA_USE = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?")
-_SSA_USE_FULL = re.compile(r"[ \t]*%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?[ \t]*\Z")
-_RESULT_GROUP = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::[ \t]*(\d+))?")
-_SYMBOL = re.compile(r"@([A-Za-z_][\w$.\-]*)")
-_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_NUMBER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+(\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)")
-_SCALAR_TYPE = re.compile(r"(?:[su]?i[1-9][0-9]*|bf16|f16|f32|f64|f8\w*|index|none)\b")
-_FILE_LINE_COL = re.compile(r'loc\("((?:[^"\\\n]|\\.)*)":([0-9]+):([0-9]+)\)')
-_ANY_TOKEN = re.compile(
-    r'"(?:[^"\\\n]|\\.)*"?|%[\w$.\-#:]*|@[\w$.\-]*|\^[\w$.\-]*|[A-Za-z_][\w$.]*(?:<)?'
-    r"|-?[0-9][\w.+\-]*|->|<\{|\}>|.",
-)
-_STRING_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 # The fast path: one generic op on one line, no nested braces/parens inside its pieces.
 _NAME = r"(?:\d+|[A-Za-z$._\-][\w$.\-]*)"
@@ -89,49 +62,18 @@ _FAST_OP = re.compile(
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 
 
-def _unescape(body: str) -> str:
-    if "\\" not in body:
-        return body
-    out = bytearray()
-    pos = 0
-    for m in _STRING_ESCAPE.finditer(body):
-        out += body[pos:m.start()].encode("utf-8")
-        if m.group(1):
-            out.append(int(m.group(1), 16))
-        else:
-            c = m.group(2)
-            out += _ESCAPES.get(c, c).encode("utf-8")
-        pos = m.end()
-    out += body[pos:].encode("utf-8")
-    return out.decode("utf-8", errors="surrogateescape")
-
-
-def _signless(value: int, type: str) -> int:
-    """MLIR keeps signless integers in two's complement and prints them signed: 255 : i8 is -1."""
-    if type[0] == "i" and type != "index":
-        bits = int(type[1:])
-        if value >= 1 << (bits - 1):
-            value -= 1 << bits
-    return value
-
-
 class _Fallback(Exception):
     """The fast path declines; the general parser takes over (and reports any error)."""
 
 
-class Parser:
+class Parser(TypeAttrParser):
     """A recursive-descent parser over one text. Use :func:`parse_module`."""
 
-    __slots__ = ("text", "file", "pos", "_line_starts", "types", "tails",
-                 "diags", "scope", "forward", "block", "placeholder_locs",
+    __slots__ = ("tails", "diags", "scope", "forward", "block", "placeholder_locs",
                  "forward_use_locs")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
-        self.text = text
-        self.file = file
-        self.pos = 0
-        self._line_starts: list[int] | None = None
-        self.types: dict[str, object] = {}
+        super().__init__(text, file)
         # Fast path: the text after an op's operand list -> (operand types, result types, attrs).
         self.tails: dict[str, tuple[tuple, tuple, dict]] = {}
         self.diags: list[Diagnostic] = []
@@ -142,323 +84,6 @@ class Parser:
         self.block: Block | None = None
         self.placeholder_locs: dict[Value, Location | None] = {}
         self.forward_use_locs: dict[Operation, Location] = {}
-
-    # -- positions and errors --------------------------------------------------------------
-    def loc(self, pos: int) -> Location:
-        starts = self._line_starts
-        if starts is None:
-            starts = [0]
-            find = self.text.find
-            i = find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
-            self._line_starts = starts
-        line = bisect_right(starts, pos)
-        return Location(self.file, line, pos - starts[line - 1] + 1)
-
-    def found(self, pos: int | None = None) -> str:
-        pos = self.pos if pos is None else pos
-        if pos >= len(self.text):
-            return "end of input"
-        m = _ANY_TOKEN.match(self.text, pos)
-        tok = m.group() if m else self.text[pos]
-        if tok == "\n":
-            return "end of line"
-        return f"'{tok}'"
-
-    def error(self, message: str, pos: int | None = None, notes=()) -> DiagnosticError:
-        return DiagnosticError([Diagnostic(message, self.loc(self.pos if pos is None else pos),
-                                           notes)])
-
-    def expected(self, what: str, pos: int | None = None) -> DiagnosticError:
-        pos = self.pos if pos is None else pos
-        return self.error(f"expected {what}, found {self.found(pos)}", pos)
-
-    # -- token helpers ---------------------------------------------------------------------
-    def skip(self) -> int:
-        self.pos = _WS.match(self.text, self.pos).end()
-        return self.pos
-
-    def peek(self, s: str) -> bool:
-        self.skip()
-        return self.text.startswith(s, self.pos)
-
-    def accept(self, s: str) -> bool:
-        self.skip()
-        if self.text.startswith(s, self.pos):
-            self.pos += len(s)
-            return True
-        return False
-
-    def expect(self, s: str, what: str | None = None) -> None:
-        if not self.accept(s):
-            raise self.expected(what or f"'{s}'")
-
-    def match(self, regex: re.Pattern) -> re.Match | None:
-        self.skip()
-        m = regex.match(self.text, self.pos)
-        if m is not None:
-            self.pos = m.end()
-        return m
-
-    def keyword(self, *words: str) -> str | None:
-        """Consume a bare identifier if it is one of ``words``."""
-        self.skip()
-        m = _BARE_ID.match(self.text, self.pos)
-        if m is not None and m.group() in words:
-            self.pos = m.end()
-            return m.group()
-        return None
-
-    def string(self, what: str = "a string") -> str:
-        m = self.match(_STRING)
-        if m is None:
-            if self.text.startswith('"', self.pos):
-                raise self.error("unterminated string (a string ends with '\"' on the same line)")
-            raise self.expected(what)
-        return _unescape(m.group(1))
-
-    def skip_loc(self) -> Location | None:
-        """Skip an optional ``loc(...)`` trailer; return it when it is ``loc("f":l:c)``."""
-        self.skip()
-        text, pos = self.text, self.pos
-        if not text.startswith("loc(", pos):
-            return None
-        m = _FILE_LINE_COL.match(text, pos)
-        if m is not None:
-            self.pos = m.end()
-            return Location(_unescape(m.group(1)), int(m.group(2)), int(m.group(3)))
-        depth, i, n = 0, pos + 3, len(text)
-        while i < n:
-            c = text[i]
-            if c == '"':
-                sm = _STRING.match(text, i)
-                if sm is None:
-                    break
-                i = sm.end()
-                continue
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-                if depth == 0:
-                    self.pos = i + 1
-                    return None
-            i += 1
-        raise self.error("unterminated 'loc(' (expected ')')", pos)
-
-    # -- types ---------------------------------------------------------------------------
-    def parse_type(self):
-        """``tensor<...>``, a scalar type (``f32``, ``i64``, ``index``) or a function type."""
-        self.skip()
-        text, pos = self.text, self.pos
-        if text.startswith("tensor<", pos):
-            end = text.find(">", pos)
-            if end < 0:
-                raise self.error("unterminated tensor type (expected '>')", pos)
-            s = text[pos:end + 1]
-            t = self.types.get(s)
-            if t is None:
-                try:
-                    t = TensorType.parse(s)
-                except ValueError as exc:
-                    raise self.error(str(exc), pos) from None
-                self.types[s] = t
-            self.pos = end + 1
-            return t
-        if text.startswith("(", pos):
-            ins, outs = self.parse_function_type()
-            return FunctionType(ins, outs)
-        m = _SCALAR_TYPE.match(text, pos)
-        if m is not None:
-            self.pos = m.end()
-            return m.group()
-        raise self.expected("a type (e.g. 'tensor<4x?xf32>', 'tensor<*xf32>', 'f32', 'i64')")
-
-    def parse_type_list(self, close: str) -> tuple:
-        """Types separated by ``,`` up to (and consuming) ``close``."""
-        types = []
-        if not self.accept(close):
-            while True:
-                types.append(self.parse_type())
-                if self.accept(close):
-                    break
-                if not self.accept(","):
-                    raise self.expected(f"',' or '{close}' in a type list")
-        return tuple(types)
-
-    def parse_function_type(self) -> tuple[tuple, tuple]:
-        """``(T, T) -> T`` or ``(T) -> (T, T)``."""
-        self.expect("(", "'(' starting a function type like '(tensor<4xf32>) -> tensor<4xf32>'")
-        ins = self.parse_type_list(")")
-        self.expect("->", "'->' in a function type")
-        return ins, self.parse_result_types()
-
-    def parse_result_types(self) -> tuple:
-        if self.accept("("):
-            return self.parse_type_list(")")
-        return (self.parse_type(),)
-
-    # -- attributes ------------------------------------------------------------------------
-    def parse_attr_dict(self, close: str = "}") -> dict:
-        """``{name = value, flag, ...}`` after its opening brace, up to ``close``."""
-        attrs: dict = {}
-        if self.accept(close):
-            return attrs
-        while True:
-            self.skip()
-            start = self.pos
-            m = _BARE_ID.match(self.text, self.pos)
-            if m is not None:
-                name = m.group()
-                self.pos = m.end()
-            elif self.text.startswith('"', self.pos):
-                name = self.string()
-            else:
-                raise self.expected("an attribute name")
-            if name in attrs:
-                raise self.error(f"duplicate attribute '{name}' in the attribute dictionary",
-                                 start)
-            attrs[name] = self.parse_attr() if self.accept("=") else UNIT
-            if self.accept(close):
-                return attrs
-            if not self.accept(","):
-                raise self.expected(f"',' or '{close}' in an attribute dictionary")
-
-    def parse_attr(self):
-        """One attribute value (see :mod:`tdflow.dialect.ir.attrs` for the forms)."""
-        self.skip()
-        text, pos = self.text, self.pos
-        c = text[pos] if pos < len(text) else ""
-        if c == '"':
-            return StringAttr(self.string())
-        if c == "[":
-            self.pos += 1
-            items = []
-            if not self.accept("]"):
-                while True:
-                    items.append(self.parse_attr())
-                    if self.accept("]"):
-                        break
-                    if not self.accept(","):
-                        raise self.expected("',' or ']' in an array attribute")
-            return ArrayAttr(tuple(items))
-        if c == "{":
-            self.pos += 1
-            return DictAttr(tuple(self.parse_attr_dict().items()))
-        if c == "@":
-            m = self.match(_SYMBOL)
-            if m is not None:
-                return SymbolRefAttr(m.group(1))
-            self.pos += 1
-            return SymbolRefAttr(self.string("a symbol name after '@'"))
-        if c == "-" or c.isdigit():
-            return self.parse_number_attr()
-        if c == "(":
-            return TypeAttr(self.parse_type())
-        m = _BARE_ID.match(text, pos)
-        if m is not None:
-            word = m.group()
-            if word in ("true", "false"):
-                self.pos = m.end()
-                if self.accept(":"):
-                    tpos = self.skip()
-                    if self.parse_type() != "i1":
-                        raise self.error("a boolean attribute has type 'i1'", tpos)
-                return BoolAttr(word == "true")
-            if word == "unit":
-                self.pos = m.end()
-                return UNIT
-            if word == "array" and text.startswith("array<", pos):
-                return self.parse_dense_array()
-            if word == "dense" or word.startswith("dense_"):
-                raise self.error("dense elements attributes are not supported; write an array "
-                                 "like [1, 2] or array<i64: 1, 2>", pos)
-            if word == "tensor" or _SCALAR_TYPE.match(text, pos):
-                return TypeAttr(self.parse_type())
-        raise self.expected("an attribute value (true, 3, 0.5 : f32, \"text\", [..], "
-                            "array<i64: ..>, a type)")
-
-    def parse_number_attr(self):
-        start = self.pos
-        m = self.match(_NUMBER)
-        if m is None:
-            raise self.expected("a number")
-        lit = m.group()
-        is_float = m.group(1) is not None
-        type = None
-        if self.accept(":"):
-            tpos = self.skip()
-            type = self.parse_type()
-            if not isinstance(type, str) or not (type in FLOAT_TYPES or INT_TYPES_RE.match(type)):
-                raise self.error(f"expected an integer or float type for the number {lit}, "
-                                 f"found '{type}'", tpos)
-        if is_float or type in FLOAT_TYPES:
-            type = type or "f64"
-            if type not in FLOAT_TYPES:
-                raise self.error(f"floating point literal {lit} cannot have integer type '{type}'",
-                                 start)
-            if "0x" in lit:
-                value = float_from_bits(int(lit, 16), type)
-            else:
-                value = float(lit)
-            try:
-                return FloatAttr(value, type)
-            except OverflowError:
-                raise self.error(f"float {lit} is out of range for type '{type}'", start) from None
-        type = type or "i64"
-        value = int(lit, 0) if "0x" in lit else int(lit)
-        lo, hi = int_range(type)
-        if not lo <= value <= hi:
-            raise self.error(f"integer {lit} is out of range for type '{type}' "
-                             f"(expected {lo} to {hi})", start)
-        if type == "i1":
-            return BoolAttr(bool(value))
-        return IntegerAttr(_signless(value, type), type)
-
-    def parse_dense_array(self):
-        start = self.pos
-        self.pos += len("array<")
-        tpos = self.skip()
-        etype = self.parse_type()
-        if etype not in ("i1", "i8", "i16", "i32", "i64", "f32", "f64"):
-            raise self.error(f"dense array element type must be i1, i8, i16, i32, i64, f32 or "
-                             f"f64; found '{etype}'", tpos)
-        values: list = []
-        if self.accept(":"):
-            while True:
-                self.skip()
-                vpos = self.pos
-                if etype == "i1":
-                    w = self.keyword("true", "false")
-                    if w is None:
-                        raise self.expected("'true' or 'false' in an i1 array")
-                    values.append(w == "true")
-                else:
-                    m = self.match(_NUMBER)
-                    if m is None:
-                        raise self.expected(f"a number in an array<{etype}: ...>")
-                    lit = m.group()
-                    if etype[0] == "f":
-                        values.append(float_from_bits(int(lit, 16), etype) if "0x" in lit
-                                      else float(lit))
-                    else:
-                        if m.group(1) is not None:
-                            raise self.error(f"expected an integer in array<{etype}: ...>, "
-                                             f"found {lit}", vpos)
-                        v = int(lit, 0) if "0x" in lit else int(lit)
-                        lo, hi = int_range(etype)
-                        if not lo <= v <= hi:
-                            raise self.error(f"{lit} is out of range for {etype}", vpos)
-                        values.append(_signless(v, etype))
-                if not self.accept(","):
-                    break
-        self.expect(">", "'>' closing array<...>")
-        try:
-            return DenseArrayAttr(etype, tuple(values))
-        except OverflowError:
-            raise self.error(f"a value does not fit in {etype}", start) from None
 
     # -- module and functions --------------------------------------------------------------
     def parse_module(self) -> Module:
@@ -996,22 +621,3 @@ def parse_file(path) -> Module:
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
     return parse_module(text, str(path))
-
-
-def parse_type(text: str):
-    """Parse a type: ``parse_type("tensor<4x?xf32>")`` → ``TensorType((4, None), "f32")``."""
-    p = Parser(text, "<type>")
-    t = p.parse_type()
-    if p.skip() != len(text):
-        raise p.expected("end of the type")
-    return t
-
-
-def parse_attribute(text: str):
-    """Parse one attribute value: ``parse_attribute("0.2 : f32")`` → ``FloatAttr(0.2, "f32")``."""
-    p = Parser(text, "<attribute>")
-    register_source("<attribute>", text)
-    a = p.parse_attr()
-    if p.skip() != len(text):
-        raise p.expected("end of the attribute")
-    return a

@@ -1,0 +1,171 @@
+"""The lexical layer of the IR text parser: positions, errors that say what was found and what
+was expected, and token helpers working on ``text`` at ``pos`` with compiled regexes (no
+per-character Python loops)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from tdflow.dialect.ir.core import Location
+from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
+
+_WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+_BARE_ID = re.compile(r"[A-Za-z_][\w$.]*")
+_SSA_ID = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))")
+_SSA_USE = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?")
+_RESULT_GROUP = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::[ \t]*(\d+))?")
+_SYMBOL = re.compile(r"@([A-Za-z_][\w$.\-]*)")
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_NUMBER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+(\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)")
+_SCALAR_TYPE = re.compile(r"(?:[su]?i[1-9][0-9]*|bf16|f16|f32|f64|f8\w*|index|none)\b")
+_FILE_LINE_COL = re.compile(r'loc\("((?:[^"\\\n]|\\.)*)":([0-9]+):([0-9]+)\)')
+_ANY_TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"?|%[\w$.\-#:]*|@[\w$.\-]*|\^[\w$.\-]*|[A-Za-z_][\w$.]*(?:<)?'
+    r"|-?[0-9][\w.+\-]*|->|<\{|\}>|.",
+)
+_STRING_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def _unescape(body: str) -> str:
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    pos = 0
+    for m in _STRING_ESCAPE.finditer(body):
+        out += body[pos:m.start()].encode("utf-8")
+        if m.group(1):
+            out.append(int(m.group(1), 16))
+        else:
+            c = m.group(2)
+            out += _ESCAPES.get(c, c).encode("utf-8")
+        pos = m.end()
+    out += body[pos:].encode("utf-8")
+    return out.decode("utf-8", errors="surrogateescape")
+
+
+def _signless(value: int, type: str) -> int:
+    """MLIR keeps signless integers in two's complement and prints them signed: 255 : i8 is -1."""
+    if type[0] == "i" and type != "index":
+        bits = int(type[1:])
+        if value >= 1 << (bits - 1):
+            value -= 1 << bits
+    return value
+
+
+class Lexer:
+    """Position bookkeeping and token helpers over one text (base of the parsers)."""
+
+    __slots__ = ("text", "file", "pos", "_line_starts")
+
+    def __init__(self, text: str, file: str = "<string>") -> None:
+        self.text = text
+        self.file = file
+        self.pos = 0
+        self._line_starts: list[int] | None = None
+
+    # -- positions and errors --------------------------------------------------------------
+    def loc(self, pos: int) -> Location:
+        starts = self._line_starts
+        if starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        line = bisect_right(starts, pos)
+        return Location(self.file, line, pos - starts[line - 1] + 1)
+
+    def found(self, pos: int | None = None) -> str:
+        pos = self.pos if pos is None else pos
+        if pos >= len(self.text):
+            return "end of input"
+        m = _ANY_TOKEN.match(self.text, pos)
+        tok = m.group() if m else self.text[pos]
+        if tok == "\n":
+            return "end of line"
+        return f"'{tok}'"
+
+    def error(self, message: str, pos: int | None = None, notes=()) -> DiagnosticError:
+        return DiagnosticError([Diagnostic(message, self.loc(self.pos if pos is None else pos),
+                                           notes)])
+
+    def expected(self, what: str, pos: int | None = None) -> DiagnosticError:
+        pos = self.pos if pos is None else pos
+        return self.error(f"expected {what}, found {self.found(pos)}", pos)
+
+    # -- token helpers ---------------------------------------------------------------------
+    def skip(self) -> int:
+        self.pos = _WS.match(self.text, self.pos).end()
+        return self.pos
+
+    def peek(self, s: str) -> bool:
+        self.skip()
+        return self.text.startswith(s, self.pos)
+
+    def accept(self, s: str) -> bool:
+        self.skip()
+        if self.text.startswith(s, self.pos):
+            self.pos += len(s)
+            return True
+        return False
+
+    def expect(self, s: str, what: str | None = None) -> None:
+        if not self.accept(s):
+            raise self.expected(what or f"'{s}'")
+
+    def match(self, regex: re.Pattern) -> re.Match | None:
+        self.skip()
+        m = regex.match(self.text, self.pos)
+        if m is not None:
+            self.pos = m.end()
+        return m
+
+    def keyword(self, *words: str) -> str | None:
+        """Consume a bare identifier if it is one of ``words``."""
+        self.skip()
+        m = _BARE_ID.match(self.text, self.pos)
+        if m is not None and m.group() in words:
+            self.pos = m.end()
+            return m.group()
+        return None
+
+    def string(self, what: str = "a string") -> str:
+        m = self.match(_STRING)
+        if m is None:
+            if self.text.startswith('"', self.pos):
+                raise self.error("unterminated string (a string ends with '\"' on the same line)")
+            raise self.expected(what)
+        return _unescape(m.group(1))
+
+    def skip_loc(self) -> Location | None:
+        """Skip an optional ``loc(...)`` trailer; return it when it is ``loc("f":l:c)``."""
+        self.skip()
+        text, pos = self.text, self.pos
+        if not text.startswith("loc(", pos):
+            return None
+        m = _FILE_LINE_COL.match(text, pos)
+        if m is not None:
+            self.pos = m.end()
+            return Location(_unescape(m.group(1)), int(m.group(2)), int(m.group(3)))
+        depth, i, n = 0, pos + 3, len(text)
+        while i < n:
+            c = text[i]
+            if c == '"':
+                sm = _STRING.match(text, i)
+                if sm is None:
+                    break
+                i = sm.end()
+                continue
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    self.pos = i + 1
+                    return None
+            i += 1
+        raise self.error("unterminated 'loc(' (expected ')')", pos)
