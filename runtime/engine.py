@@ -61,6 +61,8 @@ __all__ = [
 #: Ops whose estimated cost (about one unit per element or multiply-add) is at most this run
 #: inline on the pushing thread when their dependencies are already satisfied.
 INLINE_COST = 1 << 16
+#: Failures kept for ``wait_all`` between two calls (older ones are only counted).
+MAX_UNREPORTED = 64
 
 
 class EngineError(RuntimeError):
@@ -213,7 +215,15 @@ class Engine:
     # -- failure bookkeeping shared by both engines (called with the engine's lock held) --
     def _init_failures(self) -> None:
         self._unreported: list[EngineError] = []
+        self._dropped = 0  # failures beyond MAX_UNREPORTED, counted but not kept
         self._seq = 0
+
+    def _record(self, err: EngineError) -> None:
+        """Keep a new failure for ``wait_all`` (bounded: tracebacks hold frames alive)."""
+        if len(self._unreported) >= MAX_UNREPORTED:
+            self._unreported.pop(0)
+            self._dropped += 1
+        self._unreported.append(err)
 
     def _raise_var_error(self, var: Var) -> None:
         err = var._error
@@ -226,12 +236,15 @@ class Engine:
 
     def _raise_unreported(self) -> None:
         errs = self._unreported
+        dropped, self._dropped = self._dropped, 0
         self._unreported = []
         if errs:
             err = errs[0]
-            if len(errs) > 1:
-                err.add_note(f"({len(errs) - 1} more op(s) failed since the last wait_all: "
-                             + ", ".join(repr(e.op_name) for e in errs[1:6]) + ")")
+            more = len(errs) - 1 + dropped
+            if more:
+                err.add_note(f"({more} more op(s) failed since the last wait_all: "
+                             + ", ".join(repr(e.op_name) for e in errs[1:6])
+                             + (", ..." if more > 5 else "") + ")")
             raise err
 
 
@@ -272,7 +285,7 @@ class NaiveEngine(Engine):
                     op.inherit(v._error)
             err, fresh, fatal = _run_op(op)
             if fresh:
-                self._unreported.append(err)
+                self._record(err)
             for v in writes:
                 v._error = err
                 v.version += 1

@@ -42,7 +42,7 @@ class ThreadedEngine(Engine):
         self._idle = 0  # workers sleeping on _work_cv
         self._waiters = 0
         self._threads: list[threading.Thread] = []
-        self._blas_slot = threading.Lock()
+        self._blas_slot = threading.RLock()  # re-entrant: a BLAS op may wait and help run another
         self._init_failures()
 
     # ------------------------------------------------------------------ push
@@ -155,7 +155,7 @@ class ThreadedEngine(Engine):
                 self._complete(_Op(fn, reads, (w,), (), name, loc, blas, seq), err, fresh)
             else:
                 if fresh:
-                    self._unreported.append(err)
+                    self._record(err)
                 w._error = err
                 w._writing = False
                 w.version += 1
@@ -183,7 +183,7 @@ class ThreadedEngine(Engine):
     def _complete(self, op: _Op, err: EngineError | None, fresh: bool) -> None:
         """Release ``op``'s vars and grant waiting ops; called with the lock held."""
         if fresh:
-            self._unreported.append(err)
+            self._record(err)
         for v in op.writes:
             v._error = err  # poison, or clear an earlier failure by a successful overwrite
         ready = self._ready

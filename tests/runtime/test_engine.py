@@ -315,3 +315,12 @@ def test_push_one_is_push_with_one_write(eng):
     eng.push_one(lambda: 1 / 0, (b,), a, "tdflow.exp", 16)
     with pytest.raises(EngineError, match="tdflow.exp"):
         eng.wait(a, timeout=T)
+
+
+def test_unreported_failures_are_bounded(eng):
+    for i in range(engine_mod.MAX_UNREPORTED + 10):
+        eng.push(lambda: 1 / 0, writes=(eng.new_var(),), name=f"f{i}", inline=False)
+    with pytest.raises(EngineError) as ei:
+        eng.wait_all(timeout=T)
+    assert len(eng._unreported) == 0
+    assert any(f"{engine_mod.MAX_UNREPORTED + 9} more" in n for n in ei.value.__notes__)
