@@ -84,7 +84,8 @@ class OpRunner:
         try:
             out_types = self.dialect.infer_result_types(self.name, in_types, attrs)
         except (ValueError, TypeError) as e:
-            raise EagerError(f"{self.name}: {e}") from e
+            text = str(e)  # the dialect's InferError already names the op
+            raise EagerError(text if self.name in text else f"'{self.name}': {text}") from e
         from tdflow.runtime.kernels.registry import select_kernel
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
