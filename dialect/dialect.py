@@ -29,6 +29,7 @@ from .infer import (
     run_inference,
     typed_attrs,
 )
+from .op_verify import verify_operation as _verify_operation
 from .opdef import FLAG_TO_HOOK, HOOK_TO_FLAG, OpDef
 from .types import TensorType
 
@@ -55,6 +56,9 @@ class Dialect:
         self.registry = registry if registry is not None else HOOKS
         self._infos: dict[str, OpInfo] = {}
         self._results: dict[tuple, list[TensorType]] = {}
+        self._verified: set[tuple] = set()  # (name, types, attributes) found valid
+        # The verifier calls this once per op: bind it without a Python-level wrapper.
+        self.verify_operation = functools.partial(_verify_operation, self)
         self._version = self.registry.version
         self._by_mnemonic: dict[str, list[str]] = {}
         for op in self.ops.values():
@@ -157,6 +161,7 @@ class Dialect:
         if self._version != self.registry.version:
             self._infos.clear()
             self._results.clear()
+            self._verified.clear()
             self._version = self.registry.version
         info = self._infos.get(op_name)
         if info is None:
@@ -266,9 +271,7 @@ class Dialect:
     # -- verification and building ----------------------------------------------------------
     def verify_operation(self, op: Any, emit) -> None:
         """Op-specific checks of one IR operation (called by the IR's structural verifier)."""
-        from .op_verify import verify_operation
-
-        verify_operation(self, op, emit)
+        _verify_operation(self, op, emit)
 
     @functools.cached_property
     def Builder(self) -> type:  # noqa: N802 - reads as a class: `d.Builder()`

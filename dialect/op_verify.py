@@ -92,7 +92,37 @@ def operand_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
     return out
 
 
+_VERIFIED_LIMIT = 65536
+
+
 def verify_operation(dialect, op: Any, emit) -> None:
+    """Verify one op; instances identical in name, types and attributes to one already found
+    valid are accepted at once (programs repeat the same layer over and over)."""
+    attrs = op.attributes
+    if dialect._version != dialect.registry.version:
+        dialect.op_info(op.name)  # hooks changed: drops every memo
+    try:
+        key = (op.name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
+               tuple(attrs.items()) if attrs else ())
+        if key in dialect._verified:
+            return
+    except TypeError:  # an unhashable attribute value: verify without memo
+        key = None
+    count = [0]
+
+    def counting_emit(*args, **kwargs) -> None:
+        count[0] += 1
+        emit(*args, **kwargs)
+
+    _verify(dialect, op, counting_emit)
+    if key is not None and not count[0]:
+        verified = dialect._verified
+        if len(verified) >= _VERIFIED_LIMIT:
+            verified.clear()
+        verified.add(key)
+
+
+def _verify(dialect, op: Any, emit) -> None:
     opdef = dialect.ops[op.name]
     vi = _vinfo(opdef)
     name = op.name
@@ -169,11 +199,6 @@ def verify_operation(dialect, op: Any, emit) -> None:
             or vi.same_type):
         return
     types = [v.type for v in operands]
-    if not vi.all_single:
-        groups = operand_groups(opdef, op)
-        if groups is None:
-            return
-        types = {k: [v.type for v in vs] for k, vs in groups.items()}
     try:
         inferred = dialect.infer_result_types(name, types, attrs)
     except InferError as exc:
