@@ -327,8 +327,8 @@ def include_dirs_for(include_dirs: Iterable[str | os.PathLike] = ()) -> list[str
 def load_records(path: str | os.PathLike, include_dirs: Iterable[str] = (),
                  defines: Iterable[str] = ()):
     """Parse ``path`` with tdflow's TableGen front end (cached on disk by the front end)."""
-    if os.environ.get("TDFLOW_DIALECT_LLVM_TBLGEN") or not _tdparser_ready():
-        # Private switch (and stop-gap while the front end is being written): LLVM's records.
+    if os.environ.get("TDFLOW_DIALECT_LLVM_TBLGEN"):
+        # Private debugging switch: read LLVM's records instead (needs llvm-tblgen).
         return _records_from_llvm_tblgen(path, include_dirs, defines)
     from tdflow.tdparser import parse_file
 
@@ -341,12 +341,6 @@ def load_records(path: str | os.PathLike, include_dirs: Iterable[str] = (),
     return load_or_build(str(path), dirs, defs,
                          lambda: parse_file(str(path), include_dirs=dirs, defines=defs,
                                             use_cache=False))
-
-
-def _tdparser_ready() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("tdflow.tdparser.api") is not None
 
 
 def _records_from_llvm_tblgen(path, include_dirs, defines):
