@@ -59,8 +59,14 @@ def describe_array(a: np.ndarray) -> str:
     return f"{a.dtype} array of shape {shape}"
 
 
-def _type_text(shape: tuple[int, ...], dtype: str) -> str:
-    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+def _type_text(shape: tuple[int | None, ...] | None, dtype: str) -> str:
+    if shape is None:
+        return f"tensor<*x{dtype}>"
+    return "tensor<" + "".join(f"{'?' if d is None else d}x" for d in shape) + dtype + ">"
+
+
+def _shape_text(shape: tuple[int | None, ...]) -> str:
+    return "x".join("?" if d is None else str(d) for d in shape) or "scalar"
 
 
 class Executor:
@@ -155,32 +161,8 @@ class Executor:
                     break
             else:
                 return list(args)
-        if len(args) > len(plan.arguments):
-            raise ArgumentError(f"@{plan.name} takes {len(plan.arguments)} arguments "
-                                f"({self._signature()}), got {len(args)}")
-        values: list[Any] = list(args) + [None] * (len(plan.arguments) - len(args))
-        for key, v in kwargs.items():
-            i = self._arg_index.get(key)
-            if i is None:
-                raise ArgumentError(f"@{plan.name} has no argument {key!r}; arguments: "
-                                    f"{self._signature()}")
-            if i < len(args):
-                raise ArgumentError(f"@{plan.name}: argument {key!r} given twice")
-            values[i] = v
-        out = []
-        for spec, v in zip(plan.arguments, values):
-            if v is None:
-                raise ArgumentError(f"@{plan.name}: missing argument %{spec.name} "
-                                    f"({_type_text(spec.shape, spec.dtype)})")
-            a = v if type(v) is np.ndarray else _as_array(v)
-            if a.dtype != DTYPES[spec.dtype] or a.shape != spec.shape:
-                raise ArgumentError(
-                    f"@{plan.name}: argument %{spec.name} must be "
-                    f"{_type_text(spec.shape, spec.dtype)} "
-                    f"({np.dtype(DTYPES[spec.dtype])} array of shape {spec.shape}), got "
-                    f"{describe_array(a)}")
-            out.append(a)
-        return out
+        return bind_arguments(plan.name, [(a.name, a.shape, a.dtype) for a in plan.arguments],
+                              args, kwargs)
 
     def _signature(self) -> str:
         return ", ".join(f"%{a.name}: {_type_text(a.shape, a.dtype)}"
@@ -244,6 +226,46 @@ class Executor:
             raise
 
 
+def _fits(shape: tuple[int, ...], want: tuple[int | None, ...] | None) -> bool:
+    if want is None:
+        return True
+    return len(shape) == len(want) and all(w is None or s == w for s, w in zip(shape, want))
+
+
+def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Sequence[Any],
+                   kwargs: dict[str, Any]) -> list[np.ndarray]:
+    """Order and check call arguments against ``specs`` (name, shape, dtype) of ``@func``.
+
+    A ``None`` dim (or shape) accepts any size (or rank). ``ArgumentError`` names the argument
+    that is missing, unknown, given twice, or of the wrong shape or dtype.
+    """
+    names = {name: i for i, (name, _, _) in enumerate(specs)}
+    signature = ", ".join(f"%{n}: {_type_text(s, d)}" for n, s, d in specs)
+    if len(args) > len(specs):
+        raise ArgumentError(f"@{func} takes {len(specs)} arguments ({signature}), "
+                            f"got {len(args)}")
+    values: list[Any] = list(args) + [None] * (len(specs) - len(args))
+    for key, v in kwargs.items():
+        i = names.get(key)
+        if i is None:
+            raise ArgumentError(f"@{func} has no argument {key!r}; arguments: {signature}")
+        if i < len(args):
+            raise ArgumentError(f"@{func}: argument {key!r} given twice")
+        values[i] = v
+    out = []
+    for (name, shape, dtype), v in zip(specs, values):
+        if v is None:
+            raise ArgumentError(f"@{func}: missing argument %{name} ({_type_text(shape, dtype)})")
+        a = v if type(v) is np.ndarray else _as_array(v)
+        if a.dtype != DTYPES[dtype] or not _fits(a.shape, shape):
+            want = "any shape" if shape is None else f"shape {_shape_text(shape)}"
+            raise ArgumentError(
+                f"@{func}: argument %{name} must be {_type_text(shape, dtype)} "
+                f"({np.dtype(DTYPES[dtype])} array of {want}), got {describe_array(a)}")
+        out.append(a)
+    return out
+
+
 def _settle(got: Sequence[Any], outs: list[Any]) -> None:
     """Copy results a kernel returned as new arrays into the planned buffers."""
     for g, o in zip(got, outs):
@@ -278,21 +300,31 @@ def load_module(source: Any) -> Any:
     >>> [f.name for f in m]
     ['f']
     """
+    return module_loader(source)()
+
+
+def module_loader(source: Any) -> Callable[[], Any]:
+    """A function that parses ``source`` into a fresh ``Module`` each time it is called.
+
+    Paths are re-read from disk by the parser so locations keep the file name.
+    """
     import os
 
     from tdflow.dialect.ir import Module, parse_file, parse_module, print_module
 
     if isinstance(source, Module):
-        return parse_module(print_module(source), "<module>")
+        text = print_module(source)
+        return lambda: parse_module(text, "<module>")
     if isinstance(source, os.PathLike):
-        return parse_file(os.fspath(source))
+        path = os.fspath(source)
+        return lambda: parse_file(path)
     if isinstance(source, str):
         if "func.func" in source or "{" in source or "\n" in source:
-            return parse_module(source, "<string>")
+            return lambda: parse_module(source, "<string>")
         if not os.path.isfile(source):
             raise FileNotFoundError(f"no such program file: {source!r} (pass MLIR text, a "
                                     f"path or a Module)")
-        return parse_file(source)
+        return lambda: parse_file(source)
     raise TypeError(f"compile() takes a Module, MLIR text or a path, not {type(source).__name__}")
 
 
@@ -305,23 +337,46 @@ class CompiledProgram:
     numpy array (or array-like), and Tensors when any argument was a Tensor. They are fresh
     arrays owned by the caller.
 
-    ``plan`` is the ``ExecutablePlan``; ``lowering`` the pass pipeline's result (IR after
-    lowering, timings).
+    A function whose argument types have ``?`` dims is lowered when it is called, once per
+    distinct set of argument shapes (shape inference then resolves every type).
+
+    ``plan`` is the ``ExecutablePlan`` (of the latest specialisation for dynamic programs;
+    ``None`` before the first call); ``lowering`` the pass pipeline's result (IR after
+    lowering, timings); ``arguments`` the ``(name, shape, dtype)`` of each argument as
+    declared, ``None`` for unknown dims.
     """
 
-    def __init__(self, lowering: Any, plan: ExecutablePlan, executor: Executor):
-        self.lowering = lowering
-        self.plan = plan
-        self.executor = executor
-        self.__name__ = plan.name
+    def __init__(self, name: str, arguments: list[tuple[str, Any, str]],
+                 build: Callable[[tuple], tuple[Any, ExecutablePlan, Executor]], static: bool):
+        self.__name__ = name
+        self.arguments = arguments
+        self._build = build
+        self._static = static
+        self._variants: dict[tuple, tuple[Any, ExecutablePlan, Executor]] = {}
+        self.lowering: Any = None
+        self.plan: ExecutablePlan | None = None
+        self.executor: Executor | None = None
+        if static:
+            self._select(tuple(shape for _, shape, _ in arguments))
+
+    def _select(self, shapes: tuple) -> Executor:
+        variant = self._variants.get(shapes)
+        if variant is None:
+            variant = self._variants[shapes] = self._build(shapes)
+        self.lowering, self.plan, self.executor = variant
+        return variant[2]
 
     @property
     def argument_names(self) -> tuple[str, ...]:
-        return tuple(a.name for a in self.plan.arguments)
+        return tuple(name for name, _, _ in self.arguments)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         ex = self.executor
-        arrays = ex.bind_arguments(args, kwargs)
+        if self._static:
+            arrays = ex.bind_arguments(args, kwargs)  # type: ignore[union-attr]
+        else:
+            arrays = bind_arguments(self.__name__, self.arguments, args, kwargs)
+            ex = self._select(tuple(a.shape for a in arrays))
         results = ex.run(arrays)
         if any(_is_tensor(v) for v in (*args, *kwargs.values())):
             from tdflow.runtime.tensor import Tensor
@@ -330,8 +385,9 @@ class CompiledProgram:
         return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self) -> str:
-        sig = ", ".join(f"{a.name}: {_type_text(a.shape, a.dtype)}" for a in self.plan.arguments)
-        return f"<CompiledProgram @{self.plan.name}({sig}) on {self.plan.device}>"
+        sig = ", ".join(f"{n}: {_type_text(s, d)}" for n, s, d in self.arguments)
+        device = self.plan.device if self.plan is not None else "?"
+        return f"<CompiledProgram @{self.__name__}({sig}) on {device}>"
 
 
 def _is_tensor(v: Any) -> bool:
@@ -370,21 +426,50 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
 
     ``source`` is a ``Module``, MLIR text or a path; ``entry`` picks the function (default: the
     first); ``donate`` names arguments whose buffers the program may overwrite; ``mode`` is
-    the executor's (``"auto"``, ``"direct"``, ``"engine"``).
+    the executor's (``"auto"``, ``"direct"``, ``"engine"``). Programs with dynamic argument
+    shapes are verified now and lowered per argument shapes when called.
     """
+    from tdflow.dialect import standard_dialect
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.dialect.types import TensorType
     from tdflow.runtime.kernels.registry import kernel_table
 
-    module = load_module(source)
+    loader = module_loader(source)
+    module = loader()
     if not len(module):
         raise ValueError("the program has no function to compile")
     entry = entry or module.funcs[0].name
-    result = lower(module, device, entry, pipeline, donate=donate)
-    plan = result.plan(entry)
+    errors = [d for d in verify_module(module, standard_dialect()) if d.severity == "error"]
+    if errors:
+        raise DiagnosticError(errors)
+    try:
+        func = module[entry]
+    except KeyError as exc:
+        from tdflow.lowering.pass_manager import PipelineError
+
+        raise PipelineError(str(exc.args[0])) from None
+    arguments = []
+    for i, a in enumerate(func.args):
+        t = a.type
+        if not isinstance(t, TensorType):
+            raise TypeError(f"@{entry}: argument #{i} has type {t}; only tensors can be passed")
+        arguments.append((a.name or f"arg{i}", t.shape, t.dtype))
+    static = all(t.is_static for t in func.arg_types)
     table = kernel_table(device)
     engine = None
     if mode != "direct":
         from tdflow.runtime.engine import get_engine
 
         engine = get_engine()
-    executor = Executor(plan, lambda name: table.get(name).fn, mode=mode, engine=engine)
-    return CompiledProgram(result, plan, executor)
+
+    def build(shapes: tuple) -> tuple[Any, ExecutablePlan, Executor]:
+        m = module if static else loader()
+        if not static:  # specialise the entry's argument types; inference does the rest
+            for arg, shape in zip(m[entry].args, shapes):
+                arg.type = TensorType(tuple(shape), arg.type.dtype)
+        result = lower(m, device, entry, pipeline, donate=donate)
+        plan = result.plan(entry)
+        return result, plan, Executor(plan, lambda name: table.get(name).fn, mode=mode,
+                                      engine=engine)
+
+    return CompiledProgram(entry, arguments, build, static)

@@ -65,15 +65,15 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     import tdflow
-    from tdflow.runtime.executor import ArgumentError
+    from tdflow.runtime.executor import ArgumentError, _type_text
 
     program = tdflow.compile(args.program, device=args.device, entry=args.entry,
                              pipeline=args.pipeline)
-    plan = program.plan
-    names = [a.name for a in plan.arguments]
+    name = program.__name__
+    names = list(program.argument_names)
     unknown = sorted(set(bindings) - set(names))
     if unknown:
-        raise ArgumentError(f"@{plan.name} has no argument %{unknown[0]}; its arguments are "
+        raise ArgumentError(f"@{name} has no argument %{unknown[0]}; its arguments are "
                             f"{', '.join('%' + n for n in names)}")
     inputs: dict[str, np.ndarray] = {}
     for name, path in bindings.items():
@@ -85,16 +85,20 @@ def run(args: argparse.Namespace) -> int:
     seed = 0 if args.random_inputs is None else args.random_inputs
     rng = np.random.default_rng(seed)
     filled = []
-    for a in plan.arguments:
-        if a.name not in inputs:
-            inputs[a.name] = random_array(rng, a.shape, a.dtype)
-            filled.append(a)
+    for arg, shape, dtype in program.arguments:
+        if arg in inputs:
+            continue
+        if shape is None or None in shape:
+            raise ArgumentError(f"@{name}: argument %{arg} has a dynamic shape "
+                                f"({_type_text(shape, dtype)}); give it with --input "
+                                f"{arg}=FILE.npy")
+        inputs[arg] = random_array(rng, shape, dtype)
+        filled.append(arg)
     if filled:
-        listed = ", ".join(f"%{a.name}" for a in filled)
-        print(f"random inputs (seed {seed}): {listed}")
+        print(f"random inputs (seed {seed}): {', '.join('%' + a for a in filled)}")
     results = program(**inputs)
     results = results if isinstance(results, tuple) else (results,)
-    print_results(plan.name, results, args.values)
+    print_results(name, results, args.values)
     if args.output:
         np.savez(args.output, **{f"result{i}": r for i, r in enumerate(results)})
         print(f"wrote {len(results)} result(s) to {args.output}")

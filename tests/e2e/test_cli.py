@@ -113,3 +113,16 @@ def test_eager_example_runs_and_agrees_with_compiled():
     err = float(r.stdout.split("max |eager - compiled| = ")[1].split()[0])
     assert err < 1e-5
     assert 'relu(): argument "x" must be Tensor, not int' in r.stdout
+
+
+def test_run_dynamic_program_needs_its_dynamic_inputs(tmp_path):
+    prog = tmp_path / "dyn.mlir"
+    prog.write_text('func.func @dyn(%x: tensor<?x4xf32>, %w: tensor<4x3xf32>) -> tensor<?x3xf32> {\n'
+                    '  %0 = "tdflow.matmul"(%x, %w) : (tensor<?x4xf32>, tensor<4x3xf32>) -> '
+                    'tensor<?x3xf32>\n  return %0 : tensor<?x3xf32>\n}\n')
+    r = tdflow("run", prog)
+    assert r.returncode == 1 and "%x has a dynamic shape" in r.stderr and "--input x=" in r.stderr
+    np.save(tmp_path / "x.npy", np.ones((5, 4), np.float32))
+    r = tdflow("run", prog, "--input", f"x={tmp_path / 'x.npy'}")
+    assert r.returncode == 0, r.stderr
+    assert "random inputs (seed 0): %w" in r.stdout and "5x3" in r.stdout

@@ -103,3 +103,26 @@ def test_tensor_in_tensor_out(mlp):
     out = mlp(tensor_mod.tensor(args[0]), *args[1:])
     assert not isinstance(out, np.ndarray)
     np.testing.assert_allclose(np.asarray(out.numpy()), mlp(*args))
+
+
+DYNAMIC = """
+func.func @dyn(%x: tensor<?x4xf32>, %w: tensor<4x3xf32>) -> tensor<?x3xf32> {
+  %0 = "tdflow.matmul"(%x, %w) : (tensor<?x4xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
+  %1 = "tdflow.relu"(%0) : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %1 : tensor<?x3xf32>
+}"""
+
+
+def test_dynamic_argument_shapes_specialise_per_call():
+    f = tdflow.compile(DYNAMIC)
+    assert f.plan is None and f.arguments[0] == ("x", (None, 4), "f32")
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    for n in (2, 7, 2):
+        x = rng.standard_normal((n, 4)).astype(np.float32)
+        np.testing.assert_allclose(f(x, w), np.maximum(x @ w, 0), rtol=1e-6)
+        assert f.plan.results[0].shape == (n, 3)
+    assert len(f._variants) == 2
+    with pytest.raises(ArgumentError, match=r"%x must be tensor<\?x4xf32>.*got float32 array of "
+                                            r"shape 2x5"):
+        f(np.ones((2, 5), np.float32), w)
