@@ -13,7 +13,8 @@ The tree is walked once, at render time: shared subtrees are computed once, ever
 one ufunc call (``np.exp(a, out=t, dtype=f32)``), and temporaries are given register slots by
 liveness so a long chain runs in one or two scratch buffers. Only the root writes ``out``, so
 ``out`` may alias an input (in-place execution). When all inputs have the same shape the
-scratch buffers are preallocated; with broadcasting numpy allocates them.
+scratch buffers are preallocated, and kept per thread between calls when large (64 KiB to
+256 MiB); with broadcasting numpy allocates them.
 
 Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs compute in
 ``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
@@ -21,6 +22,7 @@ Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs c
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -248,6 +250,8 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     temp_np = [temp_dtypes[i - t0] for i in temp_range]
     used_inputs = sorted({n.index for n in value_of if isinstance(n, Input)})
 
+    local = threading.local()  # scratch buffers kept per thread (kernels may run concurrently)
+
     def run(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
         r = template.copy()
         r[:n_in] = inputs[:n_in]
@@ -260,8 +264,8 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                     break
         chain = steps
         if shape is not None:
-            for i, dt in zip(temp_range, temp_np):
-                r[i] = np.empty(shape, dt)
+            if n_temp:
+                r[t0:out_slot] = _scratch(local, shape, temp_np)
             if out is None:
                 out = np.empty(shape, np_out)
         else:
@@ -328,6 +332,24 @@ def _single_ufunc(spec: tuple[str, Any, tuple[Any, ...], Any, Any], idx: list[in
             return None
         return run2
     return None
+
+
+# Scratch buffers above this size are kept between calls: allocating them maps fresh pages
+# (page faults on first touch), which costs as much as the arithmetic of a cheap op.
+SCRATCH_KEEP_BYTES = 1 << 16
+SCRATCH_MAX_BYTES = 1 << 28
+
+
+def _scratch(local: threading.local, shape: tuple[int, ...], dtypes: list[Any]) -> list[np.ndarray]:
+    """Temporaries of ``shape``: the thread's cached ones when large, else fresh."""
+    cached = getattr(local, "bufs", None)
+    if cached is not None and cached[0] == shape:
+        return cached[1]
+    bufs = [np.empty(shape, dt) for dt in dtypes]
+    nbytes = sum(b.nbytes for b in bufs)
+    if SCRATCH_KEEP_BYTES <= nbytes <= SCRATCH_MAX_BYTES:
+        local.bufs = (shape, bufs)
+    return bufs
 
 
 def _as_result(r: Any, np_out: np.dtype) -> np.ndarray:

@@ -43,14 +43,30 @@ def _store(value: np.ndarray, outs: Sequence[Any], i: int, dt: np.dtype) -> np.n
     return out
 
 
+def _work_buffer(x: np.ndarray, outs: Sequence[Any]) -> tuple[np.ndarray, np.ndarray | None]:
+    """Where to compute: the output itself when it has the accumulation type."""
+    out = outs[0] if outs else None
+    wide = acc_dtype(x.dtype)
+    if out is not None and out.dtype == wide:
+        return out, out
+    return np.empty(x.shape, wide), out
+
+
+def _subtract_max(x: np.ndarray, buf: np.ndarray) -> None:
+    """buf = x - max(x, last axis) (buf may be x itself: the max is taken first)."""
+    if x.size and x.shape[-1]:
+        np.subtract(x, x.max(axis=-1, keepdims=True), out=buf, casting="unsafe")
+
+
 @register_kernel("tdflow.softmax", "cpu", dtypes=FLOATS, inplace={0: 0})
 def softmax(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """exp(x - max) / sum(exp(x - max)) over the last axis."""
     x = inputs[0]
-    e = _shifted(x)
-    np.exp(e, out=e)
-    e /= e.sum(axis=-1, keepdims=True)
-    return [_store(e, outs, 0, x.dtype)]
+    buf, out = _work_buffer(x, outs)
+    _subtract_max(x, buf)
+    np.exp(buf, out=buf)
+    buf /= buf.sum(axis=-1, keepdims=True)
+    return [buf if buf is out else _store(buf, outs, 0, x.dtype)]
 
 
 @register_kernel("tdflow.log_softmax", "cpu", dtypes=FLOATS, inplace={0: 0})
@@ -58,9 +74,10 @@ def log_softmax(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """x - max - log(sum(exp(x - max))) over the last axis."""
     x = inputs[0]
-    s = _shifted(x)
-    s -= np.log(np.exp(s).sum(axis=-1, keepdims=True))
-    return [_store(s, outs, 0, x.dtype)]
+    buf, out = _work_buffer(x, outs)
+    _subtract_max(x, buf)
+    buf -= np.log(np.exp(buf).sum(axis=-1, keepdims=True))
+    return [buf if buf is out else _store(buf, outs, 0, x.dtype)]
 
 
 @register_kernel("tdflow.softmax_grad", "cpu", dtypes=FLOATS, match=same_dtype(1),

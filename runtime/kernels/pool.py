@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 from tdflow.runtime.kernels._util import FLOATS, INTS, out_buffer
 from tdflow.runtime.kernels.conv import channels_last
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
@@ -82,7 +81,7 @@ class _Pool:
 
     def argmax(self, x_cf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Max values and flat indices, both ``(N, C, OH, OW)``."""
-        n, c, h, w = x_cf.shape
+        h, w = x_cf.shape[2:]
         oh, ow = self.out_hw(h, w)
         eff = [dd * (kk - 1) + 1 for kk, dd in zip(self.k, self.d)]
         # Pad enough for the last window (ceil_mode can reach past the symmetric padding).
@@ -92,16 +91,29 @@ class _Pool:
                 (self.p[1], max(0, need_w - w - self.p[1]))]
         xp = np.pad(x_cf, pads, constant_values=_lowest(x_cf.dtype)) if any(
             a or b for a, b in pads) else x_cf
-        win = sliding_window_view(xp, eff, axis=(2, 3))
-        win = win[:, :, :(oh - 1) * self.s[0] + 1:self.s[0], :(ow - 1) * self.s[1] + 1:self.s[1],
-                  ::self.d[0], ::self.d[1]]
-        flat = win.reshape(n, c, oh, ow, self.k[0] * self.k[1])
-        arg = np.argmax(flat, axis=-1)
-        val = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-        ki, kj = np.divmod(arg, self.k[1])
-        row = np.arange(oh)[:, None] * self.s[0] - self.p[0] + ki * self.d[0]
-        col = np.arange(ow)[None, :] * self.s[1] - self.p[1] + kj * self.d[1]
-        return val, (row * w + col).astype(np.int64)
+        # One strided view per kernel offset (a loop over kh*kw offsets, not over pixels):
+        # the running max and the offset that first reached it.
+        sh, sw = self.s
+        views = [xp[:, :, a * self.d[0]:a * self.d[0] + sh * (oh - 1) + 1:sh,
+                    b * self.d[1]:b * self.d[1] + sw * (ow - 1) + 1:sw]
+                 for a in range(self.k[0]) for b in range(self.k[1])]
+        val = views[0].copy()
+        for v in views[1:]:
+            np.maximum(val, v, out=val)  # NaN propagates, as PyTorch's max pool
+        # Index of offset (a, b) relative to the window origin, as a flat input index.
+        deltas = [np.int64(a * self.d[0] * w + b * self.d[1])
+                  for a in range(self.k[0]) for b in range(self.k[1])]
+        idx = np.full(val.shape, deltas[-1], np.int64)
+        floats = val.dtype.kind == "f"
+        for kidx in range(len(views) - 2, -1, -1):  # the first offset holding the max wins
+            hit = views[kidx] == val
+            if floats:
+                hit |= np.isnan(views[kidx])
+            np.copyto(idx, deltas[kidx], where=hit)
+        row = np.arange(oh, dtype=np.int64)[:, None] * self.s[0] - self.p[0]
+        col = np.arange(ow, dtype=np.int64)[None, :] * self.s[1] - self.p[1]
+        idx += row * w + col
+        return val, idx
 
 
 @register_kernel("tdflow.max_pool_2d", "cpu", dtypes=FLOATS | INTS, num_outputs=2)
