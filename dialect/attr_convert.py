@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .attr_kinds import INT_RANGE, coerce, element_kind, kind_description
+from .attr_kinds import DTYPE_NAMES, INT_RANGE, coerce, element_kind, kind_description
 from .ir.attrs import (
     ArrayAttr,
     Attribute,
@@ -26,7 +26,6 @@ from .ir.attrs import (
     StringAttr,
     TypeAttr,
 )
-from .types import DTYPES
 
 _INT_TYPES = {"si32": "si32", "si64": "si64"}
 
@@ -64,7 +63,7 @@ def to_value(kind: str, attr: Any) -> Any:
         if t is StringAttr:
             return attr.value
     elif kind == "dtype":
-        if t is TypeAttr and isinstance(attr.value, str) and attr.value in DTYPES:
+        if t is TypeAttr and isinstance(attr.value, str) and attr.value in DTYPE_NAMES:
             return attr.value
     else:
         elem = element_kind(kind)
