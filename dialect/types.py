@@ -10,33 +10,42 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
-
-# MLIR element type spelling -> numpy dtype. `i1` is a boolean.
-DTYPES: dict[str, np.dtype] = {
-    "f16": np.dtype("float16"),
-    "bf16": np.dtype("float32"),  # numpy has no bfloat16; computed in f32 on the CPU
-    "f32": np.dtype("float32"),
-    "f64": np.dtype("float64"),
-    "i1": np.dtype("bool"),
-    "i8": np.dtype("int8"),
-    "i32": np.dtype("int32"),
-    "i64": np.dtype("int64"),
-}
+#: MLIR element type spellings, in the order messages list them.
+DTYPE_NAMES: tuple[str, ...] = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
 FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
 INT_DTYPES = frozenset({"i8", "i32", "i64"})
+_DTYPE_SET = frozenset(DTYPE_NAMES)
 
-_FROM_NUMPY = {np.dtype(v): k for k, v in DTYPES.items() if k != "bf16"}
+# `DTYPES` (MLIR spelling -> numpy dtype; `i1` is a boolean, bf16 is computed in f32 on the CPU)
+# is built on first access (PEP 562), so that parsing and verifying IR never imports numpy:
+# `tdflow verify` starts in a fraction of the time.
+_NUMPY_NAMES = {"f16": "float16", "bf16": "float32", "f32": "float32", "f64": "float64",
+                "i1": "bool", "i8": "int8", "i32": "int32", "i64": "int64"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("DTYPES", "_FROM_NUMPY"):
+        import numpy as np
+
+        dtypes = {k: np.dtype(v) for k, v in _NUMPY_NAMES.items()}
+        globals()["DTYPES"] = dtypes
+        globals()["_FROM_NUMPY"] = {v: k for k, v in dtypes.items() if k != "bf16"}
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def dtype_from_numpy(dt) -> str:
     """MLIR spelling of a numpy dtype (``float32`` -> ``f32``); ``ValueError`` if unsupported."""
+    import numpy as np
+
+    from_numpy = globals().get("_FROM_NUMPY") or __getattr__("_FROM_NUMPY")
     try:
-        return _FROM_NUMPY[np.dtype(dt)]
+        return from_numpy[np.dtype(dt)]
     except KeyError:
         raise ValueError(f"unsupported numpy dtype {np.dtype(dt)}; supported: "
-                         f"{', '.join(sorted(_FROM_NUMPY.values()))}") from None
+                         f"{', '.join(sorted(from_numpy.values()))}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +73,10 @@ class TensorType:
         return n
 
     @property
-    def np_dtype(self) -> np.dtype:
-        return DTYPES[self.dtype]
+    def np_dtype(self):
+        """The numpy dtype (imports numpy on first use)."""
+        dtypes = globals().get("DTYPES") or __getattr__("DTYPES")
+        return dtypes[self.dtype]
 
     def __str__(self) -> str:
         if self.shape is None:
@@ -106,9 +117,9 @@ class TensorType:
         body = s[7:-1].replace(" ", "")
         parts = body.split("x")
         dtype = parts[-1]
-        if dtype not in DTYPES:
+        if dtype not in _DTYPE_SET:
             raise ValueError(f"unknown element type {dtype!r} in {text!r}; expected one of "
-                             f"{', '.join(DTYPES)}")
+                             f"{', '.join(DTYPE_NAMES)}")
         dims = parts[:-1]
         if dims == ["*"]:
             return cls(None, dtype)
