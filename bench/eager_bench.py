@@ -9,7 +9,9 @@ For each op the benchmark times, in the same run:
 * ``numpy``: the plain numpy expression for the op (``np.maximum(a, 0)``, ...);
 * ``torch``: PyTorch CPU eager, when ``import torch`` works (it is not a dependency).
 
-Times are the best of several repeats of a tight loop, in microseconds per call.
+Times are the best of many short rounds of a tight loop, in microseconds per call: short
+rounds (a millisecond or so) often run unpreempted even when other jobs load the cores, where
+long ones would measure the scheduler. The columns take turns round after round.
 
     python bench/eager_bench.py            # table
     python -c "import bench.eager_bench as b; print(b.run())"
@@ -30,22 +32,26 @@ OPS = ("relu", "broadcast_add", "leaky_relu", "matmul", "add_scalar")
 BUDGET_US = 5.0  # the target: per-op overhead on 16 elements
 
 
-def _best_us(fn: Callable[[], Any], number: int, repeat: int) -> float:
-    for _ in range(min(number, 500)):
-        fn()
-    best = float("inf")
+def _best_us(fns: dict[str, Callable[[], Any]], number: int, repeat: int) -> dict[str, float]:
+    """Best time per call of each function, in µs; the functions take turns, round after
+    round, so a burst of load from other processes hits them all alike."""
+    for fn in fns.values():
+        for _ in range(min(number, 500)):
+            fn()
+    best = dict.fromkeys(fns, float("inf"))
     gc_was = gc.isenabled()
     gc.disable()
     try:
         for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                fn()
-            best = min(best, (time.perf_counter() - t0) / number)
+            for key, fn in fns.items():
+                t0 = time.perf_counter()
+                for _ in range(number):
+                    fn()
+                best[key] = min(best[key], (time.perf_counter() - t0) / number)
     finally:
         if gc_was:
             gc.enable()
-    return best * 1e6
+    return {k: v * 1e6 for k, v in best.items()}
 
 
 def _kernel_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Callable[[], Any]]:
@@ -94,7 +100,7 @@ def _torch_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Calla
     }
 
 
-def run(number: int = 20000, repeat: int = 7) -> dict[str, Any]:
+def run(number: int = 200, repeat: int = 500) -> dict[str, Any]:
     """Measure every op; returns ``{"ops": {op: {...µs...}}, "meta": {...}}``."""
     from tdflow.runtime.engine import get_engine
 
@@ -127,13 +133,18 @@ def run(number: int = 20000, repeat: int = 7) -> dict[str, Any]:
     kernels = _kernel_calls(a, b, m)
     torch_calls = _torch_calls(a, b, m)
     results: dict[str, dict[str, float | None]] = {}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     for op in OPS:
+        fns = {"tdflow": eager[op], "kernel": kernels[op], "numpy": numpy_ref[op]}
+        if torch_calls:
+            fns["torch"] = torch_calls[op]
+        t = _best_us(fns, number, repeat)
         r: dict[str, float | None] = {}
-        r["tdflow_us"] = _best_us(eager[op], number, repeat)
-        r["kernel_us"] = _best_us(kernels[op], number, repeat)
-        r["overhead_us"] = max(0.0, r["tdflow_us"] - r["kernel_us"])
-        r["numpy_us"] = _best_us(numpy_ref[op], number, repeat)
-        r["torch_us"] = _best_us(torch_calls[op], number, repeat) if torch_calls else None
+        r["tdflow_us"] = t["tdflow"]
+        r["kernel_us"] = t["kernel"]
+        r["overhead_us"] = max(0.0, t["tdflow"] - t["kernel"])
+        r["numpy_us"] = t["numpy"]
+        r["torch_us"] = t.get("torch")
         r["vs_numpy"] = r["tdflow_us"] / r["numpy_us"]
         r["vs_torch"] = r["tdflow_us"] / r["torch_us"] if r["torch_us"] else None
         r["within_budget"] = r["overhead_us"] <= BUDGET_US
@@ -149,6 +160,7 @@ def run(number: int = 20000, repeat: int = 7) -> dict[str, Any]:
         "numpy": np.__version__,
         "torch": _torch_version(),
         "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "load_average": None if load is None else round(load, 2),
     }
     return {"ops": results, "meta": meta}
 
@@ -175,9 +187,10 @@ def format_table(res: dict[str, Any]) -> str:
     meta = res["meta"]
     rows.append("")
     rows.append(f"engine {meta['engine']}, {meta['elements']} x {meta['dtype']}, best of "
-                f"{meta['repeat']} x {meta['number']} calls; python {meta['python']}, numpy "
-                f"{meta['numpy']}, torch {meta['torch'] or 'not installed'}, "
-                f"{meta['cpus']} CPUs")
+                f"{meta['repeat']} rounds of {meta['number']} calls (columns take turns); "
+                f"python {meta['python']}, numpy {meta['numpy']}, torch "
+                f"{meta['torch'] or 'not installed'}, {meta['cpus']} CPUs, load average "
+                f"{meta['load_average']} at the start")
     return "\n".join(rows)
 
 

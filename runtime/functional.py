@@ -212,6 +212,15 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
         if tensor_idx == list(range(n_ops)):
             return lambda vals: run(vals, ())  # parameters are exactly the operands
         return lambda vals: run(tuple(vals[i] for i in tix) + pad, ())
+    one = (n_ops == 1 and opdef.operands[0].is_single and len(opdef.results) == 1)
+    if one and not any(expands) and tix == (0,) and attr_idx == tuple(
+            range(1, len(sig.params))):
+        call1a = runner.make_call1a()  # leaky_relu(x, alpha=...), reshape(x, shape), ...
+        return lambda vals: call1a(vals[0], vals[1:])
+    if one and expands == [True] and len(tix) == 1:
+        call1a = runner.make_call1a()  # add(x, 2), add(2, x)
+        t0, s0 = tix[0], attr_idx[0]
+        return lambda vals: call1a(vals[t0], _scalar_attrs(vals[s0]))
     if not any(expands):
         if tix == tuple(range(len(tix))) and attr_idx == tuple(range(len(tix), len(sig.params))):
             k = len(tix)  # operands first, then attributes: slice, don't gather

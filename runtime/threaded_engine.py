@@ -50,7 +50,7 @@ class ThreadedEngine(Engine):
              cost=None, inline=None, uses_blas=False) -> None:
         if (type(writes) is tuple and len(writes) == 1 and type(reads) is tuple
                 and len(reads) <= 3 and inline is not False):
-            # the eager case: a fresh output var, up to two input vars
+            # one output var, a few distinct input vars: try running it right here
             w = writes[0]
             ok = type(w) is Var
             for r in reads:
