@@ -110,6 +110,8 @@ def diff_documents(ours: dict[str, Any], theirs: dict[str, Any], *, limit: int =
 
     Each line names the record and the field: ``Foo.bar: tdflow 1 != llvm-tblgen 2``.
     """
+    if ours == theirs:  # same numbering too: nothing to canonicalise
+        return []
     a, b = _pair_changed(canonicalize(ours), canonicalize(theirs))
     out: list[str] = []
 

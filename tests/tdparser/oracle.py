@@ -23,18 +23,26 @@ if str(HERE) not in sys.path:
 
 from jsoncompare import diff_documents  # noqa: E402
 
+# The first difference of each swept file that did not match (for the summary in conftest.py).
+SWEEP_FIRST_DIFFERENCE: dict[str, str] = {}
+
 # Where the compatibility notes (and the list of files that cannot match) live.
 COMPAT_DOC = ROOT / "docs" / "tablegen-compat.md"
 
 
 def _conftest():
-    """tests/conftest.py's tool finders (importable whether or not pytest is running)."""
-    tests = str(ROOT / "tests")
-    if tests not in sys.path:
-        sys.path.insert(0, tests)
-    import conftest
+    """tests/conftest.py's tool finders, loaded under a private name (pytest or not: a plain
+    ``import conftest`` would find whichever conftest.py is first on sys.path)."""
+    import importlib.util
 
-    return conftest
+    mod = sys.modules.get("_tdflow_tests_conftest")
+    if mod is None:
+        spec = importlib.util.spec_from_file_location("_tdflow_tests_conftest",
+                                                      ROOT / "tests" / "conftest.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        sys.modules["_tdflow_tests_conftest"] = mod
+    return mod
 
 
 def find_llvm_tblgen() -> str | None:

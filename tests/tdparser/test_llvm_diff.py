@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 from oracle import (
+    SWEEP_FIRST_DIFFERENCE,
     compare,
     known_mismatches,
     llvm_json,
@@ -50,6 +51,8 @@ def test_mlir_file_matches_llvm_tblgen(rel, llvm_tblgen, mlir_include):
     if not parser_available():
         pytest.skip("tdparser's parse_file/to_json are not built yet")
     diffs = compare(llvm_tblgen, path, incs)
+    if diffs:
+        SWEEP_FIRST_DIFFERENCE[rel] = diffs[0]
     assert not diffs, f"{rel}: {len(diffs)}+ differences from llvm-tblgen:\n  " + "\n  ".join(
         diffs)
 

@@ -11,6 +11,7 @@ Both are bounded (examples, per-example timeout) to stay well under a minute eac
 from __future__ import annotations
 
 import itertools
+import os
 import signal
 import tempfile
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 import tdgen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import ROOT, compare, mlir_include_dir, parser_available
+from oracle import ROOT, compare, find_llvm_tblgen, mlir_include_dir, parser_available
 
 HERE = Path(__file__).resolve().parent
 SCRATCH = Path(tempfile.mkdtemp(prefix="tdflow-props-"))
@@ -28,6 +29,9 @@ _counter = itertools.count()
 SMALL_MLIR = ["mlir/IR/Utils.td", "mlir/IR/Traits.td", "mlir/IR/DialectBase.td",
               "mlir/IR/Constraints.td", "mlir/Interfaces/SideEffectInterfaceBase.td"]
 PER_EXAMPLE_S = 15
+# Bounded for CI; raise for a local soak, e.g. TDFLOW_PROP_EXAMPLES=2000.
+PROGRAM_EXAMPLES = int(os.environ.get("TDFLOW_PROP_EXAMPLES", "100"))
+MUTATION_EXAMPLES = int(os.environ.get("TDFLOW_PROP_EXAMPLES", "150"))
 
 pytestmark = pytest.mark.skipif(not parser_available(),
                                 reason="tdparser's parse_file/to_json are not built yet")
@@ -62,13 +66,11 @@ class time_limit:
 
 
 @pytest.mark.oracle
-@settings(max_examples=40, deadline=None, derandomize=False,
+@settings(max_examples=PROGRAM_EXAMPLES, deadline=None, derandomize=False,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(program=tdgen.programs())
 def test_random_programs_match_llvm_tblgen(program):
-    from conftest import find_tool
-
-    tblgen = find_tool("llvm-tblgen")
+    tblgen = find_llvm_tblgen()
     if tblgen is None:
         pytest.skip("llvm-tblgen (Debian llvm-19) not installed; oracle test skipped")
     path = SCRATCH / f"prog{next(_counter)}.td"  # a new name each time: the oracle memoises
@@ -125,7 +127,7 @@ def mutations(draw):
 
 
 @pytest.mark.skipif(not SOURCES, reason="no .td files to mutate")
-@settings(max_examples=60, deadline=None, derandomize=False,
+@settings(max_examples=MUTATION_EXAMPLES, deadline=None, derandomize=False,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=mutations())
 def test_mutated_files_raise_only_tderror(case):
