@@ -23,6 +23,14 @@ from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any],
              op: str, batched: bool) -> list[np.ndarray]:
+    if len(inputs) == 2 and not attrs.get("transpose_a") and not attrs.get("transpose_b") \
+            and attrs.get("alpha", 1.0) == 1.0:
+        # The common case (eager calls, forward layers) without the general bookkeeping.
+        a, b = inputs
+        out = outs[0] if outs else None
+        if (a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype != np.float16
+                and (out is None or out.dtype == a.dtype)):
+            return [np.matmul(a, b, out=out)]
     a, b, add = operands(inputs, attrs, 3)
     ta, tb = bool(attrs.get("transpose_a", False)), bool(attrs.get("transpose_b", False))
     alpha = float(attrs.get("alpha", 1.0))
