@@ -68,6 +68,8 @@ def to_record(rec) -> Record:
         is_class=rec.is_class,
         template_args=tuple(rec.targs),
         nonconcrete=frozenset(nonconcrete),
+        template_arg_info=tuple((n, str(rec.values[n].ty), plain(rec.values[n].value))
+                                for n in rec.targs),
     )
 
 

@@ -52,6 +52,10 @@ class Evaluator:
         self.let_stack: list = []
         self.in_multiclass = False
         self.mc_out = None
+        # llvm-tblgen appends a defm's location only to records that are direct entries of the
+        # multiclass, not to those made inside a foreach/if of its body.
+        self.loop_depth = 0  # enclosing loops of a multiclass body that depend on its arguments
+        self.taint = None  # names whose values depend on the multiclass's arguments
         self.defsets: list = []
         self.errors: list[TdError] = []
         self.dump_output: list[str] = []
@@ -275,7 +279,7 @@ class Evaluator:
 
     def finish_def(self, rec):
         if self.mc_out is not None:
-            self.mc_out.append(rec)
+            self.mc_out.append((rec, self.loop_depth > 0))
         else:
             self.add_def_one(rec)
 
@@ -403,9 +407,12 @@ class Evaluator:
         return inner
 
     def instantiate_mc(self, mc, inner, name):
-        saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""))
+        saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
+                 self.loop_depth, self.taint)
         self.let_stack = list(mc.lets)
         self.mc_out = []
+        self.loop_depth = 0
+        self.taint = {t[0] for t in mc.targs} | {"NAME"}
         self.in_multiclass = True
         self.mc_name = name
         inner.vars["NAME"] = StringInit(name)
@@ -415,11 +422,12 @@ class Evaluator:
                 sscope = self.mc_args(sub, ref.args, inner, ref.loc)
                 out = self.mc_out
                 recs = self.instantiate_mc(sub, sscope, name)
-                out.extend(recs)
+                out.extend((r, False) for r, _ in recs)
             self.run(mc.node.body or (), inner)
             return self.mc_out
         finally:
-            self.let_stack, self.mc_out, self.in_multiclass, self.mc_name = saved
+            (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name,
+             self.loop_depth, self.taint) = saved
 
     def st_Defm(self, s, scope):
         if s.name is None:
@@ -438,8 +446,9 @@ class Evaluator:
         for ref in mcs:
             mc = self.multiclasses[ref.name]
             inner = self.mc_args(mc, ref.args, scope, ref.loc)
-            for rec in self.instantiate_mc(mc, inner, name):
-                rec.locs.append(s.loc)
+            for rec, in_loop in self.instantiate_mc(mc, inner, name):
+                if not in_loop:
+                    rec.locs.append(s.loc)
                 new.append(rec)
         for ref in refs:
             cls = self.classes.get(ref.name)
@@ -457,6 +466,8 @@ class Evaluator:
     # ---- other statements -------------------------------------------------------------------
     def st_Defvar(self, s, scope):
         v = self.value(s.value, scope, None)
+        if self.taint is not None and _mentions(s.value, self.taint):
+            self.taint.add(s.name)
         if scope is None:
             if s.name in self.globals or s.name in self.defs:
                 raise err("def or global variable of this name already exists", s.loc)
@@ -507,10 +518,17 @@ class Evaluator:
             items = v.items
         else:
             items = [IntInit(i) for i in self.eb.ranges((it,), scope, None)]
-        for x in items:
-            inner = Scope(scope)
-            inner.vars[s.var] = x
-            self.run(s.body, inner)
+        deferred = self.taint is not None and _mentions(s.iter, self.taint)
+        if deferred:
+            self.taint.add(s.var)
+        self.loop_depth += deferred
+        try:
+            for x in items:
+                inner = Scope(scope)
+                inner.vars[s.var] = x
+                self.run(s.body, inner)
+        finally:
+            self.loop_depth -= deferred
 
     def st_If(self, s, scope):
         c = self.value(s.cond, scope, None)
@@ -521,7 +539,12 @@ class Evaluator:
                       f"if condition could not be resolved: '{c}'", s.loc)
         body = s.then if i else s.orelse
         if body:
-            self.run(body, Scope(scope))
+            deferred = self.taint is not None and _mentions(s.cond, self.taint)
+            self.loop_depth += deferred
+            try:
+                self.run(body, Scope(scope))
+            finally:
+                self.loop_depth -= deferred
 
     def st_Defset(self, s, scope):
         ty = self.type_of(s.type)
@@ -536,6 +559,18 @@ class Evaluator:
         finally:
             self.defsets.pop()
         self.globals[s.name] = ListInit([DefInit(r) for r in coll], ty.elem)
+
+
+def _mentions(node, names) -> bool:
+    """Whether syntax ``node`` refers to any identifier in ``names``."""
+    if isinstance(node, A.Ident):
+        return node.name in names
+    if isinstance(node, tuple):
+        return any(_mentions(x, names) for x in node)
+    if hasattr(node, "__dataclass_fields__"):
+        return any(_mentions(getattr(node, f), names) for f in node.__dataclass_fields__
+                   if f != "loc")
+    return False
 
 
 def _concrete_enough(rec, v):

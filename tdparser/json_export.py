@@ -92,27 +92,39 @@ def to_json(rk: RecordKeeper) -> dict:
 
 
 def print_records(rk: RecordKeeper) -> str:
-    """Text close to ``llvm-tblgen --print-records`` (classes, then defs)."""
-    out = ["------------- Classes -----------------"]
+    """The text of ``llvm-tblgen --print-records`` (classes, then defs, each sorted by name)."""
+    out = ["------------- Classes -----------------\n"]
     for name in sorted(rk.classes):
-        c = rk.classes[name]
-        head = f"class {name}"
-        if c.template_args:
-            head += "<" + ", ".join(c.template_args) + ">"
-        out.append(_record_text(head, c))
-    out.append("------------- Defs -----------------")
+        out.append("class " + _record_text(rk.classes[name]))
+    out.append("------------- Defs -----------------\n")
     for name in sorted(rk.defs):
-        out.append(_record_text(f"def {name}", rk.defs[name]))
-    return "\n".join(out) + "\n"
+        out.append("def " + _record_text(rk.defs[name]))
+    return "".join(out)
 
 
-def _record_text(head, rec) -> str:
-    lines = [f"{head} {{\t// " + " ".join(rec.superclasses)]
-    if not rec.superclasses:
-        lines[0] = f"{head} {{"
-    for k, v in rec.fields.items():
-        ty = rec.field_types.get(k, "")
-        field = "field " if k in rec.nonconcrete else ""
-        lines.append(f"  {field}{ty} {k} = {printable(v)};")
-    lines.append("}")
-    return "\n".join(lines)
+def _print_type(ty: str, v) -> str:
+    return "code" if ty == "string" and type(v) is Code else ty
+
+
+def _record_text(rec) -> str:
+    head = rec.name
+    if rec.template_args:
+        info = {n: (t, d) for n, t, d in rec.template_arg_info}
+        parts = []
+        for n in rec.template_args:
+            t, d = info.get(n, ("?", None))
+            parts.append(f"{_print_type(t, d)} {n} = {printable(d)}")
+        head += "<" + ", ".join(parts) + ">"
+    head += " {"
+    if rec.superclasses:
+        head += "\t//" + "".join(" " + s for s in rec.superclasses)
+    lines = [head + "\n"]
+    for nonconcrete in (True, False):
+        for k, v in rec.fields.items():
+            if (k in rec.nonconcrete) != nonconcrete:
+                continue
+            ty = _print_type(rec.field_types.get(k, ""), v)
+            field = "field " if nonconcrete else ""
+            lines.append(f"  {field}{ty} {k} = {printable(v)};\n")
+    lines.append("}\n")
+    return "".join(lines)

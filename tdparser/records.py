@@ -147,6 +147,8 @@ class Record:
     is_class: bool = False
     template_args: tuple[str, ...] = ()
     nonconcrete: frozenset[str] = frozenset()
+    # (qualified name, type spelling, default value) of each template argument, in order.
+    template_arg_info: tuple[tuple[str, str, Value], ...] = ()
 
     def isa(self, cls: str) -> bool:
         """True when ``cls`` is one of this record's superclasses."""

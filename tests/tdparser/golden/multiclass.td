@@ -21,3 +21,15 @@ defm SUB : Nested<"sub">, Tag;
 defm MUL : Derived<"mul">;
 defm : Widths<"anon">;
 let width = 99 in defm DIV : Widths<"div">;
+// Records made inside foreach/if of a multiclass body do not get the defm's location.
+multiclass Looped<list<int> ws> {
+  foreach w = ws in def _ # w : Inst<"loop", w>;
+  if !gt(!size(ws), 1) then def _many : Inst<"many", 0>;
+  def _direct : Inst<"direct", 0>;
+}
+multiclass Outer {
+  foreach i = [1, 2] in defm _in # i : Widths<"o">;
+  defm _l : Looped<[8]>;
+}
+defm LOOP : Looped<[1, 2]>;
+defm OUT : Outer;
