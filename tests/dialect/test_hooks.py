@@ -213,3 +213,38 @@ def test_modify_input_arg_and_mutable_operands():
         b.ret()
     assert op.operands == (w, g, copy)
     assert D.mutable_operands(op) == (0, 2)
+
+
+def _example_instance(op):
+    """Operand types and attributes of the op's description example, via the IR parser."""
+    from tdflow.dialect.ir.parser import parse_module
+
+    example = op.description.split("```mlir", 1)[1].split("```", 1)[0].strip()
+    lhs, _, rhs = example.rpartition(" : ")
+    ins = [t.strip() for t in rhs.partition(" -> ")[0].strip("()").split(", ") if t.strip()]
+    names = lhs[lhs.index('"(') + 2:lhs.index(")")].split(", ")
+    args = ", ".join(f"{n}: {t}" for n, t in zip([n for n in names if n], ins))
+    module = parse_module(f"func.func @f({args}) {{\n  {example}\n  return\n}}\n")
+    inst = module.funcs[0].body.first
+    return [v.type for v in inst.operands], inst.attributes
+
+
+def test_every_declared_hook_runs_on_the_examples():
+    for op in D:
+        types, attrs = _example_instance(op)
+        for kind in op.hook_kinds:
+            out = D.run_hook(op.name, kind, types, attrs)
+            if kind == "get_sbp" or kind == "enumerate_nd_sbp_signatures":
+                assert isinstance(out, list) and all(isinstance(s, SbpSignature) for s in out)
+                blobs = {b for s in out for b, _ in s.inputs + s.outputs}
+                assert all(v in ("B", "P") or v.startswith("S(") for s in out
+                           for _, v in s.inputs + s.outputs), (op.name, out)
+                assert blobs <= {f"{n}_{i}" for n in op.operand_names + op.result_names
+                                 for i in range(4)}, (op.name, blobs)
+            elif kind == "compute_complexity":
+                assert isinstance(out, float) and out > 0, (op.name, out)
+            elif kind == "modify_input_arg":
+                assert set(out) <= set(op.operand_names)
+            elif kind in ("infer_logical_tensor_desc", "infer_physical_tensor_desc",
+                          "infer_data_type", "check_attr"):
+                assert out is None
