@@ -413,8 +413,20 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
     if entry is not None and entry not in {f.name for f in module}:
         raise PipelineError(f"no function @{entry}; functions: "
                             f"{', '.join('@' + f.name for f in module) or '(none)'}")
+    table = kernel_table(device)
+    if not table.ops():
+        from tdflow.runtime.kernels.registry import registered_kernels
+
+        why = ""
+        if device == "cuda":
+            from tdflow.runtime.backends.cuda_status import cuda_status
+
+            why = f" ({cuda_status()})"
+        devices = sorted({k.device for k in registered_kernels()})
+        raise PipelineError(f"no kernels for device {device!r}{why}; devices with kernels: "
+                            f"{', '.join(devices)}")
     pm = PassManager.parse(pipeline or default_pipeline(device), dialect=dialect,
-                           kernel_table=kernel_table(device), device=device, entry=entry,
+                           kernel_table=table, device=device, entry=entry,
                            donate=frozenset(donate), verify_each=verify_each, **options)
     return pm.run(module)
 

@@ -126,3 +126,9 @@ def test_run_dynamic_program_needs_its_dynamic_inputs(tmp_path):
     r = tdflow("run", prog, "--input", f"x={tmp_path / 'x.npy'}")
     assert r.returncode == 0, r.stderr
     assert "random inputs (seed 0): %w" in r.stdout and "5x3" in r.stdout
+
+
+def test_run_on_a_device_without_kernels_says_why():
+    r = tdflow("run", MLP, "--device", "gpu")
+    assert r.returncode == 1 and "no kernels for device 'gpu'" in r.stderr and "cpu" in r.stderr
+    assert "Traceback" not in r.stderr
