@@ -100,8 +100,13 @@ def run(args: argparse.Namespace) -> int:
     results = results if isinstance(results, tuple) else (results,)
     print_results(name, results, args.values)
     if args.output:
-        np.savez(args.output, **{f"result{i}": r for i, r in enumerate(results)})
-        print(f"wrote {len(results)} result(s) to {args.output}")
+        try:
+            np.savez(args.output, **{f"result{i}": np.asarray(r) for i, r in enumerate(results)})
+        except OSError as exc:
+            print_diagnostic(f"error: --output {args.output}: cannot write: {exc.strerror or exc}")
+            return 1
+        written = args.output if str(args.output).endswith(".npz") else f"{args.output}.npz"
+        print(f"wrote {len(results)} result(s) to {written}")
     return 0
 
 
