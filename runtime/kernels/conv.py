@@ -126,7 +126,8 @@ def _nd(x: np.ndarray, attrs: Mapping[str, Any], op: str) -> int:
 _CONV_DTYPES = FLOATS | INTS
 
 
-@register_kernel("tdflow.conv2d", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1, 2, 3))
+@register_kernel("tdflow.conv2d", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1, 2, 3),
+                 uses_blas=True)
 def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """out = conv(in, weight) + bias + _add_to_output."""
     x, w, bias, add = operands(inputs, attrs, 4)
@@ -161,7 +162,8 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     return [_finish(res, geo, out, dt, add)]
 
 
-@register_kernel("tdflow.conv_data_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1))
+@register_kernel("tdflow.conv_data_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),
+                 uses_blas=True)
 def conv_data_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
                    outs: Sequence[Any]) -> list[np.ndarray]:
     """dx of a convolution, shaped like ``x_like`` (+ _add_to_output)."""
@@ -200,7 +202,8 @@ def conv_data_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     return [_finish(np.moveaxis(dx_cf, 1, -1), geo, out, dt, add)]
 
 
-@register_kernel("tdflow.conv_filter_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1))
+@register_kernel("tdflow.conv_filter_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),
+                 uses_blas=True)
 def conv_filter_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
                      outs: Sequence[Any]) -> list[np.ndarray]:
     """dw of a convolution: correlate the input windows with dy."""

@@ -70,14 +70,14 @@ def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
 
 
 @register_kernel("tdflow.matmul", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
-                 inplace={0: 2})
+                 inplace={0: 2}, uses_blas=True)
 def matmul(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """out = alpha * op(a) @ op(b) + _add_to_output."""
     return _product(attrs, inputs, outs, "tdflow.matmul", batched=False)
 
 
 @register_kernel("tdflow.batch_matmul", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
-                 inplace={0: 2})
+                 inplace={0: 2}, uses_blas=True)
 def batch_matmul(attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any]) -> list[np.ndarray]:
     """Batched matmul over leading dims (numpy broadcasting of batch dims)."""

@@ -76,6 +76,7 @@ class Kernel:
     priority: int = 0
     inplace: Mapping[int, int] = field(default_factory=dict)
     elementwise: Any = None  # an ElementwiseDef when the kernel is built from ELEMENTWISE_OPS
+    uses_blas: bool = False  # multithreaded BLAS inside: an engine should not run two at once
     doc: str = ""
 
     def matches(self, device: str, input_dtypes: Sequence[str], attrs: Mapping[str, Any]) -> bool:
@@ -223,8 +224,8 @@ def add_kernel(kernel: Kernel) -> Kernel:
 def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None = None,
                     match: MatchFn | None = None, priority: int = 0,
                     inplace: Mapping[int, int] | None = None, num_outputs: int = 1,
-                    name: str | None = None,
-                    elementwise: Any = None) -> Callable[[KernelFn], KernelFn]:
+                    name: str | None = None, elementwise: Any = None,
+                    uses_blas: bool = False) -> Callable[[KernelFn], KernelFn]:
     """Decorator registering ``fn(attrs, inputs, outs)`` as a kernel of ``op``.
 
     ``name`` defaults to ``"<device>.<mnemonic>"`` (``"cpu.relu"``); give a distinct name when
@@ -237,7 +238,8 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
             name=name or f"{device}.{mnemonic}", op=op, device=device, fn=fn,
             num_outputs=num_outputs, dtypes=frozenset(dtypes) if dtypes is not None else None,
             match=match, priority=priority, inplace=dict(inplace or {}),
-            elementwise=elementwise, doc=(fn.__doc__ or "").strip().split("\n")[0]))
+            elementwise=elementwise, uses_blas=uses_blas,
+            doc=(fn.__doc__ or "").strip().split("\n")[0]))
         return fn
 
     return deco
