@@ -105,10 +105,16 @@ class _Pool:
                   for a in range(self.k[0]) for b in range(self.k[1])]
         idx = np.full(val.shape, deltas[-1], np.int64)
         floats = val.dtype.kind == "f"
+        padded = any(a or b for a, b in pads)
         for kidx in range(len(views) - 2, -1, -1):  # the first offset holding the max wins
             hit = views[kidx] == val
             if floats:
                 hit |= np.isnan(views[kidx])
+            if padded:  # padding ties with a real lowest value; never point into the padding
+                a, b = divmod(kidx, self.k[1])
+                r = np.arange(oh) * self.s[0] - self.p[0] + a * self.d[0]
+                c = np.arange(ow) * self.s[1] - self.p[1] + b * self.d[1]
+                hit &= ((r >= 0) & (r < h))[:, None] & ((c >= 0) & (c < w))[None, :]
             np.copyto(idx, deltas[kidx], where=hit)
         row = np.arange(oh, dtype=np.int64)[:, None] * self.s[0] - self.p[0]
         col = np.arange(ow, dtype=np.int64)[None, :] * self.s[1] - self.p[1]

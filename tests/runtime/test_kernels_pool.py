@@ -110,6 +110,13 @@ def test_max_pool_dtypes_buffers_and_errors():
     nan[0, 0, 0, 0] = np.nan
     y, _ = run("tdflow.max_pool_2d", [nan], a)
     assert np.isnan(y[0, 0, 0, 0]) and y[0, 0, 1, 1] == 15
+    # the lowest integer ties with the padding value: the index still points at a real element
+    low = np.full((1, 1, 3, 3), np.iinfo(np.int32).min, np.int32)
+    y, ind = run("tdflow.max_pool_2d", [low], attrs_for((3, 3), (1, 1), (1, 1), (1, 1), False))
+    assert (y == low).all() and ind.min() >= 0 and ind[0, 0, 0, 0] == 0
+    (dx,) = run("tdflow.max_pool_2d_grad", [low, ind, np.ones_like(y)],
+                attrs_for((3, 3), (1, 1), (1, 1), (1, 1), False))
+    assert dx.sum() == 9
     with pytest.raises(ValueError, match="at most half the kernel size"):
         run("tdflow.max_pool_2d", [x], attrs_for((2, 2), (2, 2), (1, 1), (1, 1), False))
     with pytest.raises(ValueError, match="4-D input"):
