@@ -68,8 +68,9 @@ def run_quiet(cmd: list[str], env: dict | None = None) -> None:
 
 
 def tdflow_cmd() -> list[str]:
-    exe = shutil.which("tdflow")
-    return [exe] if exe else [sys.executable, "-m", "tdflow"]
+    # `python -m tdflow` rather than the `tdflow` script: on PATH that may be a version
+    # manager's shell shim (pyenv), which would add its own start-up to every measurement.
+    return [sys.executable, "-m", "tdflow"]
 
 
 def bench_file(rel: str, inc: Path, tblgen: str, runs: int, cold_runs: int) -> dict:

@@ -46,14 +46,13 @@ def run(args: argparse.Namespace) -> int:
         print_diagnostic(f"Could not open input file '{args.file}': {why}")
         return 1
 
-    from tdflow.tdparser import parse_file, parse_string
-
     if args.file == "-":
+        from tdflow.tdparser import parse_string
+
         records = parse_string(sys.stdin.read(), filename="<stdin>",
                                include_dirs=args.include_dirs, defines=args.defines)
     else:
-        records = parse_file(args.file, include_dirs=args.include_dirs, defines=args.defines,
-                             use_cache=not args.no_cache)
+        records = load_records(args.file, args.include_dirs, args.defines, not args.no_cache)
 
     if args.action == "json":
         from tdflow.tdparser import to_json
@@ -62,6 +61,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = _records_text(records)
     return _emit(text, args.output)
+
+
+def load_records(path: str, include_dirs: list[str], defines: list[str], use_cache: bool):
+    """``parse_file(path, ...)``, except that a cache hit never imports the parser.
+
+    Importing the lexer, parser and evaluator costs more than loading a cached keeper, and a
+    command-line call pays it every time; so the cache is asked first and the parser is only
+    imported to build on a miss.
+    """
+
+    def build():
+        from tdflow.tdparser import parse_file
+
+        return parse_file(path, include_dirs=include_dirs, defines=defines, use_cache=False)
+
+    if not use_cache:
+        return build()
+    from tdflow.tdparser.cache import load_or_build
+
+    return load_or_build(path, include_dirs, defines, build)
 
 
 def dump_json_text(doc: dict) -> str:
