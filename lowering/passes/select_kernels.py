@@ -117,7 +117,7 @@ def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
     A fused op's expression text is parsed back into the expression the kernel runs.
     """
     from ..fused_expr import parse_expr
-    from .fuse_elementwise import FUSED_OP
+    from ..ir_access import FUSED_OP
 
     attrs: dict[str, Any] = {}
     d = op_def(dialect, op.name)
@@ -127,4 +127,7 @@ def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
     attrs.update((k, to_python(v)) for k, v in op.attributes.items())
     if op.name == FUSED_OP and isinstance(attrs.get("expr"), str):
         attrs["expr"] = parse_expr(attrs["expr"])
+        t = op.results[0].type if op.results else None
+        if isinstance(t, TensorType):
+            attrs.setdefault("out_dtype", t.dtype)
     return attrs
