@@ -31,10 +31,8 @@ from tdflow.lowering.elementwise import (
     Select,
     Unary,
     bind,
-    compute_dtype,
-    infer_dtypes,
-    operand_dtype,
 )
+from tdflow.lowering.elementwise_types import compute_dtype, infer_dtypes, operand_dtype
 
 C_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
            "i1": "bool", "i8": "int8_t", "i32": "int32_t", "i64": "int64_t"}

@@ -38,10 +38,8 @@ from tdflow.lowering.elementwise import (
     Select,
     Unary,
     bind,
-    compute_dtype,
-    infer_dtypes,
-    operand_dtype,
 )
+from tdflow.lowering.elementwise_types import compute_dtype, infer_dtypes, operand_dtype
 
 _UFUNCS: dict[str, np.ufunc] = {
     "neg": np.negative, "abs": np.absolute, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
