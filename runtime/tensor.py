@@ -10,7 +10,7 @@ tensor([[1., 2.],
 (3, 'i1')
 
 ``dtype`` is the MLIR spelling (``f16 bf16 f32 f64 i1 i8 i32 i64``); on the CPU the buffer is a
-numpy array (``bf16`` is stored as ``f32``). ``Tensor._wrap(ndarray)`` is the fast path used by
+numpy array (``bf16`` is stored as ``f32``, its values rounded to bf16 by ``tensor()``). ``Tensor._wrap(ndarray)`` is the fast path used by
 kernels and the functional API: no copy, no checks, a handful of slot stores.
 
 Fields an engine or autograd may use: ``requires_grad``, ``grad``, ``grad_fn``, ``_sync`` (a
@@ -159,8 +159,10 @@ class Tensor:
         return Tensor._wrap(self.numpy().T, self.dtype, self.device)
 
     def detach(self) -> Tensor:
-        """The same buffer without autograd history."""
-        return Tensor._wrap(self._buf, self.dtype, self.device)
+        """The same buffer without autograd history (pending writes still tracked)."""
+        t = Tensor._wrap(self._buf, self.dtype, self.device)
+        t._sync = self._sync
+        return t
 
     def __repr__(self) -> str:
         body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
@@ -173,6 +175,20 @@ class Tensor:
 
     def __bool__(self) -> bool:
         return bool(self.numpy())
+
+
+def round_to_bf16(a: np.ndarray) -> np.ndarray:
+    """Round f32 values to the nearest bfloat16 (ties to even), kept in f32 storage.
+
+    >>> round_to_bf16(np.array([1.0 + 2**-9, 3.14159], np.float32)).tolist()
+    [1.0, 3.140625]
+    """
+    bits = np.ascontiguousarray(a, np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    nan = np.isnan(a)
+    out = rounded.view(np.float32).copy()
+    out[nan] = np.nan
+    return out.reshape(a.shape)
 
 
 def tensor(data: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
@@ -207,6 +223,8 @@ def tensor(data: Any, dtype: Any = None, device: str = "cpu", requires_grad: boo
     np_dtype = DTYPES[target]
     if array.dtype != np_dtype:
         array = array.astype(np_dtype)
+    if target == "bf16":
+        array = round_to_bf16(array)
     if requires_grad and target not in FLOAT_DTYPES:
         raise TypeError(f"only floating-point tensors can require gradients, not {target}")
     if device != "cpu":

@@ -62,3 +62,20 @@ def test_wrap_is_cheap():
     a = np.ones(16, np.float32)
     per_call = min(timeit.repeat(lambda: Tensor._wrap(a), number=2000, repeat=5)) / 2000
     assert per_call < 5e-6
+
+
+def test_bf16_values_are_rounded_and_stored_as_f32():
+    t = tensor([1.0 + 2**-9, 1.0 + 3 * 2**-9, float("nan"), float("inf")], dtype="bf16")
+    assert t.dtype == "bf16" and t.numpy().dtype == np.float32
+    v = t.numpy()
+    assert v[0] == 1.0 and v[1] == 1.0 + 2**-7  # ties to even, nearest
+    assert np.isnan(v[2]) and np.isinf(v[3])
+
+
+def test_detach_keeps_pending_writes_tracked():
+    calls = []
+    t = Tensor._wrap(np.zeros(2, np.float32))
+    t._sync = lambda: calls.append(1)
+    d = t.detach()
+    d.numpy()
+    assert calls == [1] and d.grad_fn is None and not d.requires_grad
