@@ -242,10 +242,17 @@ class Engine:
             err = errs[0]
             more = len(errs) - 1 + dropped
             if more:
-                err.add_note(f"({more} more op(s) failed since the last wait_all: "
+                _add_note(err, f"({more} more op(s) failed since the last wait_all: "
                              + ", ".join(repr(e.op_name) for e in errs[1:6])
                              + (", ..." if more > 5 else "") + ")")
             raise err
+
+
+def _add_note(err: BaseException, note: str) -> None:
+    if hasattr(err, "add_note"):  # Python >= 3.11
+        err.add_note(note)
+    else:
+        err.__notes__ = [*getattr(err, "__notes__", []), note]  # type: ignore[attr-defined]
 
 
 def _run_op(op: _Op) -> tuple[EngineError | None, bool, BaseException | None]:

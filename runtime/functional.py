@@ -123,8 +123,19 @@ def default_signature(opdef: Any) -> Signature:
 _COMPOSITES: dict[str, Callable[..., Any]] = {}
 
 
+class Ops:
+    """What a composite functor calls: ``ops.fn[mnemonic](...)`` is the op's default-signature
+    function, ``ops.scalar[mnemonic]((tensor, scalar))`` a scalar op (``scalar_add``...).
+    One per :func:`build`, so functions built for different dialects never mix."""
+
+    def __init__(self) -> None:
+        self.fn: dict[str, Callable[..., Any]] = {}
+        self.scalar: dict[str, Callable[[tuple], Any]] = {}
+
+
 def composite(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a functor written with other functional calls (OneFlow's C++ functors)."""
+    """Register a functor written with other ops (OneFlow's C++ functors): ``fn(ops, *args)``
+    with ``ops`` an :class:`Ops` and ``args`` the signature's parameters in order."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         _COMPOSITES[name] = fn
@@ -140,23 +151,23 @@ def _scalar_attrs(v: Any) -> tuple:
 
 
 @composite("ScalarSub")
-def _scalar_sub(x, other):
-    return _S["scalar_add"]((x, -other))
+def _scalar_sub(ops, x, other):
+    return ops.scalar["scalar_add"]((x, -other))
 
 
 @composite("ScalarRSub")
-def _scalar_rsub(x, other):  # x is the scalar: x - other
-    return _S["scalar_add"]((_F["negative"](other), x))
+def _scalar_rsub(ops, x, other):  # x is the scalar: x - other
+    return ops.scalar["scalar_add"]((ops.fn["negative"](other), x))
 
 
 @composite("ScalarDiv")
-def _scalar_div(x, other):
-    return _S["scalar_mul"]((x, 1.0 / other))
+def _scalar_div(ops, x, other):
+    return ops.scalar["scalar_mul"]((x, 1.0 / other))
 
 
 @composite("ScalarRDiv")
-def _scalar_rdiv(x, other):  # x / other with x a scalar
-    return _S["scalar_mul"]((_F["reciprocal"](other), x))
+def _scalar_rdiv(ops, x, other):  # x / other with x a scalar
+    return ops.scalar["scalar_mul"]((ops.fn["reciprocal"](other), x))
 
 
 def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callable[[tuple], Any]:
@@ -332,12 +343,12 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
     renamed = {e["op"]: e["name"] for e in entries if "op" in e}
     out: dict[str, Callable[..., Any]] = {}
     fns: dict[str, Callable[..., Any]] = {}
-    _F.clear()
+    ctx = Ops()
 
     def resolve(fname: str, sig: Signature) -> Callable[[tuple], Any]:
         if sig.functor in _COMPOSITES:
             comp = _COMPOSITES[sig.functor]
-            return lambda vals: comp(*vals)
+            return lambda vals: comp(ctx, *vals)
         op = by_functor.get(sig.functor) or ops.get(snake(sig.functor))
         if op is None:
             raise SignatureError(f"{yaml_path}: {fname}: functor {sig.functor!r} is neither an "
@@ -349,11 +360,11 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
         sig = default_signature(op)
         fns[m] = _make_function(m, [sig], [resolve(m, sig)], _doc(m, [sig], op))
         out[fname] = fns[m]
-    _F.update(fns)  # composites call ops by mnemonic, whatever the yaml does to the names
-    _S.clear()
+    ctx.fn.update(fns)  # composites call ops by mnemonic, whatever the yaml does to names
     for m, op in ops.items():  # (Tensor, Scalar) forms of the scalar ops, for composites
         if len(op.operands) == 1 and all(op.attr(a) is not None for a in SCALAR_ATTRS):
-            _S[m] = resolve(m, parse_signature(f"Tensor (Tensor x, Scalar other) => {camel(m)}"))
+            ctx.scalar[m] = resolve(m, parse_signature(
+                f"Tensor (Tensor x, Scalar other) => {camel(m)}"))
     for e in entries:
         fname = e.get("name")
         if not fname or "signature" not in e:
@@ -372,8 +383,6 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
     return out
 
 
-_F: dict[str, Callable[..., Any]] = {}  # functions by op mnemonic, for composites
-_S: dict[str, Callable[[tuple], Any]] = {}  # scalar ops as (tensor, scalar) -> tensor
 
 
 def _all_ops(dialect: Any):
@@ -388,6 +397,10 @@ def _load() -> dict[str, Callable[..., Any]]:
 
 
 functions: dict[str, Callable[..., Any]] = _load()
+_clash = sorted(n for n in functions if n in globals())
+if _clash:  # an op named like a helper of this module would silently replace it
+    raise ImportError(f"tdflow.functional: generated functions {_clash} clash with names of "
+                      f"runtime/functional.py; rename the op's functional form in signatures.yaml")
 globals().update(functions)
 
 
