@@ -48,7 +48,31 @@ def import_hook_files(paths: list[str]) -> None:
             raise UsageError(f"cannot import hook file '{path}' (expected a .py file)")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # noqa: BLE001 - the user's code: report, do not crash
+            sys.modules.pop(name, None)
+            raise HookFileError(path, exc) from exc
+
+
+class HookFileError(Exception):
+    """A user hook file that fails to import; rendered as a diagnostic (exit status 1)."""
+
+    def __init__(self, path: str, exc: BaseException) -> None:
+        super().__init__(f"{path}: {exc}")
+        self.path = path
+        self.exc = exc
+
+    def render(self) -> str:
+        import traceback
+
+        frames = [f for f in traceback.extract_tb(self.exc.__traceback__)
+                  if os.path.abspath(f.filename) == os.path.abspath(self.path)]
+        where = f"{self.path}:{frames[-1].lineno}" if frames else self.path
+        if isinstance(self.exc, SyntaxError) and self.exc.lineno:
+            where = f"{self.path}:{self.exc.lineno}"
+        return (f"{where}: error: cannot import hook file: "
+                f"{type(self.exc).__name__}: {self.exc}")
 
 
 def load_from_args(args: argparse.Namespace):

@@ -64,7 +64,19 @@ def read_ops(rk: RecordKeeper, default_dialect: str = "tdflow",
     malformed operand list.
     """
     reader = _Reader(rk, default_dialect, file_hint, tuple(search_dirs))
-    return [reader.op(rec) for rec in rk.defs.values() if is_op_record(rec)]
+    ops: list[OpDef] = []
+    seen: dict[str, OpDef] = {}
+    for rec in rk.defs.values():
+        if not is_op_record(rec):
+            continue
+        op = reader.op(rec)
+        prev = seen.get(op.name)
+        if prev is not None:
+            raise reader.error(rec, f"op '{op.name}' is defined twice: by {prev.record} "
+                                    f"({prev.location}) and by {rec.name}")
+        seen[op.name] = op
+        ops.append(op)
+    return ops
 
 
 class _Reader:

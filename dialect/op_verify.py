@@ -207,6 +207,9 @@ def _verify(dialect, op: Any, emit) -> None:
             what = f"attribute '{exc.attr}': "
         emit(f"'{name}' op {what}{exc.message}")
         return
+    except Exception as exc:  # noqa: BLE001 - a bug in a hook is reported, not a crash
+        emit(f"'{name}' op: one of its hooks failed with {type(exc).__name__}: {exc}")
+        return
     for i, (r, t) in enumerate(zip(results, inferred)):
         declared = r.type
         if declared == t or t.refines(declared):

@@ -156,3 +156,30 @@ def test_opt_output_is_accepted_by_mlir_opt(mlir_opt):
     check = subprocess.run([mlir_opt, "--allow-unregistered-dialect", "--verify-roundtrip"],
                            input=proc.stdout, capture_output=True, text=True, timeout=120)
     assert check.returncode == 0, check.stderr
+
+
+def test_broken_hook_file_is_a_diagnostic(tmp_path):
+    bad = tmp_path / "bad_hooks.py"
+    bad.write_text("import os\n\ndef broken(:\n    pass\n")
+    proc = tdflow("verify", "--hooks", str(bad))
+    assert proc.returncode == 1
+    assert f"{bad}:3: error: cannot import hook file: SyntaxError" in proc.stderr
+    raising = tmp_path / "raising_hooks.py"
+    raising.write_text("x = 1\nraise RuntimeError('no GPU here')\n")
+    proc = tdflow("verify", "--hooks", str(raising))
+    assert proc.returncode == 1 and f"{raising}:2: error" in proc.stderr
+    assert "RuntimeError: no GPU here" in proc.stderr
+
+
+def test_buggy_hook_is_reported_not_a_crash(tmp_path):
+    hooks = tmp_path / "buggy.py"
+    hooks.write_text("from tdflow.dialect.hooks import check_attr\n\n\n"
+                     "@check_attr('tdflow.cast', replace=True)\n"
+                     "def buggy(ctx):\n    return {}['missing']\n")
+    prog = tmp_path / "p.mlir"
+    prog.write_text('func.func @f(%x: tensor<2xf32>) -> tensor<2xf16> {\n'
+                    '  %0 = "tdflow.cast"(%x) {dtype = f16} : (tensor<2xf32>) -> tensor<2xf16>\n'
+                    '  return %0 : tensor<2xf16>\n}\n')
+    proc = tdflow("verify", "--hooks", str(hooks), str(prog))
+    assert proc.returncode == 1
+    assert "hooks failed with KeyError: 'missing'" in proc.stderr

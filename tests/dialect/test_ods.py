@@ -280,3 +280,22 @@ def test_standard_dialect_same_from_llvm_records(llvm_tblgen, monkeypatch):
         for field in ("operands", "results", "attributes", "traits", "hooks", "summary",
                       "description"):
             assert getattr(op, field) == getattr(other, field), (op.name, field)
+
+
+def test_duplicate_op_names_are_a_load_error(tmp_path):
+    p = write(tmp_path, '''
+def TDF_AOp : TDF_Op<"a"> { let input = (ins TDF_Tensor:$x); }
+def TDF_BOp : TDF_Op<"a"> { let input = (ins TDF_Tensor:$x); }
+''')
+    with pytest.raises(TdError, match="op 'tdflow.a' is defined twice: by TDF_AOp") as info:
+        load_dialect(p)
+    assert info.value.line == 4
+
+
+def test_oneflow_like_file_without_the_oracle():
+    groups = ("ACTIVATION", "MATH", "NN", "REDUCE", "LOSS", "DATA")
+    d = load_dialect(ONEFLOW_LIKE / "OneFlowLikeUserOps.td", [ONEFLOW_LIKE],
+                     [f"GET_ONEFLOW_{g}_OP_DEFINITIONS" for g in groups])
+    assert len(d) == 53 and d.name == "oneflow"
+    assert [op.record for op in d if not (op.operands or op.results)] == ["OneFlow_IdentityBufferOp"]
+    assert d.lookup("oneflow.conv2d").has_trait("AttrSizedOperandSegments")
