@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tdflow.dialect.ir import parser as parser_mod
 from tdflow.dialect.ir import print_module
 from tdflow.dialect.ir.attrs import (
@@ -22,6 +24,7 @@ from tdflow.dialect.ir.attrs import (
 )
 from tdflow.dialect.ir.diagnostics import DiagnosticError
 from tdflow.dialect.ir.parser import parse_attribute, parse_module, parse_type
+from tdflow.dialect.ir.verifier import verify_module
 from tdflow.dialect.types import FunctionType, TensorType
 
 T4 = TensorType((4,), "f32")
@@ -257,3 +260,34 @@ def test_forward_reference_and_undefined_are_kept_for_the_verifier():
     a, b, c, _ = f.ops
     assert a.operands[0] is b.result  # linked: the verifier reports the dominance error
     assert c.operands[0].owner is None and c.operands[0].name == "nope"
+
+
+# -- robustness: any text gives a module or a DiagnosticError, never another exception -----------
+
+_PIECES = ['%0', '%x', '%1:2', '#1', '=', '"tdflow.relu"', '"t.a"', "(", ")", "{", "}", "<{", "}>",
+           ":", "->", ",", "tensor<4xf32>", "tensor<*xf32>", "tensor<4x", "f32", "i64", "[", "]",
+           "array<i64: 1, 0>", "array<", "0.2", "-3", "0x7F", "true", '"s\\"', '"\\0A"', "alpha",
+           "func.func", "@f", "return", "module", "loc(", '"a":1:2', "^bb0", "\n", " ", "//c\n",
+           "unit", "dense<", "@", "%", "'"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_random_token_soup_only_raises_diagnostics(text):
+    try:
+        parse_module(text)
+    except DiagnosticError as exc:
+        assert exc.render()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, len(MLP) - 1), st.integers(0, len(MLP)), st.text(max_size=6))
+def test_mutated_program_only_raises_diagnostics(i, j, insert):
+    text = MLP[:i] + insert + MLP[max(i, j):]
+    try:
+        m = parse_module(text)
+    except DiagnosticError as exc:
+        assert exc.render()
+    else:
+        for d in verify_module(m):
+            assert d.render()
