@@ -1,7 +1,7 @@
 """``tdflow verify``: check programs against a dialect, or the dialect's hook contract.
 
     $ tdflow verify prog.mlir                 # against the standard ops.td
-    $ tdflow verify --td my_ops.td -I inc a.mlir b.mlir
+    $ tdflow verify --td my_ops.td -I inc a.mlir b.mlir   # or: tdflow verify my_ops.td a.mlir
     $ tdflow verify --td my_ops.td --hooks my_hooks.py   # no programs: the hook contract
 
 Every error of every file is reported (``file:line:col``, the source line and a caret); the exit
@@ -31,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
     from tdflow.commands import print_diagnostic
     from tdflow.dialect.cli_support import UsageError, load_from_args, usage
 
+    if args.td is None and args.programs and args.programs[0].endswith(".td"):
+        args.td = args.programs.pop(0)  # DESIGN.md's form: `tdflow verify FILE.td [PROGRAM...]`
     for path in args.programs:
         if not os.path.isfile(path):
             return usage(f"'{path}' {'is a directory' if os.path.isdir(path) else 'does not exist'}")

@@ -183,3 +183,10 @@ def test_buggy_hook_is_reported_not_a_crash(tmp_path):
     proc = tdflow("verify", "--hooks", str(hooks), str(prog))
     assert proc.returncode == 1
     assert "hooks failed with KeyError: 'missing'" in proc.stderr
+
+
+def test_verify_accepts_the_td_file_first():
+    proc = tdflow("verify", "ops.td", "examples/mlp.mlir")
+    assert proc.returncode == 0 and "examples/mlp.mlir: verified" in proc.stdout
+    proc = tdflow("verify", "ops.td")
+    assert proc.returncode == 0 and "50 ops" in proc.stdout
