@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tdflow.dialect.opdef import OPTIONAL, VARIADIC, AttrDef, OpDef, ValueDef
 from tdflow.dialect.types import TensorType
 from tdflow.runtime.func_signature import (
@@ -318,3 +320,52 @@ def test_builds_for_different_dialects_do_not_mix(F):
     np.testing.assert_allclose(tdflow.functional.sub(x, 1.5).numpy(), x.numpy() - 1.5)
     np.testing.assert_allclose(tdflow.functional.sub(2.0, x).numpy(), 2.0 - x.numpy())
     assert F.dialect.calls == before  # the real functions never reached the fake dialect
+
+
+# -------------------------------------------------------------------- property: round trip
+
+_DEFAULTS = {
+    "Bool": st.booleans().map(lambda b: "True" if b else "False"),
+    "Int32": st.integers(-(2**31), 2**31 - 1).map(str),
+    "Int64": st.integers(-(2**63), 2**63 - 1).map(str),
+    "Float": st.sampled_from(["0.0", "1.5", "-2.25", "1e-05"]),
+    "String": st.sampled_from(['"NCHW"', '""', '"a b"']),
+    "Int32List": st.lists(st.integers(-4, 4), max_size=3).map(
+        lambda v: "[" + ", ".join(map(str, v)) + "]"),
+    "DataType": st.sampled_from(['"f32"', '"i64"']),
+}
+
+
+@st.composite
+def signatures(draw):
+    n = draw(st.integers(0, 6))
+    names = draw(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True),
+                          min_size=n, max_size=n, unique=True))
+    star_at = draw(st.integers(0, n))
+    parts, defaulted = [], False
+    for i, name in enumerate(names):
+        if i == star_at and i:
+            parts.append("*")
+        kw = star_at and i >= star_at
+        kind = draw(st.sampled_from(["Tensor", "Tensor?", "TensorTuple", *_DEFAULTS]))
+        if kind == "Tensor?":
+            parts.append(f"Tensor? {name}=None")
+            defaulted = True
+        elif kind in _DEFAULTS and (defaulted and not kw or draw(st.booleans())):
+            parts.append(f"{kind} {name}={draw(_DEFAULTS[kind])}")
+            defaulted = True
+        elif defaulted and not kw:
+            parts.append(f"Tensor? {name}=None")
+        else:
+            parts.append(f"{kind} {name}")
+    ret = draw(st.sampled_from(["Tensor", "TensorTuple", "Void"]))
+    return f"{ret} ({', '.join(parts)}) => Functor"
+
+
+@settings(max_examples=200, deadline=None)
+@given(signatures())
+def test_signature_text_round_trips(text):
+    sig = parse_signature(text)
+    again = parse_signature(f"{sig} => {sig.functor}")
+    assert again == sig
+    assert f"{sig} => Functor".replace(" ", "") == text.replace(" ", "")
