@@ -273,3 +273,16 @@ def test_eager_chain_under_naive_and_threaded_agree():
             engine_mod.set_engine(old)
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-6)
     np.testing.assert_allclose(outs[0], np.ones(8), rtol=1e-5)
+
+
+def test_import_tdflow_stays_cheap_and_functional_never_touches_cuda():
+    import subprocess
+    import sys
+
+    code = ("import sys, tdflow; assert 'tdflow.runtime.functional' not in sys.modules; "
+            "assert 'numpy' not in sys.modules; tdflow.functional.relu; tdflow.tensor; "
+            "assert 'pycuda' not in sys.modules; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
