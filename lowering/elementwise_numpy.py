@@ -14,7 +14,8 @@ one ufunc call (``np.exp(a, out=t, dtype=f32)``), and temporaries are given regi
 liveness so a long chain runs in one or two scratch buffers. Only the root writes ``out``, so
 ``out`` may alias an input (in-place execution). When all inputs have the same shape the
 scratch buffers are preallocated, and kept per thread between calls when large (64 KiB to
-256 MiB); with broadcasting numpy allocates them.
+256 MiB); with broadcasting each scratch slot gets the shape its values have (numpy allocates
+per step only when one slot would hold two shapes).
 
 Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs compute in
 ``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
@@ -249,6 +250,24 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     used_inputs = sorted({n.index for n in value_of if isinstance(n, Input)})
 
     local = threading.local()  # scratch buffers kept per thread (kernels may run concurrently)
+    step_args = [tuple(index(a) for a in spec[2]) for spec in steps_spec]
+    step_dest = [index(spec[3]) for spec in steps_spec]
+
+    def broadcast_plan(sig: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+        """(temps, result shape) for inputs of these shapes, or (None, shape) when a scratch
+        slot would hold values of two shapes (then numpy allocates every step's result)."""
+        shapes: dict[int, tuple[int, ...]] = dict(zip(used_inputs, sig))
+        slot_shape: dict[int, tuple[int, ...]] = {}
+        ok = True
+        full: tuple[int, ...] = ()
+        for args, d in zip(step_args, step_dest):
+            full = np.broadcast_shapes(*(shapes.get(a, ()) for a in args))
+            shapes[d] = full
+            if d != out_slot and slot_shape.setdefault(d, full) != full:
+                ok = False
+        if not ok:
+            return None, full
+        return [np.empty(slot_shape[i], dt) for i, dt in zip(temp_range, temp_np)], full
 
     def run(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
         r = template.copy()
@@ -266,8 +285,21 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                 r[t0:out_slot] = _scratch(local, shape, temp_np)
             if out is None:
                 out = np.empty(shape, np_out)
-        else:
-            chain = fresh_steps
+        elif not root_is_value:
+            sig = tuple(inputs[i].shape for i in used_inputs)
+            cached = getattr(local, "plan", None)
+            if cached is not None and cached[0] == sig:
+                temps, full = cached[1], cached[2]
+            else:
+                temps, full = broadcast_plan(sig)
+                if temps is not None and sum(t.nbytes for t in temps) >= SCRATCH_KEEP_BYTES:
+                    local.plan = (sig, temps, full)
+            if temps is None:
+                chain = fresh_steps
+            else:
+                r[t0:out_slot] = temps
+                if out is None:
+                    out = np.empty(full, np_out)
         if root_is_value:
             value = r[root_index]
             if out is None:

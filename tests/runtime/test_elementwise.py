@@ -212,8 +212,14 @@ def test_broadcasting_matches_numpy(shapes, seed):
     assert got.shape == shapes.result_shape
     np.testing.assert_allclose(got, np.maximum(a * b, c) - np.tanh(b), rtol=1e-12)
     out = np.empty(shapes.result_shape)
-    render_numpy(e, ["f64"] * 3)([a, b, c], out)
-    np.testing.assert_allclose(out, got)
+    prog = render_numpy(e, ["f64"] * 3)
+    for _ in range(2):  # the second call reuses the scratch plan of these shapes
+        prog([a, b, c], out)
+        np.testing.assert_allclose(out, got)
+    # scratch slots reused by values of different shapes
+    e2 = exp(x2 * 0.1) * x0 + tanh(x1 * x2) - x0 * x1
+    want = np.exp(c * 0.1) * a + np.tanh(b * c) - a * b
+    np.testing.assert_allclose(render_numpy(e2, ["f64"] * 3)([a, b, c]), want, rtol=1e-12)
 
 
 # ---- the op table against independent formulas --------------------------------------------
