@@ -423,6 +423,26 @@ class FuncOp:
     def walk(self) -> Iterator[Operation]:
         return iter(self.body)
 
+    def clone(self, name: str | None = None) -> FuncOp:
+        """A deep copy (new block, ops and values; attributes shared, they are immutable).
+
+        Operands defined outside the function (placeholders) are kept as they are.
+        """
+        f = FuncOp(self.name if name is None else name, self.arg_types, self.result_types,
+                   [a.name for a in self.body.args], self.loc)
+        f.body.arg_locs = None if self.body.arg_locs is None else list(self.body.arg_locs)
+        f.visibility = self.visibility
+        f.attributes = dict(self.attributes)
+        f.arg_attrs = None if self.arg_attrs is None else [dict(d) for d in self.arg_attrs]
+        vmap: dict[Value, Value] = dict(zip(self.body.args, f.body.args))
+        for op in self.body:
+            new = op.clone([vmap.get(v, v) for v in op.operands])
+            for r, nr in zip(op.results, new.results):
+                nr.name = r.name
+                vmap[r] = nr
+            f.body.append(new)
+        return f
+
     def __repr__(self) -> str:
         return f"<FuncOp @{self.name} {self.function_type}>"
 
@@ -472,6 +492,12 @@ class Module:
         """Every operation of every function, in order."""
         for f in self.funcs:
             yield from f.body
+
+    def clone(self) -> Module:
+        """A deep copy of every function (see :meth:`FuncOp.clone`)."""
+        m = Module([f.clone() for f in self.funcs], self.loc)
+        m.attributes = dict(self.attributes)
+        return m
 
     @property
     def num_ops(self) -> int:

@@ -411,6 +411,8 @@ class Parser(TypeAttrParser):
         info = self.tails.get(tail)
         if info is None:
             info = self._sub(m.start(5), m.end(5), self._parse_tail)
+            if len(self.tails) >= 8192:  # all-distinct tails (e.g. constants): bound the memory
+                self.tails.clear()
             self.tails[tail] = info
         ins, outs, cached_attrs = info
         if res is not None and (int(count) if count is not None else 1) != len(outs):

@@ -120,3 +120,18 @@ def test_module_diff_explains():
     assert not module_equal(a, b)
     assert "attributes differ" in module_diff(a, b)
     assert a != b and a == parse_module(print_module(a)) and Module() == Module()
+
+
+def test_clone_is_deep_and_equal():
+    m = parse_module("""func.func private @f(%x: tensor<4xf32> {k}) -> tensor<4xf32> {
+      %0:2 = "t.pair"(%x) {a = [1]} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+      return %0#1 : tensor<4xf32>
+    }""")
+    c = m.clone()
+    assert c == m and c.funcs[0] is not m.funcs[0]
+    f, g = m.funcs[0], c.funcs[0]
+    assert all(a is not b for a, b in zip(f.ops, g.ops))
+    assert g.ops[1].operands[0] is g.ops[0].results[1]
+    assert not set(f.args[0].users) & set(g.ops)  # the clone does not use the original's values
+    renamed = f.clone("g")
+    assert renamed.name == "g" and renamed.visibility == "private"
