@@ -15,6 +15,7 @@ from .segments import SegmentError, group_flat
 from .types import TensorType
 
 SEGMENT_ATTR = "operandSegmentSizes"
+RESULT_SEGMENT_ATTR = "resultSegmentSizes"
 _CACHE_LIMIT = 8192
 
 
@@ -65,6 +66,8 @@ def typed_attrs(info: OpInfo, attrs: dict[str, Any] | None) -> tuple[dict[str, A
             if kind is None:
                 if name == SEGMENT_ATTR:
                     sizes = tuple(getattr(value, "value", value))
+                    continue
+                if name == RESULT_SEGMENT_ATTR:
                     continue
                 known = ", ".join(kinds) or "none"
                 raise InferError(info.op.name, f"unknown attribute '{name}' (attributes: {known})",

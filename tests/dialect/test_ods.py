@@ -299,3 +299,49 @@ def test_oneflow_like_file_without_the_oracle():
     assert len(d) == 53 and d.name == "oneflow"
     assert [op.record for op in d if not (op.operands or op.results)] == ["OneFlow_IdentityBufferOp"]
     assert d.lookup("oneflow.conv2d").has_trait("AttrSizedOperandSegments")
+
+
+def test_oneflow_definitions_paste_unchanged(tmp_path):
+    """A definition written exactly as OneFlowUserOps.td writes it loads on tdflow's Base.td."""
+    p = write(tmp_path, r'''
+def OneFlow_Conv2DOp : OneFlow_BaseOp<"conv2d", [NoSideEffect, AttrSizedOperandSegments, DeclareOpInterfaceMethods<UserOpCompatibleInterface>]> {
+  let summary = "OneFlow convolution operation";
+  let input = (ins
+    OneFlow_Tensor:$in,
+    OneFlow_Tensor:$weight,
+    Optional<OneFlow_Tensor>:$bias,
+    Optional<OneFlow_Tensor>:$_add_to_output
+  );
+  let output = (outs
+    OneFlow_Tensor:$out
+  );
+  let attrs = (ins
+    DefaultValuedAttr<SI32Attr, "0">:$filters,
+    SI32ArrayAttr:$padding_before,
+    StrAttr:$data_format,
+    SI32ArrayAttr:$kernel_size,
+    SI32ArrayAttr:$strides,
+    SI32ArrayAttr:$dilation_rate,
+    DefaultValuedAttr<SI32Attr, "1">:$groups,
+    DefaultValuedAttr<StrAttr, "\"\"">:$tuning_cache
+  );
+  let trait_attrs = (ins
+    I32ElementsAttr:$operand_segment_sizes
+  );
+  let has_check_fn = 1;
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+  let has_compute_complexity_fn = 1;
+}
+''')
+    d = load_dialect(p)
+    ours = standard_dialect().lookup("tdflow.conv2d")
+    op = d.lookup("tdflow.conv2d")
+    def shape(defs):
+        return [(v.name, v.arity) for v in defs]
+
+    assert shape(op.operands) == shape(ours.operands) and shape(op.results) == shape(ours.results)
+    assert op.attributes == ours.attributes and op.hooks == ours.hooks
+    assert d.contract_problems() == []  # the standard conv2d hooks serve it

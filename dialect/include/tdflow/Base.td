@@ -246,6 +246,20 @@ class DataTypeAttrBase<string descr> :
 def OneFlow_DataType : DataTypeAttrBase<"data type attribute">;
 def TDF_DataTypeAttr : DataTypeAttrBase<"data type attribute">;
 def DTArrayAttr : TypedArrayAttrBase<OneFlow_DataType, "data type array attribute">;
+def ShapeArrayAttr : TypedArrayAttrBase<ShapeAttr, "shape array attribute">;
+
+// A name present without a value (`{fused}`); tdflow keeps it as an attribute of kind `other`.
+def UnitAttr : Attr<CPred<"::llvm::isa<::mlir::UnitAttr>($_self)">, "unit attribute"> {
+  let storageType = [{ ::mlir::UnitAttr }];
+  let returnType = [{ bool }];
+  let constBuilderCall = "(($0) ? $_builder.getUnitAttr() : nullptr)";
+}
+// Dense i32 elements, as OneFlow's `operand_segment_sizes` are spelled.
+def I32ElementsAttr : Attr<CPred<"::llvm::isa<::mlir::DenseIntElementsAttr>($_self)">,
+                           "32-bit integer elements attribute"> {
+  let storageType = [{ ::mlir::DenseIntElementsAttr }];
+  let returnType = [{ ::mlir::DenseIntElementsAttr }];
+}
 
 //===----------------------------------------------------------------------===//
 // Traits (MLIR: mlir/IR/Traits.td, OpBase.td)
@@ -367,6 +381,11 @@ class TDF_Op<string mnemonic, list<Trait> traits = []> : Op<TDF_Dialect, mnemoni
   dag attrs = (ins);
   dag ctrl_input = (ins);
   dag ctrl_output = (outs);
+  // OneFlow's other argument groups, accepted so its definitions paste unchanged; tdflow reads
+  // operands from `input`, results from `output` and attributes from `attrs` only.
+  dag op_conf_attrs = (ins);
+  dag trait_attrs = (ins);
+  dag user_op_attrs = (ins);
   let arguments = !con(input, attrs);
   let results = output;
   int same_output_regst_num = -1;
