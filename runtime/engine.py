@@ -299,6 +299,30 @@ class NaiveEngine(Engine):
         if fatal is not None:
             raise fatal
 
+    def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
+        with self._lock:
+            self._seq += 1
+            err = None
+            for v in reads:
+                e = v._error
+                if e is not None and (err is None or e.seq < err.seq):
+                    err = e
+            fatal = None
+            if err is None:
+                try:
+                    fn()
+                except Exception as e:
+                    err = EngineError(name, None, e, self._seq)
+                    self._record(err)
+                except BaseException as e:
+                    err = EngineError(name, None, e, self._seq)
+                    self._record(err)
+                    fatal = e
+            write._error = err
+            write.version += 1
+        if fatal is not None:
+            raise fatal
+
     def wait(self, var: Var, timeout: float | None = None) -> None:
         with self._lock:
             self._raise_var_error(var)
