@@ -23,6 +23,7 @@ Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs c
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -247,6 +248,7 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     template: list[Any] = [None] * n_in + consts + [None] * (n_temp + 1)
     temp_range = range(t0, t0 + n_temp)
     temp_np = [temp_dtypes[i - t0] for i in temp_range]
+    temp_itemsize = sum(np.dtype(dt).itemsize for dt in temp_np)
     used_inputs = sorted({n.index for n in value_of if isinstance(n, Input)})
 
     local = threading.local()  # scratch buffers kept per thread (kernels may run concurrently)
@@ -282,12 +284,12 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
         chain = steps
         if shape is not None:
             if n_temp:
-                r[t0:out_slot] = _scratch(local, shape, temp_np)
+                r[t0:out_slot] = _scratch(local, shape, temp_np, temp_itemsize)
             if out is None:
                 out = np.empty(shape, np_out)
         elif not root_is_value:
             sig = tuple(inputs[i].shape for i in used_inputs)
-            cached = getattr(local, "plan", None)
+            cached = local.__dict__.get("plan")
             if cached is not None and cached[0] == sig:
                 temps, full = cached[1], cached[2]
             else:
@@ -320,6 +322,30 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
             if result.dtype != np_out:
                 result = result.astype(np_out)
         return result
+
+    if used_inputs == [0] and not root_is_value:
+        # One array input (unary ops, the common eager case): no shape comparisons.
+        general = run
+
+        def run(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+            x = inputs[0]
+            if type(x) is not np.ndarray:
+                return general(inputs, out)
+            r = template.copy()
+            r[0] = x
+            if n_temp:
+                r[t0:out_slot] = _scratch(local, x.shape, temp_np, temp_itemsize)
+            if out is None:
+                out = np.empty(x.shape, np_out)
+            r[out_slot] = out
+            if warns:
+                with np.errstate(all="ignore"):
+                    for step in steps:
+                        step(r)
+            else:
+                for step in steps:
+                    step(r)
+            return out
 
     if len(steps) == 1 and not warns and steps_spec[0][0] in ("ufunc", "cmp"):
         run = _single_ufunc(steps_spec[0], [index(a) for a in steps_spec[0][2]], n_in,
@@ -370,14 +396,17 @@ SCRATCH_KEEP_BYTES = 1 << 16
 SCRATCH_MAX_BYTES = 1 << 28
 
 
-def _scratch(local: threading.local, shape: tuple[int, ...], dtypes: list[Any]) -> list[np.ndarray]:
+def _scratch(local: threading.local, shape: tuple[int, ...], dtypes: list[Any],
+             itemsize: int) -> list[np.ndarray]:
     """Temporaries of ``shape``: the thread's cached ones when large, else fresh."""
-    cached = getattr(local, "bufs", None)
+    nbytes = math.prod(shape) * itemsize
+    if nbytes < SCRATCH_KEEP_BYTES:
+        return [np.empty(shape, dt) for dt in dtypes]
+    cached = local.__dict__.get("bufs")
     if cached is not None and cached[0] == shape:
         return cached[1]
     bufs = [np.empty(shape, dt) for dt in dtypes]
-    nbytes = sum(b.nbytes for b in bufs)
-    if SCRATCH_KEEP_BYTES <= nbytes <= SCRATCH_MAX_BYTES:
+    if nbytes <= SCRATCH_MAX_BYTES:
         local.bufs = (shape, bufs)
     return bufs
 
