@@ -25,12 +25,11 @@ from tdflow.dialect.ir.core import (
     Location,
     Module,
     Operation,
-    Rewriter,
     Value,
-    module_diff,
-    module_equal,
 )
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
+from tdflow.dialect.ir.equality import module_diff, module_equal
+from tdflow.dialect.ir.rewriter import Rewriter
 
 __all__ = [
     "RETURN", "UNKNOWN_LOC", "Block", "FuncOp", "Location", "Module", "Operation", "Rewriter",

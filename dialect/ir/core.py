@@ -6,8 +6,9 @@ A program is a :class:`Module` holding ``func.func`` functions. Each :class:`Fun
 :class:`Value`\\ s, result values, an attribute dict (values from :mod:`.attrs`) and a
 :class:`Location`.
 
-Mutation goes through :class:`Rewriter` (replace uses, erase, insert) so that use-lists stay
-right; reading is plain attribute access.
+Mutation goes through :class:`~tdflow.dialect.ir.rewriter.Rewriter` (replace uses, erase,
+insert) so that use-lists stay right; reading is plain attribute access. Structural equality is
+:func:`~tdflow.dialect.ir.equality.module_equal` (also ``module == other``).
 
 >>> from tdflow.dialect.types import TensorType
 >>> t = TensorType((4,), "f32")
@@ -24,7 +25,7 @@ Design notes (why, not what):
   that rewrites a 100k-op function stays linear. ``block.ops`` is a *tuple snapshot*, safe to
   iterate while rewriting; ``for op in block`` walks the live list.
 - ``op.operands``/``op.results`` are tuples; change operands through ``op.set_operand`` or the
-  :class:`Rewriter`. Each value keeps ``users``: a dict ``{op: number of operand slots}``, so
+  ``Rewriter``. Each value keeps ``users``: a dict ``{op: number of operand slots}``, so
   "has uses", "replace all uses" and "erase" do not scan the function.
 - Types are :class:`~tdflow.dialect.types.TensorType`, :class:`~tdflow.dialect.types.FunctionType`
   (attributes only) or, for scalars, the builtin spelling as a ``str`` (``"f32"``, ``"i64"``).
@@ -39,19 +40,8 @@ from tdflow.dialect.types import FunctionType, TensorType
 
 Type = TensorType | FunctionType | str
 
-__all__ = [
-    "Block",
-    "FuncOp",
-    "Location",
-    "Module",
-    "Operation",
-    "Rewriter",
-    "Type",
-    "UNKNOWN_LOC",
-    "Value",
-    "module_equal",
-    "RETURN",
-]
+__all__ = ["Block", "FuncOp", "Location", "Module", "Operation", "Type", "UNKNOWN_LOC", "Value",
+           "RETURN"]
 
 #: Name of the terminator of every function body.
 RETURN = "func.return"
@@ -506,6 +496,8 @@ class Module:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Module):
             return NotImplemented
+        from tdflow.dialect.ir.equality import module_equal
+
         return module_equal(self, other)
 
     __hash__ = None  # type: ignore[assignment]
@@ -517,171 +509,3 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<Module {len(self.funcs)} funcs, {self.num_ops} ops>"
-
-
-def module_equal(a: Module, b: Module) -> bool:
-    """Structural equality: same functions, ops, attributes, types and def-use graph.
-
-    Names of values and locations are ignored.
-
-    >>> module_equal(Module(), Module())
-    True
-    """
-    return module_diff(a, b) is None
-
-
-def module_diff(a: Module, b: Module) -> str | None:
-    """``None`` when ``a`` and ``b`` are structurally equal, else the first difference."""
-    if len(a.funcs) != len(b.funcs):
-        return f"{len(a.funcs)} functions vs {len(b.funcs)}"
-    if a.attributes != b.attributes:
-        return "module attributes differ"
-    for fa, fb in zip(a.funcs, b.funcs):
-        d = _func_diff(fa, fb)
-        if d is not None:
-            return f"@{fa.name}: {d}"
-    return None
-
-
-def _func_diff(fa: FuncOp, fb: FuncOp) -> str | None:
-    if fa.name != fb.name:
-        return f"name @{fa.name} vs @{fb.name}"
-    if fa.arg_types != fb.arg_types:
-        return "argument types differ"
-    if fa.result_types != fb.result_types:
-        return "result types differ"
-    if (fa.visibility, fa.attributes) != (fb.visibility, fb.attributes):
-        return "function attributes differ"
-    if (fa.arg_attrs or None) != (fb.arg_attrs or None):
-        return "argument attributes differ"
-    if len(fa.body) != len(fb.body):
-        return f"{len(fa.body)} ops vs {len(fb.body)}"
-    # Map each value of `a` to its counterpart in `b`; an operand matches if it maps.
-    vmap: dict[Value, Value] = dict(zip(fa.body.args, fb.body.args))
-    for i, (oa, ob) in enumerate(zip(fa.body, fb.body)):
-        where = f"op #{i} ('{oa.name}')"
-        if oa.name != ob.name:
-            return f"{where}: name differs from '{ob.name}'"
-        if len(oa.operands) != len(ob.operands):
-            return f"{where}: operand count differs"
-        for j, (va, vb) in enumerate(zip(oa.operands, ob.operands)):
-            mapped = vmap.get(va)
-            if mapped is None:  # defined outside (placeholder): compare by type and name
-                if vb in vmap.values() or va.type != vb.type or va.name != vb.name:
-                    return f"{where}: operand #{j} differs"
-            elif mapped is not vb:
-                return f"{where}: operand #{j} differs"
-        if len(oa.results) != len(ob.results):
-            return f"{where}: result count differs"
-        for ra, rb in zip(oa.results, ob.results):
-            if ra.type != rb.type:
-                return f"{where}: result type {ra.type} vs {rb.type}"
-            vmap[ra] = rb
-        if oa.attributes != ob.attributes:
-            return f"{where}: attributes differ: {oa.attributes} vs {ob.attributes}"
-    return None
-
-
-class Rewriter:
-    """The one way passes change IR: keeps use-lists and block links consistent.
-
-    >>> from tdflow.dialect.types import TensorType
-    >>> t = TensorType((4,), "f32")
-    >>> f = FuncOp("f", [t], [t]); x, = f.args
-    >>> a = f.body.append(Operation("tdflow.relu", [x], [t]))
-    >>> b = f.body.append(Operation("tdflow.relu", [a.result], [t]))
-    >>> r = f.body.append(Operation(RETURN, [b.result]))
-    >>> rw = Rewriter()
-    >>> rw.replace_op(b, [a.result])   # relu(relu(x)) -> relu(x)
-    >>> [op.name for op in f.body], r.operands[0] is a.result
-    (['tdflow.relu', 'func.return'], True)
-    """
-
-    __slots__ = ("listener",)
-
-    def __init__(self, listener: Any = None) -> None:
-        #: Optional object with ``notify_erased(op)`` / ``notify_inserted(op)`` /
-        #: ``notify_changed(op)`` methods (a worklist driver uses it).
-        self.listener = listener
-
-    def replace_all_uses(self, old: Value, new: Value) -> None:
-        """Make every user of ``old`` use ``new`` instead."""
-        if old is new:
-            return
-        users = old.users
-        listener = self.listener
-        for op, n in list(users.items()):
-            op.operands = tuple([new if v is old else v for v in op.operands])
-            new.users[op] = new.users.get(op, 0) + n
-            if listener is not None:
-                listener.notify_changed(op)
-        users.clear()
-
-    def replace_uses_where(self, old: Value, new: Value, pred) -> None:
-        """Replace the uses of ``old`` by ``new`` in the ops for which ``pred(op)`` is true."""
-        for op in list(old.users):
-            if pred(op):
-                for i, v in enumerate(op.operands):
-                    if v is old:
-                        op.set_operand(i, new)
-                if self.listener is not None:
-                    self.listener.notify_changed(op)
-
-    def replace_op(self, op: Operation, new_values: Sequence[Value]) -> None:
-        """Replace each result of ``op`` by the matching new value, then erase ``op``."""
-        if len(new_values) != len(op.results):
-            raise ValueError(f"'{op.name}' has {len(op.results)} results; "
-                             f"got {len(new_values)} replacement values")
-        for r, v in zip(op.results, new_values):
-            self.replace_all_uses(r, v)
-        self.erase_op(op)
-
-    def erase_op(self, op: Operation) -> None:
-        """Remove ``op`` from its block. Its results must have no uses left."""
-        for r in op.results:
-            if r.users:
-                users = ", ".join(f"'{u.name}' at {u.loc}" for u in r.users)
-                raise ValueError(f"cannot erase '{op.name}' at {op.loc}: result #{r.index} "
-                                 f"is still used by {users}")
-        op.drop_operands()
-        if op.parent is not None:
-            op.parent._unlink(op)
-        if self.listener is not None:
-            self.listener.notify_erased(op)
-
-    def insert_before(self, anchor: Operation, op: Operation) -> Operation:
-        """Insert detached ``op`` just before ``anchor`` (in ``anchor``'s block)."""
-        if anchor.parent is None:
-            raise ValueError(f"{anchor!r} is not in a block")
-        anchor.parent._insert_before(anchor, op)
-        if self.listener is not None:
-            self.listener.notify_inserted(op)
-        return op
-
-    def insert_after(self, anchor: Operation, op: Operation) -> Operation:
-        """Insert detached ``op`` just after ``anchor``."""
-        block = anchor.parent
-        if block is None:
-            raise ValueError(f"{anchor!r} is not in a block")
-        block._insert_before(anchor._next, op)
-        if self.listener is not None:
-            self.listener.notify_inserted(op)
-        return op
-
-    def append(self, block: Block, op: Operation) -> Operation:
-        """Insert detached ``op`` at the end of ``block``."""
-        block.append(op)
-        if self.listener is not None:
-            self.listener.notify_inserted(op)
-        return op
-
-    def move_before(self, anchor: Operation, op: Operation) -> None:
-        """Move ``op`` (already in a block) to just before ``anchor``."""
-        if op.parent is not None:
-            op.parent._unlink(op)
-        self.insert_before(anchor, op)
-
-    def set_operand(self, op: Operation, index: int, value: Value) -> None:
-        op.set_operand(index, value)
-        if self.listener is not None:
-            self.listener.notify_changed(op)
