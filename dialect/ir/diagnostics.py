@@ -53,7 +53,7 @@ def source_line(loc: Location) -> str | None:
         if start == 0:
             return None
     end = text.find("\n", start)
-    return text[start:] if end < 0 else text[start:end]
+    return (text[start:] if end < 0 else text[start:end]).rstrip("\r")
 
 
 class Diagnostic:

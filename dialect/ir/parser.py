@@ -57,7 +57,7 @@ _FAST_OP = re.compile(
     # 5 the tail: properties, attributes and function type (it repeats: parsed once, cached)
     r"([ \t]*(?:<\{[^{}\n]*\}>)?[ \t]*(?:\{[^{}\n]*\})?[ \t]*:[ \t]*\([^()\n]*\)[ \t]*->[ \t]*"
     r"(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
-    r"[ \t]*(?=\n|//|\Z)",
+    r"[ \t\r]*(?=\n|//|\Z)",
 )
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 
@@ -189,7 +189,9 @@ class Parser(TypeAttrParser):
                 a = block.add_arg(t, am.group(1), self.loc(apos))
                 arg_positions.append((am.group(1), a, apos))
                 arg_attrs.append(self.parse_attr_dict() if self.accept("{") else {})
-                self.skip_loc()
+                aloc = self.skip_loc()
+                if aloc is not None:
+                    block.arg_locs[-1] = aloc
                 if self.accept(")"):
                     break
                 if not self.accept(","):

@@ -291,3 +291,15 @@ def test_mutated_program_only_raises_diagnostics(i, j, insert):
     else:
         for d in verify_module(m):
             assert d.render()
+
+
+def test_crlf_line_endings_and_argument_locations():
+    text = MLP.replace("(%x: tensor<8x16xf32>,", '(%x: tensor<8x16xf32> loc("model.py":7:1),')
+    m = parse_module(text.replace("\n", "\r\n"), "crlf.mlir")
+    assert m == parse_module(MLP)
+    f = m["mlp"]
+    assert (f.ops[1].loc.line, f.ops[1].loc.col) == (4, 3)
+    assert (f.args[0].loc.file, f.args[0].loc.line) == ("model.py", 7)
+    with pytest.raises(DiagnosticError) as ei:
+        parse_module("func.func @f() {\r\n  %0 = \"t.a\"() {x = } : () -> f32\r\n}\r\n", "c.mlir")
+    assert ei.value.render().splitlines()[1] == '  %0 = "t.a"() {x = } : () -> f32'

@@ -179,3 +179,22 @@ def test_mlir_opt_agrees_on_random_modules(mlir_opt, m):
     r = _mlir_opt(mlir_opt, printed, "--verify-roundtrip", "--mlir-print-op-generic")
     assert r.returncode == 0, r.stderr + printed
     assert module_diff(m, parse_module(r.stdout)) is None, r.stdout
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(modules())
+def test_fast_path_agrees_with_general_parser(m):
+    import re
+
+    from tdflow.dialect.ir import parser as parser_mod
+
+    text = print_module(m)
+    fast = parse_module(text)
+    saved = parser_mod._FAST_OP
+    parser_mod._FAST_OP = re.compile(r"(?!)")  # never matches: every op takes the general path
+    try:
+        slow = parse_module(text)
+    finally:
+        parser_mod._FAST_OP = saved
+    assert module_diff(fast, slow) is None
+    assert [op.loc for op in fast.walk()] == [op.loc for op in slow.walk()]
