@@ -241,7 +241,7 @@ class Dialect:
 
     def input_arg_modifiers(self, op_name: str, attrs: dict[str, Any] | None = None) -> dict:
         """``{operand name: InputArgModifier}`` from the op's ``modify_input_arg`` hook."""
-        return _modifiers(self, op_name, _freeze(attrs))
+        return _modifiers(self, op_name, _freeze(attrs), self.registry.version)
 
     def mutable_operands(self, op: Any) -> tuple[int, ...]:
         """Flat operand indices an op instance (or op name) writes in place.
@@ -282,7 +282,7 @@ class Dialect:
 
 
 @functools.lru_cache(maxsize=64)
-def _modifiers(dialect: Dialect, op_name: str, attrs: tuple | None) -> dict:
+def _modifiers(dialect: Dialect, op_name: str, attrs: tuple | None, _version: int) -> dict:
     out = dialect.run_hook(op_name, "modify_input_arg", (), dict(attrs) if attrs else None)
     return dict(out or {})
 
