@@ -169,19 +169,24 @@ class ThreadedEngine(Engine):
         return True
 
     # ------------------------------------------------------------- execution
-    def _execute(self, op: _Op, reraise: bool = False) -> None:
+    def _execute(self, op: _Op, reraise: bool = False, worker: bool = False) -> None:
         if op.blas:
             with self._blas_slot:  # one BLAS-threaded op at a time: it owns every core
                 err, fresh, fatal = _run_op(op)
         else:
             err, fresh, fatal = _run_op(op)
         with self._lock:
-            self._complete(op, err, fresh)
+            self._complete(op, err, fresh, worker)
         if fatal is not None and reraise:
             raise fatal
 
-    def _complete(self, op: _Op, err: EngineError | None, fresh: bool) -> None:
-        """Release ``op``'s vars and grant waiting ops; called with the lock held."""
+    def _complete(self, op: _Op, err: EngineError | None, fresh: bool,
+                  worker: bool = False) -> None:
+        """Release ``op``'s vars and grant waiting ops; called with the lock held.
+
+        A worker goes on with the first op this makes ready itself (bulk execution: a chain of
+        tiny ops runs on one thread); only the others wake sleeping workers.
+        """
         if fresh:
             self._record(err)
         for v in op.writes:
@@ -229,8 +234,8 @@ class ThreadedEngine(Engine):
                                     ready.append(nxt)
             if done.fn is not None:
                 self._pending -= 1
-        new = len(ready) - before
-        if new:
+        new = len(ready) - before - (1 if worker else 0)
+        if new > 0:
             self._wake_workers(new)
         if self._waiters:
             self._done_cv.notify_all()
@@ -257,7 +262,7 @@ class ThreadedEngine(Engine):
                     self._work_cv.wait()
                     self._idle -= 1
                 op = ready.popleft()
-            self._execute(op)
+            self._execute(op, worker=True)
 
     # ------------------------------------------------------------------ wait
     def _help_or_sleep(self, deadline: float | None, what: str) -> None:

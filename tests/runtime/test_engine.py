@@ -324,3 +324,20 @@ def test_unreported_failures_are_bounded(eng):
         eng.wait_all(timeout=T)
     assert len(eng._unreported) == 0
     assert any(f"{engine_mod.MAX_UNREPORTED + 9} more" in n for n in ei.value.__notes__)
+
+
+def test_a_chain_of_tiny_ops_runs_in_bulk_on_one_worker():
+    eng = ThreadedEngine(workers=2)
+    v = eng.new_var("v")
+    gate, done = threading.Event(), threading.Event()
+    threads = []
+    eng.push(lambda: gate.wait(T), writes=(v,), inline=False)
+    for _ in range(50):
+        eng.push(lambda: threads.append(threading.get_ident()), reads=(), writes=(v,), cost=1)
+    eng.push(done.set, writes=(v,), cost=1)
+    assert threads == []  # all queued behind the blocked write
+    gate.set()
+    assert done.wait(T)  # not eng.wait: the caller must not help, the worker runs the chain
+    assert len(threads) == 50 and len(set(threads)) == 1
+    assert threads[0] != threading.get_ident()
+    eng.wait_all(timeout=T)
