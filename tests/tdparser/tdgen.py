@@ -220,3 +220,122 @@ def programs(draw) -> str:
         else:
             out.append(f"def : {cls};")
     return "\n".join(out) + "\n"
+
+
+# -- records, dags, multiclasses ------------------------------------------------------------------
+
+TYPE_NAMES = ["T8", "T16", "T32"]
+
+
+@st.composite
+def type_list(draw) -> str:
+    items = draw(st.lists(st.sampled_from(TYPE_NAMES + ["T<3>", "T<8>", "T<64>"]), max_size=3))
+    return f"[{', '.join(items)}]" if items else "[]<T>"
+
+
+@st.composite
+def dag_expr(draw, depth: int = 2) -> str:
+    if depth <= 0 or draw(st.integers(0, 2)) == 0:
+        args = draw(st.lists(st.tuples(st.sampled_from(TYPE_NAMES + ["?", "7", '"s"']),
+                                       st.sampled_from(["", ":$a", ":$b", ":$in"])),
+                             max_size=3))
+        op = draw(st.sampled_from(["ins", "outs"]))
+        return f"({op}{' ' if args else ''}{', '.join(v + n for v, n in args)})"
+    kind = draw(st.sampled_from(["con", "dag", "setop", "setarg", "setname"]))
+    if kind == "con":  # both operands need the same operator
+        d = draw(dag_expr(depth - 1))
+        return f"!con({d}, {d})"
+    if kind == "dag":
+        n = draw(st.integers(0, 3))
+        vals = ", ".join(draw(st.sampled_from(TYPE_NAMES)) for _ in range(n))
+        names = ", ".join(draw(st.sampled_from(['"p"', '"q"', "?"])) for _ in range(n))
+        return f"!dag(ins, [{vals}]<T>, [{names}]<string>)"
+    if kind == "setop":
+        return f"!setdagop({draw(dag_expr(depth - 1))}, outs)"
+    # llvm-tblgen folds both arms of an !if, so index 0 must exist either way
+    d = draw(dag_expr(depth - 1))
+    d = f"!con({d}, !setdagop((ins T8:$z), !getdagop({d})))"
+    if kind == "setarg":
+        return f"!setdagarg({d}, 0, T32)"
+    return f"!setdagname({d}, 0, \"nm\")"
+
+
+RECORD_PRELUDE = """\
+def ins;
+def outs;
+class T<int w = 1> {
+  int width = w;
+  string tname = "t" # w;
+}
+def T8 : T<8>;
+def T16 : T<16>;
+def T32 : T<32>;
+class Op<string m, list<T> ts = [], dag a = (ins)> {
+  string mnemonic = m;
+  list<T> types = ts;
+  dag args = a;
+  int n = !size(ts);
+  bits<8> enc = 0;
+  T first = !if(!empty(ts), T8, !head(ts));
+  string widths = !interleave(!foreach(t, ts, t.width), ",");
+  int total = !foldl(0, ts, acc, t, !add(acc, t.width));
+  string self = NAME;
+}
+"""
+
+
+@st.composite
+def record_programs(draw) -> str:
+    """Programs about records: class-typed fields, anonymous instantiation (uniqued), field
+    access, bit slices, dags and their bang operators, multiclass/defm with NAME, defset."""
+    out = [RECORD_PRELUDE]
+    k = draw(st.integers(0, 3))
+    mc = [f"multiclass M<string m, int k = {k}> {{",
+          f"  def _a : Op<m # \"_a\", {draw(type_list())}>;",
+          f"  def _b : Op<m # \"_b\", !listsplat(T16, k), {draw(dag_expr())}> {{",
+          f"    let enc{{{draw(st.sampled_from(['3-0', '7-4', '0', '5-2']))}}} = "
+          f"{draw(st.sampled_from(['0', '1', '3', '10'][:1 + k]))};",
+          "  }",
+          "  defvar v = !mul(k, 2);",
+          "  def NAME # _c : Op<!tolower(NAME), [T<v>]>;"]
+    if draw(st.booleans()):
+        mc.append("  foreach i = !range(k) in\n    def _f # i : Op<m # i, [T<i>]>;")
+    mc.append("}")
+    out.append("\n".join(mc))
+    defms = draw(st.lists(st.sampled_from(["X", "Yy", "Zed", "Q1"]), min_size=1, max_size=3,
+                          unique=True))
+    for i, name in enumerate(defms):
+        k_arg = f", {i}" if draw(st.booleans()) else ""
+        out.append(f"defm {name} : M<{quote(name.lower())}{k_arg}>;")
+    for i in range(draw(st.integers(1, 4))):
+        body = []
+        if draw(st.booleans()):
+            enc = draw(st.sampled_from(["0b10100110", "255", "0x0f", "{1, 0, 1, 1, 0, 0, 0, 1}", "7"]))
+            body.append(f"  let enc = {enc};")
+        if draw(st.booleans()):
+            body.append("  int w = first.width;")
+        if draw(st.booleans()):
+            body.append("  bits<4> lo = enc{3-0};")
+        out.append(f"def D{i} : Op<\"d{i}\", {draw(type_list())}, {draw(dag_expr())}>"
+                   + (" {\n" + "\n".join(body) + "\n}" if body else ";"))
+    d = draw(dag_expr())
+    cast_width = draw(st.sampled_from(["8", "16", "32"]))
+    isa_arg = draw(st.sampled_from(TYPE_NAMES))
+    exists_arg = quote(draw(st.sampled_from(["D0", "T8", "nope"])))
+    repr_arg = draw(st.sampled_from(["T8", "[1, 2]", quote("s"), "(ins T8:$x)"]))
+    out.append("\n".join([
+        "def Z {",
+        f"  dag d = {d};",
+        "  int size = !size(d);",
+        f"  T viaCast = !cast<T>(\"T\" # {cast_width});",
+        "  int width = viaCast.width;",
+        f"  bit isaT = !isa<T>({isa_arg});",
+        f"  bit exists = !exists<Op>({exists_arg});",
+        f"  string rep = !repr({repr_arg});",
+        "}",
+    ]))
+    if draw(st.booleans()):
+        out.append("defset list<Op> Some = {\n  def S0 : Op<\"s0\">;\n  defm Sm : M<\"sm\", 1>;\n}\n"
+                   "def Count {\n  int n = !size(Some);\n"
+                   "  list<string> names = !foreach(o, Some, o.mnemonic);\n}")
+    return "\n".join(out) + "\n"

@@ -1,6 +1,7 @@
 """Property tests of the TableGen front end.
 
-(a) Random valid programs (tdgen.py) resolve exactly as llvm-tblgen-19 resolves them (oracle).
+(a) Random valid programs (tdgen.py: expressions and statements; records, dags and
+    multiclasses) resolve exactly as llvm-tblgen-19 resolves them (oracle).
 (b) Random byte mutations and truncations of real ``.td`` files never make the parser raise
     anything but ``TdError``: no crash, no hang. Needs no LLVM: it mutates the project's own
     ``.td`` files, plus a few small MLIR ones when they are installed.
@@ -74,6 +75,22 @@ def test_random_programs_match_llvm_tblgen(program):
     if tblgen is None:
         pytest.skip("llvm-tblgen (Debian llvm-19) not installed; oracle test skipped")
     path = SCRATCH / f"prog{next(_counter)}.td"  # a new name each time: the oracle memoises
+    path.write_text(program)
+    with time_limit(PER_EXAMPLE_S):
+        diffs = compare(tblgen, path)
+    assert not diffs, "program:\n" + program + "\ndifferences:\n" + "\n".join(diffs)
+
+
+@pytest.mark.oracle
+@settings(max_examples=PROGRAM_EXAMPLES, deadline=None, derandomize=False,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(program=tdgen.record_programs())
+def test_random_record_programs_match_llvm_tblgen(program):
+    """Records, dags, multiclass/defm, defset, casts, bit slices (tdgen.record_programs)."""
+    tblgen = find_llvm_tblgen()
+    if tblgen is None:
+        pytest.skip("llvm-tblgen (Debian llvm-19) not installed; oracle test skipped")
+    path = SCRATCH / f"rec{next(_counter)}.td"
     path.write_text(program)
     with time_limit(PER_EXAMPLE_S):
         diffs = compare(tblgen, path)
