@@ -57,7 +57,9 @@ class Launch:
     ``in_place`` lists ``(output_index, input_index)`` pairs that share a buffer because the
     kernel declared it can write that output over that input. ``input_shapes`` and
     ``output_shapes`` are the shapes the kernel sees: a reused buffer may be larger than the
-    value it holds, and the executor hands the kernel a view of its first elements.
+    value it holds, and the executor hands the kernel a view of its first elements. ``tile``
+    (elements, 0 for none) lets the executor run an elementwise launch over consecutive
+    slices of that many elements, so each slice's intermediates stay in cache.
     """
 
     kernel: str
@@ -69,6 +71,7 @@ class Launch:
     in_place: tuple[tuple[int, int], ...] = ()
     input_shapes: tuple[tuple[int, ...], ...] = ()
     output_shapes: tuple[tuple[int, ...], ...] = ()
+    tile: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.attrs, MappingProxyType):
@@ -79,6 +82,7 @@ class Launch:
         ins = ", ".join(f"buf{b}" for b in self.inputs)
         outs = ", ".join(f"buf{b}" for b in self.outputs) or "()"
         extra = f" in-place {list(self.in_place)}" if self.in_place else ""
+        extra += f" tiles of {self.tile}" if self.tile else ""
         return f"{outs} = {self.kernel}({ins}){extra}  ; {self.op} @ {self.loc}"
 
 

@@ -116,6 +116,8 @@ class Executor:
 
         def prepare(ln: Launch) -> tuple[Callable[..., Any], list[Any], list[Any], tuple]:
             fn = resolve(ln.kernel)
+            if ln.tile:
+                fn = _tiled(fn, ln.tile)
             ins = [None if b in dyn else view(b, s) for b, s in zip(ln.inputs, ln.input_shapes)]
             outs = [None if b in dyn else view(b, s)
                     for b, s in zip(ln.outputs, ln.output_shapes)]
@@ -264,6 +266,27 @@ def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Seque
                 f"({np.dtype(DTYPES[dtype])} array of {want}), got {describe_array(a)}")
         out.append(a)
     return out
+
+
+def _tiled(fn: Callable[..., Any], tile: int) -> Callable[..., Any]:
+    """Run an elementwise kernel over slices of ``tile`` elements (all operands one shape).
+
+    Falls back to one call when an operand is not C-contiguous (its flat view would copy).
+    """
+
+    def run(attrs: Any, ins: list[np.ndarray], outs: list[np.ndarray]) -> list[np.ndarray]:
+        for a in (*ins, *outs):
+            if not a.flags.c_contiguous:
+                return fn(attrs, ins, outs)
+        flat_in = [a.reshape(-1) for a in ins]
+        flat_out = [o.reshape(-1) for o in outs]
+        for start in range(0, flat_out[0].size, tile):
+            stop = start + tile
+            part = [o[start:stop] for o in flat_out]
+            _settle(fn(attrs, [a[start:stop] for a in flat_in], part), part)
+        return outs
+
+    return run
 
 
 def _settle(got: Sequence[Any], outs: list[Any]) -> None:

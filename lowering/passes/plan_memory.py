@@ -5,7 +5,8 @@ decides which): a buffer is reused once all values held in it are dead; an op wr
 over an input when its kernel declares it can, that input dies there, and it is not a function
 argument (unless donated with ``donate=`` / ``{donate=x,y}``), a constant or a result. Ops that
 depend on no argument (constants and what is folded from them) go to the plan's prologue, run
-once when the plan is loaded.
+once when the plan is loaded. Large elementwise launches without broadcasting are marked
+for tiling (``{tile=65536}`` elements; 0 disables), which the executor runs slice by slice.
 
 The pass leaves the IR unchanged and stores one plan per function in ``context.plans``.
 """
@@ -17,7 +18,7 @@ from typing import Any
 from tdflow.dialect.ir import RETURN
 from tdflow.dialect.types import TensorType
 
-from ..ir_access import diagnostic
+from ..ir_access import diagnostic, traits
 from ..memory import Step, assign_buffers, naive_peak_bytes, planned_bytes
 from ..pass_manager import Pass, PassContext, PassFailure
 from ..plan import Argument, Buffer, ExecutablePlan, Launch, Result
@@ -27,7 +28,7 @@ from .select_kernels import kernel_attrs
 class PlanMemoryPass(Pass):
     name = "plan-memory"
     summary = "liveness-based buffer reuse and in-place execution; builds the ExecutablePlan"
-    options = {"reuse": True, "donate": ""}
+    options = {"reuse": True, "donate": "", "tile": 65536}
 
     def run(self, module: Any, context: PassContext) -> None:
         donate = set(context.donate) | {d for d in self.option("donate").split(";") if d}
@@ -35,7 +36,8 @@ class PlanMemoryPass(Pass):
         for func in module:
             if context.entry is not None and func.name != context.entry:
                 continue
-            plan = build_plan(func, context, donate, self.option("reuse"), errors)
+            plan = build_plan(func, context, donate, self.option("reuse"), errors,
+                              tile=self.option("tile"))
             if plan is not None:
                 context.plans[func.name] = plan
         if errors:
@@ -53,8 +55,12 @@ def _static(value: Any, what: str, errors: list[Any]) -> tuple[tuple[int, ...], 
 
 
 def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
-               errors: list[Any]) -> ExecutablePlan | None:
-    """The plan of one function, or ``None`` (with ``errors`` filled) if it cannot be built."""
+               errors: list[Any], tile: int = 0) -> ExecutablePlan | None:
+    """The plan of one function, or ``None`` (with ``errors`` filled) if it cannot be built.
+
+    ``tile``: elementwise launches (``Elementwise`` trait, no broadcasting) over at least twice
+    that many elements may run tile by tile (0 disables).
+    """
     ids: dict[Any, int] = {}
     values: dict[int, tuple[tuple[int, ...], str]] = {}
     n_err = len(errors)
@@ -111,6 +117,17 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
         shape = next(iter(shapes)) if len(shapes) == 1 else (assignment.capacity[b],)
         buffers.append(Buffer(b, shape, assignment.dtype[b]))
 
+    def tile_of(op: Any) -> int:
+        if tile <= 0 or "Elementwise" not in traits(context.dialect, op.name):
+            return 0
+        shapes = {values[ids[v]][0] for v in (*op.operands, *op.results)}
+        if len(shapes) != 1 or len(op.results) != 1:
+            return 0  # broadcasting (or several results): slices would not line up
+        n = 1
+        for d in next(iter(shapes)):
+            n *= d
+        return tile if n >= 2 * tile else 0
+
     def launch(op: Any, step_index: int) -> Launch:
         choice = context.kernels[id(op)]
         return Launch(
@@ -123,6 +140,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
             in_place=assignment.in_place.get(step_index, ()),
             input_shapes=tuple(values[ids[v]][0] for v in op.operands),
             output_shapes=tuple(values[ids[r]][0] for r in op.results),
+            tile=tile_of(op),
         )
 
     return ExecutablePlan(

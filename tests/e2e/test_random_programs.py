@@ -71,9 +71,10 @@ def reference(args, ops, results, arrays):
 
 
 UNFUSED = "infer-shapes,canonicalize,select-kernels{device=cpu},plan-memory"
+TILED = "infer-shapes,canonicalize,fuse-elementwise,select-kernels{device=cpu},plan-memory{tile=4}"
 
 
-@pytest.mark.parametrize("pipeline", [None, UNFUSED], ids=["fused", "unfused"])
+@pytest.mark.parametrize("pipeline", [None, UNFUSED, TILED], ids=["fused", "unfused", "tiled"])
 @pytest.mark.parametrize("seed", range(40))
 def test_random_elementwise_program(seed, pipeline):
     rng = random.Random(seed)

@@ -108,3 +108,32 @@ def test_plan_needs_static_shapes():
     with pytest.raises(PassFailure) as err:
         plan_for(text, "select-kernels{device=cpu},plan-memory")
     assert "static shapes" in err.value.render()
+
+
+def test_large_elementwise_launches_run_in_tiles(xy):
+    # 64x32 = 2048 elements; tiles of 300 leave a ragged last tile.
+    plan = plan_for(CHAIN, "select-kernels{device=cpu},plan-memory{tile=300}")
+    assert all(ln.tile == 300 for ln in plan.launches)
+    (out,) = run(plan, *xy)
+    np.testing.assert_allclose(out, reference(*xy), rtol=1e-5, atol=1e-6)
+    # A non-contiguous argument falls back to one call per launch.
+    x = np.asfortranarray(xy[0])
+    (out,) = run(plan, x, xy[1])
+    np.testing.assert_allclose(out, reference(*xy), rtol=1e-5, atol=1e-6)
+    fused = plan_for(CHAIN, "fuse-elementwise,select-kernels{device=cpu},plan-memory{tile=256}")
+    assert fused.launches[0].tile == 256
+    (out,) = run(fused, *xy)
+    np.testing.assert_allclose(out, reference(*xy), rtol=1e-5, atol=1e-6)
+
+
+def test_broadcasting_and_small_launches_are_not_tiled():
+    text = """
+        func.func @f(%x: tensor<64x32xf32>, %b: tensor<32xf32>) -> tensor<64x32xf32> {
+          %0 = "tdflow.broadcast_add"(%x, %b) : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
+          %1 = "tdflow.exp"(%0) : (tensor<64x32xf32>) -> tensor<64x32xf32>
+          return %1 : tensor<64x32xf32>
+        }"""
+    plan = plan_for(text, "select-kernels{device=cpu},plan-memory{tile=512}")
+    assert [ln.tile for ln in plan.launches] == [0, 512]
+    plan = plan_for(text, "select-kernels{device=cpu},plan-memory{tile=4096}")
+    assert [ln.tile for ln in plan.launches] == [0, 0]
