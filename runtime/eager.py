@@ -22,15 +22,13 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
-from .engine import Var, get_engine
+from .engine import BLAS_OP_NAMES, Var, get_engine
 from .tensor_glue import Tensor, var_of
 
 __all__ = ["EagerError", "OpRunner"]
 
 _wrap = Tensor._wrap
 _empty = np.empty
-# ops whose CPU kernels call multi-threaded BLAS: they take the engine's BLAS slot
-BLAS_OPS = frozenset({"matmul", "batch_matmul", "conv2d", "conv_data_grad", "conv_filter_grad"})
 _CACHE_LIMIT = 4096
 
 
@@ -71,7 +69,7 @@ class OpRunner:
             a.name: a.default for a in opdef.attributes
             if a.name not in attr_names and a.has_default and a.kind != "other"}
         self._cache: dict[tuple, _Entry] = {}
-        self._uses_blas = opdef.mnemonic in BLAS_OPS
+        self._uses_blas = opdef.name in BLAS_OP_NAMES  # these take the engine's BLAS slot
         # an op without results updates its first operand in place (sgd_update)
         self._mutates_first = self.n_results == 0
 

@@ -30,8 +30,8 @@ worker threads (at least one), because the calling thread works too: it runs rea
 inline at push time and helps drain the ready queue while it waits. On 2 cores that is one
 worker plus the caller, never two workers. numpy's BLAS already spreads one large matmul over
 every core, and a library cannot change BLAS's thread count after numpy is imported, so ops
-pushed with ``uses_blas=True`` take a single *BLAS slot*: at most one of them runs at a time,
-and it has all the cores to itself. ``TDFLOW_ENGINE_WORKERS`` overrides the pool size.
+pushed with ``uses_blas=True`` (or named in :data:`BLAS_OP_NAMES`) take a single *BLAS slot*:
+at most one of them runs at a time, and it has all the cores to itself. ``TDFLOW_ENGINE_WORKERS`` overrides the pool size.
 
 Tiny ops never pay a thread hand-off: an op whose dependencies are all granted at push time
 runs inline on the calling thread when it is cheap (``cost`` below :data:`INLINE_COST`) or when
@@ -61,6 +61,10 @@ __all__ = [
 #: Ops whose estimated cost (about one unit per element or multiply-add) is at most this run
 #: inline on the pushing thread when their dependencies are already satisfied.
 INLINE_COST = 1 << 16
+#: Ops whose CPU kernels call multi-threaded BLAS: ``push`` treats them as ``uses_blas=True``
+#: even when the pusher (an executor replaying a plan) does not say so.
+BLAS_OP_NAMES = frozenset({"tdflow.matmul", "tdflow.batch_matmul", "tdflow.conv2d",
+                           "tdflow.conv_data_grad", "tdflow.conv_filter_grad"})
 #: Failures kept for ``wait_all`` between two calls (older ones are only counted).
 MAX_UNREPORTED = 64
 

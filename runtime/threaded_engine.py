@@ -22,7 +22,17 @@ import threading
 import time
 from collections import deque
 
-from .engine import INLINE_COST, Engine, EngineError, Var, _dedup, _Op, _run_op, default_workers
+from .engine import (
+    BLAS_OP_NAMES,
+    INLINE_COST,
+    Engine,
+    EngineError,
+    Var,
+    _dedup,
+    _Op,
+    _run_op,
+    default_workers,
+)
 
 __all__ = ["ThreadedEngine"]
 
@@ -48,6 +58,8 @@ class ThreadedEngine(Engine):
     # ------------------------------------------------------------------ push
     def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
              cost=None, inline=None, uses_blas=False) -> None:
+        if not uses_blas and name in BLAS_OP_NAMES:
+            uses_blas = True
         if (type(writes) is tuple and len(writes) == 1 and type(reads) is tuple
                 and len(reads) <= 3 and inline is not False):
             # one output var, a few distinct input vars: try running it right here

@@ -341,3 +341,23 @@ def test_a_chain_of_tiny_ops_runs_in_bulk_on_one_worker():
     assert len(threads) == 50 and len(set(threads)) == 1
     assert threads[0] != threading.get_ident()
     eng.wait_all(timeout=T)
+
+
+def test_ops_named_as_blas_take_the_slot_even_unflagged():
+    eng = ThreadedEngine(workers=3)
+    inside, peak = [], []
+    lock = threading.Lock()
+
+    def kernel():
+        with lock:
+            inside.append(1)
+            peak.append(len(inside))
+        for _ in range(2000):
+            pass
+        with lock:
+            inside.pop()
+
+    for _ in range(6):  # an executor replaying a plan pushes by op name only
+        eng.push(kernel, writes=(eng.new_var(),), name="tdflow.matmul", inline=False)
+    eng.wait_all(timeout=T)
+    assert max(peak) == 1
