@@ -13,6 +13,8 @@ True
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .engine import Var, get_engine
@@ -21,6 +23,7 @@ from .tensor import Tensor
 __all__ = ["Tensor", "buffer_of", "new_result", "var_of"]
 
 _wrap = Tensor._wrap
+_attach_lock = threading.Lock()
 
 
 def buffer_of(t: Tensor) -> np.ndarray:
@@ -35,8 +38,11 @@ def var_of(t: Tensor) -> Var:
         return s
     if s is not None:  # someone else's pending-work hook: settle it before we track the tensor
         s()
-    v = t._sync = get_engine().new_var()
-    return v
+    with _attach_lock:  # two threads reading a fresh tensor at once must agree on one var
+        s = t._sync
+        if type(s) is not Var:
+            s = t._sync = get_engine().new_var()
+    return s
 
 
 def new_result(array: np.ndarray) -> Tensor:

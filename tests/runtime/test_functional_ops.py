@@ -286,3 +286,34 @@ def test_import_tdflow_stays_cheap_and_functional_never_touches_cuda():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_eager_calls_from_several_threads_share_inputs_safely():
+    eng = ThreadedEngine(workers=1)
+    old = engine_mod.set_engine(eng)
+    try:
+        shared = t(rand(32))
+        base = shared.numpy().copy()
+        errors: list[BaseException] = []
+
+        def worker(k):
+            try:
+                for i in range(300):
+                    y = F.add(F.relu(shared), float(k))
+                    z = F.mul(y, F.leaky_relu(shared, alpha=0.1))
+                    if i % 50 == 0:
+                        want = (np.maximum(base, 0) + k) * np.where(base > 0, base, 0.1 * base)
+                        np.testing.assert_allclose(z.numpy(), want, rtol=1e-5)
+            except BaseException as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(T * 3)
+            assert not th.is_alive(), "eager thread deadlocked"
+        assert not errors, errors[0]
+        eng.wait_all(timeout=T)
+    finally:
+        engine_mod.set_engine(old)
