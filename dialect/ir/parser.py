@@ -59,6 +59,7 @@ _FAST_OP = re.compile(
     r"(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
     r"[ \t\r]*(?=\n|//|\Z)",
 )
+_BLOCK_LABEL = re.compile(r"\^[\w$.\-]+")
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 
 
@@ -105,8 +106,8 @@ class Parser(TypeAttrParser):
                 module.attributes.update(self.parse_attr_dict("}>"))
             self.expect("(", "'(' before the module's region")
             self.expect("{")
-            if self.match(re.compile(r"\^[\w$.\-]+:")) is None:
-                pass
+            self.match(_BLOCK_LABEL)
+            self.accept(":")
             self.parse_funcs(module, "}")
             self.expect(")")
             if self.accept("{"):
@@ -212,6 +213,13 @@ class Parser(TypeAttrParser):
         self.skip()
         if not self.accept("{"):
             raise self.expected("'{' opening the function body")
+        if self.peek("^"):  # an entry block label without arguments is tolerated
+            lpos = self.pos
+            self.match(_BLOCK_LABEL)
+            if self.peek("("):
+                raise self.error("the entry block of 'func.func @name(...)' takes the function's "
+                                 "arguments; remove the block argument list", lpos)
+            self.expect(":", "':' after the block label")
         self._begin_body(block)
         for n, a, apos in arg_positions:
             self.define(n, (a,), apos)
@@ -245,14 +253,14 @@ class Parser(TypeAttrParser):
             props = self.parse_attr_dict("}>")
         self.expect("(", "'(' before the function's region")
         self.expect("{", "'{' opening the function's region")
-        body_pos = self.pos
-        # The function type is needed for the entry block; attributes may also follow the region
-        # (older MLIR printed them there), so parse the region after scanning for them.
+        # The entry block's arguments are the function's; they are checked against
+        # `function_type` once the attributes after the region (older MLIR puts them there)
+        # are known.
         block = Block(arg_locs=[])
         arg_positions = []
         self.skip()
         if self.text.startswith("^", self.pos):
-            bm = self.match(re.compile(r"\^[\w$.\-]+"))
+            bm = self.match(_BLOCK_LABEL)
             if self.accept("("):
                 if not self.accept(")"):
                     while True:
@@ -271,7 +279,6 @@ class Parser(TypeAttrParser):
                         if not self.accept(","):
                             raise self.expected("',' or ')' in the block arguments")
             self.expect(":", f"':' after the block label '{bm.group() if bm else '^bb0'}'")
-        del body_pos
         self._begin_body(block)
         for n, a, apos in arg_positions:
             self.define(n, (a,), apos)

@@ -303,3 +303,10 @@ def test_crlf_line_endings_and_argument_locations():
     with pytest.raises(DiagnosticError) as ei:
         parse_module("func.func @f() {\r\n  %0 = \"t.a\"() {x = } : () -> f32\r\n}\r\n", "c.mlir")
     assert ei.value.render().splitlines()[1] == '  %0 = "t.a"() {x = } : () -> f32'
+
+
+def test_entry_block_label_in_custom_func():
+    m = parse_module("func.func @f(%x: f32) -> f32 {\n^bb0:\n  return %x : f32\n}")
+    assert m["f"].body.last.operands == (m["f"].args[0],)
+    msg, ln, col = _error("func.func @f(%x: f32) {\n^bb0(%y: f32):\n  return\n}")
+    assert "takes the function's arguments" in msg and (ln, col) == (2, 1)
