@@ -8,9 +8,12 @@
 >>> b.launch(k, {}, [np.array([-1.0, 2.0], np.float32)])[0].tolist()
 [0.0, 2.0]
 
-BLAS threads: numpy's OpenBLAS would start one thread per core; with an engine running kernels
-on worker threads that oversubscribes small machines. ``set_blas_threads(n)`` changes it at run
-time (``TDFLOW_BLAS_THREADS`` sets it when this module loads).
+BLAS threads: numpy's OpenBLAS starts one thread per core; next to the engine's threads (or
+other jobs) that oversubscribes small machines, and spinning OpenBLAS threads then make a
+matmul several times slower (measured: 5x on a loaded 2-core machine). When the kernel table
+first loads, :func:`configure_blas_threads` sets ``cores - 1`` threads (1 on 2 cores) through
+OpenBLAS's own ``openblas_set_num_threads``; ``TDFLOW_BLAS_THREADS=N`` overrides, and a user's
+``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` is respected.
 """
 
 from __future__ import annotations
@@ -96,5 +99,39 @@ def blas_threads() -> int | None:
     return int(fns[1]()) if fns is not None else None
 
 
-if os.environ.get("TDFLOW_BLAS_THREADS"):
-    set_blas_threads(int(os.environ["TDFLOW_BLAS_THREADS"]))
+_configured: list[int | None] = []
+
+
+def default_blas_threads() -> int:
+    """One BLAS thread per usable core but one (the engine's calling thread keeps working).
+
+    On 2 cores that is 1: OpenBLAS threads spin while they wait, and two of them next to a
+    busy Python thread (or other jobs) make a matmul several times slower, not faster.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+def configure_blas_threads() -> int | None:
+    """Apply the BLAS thread policy once per process; returns the count set (or ``None``).
+
+    ``TDFLOW_BLAS_THREADS=N`` wins; a user's own ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS``
+    is left alone; otherwise :func:`default_blas_threads`. Called when the kernel table loads.
+    """
+    if _configured:
+        return _configured[0]
+    env = os.environ.get("TDFLOW_BLAS_THREADS")
+    n: int | None
+    if env:
+        n = int(env)
+    elif os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS"):
+        n = None
+    else:
+        n = default_blas_threads()
+    if n is not None and not set_blas_threads(n):
+        n = None
+    _configured.append(n)
+    return n

@@ -6,11 +6,11 @@ Layouts (``data_format``): ``"channels_first"`` (OneFlow's name; ``"NCHW"`` acce
 spatial dim (OneFlow's symmetric convolution padding); ``strides`` and ``dilation_rate`` per
 spatial dim. The gradients work for any ``num_spatial_dims``.
 
-Method: im2col without copies until the product — ``sliding_window_view`` gives the
-``(N, C, *OS, *K)`` windows of the padded input, sliced by stride and dilation, and one
-``tensordot`` per group does the multiply-accumulate in BLAS. The data gradient multiplies
-``dy`` by the filter into columns and scatters them back with one strided add per kernel
-offset (a loop over the ``prod(K)`` offsets, never over pixels).
+Method: im2col + one BLAS matmul per group. The columns ``(C/g * prod(K), N * prod(OS))`` are
+filled with one strided slab copy per kernel offset (a loop over the ``prod(K)`` offsets,
+never over pixels), which copies along whole input rows. The filter gradient is
+``dy @ cols^T``; the data gradient computes ``w^T @ dy`` into columns and adds them back with
+one strided add per kernel offset.
 
 >>> import numpy as np
 >>> x = np.ones((1, 1, 3, 3), np.float32); w = np.ones((1, 1, 2, 2), np.float32)
@@ -22,11 +22,11 @@ offset (a loop over the ``prod(K)`` offsets, never over pixels).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
@@ -92,28 +92,51 @@ class ConvGeometry:
         """``(N, *S, C)`` result in the op's layout (a view)."""
         return a_nl if self.last else np.moveaxis(a_nl, -1, 1)
 
-    def windows(self, x_cf: np.ndarray, k: Sequence[int], out_sp: Sequence[int]) -> np.ndarray:
-        """``(N, C, *OS, *K)`` strided view of the zero-padded input."""
-        nd = self.nd
+    def padded(self, x_cf: np.ndarray) -> np.ndarray:
         if any(self.pad):
-            x_cf = np.pad(x_cf, [(0, 0), (0, 0)] + [(p, p) for p in self.pad])
-        eff = tuple(d * (kk - 1) + 1 for kk, d in zip(k, self.dil))
-        win = sliding_window_view(x_cf, eff, axis=tuple(range(2, 2 + nd)))
-        index = (slice(None), slice(None))
-        index += tuple(slice(0, st * (o - 1) + 1, st) for st, o in zip(self.stride, out_sp))
-        index += tuple(slice(None, None, d) for d in self.dil)
-        return win[index]
+            return np.pad(x_cf, [(0, 0), (0, 0)] + [(p, p) for p in self.pad])
+        return x_cf
+
+    def offsets(self, k: Sequence[int]) -> Iterator[tuple[int, ...]]:
+        return itertools.product(*(range(kk) for kk in k))
+
+    def slab(self, offs: Sequence[int], out_sp: Sequence[int]) -> tuple[slice, ...]:
+        """Spatial slices of the padded input seen by kernel offset ``offs`` at every output."""
+        return tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
+                     for o, d, st, n in zip(offs, self.dil, self.stride, out_sp))
+
+    def im2col(self, xp: np.ndarray, channels: slice, k: Sequence[int],
+               out_sp: Sequence[int]) -> np.ndarray:
+        """Columns ``(Cg * prod(K), N * prod(OS))`` of the padded channels-first input.
+
+        Built with one strided slab copy per kernel offset, so the copies run along whole
+        rows of the input instead of gathering single elements.
+        """
+        n = xp.shape[0]
+        xg = xp[:, channels]
+        cg = xg.shape[1]
+        cols = np.empty((cg, *k, n, *out_sp), xp.dtype)
+        for offs in self.offsets(k):
+            cols[(slice(None), *offs)] = np.moveaxis(xg[(slice(None), slice(None),
+                                                         *self.slab(offs, out_sp))], 1, 0)
+        return cols.reshape(cg * math.prod(k), n * math.prod(out_sp))
 
 
-def _finish(result_nl: np.ndarray, geo: ConvGeometry, out: np.ndarray | None, dt: np.dtype,
+def _finish(res_onos: np.ndarray, geo: ConvGeometry, out: np.ndarray | None, dt: np.dtype,
             add: np.ndarray | None) -> np.ndarray:
-    res = geo.from_nl(result_nl)
+    """Write a ``(C, N, *S)`` result into the op's layout (+ ``_add_to_output``)."""
+    res = np.moveaxis(res_onos, 0, -1 if geo.last else 1)
     if add is not None:
         res = res + add
     if out is None:
         return np.ascontiguousarray(res, dtype=dt)
     np.copyto(out, res, casting="unsafe")
     return out
+
+
+def _dy_onos(dy: np.ndarray, geo: ConvGeometry, wide: np.dtype) -> np.ndarray:
+    """``dy`` as a ``(O, N, *OS)`` array in the accumulation type."""
+    return np.ascontiguousarray(np.moveaxis(dy, -1 if geo.last else 1, 0), dtype=wide)
 
 
 def _nd(x: np.ndarray, attrs: Mapping[str, Any], op: str) -> int:
@@ -145,21 +168,17 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
         raise ValueError(f"{op}: {c} input channels, {o} filters of {w_cf.shape[1]} channels "
                          f"and groups={g} do not fit (need C = groups * filter channels)")
     out_sp = geo.out_size(x_cf.shape[2:], k)
-    win = geo.windows(x_cf, k, out_sp)
     cg, og = c // g, o // g
-    sum_win = [1] + list(range(2 + nd, 2 + 2 * nd))
-    sum_w = list(range(1, 2 + nd))
-    if g == 1:
-        res = np.tensordot(win, w_cf, axes=(sum_win, sum_w))  # (N, *OS, O)
-    else:
-        res = np.empty((n, *out_sp, o), wide)
-        for gi in range(g):
-            res[..., gi * og:(gi + 1) * og] = np.tensordot(
-                win[:, gi * cg:(gi + 1) * cg], w_cf[gi * og:(gi + 1) * og], axes=(sum_win, sum_w))
+    xp = geo.padded(x_cf)
+    res = np.empty((o, n * math.prod(out_sp)), wide)
+    for gi in range(g):
+        cols = geo.im2col(xp, slice(gi * cg, (gi + 1) * cg), k, out_sp)
+        np.matmul(w_cf[gi * og:(gi + 1) * og].reshape(og, -1), cols,
+                  out=res[gi * og:(gi + 1) * og])
     if bias is not None:
-        res += bias.astype(wide, copy=False)
+        res += bias.astype(wide, copy=False)[:, None]
     out = outs[0] if outs else None
-    return [_finish(res, geo, out, dt, add)]
+    return [_finish(res.reshape(o, n, *out_sp), geo, out, dt, add)]
 
 
 @register_kernel("tdflow.conv_data_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),
@@ -179,27 +198,24 @@ def conv_data_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     n, c = x_shape_cf[:2]
     spatial = x_shape_cf[2:]
     out_sp = geo.out_size(spatial, k)
-    dy_nl = (dy if geo.last else np.moveaxis(dy, 1, -1)).astype(wide, copy=False)
-    if dy_nl.shape[1:-1] != out_sp:
-        raise ValueError(f"{op}: dy has spatial shape {dy_nl.shape[1:-1]}, expected {out_sp}")
+    dy_o = _dy_onos(dy, geo, wide)
+    if dy_o.shape[2:] != out_sp:
+        raise ValueError(f"{op}: dy has spatial shape {dy_o.shape[2:]}, expected {out_sp}")
     o, g = w_cf.shape[0], geo.groups
     cg, og = c // g, o // g
     padded = tuple(s + 2 * p for s, p in zip(spatial, geo.pad))
     dxp = np.zeros((n, c, *padded), wide)
+    dy2 = dy_o.reshape(o, -1)
     for gi in range(g):
-        # cols: (N, *OS, Cg, *K) = dy (N, *OS, Og) . w (Og, Cg, *K)
-        cols = np.tensordot(dy_nl[..., gi * og:(gi + 1) * og], w_cf[gi * og:(gi + 1) * og],
-                            axes=([nd + 1], [0]))
-        cols = np.moveaxis(cols, nd + 1, 1)  # (N, Cg, *OS, *K)
-        for offs in itertools.product(*(range(kk) for kk in k)):
-            index: tuple[Any, ...] = (slice(None), slice(gi * cg, (gi + 1) * cg))
-            index += tuple(slice(off * d, off * d + st * (os_ - 1) + 1, st)
-                           for off, d, st, os_ in zip(offs, geo.dil, geo.stride, out_sp))
-            dxp[index] += cols[(Ellipsis, *offs)]
+        # cols (Cg * K, N * OS) = w^T (Cg * K, Og) @ dy (Og, N * OS), scattered back per offset
+        cols = (w_cf[gi * og:(gi + 1) * og].reshape(og, -1).T @ dy2[gi * og:(gi + 1) * og])
+        cols = cols.reshape(cg, *k, n, *out_sp)
+        for offs in geo.offsets(k):
+            target = dxp[(slice(None), slice(gi * cg, (gi + 1) * cg), *geo.slab(offs, out_sp))]
+            target += np.moveaxis(cols[(slice(None), *offs)], 0, 1)
     crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(geo.pad, spatial))
-    dx_cf = dxp[crop]
     out = outs[0] if outs else None
-    return [_finish(np.moveaxis(dx_cf, 1, -1), geo, out, dt, add)]
+    return [_finish(np.moveaxis(dxp[crop], 1, 0), geo, out, dt, add)]
 
 
 @register_kernel("tdflow.conv_filter_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),
@@ -219,16 +235,16 @@ def conv_filter_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
         raise ValueError(f"{op}: kernel_size {list(k)} needs {nd} entries")
     n, c = x_cf.shape[:2]
     out_sp = geo.out_size(x_cf.shape[2:], k)
-    dy_nl = (dy if geo.last else np.moveaxis(dy, 1, -1)).astype(wide, copy=False)
-    o, g = dy_nl.shape[-1], geo.groups
+    dy_o = _dy_onos(dy, geo, wide)
+    o, g = dy_o.shape[0], geo.groups
     cg, og = c // g, o // g
-    win = geo.windows(x_cf, k, out_sp)  # (N, C, *OS, *K)
-    sum_dy = list(range(0, nd + 1))
-    sum_win = [0] + list(range(2, 2 + nd))
-    dw = np.empty((o, cg, *k), wide)
+    xp = geo.padded(x_cf)
+    dy2 = dy_o.reshape(o, -1)
+    dw = np.empty((o, cg * math.prod(k)), wide)
     for gi in range(g):
-        dw[gi * og:(gi + 1) * og] = np.tensordot(
-            dy_nl[..., gi * og:(gi + 1) * og], win[:, gi * cg:(gi + 1) * cg], axes=(sum_dy, sum_win))
+        cols = geo.im2col(xp, slice(gi * cg, (gi + 1) * cg), k, out_sp)
+        np.matmul(dy2[gi * og:(gi + 1) * og], cols.T, out=dw[gi * og:(gi + 1) * og])
+    dw = dw.reshape(o, cg, *k)
     res = np.moveaxis(dw, 1, -1) if geo.last else dw
     out = outs[0] if outs else None
     if out is None:

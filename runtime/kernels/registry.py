@@ -210,6 +210,7 @@ class KernelTable:
 
 _KERNELS: dict[str, list[Kernel]] = {}
 _BY_NAME: dict[str, Kernel] = {}
+_loaded: list[bool] = []
 
 
 def add_kernel(kernel: Kernel) -> Kernel:
@@ -247,6 +248,9 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
 
 def _load_builtin_kernels() -> None:
     # Importing the kernel modules registers them (idempotent: modules import once).
+    if _loaded:
+        return
+    from tdflow.runtime.backends.cpu import configure_blas_threads
     from tdflow.runtime.kernels import (  # noqa: F401
         conv,
         elementwise,
@@ -257,6 +261,9 @@ def _load_builtin_kernels() -> None:
         reduce,
         shape,
     )
+
+    configure_blas_threads()
+    _loaded.append(True)
 
 
 def kernel_table(device: str | None = None) -> KernelTable:

@@ -87,3 +87,23 @@ def test_every_spec_op_has_a_cpu_kernel():
     assert len(spec) == 50
     blas = {k.op for k in registered_kernels() if k.uses_blas}
     assert {"tdflow.matmul", "tdflow.conv2d"} <= blas and "tdflow.relu" not in blas
+
+
+def test_blas_policy(monkeypatch):
+    from tdflow.runtime.backends import cpu
+
+    assert cpu.default_blas_threads() >= 1
+    monkeypatch.setattr(cpu, "_configured", [])
+    monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
+    before = blas_threads()
+    try:
+        n = cpu.configure_blas_threads()
+        assert n in (1, None)  # None: a BLAS we cannot control
+        assert cpu.configure_blas_threads() == n  # once per process
+    finally:
+        if before is not None:
+            set_blas_threads(before)
+    monkeypatch.setattr(cpu, "_configured", [])
+    monkeypatch.delenv("TDFLOW_BLAS_THREADS")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    assert cpu.configure_blas_threads() is None  # the user's own setting is left alone
