@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from . import ast as A
 from . import types as T
+from .errors import TdError
 from .expr import Scope, err
-from .ops import BinOp, ExistsOp, FoldOp, IsAOp, TernOp, UnOp
+from .ops import BinOp, ExistsOp, FoldOp, IsAOp, TernOp, UnOp, as_int
 from .values import UNSET, DagInit, ListInit, StringInit, TypedInit, VarInit
 
 _UNARY = {"cast", "not", "head", "tail", "size", "empty", "getdagop", "getop", "logtwo",
@@ -120,7 +121,8 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         if op in ("head", "tail"):
             if vt is None or vt.kind != "list":
                 raise err("expected list type argument in unary operator", aloc)
-            if isinstance(v, ListInit) and not v.items:
+            if isinstance(v, ListInit) and not v.items and not (
+                    k.taint and _mentions(args[0], k.taint)):
                 raise err("empty list argument in unary operator", loc)
             return UnOp(op, v, vt.elem if op == "head" else vt).fold(cur)
         if op in ("size", "empty"):
@@ -147,8 +149,23 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
     if op == "if":
         need(3)
         c = val(args[0])
-        x = val(args[1], hint)
-        y = val(args[2], hint)
+        ci = as_int(c)
+        if ci is not None and k.taint and _mentions(args[0], k.taint):
+            # llvm-tblgen only learns this condition when resolving, and then never builds
+            # the records (`C<...>`) of the arm it does not take.
+            k.suppress += 1
+            try:
+                x = val(args[1], hint) if not ci else None
+                y = val(args[2], hint) if ci else None
+            except TdError:
+                x = y = None  # llvm-tblgen never evaluates the arm it does not take
+            finally:
+                k.suppress -= 1
+            x = val(args[1], hint) if ci else x
+            y = val(args[2], hint) if not ci else y
+        else:
+            x = val(args[1], hint)
+            y = val(args[2], hint)
         xt, yt = _ty(x), _ty(y)
         if xt is None and yt is None:
             ty = hint
@@ -249,6 +266,12 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         r = vs.pop()
         vs[-1] = BinOp(code, vs[-1], r, ty).fold(cur)
     return BinOp(code, vs[0], vs[1], ty).fold(cur)
+
+
+def _mentions(node, names):
+    from .evaluator import _mentions as m
+
+    return m(node, names)
 
 
 def _zero():

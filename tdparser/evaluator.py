@@ -55,7 +55,12 @@ class Evaluator:
         # llvm-tblgen appends a defm's location only to records that are direct entries of the
         # multiclass, not to those made inside a foreach/if of its body.
         self.loop_depth = 0  # enclosing loops of a multiclass body that depend on its arguments
-        self.taint = None  # names whose values depend on the multiclass's arguments
+        # Names llvm-tblgen cannot know while parsing: `mc_taint` (the multiclass's arguments
+        # and what derives from them) and `taint` (that plus loop variables). They decide
+        # which loops keep a defm's location and which `C<...>` an `!if` leaves unmade.
+        self.mc_taint = None
+        self.taint: set = set()
+        self.suppress = 0
         self.defsets: list = []
         self.errors: list[TdError] = []
         self.dump_output: list[str] = []
@@ -256,7 +261,9 @@ class Evaluator:
         if node is None:
             return self.new_anon(), True
         nm = [False]
+        before = self.eb.name_refs
         v = self.eb.value(node, scope, None, T.STRING, name_mode=nm)
+        nm[0] = self.eb.name_refs != before
         if isinstance(v, TypedInit) and v.ty is not T.STRING:
             c = v.cast_to(T.STRING)
             v = c if c is not None else v
@@ -380,7 +387,8 @@ class Evaluator:
                 given[targs[pos][0]] = a.value
                 pos += 1
             else:
-                n = self.eb.value(a.name, scope, None, name_mode=[False])
+                n = (StringInit(a.name.name) if isinstance(a.name, A.Ident)
+                     else self.eb.value(a.name, scope, None, name_mode=[False]))
                 nm = n.value if isinstance(n, StringInit) else str(n)
                 if nm not in [t[0] for t in targs]:
                     raise err(f"Argument {nm} doesn't exist", loc)
@@ -408,11 +416,12 @@ class Evaluator:
 
     def instantiate_mc(self, mc, inner, name):
         saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
-                 self.loop_depth, self.taint)
+                 self.loop_depth, self.mc_taint, self.taint)
         self.let_stack = list(mc.lets)
         self.mc_out = []
         self.loop_depth = 0
-        self.taint = {t[0] for t in mc.targs} | {"NAME"}
+        self.mc_taint = {t[0] for t in mc.targs} | {"NAME"}
+        self.taint = set(self.mc_taint)
         self.in_multiclass = True
         self.mc_name = name
         inner.vars["NAME"] = StringInit(name)
@@ -427,7 +436,7 @@ class Evaluator:
             return self.mc_out
         finally:
             (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name,
-             self.loop_depth, self.taint) = saved
+             self.loop_depth, self.mc_taint, self.taint) = saved
 
     def st_Defm(self, s, scope):
         if s.name is None:
@@ -448,7 +457,7 @@ class Evaluator:
             inner = self.mc_args(mc, ref.args, scope, ref.loc)
             for rec, in_loop in self.instantiate_mc(mc, inner, name):
                 if not in_loop:
-                    rec.locs.append(s.loc)
+                    rec.locs.append(ref.loc)
                 new.append(rec)
         for ref in refs:
             cls = self.classes.get(ref.name)
@@ -466,8 +475,10 @@ class Evaluator:
     # ---- other statements -------------------------------------------------------------------
     def st_Defvar(self, s, scope):
         v = self.value(s.value, scope, None)
-        if self.taint is not None and _mentions(s.value, self.taint):
+        if self.taint and _mentions(s.value, self.taint):
             self.taint.add(s.name)
+            if self.mc_taint is not None and _mentions(s.value, self.mc_taint):
+                self.mc_taint.add(s.name)
         if scope is None:
             if s.name in self.globals or s.name in self.defs:
                 raise err("def or global variable of this name already exists", s.loc)
@@ -518,9 +529,14 @@ class Evaluator:
             items = v.items
         else:
             items = [IntInit(i) for i in self.eb.ranges((it,), scope, None)]
-        deferred = self.taint is not None and _mentions(s.iter, self.taint)
+        # llvm-tblgen expands a loop while parsing the multiclass when its list is already a
+        # list literal; only other argument-dependent lists wait for the defm.
+        deferred = (self.mc_taint is not None and not isinstance(it.lo, A.ListLit)
+                    and _mentions(s.iter, self.mc_taint))
+        saved = (set(self.taint), set(self.mc_taint) if self.mc_taint is not None else None)
+        self.taint.add(s.var)
         if deferred:
-            self.taint.add(s.var)
+            self.mc_taint.add(s.var)
         self.loop_depth += deferred
         try:
             for x in items:
@@ -529,6 +545,7 @@ class Evaluator:
                 self.run(s.body, inner)
         finally:
             self.loop_depth -= deferred
+            self.taint, self.mc_taint = saved
 
     def st_If(self, s, scope):
         c = self.value(s.cond, scope, None)
@@ -539,7 +556,7 @@ class Evaluator:
                       f"if condition could not be resolved: '{c}'", s.loc)
         body = s.then if i else s.orelse
         if body:
-            deferred = self.taint is not None and _mentions(s.cond, self.taint)
+            deferred = self.mc_taint is not None and _mentions(s.cond, self.mc_taint)
             self.loop_depth += deferred
             try:
                 self.run(body, Scope(scope))

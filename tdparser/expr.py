@@ -46,6 +46,7 @@ class ExprBuilder:
 
     def __init__(self, keeper):
         self.k = keeper
+        self.name_refs = 0  # how often NAME was looked up (a defm/def name mentioning NAME)
 
     # ---- names ------------------------------------------------------------------------------
     def lookup(self, name, scope, cur):
@@ -73,8 +74,8 @@ class ExprBuilder:
         name = node.name
         v = self.lookup(name, scope, cur)
         if v is not None:
-            if name_mode is not None and name == "NAME":
-                name_mode[0] = True
+            if name == "NAME":
+                self.name_refs += 1
             return v
         if name_mode is not None:
             return StringInit(name)
@@ -297,7 +298,9 @@ class ExprBuilder:
                 named = False
             else:
                 seen_named = True
-                n = self.value(a.name, scope, cur, name_mode=[False])
+                # `name=value`: llvm-tblgen takes the identifier itself as the name.
+                n = (StringInit(a.name.name) if isinstance(a.name, A.Ident)
+                     else self.value(a.name, scope, cur, name_mode=[False]))
                 if not isinstance(n, StringInit):
                     raise err("The name of named argument should be a valid identifier", loc)
                 qn = cls.name + ":" + n.value
@@ -328,7 +331,16 @@ class ExprBuilder:
         if cls.values is None:
             raise err(f"Class '{node.cls}' is not defined", node.loc)
         args = self.class_args(cls, node.args, scope, cur, node.loc)
+        k = self.k
+        if k.suppress and k.taint and _mentions_any(node.args, k.taint):
+            return VarDefInit(cls, args)
         return VarDefInit(cls, args).fold()
+
+
+def _mentions_any(node, names):
+    from .evaluator import _mentions
+
+    return _mentions(node, names)
 
 
 def bit_range(v, bits):

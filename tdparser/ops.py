@@ -69,7 +69,7 @@ class UnOp(OpInit):
 
     def resolve(self, r):
         a = self.arg.resolve(r)
-        if a is self.arg:
+        if a is self.arg and not (r.final and self.op == "cast"):
             return self
         return UnOp(self.op, a, self.ty).fold(r.cur, r.final)
 
@@ -263,8 +263,7 @@ class BinOp(OpInit):
             i = as_int(rhs)
             if isinstance(lhs, ListInit) and i is not None:
                 if not 0 <= i < len(lhs.items):
-                    raise fatal(f"List index {i} out of range for list '{lhs}'"
-                                if False else f"invalid list index {i}", cur)
+                    return self  # llvm-tblgen leaves it unfolded
                 return lhs.items[i]
             return self
         if op == "listslice":
@@ -275,7 +274,7 @@ class BinOp(OpInit):
                     if i is None:
                         return self
                     if not 0 <= i < len(lhs.items):
-                        raise fatal(f"invalid list index {i}", cur)
+                        return self
                     out.append(lhs.items[i])
                 return ListInit(out, lhs.ty.elem)
             return self

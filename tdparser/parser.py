@@ -42,6 +42,17 @@ def _first_loc(node):
     return getattr(node, "loc", node)
 
 
+def _start_loc(node):
+    """The first token of a value (llvm-tblgen locates a def at the start of its name)."""
+    while isinstance(node, (A.FieldAccess, A.ListSlice, A.BitSlice)):
+        node = node.base
+    while isinstance(node, A.Paste):
+        node = node.lhs
+        while isinstance(node, (A.FieldAccess, A.ListSlice, A.BitSlice)):
+            node = node.base
+    return getattr(node, "loc", node)
+
+
 class ToAst(Transformer):
     """One method per grammar rule (or alias), each returning an AST node or a plain tuple."""
 
@@ -94,7 +105,7 @@ class ToAst(Transformer):
     def def_stmt(self, c):
         kw = c[0]
         if len(c) == 4:
-            return A.Def(c[1], c[2], c[3], kw, _first_loc(c[1]))
+            return A.Def(c[1], c[2], c[3], kw, _start_loc(c[1]))
         return A.Def(None, c[1], c[2], kw, kw)
 
     def name(self, c):
@@ -104,7 +115,7 @@ class ToAst(Transformer):
         kw = c[0]
         if isinstance(c[1], A.ClassRef):
             return A.Defm(None, tuple(c[1:]), kw, kw)
-        return A.Defm(c[1], tuple(c[2:]), kw, _first_loc(c[1]))
+        return A.Defm(c[1], tuple(c[2:]), kw, _start_loc(c[1]))
 
     def defset_stmt(self, c):
         return A.Defset(c[0], c[1].value, tuple(c[2:]), c[1])
