@@ -70,8 +70,11 @@ class OpRunner:
             if a.name not in attr_names and a.has_default and a.kind != "other"}
         self._cache: dict[tuple, _Entry] = {}
         self._uses_blas = opdef.name in BLAS_OP_NAMES  # these take the engine's BLAS slot
-        # an op without results updates its first operand in place (sgd_update)
-        self._mutates_first = self.n_results == 0
+        # operands the op writes in place (sgd_update's model), from its modify_input_arg hook
+        try:
+            self.mutable = frozenset(dialect.mutable_operands(self.name))
+        except (AttributeError, KeyError, ValueError):  # no such API, or the hook needs attrs
+            self.mutable = frozenset({0}) if self.n_results == 0 else frozenset()
 
     # -- the slow path: infer and select, once per (types, attrs) ---------------------------
     def _prepare(self, key: tuple, arrays: list, attr_vals: tuple) -> _Entry:
@@ -115,9 +118,17 @@ class OpRunner:
         """Run on ``tensors`` (one per operand: a Tensor, ``None`` or a tuple for variadic)."""
         arrays: list = []
         reads: list = []
+        inplace: list = []
         key: list = [attr_vals]
-        for t in tensors:
-            if t is None:
+        mutable = self.mutable
+        for i, t in enumerate(tensors):
+            if mutable and i in mutable and t is not None:
+                a = t._buf
+                arrays.append(a)
+                inplace.append(var_of(t))
+                key.append(a.shape)
+                key.append(a.dtype)
+            elif t is None:
                 arrays.append(None)
                 key.append(None)
             elif type(t) is tuple:
@@ -147,8 +158,10 @@ class OpRunner:
             r._sync = v = Var(None, eng)
             results.append(r)
             writes.append(v)
-        if self._mutates_first:
-            writes.append(reads.pop(0))
+        for v in inplace:
+            if v not in writes:
+                writes.append(v)
+        reads = [v for v in reads if v not in writes]
         prog = entry.prog
         if prog is not None:
             out = outs[0]

@@ -198,6 +198,20 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
             raise SignatureError(f"{fname}: parameter {p.name!r} of {sig} is not an attribute "
                                  f"of {opdef.name}")
     runner = OpRunner(opdef, tuple(attr_names), dialect)
+    if runner.mutable:  # in-place ops take the general path (their writes are inputs)
+        run = runner.run
+        tix = tuple(tensor_idx)
+
+        def impl_inplace(vals):
+            attrs: list = []
+            for i, expand in plan:
+                if expand:
+                    attrs.extend(_scalar_attrs(vals[i]))
+                else:
+                    attrs.append(vals[i])
+            return run(tuple(vals[i] for i in tix) + pad, tuple(attrs))
+
+        return impl_inplace
     plain = (not plan and not pad and len(opdef.results) == 1 and len(sig.params) == n_ops
              and all(o.is_single for o in opdef.operands))
     if plain and n_ops == 1:
