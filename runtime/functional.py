@@ -282,6 +282,20 @@ def _py_signature(sig: Signature) -> inspect.Signature:
     return inspect.Signature(params)
 
 
+def _lead_tensors(sig: Signature) -> int:
+    """``k`` when the first ``k >= 1`` parameters are required plain tensors and every other
+    parameter has a default (so ``f(t1, ..., tk)`` needs no binding); else 0."""
+    k = 0
+    for p in sig.params:
+        if p.type == "Tensor" and not p.optional and p.default is NO_DEFAULT and not p.kw_only:
+            k += 1
+        else:
+            break
+    if k and k < len(sig.params) and all(p.default is not NO_DEFAULT for p in sig.params[k:]):
+        return k
+    return 0
+
+
 def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tuple], Any]],
                    doc: str) -> Callable[..., Any]:
     binders = [make_binder(s, Tensor) for s in sigs]
@@ -304,6 +318,22 @@ def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tupl
                 x, y = args
                 if isinstance(x, Tensor) and isinstance(y, Tensor):
                     return fast(x, y)
+            vals = bind(args, kwargs)
+            if vals is None:
+                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
+            return impl(vals)
+    elif len(sigs) == 1 and _lead_tensors(sigs[0]):
+        bind, impl, sig = binders[0], impls[0], sigs[0]
+        k = _lead_tensors(sigs[0])
+        tail = tuple(p.default for p in sig.params[k:])  # all defaulted, stored converted
+
+        def function(*args, **kwargs):  # matmul(a, b): required tensors, defaults for the rest
+            if not kwargs and len(args) == k:
+                for a in args:
+                    if not isinstance(a, Tensor):
+                        break
+                else:
+                    return impl(args + tail)
             vals = bind(args, kwargs)
             if vals is None:
                 raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))

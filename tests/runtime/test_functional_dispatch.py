@@ -276,6 +276,8 @@ def test_invalid_combination_lists_every_signature(F):
      'leaky_relu(): argument "alpha" must be Float, not bool'),
     (lambda F, x: F.matmul(x, x, 1), 'matmul(): argument "_add_to_output" must be Tensor or '
                                      "None, not int"),
+    (lambda F, x: F.matmul(x, 1), 'matmul(): argument "b" must be Tensor, not int'),
+    (lambda F, x: F.matmul(x), 'matmul(): missing required argument "b"'),
     (lambda F, x: F.reduce_sum(x, axis=[0, "a"]),
      'reduce_sum(): argument "axis" must be Int32List, not list'),
     (lambda F, x: F.reduce_sum(x, 2**40),
