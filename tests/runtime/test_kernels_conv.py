@@ -6,6 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tdflow.runtime.kernels.registry import select_kernel
 
 MLIR = {np.float16: "f16", np.float32: "f32", np.float64: "f64", np.int32: "i32"}
@@ -162,3 +164,32 @@ def test_conv_1d_and_3d_gradients_run():
     dy = np.ones((1, 3, 6))
     assert run("tdflow.conv_data_grad", [dy, w, x], a).shape == (1, 2, 6)
     assert run("tdflow.conv_filter_grad", [dy, x], a).shape == (3, 2, 3)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_conv2d_random_geometry(data):
+    groups = data.draw(st.sampled_from([1, 2]))
+    cg = data.draw(st.integers(1, 2))
+    og = data.draw(st.integers(1, 2))
+    kh, kw = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    pad = (data.draw(st.integers(0, 2)), data.draw(st.integers(0, 2)))
+    stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    dil = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    h = data.draw(st.integers(max(1, dil[0] * (kh - 1) + 1 - 2 * pad[0]), 7))
+    w_ = data.draw(st.integers(max(1, dil[1] * (kw - 1) + 1 - 2 * pad[1]), 7))
+    n = data.draw(st.integers(1, 2))
+    rng = np.random.default_rng(data.draw(st.integers(0, 1000)))
+    x = rng.normal(size=(n, cg * groups, h, w_))
+    w = rng.normal(size=(og * groups, cg, kh, kw))
+    a = attrs_for((kh, kw), pad, stride, dil, groups)
+    want = naive_conv(x, w, pad, stride, dil, groups)
+    np.testing.assert_allclose(run("tdflow.conv2d", [x, w], a), want, rtol=1e-10, atol=1e-10)
+    dy = rng.normal(size=want.shape)
+    ga = {**a, "num_spatial_dims": 2}
+    dx = run("tdflow.conv_data_grad", [dy, w, x], ga)
+    dw = run("tdflow.conv_filter_grad", [dy, x], ga)
+    # adjoint identities: <conv(x, w), dy> = <x, dx> = <w, dw>
+    inner = (want * dy).sum()
+    assert abs((x * dx).sum() - inner) < 1e-8 * max(1.0, abs(inner))
+    assert abs((w * dw).sum() - inner) < 1e-8 * max(1.0, abs(inner))

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tdflow.runtime.kernels.registry import select_kernel
 
 MLIR = {np.float16: "f16", np.float32: "f32", np.float64: "f64", np.int32: "i32", np.int64: "i64"}
@@ -121,3 +123,22 @@ def test_max_pool_dtypes_buffers_and_errors():
         run("tdflow.max_pool_2d", [x], attrs_for((2, 2), (2, 2), (1, 1), (1, 1), False))
     with pytest.raises(ValueError, match="4-D input"):
         run("tdflow.max_pool_2d", [x[0]], a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_max_pool_random_geometry(data):
+    k = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    p = (data.draw(st.integers(0, k[0] // 2)), data.draw(st.integers(0, k[1] // 2)))
+    s = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    d = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    ceil = data.draw(st.booleans())
+    h = data.draw(st.integers(max(1, d[0] * (k[0] - 1) + 1 - 2 * p[0]), 8))
+    w = data.draw(st.integers(max(1, d[1] * (k[1] - 1) + 1 - 2 * p[1]), 8))
+    shape = (1, 2, h, w)
+    x = np.random.default_rng(data.draw(st.integers(0, 999))).permutation(
+        math.prod(shape)).reshape(shape).astype(np.float64)
+    want_y, want_i = naive_pool(x, k, p, s, d, ceil)
+    y, ind = run("tdflow.max_pool_2d", [x], attrs_for(k, p, s, d, ceil))
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_array_equal(ind, want_i)
