@@ -42,7 +42,6 @@ class InferShapesPass(Pass):
             raise PassFailure(self.name, errors + unresolved)
         context.warnings.extend(unresolved)
 
-
     def _infer_function(self, func: Any, dialect: Any, errors: list[Any]) -> None:
         work = deque(func.body)
         queued = set(work)
