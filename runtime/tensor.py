@@ -135,6 +135,8 @@ class Tensor:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         a = self.numpy()
         if dtype is not None and np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError(f"converting a {self.dtype} tensor to {np.dtype(dtype)} needs a copy")
             return a.astype(dtype)
         return a.copy() if copy else a
 
