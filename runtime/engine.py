@@ -190,7 +190,8 @@ class Engine:
         """Schedule ``fn()`` after the ops it depends on through ``reads`` and ``writes``.
 
         ``name`` and ``loc`` (any object with a useful ``str``, e.g. ``"mlp.mlir:3:8"``) name the
-        op in errors. ``cost`` estimates its work (elements or multiply-adds); ``inline`` forces
+        op in errors. ``device`` is accepted for MXNet's per-device worker pools; every op runs
+        on the one CPU pool today (a CUDA launch is asynchronous on its stream anyway). ``cost`` estimates its work (elements or multiply-adds); ``inline`` forces
         (``True``) or forbids (``False``) running it on the calling thread when it is ready.
         ``uses_blas`` marks ops that call multi-threaded BLAS (see the module docstring).
         """
@@ -207,7 +208,9 @@ class Engine:
         """Block until every op pushed so far that writes ``var`` has completed.
 
         Raises the :class:`EngineError` of the failure that poisoned ``var``, every time until
-        a successful overwrite. ``TimeoutError`` after ``timeout`` seconds.
+        a successful overwrite. ``TimeoutError`` after ``timeout`` seconds. While it waits, the
+        calling thread runs ready ops itself (it is one of the engine's threads), so the
+        timeout is checked between ops.
         """
         raise NotImplementedError
 
