@@ -14,8 +14,8 @@ one ufunc call (``np.exp(a, out=t, dtype=f32)``), and temporaries are given regi
 liveness so a long chain runs in one or two scratch buffers. Only the root writes ``out``, so
 ``out`` may alias an input (in-place execution). When all inputs have the same shape the
 scratch buffers are preallocated, and kept per thread between calls when large (64 KiB to
-256 MiB); with broadcasting each scratch slot gets the shape its values have (numpy allocates
-per step only when one slot would hold two shapes).
+64 MiB per program); with broadcasting each scratch slot gets the shape its values have
+(numpy allocates per step only when one slot would hold two shapes).
 
 Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs compute in
 ``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
@@ -294,7 +294,8 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                 temps, full = cached[1], cached[2]
             else:
                 temps, full = broadcast_plan(sig)
-                if temps is not None and sum(t.nbytes for t in temps) >= SCRATCH_KEEP_BYTES:
+                if temps is not None and (SCRATCH_KEEP_BYTES <= sum(t.nbytes for t in temps)
+                                          <= SCRATCH_MAX_BYTES):
                     local.plan = (sig, temps, full)
             if temps is None:
                 chain = fresh_steps
@@ -393,7 +394,7 @@ def _single_ufunc(spec: tuple[str, Any, tuple[Any, ...], Any, Any], idx: list[in
 # Scratch buffers above this size are kept between calls: allocating them maps fresh pages
 # (page faults on first touch), which costs as much as the arithmetic of a cheap op.
 SCRATCH_KEEP_BYTES = 1 << 16
-SCRATCH_MAX_BYTES = 1 << 28
+SCRATCH_MAX_BYTES = 1 << 26
 
 
 def _scratch(local: threading.local, shape: tuple[int, ...], dtypes: list[Any],
