@@ -185,7 +185,8 @@ class Executor:
                     except Exception as exc:  # noqa: BLE001
                         raise KernelFailure(ln, exc) from exc
         else:
-            self._run_on_engine(dynamic)
+            with self._lock:  # the plan's buffers serve one call at a time
+                self._run_on_engine(dynamic)
         results = []
         for k, slot in enumerate(self._result_slots):
             if slot < 0:

@@ -59,3 +59,18 @@ def test_results_are_fresh_and_argument_results_are_copies():
     assert not np.shares_memory(a, x)
     c, d = f(x)
     assert not np.shares_memory(b, d)
+
+
+@pytest.mark.parametrize("mode", ["direct", "engine"])
+def test_concurrent_calls_do_not_share_intermediates(mode):
+    from concurrent.futures import ThreadPoolExecutor
+
+    program = tdflow.compile(EXAMPLES / "mlp.mlir", mode=mode)
+    rng = np.random.default_rng(1)
+    calls = [[(rng.standard_normal(a.shape) * 0.1).astype(np.float32)
+              for a in program.plan.arguments] for _ in range(8)]
+    expected = [program(*args) for args in calls]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda args: program(*args), calls * 4))
+    for i, g in enumerate(got):
+        np.testing.assert_array_equal(g, expected[i % len(calls)])
