@@ -144,6 +144,8 @@ class UnOp(OpInit):
                 return StringInit(s, a.code)
             return self
         if op == "repr":
+            if isinstance(a, DefInit):
+                return StringInit(a.rec.print_text())
             if a.concrete():
                 return StringInit(str(a))
             return self

@@ -105,5 +105,38 @@ class Rec:
         if self.dumps:
             self.dumps = [(loc, m.resolve(r)) for loc, m in self.dumps]
 
+    def print_text(self) -> str:
+        """The record as ``llvm-tblgen --print-records`` shows it (``!repr`` of a def)."""
+        from .values import StringInit
+
+        head = self.name
+        if self.targs:
+            parts = []
+            for n in self.targs:
+                rv = self.values[n]
+                parts.append(f"{_print_type(rv)} {n} = {rv.value}")
+            head += "<" + ", ".join(parts) + ">"
+        head += " {"
+        if self.supers:
+            head += "\t//" + "".join(" " + c.name for c in self.supers)
+        out = [head + "\n"]
+        for nonconcrete in (True, False):
+            for rv in self.values.values():
+                if rv.targ or rv.field != nonconcrete:
+                    continue
+                out.append(f"  {'field ' if rv.field else ''}{_print_type(rv)} {rv.name} = "
+                           f"{rv.value};\n")
+        out.append("}\n")
+        _ = StringInit
+        return "".join(out)
+
     def resolve_self(self, final=True, name=None):
         self.resolve(RecordResolver(self, name, final))
+
+
+def _print_type(rv) -> str:
+    from .values import StringInit
+
+    if rv.ty is T.STRING and isinstance(rv.value, StringInit) and rv.value.code:
+        return "code"
+    return str(rv.ty)

@@ -129,6 +129,11 @@ def list_of(t: RecTy) -> ListTy:
 
 def record_ty(classes) -> RecordTy:
     """The uniqued record type of ``classes`` (as LLVM: sorted by name, redundant ones removed)."""
+    if len(classes) == 1:
+        c = classes[0]
+        t = _RECORD_TYS.get((id(c),))
+        if t is not None:
+            return t
     cs = []
     for c in classes:
         if c not in cs:
