@@ -251,3 +251,66 @@ def first_difference(ours: dict[str, Any], theirs: dict[str, Any]) -> str | None
     """The first line of :func:`diff_documents`, or ``None`` when the documents match."""
     diffs = diff_documents(ours, theirs, limit=1)
     return diffs[0] if diffs else None
+
+
+# -- --print-records text ---------------------------------------------------------------------
+
+_BLOCK = re.compile(r"^(?=(?:class|def) )", re.M)
+
+
+def _blocks(text: str, names: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(class blocks in order, def blocks sorted) of a ``--print-records`` text, with anonymous
+    records renamed through ``names``."""
+    text = ANON.sub(lambda m: names.get(m.group(0), m.group(0)), text)
+    classes_part, _, defs_part = text.partition("------------- Defs -----------------\n")
+    classes_part = classes_part.partition("------------- Classes -----------------\n")[2]
+    classes = [b for b in _BLOCK.split(classes_part) if b]
+    defs = sorted(b for b in _BLOCK.split(defs_part) if b)
+    return classes, defs
+
+
+def diff_print_records(ours_text: str, theirs_text: str, ours_doc: dict, theirs_doc: dict, *,
+                       limit: int = 20) -> list[str]:
+    """Differences between two ``--print-records`` outputs, block by block.
+
+    Anonymous records are renamed by content, using each side's ``--dump-json`` document (the
+    same program's) to compute the names; def blocks are then compared as sorted multisets,
+    since llvm-tblgen prints defs sorted by name and the names depend on the numbering.
+    """
+    if ours_text == theirs_text:
+        return []
+    ca, da = _blocks(ours_text, canonical_names(ours_doc))
+    cb, db = _blocks(theirs_text, canonical_names(theirs_doc))
+    out: list[str] = []
+
+    def header(block: str) -> str:
+        return block.split("\n", 1)[0].split(" {", 1)[0]
+
+    def compare_lists(kind: str, xs: list[str], ys: list[str]) -> None:
+        by_head = {header(b): b for b in xs}
+        seen = set()
+        for y in ys:
+            h = header(y)
+            seen.add(h)
+            x = by_head.get(h)
+            if x is None:
+                out.append(f"{kind} {h!r}: missing in tdflow")
+            elif x != y:
+                lx, ly = x.splitlines(), y.splitlines()
+                i = next((i for i, (a, b) in enumerate(zip(lx, ly)) if a != b),
+                         min(len(lx), len(ly)))
+                out.append(f"{kind} {h!r} line {i + 1}: tdflow "
+                           f"{lx[i] if i < len(lx) else '<end>'!r} != llvm-tblgen "
+                           f"{ly[i] if i < len(ly) else '<end>'!r}")
+            if len(out) >= limit:
+                return
+        for x in xs:
+            if header(x) not in seen and len(out) < limit:
+                out.append(f"{kind} {header(x)!r}: extra in tdflow")
+
+    compare_lists("class", ca, cb)
+    if len(out) < limit:
+        compare_lists("def", da, db)
+    if not out and (ca, da) != (cb, db):
+        out.append("same blocks, different order or count")
+    return out[:limit]
