@@ -301,22 +301,34 @@ class PassManager:
         timings: list[PassTiming] = []
         out = self.stream if self.stream is not None else sys.stdout
         for p in self.passes:
+            wants_dump = self.print_ir_after_all or p.name in self.print_ir_after
             start = time.perf_counter()
-            p.run(module, context)
+            try:
+                p.run(module, context)
+                if self.verify_each and context.dialect is not None:
+                    errors = ir_access.verify(module, context.dialect)
+                    if errors:
+                        raise PassFailure(p.name, [*errors, f"IR invalid after pass '{p.name}'"])
+            except PassFailure:
+                if wants_dump:  # as mlir-opt does: show the IR the failure is about
+                    self._dump(out, p, module, context, " Failed")
+                raise
             timings.append(PassTiming(str(p), time.perf_counter() - start))
-            if self.verify_each and context.dialect is not None:
-                errors = ir_access.verify(module, context.dialect)
-                if errors:
-                    raise PassFailure(p.name, [*errors, f"IR invalid after pass '{p.name}'"])
-            if self.print_ir_after_all or p.name in self.print_ir_after:
-                out.write(f"// -----// IR Dump After {_camel(p.name)}Pass ({p.name}) //----- //\n")
-                out.write(ir_access.print_module(module).rstrip("\n") + "\n")
-                note = p.annotate(module, context)
-                out.write((note.rstrip("\n") + "\n\n") if note else "\n")
+            if wants_dump:
+                self._dump(out, p, module, context)
         result = LoweringResult(module, context, timings)
         if self.timing:
             out.write(result.timing_report() + "\n")
         return result
+
+    @staticmethod
+    def _dump(out: TextIO, p: Pass, module: Any, context: PassContext, failed: str = "") -> None:
+        from . import ir_access
+
+        out.write(f"// -----// IR Dump After {_camel(p.name)}Pass ({p.name}){failed} //----- //\n")
+        out.write(ir_access.print_module(module).rstrip("\n") + "\n")
+        note = "" if failed else p.annotate(module, context)
+        out.write((note.rstrip("\n") + "\n\n") if note else "\n")
 
 
 def _camel(name: str) -> str:

@@ -100,3 +100,16 @@ def test_select_kernels_dump_lists_choices():
     _, text = run("infer-shapes,select-kernels{device=cpu}", print_ir_after=["select-kernels"],
                   kernel_table=kernel_table("cpu"))
     assert "// @f: 'tdflow.relu' at p.mlir:3:3 -> kernel cpu.relu" in text
+
+
+def test_failing_pass_dumps_the_ir_it_failed_on():
+    from tdflow.lowering.pass_manager import PassFailure
+
+    buf = io.StringIO()
+    pm = PassManager.parse("infer-shapes,plan-memory", dialect=standard_dialect(), stream=buf,
+                           print_ir_after_all=True)
+    with pytest.raises(PassFailure, match="no kernel chosen"):
+        pm.run(parse_module(PROGRAM, "p.mlir"))
+    text = buf.getvalue()
+    assert "IR Dump After InferShapesPass (infer-shapes) //" in text
+    assert "IR Dump After PlanMemoryPass (plan-memory) Failed //" in text
