@@ -36,6 +36,15 @@ class PlanMemoryPass(Pass):
         for func in module:
             if context.entry is not None and func.name != context.entry:
                 continue
+            dynamic = [a for a in func.args
+                       if not (isinstance(a.type, TensorType) and a.type.is_static)]
+            if context.entry is None and dynamic:
+                # Planning every function: one with dynamic arguments is planned per call.
+                context.warnings.append(diagnostic(
+                    f"@{func.name} not planned: argument %{dynamic[0].name} has dynamic type "
+                    f"{dynamic[0].type}; it is planned when called with concrete inputs",
+                    func.loc, "warning"))
+                continue
             plan = build_plan(func, context, donate, self.option("reuse"), errors,
                               tile=self.option("tile"))
             if plan is not None:

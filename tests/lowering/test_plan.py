@@ -106,8 +106,14 @@ def test_plan_needs_static_shapes():
           return %0 : tensor<?xf32>
         }"""
     with pytest.raises(PassFailure) as err:
-        plan_for(text, "select-kernels{device=cpu},plan-memory")
+        plan_for(text, "select-kernels{device=cpu},plan-memory", entry="f")
     assert "static shapes" in err.value.render()
+    # Planning every function: a dynamic one is skipped with a warning.
+    module = parse_module(textwrap.dedent(text), "t.mlir")
+    result = PassManager.parse("select-kernels{device=cpu},plan-memory", dialect=standard_dialect(),
+                               kernel_table=kernel_table("cpu")).run(module)
+    assert result.plans == {}
+    assert any("@f not planned" in w.message for w in result.context.warnings)
 
 
 def test_large_elementwise_launches_run_in_tiles(xy):
