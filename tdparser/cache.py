@@ -36,7 +36,9 @@ hit, and the working directory is part of the configuration.
 the old entry or the new one, never half of one, and concurrent writers of the same entry simply
 race to the last rename. A truncated, corrupt, foreign or stale entry is a miss and is rebuilt;
 nothing in here raises except the build itself (whose ``TdError`` propagates, uncached). An
-unwritable cache dir just means no caching.
+unwritable cache dir just means no caching. Entry names start with the parser's fingerprint; a
+store removes entries of other versions that have not been used for a week, so a development
+checkout (new fingerprint at every edit of the parser) does not fill the disk.
 
 Environment: ``TDFLOW_CACHE_DIR`` (else ``$XDG_CACHE_HOME/tdflow``, else ``~/.cache/tdflow``);
 ``TDFLOW_NO_CACHE=1`` disables reading and writing. Entries are pickles, so the dir is created
@@ -61,6 +63,7 @@ from .records import RecordKeeper
 
 FORMAT = 1
 MAGIC = b"TDFRK%d\n" % FORMAT
+PRUNE_AFTER_S = 7 * 24 * 3600  # entries of other parser versions unused this long are removed
 RACY_NS = 2_000_000_000  # covers 2 s timestamp granularity (FAT) as well as ext4's ticks
 _HEAD = struct.Struct("<QQI")  # header length, payload length, payload crc32
 
@@ -124,7 +127,10 @@ def load_or_build(
     # relative to it first (as llvm-tblgen does), before the include dirs.
     cwd = os.getcwd()
     key_text = repr((FORMAT, _code_fingerprint(), main, incs, defs, cwd))
-    entry = cache_dir() / "records" / (hashlib.sha256(key_text.encode()).hexdigest()[:40] + ".rk")
+    # The name starts with the parser's fingerprint so that entries of other versions can be
+    # recognised (and pruned once unused) without opening them.
+    name = f"{_code_fingerprint()}-{hashlib.sha256(key_text.encode()).hexdigest()[:32]}.rk"
+    entry = cache_dir() / "records" / name
 
     cached = _load(entry, key_text)
     if cached is not None:
@@ -134,6 +140,8 @@ def load_or_build(
     start_ns = time.time_ns()
     rk = build()
     stored = _store(entry, key_text, rk, main, (cwd, *incs), start_ns)
+    if stored:
+        _prune(entry.parent)
     last_event = "miss" if stored else "uncacheable"
     return rk
 
@@ -233,6 +241,27 @@ def _store(entry: Path, key_text: str, rk: RecordKeeper, main: str, incs: tuple,
     except Exception:  # noqa: BLE001 - an unpicklable keeper is simply not cached
         return False
     return _write(entry, key_text, payload, files, absent)
+
+
+def _prune(folder: Path) -> None:
+    """Remove entries written by other versions of the parser and unused for
+    :data:`PRUNE_AFTER_S` (a development checkout changes its fingerprint at every edit), and
+    temporary files left by writers that died."""
+    mine = _code_fingerprint() + "-"
+    cutoff = time.time() - PRUNE_AFTER_S
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for n in names:
+        if n.startswith(mine):
+            continue
+        p = folder / n
+        try:
+            if p.stat().st_mtime < cutoff:
+                p.unlink()
+        except OSError:
+            pass
 
 
 def _write(entry: Path, key_text: str, payload: bytes, files: list, absent: list) -> bool:

@@ -265,6 +265,25 @@ def test_file_edited_during_build_is_not_stored(cdir, project):
     assert cache.last_event == "uncacheable" and entries(cdir) == []
 
 
+def test_entries_of_other_versions_are_pruned_once_unused(cdir, project, monkeypatch):
+    main, inc = project
+    load(main, [inc])
+    folder = cdir / "records"
+    old_unused = folder / "0123456789abcdef-deadbeef.rk"
+    old_recent = folder / "fedcba9876543210-deadbeef.rk"
+    dead_tmp = folder / ".tmp-x.rk"
+    for p in (old_unused, old_recent, dead_tmp):
+        p.write_bytes(b"x")
+    long_ago = time.time() - cache.PRUNE_AFTER_S - 60
+    os.utime(old_unused, (long_ago, long_ago))
+    os.utime(dead_tmp, (long_ago, long_ago))
+    (inc / "leaf.td").write_text("class Changed;\n")
+    load(main, [inc])  # a store prunes
+    assert not old_unused.exists() and not dead_tmp.exists()
+    assert old_recent.exists()  # maybe another installed version still uses it
+    assert len(list(folder.glob(cache._code_fingerprint() + "-*"))) == 1
+
+
 def test_cache_dir_defaults(monkeypatch, tmp_path):
     monkeypatch.delenv("TDFLOW_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
