@@ -37,7 +37,7 @@ __all__ = ["FUSED_OP", "FuseElementwisePass", "op_expression"]
 
 class FuseElementwisePass(Pass):
     name = "fuse-elementwise"
-    summary = "merge single-consumer chains of Elementwise ops into tdflow.fused_elementwise"
+    summary = "merge chains and DAGs of Elementwise ops into one tdflow.fused_elementwise"
     options = {"max-inputs": 16}
 
     def run(self, module: Any, context: PassContext) -> None:

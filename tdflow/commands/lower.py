@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Parse and verify PROGRAM.mlir, run the pass pipeline, print the resulting "
         "IR and, when the pipeline ends in plan-memory, the ExecutablePlan.",
     )
-    p.add_argument("program", metavar="PROGRAM.mlir", help="the program to lower")
+    p.add_argument("program", metavar="PROGRAM.mlir", nargs="?", help="the program to lower")
     p.add_argument("--pipeline", default=None, metavar="P",
                    help="comma-separated passes, options in braces "
                    "(default: the standard pipeline for --device)")
@@ -45,6 +45,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list_passes:
         return _list_passes()
+    if args.program is None:
+        sys.stderr.write("usage: tdflow lower PROGRAM.mlir [options]\n"
+                         "tdflow lower: error: the following arguments are required: "
+                         "PROGRAM.mlir\n")
+        return 2
     if not os.path.isfile(args.program):
         print_diagnostic(f"error: cannot open program '{args.program}': "
                          f"{'is a directory' if os.path.isdir(args.program) else 'no such file'}")
@@ -73,8 +78,9 @@ def _list_passes() -> int:
 
     for name in PASSES:
         cls = pass_class(name)
-        opts = ", ".join(f"{k}={v}" for k, v in cls.options.items())
-        print(f"{name:18s} {cls.summary}" + (f"  [{opts}]" if opts else ""))
+        opts = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                        for k, v in cls.options.items())
+        print(f"{name:18s} {cls.summary}" + (f"  {{{opts}}}" if opts else ""))
     return 0
 
 

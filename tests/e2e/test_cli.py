@@ -132,3 +132,10 @@ def test_run_on_a_device_without_kernels_says_why():
     r = tdflow("run", MLP, "--device", "gpu")
     assert r.returncode == 1 and "no kernels for device 'gpu'" in r.stderr and "cpu" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_lower_lists_passes_and_needs_a_program():
+    r = tdflow("lower", "--list-passes")
+    assert r.returncode == 0 and "plan-memory" in r.stdout and "{reuse=true" in r.stdout
+    r = tdflow("lower")
+    assert r.returncode == 2 and "PROGRAM.mlir" in r.stderr
