@@ -189,6 +189,8 @@ def _load(entry: Path, key_text: str) -> RecordKeeper | None:
             # Some stat changed but the content did not: store the new stats so the next load
             # takes the fast path again.
             _write(entry, key_text, bytes(payload), refreshed, absent)
+        else:
+            _mark_used(entry)
         return rk
     except Exception:  # noqa: BLE001 - any damage to an entry just means "rebuild"
         return None
@@ -241,6 +243,15 @@ def _store(entry: Path, key_text: str, rk: RecordKeeper, main: str, incs: tuple,
     except Exception:  # noqa: BLE001 - an unpicklable keeper is simply not cached
         return False
     return _write(entry, key_text, payload, files, absent)
+
+
+def _mark_used(entry: Path) -> None:
+    """Bump the entry's mtime (at most daily) so pruning sees it as in use."""
+    try:
+        if os.stat(entry).st_mtime < time.time() - 86400:
+            os.utime(entry)
+    except OSError:
+        pass
 
 
 def _prune(folder: Path) -> None:
