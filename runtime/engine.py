@@ -41,6 +41,7 @@ thread that completed it, in a loop, without waking anybody (bulk execution).
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections import deque
@@ -384,10 +385,19 @@ def _create_default() -> Engine:
                 _ENGINE = NaiveEngine()
             elif kind == "threaded":
                 _ENGINE = ThreadedEngine()
+                atexit.register(_drain, _ENGINE)
             else:
                 raise ValueError(f"TDFLOW_ENGINE must be one of {', '.join(ENGINE_KINDS)}; "
                                  f"got {kind!r}")
         return _ENGINE
+
+
+def _drain(engine: Engine) -> None:
+    """At interpreter exit, let pushed work finish (MXNet waits too); failures are dropped."""
+    try:
+        engine.wait_all(timeout=60)
+    except Exception:  # noqa: BLE001 - nobody is left to report to
+        pass
 
 
 def set_engine(engine: Engine | None) -> Engine | None:
