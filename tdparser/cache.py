@@ -7,11 +7,10 @@ milliseconds. :func:`load_or_build` is what :func:`tdflow.tdparser.parse_file` c
 
 **What is valid.** An entry answers for one *configuration* (absolute main path, include dirs in
 order, the set of defines, the working directory, the tdflow version and a fingerprint of the
-parser's own source files)
-and records every file the build read with the SHA-256 of its content. A hit requires every
-recorded file to still have that content, so the effective key is the content hash of every file
-read, the defines and the version. Editing any included file, changing a ``-D`` or upgrading tdflow
-(or editing the parser in a checkout) rebuilds.
+parser's own source files) and records every file the build read with the SHA-256 of its
+content. A hit requires every recorded file to still have that content, so the effective key is
+the content hash of every file read, the defines and the version. Editing any included file,
+changing a ``-D`` or upgrading tdflow (or editing the parser in a checkout) rebuilds.
 
 **Why it is fast.** Hashing a few hundred kilobytes costs about a millisecond, but it is still
 skipped when a file's ``stat`` is unchanged: next to each hash the entry keeps the file's
@@ -23,7 +22,7 @@ re-hashed, since a same-size edit inside one timestamp tick would not change its
 ("racy git"). After the build, a file whose mtime is later than the start of the build was edited
 while being parsed, so nothing is stored. The payload is the keeper pickled with protocol 5; on the
 records MLIR produces that loads 2-3x faster than ``marshal`` of a tuple encoding followed by
-rebuilding the records in Python (measured: SPIRVOps.td 22 ms vs 61 ms). A CRC-32 of the payload
+rebuilding the records in Python (measured on SPIRVOps.td's 3442 defs: 22 ms vs 61 ms). A CRC-32 of the payload
 catches bit rot before unpickling.
 
 **Shadowing.** ``include "x.td"`` is looked up relative to the working directory, then in each
@@ -282,7 +281,8 @@ def _write(entry: Path, key_text: str, payload: bytes, files: list, absent: list
     )
     tmp = None
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        entry.parent.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        entry.parent.mkdir(exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".rk", dir=entry.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(blob)
