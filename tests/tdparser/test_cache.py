@@ -349,5 +349,7 @@ def test_real_parse_file_hits_the_cache(cdir, tmp_path):
     (tmp_path / "inc.td").write_text("class C<int n = 3> { int v = n; list<int> l = [n, 1]; }\n")
     edited = parse_file(main, include_dirs=[tmp_path])
     assert cache.last_event == "miss" and edited["A"]["v"] == 3
-    parse_file(main, include_dirs=[tmp_path], use_cache=False)
-    assert cache.last_event != "hit"
+    before = [(p, p.stat().st_mtime_ns) for p in entries(cdir)]
+    uncached = parse_file(main, include_dirs=[tmp_path], use_cache=False)
+    assert to_json(uncached) == to_json(edited)
+    assert [(p, p.stat().st_mtime_ns) for p in entries(cdir)] == before  # nothing written
