@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tdflow.dialect.ir import (
     RETURN,
     Builder,
@@ -135,3 +137,45 @@ def test_clone_is_deep_and_equal():
     assert not set(f.args[0].users) & set(g.ops)  # the clone does not use the original's values
     renamed = f.clone("g")
     assert renamed.name == "g" and renamed.visibility == "private"
+
+
+def _check_use_lists(f: FuncOp) -> None:
+    ops = list(f.body)
+    assert len(ops) == len(f.body)
+    values = list(f.args) + [r for op in ops for r in op.results]
+    for v in values:
+        expected = {}
+        for op in ops:
+            n = sum(1 for o in op.operands if o is v)
+            if n:
+                expected[op] = n
+        assert v.users == expected
+    prev = None
+    for op in ops:  # links are consistent both ways
+        assert op.parent is f.body and op.prev_op is prev
+        prev = op
+    assert f.body.last is prev
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["rauw", "erase", "insert", "set"]),
+                          st.integers(0, 1000), st.integers(0, 1000)), max_size=25))
+def test_rewrites_keep_use_lists_consistent(steps):
+    f, _ = chain(6)
+    rw = Rewriter()
+    for kind, i, j in steps:
+        ops = [op for op in f.body if op.name != RETURN]
+        if not ops:
+            break
+        op = ops[i % len(ops)]
+        earlier = list(f.args) + [r for o in ops[: ops.index(op)] for r in o.results]
+        if kind == "rauw":
+            rw.replace_all_uses(op.result, earlier[j % len(earlier)])
+        elif kind == "erase" and not op.has_users():
+            rw.erase_op(op)
+        elif kind == "insert":
+            new = Operation("tdflow.add", [earlier[j % len(earlier)], op.operands[0]], [T])
+            rw.insert_before(op, new)
+        elif kind == "set":
+            rw.set_operand(op, 0, earlier[j % len(earlier)])
+        _check_use_lists(f)
