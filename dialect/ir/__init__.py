@@ -35,6 +35,7 @@ __all__ = [
     "RETURN", "UNKNOWN_LOC", "Block", "FuncOp", "Location", "Module", "Operation", "Rewriter",
     "Value", "module_diff", "module_equal", "Diagnostic", "DiagnosticError", "Builder",
     "parse_module", "parse_file", "print_module", "verify_module", "parse_and_verify",
+    "parse_type", "parse_attribute", "print_op",
 ]
 
 # Parser, printer, verifier and builder load on first use (keeps `import` cheap).
@@ -42,6 +43,9 @@ _LAZY = {
     "Builder": "tdflow.dialect.ir.builder",
     "parse_module": "tdflow.dialect.ir.parser",
     "parse_file": "tdflow.dialect.ir.parser",
+    "parse_type": "tdflow.dialect.ir.type_attr_parser",
+    "parse_attribute": "tdflow.dialect.ir.type_attr_parser",
+    "print_op": "tdflow.dialect.ir.printer",
     "print_module": "tdflow.dialect.ir.printer",
     "verify_module": "tdflow.dialect.ir.verifier",
     "parse_and_verify": "tdflow.dialect.ir.verifier",
