@@ -13,6 +13,7 @@ from . import ast as A
 from . import types as T
 from .errors import SourceLoc, TdError
 from .expr import ExprBuilder, Scope, err
+from .multiclass import MulticlassInfo, MulticlassStatements
 from .ops import as_int, fatal
 from .rec import Rec, RecordVal
 from .values import (
@@ -29,16 +30,7 @@ from .values import (
 )
 
 
-class MulticlassInfo:
-    __slots__ = ("node", "lets", "targs")
-
-    def __init__(self, node, lets, targs):
-        self.node = node
-        self.lets = lets
-        self.targs = targs  # [(name, RecTy, default node or None)]
-
-
-class Evaluator:
+class Evaluator(MulticlassStatements):
     """Runs a program's statements; the results are ``classes`` and ``defs``."""
 
     def __init__(self):
@@ -353,124 +345,6 @@ class Evaluator:
         d = DefInit(rec)
         self.anon_memo[key] = d
         return d
-
-    # ---- multiclasses -----------------------------------------------------------------------
-    def st_Multiclass(self, s, scope):
-        if s.name in self.multiclasses:
-            raise err(f"multiclass '{s.name}' already defined", s.loc)
-        if s.body is not None and len(s.body) == 0:
-            raise err("multiclass must contain at least one def", s.loc)
-        for st in s.body or ():
-            if isinstance(st, (A.ClassDef, A.Multiclass, A.Defset, A.Deftype)):
-                raise err("Unexpected token in multiclass body"
-                          if not isinstance(st, A.Multiclass) else
-                          "expected 'assert', 'def', 'defm', 'defvar', 'dump', 'foreach', 'if',"
-                          " or 'let' in multiclass body", st.loc)
-        targs = []
-        for ta in s.targs:
-            targs.append((ta.name, self.type_of(ta.type), ta.default, ta.loc))
-        for ref in s.parents:
-            if ref.name not in self.multiclasses:
-                raise err(f"Couldn't find multiclass '{ref.name}'", ref.loc)
-        self.multiclasses[s.name] = MulticlassInfo(s, tuple(self.let_stack), targs)
-
-    def mc_args(self, mc, args, scope, loc):
-        """Bind a multiclass's template arguments; returns the scope for its body."""
-        inner = Scope(None)
-        targs = mc.targs
-        given = {}
-        pos = 0
-        for a in args:
-            if a.name is None:
-                if pos >= len(targs):
-                    raise err("Too many template arguments", loc)
-                given[targs[pos][0]] = a.value
-                pos += 1
-            else:
-                n = (StringInit(a.name.name) if isinstance(a.name, A.Ident)
-                     else self.eb.value(a.name, scope, None, name_mode=[False]))
-                nm = n.value if isinstance(n, StringInit) else str(n)
-                if nm not in [t[0] for t in targs]:
-                    raise err(f"Argument {nm} doesn't exist", loc)
-                given[nm] = a.value
-        vals = {}
-        for name, ty, default, _tloc in targs:
-            if name in given:
-                v = self.value(given[name], scope, None, ty)
-            elif default is not None:
-                v = self.value(default, inner, None, ty)
-            else:
-                raise err(f"value not specified for template argument '{mc.node.name}::{name}'",
-                          loc)
-            if isinstance(v, TypedInit):
-                c = v.cast_to(ty)
-                if c is None:
-                    raise err(f"Value specified for template argument '{mc.node.name}::{name}' "
-                              f"is of type {v.ty}; expected type {ty}: {v}", loc)
-                v = c
-            elif v is UNSET and default is None and name not in given:
-                pass
-            vals[name] = v
-            inner.vars[name] = v
-        return inner
-
-    def instantiate_mc(self, mc, inner, name):
-        saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
-                 self.loop_depth, self.mc_taint, self.taint)
-        self.let_stack = list(mc.lets)
-        self.mc_out = []
-        self.loop_depth = 0
-        self.mc_taint = {t[0] for t in mc.targs} | {"NAME"}
-        self.taint = set(self.mc_taint)
-        self.in_multiclass = True
-        self.mc_name = name
-        inner.vars["NAME"] = StringInit(name)
-        try:
-            for ref in mc.node.parents:
-                sub = self.multiclasses[ref.name]
-                sscope = self.mc_args(sub, ref.args, inner, ref.loc)
-                out = self.mc_out
-                recs = self.instantiate_mc(sub, sscope, name)
-                out.extend((r, False) for r, _ in recs)
-            self.run(mc.node.body or (), inner)
-            return self.mc_out
-        finally:
-            (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name,
-             self.loop_depth, self.mc_taint, self.taint) = saved
-
-    def st_Defm(self, s, scope):
-        if s.name is None:
-            name = self.new_anon()
-            if self.in_multiclass:
-                name = self.mc_name + name
-        else:
-            name, _ = self.object_name(s.name, scope, s.name_loc, is_defm=True)
-        refs = list(s.refs)
-        mcs = []
-        while refs and refs[0].name in self.multiclasses:
-            mcs.append(refs.pop(0))
-        if not mcs:
-            raise err(f"Couldn't find multiclass '{refs[0].name}'", refs[0].loc)
-        new = []
-        for ref in mcs:
-            mc = self.multiclasses[ref.name]
-            inner = self.mc_args(mc, ref.args, scope, ref.loc)
-            for rec, in_loop in self.instantiate_mc(mc, inner, name):
-                if not in_loop:
-                    rec.locs.append(ref.loc)
-                new.append(rec)
-        for ref in refs:
-            cls = self.classes.get(ref.name)
-            if cls is None:
-                raise err(f"Couldn't find class '{ref.name}'", ref.loc)
-            args = self.eb.class_args(cls, ref.args, scope, None, ref.loc)
-            for rec in new:
-                self.add_subclass(rec, ref, scope, args)
-        for rec in new:
-            for lets in self.let_stack:
-                for lname, bits, v, loc in lets:
-                    self.set_value(rec, lname, bits, v, loc)
-            self.finish_def(rec)
 
     # ---- other statements -------------------------------------------------------------------
     def st_Defvar(self, s, scope):
