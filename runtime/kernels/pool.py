@@ -5,6 +5,8 @@ per spatial dim; ``ceil_mode`` rounds the output size up, dropping a last window
 start inside the right padding (PyTorch's rule). ``indice`` (``i64``) is, as in OneFlow and
 PyTorch, the flat index ``h * W + w`` of the maximum inside its ``(n, c)`` plane of the
 unpadded input; it is produced whether or not ``return_indices`` is set. NaN wins a window.
+A window that lies wholly in the padding (dilated kernels can do that) gets ``-inf``/lowest
+and index ``-1``; ``max_pool_2d_grad`` skips such windows.
 ``data_format`` is ``"channels_first"`` (NCHW) or ``"channels_last"`` (NHWC).
 
 >>> import numpy as np
@@ -103,10 +105,12 @@ class _Pool:
         # Index of offset (a, b) relative to the window origin, as a flat input index.
         deltas = [np.int64(a * self.d[0] * w + b * self.d[1])
                   for a in range(self.k[0]) for b in range(self.k[1])]
-        idx = np.full(val.shape, deltas[-1], np.int64)
+        # A window lying wholly in the padding (possible with dilation) has no input element:
+        # its index stays -1 and the gradient skips it, rather than pointing out of the plane.
+        idx = np.full(val.shape, -1, np.int64)
         floats = val.dtype.kind == "f"
         padded = any(a or b for a, b in pads)
-        for kidx in range(len(views) - 2, -1, -1):  # the first offset holding the max wins
+        for kidx in range(len(views) - 1, -1, -1):  # the first offset holding the max wins
             hit = views[kidx] == val
             if floats:
                 hit |= np.isnan(views[kidx])
@@ -118,7 +122,7 @@ class _Pool:
             np.copyto(idx, deltas[kidx], where=hit)
         row = np.arange(oh, dtype=np.int64)[:, None] * self.s[0] - self.p[0]
         col = np.arange(ow, dtype=np.int64)[None, :] * self.s[1] - self.p[1]
-        idx += row * w + col
+        np.add(idx, row * w + col, out=idx, where=idx >= 0)
         return val, idx
 
 
@@ -150,9 +154,11 @@ def max_pool_2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     n, c, h, w = x_cf.shape
     planes = n * c
     offsets = (np.arange(planes, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
-    flat = (ind_cf.astype(np.int64) + offsets).ravel()
+    ind64 = ind_cf.astype(np.int64)
+    valid = (ind64 >= 0).ravel()  # -1 marks a window with no input element (all padding)
+    flat = (ind64 + offsets).ravel()[valid]
     wide = np.float64 if dy.dtype.kind == "f" else np.int64
-    acc = np.bincount(flat, weights=dy_cf.astype(wide).ravel(), minlength=planes * h * w)
+    acc = np.bincount(flat, weights=dy_cf.astype(wide).ravel()[valid], minlength=planes * h * w)
     dx_cf = acc.reshape(n, c, h, w)
     res = np.moveaxis(dx_cf, 1, -1) if pool.last else dx_cf
     out = outs[0] if outs else None

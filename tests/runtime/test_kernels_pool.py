@@ -31,7 +31,7 @@ def naive_pool(x, k, p, s, d, ceil):
     n, c, h, w = x.shape
     oh, ow = (out_len(h, k[0], p[0], s[0], d[0], ceil), out_len(w, k[1], p[1], s[1], d[1], ceil))
     y = np.full((n, c, oh, ow), -np.inf)
-    ind = np.zeros((n, c, oh, ow), np.int64)
+    ind = np.full((n, c, oh, ow), -1, np.int64)  # -1: the window holds no input element
     for b, ch, i, j in itertools.product(range(n), range(c), range(oh), range(ow)):
         for a, e in itertools.product(range(k[0]), range(k[1])):
             hi, wi = i * s[0] - p[0] + a * d[0], j * s[1] - p[1] + e * d[1]
