@@ -209,17 +209,18 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         return TernOp(op, x, y, z, ty).fold(cur)
 
     if op == "range":
+        # llvm-tblgen keeps every !range as !range(start, end, step).
         need(1, 3)
+        from .values import IntInit
+
         vs = [val(a) for a in args]
         if len(vs) == 1:
-            v = vs[0]
-            vt = _ty(v)
-            if vt is not None and vt.kind == "list":
-                return BinOp("range", _zero(), UnOp("size", v, T.INT).fold(cur), T.INT.list())\
-                    .fold(cur)
-            return BinOp("range", _zero(), v, T.INT.list()).fold(cur)
+            vt = _ty(vs[0])
+            end = (UnOp("size", vs[0], T.INT).fold(cur)
+                   if vt is not None and vt.kind == "list" else vs[0])
+            vs = [IntInit(0), end]
         if len(vs) == 2:
-            return BinOp("range", vs[0], vs[1], T.INT.list()).fold(cur)
+            vs.append(IntInit(1))
         return TernOp("range", vs[0], vs[1], vs[2], T.INT.list()).fold(cur)
 
     # binary operators

@@ -104,7 +104,7 @@ class ExprBuilder:
         if t is A.BinLit:
             return BitsInit([TRUE if c == "1" else FALSE for c in reversed(node.digits)])
         if t is A.Bool:
-            return TRUE if node.value else FALSE
+            return IntInit(1 if node.value else 0)  # llvm-tblgen reads true/false as ints
         if t is A.ListLit:
             return self.list_lit(node, scope, cur, hint)
         if t is A.DagLit:

@@ -345,9 +345,12 @@ class VarDefInit(TypedInit):
         self.refs = True
 
     def __str__(self):
+        # llvm-tblgen 19 prints each argument as `index: value` or `"Class:name": value`.
         parts = []
+        targs = self.cls.targs
         for name, named, v in self.args:
-            parts.append(f'"{name.split(":")[-1]}"={v}' if named else str(v))
+            key = f'"{name}"' if named else str(targs.index(name))
+            parts.append(f"{key}: {v}")
         return f"{self.cls.name}<" + ", ".join(parts) + ">"
 
     def concrete(self):
