@@ -317,3 +317,18 @@ def test_eager_calls_from_several_threads_share_inputs_safely():
         eng.wait_all(timeout=T)
     finally:
         engine_mod.set_engine(old)
+
+
+def test_large_ops_go_to_the_worker_and_results_wait():
+    eng = ThreadedEngine(workers=1)
+    old = engine_mod.set_engine(eng)
+    try:
+        a = rand(1 << 17)  # above INLINE_COST: not run on the calling thread
+        y = F.exp(F.relu(t(a)))
+        assert eng._threads  # the worker pool was needed
+        np.testing.assert_allclose(y.numpy(), np.exp(np.maximum(a, 0)), rtol=1e-6)
+        m = rand(300, 300)
+        np.testing.assert_allclose(F.matmul(t(m), t(m)).numpy(), m @ m, rtol=1e-4, atol=1e-4)
+        eng.wait_all(timeout=T)
+    finally:
+        engine_mod.set_engine(old)
