@@ -314,6 +314,9 @@ class ThreadedEngine(Engine):
             self._raise_var_error(var)
 
     def wait_all(self, timeout: float | None = None) -> None:
+        if threading.current_thread() in self._threads:
+            raise RuntimeError("wait_all() called from inside an engine op would wait for that "
+                               "op itself; wait for the specific vars it needs instead")
         with self._lock:
             deadline = None if timeout is None else time.monotonic() + timeout
             self._waiters += 1

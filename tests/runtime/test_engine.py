@@ -361,3 +361,15 @@ def test_ops_named_as_blas_take_the_slot_even_unflagged():
         eng.push(kernel, writes=(eng.new_var(),), name="tdflow.matmul", inline=False)
     eng.wait_all(timeout=T)
     assert max(peak) == 1
+
+
+def test_wait_all_inside_an_op_is_refused_not_a_deadlock():
+    eng = ThreadedEngine(workers=1)
+    v = eng.new_var()
+
+    def op():
+        eng.wait_all(timeout=T)
+
+    eng.push(op, writes=(v,), name="waiter", inline=False)
+    with pytest.raises(EngineError, match="waiter.*wait_all"):
+        eng.wait(v, timeout=T)
