@@ -217,7 +217,11 @@ class Engine:
 
     def wait_all(self, timeout: float | None = None) -> None:
         """Block until every pushed op has completed; raise the first failure not yet reported
-        (by an earlier ``wait`` or ``wait_all``), with the others as a note."""
+        (by an earlier ``wait`` or ``wait_all``), with the others as a note.
+
+        Not from inside an op: it would wait for that op itself (the threaded engine refuses
+        with ``RuntimeError`` where it can tell; wait for the vars the op needs instead).
+        """
         raise NotImplementedError
 
     # -- failure bookkeeping shared by both engines (called with the engine's lock held) --

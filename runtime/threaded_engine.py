@@ -52,6 +52,7 @@ class ThreadedEngine(Engine):
         self._idle = 0  # workers sleeping on _work_cv
         self._waiters = 0
         self._threads: list[threading.Thread] = []
+        self._helping = threading.local()  # depth of ops a waiting thread is running for us
         self._blas_slot = threading.RLock()  # re-entrant: a BLAS op may wait and help run another
         self._init_failures()
 
@@ -282,9 +283,11 @@ class ThreadedEngine(Engine):
         if self._ready:
             op = self._ready.popleft()
             self._lock.release()
+            self._helping.depth = getattr(self._helping, "depth", 0) + 1
             try:
                 self._execute(op, reraise=True)
             finally:
+                self._helping.depth -= 1
                 self._lock.acquire()
             return
         if deadline is None:
@@ -314,7 +317,7 @@ class ThreadedEngine(Engine):
             self._raise_var_error(var)
 
     def wait_all(self, timeout: float | None = None) -> None:
-        if threading.current_thread() in self._threads:
+        if threading.current_thread() in self._threads or getattr(self._helping, "depth", 0):
             raise RuntimeError("wait_all() called from inside an engine op would wait for that "
                                "op itself; wait for the specific vars it needs instead")
         with self._lock:
