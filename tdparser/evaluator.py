@@ -239,7 +239,9 @@ class Evaluator(MulticlassStatements):
             r.set(cls.name + ":NAME", StringInit(rec.name))
         rec.assertions.extend(cls.assertions)
         rec.dumps.extend(cls.dumps)
-        rec.resolve(r)
+        # llvm-tblgen resolves the whole record here, but only the fields just copied from
+        # `cls` can mention its arguments, so the others are left alone (same result).
+        rec.resolve(r, [n for n, crv in cls.values.items() if not crv.targ])
         for sc in cls.supers:
             if sc in rec.super_set:
                 raise err(f"Already subclass of '{sc.name}'!\n", ref.loc)

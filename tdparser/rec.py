@@ -88,8 +88,9 @@ class Rec:
     def add_value(self, rv):
         self.values[rv.name] = rv
 
-    def resolve(self, r):
-        for rv in self.values.values():
+    def resolve(self, r, only=None):
+        values = self.values
+        for rv in (values.values() if only is None else [values[n] for n in only]):
             v = rv.value
             if v.refs:
                 nv = v.resolve(r)
