@@ -113,3 +113,23 @@ def test_failing_pass_dumps_the_ir_it_failed_on():
     text = buf.getvalue()
     assert "IR Dump After InferShapesPass (infer-shapes) //" in text
     assert "IR Dump After PlanMemoryPass (plan-memory) Failed //" in text
+
+
+def test_lowering_never_imports_the_runtime():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tdflow.dialect import standard_dialect\n"
+        "from tdflow.dialect.ir import parse_module\n"
+        "from tdflow.lowering.pass_manager import PassManager\n"
+        f"m = parse_module({PROGRAM!r})\n"
+        "PassManager.parse('infer-shapes,canonicalize,fuse-elementwise', "
+        "dialect=standard_dialect()).run(m)\n"
+        "import tdflow.lowering.passes.select_kernels, tdflow.lowering.passes.plan_memory\n"
+        "bad = sorted(n for n in sys.modules if n.startswith('tdflow.runtime'))\n"
+        "assert not bad, bad\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
