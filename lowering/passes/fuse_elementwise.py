@@ -74,6 +74,13 @@ def _fusable_type(op: Operation) -> TensorType | None:
 
 def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> None:
     exprs: dict[Operation, tuple[Expr, list[str]]] = {}
+    # Program order of each op, so a fused op lists the ops it replaced in that order.
+    pos = {o: i for i, o in enumerate(func.body.ops)}
+    order: dict[Operation, list[tuple[int, str]]] = {}
+
+    def members(o: Operation, names: list[str]) -> list[tuple[int, str]]:
+        return order.get(o) or [(pos[o], n) for n in names]
+
     for op in func.body.ops:
         if op.parent is None or op.name == RETURN:
             continue
@@ -84,6 +91,7 @@ def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> No
         if found is None:
             continue
         expr, names = found
+        listed = members(op, names)
         operands = list(op.operands)
         absorbed: list[Operation] = []
         progress = True
@@ -106,7 +114,7 @@ def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> No
                 if len(set(map(id, new_operands))) > max_inputs:
                     continue
                 expr = compose(expr, dict.fromkeys(slots, inner[0]), outer_arity=len(operands))
-                names = inner[1] + names
+                listed = listed + members(p, inner[1])
                 operands = new_operands
                 absorbed.append(p)
                 progress = True
@@ -114,6 +122,8 @@ def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> No
         if not absorbed:
             continue
         expr, operands = dedup_inputs(expr, operands)
+        listed.sort(key=lambda m: m[0])  # stable: names inside one fused op keep their order
+        names = [n for _, n in listed]
         fused = Operation(FUSED_OP, operands, [out_t],
                           {"expr": StringAttr(format_expr(expr)),
                            "ops": ArrayAttr(tuple(StringAttr(n) for n in names))}, op.loc)
@@ -123,4 +133,6 @@ def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> No
             if not p.has_users():
                 rw.erase_op(p)
         exprs[fused] = (expr, names)
+        pos[fused] = pos[op]
+        order[fused] = listed
 

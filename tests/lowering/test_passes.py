@@ -149,6 +149,8 @@ def test_fuse_elementwise_respects_broadcast_and_single_consumer():
     for name in ("tanh", "leaky_relu", "broadcast_add", "relu", "broadcast_mul"):
         assert f'"tdflow.{name}"' in fused[0]
     assert fused[0].startswith('%1 = "tdflow.fused_elementwise"(%x, %0, %s)')
+    assert ('ops = ["tdflow.broadcast_mul", "tdflow.tanh", "tdflow.leaky_relu", '
+            '"tdflow.broadcast_add", "tdflow.relu", "tdflow.broadcast_mul"]') in fused[0]
     assert '"tdflow.matmul"' in out  # not elementwise: untouched
 
 
