@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 
 class Code(str):
@@ -112,7 +112,7 @@ class Dag:
         return tuple(v for v, _ in self.args)
 
 
-Value = Union[None, int, str, Code, Bits, list, Dag, DefRef, Unresolved]
+Value = int | str | Code | Bits | list | Dag | DefRef | Unresolved | None
 
 
 @dataclass(frozen=True)
