@@ -1,4 +1,5 @@
-"""The LLVM oracle for differential tests: run ``llvm-tblgen-19`` and tdflow on the same input.
+"""The LLVM oracle for differential tests: run ``llvm-tblgen-19`` and tdflow on the same input,
+compare their ``--dump-json`` documents and then their ``--print-records`` texts.
 
 Shared by ``test_llvm_diff.py``, ``test_oneflow_like.py``, ``test_properties.py`` and
 ``tools/tblgen_sweep.py``. llvm-tblgen's output is memoised per process (keyed by its arguments
@@ -21,7 +22,7 @@ ROOT = HERE.parent.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from jsoncompare import diff_documents  # noqa: E402
+from jsoncompare import diff_documents, diff_print_records  # noqa: E402
 
 # The first difference of each swept file that did not match (for the summary in conftest.py).
 SWEEP_FIRST_DIFFERENCE: dict[str, str] = {}
@@ -90,10 +91,17 @@ def llvm_json(tblgen: str, file, include_dirs=(), defines=(), *, cwd=None) -> di
 
 def ours_json(file, include_dirs=(), defines=()) -> dict[str, Any]:
     """tdflow's ``--dump-json`` document, parsed without the record cache."""
-    from tdflow.tdparser import parse_file, to_json
+    from tdflow.tdparser import to_json
 
-    return to_json(parse_file(str(file), include_dirs=list(map(str, include_dirs)),
-                              defines=list(defines), use_cache=False))
+    return to_json(ours_records(file, include_dirs, defines))
+
+
+def ours_records(file, include_dirs=(), defines=()):
+    """tdflow's RecordKeeper, parsed without the record cache."""
+    from tdflow.tdparser import parse_file
+
+    return parse_file(str(file), include_dirs=list(map(str, include_dirs)),
+                      defines=list(defines), use_cache=False)
 
 
 def parser_available() -> bool:
@@ -104,17 +112,20 @@ def parser_available() -> bool:
     return True
 
 
-def compare(tblgen: str, file, include_dirs=(), defines=(), *, limit: int = 20) -> list[str]:
+def compare(tblgen: str, file, include_dirs=(), defines=(), *, limit: int = 20,
+            printed: bool = True) -> list[str]:
     """Differences between tdflow and llvm-tblgen on one input (empty when they match).
 
-    A tdflow error on an input llvm-tblgen accepts is reported as a difference; an input both
-    reject compares equal.
+    First the ``--dump-json`` documents; when they agree and ``printed`` is set, also the
+    ``--print-records`` texts (they show the classes, which the JSON leaves out). A tdflow
+    error on an input llvm-tblgen accepts is reported as a difference; an input both reject
+    compares equal.
     """
-    from tdflow.tdparser import TdError
+    from tdflow.tdparser import TdError, to_json
 
     theirs = llvm_json(tblgen, file, include_dirs, defines)
     try:
-        ours = ours_json(file, include_dirs, defines)
+        records = ours_records(file, include_dirs, defines)
     except TdError as exc:
         if theirs is None:
             return []
@@ -122,7 +133,15 @@ def compare(tblgen: str, file, include_dirs=(), defines=(), *, limit: int = 20) 
     if theirs is None:
         err = run_llvm(tblgen, file, include_dirs, defines).stderr.strip().splitlines()
         return [f"tdflow accepts what llvm-tblgen rejects: {err[0] if err else '?'}"]
-    return diff_documents(ours, theirs, limit=limit)
+    ours = to_json(records)
+    diffs = diff_documents(ours, theirs, limit=limit)
+    if diffs or not printed:
+        return diffs
+    from tdflow.tdparser.json_export import print_records
+
+    text = run_llvm(tblgen, file, include_dirs, defines, action="--print-records").stdout
+    return ["--print-records: " + d
+            for d in diff_print_records(print_records(records), text, ours, theirs, limit=limit)]
 
 
 def known_mismatches() -> dict[str, str]:

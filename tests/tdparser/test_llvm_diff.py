@@ -3,7 +3,8 @@
 One test per file (the id is the path under the include dir), so pytest's summary counts the
 files that match. Each file is run as ``llvm-tblgen --dump-json -I <include> -I <file's dir>``
 and through ``parse_file`` with the same search path and the record cache off; the documents are
-compared record by record after renaming anonymous records by content (see jsoncompare.py).
+compared record by record after renaming anonymous records by content (see jsoncompare.py), then
+the ``--print-records`` texts block by block (they also show every class, which the JSON lacks).
 Files that cannot match for a documented reason are listed in docs/tablegen-compat.md and xfail
 strictly: fixing one makes the test fail until it is taken off the list.
 """
