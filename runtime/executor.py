@@ -101,7 +101,6 @@ class Executor:
                 dyn[r.buffer] = n_args + len(self._result_specs)
                 self._result_slots.append(dyn[r.buffer])
             self._result_specs.append((r.shape, DTYPES[r.dtype]))
-        self._n_dynamic = n_args + len(self._result_specs)
 
         storage = {b.id: np.empty(b.shape, DTYPES[b.dtype]) for b in plan.buffers
                    if b.id not in dyn}
