@@ -218,9 +218,11 @@ class Executor:
                                        if b not in ln.outputs),
                      writes=tuple(var(b) for b in dict.fromkeys(ln.outputs)),
                      name=ln.op, loc=ln.loc)
-        # Vars live for one call, so the next call must not start before this one ends.
+        # Vars live for one call, so the next call must not start before this one ends; wait
+        # for this call's buffers only (other work on the engine goes on).
         try:
-            eng.wait_all()
+            for v in vars_.values():
+                eng.wait(v)
         except Exception as exc:  # noqa: BLE001 - the engine names the op; we add the launch
             for ln in self.plan.launches:
                 if ln.op == getattr(exc, "op_name", None) and ln.loc == getattr(exc, "loc", None):
