@@ -83,8 +83,8 @@ def quote(s: str) -> str:
 
 @st.composite
 def str_expr(draw, scope: dict[str, str], depth: int = 2) -> str:
-    strs = [n for n, t in scope.items() if t == "string"]
-    leaves = [WORDS.map(quote)]
+    strs = [n for n, t in scope.items() if t in ("string", "code")]
+    leaves = [WORDS.map(quote), st.sampled_from(["[{c0}]", "[{ x }]", "[{}]"])]  # code too
     if strs:
         leaves.append(st.sampled_from(strs))
     if depth <= 0 or draw(st.integers(0, 2)) == 0:
@@ -114,6 +114,8 @@ def str_expr(draw, scope: dict[str, str], depth: int = 2) -> str:
         return f"!if({draw(bit_expr(scope, depth - 1))}, {draw(sub)}, {draw(sub)})"
     if kind == "adjacent":
         return f"!strconcat({draw(WORDS.map(quote))} {draw(WORDS.map(quote))}, \"\")"
+    if kind == "hash":  # a bare paste, not wrapped in !strconcat
+        return f"{draw(sub)} # {draw(sub)}"
     return f"!subst(\"a\", {draw(WORDS.map(quote))}, {draw(sub)})"
 
 
@@ -137,7 +139,8 @@ def list_expr(draw, scope: dict[str, str], depth: int = 2) -> str:
     return f"!tail([{draw(sub)}, {draw(sub)}])"
 
 
-EXPR = {"int": int_expr, "bit": bit_expr, "string": str_expr, "list<int>": list_expr}
+EXPR = {"int": int_expr, "bit": bit_expr, "string": str_expr, "code": str_expr,
+        "list<int>": list_expr}
 
 
 @st.composite
