@@ -252,6 +252,18 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
     else:
         vs = [val(a, _arg_hint(op, i, hint)) for i, a in enumerate(args)]
         ty = _bin_type(op, vs, given, loc)
+    if op == "strconcat":
+        for a, v in zip(args, vs):
+            vt = _ty(v)
+            if vt is not None and vt is not T.STRING:
+                raise err(f"expected value of type 'string', got '{vt}'",
+                          getattr(a, "loc", None) or loc)
+    if op in _ARITH:
+        for a, v in zip(args, vs):
+            vt = _ty(v)
+            if vt is not None and not vt.convertible_to(T.INT):
+                raise err(f"expected value of type 'int', got '{vt}'",
+                          getattr(a, "loc", None) or loc)
     if op in _ARITH or op in _CMP:
         for v in vs:
             vt = _ty(v)

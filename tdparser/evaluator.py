@@ -145,7 +145,8 @@ class Evaluator(MulticlassStatements):
             elif t is A.BodyLet:
                 rv = rec.values.get(item.name)
                 if rv is None or rv.targ:
-                    raise err(f"Value '{item.name}' unknown!", item.loc)
+                    raise err(f"Value '{item.name}' unknown!",
+                              getattr(item.value, "loc", None) or item.loc)
                 bits = None
                 ty = rv.ty
                 if item.bits is not None:
@@ -177,7 +178,9 @@ class Evaluator(MulticlassStatements):
         if item.value is not None:
             try:
                 v = self.value(item.value, rscope, rec, ty)
-                self.set_value(rec, item.name, None, v, item.loc)
+                # llvm-tblgen points at the value of a declaration, at the name of a `let`.
+                self.set_value(rec, item.name, None, v,
+                               getattr(item.value, "loc", None) or item.loc)
             except TdError as e:
                 if e.message.startswith("Variable not defined") or \
                         e.message.startswith("value not specified"):
@@ -244,10 +247,10 @@ class Evaluator(MulticlassStatements):
         rec.resolve(r, [n for n, crv in cls.values.items() if not crv.targ])
         for sc in cls.supers:
             if sc in rec.super_set:
-                raise err(f"Already subclass of '{sc.name}'!\n", ref.loc)
+                raise err(f"Already subclass of '{sc.name}'!", ref.loc)
             rec.add_super(sc)
         if cls in rec.super_set:
-            raise err(f"Already subclass of '{cls.name}'!\n", ref.loc)
+            raise err(f"Already subclass of '{cls.name}'!", ref.loc)
         rec.add_super(cls)
 
     def object_name(self, node, scope, loc, is_defm=False):
@@ -397,6 +400,9 @@ class Evaluator(MulticlassStatements):
             items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]
         elif it.hi is None:
             v = self.value(it.lo, scope, None)
+            iv = v.convert(T.INT) if isinstance(v, TypedInit) and v.ty.kind != "list" else None
+            if isinstance(iv, IntInit):
+                v = ListInit([iv], T.INT)  # a single value is a one-element range
             if not isinstance(v, ListInit):
                 if isinstance(v, TypedInit) and v.ty.kind == "list":
                     raise err("foreach only works on a list", it.loc)
@@ -482,7 +488,7 @@ def _concrete_enough(rec, v):
 
 def _type_suffix(v):
     if isinstance(v, BitsInit):
-        return f"' of type bit initializer with length {len(v.bits)}"
+        return f"' of type bit initializer with length {len(v.bits)}'"
     if isinstance(v, TypedInit):
         return f"' of type '{v.ty}'"
     return "'"

@@ -132,7 +132,13 @@ class Lexer:
         while pos < n:
             m = match(text, pos)
             if m is None:
-                raise TdError("Unexpected character", file, line, pos - line_start + 1, stack)
+                col = pos - line_start + 1
+                if text[pos] == '"':
+                    eol = text.find("\n", pos)
+                    msg = ("End of file in string literal" if eol < 0
+                           else "End of line in string literal")
+                    raise TdError(msg, file, line, col + 1, stack)
+                raise TdError("Unexpected character", file, line, col, stack)
             kind = m.lastgroup
             end = m.end()
             if kind == "ws":

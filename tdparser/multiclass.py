@@ -52,7 +52,8 @@ class MulticlassStatements:
         for a in args:
             if a.name is None:
                 if pos >= len(targs):
-                    raise err("Too many template arguments", loc)
+                    raise err(f"Too many template arguments: {len(args)}",
+                              getattr(a.value, "loc", None) or loc)
                 given[targs[pos][0]] = a.value
                 pos += 1
             else:

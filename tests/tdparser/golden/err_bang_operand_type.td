@@ -1,0 +1,2 @@
+// bang operand type
+def X { int a = !add(1, "s"); }

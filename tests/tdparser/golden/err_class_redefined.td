@@ -1,0 +1,3 @@
+// class redefined
+class C { int v = 0; }
+class C { int v = 1; }

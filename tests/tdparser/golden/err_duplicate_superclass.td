@@ -1,0 +1,2 @@
+// duplicate superclass
+class A; class B : A, A;

@@ -1,0 +1,3 @@
+// let unknown field
+class C { int v = 0; }
+def X : C { let w = 1; }

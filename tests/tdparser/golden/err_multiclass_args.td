@@ -1,0 +1,3 @@
+// multiclass args
+multiclass M { def A; }
+defm X : M<1>;

@@ -1,0 +1,2 @@
+// self assignment
+class C { int v = v; }

@@ -1,0 +1,2 @@
+// strconcat int
+def X { string s = !strconcat("a", 1); }

@@ -1,0 +1,2 @@
+// unknown multiclass
+defm X : Nope;

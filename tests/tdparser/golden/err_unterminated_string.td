@@ -1,0 +1,2 @@
+// unterminated string
+def X { int v = "unterminated; }
