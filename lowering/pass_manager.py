@@ -76,7 +76,7 @@ def _diag_message(d: Any) -> str:
 class PassContext:
     """What passes share: inputs from the caller and results for later passes.
 
-    ``kernels`` maps each operation (by identity) to the chosen kernel entry once
+    ``kernels`` maps each operation (the object, so it stays alive) to the chosen kernel once
     ``select-kernels`` ran; ``plans`` maps function names to their ``ExecutablePlan``.
     """
 
@@ -85,7 +85,7 @@ class PassContext:
     device: str = "cpu"
     entry: str | None = None
     donate: frozenset[str] = frozenset()
-    kernels: dict[int, Any] = field(default_factory=dict)
+    kernels: dict[Any, Any] = field(default_factory=dict)
     plans: dict[str, Any] = field(default_factory=dict)
     warnings: list[Any] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)

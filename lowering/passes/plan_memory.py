@@ -91,7 +91,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
         ops.append(op)
         for r in op.results:
             number(r, f"result #{r.index} of '{op.name}'")
-    missing = [op for op in ops if id(op) not in context.kernels]
+    missing = [op for op in ops if op not in context.kernels]
     for op in missing:
         errors.append(diagnostic(f"no kernel chosen for '{op.name}': run select-kernels "
                                  f"before plan-memory", op.loc))
@@ -102,7 +102,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
     depends: set[Any] = set(func.args)
     prologue_ops, main_ops = [], []
     for op in ops:
-        if any(v in depends for v in op.operands) or not context.kernels[id(op)].hoistable:
+        if any(v in depends for v in op.operands) or not context.kernels[op].hoistable:
             depends.update(op.results)
             main_ops.append(op)
         else:
@@ -113,7 +113,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
     result_ids = tuple(ids[v] for v in ret.operands) if ret is not None else ()
 
     steps = [Step(tuple(ids[v] for v in op.operands), tuple(ids[r] for r in op.results),
-                  context.kernels[id(op)].in_place) for op in main_ops]
+                  context.kernels[op].in_place) for op in main_ops]
     pre_steps = [Step(tuple(ids[v] for v in op.operands), tuple(ids[r] for r in op.results))
                  for op in prologue_ops]
     assignment = assign_buffers(values, pre_steps + steps, arguments=arg_ids, donated=donated,
@@ -138,7 +138,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
         return tile if n >= 2 * tile else 0
 
     def launch(op: Any, step_index: int) -> Launch:
-        choice = context.kernels[id(op)]
+        choice = context.kernels[op]
         return Launch(
             kernel=choice.kernel,
             inputs=tuple(assignment.buffer_of[ids[v]] for v in op.operands),

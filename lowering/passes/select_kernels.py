@@ -55,7 +55,7 @@ class SelectKernelsPass(Pass):
                     continue
                 found = choose(table, op, device, context.dialect)
                 if isinstance(found, KernelChoice):
-                    context.kernels[id(op)] = found
+                    context.kernels[op] = found
                 else:
                     errors.append(found)
         if errors:
@@ -65,7 +65,7 @@ class SelectKernelsPass(Pass):
         lines = []
         for func in module:
             for op in func.body:
-                choice = context.kernels.get(id(op))
+                choice = context.kernels.get(op)
                 if choice is not None:
                     extra = "".join(f", out{o} may overwrite in{i}" for o, i in choice.in_place)
                     lines.append(f"// @{func.name}: '{op.name}' at {op.loc} -> kernel "
