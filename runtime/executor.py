@@ -263,9 +263,13 @@ def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Seque
         a = v if type(v) is np.ndarray else _as_array(v)
         if a.dtype != DTYPES[dtype] or not _fits(a.shape, shape):
             want = "any shape" if shape is None else f"shape {_shape_text(shape)}"
+            hint = ""
+            if a.dtype != DTYPES[dtype] and _fits(a.shape, shape):
+                hint = f"; convert it first (.astype(np.{np.dtype(DTYPES[dtype])})): " \
+                       f"arguments are never cast implicitly"
             raise ArgumentError(
                 f"@{func}: argument %{name} must be {_type_text(shape, dtype)} "
-                f"({np.dtype(DTYPES[dtype])} array of {want}), got {describe_array(a)}")
+                f"({np.dtype(DTYPES[dtype])} array of {want}), got {describe_array(a)}{hint}")
         out.append(a)
     return out
 

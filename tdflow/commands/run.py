@@ -39,6 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="lowering pipeline (default: the standard one for --device)")
     p.add_argument("--values", type=int, default=6, metavar="N",
                    help="how many leading values of each result to show (default: 6)")
+    p.add_argument("--repeat", type=int, default=0, metavar="N",
+                   help="also call the program N more times and report the time per call")
 
 
 def _usage(msg: str) -> int:
@@ -100,6 +102,18 @@ def run(args: argparse.Namespace) -> int:
     results = program(**inputs)
     results = results if isinstance(results, tuple) else (results,)
     print_results(name, results, args.values)
+    if args.repeat > 0:
+        import statistics
+        import time
+
+        ordered = [inputs[a] for a in names]
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            program(*ordered)
+            times.append(time.perf_counter() - start)
+        print(f"{args.repeat} calls: median {statistics.median(times) * 1e3:.3f} ms, "
+              f"min {min(times) * 1e3:.3f} ms per call")
     if args.output:
         try:
             np.savez(args.output, **{f"result{i}": np.asarray(r) for i, r in enumerate(results)})

@@ -30,10 +30,11 @@ def weights(tmp_path_factory):
 
 
 def test_run_with_random_inputs_says_so():
-    r = tdflow("run", MLP)
+    r = tdflow("run", MLP, "--repeat", 3)
     assert r.returncode == 0, r.stderr
     assert "random inputs (seed 0): %x, %w1, %b1, %w2, %b2" in r.stdout
     assert "result0" in r.stdout and "64x10" in r.stdout and "float32" in r.stdout
+    assert "3 calls: median" in r.stdout
 
 
 def test_run_inputs_output_and_seed(tmp_path, weights):
@@ -66,6 +67,7 @@ def test_run_errors_name_the_argument(tmp_path, weights):
     np.save(tmp_path / "i.npy", np.zeros((64, 784), np.int64))
     r = tdflow("run", MLP, "--input", f"x={tmp_path / 'i.npy'}")
     assert r.returncode == 1 and "%x" in r.stderr and "int64" in r.stderr
+    assert "never cast implicitly" in r.stderr
     r = tdflow("run", MLP, "--input", f"x={tmp_path / 'missing.npy'}")
     assert r.returncode == 1 and "x=" in r.stderr and "Traceback" not in r.stderr
 
