@@ -22,7 +22,7 @@ _LAZY = {
     "parse_module": ("tdflow.dialect.ir", "parse_module"),
     "tensor": ("tdflow.runtime.tensor", "tensor"),
     "Tensor": ("tdflow.runtime.tensor", "Tensor"),
-    "functional": ("tdflow.runtime.functional", None),  # None: the module itself
+    "functional": ("tdflow.functional", None),  # None: the module itself
 }
 
 
