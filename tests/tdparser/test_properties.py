@@ -124,7 +124,10 @@ PUNCT = b'{}[]()<>;:,=#!$"?.-+0123456789abxX_ \n\t\\/*\'`'
 
 @st.composite
 def mutations(draw):
-    path, incs = draw(st.sampled_from(SOURCES))
+    # half the time one of the larger real files, half the time a small golden case
+    real = [s for s in SOURCES if "golden" not in s[0].parts]
+    golden = [s for s in SOURCES if "golden" in s[0].parts]
+    path, incs = draw(st.one_of(*(st.sampled_from(g) for g in (real, golden) if g)))
     data = bytearray(path.read_bytes())
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["flip", "insert", "delete", "truncate", "dup"]))
