@@ -139,6 +139,16 @@ def test_defines_select_sections(small, need_parser):
     assert with_more["More"]["name"] == "s_2"
 
 
+def test_stdin(need_parser):
+    proc = subprocess.run([*tdflow_cmd(), "tblgen", "--dump-json", "-"], input=SMALL,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["Shape"]["name"] == "s_3"
+    bad = subprocess.run([*tdflow_cmd(), "tblgen", "-"], input="def X : Nope;\n",
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "<stdin>:1:" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_output_file(small, tmp_path, need_parser):
     out = tmp_path / "out.json"
     proc = run_tdflow("--dump-json", str(small), "-o", str(out))
