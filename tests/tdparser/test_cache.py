@@ -257,7 +257,7 @@ def test_file_edited_during_build_is_not_stored(cdir, project):
 
     def build():
         rk = inner()
-        time.sleep(0.01)
+        time.sleep(0.05)  # more than one tick of the kernel's coarse file-time clock
         (inc / "leaf.td").write_text("class Changed;\n")  # lands after the build read it
         return rk
 
