@@ -25,6 +25,10 @@ records MLIR produces that loads 2-3x faster than ``marshal`` of a tuple encodin
 rebuilding the records in Python (measured on SPIRVOps.td's 3442 defs: 22 ms vs 61 ms). A CRC-32 of the payload
 catches bit rot before unpickling.
 
+**Derived outputs.** :func:`load_or_render` caches a text rendered from the records (the
+``--dump-json`` document of ``tdflow tblgen``) in an entry of its own with the same header, so a
+warm command-line call reads bytes back without importing the parser or unpickling anything.
+
 **Shadowing.** ``include "x.td"`` is looked up relative to the working directory, then in each
 include dir, then next to the including file. A file created in a place searched *before* the
 one a file was found in would change what ``include`` resolves to without changing any file
@@ -119,38 +123,99 @@ def load_or_build(
     if cache_disabled():
         last_event = "disabled"
         return build()
-    main = os.path.abspath(main_path)
-    incs = tuple(os.path.abspath(d) for d in include_dirs)
-    defs = tuple(sorted(set(defines)))
-    # The working directory is part of the configuration because `include "x.td"` is looked up
-    # relative to it first (as llvm-tblgen does), before the include dirs.
-    cwd = os.getcwd()
-    key_text = repr((FORMAT, _code_fingerprint(), main, incs, defs, cwd))
-    # The name starts with the parser's fingerprint so that entries of other versions can be
-    # recognised (and pruned once unused) without opening them.
-    name = f"{_code_fingerprint()}-{hashlib.sha256(key_text.encode()).hexdigest()[:32]}.rk"
-    entry = cache_dir() / "records" / name
+    rk, _ = _keeper(_Key(main_path, include_dirs, defines), build)
+    return rk
 
-    cached = _load(entry, key_text)
-    if cached is not None:
+
+def load_or_render(
+    main_path: str | os.PathLike,
+    include_dirs: Iterable[str | os.PathLike],
+    defines: Iterable[str],
+    build: Callable[[], RecordKeeper],
+    render: Callable[[RecordKeeper], bytes],
+    kind: str,
+) -> bytes:
+    """``render(keeper)``, itself cached next to the keeper under the name ``kind``.
+
+    For outputs derived from the records alone, such as ``tdflow tblgen --dump-json``'s text: a
+    hit returns the stored bytes without unpickling anything, under exactly the validity rules
+    of the keeper (the same files, hashes and shadowing checks). ``kind`` must change whenever
+    ``render`` would produce different bytes (name a format version in it); the parser's own
+    fingerprint is already part of the key.
+    """
+    global last_event
+    if cache_disabled():
+        last_event = "disabled"
+        return render(build())
+    key = _Key(main_path, include_dirs, defines)
+    derived = _Key(main_path, include_dirs, defines, kind)
+    got = _read_entry(derived)
+    if got is not None:
+        payload, files, absent, refreshed = got
+        data = bytes(payload)
+        if refreshed:
+            _write(derived, data, files, absent)
         last_event = "hit"
-        return cached
+        return data
+    rk, header = _keeper(key, build)
+    event = last_event
+    data = render(rk)
+    if header is not None:
+        _write(derived, data, *header)
+    last_event = event
+    return data
 
+
+class _Key:
+    """One configuration: its key text and its entry's path (``kind`` names a derived output)."""
+
+    def __init__(self, main_path, include_dirs, defines, kind: str = ""):
+        self.main = os.path.abspath(main_path)
+        self.incs = tuple(os.path.abspath(d) for d in include_dirs)
+        defs = tuple(sorted(set(defines)))
+        # The working directory is part of the configuration because `include "x.td"` is
+        # looked up relative to it first (as llvm-tblgen does), before the include dirs.
+        self.cwd = os.getcwd()
+        self.text = repr((FORMAT, _code_fingerprint(), self.main, self.incs, defs, self.cwd,
+                          kind))
+        # The name starts with the parser's fingerprint so that entries of other versions can
+        # be recognised (and pruned once unused) without opening them.
+        digest = hashlib.sha256(self.text.encode()).hexdigest()[:32]
+        self.path = cache_dir() / "records" / f"{_code_fingerprint()}-{digest}.rk"
+
+
+def _keeper(key: _Key, build: Callable[[], RecordKeeper]) -> tuple[RecordKeeper, tuple | None]:
+    """The keeper (cached or built) and the (files, absent) it is valid for, if stored."""
+    global last_event
+    got = _read_entry(key)
+    if got is not None:
+        payload, files, absent, refreshed = got
+        rk = _unpickle(payload)
+        if rk is not None:
+            if refreshed:
+                # Some stat changed but no content: store the new stats so that the next load
+                # takes the fast path again.
+                _write(key, bytes(payload), files, absent)
+            last_event = "hit"
+            return rk, (files, absent)
     start_ns = time.time_ns()
     rk = build()
-    stored = _store(entry, key_text, rk, main, (cwd, *incs), start_ns)
-    if stored:
-        _prune(entry.parent)
-    last_event = "miss" if stored else "uncacheable"
-    return rk
+    header = _store(key, rk, start_ns)
+    if header is not None:
+        _prune(key.path.parent)
+    last_event = "miss" if header is not None else "uncacheable"
+    return rk, header
 
 
 # -- reading -----------------------------------------------------------------------------------
 
 
-def _load(entry: Path, key_text: str) -> RecordKeeper | None:
+def _read_entry(key: _Key) -> tuple[memoryview, list, tuple, bool] | None:
+    """(payload, files, absent, refreshed) of a valid entry, else ``None``.
+
+    ``files`` carries fresh stats when ``refreshed`` (the caller should rewrite the entry)."""
     try:
-        with open(entry, "rb") as fh:
+        with open(key.path, "rb") as fh:
             blob = fh.read()
     except OSError:
         return None
@@ -165,8 +230,8 @@ def _load(entry: Path, key_text: str) -> RecordKeeper | None:
         payload = memoryview(blob)[pos:]
         if len(payload) != payload_len:
             return None  # truncated or trailing junk
-        key, written_ns, files, absent = header
-        if key != key_text:
+        stored_key, written_ns, files, absent = header
+        if stored_key != key.text:
             return None  # hash collision on the entry name, or a foreign file
         refreshed = _check_files(files, written_ns)
         if refreshed is None:
@@ -175,24 +240,24 @@ def _load(entry: Path, key_text: str) -> RecordKeeper | None:
             return None
         if zlib.crc32(payload) != crc:
             return None
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # unpickling allocates many small objects; the cyclic GC only slows it
-        try:
-            rk = pickle.loads(payload)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-        if not isinstance(rk, RecordKeeper):
-            return None
-        if refreshed:
-            # Some stat changed but the content did not: store the new stats so the next load
-            # takes the fast path again.
-            _write(entry, key_text, bytes(payload), refreshed, absent)
-        else:
-            _mark_used(entry)
-        return rk
+        if not refreshed:
+            _mark_used(key.path)
+        return payload, (refreshed or list(files)), tuple(absent), bool(refreshed)
     except Exception:  # noqa: BLE001 - any damage to an entry just means "rebuild"
         return None
+
+
+def _unpickle(payload: memoryview) -> RecordKeeper | None:
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # unpickling allocates many small objects; the cyclic GC only slows it
+    try:
+        rk = pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - a payload that does not unpickle is a miss
+        return None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return rk if isinstance(rk, RecordKeeper) else None
 
 
 def _check_files(files: Sequence[tuple], written_ns: int) -> list | None:
@@ -227,21 +292,21 @@ def _check_files(files: Sequence[tuple], written_ns: int) -> list | None:
 # -- writing -----------------------------------------------------------------------------------
 
 
-def _store(entry: Path, key_text: str, rk: RecordKeeper, main: str, incs: tuple,
-           start_ns: int) -> bool:
+def _store(key: _Key, rk: RecordKeeper, start_ns: int) -> tuple[list, tuple] | None:
+    """Store ``rk``; returns the (files, absent) it was stored as valid for, or ``None``."""
     try:
-        paths = list(dict.fromkeys(os.path.abspath(f) for f in rk.files)) or [main]
+        paths = list(dict.fromkeys(os.path.abspath(f) for f in rk.files)) or [key.main]
         files = []
         for p in paths:
             got = _stat_and_hash(p)
             if got is None or got[1] > start_ns:
-                return False  # vanished, or edited while we parsed it: the build may be stale
+                return None  # vanished, or edited while we parsed it: the build may be stale
             files.append((p, *got))
-        absent = _shadow_candidates(paths, main, incs)
+        absent = tuple(_shadow_candidates(paths, key.main, (key.cwd, *key.incs)))
         payload = pickle.dumps(rk, protocol=5)
     except Exception:  # noqa: BLE001 - an unpicklable keeper is simply not cached
-        return False
-    return _write(entry, key_text, payload, files, absent)
+        return None
+    return (files, absent) if _write(key, payload, files, absent) else None
 
 
 def _mark_used(entry: Path) -> None:
@@ -274,8 +339,9 @@ def _prune(folder: Path) -> None:
             pass
 
 
-def _write(entry: Path, key_text: str, payload: bytes, files: list, absent: list) -> bool:
-    header = marshal.dumps((key_text, time.time_ns(), tuple(files), tuple(absent)))
+def _write(key: _Key, payload: bytes, files: list, absent: tuple) -> bool:
+    entry = key.path
+    header = marshal.dumps((key.text, time.time_ns(), tuple(files), tuple(absent)))
     blob = b"".join(
         (MAGIC, _HEAD.pack(len(header), len(payload), zlib.crc32(payload)), header, payload)
     )

@@ -46,41 +46,56 @@ def run(args: argparse.Namespace) -> int:
         print_diagnostic(f"Could not open input file '{args.file}': {why}")
         return 1
 
+    render = _render_json if args.action == "json" else _render_records
     if args.file == "-":
         from tdflow.tdparser import parse_string
 
-        records = parse_string(sys.stdin.read(), filename="<stdin>",
-                               include_dirs=args.include_dirs, defines=args.defines)
+        data = render(parse_string(sys.stdin.read(), filename="<stdin>",
+                                   include_dirs=args.include_dirs, defines=args.defines))
+    elif args.no_cache:
+        data = render(_parse(args.file, args.include_dirs, args.defines))
     else:
-        records = load_records(args.file, args.include_dirs, args.defines, not args.no_cache)
+        # The output itself is cached next to the records: a warm call reads it back without
+        # importing the parser or unpickling anything.
+        from tdflow.tdparser.cache import load_or_render
 
-    if args.action == "json":
-        from tdflow.tdparser import to_json
-
-        text = dump_json_text(to_json(records))
-    else:
-        text = _records_text(records)
-    return _emit(text, args.output)
+        data = load_or_render(
+            args.file, args.include_dirs, args.defines,
+            build=lambda: _parse(args.file, args.include_dirs, args.defines),
+            render=render, kind=f"tblgen-{args.action or 'records'}-{_self_stamp()}")
+    return _emit(data, args.output)
 
 
-def load_records(path: str, include_dirs: list[str], defines: list[str], use_cache: bool):
-    """``parse_file(path, ...)``, except that a cache hit never imports the parser.
+def _self_stamp() -> str:
+    """This module's size and mtime: the printing of records is covered by the parser's
+    fingerprint in the cache key, but dump_json_text lives here, so editing this file must also
+    invalidate cached outputs."""
+    st = os.stat(__file__)
+    return f"{st.st_size}:{st.st_mtime_ns}"
 
-    Importing the lexer, parser and evaluator costs more than loading a cached keeper, and a
-    command-line call pays it every time; so the cache is asked first and the parser is only
-    imported to build on a miss.
-    """
 
-    def build():
-        from tdflow.tdparser import parse_file
+def _parse(path: str, include_dirs: list[str], defines: list[str]):
+    from tdflow.tdparser import parse_file
 
-        return parse_file(path, include_dirs=include_dirs, defines=defines, use_cache=False)
+    return parse_file(path, include_dirs=include_dirs, defines=defines, use_cache=False)
 
-    if not use_cache:
-        return build()
-    from tdflow.tdparser.cache import load_or_build
 
-    return load_or_build(path, include_dirs, defines, build)
+def _render_json(records) -> bytes:
+    from tdflow.tdparser import to_json
+
+    return _encode(dump_json_text(to_json(records)))
+
+
+def _render_records(records) -> bytes:
+    from tdflow.tdparser.json_export import print_records
+
+    return _encode(print_records(records))
+
+
+def _encode(text: str) -> bytes:
+    if _SURROGATE.search(text):  # undecodable source bytes: LLVM prints U+FFFD for them
+        text = _SURROGATE.sub("\ufffd", text)
+    return text.encode("utf-8")
 
 
 def dump_json_text(doc: dict) -> str:
@@ -116,16 +131,7 @@ def _llvm_escape(m: re.Match) -> str:
     return m.group(0)
 
 
-def _records_text(records) -> str:
-    from tdflow.tdparser.json_export import print_records
-
-    return print_records(records)
-
-
-def _emit(text: str, output: str) -> int:
-    if _SURROGATE.search(text):  # undecodable source bytes: LLVM prints U+FFFD for them
-        text = _SURROGATE.sub("\ufffd", text)
-    data = text.encode("utf-8")
+def _emit(data: bytes, output: str) -> int:
     if output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

@@ -353,3 +353,52 @@ def test_real_parse_file_hits_the_cache(cdir, tmp_path):
     uncached = parse_file(main, include_dirs=[tmp_path], use_cache=False)
     assert to_json(uncached) == to_json(edited)
     assert [(p, p.stat().st_mtime_ns) for p in entries(cdir)] == before  # nothing written
+
+
+# -- derived outputs (load_or_render) ------------------------------------------------------------
+
+
+def test_rendered_output_is_cached_with_the_keeper(cdir, project, monkeypatch):
+    main, inc = project
+    renders = []
+
+    def render(rk):
+        renders.append(1)
+        return f"{len(rk)} defs".encode()
+
+    def run(kind="k1"):
+        b = FakeBuild(main, [inc])
+        return cache.load_or_render(main, [inc], [], b, render, kind), b
+
+    data, b = run()
+    assert (data, b.calls, len(renders), cache.last_event) == (b"3 defs", 1, 1, "miss")
+    data, b = run()
+    assert (data, b.calls, len(renders), cache.last_event) == (b"3 defs", 0, 1, "hit")
+    with monkeypatch.context() as m:
+        m.setattr(cache, "_unpickle", lambda p: pytest.fail("a text hit unpickles"))
+        run()
+    # another kind renders again from the cached keeper, without building
+    data, b = run("k2")
+    assert (b.calls, len(renders)) == (0, 2)
+    # the same validity rules: an edited file invalidates the output too
+    (inc / "leaf.td").write_text('include "more.td"\n')
+    (inc / "more.td").write_text("class More;\n")
+    data, b = run()
+    assert (data, b.calls, len(renders)) == (b"4 defs", 1, 3)
+    monkeypatch.setenv("TDFLOW_NO_CACHE", "1")
+    data, b = run()
+    assert (b.calls, len(renders), cache.last_event) == (1, 4, "disabled")
+
+
+def test_rendered_output_of_an_uncacheable_build_is_not_stored(cdir, project):
+    main, inc = project
+    inner = FakeBuild(main, [inc])
+
+    def build():
+        rk = inner()
+        time.sleep(0.05)
+        (inc / "leaf.td").write_text("class Changed;\n")
+        return rk
+
+    cache.load_or_render(main, [inc], [], build, lambda rk: b"x", "k")
+    assert entries(cdir) == []
