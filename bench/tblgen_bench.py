@@ -22,6 +22,7 @@ prints the ratio and PASS or MISS.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
 import shutil
@@ -103,6 +104,7 @@ def bench_file(rel: str, inc: Path, tblgen: str, runs: int, cold_runs: int) -> d
         for name, fn, sub, cold in measures:
             if cold and r >= cold_runs:
                 continue
+            gc.collect()  # garbage of the previous measure is not this one's cost
             c0 = _cpu_children() if sub else time.process_time()
             t0 = time.perf_counter()
             fn()
