@@ -228,13 +228,14 @@ class OpRunner:
         return calln
 
     def make_call1a(self):
-        """``f(t, attr_vals) -> Tensor`` for an op with one tensor operand and one result."""
+        """``f(t, attr_vals=()) -> Tensor`` for an op with one tensor operand and one result
+        (called as ``f(t)`` for an op without attributes)."""
         cache = self._cache
         prepare = self._prepare
         name = self.name
         blas = self._uses_blas
 
-        def call1a(t, attr_vals):
+        def call1a(t, attr_vals=()):
             a = t._buf
             k = (attr_vals, a.shape, a.dtype)
             entry = cache.get(k)
@@ -258,38 +259,6 @@ class OpRunner:
             return r
 
         return call1a
-
-    def make_call1(self):
-        """A function ``f(t) -> Tensor`` for an op with one tensor operand, one result and
-        the attribute values ``()``."""
-        cache = self._cache
-        prepare = self._prepare
-        name = self.name
-
-        def call1(t):
-            a = t._buf
-            k = (a.shape, a.dtype)
-            entry = cache.get(k)
-            if entry is None:
-                entry = prepare(k, [a], ())
-            shape, npdt, dt = entry.single
-            out = _empty(shape, npdt)
-            r = _wrap(out, dt)
-            eng = get_engine()
-            r._sync = v = Var(None, eng)
-            src = t._sync
-            if type(src) is not Var:
-                src = var_of(t)
-            ins = [a]
-            prog = entry.prog
-            if prog is not None:
-                eng.push_one(lambda: prog(ins, out), (src,), v, name, entry.cost)
-            else:
-                fn, attrs, outs = entry.fn, entry.attrs, [out]
-                eng.push_one(lambda: fn(attrs, ins, outs), (src,), v, name, entry.cost)
-            return r
-
-        return call1
 
     def make_call2(self):
         """``f(t, u) -> Tensor`` for an op with two tensor operands, one result, no attributes."""

@@ -215,7 +215,7 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
     plain = (not plan and not pad and len(opdef.results) == 1 and len(sig.params) == n_ops
              and all(o.is_single for o in opdef.operands))
     if plain and n_ops == 1:
-        call1 = runner.make_call1()
+        call1 = runner.make_call1a()  # called as call1(t): no attribute values
         call1.fast = call1  # type: ignore[attr-defined]
         return call1
     if plain and n_ops == 2:
