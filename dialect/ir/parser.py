@@ -491,23 +491,39 @@ class Parser(TypeAttrParser):
             raise _Fallback
         return out
 
+    def parse_value_list(self, pattern: re.Pattern, default: int, what: str,
+                         close: str | None = None,
+                         after: str = "") -> list[tuple[str, int, int]]:
+        """``%a, %b#1, ...``: ``(name, number, position)`` per value, the number being the
+        pattern's second group (``#1`` of a use, ``:2`` of a result group) or ``default``.
+
+        With ``close`` the list must end in it (``after`` says what was expected instead);
+        without, it ends at the first value not followed by ``,``.
+        """
+        values = []
+        while True:
+            self.skip()
+            pos = self.pos
+            m = self.match(pattern)
+            if m is None:
+                raise self.expected(what)
+            values.append((m.group(1), int(m.group(2) or default), pos))
+            if close is None:
+                if not self.accept(","):
+                    return values
+            elif self.accept(close):
+                return values
+            elif not self.accept(","):
+                raise self.expected(after)
+
     def parse_op(self, block: Block) -> None:
         """One operation, general form (also the custom ``return``)."""
         text = self.text
         start = self.skip()
         groups: list[tuple[str, int, int]] = []
         if text.startswith("%", start):
-            while True:
-                self.skip()
-                gpos = self.pos
-                gm = self.match(_RESULT_GROUP)
-                if gm is None:
-                    raise self.expected("a result name like '%0'")
-                groups.append((gm.group(1), int(gm.group(2) or 1), gpos))
-                if self.accept("="):
-                    break
-                if not self.accept(","):
-                    raise self.expected("'=' after the result names")
+            groups = self.parse_value_list(_RESULT_GROUP, 1, "a result name like '%0'",
+                                           "=", "'=' after the result names")
         self.skip()
         opos = self.pos
         if text.startswith('"', opos):
@@ -530,17 +546,8 @@ class Parser(TypeAttrParser):
         self.expect("(", "'(' starting the operand list")
         uses: list[tuple[str, int, int]] = []
         if not self.accept(")"):
-            while True:
-                self.skip()
-                upos = self.pos
-                um = self.match(_SSA_USE)
-                if um is None:
-                    raise self.expected("an operand like '%0'")
-                uses.append((um.group(1), int(um.group(2) or 0), upos))
-                if self.accept(")"):
-                    break
-                if not self.accept(","):
-                    raise self.expected("',' or ')' in the operand list")
+            uses = self.parse_value_list(_SSA_USE, 0, "an operand like '%0'",
+                                         ")", "',' or ')' in the operand list")
         if self.peek("["):
             raise self.error(f"'{name}': successor blocks are not supported (tdflow functions "
                              f"have a single block)")
@@ -583,15 +590,7 @@ class Parser(TypeAttrParser):
         uses = []
         self.skip()
         if self.text.startswith("%", self.pos):
-            while True:
-                self.skip()
-                upos = self.pos
-                um = self.match(_SSA_USE)
-                if um is None:
-                    raise self.expected("a value like '%0'")
-                uses.append((um.group(1), int(um.group(2) or 0), upos))
-                if not self.accept(","):
-                    break
+            uses = self.parse_value_list(_SSA_USE, 0, "a value like '%0'")
             self.expect(":", "':' and the types of the returned values")
             tpos = self.skip()
             types = []
