@@ -31,6 +31,12 @@ from typing import Any
 
 import numpy as np
 
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # bench/_common.py, however this script is run or imported
+    sys.path.insert(0, str(HERE))
+
+from _common import DOCS, write_docs_section  # noqa: E402
+
 OPS = ("relu", "broadcast_add", "leaky_relu", "matmul", "add_scalar")
 CALLS = {
     "relu": "F.relu(x)", "broadcast_add": "F.broadcast_add(x, y)",
@@ -38,7 +44,6 @@ CALLS = {
     "add_scalar": "F.add(x, 1.0)",
 }
 SECTION = "## Eager overhead"
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 BUDGET_US = 5.0  # the target: per-op overhead on 16 elements
 
 
@@ -243,19 +248,6 @@ def render_docs(res: dict[str, Any]) -> str:
             + f"\n\nWorst overhead: {worst:.2f} µs (budget 5 µs).\n\n{DOC_NOTES}")
 
 
-def write_docs(section: str) -> None:
-    """Replace (or append) this benchmark's section of docs/benchmarks.md; others stay."""
-    text = DOCS.read_text() if DOCS.is_file() else "# Benchmarks\n"
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + section + ("" if nxt < 0 else "\n" + text[nxt + 1:])
-    DOCS.parent.mkdir(parents=True, exist_ok=True)
-    DOCS.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--number", type=int, default=200, help="calls per round")
@@ -269,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nworst per-op overhead {worst:.2f} µs (budget {BUDGET_US:.1f} µs): "
           f"{'OK' if worst <= BUDGET_US else 'OVER BUDGET'}")
     if args.write_docs:
-        write_docs(render_docs(res))
+        write_docs_section(SECTION, render_docs(res))
         print(f"wrote the {SECTION!r} section of {DOCS}")
     return 0 if worst <= BUDGET_US else 1
 

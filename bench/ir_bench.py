@@ -24,7 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # bench/_common.py, however this script is run or imported
+    sys.path.insert(0, str(HERE))
+
+from _common import find_tool, write_docs_section  # noqa: E402
 
 B, D = 64, 256  # batch, width
 
@@ -127,7 +131,6 @@ for line in open("/proc/self/status"):
 
 
 SECTION = "## IR: parse, verify, print"
-DOCS = ROOT / "docs" / "benchmarks.md"
 
 
 def markdown_table(rows) -> str:
@@ -151,17 +154,7 @@ def write_docs(rows, args) -> None:
         "per op line and caches each distinct attribute/type tail; the cyclic GC is paused "
         "while parsing. mlir-opt parses, verifies and prints the same file in C++.\n"
     )
-    text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + body
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + body + (text[nxt + 1:] if nxt >= 0 else "")
-        if nxt >= 0 and not body.endswith("\n\n"):
-            text = text.replace(body, body + "\n", 1)
-    DOCS.parent.mkdir(exist_ok=True)
-    DOCS.write_text(text)
+    write_docs_section(SECTION, body)
 
 
 def main(argv=None) -> int:
@@ -218,11 +211,7 @@ def main(argv=None) -> int:
     t_help = startup([tdflow_exe, "--help"]) if tdflow_exe else None
     t_cli_verify = startup([tdflow_exe, "verify", str(small)]) if tdflow_exe else None
 
-    mlir = None
-    for cand in ("mlir-opt-19", "mlir-opt", "/usr/lib/llvm-19/bin/mlir-opt"):
-        mlir = shutil.which(cand)
-        if mlir:
-            break
+    mlir = find_tool("mlir-opt")
     t_mlir = None
     if mlir:
         def run_mlir():

@@ -28,7 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # bench/_common.py, however this script is run or imported
+    sys.path.insert(0, str(HERE))
+
+from _common import ROOT, write_docs_section  # noqa: E402
+
 SECTION = "## Runtime (compiled)"
 
 CHAIN = """
@@ -191,19 +196,6 @@ def eager_table(results: list) -> list[str]:
     return out
 
 
-def write_docs(section: str) -> None:
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text() if path.is_file() else "# Benchmarks\n\n"
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + section + ("" if nxt < 0 else "\n" + text[nxt + 1:])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--number", type=int, default=200, help="calls per round (MLP; CNN /4, "
@@ -218,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     section = render(rows, eager, cmd)
     print(section)
     if args.write_docs:
-        write_docs(section)
+        write_docs_section(SECTION, section)
     return 0
 
 

@@ -25,7 +25,6 @@ import argparse
 import gc
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -33,17 +32,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # bench/_common.py, however this script is run or imported
+    sys.path.insert(0, str(HERE))
+
+from _common import DOCS, ROOT, find_tool, write_docs_section  # noqa: E402
+
 FILES = ["mlir/Dialect/Arith/IR/ArithOps.td", "mlir/Dialect/SPIRV/IR/SPIRVOps.td"]
 COLD_TARGET, WARM_TARGET = 10.0, 1.0
-
-
-def find_tool(name: str) -> str | None:
-    for cand in (f"{name}-19", name, f"/usr/lib/llvm-19/bin/{name}"):
-        path = shutil.which(cand)
-        if path:
-            return path
-    return None
 
 
 def mlir_include() -> Path | None:
@@ -142,7 +138,6 @@ def markdown_table(rows: list[tuple[str, dict]]) -> str:
 
 
 SECTION = "## TableGen front end"
-DOCS = ROOT / "docs" / "benchmarks.md"
 
 
 def write_docs(rows, args, load: float) -> None:
@@ -168,14 +163,7 @@ def write_docs(rows, args, load: float) -> None:
         "call neither imports the parser nor unpickles records: the JSON text itself is cached "
         "next to the records (`cache.load_or_render`), under the same validity checks.\n"
     )
-    text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + body
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + body + ("\n" + text[nxt + 1:] if nxt >= 0 else "")
-    DOCS.write_text(text)
+    write_docs_section(SECTION, body)
 
 
 def main(argv: list[str] | None = None) -> int:
