@@ -1,5 +1,6 @@
 """Shared plumbing of the dialect subcommands (``ops``, ``verify``, ``doc``, ``opt``,
-``gen-hooks``): argument definitions, loading a dialect from them, user hook files, JSON."""
+``gen-hooks``): argument definitions, loading a dialect from them, user hook files, writing
+the ``-o`` output, JSON."""
 
 from __future__ import annotations
 
@@ -90,6 +91,15 @@ def load_from_args(args: argparse.Namespace):
         why = "is a directory" if os.path.isdir(path) else "does not exist"
         raise UsageError(f"'{path}' {why}")
     return load_dialect(path, args.include_dirs, args.defines)
+
+
+def write_output(text: str, output: str) -> None:
+    """Write ``text`` to the file ``output`` (``-o``), or to stdout when it is ``"-"``."""
+    if output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
 
 
 def op_to_json(op) -> dict[str, Any]:

@@ -20,19 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
-    from tdflow.dialect.cli_support import UsageError, load_from_args, usage
+    from tdflow.dialect.cli_support import UsageError, load_from_args, usage, write_output
     from tdflow.dialect.docgen import dialect_doc
 
     try:
         dialect = load_from_args(args)
     except UsageError as exc:
         return usage(str(exc))
-    text = dialect_doc(dialect)
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    write_output(dialect_doc(dialect), args.output)
     return 0

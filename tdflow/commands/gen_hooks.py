@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from tdflow.dialect.cli_support import UsageError, load_from_args, usage
+    from tdflow.dialect.cli_support import UsageError, load_from_args, usage, write_output
     from tdflow.dialect.gen_hooks import skeleton
 
     try:
@@ -32,10 +32,7 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         return usage(str(exc))
     text, n = skeleton(dialect, os.path.basename(args.td or str(dialect.path)))
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    write_output(text, args.output)
+    if args.output != "-":
         sys.stderr.write(f"wrote {n} hook(s) to {args.output}\n")
     return 0

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from tdflow.dialect.cli_support import UsageError, load_from_args, usage
+    from tdflow.dialect.cli_support import UsageError, load_from_args, usage, write_output
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.parser import parse_module
     from tdflow.dialect.ir.printer import print_module
@@ -48,10 +48,5 @@ def run(args: argparse.Namespace) -> int:
         errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
         if errors:
             raise DiagnosticError(errors)
-    out = print_module(module, generic=args.generic)
-    if args.output == "-":
-        sys.stdout.write(out)
-    else:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(out)
+    write_output(print_module(module, generic=args.generic), args.output)
     return 0
