@@ -32,7 +32,12 @@ from tdflow.lowering.elementwise import (
     Unary,
     bind,
 )
-from tdflow.lowering.elementwise_types import compute_dtype, infer_dtypes, operand_dtype
+from tdflow.lowering.elementwise_types import (
+    compute_dtype,
+    default_out_dtype,
+    infer_dtypes,
+    operand_dtype,
+)
 
 C_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
            "i1": "bool", "i8": "int8_t", "i32": "int32_t", "i64": "int64_t"}
@@ -85,9 +90,7 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
     expr = bind(expr, attrs or {})
     names = list(names) if names is not None else [f"x{i}" for i in range(len(in_dtypes))]
     if out_dtype is None:
-        natural = infer_dtypes(expr, in_dtypes).get(expr, "f32")
-        first = in_dtypes[0] if in_dtypes else natural
-        out_dtype = first if compute_dtype(first) == natural else natural
+        out_dtype = default_out_dtype(expr, in_dtypes)
     context = compute_dtype(out_dtype)
     types = infer_dtypes(expr, in_dtypes, context)
 

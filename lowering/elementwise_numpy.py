@@ -41,7 +41,12 @@ from tdflow.lowering.elementwise import (
     Unary,
     bind,
 )
-from tdflow.lowering.elementwise_types import compute_dtype, infer_dtypes, operand_dtype
+from tdflow.lowering.elementwise_types import (
+    compute_dtype,
+    default_out_dtype,
+    infer_dtypes,
+    operand_dtype,
+)
 
 _UFUNCS: dict[str, np.ufunc] = {
     "neg": np.negative, "abs": np.absolute, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
@@ -134,9 +139,7 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     in_dtypes = tuple(in_dtypes)
     expr = bind(expr, attrs or {})
     if out_dtype is None:
-        natural = infer_dtypes(expr, in_dtypes).get(expr, "f32")
-        first = in_dtypes[0] if in_dtypes else natural
-        out_dtype = first if compute_dtype(first) == natural else natural
+        out_dtype = default_out_dtype(expr, in_dtypes)
     context = compute_dtype(out_dtype)
     types = infer_dtypes(expr, in_dtypes, context)
     np_out = DTYPES[out_dtype]

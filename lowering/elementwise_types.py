@@ -98,6 +98,20 @@ def infer_dtypes(expr: Expr, in_dtypes: Sequence[str], context: str = "f32") -> 
     return types
 
 
+def default_out_dtype(expr: Expr, in_dtypes: Sequence[str]) -> str:
+    """The result type when none is asked for: input 0's type if ``expr`` computes in it
+    (``f16`` inputs compute in ``f32`` but give ``f16``), else the type ``expr`` computes in
+    (``i1`` for predicates). The numpy and CUDA renderers both use it, so they agree.
+
+    >>> from tdflow.lowering.elementwise import Input
+    >>> default_out_dtype(Input(0) * 2, ["f16"]), default_out_dtype(Input(0) > 0, ["f32"])
+    ('f16', 'i1')
+    """
+    natural = infer_dtypes(expr, in_dtypes).get(expr, "f32")
+    first = in_dtypes[0] if in_dtypes else natural
+    return first if compute_dtype(first) == natural else natural
+
+
 def operand_dtype(node: Expr, types: Mapping[Expr, str], context: str = "f32") -> str:
     """Type in which a node's operands are combined; its constant operands convert to it."""
     if isinstance(node, Binary):
