@@ -129,7 +129,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
             if vt is None or vt.kind not in ("list", "dag", "string"):
                 raise err("expected string, list, or dag type argument in unary operator",
                           loc)
-            return UnOp(op, v, T.INT if op == "size" else T.BIT).fold(cur)
+            return UnOp(op, v, T.INT).fold(cur)  # both int in llvm-tblgen
         if op == "getdagop":
             if vt is not T.DAG:
                 raise err("expected dag type argument in unary operator", aloc)
@@ -137,7 +137,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         if op == "not":
             if vt is None or not vt.convertible_to(T.INT):
                 raise err("expected bit, bits, or int type argument in unary operator", loc)
-            return UnOp(op, v, T.BIT).fold(cur)
+            return UnOp(op, v, T.INT).fold(cur)  # llvm-tblgen types !not as int
         if op == "logtwo":
             return UnOp(op, v, T.INT).fold(cur)
         if op in ("tolower", "toupper"):

@@ -138,7 +138,7 @@ class UnOp(OpInit):
         if op in ("tolower", "toupper"):
             if isinstance(a, StringInit):
                 s = a.value.lower() if op == "tolower" else a.value.upper()
-                return StringInit(s, a.code)
+                return StringInit(s)  # llvm-tblgen drops the code format here
             return self
         if op == "repr":
             if isinstance(a, DefInit):
@@ -247,7 +247,7 @@ class BinOp(OpInit):
             return self
         if op == "listsplat":
             n = as_int(rhs)
-            if n is None or not isinstance(lhs, TypedInit) or lhs.refs:
+            if n is None or not isinstance(lhs, TypedInit):
                 return self
             if n < 0:
                 raise fatal("Illegal operation: !listsplat count is negative", cur)
@@ -281,10 +281,10 @@ class BinOp(OpInit):
             if isinstance(lhs, ListInit) and isinstance(rhs, StringInit):
                 parts = []
                 code = False
-                for x in lhs.items:
+                for n, x in enumerate(lhs.items):
                     if isinstance(x, StringInit):
                         parts.append(x.value)
-                        code = code or x.code
+                        code = code or (x.code and n > 0)  # llvm skips the first's format
                     else:
                         i = as_int(x)
                         if i is None:

@@ -82,8 +82,8 @@ class TernOp(OpInit):
             if isinstance(c, StringInit) and isinstance(a, StringInit) and \
                     isinstance(b, StringInit):
                 if not a.value:
-                    return c
-                return StringInit(c.value.replace(a.value, b.value), c.code)
+                    return StringInit(c.value)  # llvm-tblgen never returns here
+                return StringInit(c.value.replace(a.value, b.value))
             if isinstance(c, VarInit) and isinstance(a, VarInit):
                 return b if a.name == c.name else c
             return self
@@ -232,7 +232,7 @@ class IsAOp(OpInit):
     def __init__(self, check, expr):
         self.check = check
         self.expr = expr
-        self.ty = T.BIT
+        self.ty = T.INT  # llvm-tblgen types !isa and !exists as int
 
     def __str__(self):
         return f"!isa<{self.check}>({self.expr})"
@@ -261,7 +261,7 @@ class ExistsOp(OpInit):
     def __init__(self, check, expr):
         self.check = check
         self.expr = expr
-        self.ty = T.BIT
+        self.ty = T.INT  # llvm-tblgen types !isa and !exists as int
 
     def __str__(self):
         return f"!exists<{self.check}>({self.expr})"
