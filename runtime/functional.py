@@ -199,19 +199,7 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
                                  f"of {opdef.name}")
     runner = OpRunner(opdef, tuple(attr_names), dialect)
     if runner.mutable:  # in-place ops take the general path (their writes are inputs)
-        run = runner.run
-        tix = tuple(tensor_idx)
-
-        def impl_inplace(vals):
-            attrs: list = []
-            for i, expand in plan:
-                if expand:
-                    attrs.extend(_scalar_attrs(vals[i]))
-                else:
-                    attrs.append(vals[i])
-            return run(tuple(vals[i] for i in tix) + pad, tuple(attrs))
-
-        return impl_inplace
+        return _gathering_impl(runner.run, plan, tuple(tensor_idx), pad)
     plain = (not plan and not pad and len(opdef.results) == 1 and len(sig.params) == n_ops
              and all(o.is_single for o in opdef.operands))
     if plain and n_ops == 1:
@@ -257,6 +245,13 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
     if expands == [True] and len(tix) == 1 and not pad:
         t0, s0 = tix[0], attr_idx[0]
         return lambda vals: run((vals[t0],), _scalar_attrs(vals[s0]))
+    return _gathering_impl(run, plan, tix, pad)
+
+
+def _gathering_impl(run: Callable, plan: list[tuple[int, bool]], tix: tuple[int, ...],
+                    pad: tuple) -> Callable:
+    """The general case: gather the tensor parameters ``tix`` (then ``pad``) as operands and
+    the attribute values in ``plan`` order, expanding each Scalar into its attributes."""
 
     def impl(vals):
         attrs: list = []
