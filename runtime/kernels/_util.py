@@ -23,6 +23,16 @@ def out_buffer(outs: Sequence[Any], i: int, shape: tuple[int, ...], dtype: Any) 
     return out
 
 
+def store(outs: Sequence[Any], res: np.ndarray, dtype: Any) -> np.ndarray:
+    """``res`` as output 0: copied into ``outs[0]`` when preallocated (cast on store), else a
+    new C-contiguous array of ``dtype`` (``res`` may be a strided view, e.g. after a moveaxis)."""
+    out = outs[0] if outs else None
+    if out is None:
+        return np.ascontiguousarray(res, dtype=dtype)
+    np.copyto(out, res, casting="unsafe")
+    return out
+
+
 def operands(inputs: Sequence[Any], attrs: Mapping[str, Any], count: int) -> list[Any]:
     """``inputs`` as ``count`` positional operands, absent optional ones ``None``.
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands
+from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands, store
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 _FIRST = ("channels_first", "NCHW", "NCW", "NCDHW")
@@ -54,9 +54,16 @@ def _ints(attrs: Mapping[str, Any], name: str, nd: int, default: int) -> tuple[i
 
 
 class ConvGeometry:
-    """Sizes shared by the three kernels (all spatial tuples have ``nd`` entries)."""
+    """Sizes shared by the three kernels (all spatial tuples have ``nd`` entries).
 
-    def __init__(self, attrs: Mapping[str, Any], nd: int, op: str) -> None:
+    ``x`` is the op's input (or a tensor shaped like it): its rank gives ``nd`` unless
+    ``num_spatial_dims`` says, and must agree with it.
+    """
+
+    def __init__(self, attrs: Mapping[str, Any], x: np.ndarray, op: str) -> None:
+        nd = int(attrs.get("num_spatial_dims", 0)) or x.ndim - 2
+        if x.ndim != nd + 2 or nd < 1:
+            raise ValueError(f"{op}: input of rank {x.ndim} for {nd} spatial dims")
         self.op = op
         self.nd = nd
         self.last = channels_last(str(attrs.get("data_format", "channels_first")))
@@ -122,28 +129,18 @@ class ConvGeometry:
         return cols.reshape(cg * math.prod(k), n * math.prod(out_sp))
 
 
-def _finish(res_onos: np.ndarray, geo: ConvGeometry, out: np.ndarray | None, dt: np.dtype,
+def _finish(res_onos: np.ndarray, geo: ConvGeometry, outs: Sequence[Any], dt: np.dtype,
             add: np.ndarray | None) -> np.ndarray:
     """Write a ``(C, N, *S)`` result into the op's layout (+ ``_add_to_output``)."""
     res = np.moveaxis(res_onos, 0, -1 if geo.last else 1)
     if add is not None:
         res = res + add
-    if out is None:
-        return np.ascontiguousarray(res, dtype=dt)
-    np.copyto(out, res, casting="unsafe")
-    return out
+    return store(outs, res, dt)
 
 
 def _dy_onos(dy: np.ndarray, geo: ConvGeometry, wide: np.dtype) -> np.ndarray:
     """``dy`` as a ``(O, N, *OS)`` array in the accumulation type."""
     return np.ascontiguousarray(np.moveaxis(dy, -1 if geo.last else 1, 0), dtype=wide)
-
-
-def _nd(x: np.ndarray, attrs: Mapping[str, Any], op: str) -> int:
-    nd = int(attrs.get("num_spatial_dims", 0)) or x.ndim - 2
-    if x.ndim != nd + 2 or nd < 1:
-        raise ValueError(f"{op}: input of rank {x.ndim} for {nd} spatial dims")
-    return nd
 
 
 _CONV_DTYPES = FLOATS | INTS
@@ -155,8 +152,7 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     """out = conv(in, weight) + bias + _add_to_output."""
     x, w, bias, add = operands(inputs, attrs, 4)
     op = "tdflow.conv2d"
-    nd = _nd(x, attrs, op)
-    geo = ConvGeometry(attrs, nd, op)
+    geo = ConvGeometry(attrs, x, op)
     dt = x.dtype
     wide = acc_dtype(dt)
     x_cf = geo.to_cf(x).astype(wide, copy=False)
@@ -177,8 +173,7 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
                   out=res[gi * og:(gi + 1) * og])
     if bias is not None:
         res += bias.astype(wide, copy=False)[:, None]
-    out = outs[0] if outs else None
-    return [_finish(res.reshape(o, n, *out_sp), geo, out, dt, add)]
+    return [_finish(res.reshape(o, n, *out_sp), geo, outs, dt, add)]
 
 
 @register_kernel("tdflow.conv_data_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),
@@ -188,8 +183,7 @@ def conv_data_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     """dx of a convolution, shaped like ``x_like`` (+ _add_to_output)."""
     dy, w, x_like, add = operands(inputs, attrs, 4)
     op = "tdflow.conv_data_grad"
-    nd = _nd(x_like, attrs, op)
-    geo = ConvGeometry(attrs, nd, op)
+    geo = ConvGeometry(attrs, x_like, op)
     dt = dy.dtype
     wide = acc_dtype(dt)
     w_cf = geo.to_cf(w).astype(wide, copy=False)
@@ -214,8 +208,7 @@ def conv_data_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
             target = dxp[(slice(None), slice(gi * cg, (gi + 1) * cg), *geo.slab(offs, out_sp))]
             target += np.moveaxis(cols[(slice(None), *offs)], 0, 1)
     crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(geo.pad, spatial))
-    out = outs[0] if outs else None
-    return [_finish(np.moveaxis(dxp[crop], 1, 0), geo, out, dt, add)]
+    return [_finish(np.moveaxis(dxp[crop], 1, 0), geo, outs, dt, add)]
 
 
 @register_kernel("tdflow.conv_filter_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),
@@ -225,8 +218,8 @@ def conv_filter_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     """dw of a convolution: correlate the input windows with dy."""
     dy, x = inputs[0], inputs[1]
     op = "tdflow.conv_filter_grad"
-    nd = _nd(x, attrs, op)
-    geo = ConvGeometry(attrs, nd, op)
+    geo = ConvGeometry(attrs, x, op)
+    nd = geo.nd
     dt = dy.dtype
     wide = acc_dtype(dt)
     x_cf = geo.to_cf(x).astype(wide, copy=False)
@@ -245,9 +238,4 @@ def conv_filter_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
         cols = geo.im2col(xp, slice(gi * cg, (gi + 1) * cg), k, out_sp)
         np.matmul(dy2[gi * og:(gi + 1) * og], cols.T, out=dw[gi * og:(gi + 1) * og])
     dw = dw.reshape(o, cg, *k)
-    res = np.moveaxis(dw, 1, -1) if geo.last else dw
-    out = outs[0] if outs else None
-    if out is None:
-        return [np.ascontiguousarray(res, dtype=dt)]
-    np.copyto(out, res, casting="unsafe")
-    return [out]
+    return [store(outs, np.moveaxis(dw, 1, -1) if geo.last else dw, dt)]

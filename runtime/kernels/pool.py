@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import FLOATS, INTS, out_buffer
+from tdflow.runtime.kernels._util import FLOATS, INTS, out_buffer, store
 from tdflow.runtime.kernels.conv import channels_last
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
 
@@ -160,9 +160,4 @@ def max_pool_2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     wide = np.float64 if dy.dtype.kind == "f" else np.int64
     acc = np.bincount(flat, weights=dy_cf.astype(wide).ravel()[valid], minlength=planes * h * w)
     dx_cf = acc.reshape(n, c, h, w)
-    res = np.moveaxis(dx_cf, 1, -1) if pool.last else dx_cf
-    out = outs[0] if outs else None
-    if out is None:
-        return [np.ascontiguousarray(res, dtype=x.dtype)]
-    np.copyto(out, res, casting="unsafe")
-    return [out]
+    return [store(outs, np.moveaxis(dx_cf, 1, -1) if pool.last else dx_cf, x.dtype)]
