@@ -78,7 +78,7 @@ last_event = ""
 def cache_dir() -> Path:
     """The cache directory: ``$TDFLOW_CACHE_DIR``, else the user cache dir.
 
-    >>> os.environ["TDFLOW_CACHE_DIR"] = "/tmp/x"; str(cache_dir())
+    >>> os.environ["TDFLOW_CACHE_DIR"] = "/tmp/x"; str(cache_dir())  # doctest: +SKIP
     '/tmp/x'
     """
     env = os.environ.get("TDFLOW_CACHE_DIR")

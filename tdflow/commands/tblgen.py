@@ -102,7 +102,7 @@ def dump_json_text(doc: dict) -> str:
     """Serialise a ``--dump-json`` document exactly as LLVM's ``json::OStream`` does.
 
     Compact, keys sorted bytewise, non-ASCII written raw, and only ``"``, ``\\``, ``\\n``,
-    ``\\r``, ``\\t`` and ``\\uXXXX`` (lowercase hex) as escapes; invalid text becomes U+FFFD.
+    ``\\r``, ``\\t`` and ``\\uXXXX`` (lowercase hex) as escapes.
 
     >>> dump_json_text({"b": [1, None], "a": "x\\by"})
     '{"a":"x\\\\u0008y","b":[1,null]}\\n'
