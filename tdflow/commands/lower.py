@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                          f"{'is a directory' if os.path.isdir(args.program) else 'no such file'}")
         return 1
     from tdflow.dialect.ir import parse_file, print_module
-    from tdflow.runtime.executor import lower
+    from tdflow.runtime.compiled import lower
 
     module = parse_file(args.program)
     result = lower(module, args.device, args.entry, args.pipeline,

@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "tdflow.lowering.pass_manager", "tdflow.lowering.passes", "tdflow.lowering.memory",
     "tdflow.lowering.plan", "tdflow.lowering.fused_expr", "tdflow.runtime.executor",
+    "tdflow.runtime.compiled",
 ]
 
 

@@ -1,0 +1,213 @@
+"""``tdflow.compile``: a program (a ``Module``, MLIR text or a path) lowered for one device and
+loaded as a callable :class:`CompiledProgram`.
+
+Compiling verifies the program, lowers the entry function with this runtime's kernel table
+(:func:`lower`) and loads the plan into an :class:`~tdflow.runtime.executor.Executor`. A
+function with ``?`` argument dims is lowered when called, once per distinct set of argument
+shapes. Calls take numpy arrays or Tensors, checked by the executor's ``bind_arguments``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.lowering.plan import ExecutablePlan
+
+from .executor import Executor, _type_text, bind_arguments
+
+
+def load_module(source: Any) -> Any:
+    """A ``Module`` from a ``Module`` (copied), MLIR text, or a path to a ``.mlir`` file.
+
+    >>> m = load_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+    ...                 '  return %x : tensor<2xf32>\\n}')
+    >>> [f.name for f in m]
+    ['f']
+    """
+    return module_loader(source)()
+
+
+def module_loader(source: Any) -> Callable[[], Any]:
+    """A function that parses ``source`` into a fresh ``Module`` each time it is called.
+
+    Paths are re-read from disk by the parser so locations keep the file name.
+    """
+    import os
+
+    from tdflow.dialect.ir import Module, parse_file, parse_module, print_module
+
+    if isinstance(source, Module):
+        text = print_module(source)
+        return lambda: parse_module(text, "<module>")
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+        return lambda: parse_file(path)
+    if isinstance(source, str):
+        if "func.func" in source or "{" in source or "\n" in source:
+            return lambda: parse_module(source, "<string>")
+        if not os.path.isfile(source):
+            raise FileNotFoundError(f"no such program file: {source!r} (pass MLIR text, a "
+                                    f"path or a Module)")
+        return lambda: parse_file(source)
+    raise TypeError(f"compile() takes a Module, MLIR text or a path, not {type(source).__name__}")
+
+
+class CompiledProgram:
+    """A program lowered for one device: call it with arrays, get arrays back.
+
+    Arguments are numpy arrays or ``tdflow`` Tensors, positional or by argument name (``x=``);
+    each is checked against the function's argument type (no silent casts). A single result is
+    returned as is, several as a tuple. Results are numpy arrays when every argument was a
+    numpy array (or array-like), and Tensors when any argument was a Tensor. They are fresh
+    arrays owned by the caller.
+
+    A function whose argument types have ``?`` dims is lowered when it is called, once per
+    distinct set of argument shapes (shape inference then resolves every type).
+
+    ``plan`` is the ``ExecutablePlan`` (of the latest specialisation for dynamic programs;
+    ``None`` before the first call); ``lowering`` the pass pipeline's result (IR after
+    lowering, timings); ``arguments`` the ``(name, shape, dtype)`` of each argument as
+    declared, ``None`` for unknown dims.
+    """
+
+    def __init__(self, name: str, arguments: list[tuple[str, Any, str]],
+                 build: Callable[[tuple], tuple[Any, ExecutablePlan, Executor]], static: bool):
+        self.__name__ = name
+        self.arguments = arguments
+        self._build = build
+        self._static = static
+        self._variants: dict[tuple, tuple[Any, ExecutablePlan, Executor]] = {}
+        self.lowering: Any = None
+        self.plan: ExecutablePlan | None = None
+        self.executor: Executor | None = None
+        if static:
+            self._select(tuple(shape for _, shape, _ in arguments))
+
+    def _select(self, shapes: tuple) -> Executor:
+        variant = self._variants.get(shapes)
+        if variant is None:
+            variant = self._variants[shapes] = self._build(shapes)
+        self.lowering, self.plan, self.executor = variant
+        return variant[2]
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _, _ in self.arguments)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        ex = self.executor
+        if self._static:
+            arrays = ex.bind_arguments(args, kwargs)  # type: ignore[union-attr]
+        else:
+            arrays = bind_arguments(self.__name__, self.arguments, args, kwargs)
+            ex = self._select(tuple(a.shape for a in arrays))
+        results = ex.run(arrays)
+        if any(_is_tensor(v) for v in (*args, *kwargs.values())):
+            from tdflow.runtime.tensor import Tensor
+
+            results = [Tensor._wrap(r) for r in results]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def __repr__(self) -> str:
+        sig = ", ".join(f"{n}: {_type_text(s, d)}" for n, s, d in self.arguments)
+        device = self.plan.device if self.plan is not None else "?"
+        return f"<CompiledProgram @{self.__name__}({sig}) on {device}>"
+
+
+def _is_tensor(v: Any) -> bool:
+    return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
+
+
+def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: str | None = None,
+          *, donate: Sequence[str] = (), verify_each: bool = True, **options: Any) -> Any:
+    """Run the lowering pipeline on ``module`` (rewritten in place) with this runtime's kernels.
+
+    Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``options`` go to the
+    ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
+    """
+    from tdflow.dialect import standard_dialect
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    dialect = standard_dialect()
+    errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
+    if errors:
+        raise DiagnosticError(errors)
+    if entry is not None and entry not in {f.name for f in module}:
+        raise PipelineError(f"no function @{entry}; functions: "
+                            f"{', '.join('@' + f.name for f in module) or '(none)'}")
+    table = kernel_table(device)
+    if not table.ops():
+        from tdflow.runtime.kernels.registry import registered_kernels
+
+        why = ""
+        if device == "cuda":
+            from tdflow.runtime.backends.cuda_status import cuda_status
+
+            why = f" ({cuda_status()})"
+        devices = sorted({k.device for k in registered_kernels()})
+        raise PipelineError(f"no kernels for device {device!r}{why}; devices with kernels: "
+                            f"{', '.join(devices)}")
+    pm = PassManager.parse(pipeline or default_pipeline(device), dialect=dialect,
+                           kernel_table=table, device=device, entry=entry,
+                           donate=frozenset(donate), verify_each=verify_each, **options)
+    return pm.run(module)
+
+
+def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # noqa: A001
+            pipeline: str | None = None, donate: Sequence[str] = (),
+            mode: str = "auto") -> CompiledProgram:
+    """Lower a program and load its plan: ``tdflow.compile("examples/mlp.mlir")(x, w1, ...)``.
+
+    ``source`` is a ``Module``, MLIR text or a path; ``entry`` picks the function (default: the
+    first); ``donate`` names arguments whose buffers the program may overwrite; ``mode`` is
+    the executor's (``"auto"``, ``"direct"``, ``"engine"``). Programs with dynamic argument
+    shapes are verified now and lowered per argument shapes when called.
+    """
+    from tdflow.dialect import standard_dialect
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.dialect.types import TensorType
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    loader = module_loader(source)
+    module = loader()
+    if not len(module):
+        raise ValueError("the program has no function to compile")
+    entry = entry or module.funcs[0].name
+    errors = [d for d in verify_module(module, standard_dialect()) if d.severity == "error"]
+    if errors:
+        raise DiagnosticError(errors)
+    try:
+        func = module[entry]
+    except KeyError as exc:
+        from tdflow.lowering.pass_manager import PipelineError
+
+        raise PipelineError(str(exc.args[0])) from None
+    arguments = []
+    for i, a in enumerate(func.args):
+        t = a.type
+        if not isinstance(t, TensorType):
+            raise TypeError(f"@{entry}: argument #{i} has type {t}; only tensors can be passed")
+        arguments.append((a.name or f"arg{i}", t.shape, t.dtype))
+    static = all(t.is_static for t in func.arg_types)
+    table = kernel_table(device)
+    engine = None
+    if mode != "direct":
+        from tdflow.runtime.engine import get_engine
+
+        engine = get_engine()
+
+    def build(shapes: tuple) -> tuple[Any, ExecutablePlan, Executor]:
+        m = module if static else loader()
+        if not static:  # specialise the entry's argument types; inference does the rest
+            for arg, shape in zip(m[entry].args, shapes):
+                arg.type = TensorType(tuple(shape), arg.type.dtype)
+        result = lower(m, device, entry, pipeline, donate=donate)
+        plan = result.plan(entry)
+        return result, plan, Executor(plan, lambda name: table.get(name).fn, mode=mode,
+                                      engine=engine)
+
+    return CompiledProgram(entry, arguments, build, static)
