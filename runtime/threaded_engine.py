@@ -213,26 +213,14 @@ class ThreadedEngine(Engine):
             for v in done.reads:
                 v._reads -= 1
                 if v._reads == 0 and v._queue:
-                    nxt = v._queue.popleft()[0]  # the head is a write (invariant)
-                    v._writing = True
-                    if v._error is not None and nxt.rw and v in nxt.rw:
-                        nxt.inherit(v._error)
-                    nxt.pending -= 1
-                    if nxt.pending == 0:
-                        ready.append(nxt)
+                    _grant_write(v, ready)  # the head is a write (invariant)
             for v in done.writes:
                 v._writing = False
                 v.version += 1
                 q = v._queue
                 if q:
                     if q[0][1]:
-                        nxt = q.popleft()[0]
-                        v._writing = True
-                        if v._error is not None and nxt.rw and v in nxt.rw:
-                            nxt.inherit(v._error)
-                        nxt.pending -= 1
-                        if nxt.pending == 0:
-                            ready.append(nxt)
+                        _grant_write(v, ready)
                     else:
                         while q and not q[0][1]:
                             nxt = q.popleft()[0]
@@ -333,3 +321,15 @@ class ThreadedEngine(Engine):
     def pending(self) -> int:
         """Ops pushed and not yet completed."""
         return self._pending
+
+
+def _grant_write(v: Var, ready: deque[_Op]) -> None:
+    """Give ``v`` to the write at the head of its queue (lock held): the op inherits the var's
+    failure if it also reads ``v``, and is ready once it holds all its vars."""
+    nxt = v._queue.popleft()[0]
+    v._writing = True
+    if v._error is not None and nxt.rw and v in nxt.rw:
+        nxt.inherit(v._error)
+    nxt.pending -= 1
+    if nxt.pending == 0:
+        ready.append(nxt)
