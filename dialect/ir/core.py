@@ -317,17 +317,7 @@ class Block:
         """Add a detached ``op`` at the end and return it."""
         if op.parent is not None:
             raise ValueError(f"{op!r} is already in a block")
-        last = self.last
-        op._prev = last
-        op._next = None
-        if last is None:
-            self.first = op
-        else:
-            last._next = op
-        self.last = op
-        op.parent = self
-        self._len += 1
-        return op
+        return self._link(op, self.last, None)
 
     def _insert_before(self, anchor: Operation | None, op: Operation) -> Operation:
         if anchor is None:
@@ -336,14 +326,21 @@ class Block:
             raise ValueError(f"{op!r} is already in a block")
         if anchor.parent is not self:
             raise ValueError(f"{anchor!r} is not in this block")
-        prev = anchor._prev
+        return self._link(op, anchor._prev, anchor)
+
+    def _link(self, op: Operation, prev: Operation | None, nxt: Operation | None) -> Operation:
+        """Put the detached ``op`` between the neighbours ``prev`` and ``nxt`` (the inverse of
+        :meth:`_unlink`; ``None`` stands for the block's start or end)."""
         op._prev = prev
-        op._next = anchor
-        anchor._prev = op
+        op._next = nxt
         if prev is None:
             self.first = op
         else:
             prev._next = op
+        if nxt is None:
+            self.last = op
+        else:
+            nxt._prev = op
         op.parent = self
         self._len += 1
         return op
