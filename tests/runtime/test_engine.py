@@ -227,14 +227,13 @@ def test_wait_on_idle_var_returns_immediately(eng):
     eng.wait_all(timeout=T)
 
 
-def test_blas_ops_never_overlap():
-    eng = ThreadedEngine(workers=3)
-    vs = [eng.new_var() for _ in range(6)]
-    inside = []
-    peak = []
+def overlap_probe():
+    """A busy op, and the list of how many copies of it were running each time one started."""
+    inside: list[int] = []
+    peak: list[int] = []
     lock = threading.Lock()
 
-    def blas_like():
+    def op():
         with lock:
             inside.append(1)
             peak.append(len(inside))
@@ -243,6 +242,13 @@ def test_blas_ops_never_overlap():
         with lock:
             inside.pop()
 
+    return op, peak
+
+
+def test_blas_ops_never_overlap():
+    eng = ThreadedEngine(workers=3)
+    vs = [eng.new_var() for _ in range(6)]
+    blas_like, peak = overlap_probe()
     for v in vs:
         eng.push(blas_like, writes=(v,), inline=False, uses_blas=True)
     eng.wait_all(timeout=T)
@@ -345,18 +351,7 @@ def test_a_chain_of_tiny_ops_runs_in_bulk_on_one_worker():
 
 def test_ops_named_as_blas_take_the_slot_even_unflagged():
     eng = ThreadedEngine(workers=3)
-    inside, peak = [], []
-    lock = threading.Lock()
-
-    def kernel():
-        with lock:
-            inside.append(1)
-            peak.append(len(inside))
-        for _ in range(2000):
-            pass
-        with lock:
-            inside.pop()
-
+    kernel, peak = overlap_probe()
     for _ in range(6):  # an executor replaying a plan pushes by op name only
         eng.push(kernel, writes=(eng.new_var(),), name="tdflow.matmul", inline=False)
     eng.wait_all(timeout=T)
