@@ -6,6 +6,7 @@ The kernels have their own exhaustive tests; here every call goes through the wh
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import numpy as np
@@ -30,12 +31,21 @@ def rand(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
 
 
+@contextlib.contextmanager
+def installed(eng):
+    """``eng`` as the process-wide engine for the ``with`` block; the previous one after it."""
+    old = engine_mod.set_engine(eng)
+    try:
+        yield eng
+    finally:
+        engine_mod.set_engine(old)
+
+
 @pytest.fixture(params=["threaded", "naive"])
 def engine(request):
     eng = ThreadedEngine(workers=1) if request.param == "threaded" else NaiveEngine()
-    old = engine_mod.set_engine(eng)
-    yield eng
-    engine_mod.set_engine(old)
+    with installed(eng):
+        yield eng
 
 
 def test_a_function_for_every_op_of_the_dialect():
@@ -192,9 +202,7 @@ def test_shape_errors_come_from_the_hooks_at_call_time(engine):
 
 # ------------------------------------------------------------------- engine integration
 def test_results_are_async_and_correct_after_wait():
-    eng = ThreadedEngine(workers=1)
-    old = engine_mod.set_engine(eng)
-    try:
+    with installed(ThreadedEngine(workers=1)) as eng:
         a = rand(16)
         x = t(np.zeros(16, np.float32))
         gate = threading.Event()
@@ -210,14 +218,10 @@ def test_results_are_async_and_correct_after_wait():
         gate.set()
         np.testing.assert_allclose(z.numpy(), np.maximum(a, 0) + 1)
         eng.wait_all(timeout=T)
-    finally:
-        engine_mod.set_engine(old)
 
 
 def test_upstream_failure_surfaces_at_read_with_the_op_name():
-    eng = ThreadedEngine(workers=1)
-    old = engine_mod.set_engine(eng)
-    try:
+    with installed(ThreadedEngine(workers=1)) as eng:
         x = t(np.ones(4, np.float32))
 
         def broken():
@@ -231,8 +235,6 @@ def test_upstream_failure_surfaces_at_read_with_the_op_name():
             with pytest.raises(EngineError, match=r"tdflow\.load.*prog\.mlir:2:3.*device lost"):
                 r.numpy()
         eng.wait_all(timeout=T)  # the failure was reported by the reads already
-    finally:
-        engine_mod.set_engine(old)
 
 
 def test_kernel_failure_names_the_eager_op(monkeypatch, engine):
@@ -262,15 +264,12 @@ def test_eager_chain_under_naive_and_threaded_agree():
     a, b = rand(8, 8), rand(8, 8)
     outs = []
     for eng in (NaiveEngine(), ThreadedEngine(workers=1)):
-        old = engine_mod.set_engine(eng)
-        try:
+        with installed(eng):
             x, y = t(a), t(b)
             h = F.relu(F.matmul(x, y))
             h = F.softmax(F.add(h, F.mul(x, 0.5)))
             outs.append(F.reduce_sum(h, [1]).numpy().copy())
             eng.wait_all(timeout=T)
-        finally:
-            engine_mod.set_engine(old)
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-6)
     np.testing.assert_allclose(outs[0], np.ones(8), rtol=1e-5)
 
@@ -289,9 +288,7 @@ def test_import_tdflow_stays_cheap_and_functional_never_touches_cuda():
 
 
 def test_eager_calls_from_several_threads_share_inputs_safely():
-    eng = ThreadedEngine(workers=1)
-    old = engine_mod.set_engine(eng)
-    try:
+    with installed(ThreadedEngine(workers=1)) as eng:
         shared = t(rand(32))
         base = shared.numpy().copy()
         errors: list[BaseException] = []
@@ -315,14 +312,10 @@ def test_eager_calls_from_several_threads_share_inputs_safely():
             assert not th.is_alive(), "eager thread deadlocked"
         assert not errors, errors[0]
         eng.wait_all(timeout=T)
-    finally:
-        engine_mod.set_engine(old)
 
 
 def test_large_ops_go_to_the_worker_and_results_wait():
-    eng = ThreadedEngine(workers=1)
-    old = engine_mod.set_engine(eng)
-    try:
+    with installed(ThreadedEngine(workers=1)) as eng:
         a = rand(1 << 17)  # above INLINE_COST: not run on the calling thread
         y = F.exp(F.relu(t(a)))
         assert eng._threads  # the worker pool was needed
@@ -330,5 +323,3 @@ def test_large_ops_go_to_the_worker_and_results_wait():
         m = rand(300, 300)
         np.testing.assert_allclose(F.matmul(t(m), t(m)).numpy(), m @ m, rtol=1e-4, atol=1e-4)
         eng.wait_all(timeout=T)
-    finally:
-        engine_mod.set_engine(old)
