@@ -38,28 +38,26 @@ def mlir_include_dir() -> Path | None:
     return None
 
 
+def _found_or_skip(path, what: str):
+    """``path``, or skip the test saying that ``what`` is not installed."""
+    if path is None:
+        pytest.skip(f"{what} not installed; oracle test skipped")
+    return path
+
+
 @pytest.fixture(scope="session")
 def llvm_tblgen() -> str:
-    path = find_tool("llvm-tblgen")
-    if path is None:
-        pytest.skip("llvm-tblgen (Debian llvm-19) not installed; oracle test skipped")
-    return path
+    return _found_or_skip(find_tool("llvm-tblgen"), "llvm-tblgen (Debian llvm-19)")
 
 
 @pytest.fixture(scope="session")
 def mlir_opt() -> str:
-    path = find_tool("mlir-opt")
-    if path is None:
-        pytest.skip("mlir-opt (Debian mlir-19-tools) not installed; oracle test skipped")
-    return path
+    return _found_or_skip(find_tool("mlir-opt"), "mlir-opt (Debian mlir-19-tools)")
 
 
 @pytest.fixture(scope="session")
 def mlir_include() -> Path:
-    path = mlir_include_dir()
-    if path is None:
-        pytest.skip("MLIR .td files (Debian libmlir-19-dev) not installed; oracle test skipped")
-    return path
+    return _found_or_skip(mlir_include_dir(), "MLIR .td files (Debian libmlir-19-dev)")
 
 
 @pytest.fixture(autouse=True, scope="session")
