@@ -138,11 +138,16 @@ def sce_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("out", dtype)
 
 
+def _split_but_classes(ctx: InferContext, operand: str) -> list:
+    """Every tensor split alike along one of the dims of ``operand`` but the last (classes)."""
+    shape = ctx.input_shape(operand)
+    rank = len(shape) if shape is not None else 2
+    return [signature(ctx, f"S({i})", f"S({i})") for i in range(rank - 1)]
+
+
 @get_sbp("tdflow.sparse_softmax_cross_entropy")
 def sce_sbp(ctx: InferContext):
-    pred = ctx.input_shape("prediction")
-    rank = len(pred) if pred is not None else 2
-    return [signature(ctx, f"S({i})", f"S({i})") for i in range(rank - 1)]
+    return _split_but_classes(ctx, "prediction")
 
 
 @modify_input_arg("tdflow.sparse_softmax_cross_entropy")
@@ -175,7 +180,5 @@ def sce_grad_data_type(ctx: InferContext) -> None:
 
 @get_sbp("tdflow.sparse_softmax_cross_entropy_grad")
 def sce_grad_sbp(ctx: InferContext):
-    prob = ctx.input_shape("prob")
-    rank = len(prob) if prob is not None else 2
-    return [signature(ctx, f"S({i})", f"S({i})") for i in range(rank - 1)]
+    return _split_but_classes(ctx, "prob")
 
