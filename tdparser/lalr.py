@@ -45,6 +45,8 @@ class LalrDriver:
             while True:
                 a = states[state_stack[-1]].get(t)
                 if a is None:
+                    if t == "ERROR":  # a lexical error, reached in source order
+                        raise tok.value
                     raise self.syntax_error(tok, [k for k in states[state_stack[-1]] if k.isupper()])
                 if a.__class__ is int:
                     push_s(a)

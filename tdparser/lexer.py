@@ -37,8 +37,8 @@ BANG_OPS = frozenset(
 )
 
 _TOKEN_RE = re.compile(
-    r"""(?P<ws>[ \t\r\n]+)
-      | (?P<comment>//[^\n]*)
+    r"""(?:[ \t\r\n]+|//[^\n]*)*   # whitespace and line comments before the token
+    (?:(?P<eof>\Z)
       | (?P<block>/\*)
       | (?P<code>\[\{)
       | (?P<string>"(?:[^"\\\n]|\\.)*")
@@ -50,10 +50,11 @@ _TOKEN_RE = re.compile(
       | (?P<bin>0b[01]+)
       | (?P<int>[-+]?[0-9]+)
       | (?P<bang>![a-zA-Z]+)
-      | (?P<punct>\.\.\.|[;,:=<>{}\[\]().\#?\-])
+      | (?P<punct>\.\.\.|[;,:=<>{}\[\]().\#?\-]))
     """,
     re.VERBOSE,
 )
+_SKIP_RE = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
 _BLOCK_RE = re.compile(r"/\*|\*/")
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#(ifdef|ifndef|else|endif|define)\b", re.MULTILINE)
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
@@ -116,12 +117,32 @@ class Lexer:
     def __init__(self, pre):
         self.pre = pre
 
-    def tokens_of_file(self, path: str, stack: tuple = ()):
-        text = self.pre.read(path, stack)
-        return self.tokens_of_text(text, path, stack)
+    def tokens_of_file(self, path: str, stack: tuple = (), out: list | None = None) -> list:
+        """All tokens of ``path`` and what it includes. A lexical error becomes an ``ERROR``
+        token at its place, so the parser reports errors in source order as llvm-tblgen does."""
+        top = out is None
+        if top:
+            out = []
+        try:
+            text = self.pre.read(path, stack)
+            self._lex(text, path, stack, out)
+        except TdError as e:
+            if not top:
+                raise
+            out.append(Tok("ERROR", e, e.file, e.line, e.col, e.include_stack))
+        return out
 
-    def tokens_of_text(self, text: str, file: str, stack: tuple = ()):  # noqa: C901
+    def tokens_of_text(self, text: str, file: str, stack: tuple = ()) -> list:
+        out: list = []
+        try:
+            self._lex(text, file, stack, out)
+        except TdError as e:
+            out.append(Tok("ERROR", e, e.file, e.line, e.col, e.include_stack))
+        return out
+
+    def _lex(self, text: str, file: str, stack: tuple, out: list):  # noqa: C901
         pre = self.pre
+        append = out.append
         match = _TOKEN_RE.match
         pos = 0
         line = 1
@@ -132,6 +153,12 @@ class Lexer:
         while pos < n:
             m = match(text, pos)
             if m is None:
+                start = _SKIP_RE.match(text, pos).end()
+                nl = text.count("\n", pos, start)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", pos, start) + 1
+                pos = start
                 col = pos - line_start + 1
                 if text[pos] == '"':
                     eol = text.find("\n", pos)
@@ -141,24 +168,23 @@ class Lexer:
                 raise TdError("Unexpected character", file, line, col, stack)
             kind = m.lastgroup
             end = m.end()
-            if kind == "ws":
-                nl = text.count("\n", pos, end)
+            start = m.start(kind)
+            if start != pos:
+                nl = text.count("\n", pos, start)
                 if nl:
                     line += nl
-                    line_start = text.rfind("\n", pos, end) + 1
-                pos = end
-                continue
+                    line_start = text.rfind("\n", pos, start) + 1
+                pos = start
+            if kind == "eof":
+                break
             col = pos - line_start + 1
-            if kind == "comment":
-                pos = end
-                continue
             if kind == "block":
                 depth = 1
                 p = end
                 while depth:
                     bm = _BLOCK_RE.search(text, p)
                     if bm is None:
-                        raise TdError("unterminated comment", file, line, col, stack)
+                        raise TdError("Unterminated comment!", file, line, col, stack)
                     depth += 1 if bm.group() == "/*" else -1
                     p = bm.end()
                 nl = text.count("\n", pos, p)
@@ -176,54 +202,54 @@ class Lexer:
             if pending_include is not None:
                 if kind != "string":
                     raise TdError("Expected filename after include", file, line, col, stack)
-                inc = m.group()[1:-1]
+                inc = m.group(kind)[1:-1]
                 where = SourceLoc(file, line, col)
-                yield from self.tokens_of_file(
-                    pre.resolve_include(inc, file, where, stack), stack + (where,))
+                self.tokens_of_file(pre.resolve_include(inc, file, where, stack),
+                                    stack + (where,), out)
                 pending_include = None
                 pos = end
                 continue
             if kind == "id":
-                v = m.group()
+                v = m.group(kind)
                 t = KEYWORDS.get(v)
                 if t is None:
                     if v == "include":
                         pending_include = (line, col)
                         pos = end
                         continue
-                    yield Tok("ID", v, file, line, col, stack)
+                    append(Tok("ID", v, file, line, col, stack))
                 else:
-                    yield Tok(t, v, file, line, col, stack)
+                    append(Tok(t, v, file, line, col, stack))
             elif kind == "punct":
-                v = m.group()
-                yield Tok(PUNCT[v], v, file, line, col, stack)
+                v = m.group(kind)
+                append(Tok(PUNCT[v], v, file, line, col, stack))
             elif kind == "string":
-                v = m.group()
-                yield Tok("STRING", v, file, line, col, stack)
+                v = m.group(kind)
+                append(Tok("STRING", v, file, line, col, stack))
             elif kind == "int":
-                yield Tok("INT", m.group(), file, line, col, stack)
+                append(Tok("INT", m.group(kind), file, line, col, stack))
             elif kind == "var":
-                yield Tok("VARNAME", m.group()[1:], file, line, col, stack)
+                append(Tok("VARNAME", m.group(kind)[1:], file, line, col, stack))
             elif kind == "code":
                 e = text.find("}]", end)
                 if e < 0:
                     raise TdError("Unterminated code block", file, line, col, stack)
-                yield Tok("CODE", text[end:e], file, line, col, stack)
+                append(Tok("CODE", text[end:e], file, line, col, stack))
                 end = e + 2
                 nl = text.count("\n", pos, end)
                 if nl:
                     line += nl
                     line_start = text.rfind("\n", pos, end) + 1
             elif kind == "hex":
-                yield Tok("INT", m.group(), file, line, col, stack)
+                append(Tok("INT", m.group(kind), file, line, col, stack))
             elif kind == "bin":
-                yield Tok("BININT", m.group(), file, line, col, stack)
+                append(Tok("BININT", m.group(kind), file, line, col, stack))
             elif kind == "bang":
-                v = m.group()[1:]
+                v = m.group(kind)[1:]
                 if v == "cond":
-                    yield Tok("COND", v, file, line, col, stack)
+                    append(Tok("COND", v, file, line, col, stack))
                 elif v in BANG_OPS:
-                    yield Tok("BANG", v, file, line, col, stack)
+                    append(Tok("BANG", v, file, line, col, stack))
                 else:
                     raise TdError("Unknown operator", file, line, col, stack)
             pos = end

@@ -65,8 +65,8 @@ class Preprocessor:
 
     def directive(self, lexer, text, m, file, line, line_start, stack, conds):
         """Handle the directive matched by ``m``; return the new (pos, line, line_start)."""
-        kind = m.group()[1:]
-        col = m.start() - line_start + 2
+        kind = m.group("pp")[1:]
+        col = m.start("pp") - line_start + 2
         pos = m.end()
         if kind in ("ifdef", "ifndef", "define"):
             nm = _NAME_RE.match(text, pos)

@@ -54,9 +54,7 @@ class TernOp(OpInit):
         if op == "if":
             i = as_int(a)
             if i is not None:
-                v = b if i else c
-                cv = v.convert(self.ty) if self.ty is not None else v
-                return cv if cv is not None else v
+                return b if i else c  # llvm-tblgen returns the arm as it is
             return self
         if op == "foreach":
             if isinstance(b, DagInit):
@@ -190,7 +188,9 @@ class CondOp(OpInit):
                 return self
             if i:
                 cv = v.convert(self.ty)
-                return v if cv is None else cv
+                # llvm-tblgen's fold yields nothing when the value does not convert, which
+                # leaves the field unset.
+                return UNSET if cv is None else cv
         name = cur.name if cur is not None else ""
         raise fatal(f"{name} does not have any true condition in:{self}", cur)
 
