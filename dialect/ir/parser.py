@@ -110,14 +110,7 @@ class Parser(TypeAttrParser):
             self.accept(":")
             self.parse_funcs(module, "}")
             self.expect(")")
-            if self.accept("{"):
-                module.attributes.update(self.parse_attr_dict())
-            self.expect(":")
-            self.expect("(")
-            self.expect(")")
-            self.expect("->")
-            self.expect("(")
-            self.expect(")")
+            module.attributes.update(self.parse_region_op_tail())
             self.skip_loc()
         else:
             self.parse_funcs(module, None)
@@ -243,6 +236,14 @@ class Parser(TypeAttrParser):
                     raise self.expected("',' or ')' in the result type list")
         return tuple(types)
 
+    def parse_region_op_tail(self) -> dict:
+        """``{attrs} : () -> ()`` after the region of a generic ``"builtin.module"`` or
+        ``"func.func"``; returns the attributes (older MLIR prints them there)."""
+        attrs = self.parse_attr_dict() if self.accept("{") else {}
+        for token in (":", "(", ")", "->", "(", ")"):
+            self.expect(token)
+        return attrs
+
     def parse_generic_func(self) -> FuncOp:
         start = self.pos - len('"func.func"')
         self.expect("(")
@@ -284,14 +285,7 @@ class Parser(TypeAttrParser):
             self.define(n, (a,), apos)
         self.parse_body(block)
         self.expect(")", "')' closing the function's region")
-        if self.accept("{"):
-            props.update(self.parse_attr_dict())
-        self.expect(":")
-        self.expect("(")
-        self.expect(")")
-        self.expect("->")
-        self.expect("(")
-        self.expect(")")
+        props.update(self.parse_region_op_tail())
         loc = self.skip_loc() or self.loc(start)
         name = props.pop("sym_name", None)
         ftype = props.pop("function_type", None)
