@@ -16,5 +16,10 @@ from __future__ import annotations
 from tdflow.runtime import functional as _impl
 
 globals().update(_impl.functions)
+# The API's own helpers, beside the generated functions (which never clash with them).
 EagerError = _impl.EagerError
-__all__ = sorted([*_impl.functions, "EagerError"])
+SIGNATURES_FILE = _impl.SIGNATURES_FILE
+default_signature = _impl.default_signature
+functions = _impl.functions
+signatures = _impl.signatures
+__all__ = sorted([*_impl.functions, *_impl.__all__])
