@@ -8,6 +8,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI must be reproducible: the same examples on every run (`CI=true`, as .ci/run is started).
+# On a developer's machine hypothesis explores new examples each run; what it finds there gets
+# pinned as an @example.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 

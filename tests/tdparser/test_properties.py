@@ -81,7 +81,7 @@ FOUND = [
 
 
 @pytest.mark.oracle
-@settings(max_examples=PROGRAM_EXAMPLES, deadline=None, derandomize=False,
+@settings(max_examples=PROGRAM_EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(program=tdgen.programs())
 @example(program=FOUND[0])
@@ -101,7 +101,7 @@ def test_random_programs_match_llvm_tblgen(program):
 
 
 @pytest.mark.oracle
-@settings(max_examples=PROGRAM_EXAMPLES, deadline=None, derandomize=False,
+@settings(max_examples=PROGRAM_EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(program=tdgen.record_programs())
 def test_random_record_programs_match_llvm_tblgen(program):
@@ -168,7 +168,7 @@ def mutations(draw):
 
 
 @pytest.mark.skipif(not SOURCES, reason="no .td files to mutate")
-@settings(max_examples=MUTATION_EXAMPLES, deadline=None, derandomize=False,
+@settings(max_examples=MUTATION_EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=mutations())
 def test_mutated_files_raise_only_tderror(case):
