@@ -8,6 +8,7 @@ The scripts run as ``python bench/NAME.py`` and import this module as ``_common`
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,10 +16,20 @@ DOCS = ROOT / "docs" / "benchmarks.md"
 
 
 def find_tool(name: str) -> str | None:
-    """Locate an LLVM 19 tool: ``NAME-19`` on PATH, ``NAME``, or under /usr/lib/llvm-19/bin."""
-    for cand in (f"{name}-19", name, f"/usr/lib/llvm-19/bin/{name}"):
+    """Locate an LLVM 19 tool: ``NAME-19`` on PATH, /usr/lib/llvm-19/bin/NAME, else a plain
+    ``NAME`` on PATH only when it reports LLVM 19 (machines may carry an older unversioned one,
+    e.g. Debian's llvm-14 as /usr/bin/llvm-tblgen, whose output differs)."""
+    for cand in (f"{name}-19", f"/usr/lib/llvm-19/bin/{name}"):
         path = shutil.which(cand)
         if path:
+            return path
+    path = shutil.which(name)
+    if path:
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if "version 19." in out.stdout + out.stderr:
             return path
     return None
 
