@@ -3,7 +3,8 @@
 
 Macros are global to a run (a ``#define`` in an included file is seen afterwards); conditional
 blocks must close in the file that opened them. Include search follows llvm-tblgen: the name as
-given (relative to the working directory), then each ``-I`` directory in order; as a
+given (relative to the working directory), then each ``-I`` directory in order (a name that
+starts with ``/`` is appended to the directory too, as LLVM's ``sys::path::append`` does); as a
 convenience tdflow finally tries the including file's own folder (llvm-tblgen does not).
 
 >>> p = Preprocessor(defines=["X"])
@@ -21,6 +22,21 @@ from .errors import SourceLoc, TdError
 _NAME_RE = re.compile(r"[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)")
 _REST_RE = re.compile(r"[ \t]*(?://[^\n]*|/\*.*?\*/[ \t]*)*(?=\n|$)")
 _LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*#(ifdef|ifndef|else|endif|define)\b", re.MULTILINE)
+
+
+def _append_path(directory: str, name: str) -> str:
+    """``directory`` and ``name`` joined as LLVM's ``sys::path::append`` does for an include:
+    unlike :func:`os.path.join`, a name that starts with ``/`` does not replace the directory
+    (llvm-tblgen finds ``include "/mlir/X.td"`` as ``<dir>/mlir/X.td`` under each ``-I``).
+
+    >>> _append_path("/inc", "/mlir/X.td"), _append_path("/inc/", "/a.td"), _append_path("/inc", "a.td")
+    ('/inc/mlir/X.td', '/inc/a.td', '/inc/a.td')
+    """
+    if not directory:
+        return name
+    if directory.endswith("/"):
+        return directory + name.lstrip("/")
+    return directory + name if name.startswith("/") else directory + "/" + name
 
 
 class Preprocessor:
@@ -53,9 +69,8 @@ class Preprocessor:
         return text
 
     def resolve_include(self, name: str, includer: str, where: SourceLoc, stack: tuple) -> str:
-        candidates = [name]
+        candidates = [name] + [_append_path(d, name) for d in self.include_dirs]
         if not os.path.isabs(name):
-            candidates += [os.path.join(d, name) for d in self.include_dirs]
             candidates.append(os.path.join(os.path.dirname(includer), name))
         for c in candidates:
             if os.path.isfile(c):
