@@ -82,6 +82,8 @@ def parse_default(kind: str, text: str) -> Any:
     -1
     >>> parse_default("dtype", "::oneflow::DataType::kFloat")
     'f32'
+    >>> parse_default("bool", "0."), parse_default("bool", "1")
+    (False, True)
     """
     s = text.strip()
     if kind == "other":
@@ -96,11 +98,19 @@ def parse_default(kind: str, text: str) -> Any:
         raise DefaultError(f"expected a C++ initializer list like '{{1, 2}}' for a {kind} default, "
                            f"got {text!r}")
     if kind == "bool":
-        if s in ("true", "1"):
+        if s == "true":
             return True
-        if s in ("false", "0"):
+        if s == "false":
             return False
-        raise DefaultError(f"expected 'true' or 'false' for a bool default, got {text!r}")
+        # Any C++ arithmetic literal converts to bool (nonzero is true): MLIR compiles
+        # DefaultValuedAttr<BoolAttr, "0."> as 'false', so it reads that way here too.
+        m = _INT_RE.match(s)
+        if m:
+            return int(m.group(2), 0) != 0
+        if _FLOAT_RE.match(s):
+            return float(s.rstrip("fFlL")) != 0.0
+        raise DefaultError(f"expected 'true' or 'false' (or a C++ number) for a bool default, "
+                           f"got {text!r}")
     if kind in INT_RANGE:
         m = _INT_RE.match(s)
         if not m:

@@ -225,7 +225,8 @@ class _Reader:
         return AttrDef(
             name=name,
             kind=kind,
-            constraint=base.name,
+            # an anonymous base (TypeAttrOf<FunctionType>) is named by its summary, as operands are
+            constraint=base.name if not base.anonymous else (_text(base.get("summary")) or base.name),
             default=default,
             default_text=default_text,
             required=default_text is None and not optional,

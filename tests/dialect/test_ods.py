@@ -20,6 +20,7 @@ ONEFLOW_LIKE = ROOT / "tests" / "tdparser" / "data" / "oneflow_like"
 @pytest.mark.parametrize("kind,text,value", [
     ("f32", "0.", 0.0), ("f32", "1e-08", 1e-08), ("f64", "1.", 1.0), ("f32", "-2.5f", -2.5),
     ("f64", ".5", 0.5), ("f32", "3", 3.0), ("bool", "false", False), ("bool", "true", True),
+    ("bool", "0", False), ("bool", "1", True), ("bool", "0.", False), ("bool", "2.5f", True),
     ("si64", "-1", -1), ("si32", "0", 0), ("si64", "0x10", 16), ("si64", "7LL", 7),
     ("str", '"NCHW"', "NCHW"), ("str", '""', ""), ("str", '"a\\"b"', 'a"b'),
     ("si32_array", "{1, -2}", (1, -2)), ("si32_array", "{}", ()), ("shape", "{2, 3}", (2, 3)),
@@ -345,3 +346,21 @@ def OneFlow_Conv2DOp : OneFlow_BaseOp<"conv2d", [NoSideEffect, AttrSizedOperandS
     assert shape(op.operands) == shape(ours.operands) and shape(op.results) == shape(ours.results)
     assert op.attributes == ours.attributes and op.hooks == ours.hooks
     assert d.contract_problems() == []  # the standard conv2d hooks serve it
+
+
+def test_numeric_bool_default_and_anonymous_attr_constraint(tmp_path):
+    # C++ converts a number to bool (MLIR compiles DefaultValuedAttr<BoolAttr, "0."> as false);
+    # an attribute whose constraint is an anonymous record is named by its summary.
+    p = write(tmp_path, '''
+def TDF_BOp : TDF_Op<"b"> {
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+  let attrs = (ins DefaultValuedAttr<BoolAttr, "0.">:$off,
+                   DefaultValuedAttr<BoolAttr, "1">:$on,
+                   Attr<CPred<"true">, "any attribute at all">:$anything);
+}
+''')
+    op = load_dialect(p).lookup("tdflow.b")
+    off, on, anything = op.attributes
+    assert (off.kind, off.default, on.default) == ("bool", False, True)
+    assert anything.constraint == "any attribute at all"
