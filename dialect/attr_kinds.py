@@ -82,8 +82,8 @@ def parse_default(kind: str, text: str) -> Any:
     -1
     >>> parse_default("dtype", "::oneflow::DataType::kFloat")
     'f32'
-    >>> parse_default("bool", "0."), parse_default("bool", "1")
-    (False, True)
+    >>> parse_default("bool", "0."), parse_default("bool", "1"), parse_default("si64", "0.")
+    (False, True, 0)
     """
     s = text.strip()
     if kind == "other":
@@ -113,11 +113,16 @@ def parse_default(kind: str, text: str) -> Any:
                            f"got {text!r}")
     if kind in INT_RANGE:
         m = _INT_RE.match(s)
-        if not m:
+        if m:
+            value = int(m.group(2), 0)
+            value = -value if m.group(1) == "-" else value
+        elif _FLOAT_RE.match(s) and float(s.rstrip("fFlL")).is_integer():
+            # C++ converts a whole-valued floating literal to the integer type: MLIR compiles
+            # DefaultValuedAttr<SI64Attr, "0."> as 0. A fractional one ("1.5") stays an error.
+            value = int(float(s.rstrip("fFlL")))
+        else:
             raise DefaultError(f"expected a C++ integer literal like '0' or '-1' for a {kind} "
                                f"default, got {text!r}")
-        value = int(m.group(2), 0)
-        value = -value if m.group(1) == "-" else value
         lo, hi = INT_RANGE[kind]
         if not lo <= value <= hi:
             raise DefaultError(f"default {value} is out of range for {kind} [{lo}, {hi}]")

@@ -21,6 +21,7 @@ ONEFLOW_LIKE = ROOT / "tests" / "tdparser" / "data" / "oneflow_like"
     ("f32", "0.", 0.0), ("f32", "1e-08", 1e-08), ("f64", "1.", 1.0), ("f32", "-2.5f", -2.5),
     ("f64", ".5", 0.5), ("f32", "3", 3.0), ("bool", "false", False), ("bool", "true", True),
     ("bool", "0", False), ("bool", "1", True), ("bool", "0.", False), ("bool", "2.5f", True),
+    ("si64", "0.", 0), ("si32", "-3.0", -3), ("si64", "1e3", 1000),
     ("si64", "-1", -1), ("si32", "0", 0), ("si64", "0x10", 16), ("si64", "7LL", 7),
     ("str", '"NCHW"', "NCHW"), ("str", '""', ""), ("str", '"a\\"b"', 'a"b'),
     ("si32_array", "{1, -2}", (1, -2)), ("si32_array", "{}", ()), ("shape", "{2, 3}", (2, 3)),
@@ -35,6 +36,7 @@ def test_default_literals(kind, text, value):
 
 @pytest.mark.parametrize("kind,text", [
     ("f32", "zero"), ("f32", "1e"), ("bool", "yes"), ("si32", "1.5"), ("si32", "3000000000"),
+    ("si32", "3e9"),
     ("str", "NCHW"), ("str", '"unterminated'), ("si32_array", "1, 2"), ("dtype", "kComplex"),
 ])
 def test_bad_default_literals(kind, text):
@@ -349,7 +351,8 @@ def OneFlow_Conv2DOp : OneFlow_BaseOp<"conv2d", [NoSideEffect, AttrSizedOperandS
 
 
 def test_numeric_bool_default_and_anonymous_attr_constraint(tmp_path):
-    # C++ converts a number to bool (MLIR compiles DefaultValuedAttr<BoolAttr, "0."> as false);
+    # C++ converts a number to bool and a whole-valued floating literal to an integer (MLIR compiles
+    # DefaultValuedAttr<BoolAttr, "0."> as false and DefaultValuedAttr<SI64Attr, "0."> as 0);
     # an attribute whose constraint is an anonymous record is named by its summary.
     p = write(tmp_path, '''
 def TDF_BOp : TDF_Op<"b"> {
@@ -357,10 +360,12 @@ def TDF_BOp : TDF_Op<"b"> {
   let output = (outs TDF_Tensor:$y);
   let attrs = (ins DefaultValuedAttr<BoolAttr, "0.">:$off,
                    DefaultValuedAttr<BoolAttr, "1">:$on,
+                   DefaultValuedAttr<SI64Attr, "0.">:$count,
                    Attr<CPred<"true">, "any attribute at all">:$anything);
 }
 ''')
     op = load_dialect(p).lookup("tdflow.b")
-    off, on, anything = op.attributes
+    off, on, count, anything = op.attributes
     assert (off.kind, off.default, on.default) == ("bool", False, True)
+    assert (count.kind, count.default) == ("si64", 0)
     assert anything.constraint == "any attribute at all"
