@@ -7,31 +7,15 @@ The scripts run as ``python bench/NAME.py`` and import this module as ``_common`
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
+
+from tdflow.tdparser.llvm_tools import find_llvm_tool, mlir_include_dir  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
 
 
-def find_tool(name: str) -> str | None:
-    """Locate an LLVM 19 tool: ``NAME-19`` on PATH, /usr/lib/llvm-19/bin/NAME, else a plain
-    ``NAME`` on PATH only when it reports LLVM 19 (machines may carry an older unversioned one,
-    e.g. Debian's llvm-14 as /usr/bin/llvm-tblgen, whose output differs)."""
-    for cand in (f"{name}-19", f"/usr/lib/llvm-19/bin/{name}"):
-        path = shutil.which(cand)
-        if path:
-            return path
-    path = shutil.which(name)
-    if path:
-        try:
-            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if "version 19." in out.stdout + out.stderr:
-            return path
-    return None
+find_tool = find_llvm_tool  # LLVM 19's tools only (see tdflow.tdparser.llvm_tools)
 
 
 def write_docs_section(heading: str, section: str, docs: Path = DOCS) -> None:

@@ -36,20 +36,10 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # bench/_common.py, however this script is run or imported
     sys.path.insert(0, str(HERE))
 
-from _common import DOCS, ROOT, find_tool, write_docs_section  # noqa: E402
+from _common import DOCS, ROOT, find_tool, mlir_include_dir, write_docs_section  # noqa: E402
 
 FILES = ["mlir/Dialect/Arith/IR/ArithOps.td", "mlir/Dialect/SPIRV/IR/SPIRVOps.td"]
 COLD_TARGET, WARM_TARGET = 10.0, 1.0
-
-
-def mlir_include() -> Path | None:
-    cfg = find_tool("llvm-config")
-    cands = []
-    if cfg:
-        out = subprocess.run([cfg, "--includedir"], capture_output=True, text=True)
-        cands.append(Path(out.stdout.strip()))
-    cands.append(Path("/usr/lib/llvm-19/include"))
-    return next((c for c in cands if (c / "mlir" / "IR" / "OpBase.td").is_file()), None)
 
 
 def _cpu_children() -> float:
@@ -176,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("files", nargs="*", default=FILES, help="paths under the include dir")
     args = ap.parse_args(argv)
 
-    tblgen, inc = find_tool("llvm-tblgen"), mlir_include()
+    tblgen, inc = find_tool("llvm-tblgen"), mlir_include_dir()
     if tblgen is None or inc is None:
         print("needs llvm-tblgen-19 and MLIR's .td files (Debian llvm-19, libmlir-19-dev)")
         return 2

@@ -345,14 +345,15 @@ def load_records(path: str | os.PathLike, include_dirs: Iterable[str] = (),
 
 def _records_from_llvm_tblgen(path, include_dirs, defines):
     import json
-    import shutil
     import subprocess
 
+    from tdflow.tdparser.llvm_tools import find_llvm_tool
     from tdflow.tdparser.records import RecordKeeper
 
-    tool = shutil.which("llvm-tblgen-19") or shutil.which("llvm-tblgen")
+    tool = find_llvm_tool("llvm-tblgen")
     if tool is None:
-        raise RuntimeError("TDFLOW_DIALECT_LLVM_TBLGEN is set but llvm-tblgen is not installed")
+        raise RuntimeError("TDFLOW_DIALECT_LLVM_TBLGEN is set but LLVM 19's llvm-tblgen is not "
+                           "installed")
     cmd = [tool, "--dump-json", str(path)]
     for d in include_dirs:
         cmd += ["-I", str(d)]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from tdflow.tdparser.llvm_tools import find_llvm_tool, mlir_include_dir
 
 # CI must be reproducible: the same examples on every run (`CI=true`, as .ci/run is started).
 # On a developer's machine hypothesis explores new examples each run; what it finds there gets
@@ -20,40 +19,9 @@ if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def find_tool(name: str) -> str | None:
-    """Locate an LLVM 19 tool: ``NAME-19`` on PATH, /usr/lib/llvm-19/bin/NAME, else a plain
-    ``NAME`` on PATH only when it reports LLVM 19 (machines may carry an older unversioned one,
-    e.g. Debian's llvm-14 as /usr/bin/llvm-tblgen, whose output differs)."""
-    for cand in (f"{name}-19", f"/usr/lib/llvm-19/bin/{name}"):
-        path = shutil.which(cand)
-        if path:
-            return path
-    path = shutil.which(name)
-    if path:
-        try:
-            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if "version 19." in out.stdout + out.stderr:
-            return path
-    return None
-
-
-def mlir_include_dir() -> Path | None:
-    """MLIR's installed ``.td`` include dir (Debian's libmlir-19-dev), if present."""
-    cfg = find_tool("llvm-config")
-    candidates = []
-    if cfg:
-        try:
-            inc = subprocess.run([cfg, "--includedir"], capture_output=True, text=True, check=True)
-            candidates.append(Path(inc.stdout.strip()))
-        except (OSError, subprocess.CalledProcessError):
-            pass
-    candidates.append(Path("/usr/lib/llvm-19/include"))
-    for c in candidates:
-        if (c / "mlir" / "IR" / "OpBase.td").is_file():
-            return c
-    return None
+# The oracle lookups live in the package so tests, benchmarks and the dialect's debug switch
+# agree on which tool counts as LLVM 19.
+find_tool = find_llvm_tool
 
 
 def _found_or_skip(path, what: str):
