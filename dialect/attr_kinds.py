@@ -26,6 +26,8 @@ import math
 import re
 from typing import Any
 
+from tdflow.tdparser.errors import TdflowError
+
 SCALAR_KINDS = ("bool", "si32", "si64", "f32", "f64", "str", "dtype")
 ARRAY_KINDS = tuple(f"{k}_array" for k in SCALAR_KINDS) + ("shape", "shape_array")
 KINDS = SCALAR_KINDS + ARRAY_KINDS + ("other",)
@@ -60,7 +62,7 @@ _FLOAT_RE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fFlL]?$")
 _STR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
 
 
-class DefaultError(ValueError):
+class DefaultError(TdflowError, ValueError):
     """A default value whose C++ spelling does not parse for its kind."""
 
 

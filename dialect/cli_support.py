@@ -9,6 +9,8 @@ import os
 import sys
 from typing import Any
 
+from tdflow.tdparser.errors import TdflowError
+
 
 def add_td_args(p: argparse.ArgumentParser, *, positional: bool) -> None:
     """``FILE.td`` (positional, optional: the standard ops.td) or ``--td``, plus ``-I``/``-D``/``--hooks``."""
@@ -27,8 +29,13 @@ def add_td_args(p: argparse.ArgumentParser, *, positional: bool) -> None:
                    help="import FILE.py to register the hooks of your ops (repeatable)")
 
 
-class UsageError(Exception):
+class UsageError(TdflowError):
     """A mistake in the command line (exit status 2)."""
+
+    exit_code = 2
+
+    def render(self) -> str:
+        return f"tdflow: error: {self}"
 
 
 def usage(message: str) -> int:
@@ -56,7 +63,7 @@ def import_hook_files(paths: list[str]) -> None:
             raise HookFileError(path, exc) from exc
 
 
-class HookFileError(Exception):
+class HookFileError(TdflowError):
     """A user hook file that fails to import; rendered as a diagnostic (exit status 1)."""
 
     def __init__(self, path: str, exc: BaseException) -> None:

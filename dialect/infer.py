@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tdflow.tdparser.errors import TdflowError
+
 from .attr_convert import to_value
 from .hooks.context import HookError, InferContext
 from .opdef import OpDef
@@ -19,7 +21,7 @@ RESULT_SEGMENT_ATTR = "resultSegmentSizes"
 _CACHE_LIMIT = 8192
 
 
-class InferError(ValueError):
+class InferError(TdflowError, ValueError):
     """An op instance its definition or hooks reject: names the op, and the attribute or
     operand at fault when known. ``message`` is the text without the op name."""
 

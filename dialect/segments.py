@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tdflow.tdparser.errors import TdflowError
+
 from .opdef import OPTIONAL, SINGLE, VARIADIC, ValueDef
 
 
-class SegmentError(ValueError):
+class SegmentError(TdflowError, ValueError):
     """The operands do not fit the definition; the message says what was expected."""
 
 

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO
 
+from tdflow.tdparser.errors import TdflowError
+
 from .passes import PASSES
 
 DEFAULT_PIPELINE = (
@@ -39,14 +41,14 @@ def default_pipeline(device: str = "cpu") -> str:
     return DEFAULT_PIPELINE % device
 
 
-class PipelineError(Exception):
+class PipelineError(TdflowError):
     """A bad pipeline string or pass option; ``render()`` gives the CLI's diagnostic line."""
 
     def render(self) -> str:
         return f"error: {self}"
 
 
-class PassFailure(Exception):
+class PassFailure(TdflowError):
     """A pass found the program cannot be lowered; carries the diagnostics it collected.
 
     ``diagnostics`` are the IR's ``Diagnostic`` objects (or plain strings); ``render()`` renders

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
+from tdflow.tdparser.errors import TdflowError
 
 from .engine import BLAS_OP_NAMES, Var, get_engine
 from .tensor_glue import Tensor, var_of
@@ -32,7 +33,7 @@ _empty = np.empty
 _CACHE_LIMIT = 4096
 
 
-class EagerError(ValueError):
+class EagerError(TdflowError, ValueError):
     """An eager call the op's hooks reject (shapes, dtypes, attributes); names the op."""
 
 

@@ -47,6 +47,8 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 
+from tdflow.tdparser.errors import TdflowError
+
 __all__ = [
     "INLINE_COST",
     "Engine",
@@ -70,7 +72,7 @@ BLAS_OP_NAMES = frozenset({"tdflow.matmul", "tdflow.batch_matmul", "tdflow.conv2
 MAX_UNREPORTED = 64
 
 
-class EngineError(RuntimeError):
+class EngineError(TdflowError, RuntimeError):
     """An op pushed to the engine raised; carries the op's name and location.
 
     The original exception is ``__cause__`` (and ``original``).

@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering.plan import ExecutablePlan, Launch
+from tdflow.tdparser.errors import TdflowError
 
 #: Plans with at most this many elements in all buffers always run directly.
 SMALL_PLAN_ELEMENTS = 1 << 18
 
 
-class ArgumentError(TypeError):
+class ArgumentError(TdflowError, TypeError):
     """A compiled program was called with a missing, extra or mistyped argument.
 
     ``render()`` gives the CLI's diagnostic line.
@@ -41,7 +42,7 @@ class ArgumentError(TypeError):
         return f"error: {self}"
 
 
-class KernelFailure(RuntimeError):
+class KernelFailure(TdflowError, RuntimeError):
     """A kernel raised while running a plan; names the op and its source location."""
 
     def __init__(self, launch: Launch, original: BaseException):

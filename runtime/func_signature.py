@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES, dtype_from_numpy
+from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["BAD", "NO_DEFAULT", "Param", "Signature", "SignatureError", "TYPES",
            "explain_mismatch", "make_binder", "parse_signature", "type_name"]
 
 
-class SignatureError(ValueError):
+class SignatureError(TdflowError, ValueError):
     """A signature string that does not parse; says what was expected and where."""
 
 

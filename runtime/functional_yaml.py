@@ -15,13 +15,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tdflow.tdparser.errors import TdflowError
+
 __all__ = ["YamlError", "read_entries"]
 
 _KEY_RE = re.compile(r"^([A-Za-z_]\w*)\s*:\s*(.*)$")
 _STR_RE = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'')
 
 
-class YamlError(ValueError):
+class YamlError(TdflowError, ValueError):
     """A line of ``signatures.yaml`` outside the supported subset."""
 
     def __init__(self, path: str, line: int, message: str):

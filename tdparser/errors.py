@@ -26,8 +26,32 @@ class SourceLoc:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+class TdflowError(Exception):
+    """The base of every error tdflow reports to a user: bad ``.td`` input, bad IR, a wrong
+    argument to a compiled program or a functional call, an unusable backend, a usage mistake.
+
+    ``render()`` gives the diagnostic text (``file:line:col: error: ...``, the source line and a
+    caret where there is a location); ``exit_code`` is what the CLI exits with: 1 for
+    diagnostics, 2 for usage errors. The CLI catches this one class; anything else escaping a
+    command is an internal bug.
+
+    It lives in the front end, the leftmost package, so every other package can derive from it.
+
+    >>> class Oops(TdflowError):
+    ...     pass
+    >>> Oops("no such thing").render(), Oops.exit_code
+    ('error: no such thing', 1)
+    """
+
+    exit_code: int = 1
+
+    def render(self) -> str:
+        """The diagnostic text the CLI prints to stderr."""
+        return f"error: {self}"
+
+
 @dataclass
-class TdError(Exception):
+class TdError(TdflowError):
     """A diagnostic from the TableGen front end.
 
     >>> str(TdError("expected ';'", "a.td", 3, 7))

@@ -21,13 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tdflow.tdparser.errors import TdflowError
+
 from ..opdef import OpDef
 from ..types import TensorType
 
 _UNSET = object()
 
 
-class HookError(ValueError):
+class HookError(TdflowError, ValueError):
     """A hook's verdict that the op is ill-formed; names the attribute or operand at fault."""
 
     def __init__(self, message: str, *, attr: str | None = None, operand: str | None = None):

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tdflow.dialect.ir.core import UNKNOWN_LOC, Location
+from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["Diagnostic", "DiagnosticError", "register_source", "source_line", "sort_diagnostics"]
 
@@ -121,7 +122,7 @@ def sort_diagnostics(diags: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diags, key=lambda d: (d.loc.file, d.loc.line, d.loc.col))
 
 
-class DiagnosticError(Exception):
+class DiagnosticError(TdflowError):
     """One or more diagnostics raised as an exception; ``render()`` prints them all.
 
     >>> e = DiagnosticError([Diagnostic("bad thing")])

@@ -18,8 +18,10 @@ import importlib
 from functools import cache
 from typing import Any
 
+from tdflow.tdparser.errors import TdflowError
 
-class BackendUnavailableError(RuntimeError):
+
+class BackendUnavailableError(TdflowError, RuntimeError):
     """The backend exists but cannot run here (the message says why)."""
 
 

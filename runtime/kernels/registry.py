@@ -40,12 +40,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from tdflow.tdparser.errors import TdflowError
 
 KernelFn = Callable[[Mapping[str, Any], Sequence[Any], Sequence[Any]], list[np.ndarray]]
 MatchFn = Callable[[tuple[str, ...], Mapping[str, Any]], bool]
 
 
-class KernelNotFoundError(LookupError):
+class KernelNotFoundError(TdflowError, LookupError):
     """No registered kernel matches; the message lists every candidate and its constraints."""
 
     def __init__(self, op: str, device: str, input_dtypes: Sequence[str],

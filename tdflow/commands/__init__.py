@@ -7,11 +7,15 @@ import sys
 
 
 def run_command(args) -> int:
-    """Run the subcommand ``args.command``; render user errors instead of tracebacks.
+    """Run the subcommand ``args.command``: the one place errors become exit codes.
 
-    Any exception class with a ``render()`` method (``TdError``, the IR ``Diagnostic``...) is a
-    user-facing diagnostic: it is printed to stderr and the exit code is 1.
+    A :class:`~tdflow.tdparser.errors.TdflowError` (``TdError``, the IR's ``DiagnosticError``,
+    ``UsageError``...) is printed with its ``render()`` and exits with its ``exit_code`` (1 for
+    diagnostics, 2 for usage). Anything else is a bug in tdflow: one "internal error, please
+    report" line, and the traceback only under ``TDFLOW_DEBUG=1``.
     """
+    from tdflow.tdparser.errors import TdflowError
+
     module = importlib.import_module(f"tdflow.commands.{args.command.replace('-', '_')}")
     try:
         return int(module.run(args) or 0)
@@ -19,12 +23,25 @@ def run_command(args) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - the one place errors become diagnostics
-        render = getattr(exc, "render", None)
-        if render is None:
-            raise
-        print_diagnostic(render())
-        return 1
+    except TdflowError as exc:
+        print_diagnostic(exc.render())
+        return exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - an internal bug: short report, no traceback
+        return report_internal_error(exc)
+
+
+def report_internal_error(exc: BaseException) -> int:
+    """Say that tdflow itself failed (exit 1); the traceback only when ``TDFLOW_DEBUG=1``."""
+    import os
+    import traceback
+
+    if os.environ.get("TDFLOW_DEBUG") == "1":
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+    sys.stderr.write(f"tdflow: internal error, please report: {type(exc).__name__}"
+                     f"{': ' + detail if detail else ''}"
+                     " (rerun with TDFLOW_DEBUG=1 for the traceback)\n")
+    return 1
 
 
 def print_diagnostic(text: str) -> None:

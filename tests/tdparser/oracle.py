@@ -104,14 +104,6 @@ def ours_records(file, include_dirs=(), defines=()):
                       defines=list(defines), use_cache=False)
 
 
-def parser_available() -> bool:
-    try:
-        from tdflow.tdparser import api, json_export  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def compare(tblgen: str, file, include_dirs=(), defines=(), *, limit: int = 20,
             printed: bool = True) -> list[str]:
     """Differences between tdflow and llvm-tblgen on one input (empty when they match).

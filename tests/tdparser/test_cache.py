@@ -325,10 +325,6 @@ def test_concurrent_writers_and_readers_are_safe(cdir, project):
 
 
 def _real_parser():
-    try:
-        from tdflow.tdparser import api  # noqa: F401
-    except ImportError:
-        pytest.skip("tdparser.api (the parser) is not built yet")
     from tdflow.tdparser import parse_file, to_json
 
     return parse_file, to_json

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from jsoncompare import diff_documents
-from oracle import parser_available, run_llvm
+from oracle import run_llvm
 
 from tdflow.commands.tblgen import dump_json_text
 
@@ -53,12 +53,6 @@ def small(tmp_path) -> Path:
     path = tmp_path / "small.td"
     path.write_text(SMALL)
     return path
-
-
-@pytest.fixture
-def need_parser():
-    if not parser_available():
-        pytest.skip("tdparser's parse_file/to_json are not built yet")
 
 
 def test_help_lists_the_options():
@@ -112,7 +106,7 @@ def test_control_characters_in_code_match_llvm(tmp_path, llvm_tblgen):
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("action", ["--dump-json", "--print-records", None])
-def test_output_is_byte_identical_to_llvm(small, action, llvm_tblgen, need_parser, tmp_path):
+def test_output_is_byte_identical_to_llvm(small, action, llvm_tblgen, tmp_path):
     args = [action] if action else []
     theirs = run_llvm(llvm_tblgen, small, action=action or "--print-records")
     assert theirs.ok, theirs.stderr
@@ -122,7 +116,7 @@ def test_output_is_byte_identical_to_llvm(small, action, llvm_tblgen, need_parse
 
 
 @pytest.mark.oracle
-def test_include_dirs_and_defines_match_llvm(llvm_tblgen, need_parser):
+def test_include_dirs_and_defines_match_llvm(llvm_tblgen):
     defs = ["GET_ONEFLOW_NN_OP_DEFINITIONS", "GET_ONEFLOW_ACTIVATION_OP_DEFINITIONS"]
     main = DATA / "OneFlowLikeUserOps.td"
     theirs = run_llvm(llvm_tblgen, main, [DATA], defs)
@@ -132,14 +126,14 @@ def test_include_dirs_and_defines_match_llvm(llvm_tblgen, need_parser):
     assert diff_documents(json.loads(ours.stdout), json.loads(theirs.stdout)) == []
 
 
-def test_defines_select_sections(small, need_parser):
+def test_defines_select_sections(small):
     without = json.loads(run_tdflow("--dump-json", str(small)).stdout)
     with_more = json.loads(run_tdflow("--dump-json", "-DWITH_MORE", str(small)).stdout)
     assert "More" not in without and "More" in with_more
     assert with_more["More"]["name"] == "s_2"
 
 
-def test_stdin(need_parser):
+def test_stdin():
     proc = subprocess.run([*tdflow_cmd(), "tblgen", "--dump-json", "-"], input=SMALL,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -149,7 +143,7 @@ def test_stdin(need_parser):
     assert bad.returncode == 1 and "<stdin>:1:" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_output_file(small, tmp_path, need_parser):
+def test_output_file(small, tmp_path):
     out = tmp_path / "out.json"
     proc = run_tdflow("--dump-json", str(small), "-o", str(out))
     assert proc.returncode == 0 and proc.stdout == ""
@@ -157,7 +151,7 @@ def test_output_file(small, tmp_path, need_parser):
     assert json.loads(out.read_text())["Named"]["extra"] == 'a"b'
 
 
-def test_unwritable_output_is_a_clean_error(small, tmp_path, need_parser):
+def test_unwritable_output_is_a_clean_error(small, tmp_path):
     proc = run_tdflow(str(small), "-o", str(tmp_path / "no" / "such" / "dir.txt"))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
 
@@ -170,7 +164,7 @@ def test_unwritable_output_is_a_clean_error(small, tmp_path, need_parser):
     "#endif\n",
     "def A {\n",
 ])
-def test_errors_are_rendered_diagnostics(tmp_path, source, need_parser):
+def test_errors_are_rendered_diagnostics(tmp_path, source):
     path = tmp_path / "bad.td"
     path.write_text(source)
     proc = run_tdflow(str(path))
@@ -179,7 +173,7 @@ def test_errors_are_rendered_diagnostics(tmp_path, source, need_parser):
     assert f"{path}:" in proc.stderr and "error:" in proc.stderr, proc.stderr
 
 
-def test_no_cache_flag(small, tmp_path, need_parser):
+def test_no_cache_flag(small, tmp_path):
     cdir = tmp_path / "cache"
     env = {"TDFLOW_CACHE_DIR": str(cdir)}
     env_off = {**env, "TDFLOW_NO_CACHE": ""}

@@ -21,7 +21,7 @@ import pytest
 import tdgen
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from oracle import ROOT, compare, find_llvm_tblgen, mlir_include_dir, parser_available
+from oracle import ROOT, compare, find_llvm_tblgen, mlir_include_dir
 
 HERE = Path(__file__).resolve().parent
 SCRATCH = Path(tempfile.mkdtemp(prefix="tdflow-props-"))
@@ -34,8 +34,6 @@ PER_EXAMPLE_S = 15
 PROGRAM_EXAMPLES = int(os.environ.get("TDFLOW_PROP_EXAMPLES", "100"))
 MUTATION_EXAMPLES = int(os.environ.get("TDFLOW_PROP_EXAMPLES", "150"))
 
-pytestmark = pytest.mark.skipif(not parser_available(),
-                                reason="tdparser's parse_file/to_json are not built yet")
 
 
 class Hang(Exception):
