@@ -43,9 +43,12 @@ unwritable cache dir just means no caching. Entry names start with the parser's 
 store removes entries of other versions that have not been used for a week, so a development
 checkout (new fingerprint at every edit of the parser) does not fill the disk.
 
-Environment: ``TDFLOW_CACHE_DIR`` (else ``$XDG_CACHE_HOME/tdflow``, else ``~/.cache/tdflow``);
-``TDFLOW_NO_CACHE=1`` disables reading and writing. Entries are pickles, so the dir is created
-private (0700): never point it at a directory other users can write.
+**Safety.** The cache dir and its policy are :mod:`.cache_dir`'s: ``TDFLOW_CACHE_DIR`` (else
+``$XDG_CACHE_HOME/tdflow``, else ``~/.cache/tdflow``), created 0700; ``TDFLOW_NO_CACHE=1`` (or the
+CLI's ``--no-cache``) disables reading and writing; a dir owned by someone else or writable by
+the group or others is refused with a warning and tdflow runs uncached. The payload is unpickled
+by an unpickler that can build only the record classes in :data:`ALLOWED` (nothing that could
+run code); an entry naming anything else is a miss and is rebuilt.
 """
 
 from __future__ import annotations
@@ -56,12 +59,12 @@ import marshal
 import os
 import pickle
 import struct
-import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from .cache_dir import atomic_write, cache_dir, cache_disabled, restricted_loads, usable_dir
 from .records import RecordKeeper
 
 FORMAT = 1
@@ -70,28 +73,21 @@ PRUNE_AFTER_S = 7 * 24 * 3600  # entries of other parser versions unused this lo
 RACY_NS = 2_000_000_000  # covers 2 s timestamp granularity (FAT) as well as ext4's ticks
 _HEAD = struct.Struct("<QQI")  # header length, payload length, payload crc32
 
+#: Every class a pickled :class:`RecordKeeper` may name (field values are otherwise plain
+#: ``None``/``int``/``str``/``list``/``tuple``/``dict``, which a pickle builds without naming
+#: a class). ``tests/tdparser/test_cache_security.py`` checks this against real keepers.
+ALLOWED = {
+    "tdflow.tdparser.records": frozenset(
+        {"RecordKeeper", "Record", "Loc", "Code", "Bits", "Dag", "DefRef", "Unresolved"}),
+}
+
 #: What the last :func:`load_or_build` call did: ``"hit"``, ``"miss"``, ``"disabled"`` or
 #: ``"uncacheable"`` (built, but nothing could be stored). For tests and benchmarks.
 last_event = ""
 
 
-def cache_dir() -> Path:
-    """The cache directory: ``$TDFLOW_CACHE_DIR``, else the user cache dir.
-
-    >>> os.environ["TDFLOW_CACHE_DIR"] = "/tmp/x"; str(cache_dir())  # doctest: +SKIP
-    '/tmp/x'
-    """
-    env = os.environ.get("TDFLOW_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "tdflow"
-
-
-def cache_disabled() -> bool:
-    """True when ``TDFLOW_NO_CACHE`` is set to anything but ``""``/``0``/``false``/``no``."""
-    return os.environ.get("TDFLOW_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
+# cache_dir() and cache_disabled() live in .cache_dir (one policy for every cache); callers
+# that import them from here keep working.
 
 
 def clear_cache() -> int:
@@ -120,10 +116,11 @@ def load_or_build(
     >>> rk = load_or_build("ops.td", [], [], build=lambda: RecordKeeper())  # doctest: +SKIP
     """
     global last_event
-    if cache_disabled():
-        last_event = "disabled"
+    folder = _records_dir()
+    if folder is None:
+        last_event = "disabled" if cache_disabled() else "uncacheable"
         return build()
-    rk, _ = _keeper(_Key(main_path, include_dirs, defines), build)
+    rk, _ = _keeper(_Key(folder, main_path, include_dirs, defines), build)
     return rk
 
 
@@ -144,11 +141,12 @@ def load_or_render(
     fingerprint is already part of the key.
     """
     global last_event
-    if cache_disabled():
-        last_event = "disabled"
+    folder = _records_dir()
+    if folder is None:
+        last_event = "disabled" if cache_disabled() else "uncacheable"
         return render(build())
-    key = _Key(main_path, include_dirs, defines)
-    derived = _Key(main_path, include_dirs, defines, kind)
+    key = _Key(folder, main_path, include_dirs, defines)
+    derived = _Key(folder, main_path, include_dirs, defines, kind)
     got = _read_entry(derived)
     if got is not None:
         payload, files, absent, refreshed = got
@@ -166,10 +164,15 @@ def load_or_render(
     return data
 
 
+def _records_dir() -> Path | None:
+    """The entries' folder, or ``None`` when caching is off or the cache dir is refused."""
+    return usable_dir("records")
+
+
 class _Key:
     """One configuration: its key text and its entry's path (``kind`` names a derived output)."""
 
-    def __init__(self, main_path, include_dirs, defines, kind: str = ""):
+    def __init__(self, folder: Path, main_path, include_dirs, defines, kind: str = ""):
         self.main = os.path.abspath(main_path)
         self.incs = tuple(os.path.abspath(d) for d in include_dirs)
         defs = tuple(sorted(set(defines)))
@@ -181,7 +184,7 @@ class _Key:
         # The name starts with the parser's fingerprint so that entries of other versions can
         # be recognised (and pruned once unused) without opening them.
         digest = hashlib.sha256(self.text.encode()).hexdigest()[:32]
-        self.path = cache_dir() / "records" / f"{_code_fingerprint()}-{digest}.rk"
+        self.path = folder / f"{_code_fingerprint()}-{digest}.rk"
 
 
 def _keeper(key: _Key, build: Callable[[], RecordKeeper]) -> tuple[RecordKeeper, tuple | None]:
@@ -225,6 +228,8 @@ def _read_entry(key: _Key) -> tuple[memoryview, list, tuple, bool] | None:
         pos = len(MAGIC)
         head_len, payload_len, crc = _HEAD.unpack_from(blob, pos)
         pos += _HEAD.size
+        # marshal builds data (and at most code objects, which nothing here calls); the
+        # header is only compared and unpacked, so a foreign one is just a miss.
         header = marshal.loads(blob[pos : pos + head_len])
         pos += head_len
         payload = memoryview(blob)[pos:]
@@ -251,7 +256,9 @@ def _unpickle(payload: memoryview) -> RecordKeeper | None:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # unpickling allocates many small objects; the cyclic GC only slows it
     try:
-        rk = pickle.loads(payload)
+        # Never pickle.loads: a planted entry could name os.system; an entry that names
+        # anything but the record classes is a miss (and is rebuilt).
+        rk = restricted_loads(payload, ALLOWED)
     except Exception:  # noqa: BLE001 - a payload that does not unpickle is a miss
         return None
     finally:
@@ -345,22 +352,8 @@ def _write(key: _Key, payload: bytes, files: list, absent: tuple) -> bool:
     blob = b"".join(
         (MAGIC, _HEAD.pack(len(header), len(payload), zlib.crc32(payload)), header, payload)
     )
-    tmp = None
-    try:
-        entry.parent.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        entry.parent.mkdir(exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".rk", dir=entry.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-        os.replace(tmp, entry)
-        return True
-    except OSError:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        return False
+    # The folder was checked (and created 0700) by usable_dir() when the key was made.
+    return atomic_write(entry, blob)
 
 
 def _stat_and_hash(path: str) -> tuple[int, int, int, int, bytes] | None:

@@ -1,0 +1,193 @@
+"""Where tdflow keeps its on-disk caches, whether it may, and how they are read back safely.
+
+Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache of
+:mod:`.grammar_cache`) lives under one directory and obeys one set of switches:
+
+* the directory is ``$TDFLOW_CACHE_DIR``, else ``$XDG_CACHE_HOME/tdflow``, else
+  ``~/.cache/tdflow``; tdflow creates it (and its sub-folders) with mode 0700;
+* ``TDFLOW_NO_CACHE=1`` (or :func:`disable_caches`, which the CLI's ``--no-cache`` calls) turns
+  every cache off: nothing is read and nothing is written;
+* a directory that is not owned by the current user, or that the group or others may write, is
+  refused with a one-line warning (once per directory and process) and tdflow runs uncached,
+  since whoever can write there could plant an entry;
+* entries are read back with :func:`restricted_loads`, an unpickler that builds only the classes
+  a cache names in its allow-list, so even a planted entry cannot run code; anything else is a
+  miss and the entry is rebuilt (:func:`atomic_write`).
+
+>>> import tempfile
+>>> os.environ["TDFLOW_CACHE_DIR"] = tempfile.mkdtemp()
+>>> oct(usable_dir("demo").stat().st_mode & 0o777)
+'0o700'
+>>> del os.environ["TDFLOW_CACHE_DIR"]
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import stat
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+#: The allow-list type of :func:`restricted_loads`: module name -> class names in it.
+AllowList = Mapping[str, frozenset[str]]
+
+_disabled = False  # set by disable_caches(): the CLI's --no-cache
+_warned: set[str] = set()  # directories already warned about in this process
+
+
+def cache_dir() -> Path:
+    """The cache directory: ``$TDFLOW_CACHE_DIR``, else the user cache dir (not created here).
+
+    >>> os.environ["TDFLOW_CACHE_DIR"] = "/tmp/x"; str(cache_dir())
+    '/tmp/x'
+    >>> del os.environ["TDFLOW_CACHE_DIR"]
+    """
+    env = os.environ.get("TDFLOW_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "tdflow"
+
+
+def cache_disabled() -> bool:
+    """True when ``TDFLOW_NO_CACHE`` is set to anything but ``""``/``0``/``false``/``no``, or
+    after :func:`disable_caches`.
+
+    >>> os.environ["TDFLOW_NO_CACHE"] = "1"; cache_disabled()
+    True
+    >>> del os.environ["TDFLOW_NO_CACHE"]
+    """
+    if _disabled:
+        return True
+    return os.environ.get("TDFLOW_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def disable_caches() -> None:
+    """Turn every on-disk cache off for the rest of this process (the CLI's ``--no-cache``).
+
+    It does not touch ``os.environ``, so child processes are not affected.
+
+    >>> disable_caches()  # doctest: +SKIP
+    """
+    global _disabled
+    _disabled = True
+
+
+def usable_dir(*parts: str) -> Path | None:
+    """``cache_dir()/parts...``, created 0700 if missing, or ``None`` when caching is off, a
+    folder cannot be created, or one is refused (foreign owner, group/world-writable).
+
+    >>> usable_dir("records")  # doctest: +SKIP
+    PosixPath('/home/me/.cache/tdflow/records')
+    """
+    if cache_disabled():
+        return None
+    folder = cache_dir()
+    if not _ensure_private(folder):
+        return None
+    for part in parts:
+        folder = folder / part
+        if not _ensure_private(folder):
+            return None
+    return folder
+
+
+def _ensure_private(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, mode=0o700)
+        # mkdir's mode is masked by the umask, which may also remove our own rights; the folder
+        # is new and ours, so no one else could have entered it in between.
+        os.chmod(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False  # unwritable place: just no caching, as before
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    why = None
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    if uid is not None and st.st_uid != uid:
+        why = f"it is owned by uid {st.st_uid}, not by the current user (uid {uid})"
+    elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        why = f"its group or other users may write to it (mode {stat.filemode(st.st_mode)})"
+    if why is None:
+        return True
+    key = str(folder)
+    if key not in _warned:
+        _warned.add(key)
+        # logging only on this rare path: importing it costs a cached CLI call several ms
+        import logging
+
+        logging.getLogger("tdflow.cache").warning(
+            "tdflow: not using cache dir %s: %s; running uncached (fix its owner/mode, or set "
+            "TDFLOW_CACHE_DIR to a private directory)", folder, why)
+    return False
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    """An unpickler that can build only allow-listed classes (and never calls anything else).
+
+    A pickle runs code only through the callables ``find_class`` hands it (``__reduce__``
+    payloads name ``os.system`` and the like); with no callable outside the allow-list, the
+    remaining opcodes can only build plain data."""
+
+    def __init__(self, file, allowed: AllowList):
+        super().__init__(file)
+        self._allowed = allowed
+
+    def find_class(self, module: str, name: str):
+        # exact names only: find_class would otherwise follow dotted names ("A.__init__...")
+        if name in self._allowed.get(module, ()):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a tdflow cache entry")
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("persistent ids are not allowed in a tdflow cache entry")
+
+
+def restricted_loads(data: bytes | memoryview, allowed: AllowList):
+    """Unpickle ``data``, allowing only the classes in ``allowed``; raises
+    :class:`pickle.UnpicklingError` for anything else (callers treat that as a cache miss).
+
+    >>> restricted_loads(pickle.dumps({"a": (1, 2.0, b"x")}), {})
+    {'a': (1, 2.0, b'x')}
+    >>> restricted_loads(pickle.dumps(os.getcwd), {})
+    Traceback (most recent call last):
+    ...
+    _pickle.UnpicklingError: posix.getcwd is not allowed in a tdflow cache entry
+    """
+    return _RestrictedUnpickler(io.BytesIO(data), allowed).load()
+
+
+def atomic_write(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` through a temporary file and a rename, so readers see the old
+    content or the new, never a part; ``False`` if it could not be written.
+
+    The temporary file is named ``.tmp-*`` (pruners may remove stale ones) and, as made by
+    ``mkstemp``, readable by the owner only.
+
+    >>> atomic_write(Path(tempfile.mkdtemp()) / "entry", b"data")
+    True
+    """
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        return False

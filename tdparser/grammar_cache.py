@@ -1,0 +1,105 @@
+"""The Lark LALR parser for ``tablegen.lark``, built once and kept in tdflow's cache dir.
+
+Building the LALR table takes about 70 ms; loading it back about 6 ms. Lark's own ``cache=``
+option cannot be used: it unpickles part of the file before checking its hash, with the plain
+unpickler, so a planted file would run code on the next parse. Here the parser is saved with
+``Lark.save`` (a pickle of plain data that names one class, the token feed) and loaded back with
+:func:`.cache_dir.restricted_loads`, whose allow-list is exactly that class. The entry lives in
+the one cache dir and obeys its switches (:mod:`.cache_dir`); anything wrong with it (foreign
+format, other key, other classes, damage) is a miss, and the parser is built and stored again.
+
+>>> from .parser import _GRAMMAR, _Feed, ToAst
+>>> p = load_parser(_GRAMMAR, lexer=_Feed, transformer=ToAst())
+>>> p.options.parser
+'lalr'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import sys
+from pathlib import Path
+
+import lark
+
+from .cache_dir import atomic_write, restricted_loads, usable_dir
+
+FORMAT = 1
+MAGIC = b"TDFLARK%d\n" % FORMAT
+NAME = "tablegen-lark.cache"
+
+# Options that change the table; the transformer and positions are passed again at load time
+# (Lark refuses the others when loading, and they are not saved).
+_OPTIONS = {"parser": "lalr", "propagate_positions": False, "maybe_placeholders": False}
+_LOAD_OPTIONS = ("propagate_positions",)
+# What Lark.save leaves out because it is given again at load time (lark.lark's own list).
+_NOT_SAVED = getattr(lark.lark, "_LOAD_ALLOWED_OPTIONS",
+                     {"postlex", "transformer", "lexer_callbacks", "use_bytes", "debug",
+                      "g_regex_flags", "regex", "propagate_positions", "tree_class", "_plugins"})
+
+
+def cache_path() -> Path | None:
+    """The grammar cache file, or ``None`` when caching is off or the cache dir is refused.
+
+    >>> cache_path()  # doctest: +SKIP
+    PosixPath('/home/me/.cache/tdflow/tablegen-lark.cache')
+    """
+    folder = usable_dir()
+    return None if folder is None else folder / NAME
+
+
+def load_parser(grammar_path: str, *, lexer: type, transformer) -> lark.Lark:
+    """The LALR parser of the grammar at ``grammar_path`` (custom ``lexer`` class, inline
+    ``transformer``), from the cache when it holds this grammar's table, else built and stored.
+
+    >>> from .parser import _GRAMMAR, _Feed, ToAst
+    >>> load_parser(_GRAMMAR, lexer=_Feed, transformer=ToAst()).parse  # doctest: +ELLIPSIS
+    <bound method Lark.parse of ...>
+    """
+    with open(grammar_path, encoding="utf-8") as fh:
+        grammar = fh.read()
+    # The key covers everything the saved table depends on: grammar text, options, the lexer
+    # class by name, and the versions of Lark and Python (pickle and Lark's layout).
+    key = hashlib.sha256(repr((
+        FORMAT, grammar, sorted(_OPTIONS.items()), lexer.__module__, lexer.__qualname__,
+        getattr(lark, "__version__", "?"), sys.version_info[:2],
+    )).encode()).hexdigest().encode()
+    path = cache_path()
+    if path is not None:
+        parser = _load(path, key, lexer, transformer)
+        if parser is not None:
+            return parser
+    parser = lark.Lark(grammar, lexer=lexer, transformer=transformer, **_OPTIONS)
+    if path is not None:
+        _store(path, key, parser)
+    return parser
+
+
+def _load(path: Path, key: bytes, lexer: type, transformer) -> lark.Lark | None:
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read()
+    except OSError:
+        return None
+    head = MAGIC + key + b"\n"
+    if not blob.startswith(head):
+        return None  # another format (Lark's own cache file), grammar or version
+    # Only the token feed class may be named: Lark.save writes plain data plus the lexer class.
+    allowed = {lexer.__module__: frozenset({lexer.__qualname__})}
+    try:
+        data = restricted_loads(memoryview(blob)[len(head):], allowed)
+        # Lark's loader, given the unpickled dict (it would otherwise unpickle by itself).
+        return lark.Lark.__new__(lark.Lark)._load(
+            data, transformer=transformer, **{k: _OPTIONS[k] for k in _LOAD_OPTIONS})
+    except Exception:  # noqa: BLE001 - a planted, damaged or other-Lark entry is a miss
+        return None
+
+
+def _store(path: Path, key: bytes, parser: lark.Lark) -> None:
+    buf = io.BytesIO()
+    try:
+        parser.save(buf, _NOT_SAVED)
+    except Exception:  # noqa: BLE001 - a Lark that cannot save: just no cache
+        return
+    atomic_write(path, MAGIC + key + b"\n" + buf.getvalue())
