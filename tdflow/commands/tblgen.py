@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", dest="output", default="-", metavar="OUT",
                    help="write the output to OUT instead of stdout")
     p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the on-disk record cache")
+                   help="neither read nor write any on-disk cache (records, grammar)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
         print_diagnostic(f"Could not open input file '{args.file}': {why}")
         return 1
 
+    if args.no_cache:
+        # Every cache, not only the records': the parser's grammar cache obeys it too.
+        from tdflow.tdparser.cache_dir import disable_caches
+
+        disable_caches()
     render = _render_json if args.action == "json" else _render_records
     if args.file == "-":
         from tdflow.tdparser import parse_string
