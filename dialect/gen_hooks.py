@@ -3,15 +3,22 @@
 The skeleton registers one function per missing (op, hook kind) with working placeholder
 bodies (outputs copy the first input's shape and dtype, no SBP signatures), so the contract
 holds at once and the bodies can be filled in one by one.
+
+Everything copied from the ``.td`` file (op, operand, result and attribute names, defaults, the
+file name) is data, never code: string literals and docstring or comment text go through
+:func:`escape`, function names through :func:`py_ident`, and hook kinds must be known ones.
+
+>>> print(_q('x" + __import__("os").system("id") + "'))
+"x\\" + __import__(\\"os\\").system(\\"id\\") + \\""
 """
 
 from __future__ import annotations
 
-import json
+import keyword
 import re
 
 from .attr_kinds import kind_description
-from .opdef import OpDef
+from .opdef import HOOK_KINDS, OpDef
 
 _BODIES = {
     "infer_logical_tensor_desc": ("None", "Set each output's shape from the inputs and attributes.",
@@ -30,13 +37,45 @@ _BODIES = {
 }
 
 
-def _q(text: str) -> str:
-    """A double-quoted Python string literal (names come from .td files: never code)."""
-    return json.dumps(text)
+def escape(text: object) -> str:
+    r"""``text`` escaped for the inside of a double-quoted (or triple-quoted) literal or a comment.
+
+    Backslashes and double quotes are escaped and every unprintable character (newlines,
+    carriage returns, form feeds, NUL, U+2028, lone surrogates, ...) is written as an escape, so
+    the result is one line that can neither end the literal or comment nor start an escape of
+    its own; inside a literal it reads back as ``text`` itself.
+
+    >>> print(escape('x"\nimport os\\'))
+    x\"\nimport os\\
+    """
+    out = []
+    for c in str(text):
+        if c == "\\" or c == '"':
+            out.append("\\" + c)
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.append(repr(c)[1:-1])  # \n, \x00, \u2028, \ud800: repr's escape for it
+    return "".join(out)
 
 
-def _ident(text: str) -> str:
-    return re.sub(r"\W", "_", text).strip("_") or "op"
+def _q(text: object) -> str:
+    """A double-quoted Python string literal whose value is ``text``."""
+    return f'"{escape(text)}"'
+
+
+def py_ident(text: str) -> str:
+    """A valid (ASCII, non-keyword) Python identifier made from ``text``.
+
+    >>> py_ident("GL.FAbs"), py_ident("2d"), py_ident("é"), py_ident("class")
+    ('GL_FAbs', 'op_2d', 'op', 'class_')
+    """
+    name = re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_") or "op"
+    if name[0].isdigit():
+        name = "op_" + name
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        name += "_"
+    return name
 
 
 def _body(op: OpDef, kind: str) -> list[str]:
@@ -62,6 +101,9 @@ def skeleton(dialect, source: str = "FILE.td") -> tuple[str, int]:
     """The skeleton text for every declared hook without a registered function, and how many."""
     missing, undeclared = [], []
     for op, flag, kind, _msg in dialect.contract_problems():
+        if kind not in HOOK_KINDS:
+            # the kind becomes a decorator name below: only the known ones are code we wrote
+            raise ValueError(f"unknown hook kind {kind!r}")
         if flag in op.hooks:
             missing.append((op, kind))
         else:
@@ -69,7 +111,7 @@ def skeleton(dialect, source: str = "FILE.td") -> tuple[str, int]:
     kinds = sorted({k for _, k in missing})
     names = ["InferContext"] + (["InputArgModifier"] if "modify_input_arg" in kinds else []) + (
         ["SbpSignature"] if "get_sbp" in kinds else []) + kinds
-    out = [f'"""Hooks of the ops in {source} (skeleton written by `tdflow gen-hooks`).',
+    out = [f'"""Hooks of the ops in {escape(source)} (skeleton written by `tdflow gen-hooks`).',
            "",
            "Each function is registered for one (op, hook kind) its definition declares with a",
            "`has_*_fn` bit. The placeholder bodies copy the first input's shape and dtype; replace",
@@ -82,8 +124,9 @@ def skeleton(dialect, source: str = "FILE.td") -> tuple[str, int]:
     if undeclared:
         out.append("")
     for op, flag, kind in undeclared:
-        out.append(f"# NOTE: {op.name} has a {kind} hook but does not declare {flag}; "
+        out.append(f"# NOTE: {escape(op.name)} has a {kind} hook but does not declare {flag}; "
                    f"add `let {flag} = 1;` to its definition.")
+    used: set[str] = set()
     for op, kind in missing:
         ret, doc, _ = _BODIES.get(kind, ("object", f"The {kind} hook.", None))
         ins = ", ".join(o.name for o in op.operands) or "none"
@@ -91,11 +134,17 @@ def skeleton(dialect, source: str = "FILE.td") -> tuple[str, int]:
         attrs = ", ".join(f"{a.name} ({kind_description(a.kind)}"
                           + (f", default {a.default!r})" if a.default_text is not None else ")")
                           for a in op.attributes) or "none"
+        fn = base = f"{py_ident(op.mnemonic)}_{kind}"
+        n = 1
+        while fn in used:  # "a.b" and "a_b" would otherwise define one function twice
+            n += 1
+            fn = f"{base}_{n}"
+        used.add(fn)
         out += ["", "", f"@{kind}({_q(op.name)})",
-                f"def {_ident(op.mnemonic)}_{kind}(ctx: InferContext) -> {ret}:",
-                f'    """{op.name}: {doc}', "",
-                f"    inputs: {ins}; outputs: {outs}",
-                f"    attributes: {attrs}",
+                f"def {fn}(ctx: InferContext) -> {ret}:",
+                f'    """{escape(op.name)}: {doc}', "",
+                f"    inputs: {escape(ins)}; outputs: {escape(outs)}",
+                f"    attributes: {escape(attrs)}",
                 '    """']
         out += _body(op, kind)
     if not missing:

@@ -127,6 +127,7 @@ class _Reader:
         drec = self.rec(f.get("opDialect"))
         if drec is not None and isinstance(drec.get("name"), str):
             dialect = drec.get("name")
+        _check_names(self, rec, drec, mnemonic, dialect)
         operands: list[ValueDef] = []
         attrs: list[AttrDef] = []
         if oneflow:
@@ -292,6 +293,23 @@ def _check_unique(reader: _Reader, rec: Record, operands, results, attrs) -> Non
                 raise reader.error(rec, f"op '{rec.name}': {what} '{item.name}' has the same "
                                         f"name as {seen[item.name]} '{item.name}'")
             seen[item.name] = what
+
+
+# MLIR's rule for op and dialect names. They become Python identifiers and attribute names
+# (Builder methods, `tdflow gen-hooks` modules), so a name that is not one is a load error.
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_NAME_RULE = "letters, digits, '_' and '.', not starting with a digit"
+
+
+def _check_names(reader: _Reader, rec: Record, drec: Record | None, mnemonic: str,
+                 dialect: str) -> None:
+    if not _NAME.fullmatch(mnemonic):
+        raise reader.error(rec, f"op '{rec.name}': the mnemonic {mnemonic!r} is not an MLIR "
+                                f"op name ({_NAME_RULE})")
+    if not _NAME.fullmatch(dialect):
+        where = drec if drec is not None and drec.loc is not None else rec
+        raise reader.error(where, f"op '{rec.name}': the dialect name {dialect!r} is not an "
+                                  f"MLIR dialect name ({_NAME_RULE})")
 
 
 def _mnemonic_from_def(name: str) -> str:
