@@ -308,24 +308,22 @@ def _int(t) -> int:
 _PARSER = None
 
 
-def _parser():
+def _parser() -> lark.Lark:
     global _PARSER
     if _PARSER is None:
-        with open(_GRAMMAR, encoding="utf-8") as fh:
-            grammar = fh.read()
-        _PARSER = lark.Lark(grammar, parser="lalr", lexer=_Feed, transformer=ToAst(),
-                            propagate_positions=False, maybe_placeholders=False,
-                            cache=_cache_path())
+        # Not Lark's cache=: it unpickles an untrusted file. grammar_cache keeps the table in
+        # tdflow's cache dir, under its switches, and loads it with a restricted unpickler.
+        from .grammar_cache import load_parser
+
+        _PARSER = load_parser(_GRAMMAR, lexer=_Feed, transformer=ToAst())
     return _PARSER
 
 
 def _cache_path():
-    try:
-        d = os.path.join(os.path.expanduser("~"), ".cache", "tdflow")
-        os.makedirs(d, exist_ok=True)
-        return os.path.join(d, "tablegen-lark.cache")
-    except OSError:
-        return False
+    """The grammar cache file, or ``None`` when caching is off or the cache dir is refused."""
+    from .grammar_cache import cache_path
+
+    return cache_path()
 
 
 _DRIVER = None
