@@ -91,10 +91,18 @@ last_event = ""
 
 
 def clear_cache() -> int:
-    """Delete every cache entry; returns how many files were removed."""
+    """Delete every cache entry (records, rendered outputs, the grammar's table); returns how
+    many files were removed.
+
+    >>> clear_cache()  # doctest: +SKIP
+    3
+    """
+    from .grammar_cache import NAME
+
     removed = 0
     folder = cache_dir() / "records"
-    for p in folder.glob("*") if folder.is_dir() else ():
+    grammar = cache_dir() / NAME
+    for p in [*(folder.glob("*") if folder.is_dir() else ()), *([grammar] if grammar.exists() else [])]:
         try:
             p.unlink()
             removed += 1
