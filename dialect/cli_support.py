@@ -39,8 +39,52 @@ class UsageError(TdflowError):
 
 
 def usage(message: str) -> int:
+    """Print a usage error (``tdflow: error: message``) and return its exit status, 2."""
     sys.stderr.write(f"tdflow: error: {message}\n")
     return 2
+
+
+class FileAccessError(TdflowError):
+    """An input that cannot be read or an output that cannot be written (exit status 1).
+
+    Every subcommand reports a missing or unreadable file the same way, naming it like a
+    diagnostic without a line: ``prog.mlir: error: cannot open program: no such file or
+    directory``.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: error: {message}")
+        self.path = path
+
+    def render(self) -> str:
+        return str(self)
+
+
+def os_reason(exc: OSError) -> str:
+    """``OSError`` as the end of a message: ``no such file or directory``."""
+    reason = exc.strerror or str(exc)
+    return reason[:1].lower() + reason[1:]
+
+
+def read_input(path: str, what: str = "program") -> bytes:
+    """The bytes of input file ``path`` (``-``: standard input); ``FileAccessError`` if it
+    cannot be read."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise FileAccessError(path, f"cannot open {what}: {os_reason(exc)}") from None
+
+
+def check_input_file(path: str, what: str) -> None:
+    """``FileAccessError`` unless ``path`` is an existing regular file (or a readable special
+    file such as ``/dev/stdin``)."""
+    if os.path.isdir(path):
+        raise FileAccessError(path, f"cannot open {what}: is a directory")
+    if not os.path.exists(path):
+        raise FileAccessError(path, f"cannot open {what}: no such file or directory")
 
 
 def import_hook_files(paths: list[str]) -> None:
@@ -48,8 +92,7 @@ def import_hook_files(paths: list[str]) -> None:
     import importlib.util
 
     for i, path in enumerate(paths):
-        if not os.path.isfile(path):
-            raise UsageError(f"hook file '{path}' does not exist")
+        check_input_file(path, "hook file")
         name = f"_tdflow_user_hooks_{i}_{os.path.splitext(os.path.basename(path))[0]}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
@@ -94,19 +137,51 @@ def load_from_args(args: argparse.Namespace):
     from tdflow.dialect.dialect import load_dialect, standard_ops_path
 
     path = td if td is not None else str(standard_ops_path())
-    if not os.path.isfile(path):
-        why = "is a directory" if os.path.isdir(path) else "does not exist"
-        raise UsageError(f"'{path}' {why}")
+    check_input_file(path, "op definitions")
     return load_dialect(path, args.include_dirs, args.defines)
 
 
-def write_output(text: str, output: str) -> None:
-    """Write ``text`` to the file ``output`` (``-o``), or to stdout when it is ``"-"``."""
+def write_output(data: str | bytes, output: str) -> None:
+    """Write ``data`` to the file ``output`` (``-o``), or to stdout when it is ``"-"``.
+
+    A file that cannot be written (``/nonexistent/x``, a directory, a full disk) is a
+    ``FileAccessError`` naming it (exit status 1), never a traceback.
+    """
+    raw = data.encode("utf-8", errors="surrogateescape") if isinstance(data, str) else data
     if output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        buffer = getattr(sys.stdout, "buffer", None)  # absent when stdout is a StringIO
+        try:
+            sys.stdout.flush()
+            if buffer is None:
+                sys.stdout.write(raw.decode("utf-8", errors="surrogateescape"))
+            else:
+                buffer.write(raw)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise  # the reader went away (`| head`): the CLI exits quietly
+        except OSError as exc:
+            raise FileAccessError("<stdout>", f"cannot write: {os_reason(exc)}") from None
+        return
+    try:
+        with open(output, "wb") as fh:
+            fh.write(raw)
+    except OSError as exc:
+        raise FileAccessError(output, f"cannot write: {os_reason(exc)}") from None
+
+
+def console(min_width: int = 0):
+    """A rich ``Console`` for the CLI's tables, as wide as the terminal.
+
+    The width is ``COLUMNS`` when set, else the terminal's; when stdout is not a terminal and
+    ``COLUMNS`` is unset (output piped to a file) tables get ``min_width`` columns so that
+    they are not cut, since nothing there wraps them.
+    """
+    from rich.console import Console
+
+    c = Console(highlight=False, soft_wrap=False)
+    if min_width and not os.environ.get("COLUMNS") and not sys.stdout.isatty():
+        c = Console(highlight=False, soft_wrap=False, width=max(min_width, c.width))
+    return c
 
 
 def op_to_json(op) -> dict[str, Any]:

@@ -40,11 +40,74 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run the subcommand; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
-    from tdflow.commands import run_command
+    from tdflow.commands import print_diagnostic, run_command
 
-    return run_command(args)
+    stdout = sys.stdout
+    reconfigure = getattr(stdout, "reconfigure", None)
+    if reconfigure is not None:
+        # Paths from argv hold undecodable bytes as surrogates: print them back as those bytes.
+        reconfigure(errors="surrogateescape")
+    sys.stdout = _GuardedStdout(stdout)
+    try:
+        status = run_command(args)
+        try:
+            stdout.flush()  # what the interpreter would flush at exit, where errors are lost
+        except BrokenPipeError:
+            _silence_stdout()
+        except OSError as exc:
+            from tdflow.dialect.cli_support import FileAccessError, os_reason
+
+            print_diagnostic(FileAccessError("<stdout>", f"cannot write: {os_reason(exc)}")
+                             .render())
+            _silence_stdout()
+            status = status or 1
+    finally:
+        sys.stdout = stdout
+    return status
+
+
+class _GuardedStdout:
+    """``sys.stdout`` while a subcommand runs: a write that fails (a full disk, ``> /dev/full``)
+    raises a ``FileAccessError`` naming ``<stdout>``, which the CLI reports like any unwritable
+    ``-o`` (exit 1) instead of as an internal error. Everything else is the real stream."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args)
+        except BrokenPipeError:
+            raise  # the reader went away (`| head`): the CLI stops quietly
+        except OSError as exc:
+            from tdflow.dialect.cli_support import FileAccessError, os_reason
+
+            raise FileAccessError("<stdout>", f"cannot write: {os_reason(exc)}") from None
+
+    def write(self, text: str) -> int:
+        return self._guard(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so that the interpreter's final flush of a broken
+    stdout does not print 'Exception ignored ...' after tdflow has reported (or ignored) it."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass

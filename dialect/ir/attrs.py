@@ -143,7 +143,13 @@ def escape_string(value: str) -> str:
     if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
         return f'"{value}"'
     out = []
-    for b in value.encode("utf-8"):
+    # A string is bytes in MLIR: "\\FF" parses to the surrogate-escaped byte 0xFF, which must
+    # print as the same byte; any other lone surrogate (from Python) prints as its UTF-8 form.
+    try:
+        data = value.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        data = value.encode("utf-8", errors="surrogatepass")
+    for b in data:
         c = chr(b)
         if c == '"' or c == "\\":
             out.append("\\" + c)

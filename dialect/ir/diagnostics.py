@@ -28,11 +28,35 @@ __all__ = ["Diagnostic", "DiagnosticError", "register_source", "source_line", "s
 
 # file name -> source text of what the parser read (kept so diagnostics can quote lines).
 _SOURCES: dict[str, str] = {}
+# file name -> offsets of its line starts, built on the first quote: a module with 100k errors
+# renders in linear time, not 100k scans from the top of the file.
+_LINE_STARTS: dict[str, list[int]] = {}
+# A location may name any path (``loc("/dev/zero":1:1)`` is valid MLIR): only regular files of
+# a sane size are read to quote a line, so rendering never blocks or exhausts memory.
+_MAX_QUOTED_FILE = 64 << 20
+# Control characters in a quoted line would garble the terminal: show them as the Unicode
+# "control pictures" (one column each, so the caret stays aligned). Tabs are kept.
+_VISIBLE = {c: 0x2400 + c for c in range(0x20) if c != 0x09} | {0x7F: 0x2421}
+# The same for messages (which quote names and strings from the program), keeping line breaks.
+_VISIBLE_MESSAGE = {c: v for c, v in _VISIBLE.items() if c != 0x0A}
 
 
 def register_source(file: str, text: str) -> None:
     """Remember ``text`` as the contents of ``file`` for quoting in diagnostics."""
     _SOURCES[file] = text
+    _LINE_STARTS.pop(file, None)
+
+
+def _read_for_quoting(file: str) -> str | None:
+    import os
+
+    try:
+        if not os.path.isfile(file) or os.path.getsize(file) > _MAX_QUOTED_FILE:
+            return None
+        with open(file, "rb") as fh:
+            return fh.read().decode("utf-8", errors="replace")
+    except (OSError, ValueError):  # unreadable, or a name the OS refuses (NUL in it)
+        return None
 
 
 def source_line(loc: Location) -> str | None:
@@ -41,18 +65,22 @@ def source_line(loc: Location) -> str | None:
         return None
     text = _SOURCES.get(loc.file)
     if text is None:
-        try:
-            with open(loc.file, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
+        text = _read_for_quoting(loc.file)
+        if text is None:
             return None
         _SOURCES[loc.file] = text
-    # Find the line without splitting the whole (possibly huge) text.
-    start = 0
-    for _ in range(loc.line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return None
+    starts = _LINE_STARTS.get(loc.file)
+    if starts is None:
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        _LINE_STARTS[loc.file] = starts
+    if loc.line > len(starts):
+        return None
+    start = starts[loc.line - 1]
     end = text.find("\n", start)
     return (text[start:] if end < 0 else text[start:end]).rstrip("\r")
 
@@ -82,10 +110,14 @@ class Diagnostic:
             head = f"{loc.file}: {self.severity}: {self.message}"
         else:
             head = f"{self.severity}: {self.message}"
-        lines = [head]
+        lines = [head.translate(_VISIBLE_MESSAGE)]
         src = source_line(loc)
         if src is not None:
-            lines.append(src)
+            if len(src) > 1000:  # a megabyte-long line: quote the part around the column
+                lo = max(loc.col - 500, 0)
+                src = src[lo:lo + 1000]
+                loc = Location(loc.file, loc.line, loc.col - lo)
+            lines.append(src.translate(_VISIBLE))
             # Keep tabs so the caret lines up under tab-indented source.
             prefix = "".join(c if c == "\t" else " " for c in src[: max(loc.col - 1, 0)])
             lines.append(prefix + "^")

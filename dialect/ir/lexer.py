@@ -45,6 +45,16 @@ def _unescape(body: str) -> str:
     return out.decode("utf-8", errors="surrogateescape")
 
 
+_CONTROL_NAMES = {"\0": "NUL", "\t": "tab", "\r": "carriage return", "\x1b": "ESC",
+                  "\x7f": "DEL", "\x0b": "vertical tab", "\x0c": "form feed"}
+
+
+def _char_name(c: str) -> str:
+    """How :meth:`Lexer.found` names an unprintable character: ``a NUL character (U+0000)``."""
+    name = _CONTROL_NAMES.get(c)
+    return f"a {name} character (U+{ord(c):04X})" if name else f"the character U+{ord(c):04X}"
+
+
 def _signless(value: int, type: str) -> int:
     """MLIR keeps signless integers in two's complement and prints them signed: 255 : i8 is -1."""
     if type[0] == "i" and type != "index":
@@ -87,6 +97,13 @@ class Lexer:
         tok = m.group() if m else self.text[pos]
         if tok == "\n":
             return "end of line"
+        if len(tok) > 40:  # a 10 MB identifier or number: quote its start
+            tok = tok[:40] + "..."
+        if not tok.isprintable():
+            # A control character (NUL, ESC, ...) would garble the terminal: name it instead.
+            if len(tok) == 1:
+                return _char_name(tok)
+            tok = tok.encode("unicode_escape", errors="backslashreplace").decode("ascii")
         return f"'{tok}'"
 
     def error(self, message: str, pos: int | None = None, notes=()) -> DiagnosticError:

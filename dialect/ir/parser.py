@@ -43,6 +43,7 @@ from tdflow.dialect.ir.attrs import (
 from tdflow.dialect.ir.core import RETURN, Block, FuncOp, Location, Module, Operation, Value
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, register_source
 from tdflow.dialect.ir.lexer import _BARE_ID, _RESULT_GROUP, _SSA_ID, _SSA_USE, _SYMBOL
+from tdflow.dialect.ir.source import check_text, decode_source, read_source
 from tdflow.dialect.ir.type_attr_parser import TypeAttrParser, parse_attribute, parse_type
 from tdflow.dialect.types import FunctionType
 
@@ -480,7 +481,8 @@ class Parser(TypeAttrParser):
         except DiagnosticError:
             raise _Fallback from None
         finally:
-            end_pos, self.pos = self.pos, saved
+            # An error may leave nesting levels open; the general parser starts from none.
+            end_pos, self.pos, self.depth = self.pos, saved, 0
         if end_pos != end:
             raise _Fallback
         return out
@@ -602,12 +604,20 @@ class Parser(TypeAttrParser):
         block.append(Operation(RETURN, operands, (), {}, loc))
 
 
-def parse_module(text: str, filename: str = "<string>") -> Module:
+def parse_module(text: str | bytes, filename: str = "<string>") -> Module:
     """Parse program text into a module; raises ``DiagnosticError`` on syntax errors.
 
+    ``text`` may be ``bytes`` (what a file holds): a byte that is not UTF-8 is a located error.
     Run :func:`tdflow.dialect.ir.verifier.verify_module` on the result: name-resolution problems
     are reported there.
+
+    >>> parse_module(b'func.func @f() {\\n  return\\n}\\n', "b.mlir").funcs[0].name
+    'f'
     """
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        text = decode_source(bytes(text), filename)
+    else:
+        check_text(text, filename)
     register_source(filename, text)
     # Parsing allocates ~10 objects per op and frees none: the cyclic GC would rescan the growing
     # heap over and over (half the parse time on big programs), so pause it.
@@ -621,7 +631,5 @@ def parse_module(text: str, filename: str = "<string>") -> Module:
 
 
 def parse_file(path) -> Module:
-    """Parse the file at ``path`` (locations name it)."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    return parse_module(text, str(path))
+    """Parse the file at ``path`` (locations name it); ``OSError`` if it cannot be read."""
+    return parse_module(read_source(path), str(path))

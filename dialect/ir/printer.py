@@ -54,7 +54,7 @@ def _loc_str(loc: Location) -> str:
 
 
 class _Printer:
-    __slots__ = ("generic", "locs", "out", "types", "attrs")
+    __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names")
 
     def __init__(self, generic: bool, locs: bool) -> None:
         self.generic = generic
@@ -63,6 +63,7 @@ class _Printer:
         # Per-print caches keyed by id(): every key object stays alive during the print.
         self.types: dict[int, str] = {}
         self.attrs: dict[int, str] = {}
+        self.op_names: dict[str, str] = {}
 
     def type_str(self, t) -> str:
         s = self.types.get(id(t))
@@ -199,7 +200,10 @@ class _Printer:
             outs = "(" + ", ".join([type_str(r.type) for r in results]) + ")"
         attrs = f" {self.attr_dict(op.attributes)}" if op.attributes else ""
         loc = _loc_str(op.loc) if self.locs else ""
-        return f'{head}"{op.name}"({ops}){attrs} : ({ins}) -> {outs}{loc}'
+        name = self.op_names.get(op.name)
+        if name is None:  # quoted, with '"', '\\' and control characters escaped
+            name = self.op_names[op.name] = escape_string(op.name)
+        return f"{head}{name}({ops}){attrs} : ({ins}) -> {outs}{loc}"
 
 
 def _use(names: dict[Value, str], v: Value) -> str:

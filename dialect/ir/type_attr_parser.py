@@ -35,17 +35,40 @@ from tdflow.dialect.ir.lexer import (
 )
 from tdflow.dialect.types import FunctionType, TensorType
 
-__all__ = ["TypeAttrParser", "parse_type", "parse_attribute"]
+__all__ = ["TypeAttrParser", "parse_type", "parse_attribute", "MAX_NESTING"]
+
+#: How deeply ``[...]``, ``{...}`` and ``(...)`` may nest in one type or attribute. Programs nest
+#: a few levels; the bound keeps the parser and everything that walks its result recursively
+#: (printing, hashing, equality, passes) far from Python's recursion limit, and turns a hostile
+#: ``[[[[...`` into a located error instead of a ``RecursionError``.
+MAX_NESTING = 64
+#: Largest static dimension (MLIR keeps dimensions in an int64).
+MAX_DIM = (1 << 63) - 1
+#: Widest integer type, as in MLIR (``i16777215``).
+MAX_INT_WIDTH = (1 << 24) - 1
+#: Decimal integer literals longer than this are refused: converting one costs time quadratic in
+#: its length (Python's own limit for ``int(str)``), and none fits a 64-bit type anyway.
+MAX_DECIMAL_DIGITS = 4300
+_COMMON_SCALARS = frozenset({"i1", "i8", "i16", "i32", "i64", "si32", "si64", "ui8", "f16",
+                             "bf16", "f32", "f64", "index", "none"})
 
 
 class TypeAttrParser(Lexer):
     """Types (``tensor<...>``, scalars, function types) and attribute values."""
 
-    __slots__ = ("types",)
+    __slots__ = ("types", "depth")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
         self.types: dict[str, object] = {}  # tensor type text -> TensorType (types repeat)
+        self.depth = 0  # open '[', '{' and '(' of the type or attribute being parsed
+
+    def _enter(self, pos: int) -> None:
+        """One more level of nesting, opened at ``pos``; an error past :data:`MAX_NESTING`."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"nesting too deep: more than {MAX_NESTING} levels of '[', '{{' "
+                             f"or '(' in a type or attribute", pos)
 
     # -- types ---------------------------------------------------------------------------
     def parse_type(self):
@@ -59,6 +82,7 @@ class TypeAttrParser(Lexer):
             s = text[pos:end + 1]
             t = self.types.get(s)
             if t is None:
+                self._check_dims(s, pos)
                 try:
                     t = TensorType.parse(s)
                 except ValueError as exc:
@@ -71,9 +95,26 @@ class TypeAttrParser(Lexer):
             return FunctionType(ins, outs)
         m = _SCALAR_TYPE.match(text, pos)
         if m is not None:
+            t = m.group()
+            if t not in _COMMON_SCALARS and t[0] in "isu":
+                width = t.lstrip("su")[1:]
+                if len(width) > 8 or int(width) > MAX_INT_WIDTH:
+                    # MLIR's limit; it also keeps 1 << width (attribute ranges) affordable.
+                    raise self.error(f"integer bitwidth is limited to {MAX_INT_WIDTH} bits", pos)
             self.pos = m.end()
-            return m.group()
+            return t
         raise self.expected("a type (e.g. 'tensor<4x?xf32>', 'tensor<*xf32>', 'f32', 'i64')")
+
+    def _check_dims(self, s: str, pos: int) -> None:
+        """Each dimension of the tensor type ``s`` (at ``pos``) is ``?`` or fits in int64."""
+        start = pos + len("tensor<")
+        for part in s[len("tensor<"):-1].split("x")[:-1]:
+            if part.isdigit() and (not part.isascii() or len(part) > 19
+                                   or int(part) > MAX_DIM):
+                shown = part if len(part) <= 24 else part[:20] + "..."
+                raise self.error(f"invalid dimension {shown} (a dimension is a decimal integer "
+                                 f"from 0 to {MAX_DIM}, or '?')", start)
+            start += len(part) + 1
 
     def parse_type_list(self, close: str) -> tuple:
         """Types separated by ``,`` up to (and consuming) ``close``."""
@@ -90,9 +131,12 @@ class TypeAttrParser(Lexer):
     def parse_function_type(self) -> tuple[tuple, tuple]:
         """``(T, T) -> T`` or ``(T) -> (T, T)``."""
         self.expect("(", "'(' starting a function type like '(tensor<4xf32>) -> tensor<4xf32>'")
+        self._enter(self.pos - 1)
         ins = self.parse_type_list(")")
         self.expect("->", "'->' in a function type")
-        return ins, self.parse_result_types()
+        outs = self.parse_result_types()
+        self.depth -= 1
+        return ins, outs
 
     def parse_result_types(self) -> tuple:
         if self.accept("("):
@@ -134,6 +178,7 @@ class TypeAttrParser(Lexer):
             return StringAttr(self.string())
         if c == "[":
             self.pos += 1
+            self._enter(pos)
             items = []
             if not self.accept("]"):
                 while True:
@@ -142,10 +187,14 @@ class TypeAttrParser(Lexer):
                         break
                     if not self.accept(","):
                         raise self.expected("',' or ']' in an array attribute")
+            self.depth -= 1
             return ArrayAttr(tuple(items))
         if c == "{":
             self.pos += 1
-            return DictAttr(tuple(self.parse_attr_dict().items()))
+            self._enter(pos)
+            d = DictAttr(tuple(self.parse_attr_dict().items()))
+            self.depth -= 1
+            return d
         if c == "@":
             m = self.match(_SYMBOL)
             if m is not None:
@@ -198,23 +247,40 @@ class TypeAttrParser(Lexer):
             if type not in FLOAT_TYPES:
                 raise self.error(f"floating point literal {lit} cannot have integer type '{type}'",
                                  start)
-            if "0x" in lit:
-                value = float_from_bits(int(lit, 16), type)
-            else:
-                value = float(lit)
+            value = self._float_literal(lit, type, start)
             try:
                 return FloatAttr(value, type)
             except OverflowError:
                 raise self.error(f"float {lit} is out of range for type '{type}'", start) from None
         type = type or "i64"
-        value = int(lit, 0) if "0x" in lit else int(lit)
+        value = self._int_literal(lit, start)
         lo, hi = int_range(type)
         if not lo <= value <= hi:
-            raise self.error(f"integer {lit} is out of range for type '{type}' "
-                             f"(expected {lo} to {hi})", start)
+            raise self.error(f"integer {_short(lit)} is out of range for type '{type}' "
+                             f"(expected {_short(str(lo))} to {_short(str(hi))})", start)
         if type == "i1":
             return BoolAttr(bool(value))
         return IntegerAttr(_signless(value, type), type)
+
+    def _int_literal(self, lit: str, pos: int) -> int:
+        """The value of an integer literal (decimal or ``0x`` hex) starting at ``pos``."""
+        if "0x" in lit:
+            return int(lit, 16)  # linear in the length, whatever it is
+        if len(lit) > MAX_DECIMAL_DIGITS:
+            raise self.error(f"integer literal with {len(lit.lstrip('-'))} digits is too long "
+                             f"(at most {MAX_DECIMAL_DIGITS})", pos)
+        return int(lit)
+
+    def _float_literal(self, lit: str, type: str, pos: int) -> float:
+        """The value of a float literal; ``0x...`` is the bit pattern of a ``type`` value."""
+        if "0x" not in lit:
+            return float(lit)  # overflow gives inf; FloatAttr then checks the type's range
+        bits = int(lit, 16)
+        width = 16 if type == "bf16" else {"f16": 16, "f32": 32, "f64": 64}.get(type, 64)
+        if not 0 <= bits < 1 << width:
+            raise self.error(f"hexadecimal float literal {_short(lit)} does not fit in "
+                             f"{type} ({width} bits)", pos)
+        return float_from_bits(bits, type)
 
     def parse_dense_array(self):
         start = self.pos
@@ -240,16 +306,15 @@ class TypeAttrParser(Lexer):
                         raise self.expected(f"a number in an array<{etype}: ...>")
                     lit = m.group()
                     if etype[0] == "f":
-                        values.append(float_from_bits(int(lit, 16), etype) if "0x" in lit
-                                      else float(lit))
+                        values.append(self._float_literal(lit, etype, vpos))
                     else:
                         if m.group(1) is not None:
                             raise self.error(f"expected an integer in array<{etype}: ...>, "
-                                             f"found {lit}", vpos)
-                        v = int(lit, 0) if "0x" in lit else int(lit)
+                                             f"found {_short(lit)}", vpos)
+                        v = self._int_literal(lit, vpos)
                         lo, hi = int_range(etype)
                         if not lo <= v <= hi:
-                            raise self.error(f"{lit} is out of range for {etype}", vpos)
+                            raise self.error(f"{_short(lit)} is out of range for {etype}", vpos)
                         values.append(_signless(v, etype))
                 if not self.accept(","):
                     break
@@ -258,6 +323,11 @@ class TypeAttrParser(Lexer):
             return DenseArrayAttr(etype, tuple(values))
         except OverflowError:
             raise self.error(f"a value does not fit in {etype}", start) from None
+
+
+def _short(lit: str) -> str:
+    """A literal as quoted in messages: a huge one is shortened."""
+    return lit if len(lit) <= 40 else f"{lit[:20]}...({len(lit)} characters)"
 
 
 def parse_type(text: str):

@@ -11,7 +11,6 @@ select-kernels{device=cpu},plan-memory``). User errors are diagnostics (exit 1).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 
@@ -22,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Parse and verify PROGRAM.mlir, run the pass pipeline, print the resulting "
         "IR and, when the pipeline ends in plan-memory, the ExecutablePlan.",
     )
-    p.add_argument("program", metavar="PROGRAM.mlir", nargs="?", help="the program to lower")
+    p.add_argument("program", metavar="PROGRAM.mlir", nargs="?",
+                   help="the program to lower ('-' for stdin)")
     p.add_argument("--pipeline", default=None, metavar="P",
                    help="comma-separated passes, options in braces "
                    "(default: the standard pipeline for --device)")
@@ -50,14 +50,12 @@ def run(args: argparse.Namespace) -> int:
                          "tdflow lower: error: the following arguments are required: "
                          "PROGRAM.mlir\n")
         return 2
-    if not os.path.isfile(args.program):
-        print_diagnostic(f"error: cannot open program '{args.program}': "
-                         f"{'is a directory' if os.path.isdir(args.program) else 'no such file'}")
-        return 1
-    from tdflow.dialect.ir import parse_file, print_module
+    from tdflow.dialect.cli_support import read_input
+    from tdflow.dialect.ir import parse_module, print_module
     from tdflow.runtime.compiled import lower
 
-    module = parse_file(args.program)
+    name = "<stdin>" if args.program == "-" else args.program
+    module = parse_module(read_input(args.program), name)
     result = lower(module, args.device, args.entry, args.pipeline,
                    verify_each=not args.no_verify_each,
                    print_ir_after_all=args.print_ir_after_all,
@@ -86,12 +84,12 @@ def _list_passes() -> int:
 
 def print_plan(plan) -> None:
     """Render an ``ExecutablePlan`` with rich: summary, buffers, arguments, launches."""
-    from rich.console import Console
     from rich.table import Table
 
+    from tdflow.dialect.cli_support import console as make_console
     from tdflow.lowering.plan import format_bytes
 
-    console = Console(highlight=False, soft_wrap=False, width=max(120, Console().width))
+    console = make_console(min_width=120)
     saved = plan.peak_bytes_before - plan.peak_bytes_after
     pct = 100.0 * saved / plan.peak_bytes_before if plan.peak_bytes_before else 0.0
     console.print(f"[bold]plan @{plan.name}[/bold] on {plan.device}: {len(plan.buffers)} buffers, "

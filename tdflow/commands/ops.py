@@ -40,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _table(dialect) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from tdflow.dialect.cli_support import console
 
     table = Table(title=f"{dialect.name}: {len(dialect)} ops ({dialect.path})", show_lines=False)
     for col in ("op", "operands", "results", "attributes", "traits", "hooks"):
@@ -62,4 +63,4 @@ def _table(dialect) -> None:
         hooks = ", ".join(k for k in op.hook_kinds)
         table.add_row(op.name, vals(op.operands), vals(op.results), "\n".join(attrs),
                       ", ".join(str(t) for t in op.traits), hooks)
-    Console(width=200).print(table)
+    console(min_width=200).print(table)

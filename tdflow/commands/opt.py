@@ -24,22 +24,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    import sys
-
-    from tdflow.dialect.cli_support import UsageError, load_from_args, usage, write_output
+    from tdflow.dialect.cli_support import (
+        UsageError,
+        load_from_args,
+        read_input,
+        usage,
+        write_output,
+    )
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.parser import parse_module
     from tdflow.dialect.ir.printer import print_module
 
-    if args.program == "-":
-        text, name = sys.stdin.read(), "<stdin>"
-    else:
-        if not os.path.isfile(args.program):
-            return usage(f"'{args.program}' does not exist")
-        with open(args.program, encoding="utf-8") as fh:
-            text, name = fh.read(), args.program
-    module = parse_module(text, name)  # a DiagnosticError is rendered by the CLI (exit 1)
+    name = "<stdin>" if args.program == "-" else args.program
+    # A DiagnosticError (syntax, bytes that are not UTF-8) is rendered by the CLI (exit 1).
+    module = parse_module(read_input(args.program), name)
     if not args.no_verify:
         try:
             dialect = load_from_args(args)

@@ -30,17 +30,33 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the function to call (default: the first one)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="bind argument NAME to the array in FILE.npy (repeatable)")
-    p.add_argument("--random-inputs", type=int, default=None, metavar="SEED",
+    p.add_argument("--random-inputs", type=non_negative_int, default=None, metavar="SEED",
                    help="seed of the generator filling arguments not given (default: 0); "
                    "floats ~ N(0, 0.1^2), integers in [0, 10), booleans fair")
     p.add_argument("--output", default=None, metavar="OUT.npz",
                    help="write the results to OUT.npz as result0, result1, ...")
     p.add_argument("--pipeline", default=None, metavar="P",
                    help="lowering pipeline (default: the standard one for --device)")
-    p.add_argument("--values", type=int, default=6, metavar="N",
+    p.add_argument("--values", type=non_negative_int, default=6, metavar="N",
                    help="how many leading values of each result to show (default: 6)")
-    p.add_argument("--repeat", type=int, default=0, metavar="N",
+    p.add_argument("--repeat", type=non_negative_int, default=0, metavar="N",
                    help="also call the program N more times and report the time per call")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse ``type=`` for counts and seeds: a bad value is a usage error (exit 2).
+
+    >>> non_negative_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") \
+            from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text}")
+    return value
 
 
 def _usage(msg: str) -> int:
@@ -49,8 +65,6 @@ def _usage(msg: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.commands import print_diagnostic
-
     bindings: dict[str, str] = {}
     for item in args.input:
         name, eq, path = item.partition("=")
@@ -60,31 +74,41 @@ def run(args: argparse.Namespace) -> int:
         if name in bindings:
             return _usage(f"--input {name}= given twice")
         bindings[name] = path
-    if not os.path.isfile(args.program):
-        print_diagnostic(f"error: cannot open program '{args.program}': "
-                         f"{'is a directory' if os.path.isdir(args.program) else 'no such file'}")
-        return 1
+    if args.entry is not None and not args.entry.lstrip("@"):
+        return _usage("--entry expects a function name")
 
     import numpy as np
 
     import tdflow
-    from tdflow.runtime.executor import ArgumentError, _type_text
+    from tdflow.dialect.cli_support import read_input
+    from tdflow.dialect.ir import parse_module
 
-    program = tdflow.compile(args.program, device=args.device, entry=args.entry,
-                             pipeline=args.pipeline)
-    name = program.__name__
-    names = list(program.argument_names)
+    # Parse (and check) here, before compiling: what `compile` would trip over (no function, a
+    # scalar argument, a tensor too big to allocate) becomes a located diagnostic.
+    file = "<stdin>" if args.program == "-" else args.program
+    text = read_input(args.program)
+    module = parse_module(text, file)
+    func = _entry(module, args.entry.lstrip("@") if args.entry else None)
+    check_runnable(func, set(bindings))
+    names = [a.name or f"arg{i}" for i, a in enumerate(func.args)]
     unknown = sorted(set(bindings) - set(names))
     if unknown:
-        raise ArgumentError(f"@{name} has no argument %{unknown[0]}; its arguments are "
-                            f"{', '.join('%' + n for n in names)}")
-    inputs: dict[str, np.ndarray] = {}
-    for name, path in bindings.items():
-        try:
-            inputs[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            print_diagnostic(f"error: --input {name}={path}: cannot read a .npy array: {exc}")
-            return 1
+        from tdflow.runtime.executor import ArgumentError
+
+        raise ArgumentError(f"@{func.name} has no argument %{unknown[0]}; its arguments are "
+                            f"{', '.join('%' + n for n in names) or 'none'}")
+    inputs = {arg: load_array(arg, path) for arg, path in bindings.items()}
+
+    from pathlib import Path
+
+    # A path (not the parsed module) so that compile's locations name the file too.
+    source = Path(args.program) if args.program != "-" else text.decode("utf-8")
+    try:
+        program = tdflow.compile(source, device=args.device, entry=func.name,
+                                 pipeline=args.pipeline)
+    except MemoryError:
+        raise _error(f"@{func.name}: not enough memory for the program's buffers") from None
+    fname = program.__name__
     seed = 0 if args.random_inputs is None else args.random_inputs
     rng = np.random.default_rng(seed)
     filled = []
@@ -92,16 +116,21 @@ def run(args: argparse.Namespace) -> int:
         if arg in inputs:
             continue
         if shape is None or None in shape:
-            raise ArgumentError(f"@{name}: argument %{arg} has a dynamic shape "
+            from tdflow.runtime.executor import ArgumentError, _type_text
+
+            raise ArgumentError(f"@{fname}: argument %{arg} has a dynamic shape "
                                 f"({_type_text(shape, dtype)}); give it with --input "
                                 f"{arg}=FILE.npy")
         inputs[arg] = random_array(rng, shape, dtype)
         filled.append(arg)
     if filled:
         print(f"random inputs (seed {seed}): {', '.join('%' + a for a in filled)}")
-    results = program(**inputs)
+    try:
+        results = program(**inputs)
+    except MemoryError:
+        raise _error(f"@{fname}: out of memory while running") from None
     results = results if isinstance(results, tuple) else (results,)
-    print_results(name, results, args.values)
+    print_results(fname, results, args.values)
     if args.repeat > 0:
         import statistics
         import time
@@ -115,14 +144,157 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.repeat} calls: median {statistics.median(times) * 1e3:.3f} ms, "
               f"min {min(times) * 1e3:.3f} ms per call")
     if args.output:
+        written = args.output
+        # numpy's convention: '.npz' is appended to a name without it; but a path that exists and
+        # is not a regular file (a directory, /dev/full) is written as given, to report its error.
+        if not written.endswith(".npz") and not (os.path.exists(written)
+                                                 and not os.path.isfile(written)):
+            written += ".npz"
         try:
-            np.savez(args.output, **{f"result{i}": np.asarray(r) for i, r in enumerate(results)})
+            with open(written, "wb") as fh:
+                np.savez(fh, **{f"result{i}": np.asarray(r) for i, r in enumerate(results)})
         except OSError as exc:
-            print_diagnostic(f"error: --output {args.output}: cannot write: {exc.strerror or exc}")
-            return 1
-        written = args.output if str(args.output).endswith(".npz") else f"{args.output}.npz"
+            from tdflow.dialect.cli_support import FileAccessError, os_reason
+
+            raise FileAccessError(written, f"cannot write: {os_reason(exc)}") from None
         print(f"wrote {len(results)} result(s) to {written}")
     return 0
+
+
+def _error(message: str, loc=None):
+    from tdflow.dialect.ir import Diagnostic, DiagnosticError
+
+    return DiagnosticError([Diagnostic(message, loc)])
+
+
+def _entry(module, entry: str | None):
+    """The function ``tdflow run`` calls: ``--entry NAME`` or the first one."""
+    from tdflow.dialect.ir import Location
+
+    if not module.funcs:
+        raise _error("the program defines no function to run (expected 'func.func @name(...)')",
+                     Location(module.loc.file, 0, 0))
+    if entry is None:
+        return module.funcs[0]
+    for f in module.funcs:
+        if f.name == entry:
+            return f
+    raise _error(f"--entry: the program has no function @{entry}; it defines "
+                 f"{', '.join('@' + f.name for f in module.funcs)}",
+                 Location(module.loc.file, 0, 0))
+
+
+def _machine_memory() -> int:
+    """Bytes this process may allocate at most: physical memory, or a lower address-space
+    limit (``ulimit -v``)."""
+    import resource
+
+    limit = (1 << 63) - 1
+    try:
+        limit = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        pass
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft != resource.RLIM_INFINITY:
+        limit = min(limit, soft)
+    return limit
+
+
+def check_runnable(func, bound: set[str]) -> None:
+    """Raise a located ``DiagnosticError`` for what numpy cannot make of ``func``'s values.
+
+    Numpy refuses arrays of more than :data:`MAX_RANK` dimensions, and allocating a static
+    tensor larger than the machine's memory ends in ``MemoryError`` (or worse, swapping), so
+    such a program is reported here, before anything is allocated: each argument (named, with
+    its type) and each value an operation defines. ``bound`` are the arguments given with
+    ``--input`` (their arrays exist already, so only their rank matters).
+    """
+    import numpy as np
+
+    from tdflow.dialect.ir import Diagnostic, DiagnosticError
+    from tdflow.dialect.types import DTYPES, TensorType
+
+    max_rank = MAX_RANK if int(np.__version__.split(".")[0]) >= 2 else 32
+    memory = _machine_memory()
+    diags = []
+
+    def check(what: str, t, loc, random: bool) -> None:
+        if not isinstance(t, TensorType) or t.shape is None:
+            return
+        if len(t.shape) > max_rank:
+            diags.append(Diagnostic(f"{what}: {t} has rank {len(t.shape)}; numpy arrays have at "
+                                    f"most {max_rank} dimensions", loc))
+            return
+        n = t.numel
+        if n is None:
+            return
+        nbytes = n * DTYPES[t.dtype].itemsize
+        # Random floats are drawn in float64 and then cast: that is the peak.
+        peak = n * 8 + nbytes if random else nbytes
+        if peak <= memory:
+            return
+        size = f"{n:.3g} elements ({_bytes(nbytes)})"
+        if random:
+            diags.append(Diagnostic(f"{what}: {t} has {size}; too large for random inputs on "
+                                    f"this machine ({_bytes(memory)} of memory), give it with "
+                                    f"--input", loc))
+        else:
+            diags.append(Diagnostic(f"{what}: {t} has {size}, more than this machine's "
+                                    f"{_bytes(memory)} of memory", loc))
+
+    for i, a in enumerate(func.args):
+        name = a.name or f"arg{i}"
+        if not isinstance(a.type, TensorType):
+            diags.append(Diagnostic(f"argument %{name} has type {a.type}; @{func.name} can be run "
+                                    f"only with tensor arguments", a.loc))
+            continue
+        check(f"argument %{name}", a.type, a.loc, name not in bound)
+    for op in func.body:
+        for j, r in enumerate(op.results):
+            what = f"result #{j} of '{op.name}'" if len(op.results) > 1 else f"'{op.name}'"
+            check(what, r.type, op.loc, False)
+    if diags:
+        raise DiagnosticError(diags)
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("EiB", 1 << 60), ("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30),
+                       ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
+
+
+#: Numpy's limit on the number of dimensions of an array (32 before numpy 2).
+MAX_RANK = 64
+
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def load_array(name: str, path: str):
+    """The array of ``--input NAME=PATH``: a ``.npy`` file, else a diagnostic saying why not."""
+    import numpy as np
+
+    from tdflow.dialect.cli_support import FileAccessError, os_reason
+
+    what = f"--input {name}"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_NPY_MAGIC))
+            if not head:
+                raise FileAccessError(path, f"{what}: the file is empty, not a .npy array")
+            if head != _NPY_MAGIC:
+                hint = " (an .npz archive: save one array with np.save)" \
+                    if head.startswith(b"PK") else ""
+                raise FileAccessError(path, f"{what}: not a .npy file{hint}")
+            fh.seek(0)
+            return np.load(fh, allow_pickle=False)
+    except OSError as exc:
+        raise FileAccessError(path, f"cannot open {what}: {os_reason(exc)}") from None
+    except (ValueError, EOFError, TypeError) as exc:
+        # What np.load says about a damaged header or truncated data, or object arrays
+        # (pickles, refused for safety).
+        raise FileAccessError(path, f"{what}: not a valid .npy array: {exc}") from None
 
 
 def random_array(rng, shape, dtype: str):
@@ -145,8 +317,9 @@ def random_array(rng, shape, dtype: str):
 def print_results(name: str, results, values: int) -> None:
     """One row per result: shape, dtype, the first values and summary statistics."""
     import numpy as np
-    from rich.console import Console
     from rich.table import Table
+
+    from tdflow.dialect.cli_support import console
 
     table = Table(title=f"@{name} returned {len(results)} result(s)", title_justify="left")
     for col in ("result", "shape", "dtype", "first values", "min", "max", "mean", "std"):
@@ -164,4 +337,4 @@ def print_results(name: str, results, values: int) -> None:
             stats = ["-"] * 4
         table.add_row(f"result{i}", "x".join(map(str, r.shape)) or "scalar", str(r.dtype), head,
                       *stats)
-    Console(highlight=False, width=max(160, Console().width)).print(table)
+    console(min_width=160).print(table)

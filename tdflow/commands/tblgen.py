@@ -55,8 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if args.file == "-":
         from tdflow.tdparser import parse_string
 
-        data = render(parse_string(sys.stdin.read(), filename="<stdin>",
-                                   include_dirs=args.include_dirs, defines=args.defines))
+        # Bytes, decoded as files are (undecodable bytes become U+FFFD, as llvm-tblgen prints
+        # them), whatever the locale makes of sys.stdin.
+        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        data = render(parse_string(text, filename="<stdin>", include_dirs=args.include_dirs,
+                                   defines=args.defines))
     elif args.no_cache:
         data = render(_parse(args.file, args.include_dirs, args.defines))
     else:
@@ -137,17 +140,7 @@ def _llvm_escape(m: re.Match) -> str:
 
 
 def _emit(data: bytes, output: str) -> int:
-    if output == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return 0
-    try:
-        with open(output, "wb") as fh:
-            fh.write(data)
-    except OSError as exc:
-        from tdflow.commands import print_diagnostic
+    from tdflow.dialect.cli_support import write_output
 
-        print_diagnostic(f"error: cannot write '{output}': {exc.strerror}")
-        return 1
+    write_output(data, output)  # an unwritable OUT is a FileAccessError (exit 1)
     return 0

@@ -21,21 +21,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     from tdflow.dialect.cli_support import add_td_args
 
     add_td_args(p, positional=False)
-    p.add_argument("programs", nargs="*", metavar="PROGRAM.mlir", help="programs to verify")
+    p.add_argument("programs", nargs="*", metavar="PROGRAM.mlir",
+                   help="programs to verify ('-' for stdin)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
     from tdflow.commands import print_diagnostic
-    from tdflow.dialect.cli_support import UsageError, load_from_args, usage
+    from tdflow.dialect.cli_support import (
+        FileAccessError,
+        UsageError,
+        load_from_args,
+        read_input,
+        usage,
+    )
 
     if args.td is None and args.programs and args.programs[0].endswith(".td"):
         args.td = args.programs.pop(0)  # DESIGN.md's form: `tdflow verify FILE.td [PROGRAM...]`
-    for path in args.programs:
-        if not os.path.isfile(path):
-            return usage(f"'{path}' {'is a directory' if os.path.isdir(path) else 'does not exist'}")
+    if args.programs.count("-") > 1:
+        return usage("standard input ('-') can be read only once")
     try:
         dialect = load_from_args(args)
     except UsageError as exc:
@@ -44,7 +48,6 @@ def run(args: argparse.Namespace) -> int:
         diags = dialect.contract_diagnostics()
         if diags:
             from tdflow.dialect.ir.diagnostics import DiagnosticError
-
             print_diagnostic(DiagnosticError(diags).render())
             return 1
         if not args.quiet:
@@ -53,13 +56,16 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     from tdflow.dialect.ir import DiagnosticError, verify_module
-    from tdflow.dialect.ir.parser import parse_file
+    from tdflow.dialect.ir.parser import parse_module
 
     status = 0
     for path in args.programs:
+        # Each file is reported on its own: one that is missing or broken does not hide the
+        # errors of the others.
+        name = "<stdin>" if path == "-" else path
         try:
-            module = parse_file(path)
-        except DiagnosticError as exc:
+            module = parse_module(read_input(path), name)
+        except (DiagnosticError, FileAccessError) as exc:
             print_diagnostic(exc.render())
             status = 1
             continue
@@ -71,5 +77,5 @@ def run(args: argparse.Namespace) -> int:
                 continue
         if not args.quiet:
             n = sum(len(f.body) for f in module.funcs)
-            print(f"{path}: verified ({n} operations)")
+            print(f"{name}: verified ({n} operations)")
     return status

@@ -17,8 +17,10 @@ BAD = Path(__file__).resolve().parent / "bad"
 
 
 def tdflow(*args: str, cwd: Path | None = None, stdin: str | None = None):
+    # env: os.environ as Python sees it. Under pytest the C environment may hold a COLUMNS=80
+    # that readline exported, which tables would then follow.
     proc = subprocess.run([sys.executable, "-m", "tdflow", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, input=stdin, timeout=120)
+                          cwd=cwd or ROOT, input=stdin, timeout=120, env=dict(os.environ))
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -72,13 +74,23 @@ def test_verify_syntax_error_exit_1(tmp_path):
     assert proc.returncode == 1 and f"{p}:1:" in proc.stderr
 
 
-def test_usage_errors_exit_2(tmp_path):
-    assert tdflow("verify", "no/such/file.mlir").returncode == 2
-    assert tdflow("verify", "--td", "no/such.td").returncode == 2
-    assert tdflow("ops", "no/such.td").returncode == 2
+def test_usage_errors_exit_2():
     assert tdflow("verify", "--bogus").returncode == 2
-    proc = tdflow("verify", "--hooks", str(tmp_path / "missing.py"))
-    assert proc.returncode == 2 and "does not exist" in proc.stderr
+    assert tdflow("opt").returncode == 2
+
+
+def test_missing_files_exit_1_naming_the_file(tmp_path):
+    """A file that cannot be opened is a diagnostic naming it (exit 1), as in llvm-tblgen and
+    mlir-opt; tests/e2e/test_cli_hostile.py checks the same for every subcommand."""
+    for args, path in [(("verify", "no/such/file.mlir"), "no/such/file.mlir"),
+                       (("verify", "--td", "no/such.td"), "no/such.td"),
+                       (("ops", "no/such.td"), "no/such.td")]:
+        proc = tdflow(*args)
+        assert proc.returncode == 1, args
+        assert f"{path}: error: cannot open" in proc.stderr and "no such file" in proc.stderr
+    missing = tmp_path / "missing.py"
+    proc = tdflow("verify", "--hooks", str(missing))
+    assert proc.returncode == 1 and f"{missing}: error: cannot open hook file" in proc.stderr
 
 
 def test_tablegen_error_in_td_file_exit_1(tmp_path):
