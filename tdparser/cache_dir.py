@@ -14,11 +14,10 @@ Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache o
   a cache names in its allow-list, so even a planted entry cannot run code; anything else is a
   miss and the entry is rebuilt (:func:`atomic_write`).
 
->>> import tempfile
->>> os.environ["TDFLOW_CACHE_DIR"] = tempfile.mkdtemp()
->>> oct(usable_dir("demo").stat().st_mode & 0o777)
+>>> from unittest import mock
+>>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR=tempfile.mkdtemp()):
+...     oct(usable_dir("demo").stat().st_mode & 0o777)
 '0o700'
->>> del os.environ["TDFLOW_CACHE_DIR"]
 """
 
 from __future__ import annotations
@@ -41,9 +40,10 @@ _warned: set[str] = set()  # directories already warned about in this process
 def cache_dir() -> Path:
     """The cache directory: ``$TDFLOW_CACHE_DIR``, else the user cache dir (not created here).
 
-    >>> os.environ["TDFLOW_CACHE_DIR"] = "/tmp/x"; str(cache_dir())
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR="/tmp/x"):
+    ...     str(cache_dir())
     '/tmp/x'
-    >>> del os.environ["TDFLOW_CACHE_DIR"]
     """
     env = os.environ.get("TDFLOW_CACHE_DIR")
     if env:
@@ -57,9 +57,10 @@ def cache_disabled() -> bool:
     """True when ``TDFLOW_NO_CACHE`` is set to anything but ``""``/``0``/``false``/``no``, or
     after :func:`disable_caches`.
 
-    >>> os.environ["TDFLOW_NO_CACHE"] = "1"; cache_disabled()
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, TDFLOW_NO_CACHE="1"):
+    ...     cache_disabled()
     True
-    >>> del os.environ["TDFLOW_NO_CACHE"]
     """
     if _disabled:
         return True
