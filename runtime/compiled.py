@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.lowering.plan import ExecutablePlan
+from tdflow.tdparser.errors import TdflowError
 
 from .executor import Executor, _type_text, bind_arguments
 
@@ -157,6 +158,43 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
     return pm.run(module)
 
 
+class CompileOptionError(TdflowError, ValueError):
+    """A ``compile()`` option with an impossible value (unknown device, pass or mode)."""
+
+
+MODES = ("auto", "direct", "engine")
+
+
+def _check_compile_options(device: Any, entry: Any, pipeline: Any, donate: Any,
+                           mode: Any) -> None:
+    """Type and value checks of ``compile()``'s options, before any work, naming the option."""
+    from tdflow.lowering.pass_manager import PipelineError, parse_pipeline
+    from tdflow.runtime.kernels.registry import registered_kernels
+
+    for name, value in (("device", device), ("mode", mode)):
+        if not isinstance(value, str):
+            raise TypeError(f"compile(): argument {name!r} must be str, not "
+                            f"{type(value).__name__}")
+    for name, value in (("entry", entry), ("pipeline", pipeline)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"compile(): argument {name!r} must be str or None, not "
+                            f"{type(value).__name__}")
+    if isinstance(donate, str) or not all(isinstance(d, str) for d in donate):
+        raise TypeError("compile(): argument 'donate' must be a sequence of argument names")
+    if mode not in MODES:
+        raise CompileOptionError(f"compile(): mode {mode!r} is not one of {', '.join(MODES)}")
+    # cuda and cudasim are known even without kernels: lower() then says why (cuda_status)
+    devices = sorted({"cpu", "cuda", "cudasim"} | {k.device for k in registered_kernels()})
+    if device not in devices:
+        raise CompileOptionError(f"compile(): unknown device {device!r}; devices: "
+                                 f"{', '.join(devices)}")
+    if pipeline is not None:
+        try:
+            parse_pipeline(pipeline)
+        except PipelineError as e:
+            raise CompileOptionError(f"compile(): argument 'pipeline': {e}") from e
+
+
 def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # noqa: A001
             pipeline: str | None = None, donate: Sequence[str] = (),
             mode: str = "auto") -> CompiledProgram:
@@ -172,6 +210,7 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     from tdflow.dialect.types import TensorType
     from tdflow.runtime.kernels.registry import kernel_table
 
+    _check_compile_options(device, entry, pipeline, donate, mode)
     loader = module_loader(source)
     module = loader()
     if not len(module):

@@ -31,6 +31,9 @@ __all__ = ["EagerError", "OpRunner"]
 _wrap = Tensor._wrap
 _empty = np.empty
 _CACHE_LIMIT = 4096
+# The user address space of x86-64 and arm64 (47 bits): a result beyond it cannot be allocated
+# anywhere, so it is a bad argument (a huge shape), not an out-of-memory condition.
+MAX_RESULT_BYTES = 2**47
 
 
 class EagerError(TdflowError, ValueError):
@@ -88,17 +91,27 @@ class OpRunner:
         except (ValueError, TypeError) as e:
             text = str(e)  # the dialect's InferError already names the op
             raise EagerError(text if self.name in text else f"'{self.name}': {text}") from e
-        from tdflow.runtime.kernels.registry import select_kernel
+        from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
-        kernel = select_kernel(self.name, self.device, dtypes, attrs)
+        try:
+            kernel = select_kernel(self.name, self.device, dtypes, attrs)
+        except KernelNotFoundError as e:
+            # The hooks accepted the types but no kernel computes them (bool matmul...): for
+            # the caller that is a bad argument dtype, not a lookup failure.
+            raise EagerError(str(e)) from e  # (the message names the op)
         specs = []
         cost = 0
         for t in out_types:
             if not t.is_static:
                 raise EagerError(f"{self.name}: could not infer a static result type (got {t}) "
                                  f"for inputs {', '.join(map(str, in_types))}")
-            specs.append((tuple(t.shape), DTYPES[t.dtype], t.dtype))
+            np_dtype = DTYPES[t.dtype]
+            if (t.numel or 0) * np_dtype.itemsize > MAX_RESULT_BYTES:
+                raise EagerError(f"'{self.name}': the result {t} would need "
+                                 f"{(t.numel or 0) * np_dtype.itemsize:.3g} bytes, more than "
+                                 f"any machine can address (2**47)")
+            specs.append((tuple(t.shape), np_dtype, t.dtype))
             cost += t.numel or 0
         if self._uses_blas:
             cost = max(cost, sum(a.size for a in arrays if a is not None))
@@ -125,6 +138,11 @@ class OpRunner:
         for i, t in enumerate(tensors):
             if mutable and i in mutable and t is not None:
                 a = t._buf
+                if not a.flags.writeable:  # Tensor.from_numpy of a read-only array
+                    name = self.opdef.operands[i].name if i < len(self.opdef.operands) else i
+                    raise EagerError(f"'{self.name}' writes its operand '{name}' in place, but "
+                                     f"that tensor shares a read-only numpy array; pass "
+                                     f"tdflow.tensor(array) (a copy) instead")
                 arrays.append(a)
                 inplace.append(var_of(t))
                 key.append(a.shape)

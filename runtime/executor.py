@@ -249,7 +249,7 @@ def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Seque
     if len(args) > len(specs):
         raise ArgumentError(f"@{func} takes {len(specs)} arguments ({signature}), "
                             f"got {len(args)}")
-    values: list[Any] = list(args) + [None] * (len(specs) - len(args))
+    values: list[Any] = list(args) + [_MISSING] * (len(specs) - len(args))
     for key, v in kwargs.items():
         i = names.get(key)
         if i is None:
@@ -259,9 +259,9 @@ def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Seque
         values[i] = v
     out = []
     for (name, shape, dtype), v in zip(specs, values):
-        if v is None:
+        if v is _MISSING:
             raise ArgumentError(f"@{func}: missing argument %{name} ({_type_text(shape, dtype)})")
-        a = v if type(v) is np.ndarray else _as_array(v)
+        a = v if type(v) is np.ndarray else _as_array(v, func, name, shape, dtype)
         if a.dtype != DTYPES[dtype] or not _fits(a.shape, shape):
             want = "any shape" if shape is None else f"shape {_shape_text(shape)}"
             hint = ""
@@ -303,11 +303,29 @@ def _settle(got: Sequence[Any], outs: list[Any]) -> None:
             np.copyto(o, g, casting="unsafe")
 
 
-def _as_array(v: Any) -> np.ndarray:
+_MISSING = object()  # an argument not given (None is a given, wrong, value)
+
+
+def _as_array(v: Any, func: str, name: str, shape: Any, dtype: str) -> np.ndarray:
+    """A call argument as an array; ``ArgumentError`` for what cannot be one faithfully."""
+    want = _type_text(shape, dtype)
+    if isinstance(v, np.ma.MaskedArray):  # np.asarray would drop the mask silently
+        raise ArgumentError(f"@{func}: argument %{name} ({want}) is a masked array; masks are "
+                            f"not supported: pass array.filled(value)")
+    if v is None:
+        raise ArgumentError(f"@{func}: argument %{name} must be {want}, got None")
     numpy = getattr(v, "numpy", None)
     if callable(numpy) and not isinstance(v, np.ndarray):
         return np.asarray(numpy())
-    return np.asarray(v)
+    try:
+        a = np.asarray(v)
+    except (ValueError, TypeError) as e:  # ragged nested lists, unconvertible objects
+        raise ArgumentError(f"@{func}: argument %{name} ({want}) cannot be made an array: "
+                            f"{e}") from None
+    if a.dtype == object:
+        raise ArgumentError(f"@{func}: argument %{name} must be {want}, got "
+                            f"{type(v).__name__} (numpy dtype object)")
+    return a
 
 
 def _is_chain(plan: ExecutablePlan) -> bool:

@@ -28,7 +28,7 @@ from tdflow.dialect.types import DTYPES, dtype_from_numpy
 from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["BAD", "NO_DEFAULT", "Param", "Signature", "SignatureError", "TYPES",
-           "explain_mismatch", "make_binder", "parse_signature", "type_name"]
+           "explain_mismatch", "make_binder", "mismatch_detail", "parse_signature", "type_name"]
 
 
 class SignatureError(TdflowError, ValueError):
@@ -51,8 +51,8 @@ INT64 = (-(2**63), 2**63 - 1)
 
 
 def type_name(value: Any) -> str:
-    """How errors name the type of a Python value (``int``, ``Tensor``, ``tuple``)."""
-    return type(value).__name__
+    """How errors name the type of a Python value (``int``, ``Tensor``, ``tuple``, ``None``)."""
+    return "None" if value is None else type(value).__name__
 
 
 # ------------------------------------------------------------------ value converters
@@ -77,6 +77,22 @@ def _float(v):
     return BAD
 
 
+# |v| from here on rounds to inf in f32 (half an ulp above the largest f32, which ties to even).
+F32_OVERFLOW = 2.0**128 - 2.0**103
+
+
+_INF = float("inf")
+
+
+def _float32(v):
+    """``Float`` (an ``f32`` attribute): as ``_float``, but a finite value must fit in f32
+    (rather than silently becoming inf); inf and nan themselves pass."""
+    f = _float(v)
+    if f is not BAD and F32_OVERFLOW <= abs(f) < _INF:
+        return BAD
+    return f
+
+
 def _bool(v):
     if type(v) is bool:
         return v
@@ -92,15 +108,20 @@ def _str(v):
 def _scalar(v):
     """OneFlow's ``Scalar``: a Python or numpy bool/int/float (kept as is)."""
     t = type(v)
-    if t is int or t is float or t is bool:
+    if t is float or t is bool or t is int and INT64[0] <= v <= INT64[1]:
         return v
     if isinstance(v, np.bool_):
         return bool(v)
     if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, (np.floating, numbers.Real)):
+        v = int(v)
+    elif isinstance(v, numbers.Integral):
+        v = int(v)
+    elif isinstance(v, (np.floating, numbers.Real)):
         return float(v)
-    return BAD
+    else:
+        return BAD
+    # an int scalar becomes an si64 attribute (int_operand)
+    return v if INT64[0] <= v <= INT64[1] else BAD
 
 
 _DTYPE_ALIASES = {"float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32",
@@ -143,7 +164,7 @@ TYPES: dict[str, Callable[[Any], Any]] = {
     "Int32": _int(*INT32),
     "Int64": _int(*INT64),
     "Int": _int(*INT64),
-    "Float": _float,
+    "Float": _float32,
     "Double": _float,
     "String": _str,
     "DataType": _dtype,
@@ -151,7 +172,7 @@ TYPES: dict[str, Callable[[Any], Any]] = {
     "BoolList": _list(_bool, True),
     "Int32List": _list(_int(*INT32), True),
     "Int64List": _list(_int(*INT64), True),
-    "FloatList": _list(_float, True),
+    "FloatList": _list(_float32, True),
     "DoubleList": _list(_float, True),
     "StringList": _list(_str, True),
     "DataTypeList": _list(_dtype, True),
@@ -421,8 +442,46 @@ def explain_mismatch(fname: str, sig: Signature, args: tuple, kwargs: dict,
             ok = TYPES[p.type](v) is not BAD
         if not ok:
             want = p.type + (" or None" if p.optional else "")
-            rng = ""
-            if p.type in ("Int32", "Int32List") and isinstance(v, int) and not isinstance(v, bool):
-                rng = " (out of Int32 range)"
-            return f'{fname}(): argument "{p.name}" must be {want}, not {type_name(v)}{rng}'
+            return (f'{fname}(): argument "{p.name}" must be {want}, not {type_name(v)}'
+                    f'{mismatch_detail(p.type, v)}')
     return f"{fname}(): arguments do not match {sig}"
+
+
+_RANGES = {"Int32": INT32, "Int64": INT64, "Int": INT64, "Scalar": INT64}
+_ELEMENT = {"Int32List": "Int32", "Int64List": "Int64", "Shape": "Int64", "FloatList": "Float",
+            "DoubleList": "Double", "BoolList": "Bool", "StringList": "String",
+            "DataTypeList": "DataType", "ScalarList": "Scalar", "ShapeList": "Shape"}
+
+
+def mismatch_detail(ptype: str, v: Any) -> str:
+    """What is wrong with ``v`` beyond its Python type, as `` (...)``; empty if nothing more.
+
+    >>> mismatch_detail("Int32", 2**40)
+    ' (out of Int32 range)'
+    >>> mismatch_detail("Shape", [2, 1.5])
+    ' (element 1 is float 1.5: not an integer)'
+    """
+    why = _why(ptype, v)
+    return f" ({why})" if why else ""
+
+
+def _why(ptype: str, v: Any) -> str:
+    elem = _ELEMENT.get(ptype)
+    if elem is not None and isinstance(v, (list, tuple)):
+        for i, e in enumerate(v):
+            if TYPES[elem](e) is BAD:
+                # only a number with a wrong value needs saying; a wrong type shows in the list
+                why = _why(elem, e)
+                return why and f"element {i} is {type_name(e)} {e!r:.60}: {why}"
+        return ""
+    if elem is not None and ptype not in ("Shape", "ShapeList"):
+        return _why(elem, v)  # a bare value where a list is accepted (`dim=1`)
+    rng = _RANGES.get(ptype)
+    integral = isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+    if rng is not None and integral:
+        return f"out of {ptype} range"
+    if ptype == "Float" and isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool):
+        return f"{v!r} overflows f32, whose largest finite value is 3.4028235e+38"
+    if rng is not None and isinstance(v, (float, np.floating)):
+        return "not an integer" if ptype != "Scalar" else ""
+    return ""

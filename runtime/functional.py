@@ -28,6 +28,7 @@ op. Shape and dtype errors are found by the inference hooks at call time.
 from __future__ import annotations
 
 import inspect
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -160,9 +161,16 @@ def _scalar_rsub(ops, x, other):  # x is the scalar: x - other
     return ops.scalar["scalar_add"]((ops.fn["negative"](other), x))
 
 
+def _reciprocal(v: float) -> float:
+    """``1 / v`` with IEEE semantics: ``x * (1 / 0.0)`` must give ``x / 0`` (inf or nan)."""
+    if v == 0:
+        return math.copysign(math.inf, v) if isinstance(v, float) else math.inf
+    return 1.0 / v
+
+
 @composite("ScalarDiv")
 def _scalar_div(ops, x, other):
-    return ops.scalar["scalar_mul"]((x, 1.0 / other))
+    return ops.scalar["scalar_mul"]((x, _reciprocal(other)))
 
 
 @composite("ScalarRDiv")
@@ -301,10 +309,10 @@ def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tupl
         def function(*args, **kwargs):  # relu(x): one tensor, nothing else
             if not kwargs and len(args) == 1 and isinstance(args[0], Tensor):
                 return fast(args[0])
-            vals = bind(args, kwargs)
+            vals = bind(args, kwargs)  # relu(x=t)
             if vals is None:
                 raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
-            return impl(vals)
+            return fast(vals[0])  # (impl may be fast itself, which takes the tensor)
     elif len(sigs) == 1 and fast is not None and len(sigs[0].params) == 2:
         bind, impl, sig = binders[0], impls[0], sigs[0]
 
@@ -352,7 +360,7 @@ def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tupl
                 vals = bind(args, kwargs)
                 if vals is not None:
                     return impl(vals)
-            raise TypeError(message)
+            raise _no_signature_fits(fname, sigs, message, args, kwargs)
 
     function.__name__ = function.__qualname__ = fname
     function.__module__ = "tdflow.functional"
@@ -360,6 +368,24 @@ def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tupl
     function.__signature__ = _py_signature(sigs[0])  # type: ignore[attr-defined]
     function.signatures = tuple(sigs)  # type: ignore[attr-defined]
     return function
+
+
+def _no_signature_fits(fname: str, sigs: list[Signature], message: str, args: tuple,
+                       kwargs: dict) -> TypeError:
+    """The error for a call no signature fits: ``message`` lists them; a note per signature
+    says why this call does not fit it, naming the argument (shown under the traceback).
+
+    >>> e = _no_signature_fits("add", [parse_signature("Tensor (Scalar x, Scalar y) => Add")],
+    ...                        "add(): no", (1.0, [1]), {})
+    >>> e.__notes__
+    ['*0: argument "y" must be Scalar, not list']
+    """
+    err = TypeError(message)
+    prefix = f"{fname}(): "
+    for i, sig in enumerate(sigs):
+        err.add_note(f"*{i}: " + explain_mismatch(fname, sig, args, kwargs, Tensor)
+                     .removeprefix(prefix))
+    return err
 
 
 def _doc(fname: str, sigs: list[Signature], opdef: Any | None) -> str:

@@ -42,8 +42,10 @@ def _mlir_dtype(dtype: Any) -> str:
     try:
         return _FROM_NUMPY[np.dtype(dtype)]
     except (KeyError, TypeError):
-        raise TypeError(f"unsupported dtype {dtype!r}; expected one of "
-                        f"{', '.join(DTYPES)}") from None
+        pass
+    name = str(np.dtype(dtype)) if isinstance(dtype, np.dtype) else repr(dtype)
+    raise TypeError(f"unsupported dtype {name}; expected one of {', '.join(DTYPES)} (numpy: "
+                    f"float16, float32, float64, bool, int8, int32, int64)") from None
 
 
 class Tensor:
@@ -88,7 +90,16 @@ class Tensor:
 
     @classmethod
     def from_numpy(cls, array: np.ndarray) -> Tensor:
-        """Share ``array``'s memory (no copy), like ``torch.from_numpy``."""
+        """Share ``array``'s memory (no copy), like ``torch.from_numpy``.
+
+        >>> Tensor.from_numpy(np.zeros(2, np.float32)).dtype
+        'f32'
+        """
+        _check_array(array, "from_numpy()")
+        if not array.dtype.isnative:
+            raise TypeError(f"from_numpy(): argument 'array' has non-native byte order "
+                            f"({array.dtype.str}); kernels read native order, so sharing it is "
+                            f"impossible: use tdflow.tensor(array), which converts (a copy)")
         return cls._wrap(array, _mlir_dtype(array.dtype))
 
     # -- metadata -----------------------------------------------------------------------------
@@ -193,6 +204,43 @@ def round_to_bf16(a: np.ndarray) -> np.ndarray:
     return out.reshape(a.shape)
 
 
+def _check_array(array: Any, where: str) -> None:
+    """Reject what a plain buffer cannot represent: an ndarray subclass with extra meaning."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"{where}: argument 'array' must be a numpy array, not "
+                        f"{type(array).__name__}")
+    if isinstance(array, np.ma.MaskedArray):
+        # its mask would be dropped silently, and the masked slots hold arbitrary values
+        raise TypeError(f"{where}: masked arrays are not supported (the mask would be lost); "
+                        f"fill the masked values first, e.g. array.filled(0)")
+
+
+def _from_python(data: Any) -> np.ndarray:
+    """``np.array(data)`` for nested lists and numbers, with errors that say what is wrong."""
+    if data is None:
+        raise TypeError("tensor(): argument 'data' must be a Tensor, numpy array, nested list "
+                        "or number, not None")
+    try:
+        array = np.array(data)
+    except (ValueError, TypeError) as e:
+        if "inhomogeneous" in str(e):  # numpy's word for a ragged nested list
+            raise ValueError(f"tensor(): argument 'data' is a ragged nested list: every list at "
+                             f"one depth must have the same length ({e})") from None
+        raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__}: {e}") from None
+    if array.dtype == object:
+        for v in array.reshape(-1):
+            if isinstance(v, int) and not isinstance(v, bool):
+                if not -(2**63) <= v < 2**63:
+                    raise ValueError(f"tensor(): the integer {v} in argument 'data' does not "
+                                     f"fit i64 [{-(2**63)}, {2**63 - 1}]")
+            elif not isinstance(v, (bool, float, int)):
+                raise TypeError(f"tensor(): argument 'data' holds a {type(v).__name__} "
+                                f"({v!r:.40}); expected numbers or bools")
+        raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__} "
+                        f"(numpy dtype object)")
+    return array
+
+
 def tensor(data: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
     """Make a tensor from a Tensor, numpy array, nested lists or a Python number (copies).
 
@@ -207,11 +255,15 @@ def tensor(data: Any, dtype: Any = None, device: str = "cpu", requires_grad: boo
         array = np.array(data.numpy(), copy=True)
         target = target or data.dtype
     elif isinstance(data, np.ndarray | np.generic):
+        if isinstance(data, np.ndarray):
+            _check_array(data, "tensor()")
         array = np.array(data, copy=True)
+        if not array.dtype.isnative:  # '>f4' on a little-endian machine: it is copied anyway
+            array = array.astype(array.dtype.newbyteorder("="))
         if target is None:
             target = _mlir_dtype(array.dtype)
     else:
-        array = np.array(data)
+        array = _from_python(data)
         if target is None:
             if array.dtype.kind == "f":
                 target = "f32"

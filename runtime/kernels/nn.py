@@ -156,7 +156,9 @@ def _generator(seed: int) -> np.random.Generator:
     with _lock:
         g = _generators.get(seed)
         if g is None:
-            g = _generators[seed] = np.random.default_rng(seed)
+            # Every si64 seed is valid (the attribute's kind): a negative one seeds with its
+            # two's complement, which no non-negative si64 shares (numpy takes only seeds >= 0).
+            g = _generators[seed] = np.random.default_rng(seed & 0xFFFF_FFFF_FFFF_FFFF)
         return g
 
 

@@ -53,7 +53,8 @@ class KernelNotFoundError(TdflowError, LookupError):
                  attrs: Mapping[str, Any], candidates: Sequence[Kernel]) -> None:
         self.op, self.device, self.input_dtypes = op, device, tuple(input_dtypes)
         self.candidates = tuple(candidates)
-        dts = ", ".join(input_dtypes) or "no inputs"
+        # None is an absent optional operand
+        dts = ", ".join("none" if d is None else d for d in input_dtypes) or "no inputs"
         if candidates:
             lines = "\n".join(f"  {c.describe()}" for c in candidates)
             msg = (f"no kernel for {op} on device {device!r} with input dtypes ({dts}); "

@@ -126,6 +126,10 @@ def constant(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
         value: Any = float(attrs.get("floating_value", 0.0))
     else:
         value = int(attrs.get("integer_value", 0))
+        if dt.kind in "iu" and not np.iinfo(dt).min <= value <= np.iinfo(dt).max:
+            # numpy's own error here is an OverflowError naming no attribute
+            raise ValueError(f"integer_value {value} does not fit {attrs['dtype']} "
+                             f"[{np.iinfo(dt).min}, {np.iinfo(dt).max}]")
     out = out_buffer(outs, 0, shape, dt)
     out.fill(value)
     return [out]
