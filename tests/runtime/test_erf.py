@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tdflow.lowering.elementwise import ELEMENTWISE_OPS, Input, erf, render_numpy
-from tdflow.lowering.elementwise_numpy import erf_f64
+from tdflow.lowering.erf_numpy import erf_f64
 
 verf = np.vectorize(math.erf, otypes=[np.float64])
 
