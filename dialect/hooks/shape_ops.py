@@ -225,7 +225,20 @@ def constant_data_type(ctx: InferContext) -> None:
     if ctx.attr("is_floating_value") and dtype not in ("f16", "bf16", "f32", "f64"):
         raise HookError(f"is_floating_value = true needs a floating-point dtype, got {dtype}; "
                         f"use integer_value for integer tensors", attr="dtype")
+    if not ctx.attr("is_floating_value") and dtype in _INT_RANGES:
+        lo, hi = _INT_RANGES[dtype]
+        value = ctx.attr("integer_value")
+        if not lo <= value <= hi:
+            raise HookError(f"integer_value {value} does not fit {dtype} [{lo}, {hi}]",
+                            attr="integer_value")
     ctx.set_output_dtype("out", dtype)
+
+
+# The values each integer element type holds (a constant must fit its dtype when it is made,
+# not fail later when the kernel fills the tensor).
+_INT_RANGES = {"i1": (0, 1), "bool": (0, 1), "i8": (-(1 << 7), (1 << 7) - 1),
+               "ui8": (0, (1 << 8) - 1), "i16": (-(1 << 15), (1 << 15) - 1),
+               "i32": (-(1 << 31), (1 << 31) - 1), "i64": (-(1 << 63), (1 << 63) - 1)}
 
 
 @infer_logical_tensor_desc("tdflow.ones_like")

@@ -129,12 +129,14 @@ def test_integer_value_beyond_int64():
         F.constant("i64", [2], integer_value=2**70)
 
 
-def test_integer_value_beyond_the_dtype_names_it_when_read():
-    from tdflow.runtime.engine import EngineError
+@pytest.mark.parametrize("value", [300, -129])
+def test_integer_value_beyond_the_dtype_is_refused_when_made(value):
+    """The constant's dtype hook checks the value fits, at the call (and in ``verify``)."""
+    from tdflow.runtime.eager import EagerError
 
-    t = F.constant("i8", [2], integer_value=300)
-    with pytest.raises(EngineError, match=r"integer_value 300 does not fit i8 \[-128, 127\]"):
-        t.numpy()
+    with pytest.raises(EagerError, match=rf"integer_value {value} does not fit i8 \[-128, 127\]"):
+        F.constant("i8", [2], integer_value=value)
+    assert F.constant("i8", [2], integer_value=-128).numpy().tolist() == [-128, -128]
 
 
 # ---- attribute kinds ----------------------------------------------------------------------------
