@@ -50,9 +50,9 @@ _CONTROL_NAMES = {"\0": "NUL", "\t": "tab", "\r": "carriage return", "\x1b": "ES
 
 
 def _char_name(c: str) -> str:
-    """How :meth:`Lexer.found` names an unprintable character: ``a NUL character (U+0000)``."""
+    """How :meth:`Lexer.found` names an unprintable character: ``NUL (U+0000)``."""
     name = _CONTROL_NAMES.get(c)
-    return f"a {name} character (U+{ord(c):04X})" if name else f"the character U+{ord(c):04X}"
+    return f"{name} (U+{ord(c):04X})" if name else f"U+{ord(c):04X}"
 
 
 def _signless(value: int, type: str) -> int:

@@ -81,8 +81,9 @@ class Parser(TypeAttrParser):
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
-        # Per function body: name -> [(result index, placeholder, position of the use)].
-        self.forward: dict[str, list[tuple[int, Value, int]]] = {}
+        # Per function body: name -> {result index: (placeholder, position of the first use)}
+        # (keyed by index so that a hostile '%z#0 ... %z#99999' stays linear).
+        self.forward: dict[str, dict[int, tuple[Value, int]]] = {}
         self.block: Block | None = None
         self.placeholder_locs: dict[Value, Location | None] = {}
         self.forward_use_locs: dict[Operation, Location] = {}
@@ -328,7 +329,7 @@ class Parser(TypeAttrParser):
         if self.forward:
             pending = self.forward.pop(name, None)
             if pending:
-                for idx, placeholder, upos in pending:
+                for idx, (placeholder, upos) in pending.items():
                     if idx >= len(values):
                         self.diags.append(Diagnostic(
                             f"'%{name}#{idx}' does not exist: '%{name}' has {len(values)} "
@@ -372,16 +373,17 @@ class Parser(TypeAttrParser):
             if written is not t and written != t:
                 self._check_type(written, v, name, idx, pos)
             return v
-        pending = self.forward.setdefault(name, [])
-        for i, ph, _ in pending:
-            if i == idx:
-                if ph.type != written:
-                    self.diags.append(Diagnostic(
-                        f"type mismatch: '%{name}' is used as {written} here and as {ph.type} "
-                        f"before", self.loc(pos)))
-                return ph
+        pending = self.forward.setdefault(name, {})
+        seen = pending.get(idx)
+        if seen is not None:
+            ph = seen[0]
+            if ph.type != written:
+                self.diags.append(Diagnostic(
+                    f"type mismatch: '%{name}' is used as {written} here and as {ph.type} "
+                    f"before", self.loc(pos)))
+            return ph
         ph = Value(written, None, idx, name if idx == 0 else f"{name}#{idx}")
-        pending.append((idx, ph, pos))
+        pending[idx] = (ph, pos)
         self.placeholder_locs[ph] = self.loc(pos)
         return ph
 

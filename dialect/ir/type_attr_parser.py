@@ -33,7 +33,7 @@ from tdflow.dialect.ir.lexer import (
     Lexer,
     _signless,
 )
-from tdflow.dialect.types import FunctionType, TensorType
+from tdflow.dialect.types import DTYPE_NAMES, FunctionType, TensorType
 
 __all__ = ["TypeAttrParser", "parse_type", "parse_attribute", "MAX_NESTING"]
 
@@ -86,7 +86,7 @@ class TypeAttrParser(Lexer):
                 try:
                     t = TensorType.parse(s)
                 except ValueError as exc:
-                    raise self.error(str(exc), pos) from None
+                    raise self.error(_short(str(exc), 300), pos) from None
                 self.types[s] = t
             self.pos = end + 1
             return t
@@ -106,9 +106,16 @@ class TypeAttrParser(Lexer):
         raise self.expected("a type (e.g. 'tensor<4x?xf32>', 'tensor<*xf32>', 'f32', 'i64')")
 
     def _check_dims(self, s: str, pos: int) -> None:
-        """Each dimension of the tensor type ``s`` (at ``pos``) is ``?`` or fits in int64."""
+        """The tensor type ``s`` (at ``pos``) has a known element type and dimensions that are
+        ``?`` or fit in int64; the messages quote at most a few dozen characters of it."""
+        body = s[len("tensor<"):-1]
+        parts = body.replace(" ", "").split("x")
+        dtype = parts[-1]
+        if dtype not in DTYPE_NAMES:
+            raise self.error(f"unknown element type '{_short(dtype)}' in a tensor type; expected "
+                             f"one of {', '.join(DTYPE_NAMES)}", pos)
         start = pos + len("tensor<")
-        for part in s[len("tensor<"):-1].split("x")[:-1]:
+        for part in body.split("x")[:-1]:
             if part.isdigit() and (not part.isascii() or len(part) > 19
                                    or int(part) > MAX_DIM):
                 shown = part if len(part) <= 24 else part[:20] + "..."
@@ -325,9 +332,9 @@ class TypeAttrParser(Lexer):
             raise self.error(f"a value does not fit in {etype}", start) from None
 
 
-def _short(lit: str) -> str:
+def _short(lit: str, limit: int = 40) -> str:
     """A literal as quoted in messages: a huge one is shortened."""
-    return lit if len(lit) <= 40 else f"{lit[:20]}...({len(lit)} characters)"
+    return lit if len(lit) <= limit else f"{lit[:limit // 2]}...({len(lit)} characters)"
 
 
 def parse_type(text: str):

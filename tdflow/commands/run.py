@@ -80,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     import tdflow
+    from tdflow.dialect import standard_dialect
     from tdflow.dialect.cli_support import read_input
-    from tdflow.dialect.ir import parse_module
+    from tdflow.dialect.ir import DiagnosticError, parse_module, verify_module
 
     # Parse (and check) here, before compiling: what `compile` would trip over (no function, a
     # scalar argument, a tensor too big to allocate) becomes a located diagnostic.
@@ -89,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
     text = read_input(args.program)
     module = parse_module(text, file)
     func = _entry(module, args.entry.lstrip("@") if args.entry else None)
+    errors = [d for d in verify_module(module, standard_dialect()) if d.severity == "error"]
+    if errors:  # what is wrong with the program comes before what this machine cannot do
+        raise DiagnosticError(errors)
     check_runnable(func, set(bindings))
     names = [a.name or f"arg{i}" for i, a in enumerate(func.args)]
     unknown = sorted(set(bindings) - set(names))
