@@ -55,8 +55,10 @@ _FAST_OP = re.compile(
     rf"(?:%({_NAME})(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result name, 2 result count
     r'"([\w.$\-]+)"\('  # 3 op name
     rf"((?:%{_NAME}(?:#\d+)?(?:[ \t]*,[ \t]*%{_NAME}(?:#\d+)?)*)?)\)"  # 4 operands
-    # 5 the tail: properties, attributes and function type (it repeats: parsed once, cached)
-    r"([ \t]*(?:<\{[^{}\n]*\}>)?[ \t]*(?:\{[^{}\n]*\})?[ \t]*:[ \t]*\([^()\n]*\)[ \t]*->[ \t]*"
+    # 5 the tail: properties, attributes and function type (it repeats: parsed once, cached).
+    # Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let
+    # a failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
+    r"((?:[ \t]*<\{[^{}\n]*\}>)?(?:[ \t]*\{[^{}\n]*\})?[ \t]*:[ \t]*\([^()\n]*\)[ \t]*->[ \t]*"
     r"(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
     r"[ \t\r]*(?=\n|//|\Z)",
 )

@@ -267,6 +267,10 @@ SCALING = {
     "comments": lambda n: "// c\n" * n + "?",
     "loc parens": lambda n: HEAD + '  "t.op"() : () -> () loc(' + "(" * (20 * n) + "\n" + TAIL,
     "duplicate functions": lambda n: "func.func @f() {\n  return\n}\n" * n,
+    # The fast path's regex once backtracked O(k^3) over the blanks of a line that fails late.
+    "blanks after operands": lambda n: HEAD + '  %0 = "t.op"(%x)' + " " * n + "?\n" + TAIL,
+    "blanks after attributes": lambda n: HEAD + '  %0 = "t.op"(%x) <{a}>' + "\t " * n + "?\n"
+    + TAIL,
 }
 
 
