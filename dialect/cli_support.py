@@ -66,16 +66,34 @@ def os_reason(exc: OSError) -> str:
     return reason[:1].lower() + reason[1:]
 
 
+#: The most read from a pipe or device: ``tdflow verify /dev/zero`` must end, not fill memory.
+MAX_STREAM_BYTES = 256 << 20
+
+
 def read_input(path: str, what: str = "program") -> bytes:
     """The bytes of input file ``path`` (``-``: standard input); ``FileAccessError`` if it
     cannot be read."""
-    if path == "-":
-        return sys.stdin.buffer.read()
+    name = "<stdin>" if path == "-" else path
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        if path == "-":
+            fh = sys.stdin.buffer
+            regular = False
+        else:
+            fh = open(path, "rb")  # closed below
+            regular = os.path.isfile(path)
+        try:
+            if regular:  # its size is known: no bound needed
+                return fh.read()
+            data = fh.read(MAX_STREAM_BYTES + 1)
+        finally:
+            if path != "-":
+                fh.close()
     except OSError as exc:
-        raise FileAccessError(path, f"cannot open {what}: {os_reason(exc)}") from None
+        raise FileAccessError(name, f"cannot open {what}: {os_reason(exc)}") from None
+    if len(data) > MAX_STREAM_BYTES:
+        raise FileAccessError(name, f"cannot read {what}: more than {MAX_STREAM_BYTES >> 20} MiB "
+                              f"from a pipe or device")
+    return data
 
 
 def check_input_file(path: str, what: str) -> None:
@@ -96,7 +114,7 @@ def import_hook_files(paths: list[str]) -> None:
         name = f"_tdflow_user_hooks_{i}_{os.path.splitext(os.path.basename(path))[0]}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
-            raise UsageError(f"cannot import hook file '{path}' (expected a .py file)")
+            raise FileAccessError(path, "cannot import hook file: expected a .py file")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

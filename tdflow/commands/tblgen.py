@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     from tdflow.commands import print_diagnostic
 
     if args.file != "-" and not os.path.isfile(args.file):
-        why = "Is a directory" if os.path.isdir(args.file) else "No such file or directory"
+        why = ("Is a directory" if os.path.isdir(args.file) else "Not a regular file"
+               if os.path.exists(args.file) else "No such file or directory")
         print_diagnostic(f"Could not open input file '{args.file}': {why}")
         return 1
 

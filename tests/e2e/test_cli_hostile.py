@@ -147,6 +147,14 @@ def test_a_directory_as_input_exits_1(capsys, tmp_path):
         assert status == 1 and "directory" in err, (args, err)
 
 
+def test_unusable_inputs_exit_1(capsys, tmp_path):
+    if os.path.exists("/dev/zero"):  # an endless device is read up to a bound, not forever
+        status, _, err = cli(capsys, "verify", "/dev/zero")
+        assert status == 1 and "/dev/zero: error: cannot read program: more than" in err
+    status, _, err = cli(capsys, "ops", "--hooks", os.devnull)
+    assert status == 1 and "cannot import hook file: expected a .py file" in err
+
+
 OUTPUTS = ["/nonexistent/dir/out", "/dev/full", "DIRECTORY"]
 
 
