@@ -291,14 +291,40 @@ def load_array(name: str, path: str):
                 hint = " (an .npz archive: save one array with np.save)" \
                     if head.startswith(b"PK") else ""
                 raise FileAccessError(path, f"{what}: not a .npy file{hint}")
+            _check_npy_size(fh, path, what)
             fh.seek(0)
             return np.load(fh, allow_pickle=False)
     except OSError as exc:
         raise FileAccessError(path, f"cannot open {what}: {os_reason(exc)}") from None
-    except (ValueError, EOFError, TypeError) as exc:
+    except (ValueError, EOFError, TypeError, MemoryError) as exc:
         # What np.load says about a damaged header or truncated data, or object arrays
         # (pickles, refused for safety).
         raise FileAccessError(path, f"{what}: not a valid .npy array: {exc}") from None
+
+
+def _check_npy_size(fh, path: str, what: str) -> None:
+    """The data the ``.npy`` header declares is in the file: np.load allocates the declared
+    size before reading, so a forged header of shape (10**12,) would be a MemoryError."""
+    import math
+
+    from numpy.lib import format as npy
+
+    from tdflow.dialect.cli_support import FileAccessError
+
+    fh.seek(0)
+    version = npy.read_magic(fh)
+    readers = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+    if version not in readers:  # a newer format: np.load itself says what it makes of it
+        return
+    shape, _, dtype = readers[version](fh)
+    if dtype.hasobject:
+        return  # refused by np.load (allow_pickle=False) with its own message
+    need = math.prod(shape) * dtype.itemsize
+    have = os.fstat(fh.fileno()).st_size - fh.tell()
+    if need > have:
+        raise FileAccessError(path, f"{what}: truncated .npy file: its header declares "
+                              f"{dtype} of shape {shape} ({_bytes(need)}) but the file holds "
+                              f"{_bytes(max(have, 0))} of data")
 
 
 def random_array(rng, shape, dtype: str):

@@ -219,7 +219,9 @@ def _npy(tmp_path: Path, name: str, data: bytes | np.ndarray) -> Path:
 
 @pytest.mark.parametrize("kind,message", [
     ("empty", "the file is empty"), ("text", "not a .npy file"),
-    ("npz", "an .npz archive"), ("truncated", "not a valid .npy array"),
+    ("npz", "an .npz archive"), ("truncated", "truncated .npy file"),
+    ("forged header", "its header declares float32 of shape (1000000000000,) (3.64 TiB)"),
+    ("bad header", "not a valid .npy array"),
     ("object", "not a valid .npy array"), ("dtype", "never cast implicitly"),
     ("shape", "must be tensor<2x3xf32>"), ("complex", "must be tensor<2x3xf32>"),
     ("unknown name", "has no argument %y"),
@@ -236,6 +238,18 @@ def test_bad_input_files_are_diagnostics(capsys, tmp_path, program, kind, messag
     elif kind == "truncated":
         full = _npy(tmp_path, "full.npy", np.ones((200, 3), np.float32)).read_bytes()
         p = _npy(tmp_path, "a.npy", full[:200])
+    elif kind in ("forged header", "bad header"):
+        import io
+
+        from numpy.lib import format as npy
+
+        b = io.BytesIO()
+        npy.write_array_header_1_0(b, {"descr": "<f4", "fortran_order": False,
+                                       "shape": (10**12,)})
+        data = b.getvalue() + b"\0" * 64
+        if kind == "bad header":
+            data = data.replace(b"'shape'", b"'shapes'")
+        p = _npy(tmp_path, "a.npy", data)
     elif kind == "object":
         p = tmp_path / "a.npy"
         np.save(p, np.array([{"a": 1}], dtype=object), allow_pickle=True)
