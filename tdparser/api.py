@@ -9,25 +9,27 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 
 from .convert import to_keeper
+from .deep import run_deep
 from .errors import TdError
 from .evaluator import Evaluator
 from .lexer import Lexer
+from .limits import too_deep
 from .parser import parse_tokens
 from .preprocessor import Preprocessor
 from .records import RecordKeeper
 
 
-def _run(pre: Preprocessor, tokens) -> RecordKeeper:
+def _run(pre: Preprocessor, lex) -> RecordKeeper:
+    """Lex (``lex()`` gives the tokens), parse, evaluate and convert; every failure becomes a
+    located :class:`TdError`. Runs in :func:`.deep.run_deep`'s thread, so deep input recurses
+    on a large stack and too deep input is a RecursionError, reported as "nesting too deep"."""
     ev = Evaluator()
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 20000))
     gc_was_on = gc.isenabled()
     gc.disable()  # the evaluator allocates many small long-lived objects; ~15% faster
     try:
-        stmts = parse_tokens(tokens)
+        stmts = parse_tokens(lex())
         try:
             ev.run(stmts)
         except TdError as e:
@@ -40,25 +42,35 @@ def _run(pre: Preprocessor, tokens) -> RecordKeeper:
             first = ev.errors[0]
             first.others.extend(ev.errors[1:])
             raise first
-    except RecursionError:
-        main = pre.files[0] if pre.files else "<unknown>"
-        raise TdError("nesting too deep (recursion limit reached)", main, 1, 1) from None
-    except TdError:
+        return to_keeper(ev, pre.files)
+    except TdError as e:
+        if not e.line:  # an error raised where no location was at hand: the main file
+            e.file, e.line, e.col = _main(pre), 1, 1
         raise
+    except RecursionError:
+        # The evaluator turns this into a located error at the innermost statement or value;
+        # what is left came from elsewhere (the lexer or the conversion of the records).
+        e = too_deep(None)
+        e.file, e.line, e.col = _main(pre), 1, 1
+        raise e from None
+    except MemoryError:
+        raise TdError("out of memory: the input builds values too large to hold",
+                      _main(pre), 1, 1) from None
     except Exception as exc:  # never leak an internal error as anything but TdError
-        main = pre.files[0] if pre.files else "<unknown>"
-        raise TdError(f"internal error: {type(exc).__name__}: {exc}", main, 1, 1) from exc
+        raise TdError(f"internal error: {type(exc).__name__}: {exc}", _main(pre), 1, 1) from exc
     finally:
-        sys.setrecursionlimit(old)
         if gc_was_on:
             gc.enable()
-    return to_keeper(ev, pre.files)
+
+
+def _main(pre: Preprocessor) -> str:
+    return pre.files[0] if pre.files else "<unknown>"
 
 
 def _build(path, include_dirs, defines) -> RecordKeeper:
     path = os.fspath(path)
     pre = Preprocessor(include_dirs, defines)
-    return _run(pre, Lexer(pre).tokens_of_file(path))
+    return run_deep(_run, pre, lambda: Lexer(pre).tokens_of_file(path))
 
 
 def parse_file(path, include_dirs=(), defines=(), *, use_cache=True) -> RecordKeeper:
@@ -75,8 +87,9 @@ def parse_file(path, include_dirs=(), defines=(), *, use_cache=True) -> RecordKe
         except ImportError:
             load_or_build = None
         if load_or_build is not None:
-            return load_or_build(os.fspath(path), include_dirs, defines,
-                                 lambda: _build(path, include_dirs, defines))
+            # In the deep thread too: pickling deeply nested records recurses as well.
+            return run_deep(load_or_build, os.fspath(path), include_dirs, defines,
+                            lambda: _build(path, include_dirs, defines))
     return _build(path, include_dirs, defines)
 
 
@@ -85,4 +98,4 @@ def parse_string(text, filename="<string>", include_dirs=(), defines=()) -> Reco
     pre = Preprocessor(include_dirs, defines)
     pre.files.append(filename)
     pre.texts[filename] = text
-    return _run(pre, Lexer(pre).tokens_of_text(text, filename))
+    return run_deep(_run, pre, lambda: Lexer(pre).tokens_of_text(text, filename))

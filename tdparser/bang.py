@@ -8,6 +8,7 @@ from . import ast as A
 from . import types as T
 from .errors import TdError
 from .expr import Scope, err
+from .limits import MAX_ITEMS, MAX_STRING, check_count
 from .ops import BinOp, ExistsOp, FoldOp, IsAOp, TernOp, UnOp, as_int
 from .values import UNSET, DagInit, ListInit, StringInit, TypedInit, VarInit
 
@@ -275,10 +276,42 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
                 raise err(f"expected bit, bits, int, string, or record; found {vt}"
                           if op in _CMP else f"expected bit, bits or int; found {vt}"
                           if False else f"expected int, bits, or bit; found {vt}", loc)
+    if code in ("strconcat", "listconcat") and len(vs) > 2:
+        vs = _join_known_tail(vs, cur)
+        if len(vs) == 1:
+            return vs[0]
     while len(vs) > 2:
         r = vs.pop()
         vs[-1] = BinOp(code, vs[-1], r, ty).fold(cur)
     return BinOp(code, vs[0], vs[1], ty).fold(cur)
+
+
+def _join_known_tail(vs, cur):
+    """``vs`` with its longest tail of known strings (or lists) joined into one value.
+
+    llvm-tblgen folds ``!strconcat(a, b, ..., z)`` from the right, pair by pair, and a pair
+    folds only when both sides are known; so the known tail folds to one value and nothing
+    left of it folds. Joining that tail at once gives the same value in linear time (folding
+    pair by pair copies the growing string ``n`` times)."""
+    kind = StringInit if isinstance(vs[-1], StringInit) else ListInit
+    i = len(vs)
+    while i > 0 and isinstance(vs[i - 1], kind):
+        i -= 1
+    if len(vs) - i < 3:
+        return vs
+    tail = vs[i:]
+    if kind is StringInit:
+        size = sum(len(v.value) for v in tail)
+        e = check_count(size, MAX_STRING, "characters in a string", None)
+        joined = None if e else StringInit("".join(v.value for v in tail),
+                                           any(v.code for v in tail))
+    else:
+        size = sum(len(v.items) for v in tail)
+        e = check_count(size, MAX_ITEMS, "elements in a list", None)
+        joined = None if e else ListInit([x for v in tail for x in v.items], tail[0].ty.elem)
+    if e is not None:
+        raise e.place(cur.locs[0] if cur is not None and cur.locs else None)
+    return vs[:i] + [joined]
 
 
 def _mentions(node, names):

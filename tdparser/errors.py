@@ -50,6 +50,46 @@ class TdflowError(Exception):
         return f"error: {self}"
 
 
+class IncludeChain:
+    """The ``include`` sites that led to a file, as a linked list (outermost first when
+    iterated). Every token of a file shares its file's chain, and a nested file's chain is one
+    node on top of its includer's, so an include chain of depth ``d`` costs ``O(d)`` memory
+    (a tuple per file would cost ``O(d**2)``: 10,000 nested includes, which llvm-tblgen
+    accepts, would need 400 MB). :class:`TdError` turns it into a tuple.
+
+    >>> c = IncludeChain(IncludeChain((), SourceLoc("a.td", 1, 9)), SourceLoc("b.td", 2, 9))
+    >>> [str(x) for x in c], len(c), c[-1].file
+    (['a.td:1:9', 'b.td:2:9'], 2, 'b.td')
+    """
+
+    __slots__ = ("parent", "loc", "depth")
+
+    def __init__(self, parent, loc: SourceLoc):
+        self.parent = parent
+        self.loc = loc
+        self.depth = len(parent) + 1
+
+    def __len__(self) -> int:
+        return self.depth
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __iter__(self):
+        out = []
+        node = self
+        while isinstance(node, IncludeChain):
+            out.append(node.loc)
+            node = node.parent
+        out.extend(reversed(node))  # a plain tuple at the bottom
+        return reversed(out)
+
+    def __getitem__(self, i):
+        if i == -1:
+            return self.loc
+        return tuple(self)[i]
+
+
 @dataclass
 class TdError(TdflowError):
     """A diagnostic from the TableGen front end.
@@ -71,10 +111,25 @@ class TdError(TdflowError):
     others: list[TdError] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.include_stack, tuple):  # an IncludeChain from the lexer
+            self.include_stack = tuple(self.include_stack)
         super().__init__(self.message)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: error: {self.message}"
+
+    def place(self, where) -> TdError:
+        """Give this error, if it has no location yet, the location of ``where`` (a token or
+        anything with ``file``, ``line`` and ``column``); returns the error.
+
+        >>> from types import SimpleNamespace as NS
+        >>> str(TdError("too many").place(NS(file="a.td", line=2, column=5, stack=())))
+        'a.td:2:5: error: too many'
+        """
+        if not self.line and where is not None and getattr(where, "line", 0):
+            self.file, self.line, self.col = where.file, where.line, where.column
+            self.include_stack = tuple(getattr(where, "stack", ()))
+        return self
 
     @property
     def loc(self) -> SourceLoc:

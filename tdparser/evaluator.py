@@ -13,6 +13,7 @@ from . import ast as A
 from . import types as T
 from .errors import SourceLoc, TdError
 from .expr import ExprBuilder, Scope, err
+from .limits import MAX_RECORDS, check_count, too_deep
 from .multiclass import MulticlassInfo, MulticlassStatements
 from .ops import as_int, fatal
 from .rec import Rec, RecordVal
@@ -99,8 +100,16 @@ class Evaluator(MulticlassStatements):
             self.stmt(s, scope)
 
     def stmt(self, s, scope):
+        """Evaluate statement ``s``; an error without a location (or running out of recursion
+        depth) is reported at the innermost statement."""
         m = getattr(self, "st_" + type(s).__name__)
-        m(s, scope)
+        try:
+            m(s, scope)
+        except RecursionError:
+            raise too_deep(s.loc) from None
+        except TdError as e:
+            e.place(s.loc)
+            raise
 
     def st_ClassDef(self, s, scope):
         if self.in_multiclass:
@@ -288,6 +297,9 @@ class Evaluator(MulticlassStatements):
             self.add_def_one(rec)
 
     def add_def_one(self, rec):
+        if len(self.defs) >= MAX_RECORDS:
+            raise check_count(len(self.defs) + 1, MAX_RECORDS, "records", None).place(
+                rec.locs[0] if rec.locs else None)
         if rec.name in self.defs:
             if not rec.anonymous:
                 prev = self.defs[rec.name]
@@ -330,6 +342,8 @@ class Evaluator(MulticlassStatements):
         d = self.anon_memo.get(key)
         if d is not None:
             return d
+        if len(self.defs) >= MAX_RECORDS:  # the caller's value places the error
+            raise check_count(len(self.defs) + 1, MAX_RECORDS, "records", None)
         rec = Rec(self.new_anon(), self, cls.locs[-1:], anonymous=True)
         for name, rv in cls.values.items():
             rec.values[name] = rv.copy()
@@ -410,7 +424,8 @@ class Evaluator(MulticlassStatements):
                           "Expected a list, got " + str(v), it.loc)
             items = v.items
         else:
-            items = [IntInit(i) for i in self.eb.ranges((it,), scope, None)]
+            items = [IntInit(i) for i in self.eb.ranges((it,), scope, None,
+                                                        what="foreach iterations")]
         # llvm-tblgen expands a loop while parsing the multiclass when its list is already a
         # list literal; only other argument-dependent lists wait for the defm.
         deferred = (self.mc_taint is not None and not isinstance(it.lo, A.ListLit)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from . import ast as A
 from . import types as T
 from .errors import TdError
+from .limits import MAX_ITEMS, MAX_STRING, check_count, too_deep
 from .ops import BinOp, CondOp, UnOp, VarDefInit
 from .values import (
     FALSE,
@@ -92,55 +93,65 @@ class ExprBuilder:
 
     # ---- values -----------------------------------------------------------------------------
     def value(self, node, scope, cur, hint=None, name_mode=None):  # noqa: C901
-        t = type(node)
-        if t is A.Ident:
-            return self.ident(node, scope, cur, name_mode)
-        if t is A.Str:
-            return StringInit(node.value, node.is_code)
-        if t is A.Int:
-            return IntInit(node.value)
-        if t is A.Unset:
-            return UNSET
-        if t is A.BinLit:
-            return BitsInit([TRUE if c == "1" else FALSE for c in reversed(node.digits)])
-        if t is A.Bool:
-            return IntInit(1 if node.value else 0)  # llvm-tblgen reads true/false as ints
-        if t is A.ListLit:
-            return self.list_lit(node, scope, cur, hint)
-        if t is A.DagLit:
-            op = self.value(node.op, scope, cur) if node.op is not None else UNSET
-            args = []
-            for a, n in node.args:
-                args.append((self.value(a, scope, cur) if a is not None else UNSET, n))
-            return DagInit(op, node.op_name, args)
-        if t is A.AnonInst:
-            return self.anon_inst(node, scope, cur)
-        if t is A.FieldAccess:
-            base = self.value(node.base, scope, cur, name_mode=name_mode)
-            ft = base.field_type(node.name)
-            if ft is None:
-                raise err(f"Cannot access field '{node.name}' of value '{base}'", node.loc)
-            return FieldInit(base, node.name, ft).fold(cur)
-        if t is A.Paste:
-            return self.paste(node, scope, cur, name_mode, hint)
-        if t is A.Bang:
-            from .bang import build_bang
+        """The value of syntax ``node`` (llvm-tblgen's ``ParseValue``), folded where possible.
 
-            return build_bang(self, node, scope, cur, hint)
-        if t is A.Cond:
-            return self.cond(node, scope, cur, hint)
-        if t is A.BitsLit:
-            return self.bits_lit(node, scope, cur)
-        if t is A.BitSlice:
-            base = self.value(node.base, scope, cur)
-            bits = self.ranges(node.ranges, scope, cur)
-            res = bit_range(base, list(reversed(bits)))
-            if res is None:
-                raise err("Invalid bit range for value", node.loc)
-            return res
-        if t is A.ListSlice:
-            return self.list_slice(node, scope, cur, name_mode)
-        raise err(f"unexpected syntax {t.__name__}", getattr(node, "loc", None))
+        Errors raised without a location, and running out of recursion depth on deeply nested
+        input, are reported at ``node`` (the innermost value that can still be named)."""
+        try:
+            t = type(node)
+            if t is A.Ident:
+                return self.ident(node, scope, cur, name_mode)
+            if t is A.Str:
+                return StringInit(node.value, node.is_code)
+            if t is A.Int:
+                return IntInit(node.value)
+            if t is A.Unset:
+                return UNSET
+            if t is A.BinLit:
+                return BitsInit([TRUE if c == "1" else FALSE for c in reversed(node.digits)])
+            if t is A.Bool:
+                return IntInit(1 if node.value else 0)  # llvm-tblgen reads true/false as ints
+            if t is A.ListLit:
+                return self.list_lit(node, scope, cur, hint)
+            if t is A.DagLit:
+                op = self.value(node.op, scope, cur) if node.op is not None else UNSET
+                args = []
+                for a, n in node.args:
+                    args.append((self.value(a, scope, cur) if a is not None else UNSET, n))
+                return DagInit(op, node.op_name, args)
+            if t is A.AnonInst:
+                return self.anon_inst(node, scope, cur)
+            if t is A.FieldAccess:
+                base = self.value(node.base, scope, cur, name_mode=name_mode)
+                ft = base.field_type(node.name)
+                if ft is None:
+                    raise err(f"Cannot access field '{node.name}' of value '{base}'", node.loc)
+                return FieldInit(base, node.name, ft).fold(cur)
+            if t is A.Paste:
+                return self.paste(node, scope, cur, name_mode, hint)
+            if t is A.Bang:
+                from .bang import build_bang
+
+                return build_bang(self, node, scope, cur, hint)
+            if t is A.Cond:
+                return self.cond(node, scope, cur, hint)
+            if t is A.BitsLit:
+                return self.bits_lit(node, scope, cur)
+            if t is A.BitSlice:
+                base = self.value(node.base, scope, cur)
+                bits = self.ranges(node.ranges, scope, cur)
+                res = bit_range(base, list(reversed(bits)))
+                if res is None:
+                    raise err("Invalid bit range for value", node.loc)
+                return res
+            if t is A.ListSlice:
+                return self.list_slice(node, scope, cur, name_mode)
+            raise err(f"unexpected syntax {t.__name__}", getattr(node, "loc", None))
+        except RecursionError:
+            raise too_deep(getattr(node, "loc", None)) from None
+        except TdError as e:
+            e.place(getattr(node, "loc", None))
+            raise
 
     def list_lit(self, node, scope, cur, hint):
         given_list = None
@@ -194,7 +205,12 @@ class ExprBuilder:
         new.reverse()
         return BitsInit(new)
 
-    def ranges(self, ranges, scope, cur):
+    def ranges(self, ranges, scope, cur, unsigned=True, what="values in a range"):
+        """The integers of a range list (``{0-3, 7}``, ``foreach i = 0...n``).
+
+        llvm-tblgen keeps bit ranges and foreach ranges as 32-bit unsigned values (so
+        ``9223372036854775807`` is 4294967295 there); ``unsigned=False`` keeps int64 values
+        (list slices). A range longer than :data:`.limits.MAX_ITEMS` is an error, not a hang."""
         out = []
         for r in ranges:
             lo = self.value(r.lo, scope, cur)
@@ -202,7 +218,9 @@ class ExprBuilder:
             if not isinstance(li, IntInit):
                 raise err("expected integer or bitrange", r.loc)
             if r.hi is None:
-                out.append(li.value)
+                if unsigned and li.value < 0:
+                    raise err("invalid range, cannot be negative", r.loc)
+                out.append(li.value & 0xFFFFFFFF if unsigned else li.value)
                 continue
             hi = self.value(r.hi, scope, cur)
             hv = hi.convert(T.INT) if isinstance(hi, TypedInit) else None
@@ -211,7 +229,11 @@ class ExprBuilder:
             a, b = li.value, hv.value
             if a < 0 or b < 0:
                 raise err("invalid range, cannot be negative", r.loc)
-            out.extend(range(a, b + 1) if a <= b else range(a, b - 1, -1))
+            e = check_count(abs(b - a) + 1 + len(out), MAX_ITEMS, what, r.loc)
+            if e is not None:
+                raise e
+            rng = range(a, b + 1) if a <= b else range(a, b - 1, -1)
+            out.extend((i & 0xFFFFFFFF for i in rng) if unsigned and max(a, b) >> 32 else rng)
         return out
 
     def list_slice(self, node, scope, cur, name_mode):
@@ -232,29 +254,67 @@ class ExprBuilder:
             if r.hi is None:
                 items.append(self.value(r.lo, scope, cur).convert(T.INT) or UNSET)
             else:
-                for i in self.ranges((r,), scope, cur):
+                for i in self.ranges((r,), scope, cur, unsigned=False):
                     items.append(IntInit(i))
         return BinOp("listslice", base, ListInit(items, T.INT), base.ty).fold(cur)
 
     def paste(self, node, scope, cur, name_mode, hint=None):
-        lhs = self.value(node.lhs, scope, cur, hint, name_mode=name_mode)
-        if not isinstance(lhs, TypedInit):
-            raise err("LHS of paste is not typed!", node.loc)
-        is_list = lhs.ty.kind == "list"
-        # llvm-tblgen reads the right of a string paste in "name mode" (an unknown identifier
-        # is its own spelling), but the right of a list paste as an ordinary value.
-        rmode = None if is_list else (name_mode if name_mode is not None else [False])
-        rhs = (self.value(node.rhs, scope, cur, hint if is_list else None, name_mode=rmode)
-               if node.rhs is not None else StringInit(""))
-        if is_list:
-            if not isinstance(rhs, TypedInit) or rhs.ty.kind != "list":
-                raise err("RHS of paste is not a list", node.loc)
-            return BinOp("listconcat", lhs, rhs, lhs.ty).fold(cur)
-        lhs = self.to_string(lhs, cur, node.loc)
-        if not isinstance(rhs, TypedInit):
-            raise err("RHS of paste is not typed!", node.loc)
-        rhs = self.to_string(rhs, cur, node.loc)
-        return BinOp("strconcat", lhs, rhs, T.STRING).fold(cur)
+        """``a # b # c``: string or list concatenation, right-nested as llvm-tblgen parses it.
+
+        The chain of pastes is walked in a loop and runs of known strings (or lists) are
+        joined once at the end, so ``n`` pastes cost ``O(n)``, not ``O(n**2)`` copying and
+        ``n`` levels of recursion (llvm-tblgen accepts 20,000 in one value)."""
+        levels = []
+        while True:
+            lhs = self.value(node.lhs, scope, cur, hint, name_mode=name_mode)
+            if not isinstance(lhs, TypedInit):
+                raise err("LHS of paste is not typed!", node.loc)
+            is_list = lhs.ty.kind == "list"
+            levels.append((node, lhs, is_list))
+            # llvm-tblgen reads the right of a string paste in "name mode" (an unknown
+            # identifier is its own spelling), but the right of a list paste as a value.
+            if is_list:
+                name_mode = None
+            else:
+                hint = None
+                name_mode = name_mode if name_mode is not None else [False]
+            rhs = node.rhs
+            if type(rhs) is not A.Paste:
+                break
+            node = rhs
+        acc = (self.value(rhs, scope, cur, hint, name_mode=name_mode)
+               if rhs is not None else StringInit(""))
+        return self._fold_pastes(levels, acc, cur)
+
+    def _fold_pastes(self, levels, acc, cur):
+        """Concatenate ``levels`` (innermost last) onto ``acc`` as llvm-tblgen folds them."""
+        pieces = None  # a run of known strings or lists, right to left, not joined yet
+        for node, lhs, is_list in reversed(levels):
+            if is_list:
+                if pieces is not None and not isinstance(acc, ListInit):
+                    acc, pieces = _join(acc, pieces), None
+                if not isinstance(acc, TypedInit) or acc.ty.kind != "list":
+                    raise err("RHS of paste is not a list", node.loc)
+                if isinstance(lhs, ListInit) and isinstance(acc, ListInit):
+                    pieces = _grow(pieces, acc, lhs, len(lhs.items), cur)
+                    acc = lhs  # the leftmost list gives the element type
+                    continue
+                acc, pieces = _join(acc, pieces), None
+                acc = BinOp("listconcat", lhs, acc, lhs.ty).fold(cur)
+                continue
+            if pieces is not None and not isinstance(acc, StringInit):
+                acc, pieces = _join(acc, pieces), None
+            lhs = self.to_string(lhs, cur, node.loc)
+            if not isinstance(acc, TypedInit):
+                raise err("RHS of paste is not typed!", node.loc)
+            acc = self.to_string(acc, cur, node.loc)
+            if isinstance(lhs, StringInit) and isinstance(acc, StringInit):
+                pieces = _grow(pieces, acc, lhs, len(lhs.value), cur)
+                acc = lhs
+                continue
+            acc, pieces = _join(acc, pieces), None
+            acc = BinOp("strconcat", lhs, acc, T.STRING).fold(cur)
+        return _join(acc, pieces)
 
     def to_string(self, v, cur, loc):
         if v.ty is T.STRING:
@@ -335,6 +395,47 @@ class ExprBuilder:
         if k.suppress and k.taint and _mentions_any(node.args, k.taint):
             return VarDefInit(cls, args)
         return VarDefInit(cls, args).fold()
+
+
+class _Pieces:
+    """Known strings or lists met right to left while folding a paste chain: joined once."""
+
+    __slots__ = ("parts", "size", "code")
+
+    def __init__(self):
+        self.parts = []
+        self.size = 0
+        self.code = False
+
+
+def _grow(pieces, acc, lhs, n, cur):
+    """Note ``acc`` (the value so far, when ``pieces`` is new) and then ``lhs`` in front."""
+    if pieces is None:
+        pieces = _Pieces()
+        pieces.parts.append(acc)
+        pieces.size = len(acc.items) if isinstance(acc, ListInit) else len(acc.value)
+    pieces.parts.append(lhs)
+    pieces.size += n
+    if isinstance(lhs, ListInit):
+        e = check_count(pieces.size, MAX_ITEMS, "elements in a list", None)
+    else:
+        e = check_count(pieces.size, MAX_STRING, "characters in a string", None)
+    if e is not None:
+        raise e.place(cur.locs[0] if cur is not None and cur.locs else None)
+    return pieces
+
+
+def _join(acc, pieces):
+    """The value of ``pieces`` (``acc``, the leftmost of them, when there are none)."""
+    if pieces is None:
+        return acc
+    parts = pieces.parts[::-1]
+    if isinstance(acc, ListInit):
+        items = []
+        for p in parts:
+            items.extend(p.items)
+        return ListInit(items, acc.ty.elem)
+    return StringInit("".join(p.value for p in parts), any(p.code for p in parts))
 
 
 def _mentions_any(node, names):

@@ -3,15 +3,16 @@
 The lexer is one compiled regular expression; each match becomes a small :class:`Tok` that
 Lark's LALR parser consumes directly (no per-character Python work).
 
->>> [t.type for t in Lexer(Preprocessor())  # doctest: +SKIP.tokens_of_text('def X;', 'x.td')]
-['DEF', 'ID', 'SEMI']
+>>> from .preprocessor import Preprocessor
+>>> [t.type for t in Lexer(Preprocessor()).tokens_of_text('def X;', 'x.td')]
+['DEF', 'ID', '_SEMI']
 """
 
 from __future__ import annotations
 
 import re
 
-from .errors import SourceLoc, TdError
+from .errors import IncludeChain, SourceLoc, TdError
 
 KEYWORDS = {
     "assert": "ASSERT", "bit": "BIT", "bits": "BITS", "class": "_CLASS", "code": "CODE_KW",
@@ -36,12 +37,18 @@ BANG_OPS = frozenset(
     "strconcat sub subst substr tail tolower toupper xor".split()
 )
 
+# Whitespace and line comments before a token. Each character of it can be matched one way
+# only, so a failing match backtracks linearly: not `[ \t\r\n]+` inside the `*` (a run of n
+# blanks then splits 2**n ways), and a comment always runs to the end of its line (else
+# `// a // b` splits at every `//`). Python 3.10 has no possessive quantifiers to say this.
+_SKIP = r"(?:[ \t\r\n]|//[^\n]*(?![^\n]))*"
+
 _TOKEN_RE = re.compile(
-    r"""(?:[ \t\r\n]+|//[^\n]*)*   # whitespace and line comments before the token
+    _SKIP + r"""   # whitespace and line comments before the token
     (?:(?P<eof>\Z)
       | (?P<block>/\*)
       | (?P<code>\[\{)
-      | (?P<string>"(?:[^"\\\n]|\\.)*")
+      | (?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*")
       | (?P<pp>\#(?:ifdef|ifndef|else|endif|define)\b)
       | (?P<var>\$[a-zA-Z_][a-zA-Z_0-9]*)
       | (?P<id>[a-zA-Z_][a-zA-Z_0-9]*
@@ -54,7 +61,7 @@ _TOKEN_RE = re.compile(
     """,
     re.VERBOSE,
 )
-_SKIP_RE = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+_SKIP_RE = re.compile(_SKIP)
 _BLOCK_RE = re.compile(r"/\*|\*/")
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#(ifdef|ifndef|else|endif|define)\b", re.MULTILINE)
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
@@ -117,30 +124,45 @@ class Lexer:
     def __init__(self, pre):
         self.pre = pre
 
-    def tokens_of_file(self, path: str, stack: tuple = (), out: list | None = None) -> list:
+    def tokens_of_file(self, path: str) -> list:
         """All tokens of ``path`` and what it includes. A lexical error becomes an ``ERROR``
         token at its place, so the parser reports errors in source order as llvm-tblgen does."""
-        top = out is None
-        if top:
-            out = []
-        try:
-            text = self.pre.read(path, stack)
-            self._lex(text, path, stack, out)
-        except TdError as e:
-            if not top:
-                raise
-            out.append(Tok("ERROR", e, e.file, e.line, e.col, e.include_stack))
-        return out
+        return self._follow(lambda out: self._lex(self.pre.read(path, ()), path, (), out))
 
-    def tokens_of_text(self, text: str, file: str, stack: tuple = ()) -> list:
+    def tokens_of_text(self, text: str, file: str) -> list:
+        """The tokens of source ``text`` named ``file`` (what it includes is read from disk)."""
+
+        def first(out):
+            self.pre.open_text(file)
+            return self._lex(text, file, (), out)
+
+        return self._follow(first)
+
+    def _follow(self, first) -> list:
+        """Run ``first(out)``'s lexer and, at each ``include``, the included file's lexer.
+
+        Includes are followed with an explicit stack of per-file lexers rather than by
+        recursion, so include chains as deep as llvm-tblgen's work (it accepts 100,000 nested
+        files)."""
         out: list = []
+        pre = self.pre
         try:
-            self._lex(text, file, stack, out)
+            files = [first(out)]
+            while files:
+                try:
+                    inc_path, stack = next(files[-1])
+                except StopIteration:
+                    files.pop()
+                    pre.close()
+                    continue
+                files.append(self._lex(pre.read(inc_path, stack), inc_path, stack, out))
         except TdError as e:
             out.append(Tok("ERROR", e, e.file, e.line, e.col, e.include_stack))
         return out
 
-    def _lex(self, text: str, file: str, stack: tuple, out: list):  # noqa: C901
+    def _lex(self, text: str, file: str, stack, out: list):  # noqa: C901
+        """Append the tokens of ``text`` to ``out``; a generator that yields ``(path, stack)``
+        at each ``include`` for the caller to lex that file before resuming this one."""
         pre = self.pre
         append = out.append
         match = _TOKEN_RE.match
@@ -204,8 +226,7 @@ class Lexer:
                     raise TdError("Expected filename after include", file, line, col, stack)
                 inc = m.group(kind)[1:-1]
                 where = SourceLoc(file, line, col)
-                self.tokens_of_file(pre.resolve_include(inc, file, where, stack),
-                                    stack + (where,), out)
+                yield pre.resolve_include(inc, file, where, stack), IncludeChain(stack, where)
                 pending_include = None
                 pos = end
                 continue

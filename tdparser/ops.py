@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import types as T
 from .errors import TdError
+from .limits import MAX_ITEMS, MAX_STRING, check_count
 from .values import (
     UNSET,
     BitInit,
@@ -152,9 +153,11 @@ class UnOp(OpInit):
 _ARITH = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
-    "shl": lambda a, b: a << b if 0 <= b < 64 else 0,
-    "sra": lambda a, b: a >> b if b >= 0 else 0,
-    "srl": lambda a, b: (a & 0xFFFFFFFFFFFFFFFF) >> b if b >= 0 else 0,
+    # llvm-tblgen shifts int64s with C++'s `<<`/`>>`, which x86 does by the count mod 64:
+    # !shl(1, 64) is 1 and !srl(-1, -1) is 1 (a shift by 63).
+    "shl": lambda a, b: a << (b & 63),
+    "sra": lambda a, b: a >> (b & 63),
+    "srl": lambda a, b: (a & 0xFFFFFFFFFFFFFFFF) >> (b & 63),
 }
 _CMP = {
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
@@ -239,10 +242,12 @@ class BinOp(OpInit):
             return self if res is None else bit_init(res)
         if op == "strconcat":
             if isinstance(lhs, StringInit) and isinstance(rhs, StringInit):
+                _check_string(len(lhs.value) + len(rhs.value), cur)
                 return StringInit(lhs.value + rhs.value, lhs.code or rhs.code)
             return self
         if op == "listconcat":
             if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
+                _check_items(len(lhs.items) + len(rhs.items), cur)
                 return ListInit(lhs.items + rhs.items, lhs.ty.elem)
             return self
         if op == "listsplat":
@@ -251,6 +256,7 @@ class BinOp(OpInit):
                 return self
             if n < 0:
                 raise fatal("Illegal operation: !listsplat count is negative", cur)
+            _check_items(n, cur)
             return ListInit((lhs,) * n, lhs.ty)
         if op == "listremove":
             if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
@@ -290,6 +296,8 @@ class BinOp(OpInit):
                         if i is None:
                             return self
                         parts.append(str(i))
+                _check_string(sum(map(len, parts)) + len(rhs.value) * max(len(parts) - 1, 0),
+                              cur)
                 return StringInit(rhs.value.join(parts), code)
             return self
         if op == "concat":
@@ -302,6 +310,7 @@ class BinOp(OpInit):
                     raise fatal(f"Concatenated Dag operators do not match: '{lhs}' vs. '{rhs}'",
                                 None)
                 o = lo if isinstance(lo, DefInit) else ro
+                _check_items(len(lhs.args) + len(rhs.args), cur)
                 return DagInit(o, None, lhs.args + rhs.args)
             return self
         if op == "getdagarg":
@@ -329,8 +338,36 @@ class BinOp(OpInit):
             a, b = as_int(lhs), as_int(rhs)
             if a is None or b is None:
                 return self
+            _check_items(range_len(a, b, 1), cur)
             return ListInit([IntInit(i) for i in range(a, b)], T.INT)
         return self
+
+
+def range_len(start: int, stop: int, step: int) -> int:
+    """``len(range(start, stop, step))`` for any ints (``len`` of a range raises
+    OverflowError past ``sys.maxsize``).
+
+    >>> range_len(0, 10, 3), range_len(5, 0, -2), range_len(0, 1 << 80, 1) == 1 << 80
+    (4, 3, True)
+    """
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // -step)
+
+
+def _check_items(n: int, cur) -> None:
+    if n > MAX_ITEMS:
+        raise check_count(n, MAX_ITEMS, "elements in a list or dag", None).place(_rec_loc(cur))
+
+
+def _check_string(n: int, cur) -> None:
+    if n > MAX_STRING:
+        raise check_count(n, MAX_STRING, "characters in a string", None).place(_rec_loc(cur))
+
+
+def _rec_loc(cur):
+    """Where record ``cur`` is defined (None without a record)."""
+    return cur.locs[0] if cur is not None and cur.locs else None
 
 
 class VarDefInit(TypedInit):

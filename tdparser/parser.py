@@ -21,6 +21,7 @@ from . import ast as A
 from .errors import TdError
 from .lalr import LalrDriver
 from .lexer import Lexer, unescape  # noqa: F401  (Lexer: doctest)
+from .limits import MAX_BITS, check_count
 
 _GRAMMAR = os.path.join(os.path.dirname(__file__), "tablegen.lark")
 
@@ -166,7 +167,15 @@ class ToAst(Transformer):
         return A.TypeRef(kind, None, t)
 
     def bits_type(self, c):
-        return A.TypeRef("bits", int(c[1].value, 0), c[0])
+        t = c[1]
+        n = _int(t)
+        if n < 0:  # llvm-tblgen reads it as unsigned and crashes
+            raise t.error(f"expected a non-negative width in bits<n> type, got {n}")
+        n &= 0xFFFFFFFF  # llvm-tblgen keeps the width in 32 bits: bits<4294967296> is bits<0>
+        e = check_count(n, MAX_BITS, "bits in a bits<n> type", t)
+        if e is not None:
+            raise e
+        return A.TypeRef("bits", n, c[0])
 
     def list_type(self, c):
         return A.TypeRef("list", c[0], c[0].loc)
@@ -180,7 +189,20 @@ class ToAst(Transformer):
         return A.Int(_int(t), t)
 
     def bin_lit(self, c):
-        return A.BinLit(c[0].value[2:], c[0])
+        t = c[0]
+        digits = t.value[2:]
+        e = check_count(len(digits), MAX_BITS, "bits in a binary literal", t)
+        if e is not None:
+            raise e
+        if len(digits) > 64:
+            # llvm-tblgen reads the value into 64 bits, then sets bit i from `1 << i`, which
+            # on x86 shifts by i mod 64: mimic that instead of the digits written.
+            v = int(digits, 2)
+            if v >> 64:
+                raise t.error("Number out of range")
+            digits = "".join("1" if v >> (i & 63) & 1 else "0"
+                             for i in reversed(range(len(digits))))
+        return A.BinLit(digits, t)
 
     def string_lit(self, c):
         parts = [unescape(t.value[1:-1], t.error) for t in c]
@@ -222,11 +244,17 @@ class ToAst(Transformer):
     def value_list(self, c):
         return tuple(c)
 
+    def list_first(self, c):
+        return [c[0]]
+
     def list_append(self, c):
-        return c[0] + (c[1],)
+        # In place: a list literal of n elements is n reductions, and copying a tuple at each
+        # would make it quadratic (10^5 elements took 20 s).
+        c[0].append(c[1])
+        return c[0]
 
     def list_items(self, c):
-        return c[0]
+        return tuple(c[0])
 
     def dag_lit(self, c):
         op, op_name = c[0]
@@ -286,10 +314,19 @@ class ToAst(Transformer):
         t = c[1]
         if not t.value.startswith("-"):
             raise t.error("expected integer value as end of range")
-        return A.Range(c[0], A.Int(-_int(t), t), _first_loc(c[0]))
+        n = -_int(t)  # int64 negation, as llvm-tblgen: -INT64_MIN stays negative
+        return A.Range(c[0], A.Int(n - (1 << 64) if n >> 63 else n, t), _first_loc(c[0]))
 
 
 def _int(t) -> int:
+    """The value of integer token ``t`` as llvm-tblgen's lexer reads it: a negative decimal
+    must fit in int64, anything else in uint64 (then it wraps into int64, so
+    ``18446744073709551615`` is -1); beyond that it is "Number out of range".
+
+    >>> from .lexer import Tok
+    >>> [_int(Tok("INT", v, "a.td", 1, 1)) for v in ("7", "-7", "0x10", "9223372036854775808")]
+    [7, -7, 16, -9223372036854775808]
+    """
     v = t.value
     neg = v.startswith("-")
     body = v.lstrip("+-")
@@ -302,7 +339,13 @@ def _int(t) -> int:
             n = int(body, 10)
     except ValueError:
         raise t.error("Invalid number") from None
-    return -n if neg else n
+    if neg:
+        if n > 1 << 63:
+            raise t.error("Number out of range")
+        return -n
+    if n >> 64:
+        raise t.error("Number out of range")
+    return n - (1 << 64) if n >> 63 else n
 
 
 _PARSER = None

@@ -20,7 +20,11 @@ import re
 from .errors import SourceLoc, TdError
 
 _NAME_RE = re.compile(r"[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)")
-_REST_RE = re.compile(r"[ \t]*(?://[^\n]*|/\*.*?\*/[ \t]*)*(?=\n|$)")
+# What may follow a directive: blanks, `/* */` comments (which, as in llvm-tblgen, may span
+# lines) and a final `//` comment; then the line must end. A block comment's body cannot contain
+# `*/` and every character is matched one way only, so the match is linear (a lazy `.*?` here
+# could span several comments and split `/* */ /* */ ...` exponentially).
+_REST_RE = re.compile(r"(?:[ \t\r]|/\*(?:[^*]|\*(?!/))*\*/)*(?://[^\n]*)?")
 _LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*#(ifdef|ifndef|else|endif|define)\b", re.MULTILINE)
 
 
@@ -47,13 +51,31 @@ class Preprocessor:
         self.macros = set(defines)
         self.files: list[str] = []
         self.texts: dict[str, str] = {}
+        # The files being lexed, outermost first (absolute paths), and the same as a set: an
+        # include cycle is one lookup, not a walk of the include stack for every include.
+        self._open: list[str] = []
+        self._open_set: set[str] = set()
 
-    def read(self, path: str, stack: tuple) -> str:
-        for inc in stack:
-            if os.path.abspath(inc.file) == os.path.abspath(path):
-                where = stack[-1]
-                raise TdError(f"include cycle: '{path}' includes itself", where.file, where.line,
-                              where.col, stack[:-1])
+    def open_text(self, name: str) -> None:
+        """Note that source text named ``name`` is being lexed (so it cannot include itself)."""
+        self._push(os.path.abspath(name))
+
+    def close(self) -> None:
+        """The innermost file being lexed is done."""
+        self._open_set.discard(self._open.pop())
+
+    def _push(self, key: str) -> None:
+        self._open.append(key)
+        self._open_set.add(key)
+
+    def read(self, path: str, stack) -> str:
+        """The text of ``path``, included from the sites ``stack`` (an IncludeChain or ``()``);
+        the caller calls :meth:`close` once it is lexed."""
+        key = os.path.abspath(path)
+        if key in self._open_set:
+            where = stack[-1]
+            raise TdError(f"include cycle: '{path}' includes itself", where.file, where.line,
+                          where.col, stack.parent)
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
@@ -61,11 +83,12 @@ class Preprocessor:
             if stack:
                 w = stack[-1]
                 raise TdError(f"Could not find include file '{path}'", w.file, w.line, w.col,
-                              stack[:-1]) from None
+                              stack.parent) from None
             raise TdError(f"Could not open input file '{path}': {exc.strerror}", path) from None
         if path not in self.texts:
             self.files.append(path)
         self.texts[path] = text
+        self._push(key)
         return text
 
     def resolve_include(self, name: str, includer: str, where: SourceLoc, stack: tuple) -> str:
@@ -92,9 +115,7 @@ class Preprocessor:
                               eol - line_start + 1, stack)
             name = nm.group(1)
             pos = nm.end()
-        self._check_rest(text, pos, file, line, line_start, stack, kind)
-        eol = text.find("\n", pos)
-        pos = len(text) if eol < 0 else eol
+        pos, line, line_start = self._check_rest(text, pos, file, line, line_start, stack, kind)
         if kind == "define":
             self.macros.add(name)
             return pos, line, line_start
@@ -119,11 +140,20 @@ class Preprocessor:
         return self._skip(text, pos, file, line, stack, conds)
 
     def _check_rest(self, text, pos, file, line, line_start, stack, kind):
-        if _REST_RE.match(text, pos) is None:
-            m = re.compile(r"[ \t]*").match(text, pos)
+        """Check what follows a directive; return (pos, line, line_start) at the end of its
+        line (a block comment after it may end on a later line)."""
+        end = _REST_RE.match(text, pos).end()
+        nl = text.count("\n", pos, end)
+        if nl:
+            line += nl
+            line_start = text.rfind("\n", pos, end) + 1
+        if end < len(text) and text[end] != "\n":
+            col = end - line_start + 1
+            if text.startswith("/*", end):
+                raise TdError("Unterminated comment!", file, line, col, stack)
             what = {"else": "#else", "endif": "#endif"}.get(kind, f"#{kind} NAME")
-            raise TdError(f"Only comments are supported after {what}", file, line,
-                          m.end() - line_start + 1, stack)
+            raise TdError(f"Only comments are supported after {what}", file, line, col, stack)
+        return end, line, line_start
 
     def _skip(self, text, pos, file, line, stack, conds):
         """Skip a false branch; stop after its ``#else`` or ``#endif`` line."""
@@ -150,9 +180,7 @@ class Preprocessor:
                     raise TdError("double #else", file, line, col, stack,
                                   notes=(("Previous #else is here", SourceLoc(*prev)),))
                 conds[-1] = ["else", (file, line, col)]
-            self._check_rest(text, m.end(), file, line, line_start, stack, kind)
-            eol = text.find("\n", m.end())
-            return (len(text) if eol < 0 else eol), line, line_start
+            return self._check_rest(text, m.end(), file, line, line_start, stack, kind)
         f, ln, c = conds[-1][1]
         eof_line = line + text.count("\n", pos)
         eof_col = len(text) - (text.rfind("\n") + 1) + 1

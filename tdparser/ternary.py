@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from . import types as T
-from .ops import OpInit, _dag_key, as_int, fatal
+from .ops import OpInit, _check_items, _check_string, _dag_key, as_int, fatal, range_len
 from .values import (
     UNSET,
     DagInit,
@@ -81,6 +81,9 @@ class TernOp(OpInit):
                     isinstance(b, StringInit):
                 if not a.value:
                     return StringInit(c.value)  # llvm-tblgen never returns here
+                if len(b.value) > len(a.value):  # only a longer replacement can grow it
+                    _check_string(len(c.value) + c.value.count(a.value)
+                                  * (len(b.value) - len(a.value)), cur)
                 return StringInit(c.value.replace(a.value, b.value))
             if isinstance(c, VarInit) and isinstance(a, VarInit):
                 return b if a.name == c.name else c
@@ -110,7 +113,7 @@ class TernOp(OpInit):
                     raise fatal(f"!substr start position is out of range 0...{len(a.value)}: "
                                 f"{s}", cur)
                 if n < 0:
-                    raise fatal(f"!substr length must be nonnegative: {n}", cur)
+                    raise fatal("!substr length must be nonnegative", cur)
                 return StringInit(a.value[s:s + n], a.code)
             return self
         if op == "find":
@@ -143,6 +146,7 @@ class TernOp(OpInit):
                 return self
             if s == 0:
                 raise fatal("Illegal range: step size cannot be zero", cur)
+            _check_items(range_len(x, y, s), cur)
             return ListInit([IntInit(i) for i in range(x, y, s)], T.INT)
         return self
 

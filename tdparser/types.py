@@ -73,7 +73,9 @@ class ListTy(RecTy):
     __repr__ = __str__
 
     def convertible_to(self, other):
-        return other.kind == "list" and self.elem.convertible_to(other.elem)
+        # List types are interned, so identity answers most checks at once; without it a
+        # list nested n deep costs O(n) per check and O(n**2) to type a nested literal.
+        return self is other or (other.kind == "list" and self.elem.convertible_to(other.elem))
 
     def is_a(self, other):
         return self is other or (other.kind == "list" and self.elem.is_a(other.elem))
