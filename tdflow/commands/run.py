@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from tdflow.dialect import standard_dialect
     from tdflow.dialect.cli_support import read_input
     from tdflow.dialect.ir import DiagnosticError, parse_module, verify_module
+    from tdflow.dialect.ir.source import decode_source
 
     # Parse (and check) here, before compiling: what `compile` would trip over (no function, a
     # scalar argument, a tensor too big to allocate) becomes a located diagnostic.
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     # A path (not the parsed module) so that compile's locations name the file too.
-    source = Path(args.program) if args.program != "-" else text.decode("utf-8")
+    source = Path(args.program) if args.program != "-" else decode_source(text, file)
     try:
         program = tdflow.compile(source, device=args.device, entry=func.name,
                                  pipeline=args.pipeline)
