@@ -63,6 +63,9 @@ class Dialect:
         self._by_mnemonic: dict[str, list[str]] = {}
         for op in self.ops.values():
             self._by_mnemonic.setdefault(op.mnemonic, []).append(op.name)
+        # Ops of other dialects served by a standard op of the same shape (a Context fills it):
+        # {"oneflow.relu": "tdflow.relu"}. They use its hooks and kernels unless they have own.
+        self.served_by: dict[str, str] = {}
 
     # -- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> OpDef | None:
@@ -107,19 +110,21 @@ class Dialect:
 
     # -- hooks ----------------------------------------------------------------------------
     def hooks_of(self, op_name: str) -> dict[str, Any]:
-        """The registered hooks of ``op_name`` by kind."""
-        return self.registry.for_op(op_name)
+        """The hooks ``op_name`` runs, by kind: its own, or those of the standard op serving it."""
+        own = self.registry.for_op(op_name)
+        serving = self.served_by.get(op_name)
+        return own if own or serving is None else self.registry.for_op(serving)
 
     def hook(self, op_name: str, kind: str):
         """The ``kind`` hook of ``op_name`` or ``None``."""
-        return self.registry.get(op_name, kind)
+        return self.hooks_of(op_name).get(kind)
 
     def contract_problems(self) -> list[tuple[OpDef, str, str, str]]:
         """OneFlow's link-time contract: ``(op, flag, hook kind, message)`` for every declared
         flag without a hook and every hook without its flag."""
         out = []
         for op in self.ops.values():
-            hooks = self.registry.for_op(op.name)
+            hooks = self.hooks_of(op.name)
             for flag in op.hooks:
                 kind = FLAG_TO_HOOK[flag]
                 if kind not in hooks:
@@ -168,7 +173,7 @@ class Dialect:
             op = self.ops.get(op_name)
             if op is None:
                 raise InferError(op_name, self.unknown_op_message(op_name))
-            info = self._infos[op_name] = OpInfo(op, self.registry.for_op(op_name))
+            info = self._infos[op_name] = OpInfo(op, self.hooks_of(op_name))
         return info
 
     def infer_result_types(self, op_name: str, input_types: Sequence[TensorType | None] | dict,
@@ -226,7 +231,7 @@ class Dialect:
         SBP signatures, ``"compute_complexity"`` a FLOP count."""
         from .hooks.context import HookError
 
-        fn = self.registry.get(op_name, kind)
+        fn = self.hook(op_name, kind)
         if fn is None:
             return None
         ctx = self.make_context(op_name, input_types, attrs)

@@ -16,7 +16,7 @@ import numpy as np
 from tdflow.lowering.plan import ExecutablePlan
 from tdflow.tdparser.errors import TdflowError
 
-from .executor import Executor, _type_text, bind_arguments
+from .executor import ArgumentError, Executor, _type_text, bind_arguments
 
 
 def load_module(source: Any) -> Any:
@@ -121,26 +121,40 @@ def _is_tensor(v: Any) -> bool:
     return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
 
 
+def context_of(ops: Any) -> Any:
+    """The context programs are verified and lowered with: ``ops`` (a context from
+    ``tdflow.load_ops``, or any dialect) or, for ``None``, the standard library's."""
+    if ops is None:
+        from tdflow.dialect.context import standard_context
+
+        return standard_context()
+    if not callable(getattr(ops, "lookup", None)):
+        raise TypeError(f"ops= must be a context from tdflow.load_ops(...), not "
+                        f"{type(ops).__name__}")
+    return ops
+
+
 def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: str | None = None,
-          *, donate: Sequence[str] = (), verify_each: bool = True, **options: Any) -> Any:
+          *, donate: Sequence[str] = (), verify_each: bool = True, ops: Any = None,
+          **options: Any) -> Any:
     """Run the lowering pipeline on ``module`` (rewritten in place) with this runtime's kernels.
 
-    Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``options`` go to the
+    ``ops`` is the context of op libraries (``tdflow.load_ops(...)``; default: the standard
+    ops). Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``options`` go to the
     ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
     """
-    from tdflow.dialect import standard_dialect
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
     from tdflow.runtime.kernels.registry import kernel_table
 
-    dialect = standard_dialect()
+    dialect = context_of(ops)
     errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
     if errors:
         raise DiagnosticError(errors)
     if entry is not None and entry not in {f.name for f in module}:
         raise PipelineError(f"no function @{entry}; functions: "
                             f"{', '.join('@' + f.name for f in module) or '(none)'}")
-    table = kernel_table(device)
+    table = kernel_table(device, getattr(dialect, "served_by", None))
     if not table.ops():
         from tdflow.runtime.kernels.registry import registered_kernels
 
@@ -197,15 +211,16 @@ def _check_compile_options(device: Any, entry: Any, pipeline: Any, donate: Any,
 
 def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # noqa: A001
             pipeline: str | None = None, donate: Sequence[str] = (),
-            mode: str = "auto") -> CompiledProgram:
+            mode: str = "auto", ops: Any = None) -> CompiledProgram:
     """Lower a program and load its plan: ``tdflow.compile("examples/mlp.mlir")(x, w1, ...)``.
 
     ``source`` is a ``Module``, MLIR text or a path; ``entry`` picks the function (default: the
     first); ``donate`` names arguments whose buffers the program may overwrite; ``mode`` is
-    the executor's (``"auto"``, ``"direct"``, ``"engine"``). Programs with dynamic argument
-    shapes are verified now and lowered per argument shapes when called.
+    the executor's (``"auto"``, ``"direct"``, ``"engine"``); ``ops`` the context of op
+    libraries the program's ops come from (``tdflow.load_ops("my_ops.td", hooks=[...])``;
+    default: the standard ops). Programs with dynamic argument shapes are verified now and
+    lowered per argument shapes when called.
     """
-    from tdflow.dialect import standard_dialect
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.types import TensorType
     from tdflow.runtime.kernels.registry import kernel_table
@@ -214,9 +229,10 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     loader = module_loader(source)
     module = loader()
     if not len(module):
-        raise ValueError("the program has no function to compile")
+        raise CompileOptionError("the program has no function to compile")
     entry = entry or module.funcs[0].name
-    errors = [d for d in verify_module(module, standard_dialect()) if d.severity == "error"]
+    context = context_of(ops)
+    errors = [d for d in verify_module(module, context) if d.severity == "error"]
     if errors:
         raise DiagnosticError(errors)
     try:
@@ -229,10 +245,10 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     for i, a in enumerate(func.args):
         t = a.type
         if not isinstance(t, TensorType):
-            raise TypeError(f"@{entry}: argument #{i} has type {t}; only tensors can be passed")
+            raise ArgumentError(f"@{entry}: argument #{i} has type {t}; only tensors can be passed")
         arguments.append((a.name or f"arg{i}", t.shape, t.dtype))
     static = all(t.is_static for t in func.arg_types)
-    table = kernel_table(device)
+    table = kernel_table(device, getattr(context, "served_by", None))
     engine = None
     if mode != "direct":
         from tdflow.runtime.engine import get_engine
@@ -244,7 +260,7 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
         if not static:  # specialise the entry's argument types; inference does the rest
             for arg, shape in zip(m[entry].args, shapes):
                 arg.type = TensorType(tuple(shape), arg.type.dtype)
-        result = lower(m, device, entry, pipeline, donate=donate)
+        result = lower(m, device, entry, pipeline, donate=donate, ops=context)
         plan = result.plan(entry)
         return result, plan, Executor(plan, lambda name: table.get(name).fn, mode=mode,
                                       engine=engine)

@@ -166,18 +166,33 @@ def attr_in(name: str, values: Collection[Any], default: Any = None) -> Predicat
 
 
 class KernelTable:
-    """The kernels of one device (or of all devices when ``device`` is ``None``)."""
+    """The kernels of one device (or of all devices when ``device`` is ``None``).
 
-    def __init__(self, kernels: Mapping[str, list[Kernel]], device: str | None) -> None:
+    ``aliases`` maps an op with no kernels of its own to the op whose kernels serve it (a
+    context's ``served_by``: ``{"oneflow.relu": "tdflow.relu"}``).
+    """
+
+    def __init__(self, kernels: Mapping[str, list[Kernel]], device: str | None,
+                 aliases: Mapping[str, str] | None = None) -> None:
         self.device = device
         self._by_op = kernels
+        self._aliases = dict(aliases or {})
+
+    def _kernels_of(self, op: str) -> Sequence[Kernel]:
+        own = self._by_op.get(op)
+        if own:
+            return own
+        serving = self._aliases.get(op)
+        return self._by_op.get(serving, ()) if serving is not None else ()
 
     def ops(self) -> list[str]:
-        return sorted(op for op, ks in self._by_op.items()
-                      if any(self.device is None or k.device == self.device for k in ks))
+        names = set(self._by_op) | set(self._aliases)
+        return sorted(op for op in names
+                      if any(self.device is None or k.device == self.device
+                             for k in self._kernels_of(op)))
 
     def candidates(self, op: str) -> list[Kernel]:
-        return [k for k in self._by_op.get(op, ())
+        return [k for k in self._kernels_of(op)
                 if self.device is None or k.device == self.device]
 
     def get(self, name: str) -> Kernel:
@@ -194,12 +209,12 @@ class KernelTable:
             raise ValueError("select() needs a device on an all-devices table")
         attrs = attrs or {}
         best: Kernel | None = None
-        for k in self._by_op.get(op, ()):
+        candidates = self._kernels_of(op)
+        for k in candidates:
             if k.matches(device, input_dtypes, attrs) and (best is None or k.priority > best.priority):
                 best = k
         if best is None:
-            raise KernelNotFoundError(op, device, input_dtypes, attrs,
-                                      self._by_op.get(op, []))
+            raise KernelNotFoundError(op, device, input_dtypes, attrs, list(candidates))
         return best
 
     def __contains__(self, op: str) -> bool:
@@ -216,12 +231,38 @@ _loaded: list[bool] = []
 
 
 def add_kernel(kernel: Kernel) -> Kernel:
-    """Register an already built :class:`Kernel` (names are unique)."""
-    if kernel.name in _BY_NAME:
-        raise ValueError(f"a kernel named {kernel.name!r} is already registered")
+    """Register an already built :class:`Kernel` (names are unique).
+
+    Registering again a kernel of the same name, op and function (same module and qualified
+    name: a hooks module imported twice) replaces the first, so re-importing is idempotent;
+    a different function under a taken name is an error.
+    """
+    old = _BY_NAME.get(kernel.name)
+    if old is not None:
+        if old.op != kernel.op or _fn_id(old.fn) != _fn_id(kernel.fn):
+            raise ValueError(f"a kernel named {kernel.name!r} is already registered "
+                             f"(for {old.op}, by {_fn_id(old.fn)})")
+        ks = _KERNELS[old.op]
+        ks[ks.index(old)] = kernel
+    else:
+        _KERNELS.setdefault(kernel.op, []).append(kernel)
     _BY_NAME[kernel.name] = kernel
-    _KERNELS.setdefault(kernel.op, []).append(kernel)
     return kernel
+
+
+def _fn_id(fn: Any) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def default_kernel_name(op: str, device: str) -> str:
+    """``cpu.relu`` for a standard op, ``cpu.mylib.twice`` for an op of another dialect (so a
+    user's ``mylib.relu`` never takes the standard kernel's name).
+
+    >>> default_kernel_name("tdflow.relu", "cpu"), default_kernel_name("my.relu", "cuda")
+    ('cpu.relu', 'cuda.my.relu')
+    """
+    dialect, _, mnemonic = op.rpartition(".")
+    return f"{device}.{mnemonic}" if dialect in ("", "tdflow") else f"{device}.{op}"
 
 
 def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None = None,
@@ -231,14 +272,22 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
                     uses_blas: bool = False) -> Callable[[KernelFn], KernelFn]:
     """Decorator registering ``fn(attrs, inputs, outs)`` as a kernel of ``op``.
 
-    ``name`` defaults to ``"<device>.<mnemonic>"`` (``"cpu.relu"``); give a distinct name when
-    registering several kernels for one op and device. Returns ``fn`` unchanged.
+    This is the public way to give a user's op a kernel (OneFlow's ``REGISTER_USER_KERNEL(...)
+    .SetIsMatchedHob(...)``): put it in the op library's hooks module. ``name`` defaults to
+    :func:`default_kernel_name` (``"cpu.relu"``, ``"cpu.mylib.twice"``); give a distinct name
+    when registering several kernels for one op and device. Re-importing the module that
+    registers it is harmless. Returns ``fn`` unchanged.
+
+    >>> @register_kernel("doc.twice", device="cpu", dtypes=("f32", "f64"))
+    ... def twice(attrs, inputs, outs):
+    ...     return [np.multiply(inputs[0], 2, out=outs[0])]
+    >>> kernel_table("cpu").select("doc.twice", ("f32",)).name
+    'cpu.doc.twice'
     """
 
     def deco(fn: KernelFn) -> KernelFn:
-        mnemonic = op.split(".", 1)[-1]
         add_kernel(Kernel(
-            name=name or f"{device}.{mnemonic}", op=op, device=device, fn=fn,
+            name=name or default_kernel_name(op, device), op=op, device=device, fn=fn,
             num_outputs=num_outputs, dtypes=frozenset(dtypes) if dtypes is not None else None,
             match=match, priority=priority, inplace=dict(inplace or {}),
             elementwise=elementwise, uses_blas=uses_blas,
@@ -268,21 +317,26 @@ def _load_builtin_kernels() -> None:
     _loaded.append(True)
 
 
-def kernel_table(device: str | None = None) -> KernelTable:
+def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = None
+                 ) -> KernelTable:
     """The registered kernels of ``device`` (all devices for ``None``); loads the built-ins.
+    ``aliases`` is a context's ``served_by`` (ops served by a standard op's kernels).
 
     >>> kernel_table("cpu").select("tdflow.relu", ("f32",), {}).name
     'cpu.relu'
+    >>> kernel_table("cpu", {"oneflow.relu": "tdflow.relu"}).select("oneflow.relu", ("f32",)).name
+    'cpu.relu'
     """
     _load_builtin_kernels()
-    return KernelTable(_KERNELS, device)
+    return KernelTable(_KERNELS, device, aliases)
 
 
 def select_kernel(op: str, device: str, input_dtypes: Sequence[str],
-                  attrs: Mapping[str, Any] | None = None) -> Kernel:
+                  attrs: Mapping[str, Any] | None = None,
+                  aliases: Mapping[str, str] | None = None) -> Kernel:
     """The best matching kernel or :class:`KernelNotFoundError` listing the candidates."""
     _load_builtin_kernels()
-    return KernelTable(_KERNELS, device).select(op, input_dtypes, attrs)
+    return KernelTable(_KERNELS, device, aliases).select(op, input_dtypes, attrs)
 
 
 def registered_kernels() -> list[Kernel]:

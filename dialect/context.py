@@ -1,0 +1,149 @@
+"""``Context``: several dialects at once — the standard ops plus a user's op libraries.
+
+MLIR's ``MLIRContext`` is the model: a program may use ops of every dialect loaded in the
+context (``tdflow.matmul`` next to ``mylib.leaky_relu_yzh`` next to ``oneflow.relu``), and
+verify, lower, compile, the functional API and eager calls all take the context. A context is
+a :class:`~tdflow.dialect.dialect.Dialect` whose ops are the union of its libraries', so
+everything that takes a dialect takes a context.
+
+An op of another dialect that means the same as a standard op — same mnemonic, the same
+operands and results (names and arity) and the same attributes (names and kinds) — and that
+has no hooks of its own is *served* by the standard op: it runs the standard op's hooks and
+kernels (``served_by``), as OneFlow's ``oneflow.relu`` is served by ``tdflow.relu``.
+
+>>> ctx = standard_context()
+>>> ctx.lookup("tdflow.relu").mnemonic, ctx.libraries[0].name
+('relu', 'tdflow')
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Sequence
+
+from tdflow.tdparser.errors import TdError
+
+from .dialect import Dialect, load_dialect, standard_dialect
+from .hooks.registry import HookRegistry
+from .opdef import OpDef
+
+__all__ = ["Context", "load_ops", "standard_context", "op_shape"]
+
+
+def op_shape(op: OpDef) -> tuple:
+    """What must agree for one op to serve another: mnemonic, operands and results (names and
+    arity) and attributes (names and kinds).
+
+    >>> d = standard_dialect()
+    >>> op_shape(d.lookup("tdflow.relu"))
+    ('relu', (('x', 'single'),), (('y', 'single'),), ())
+    """
+    return (op.mnemonic,
+            tuple((v.name, v.arity) for v in op.operands),
+            tuple((v.name, v.arity) for v in op.results),
+            tuple(sorted((a.name, a.kind) for a in op.attributes)))
+
+
+class Context(Dialect):
+    """The ops of several libraries (``Dialect``\\ s) by qualified name, with one hook registry.
+
+    ``libraries`` are the loaded dialects in load order (the standard one first when
+    included); ``served_by`` maps each op of another dialect that a standard op serves to that
+    op's name. Two libraries defining the same qualified op name is an error naming both.
+    """
+
+    def __init__(self, libraries: Sequence[Dialect], *, standard: Dialect | None = None,
+                 registry: HookRegistry | None = None) -> None:
+        ops: dict[str, OpDef] = {}
+        for lib in libraries:
+            for op in lib:
+                first = ops.get(op.name)
+                if first is not None and first is not op:
+                    raise _defined_twice(first, op)
+                ops[op.name] = op
+        names = [lib.name for lib in libraries]
+        super().__init__(ops.values(), name=names[-1] if names else "tdflow",
+                         path=None, registry=registry or (libraries[0].registry if libraries
+                                                          else None))
+        self.libraries: tuple[Dialect, ...] = tuple(libraries)
+        self.standard = standard
+        if standard is not None:
+            self.served_by = _served_by(standard, [lib for lib in libraries
+                                                   if lib is not standard])
+
+    def __repr__(self) -> str:
+        libs = ", ".join(f"{lib.name} ({len(lib)} ops)" for lib in self.libraries)
+        return f"<Context: {libs}>"
+
+    def user_ops(self) -> list[OpDef]:
+        """The ops that are not the standard library's, in load order."""
+        std = self.standard
+        return [op for op in self.ops.values() if std is None or op.name not in std.ops]
+
+    def dialect_names(self) -> list[str]:
+        """Every dialect namespace an op of the context lives in (``["tdflow", "mylib"]``)."""
+        return list(dict.fromkeys(op.dialect for op in self.ops.values()))
+
+
+def _defined_twice(first: OpDef, second: OpDef) -> TdError:
+    loc = second.location
+    where = first.location
+    at = f" ({where.file}:{where.line}:{where.col})" if where else ""
+    return TdError(f"op '{second.name}' is defined twice: by {first.record}{at} and by "
+                   f"{second.record}", loc.file if loc else "<unknown>", loc.line if loc else 0,
+                   loc.col if loc else 0)
+
+
+def _served_by(standard: Dialect, others: Iterable[Dialect]) -> dict[str, str]:
+    by_shape = {op_shape(op): op.name for op in standard}
+    out: dict[str, str] = {}
+    for lib in others:
+        for op in lib:
+            if op.dialect == standard.name:
+                continue
+            name = by_shape.get(op_shape(op))
+            if name is not None:
+                out[op.name] = name
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def standard_context() -> Context:
+    """The context of the standard library alone (``ops.td`` and its hooks), built once."""
+    std = standard_dialect()
+    return Context([std], standard=std)
+
+
+def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike] = (),
+             defines: Iterable[str] = (), hooks: Iterable[str | os.PathLike] = (),
+             std: bool = True) -> Context:
+    """Load op libraries into a :class:`Context`: the standard ops (unless ``std=False``) plus
+    the ops of every ``.td`` in ``paths``, after importing the Python ``hooks`` modules (files)
+    that register their hooks and kernels.
+
+    ``include_dirs`` and ``defines`` apply to every file (tdflow's own include dir, with
+    ``tdflow/Base.td``, is always searched). Raises ``TdError`` for TableGen errors and for an
+    op defined twice; the hook contract is checked by :meth:`Context.check_contract`.
+
+    >>> import pathlib, tempfile
+    >>> src = pathlib.Path(tempfile.mkdtemp()) / "my_ops.td"
+    >>> _ = src.write_text('include "tdflow/Base.td"\\n'
+    ...     'def My_Dialect : Dialect { let name = "my"; }\\n'
+    ...     'def My_TwiceOp : Op<My_Dialect, "twice", [NoMemoryEffect]> {\\n'
+    ...     '  let arguments = (ins TDF_Tensor:$x); let results = (outs TDF_Tensor:$y); }\\n')
+    >>> lib = load_ops(src)
+    >>> [op.name for op in lib.user_ops()], "tdflow.matmul" in lib
+    (['my.twice'], True)
+    """
+    from .cli_support import import_hook_files
+
+    import_hook_files([str(h) for h in hooks])
+    libraries: list[Dialect] = []
+    standard = standard_dialect() if std else None
+    if standard is not None:
+        libraries.append(standard)
+    dirs, defs = list(include_dirs), list(defines)
+    for path in paths:
+        libraries.append(load_dialect(path, dirs, defs))
+    return Context(libraries, standard=standard)
