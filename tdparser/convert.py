@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .limits import too_deep
 from .records import Bits, Code, Dag, DefRef, Loc, Record, RecordKeeper, Unresolved
 from .values import (
     UNSET,
@@ -74,9 +75,17 @@ def to_record(rec) -> Record:
 
 
 def to_keeper(ev, files) -> RecordKeeper:
+    """The frozen :class:`RecordKeeper` of evaluator ``ev``'s classes and defs."""
     rk = RecordKeeper(files=tuple(files))
     for c in ev.classes.values():
-        rk.add_class(to_record(c))
+        rk.add_class(_converted(c))
     for d in ev.defs.values():
-        rk.add_def(to_record(d))
+        rk.add_def(_converted(d))
     return rk
+
+
+def _converted(rec) -> Record:
+    try:
+        return to_record(rec)
+    except RecursionError:  # a value nested deeper than the conversion can recurse
+        raise too_deep(rec.locs[0] if rec.locs else None) from None

@@ -50,6 +50,15 @@ class TdflowError(Exception):
         return f"error: {self}"
 
 
+def position(where) -> tuple:
+    """``(file, line, col, include_stack)`` of a token, a :class:`SourceLoc` or a record's
+    ``Loc`` (tokens name the column ``column``, the others ``col``)."""
+    col = getattr(where, "column", None)
+    if col is None:
+        col = getattr(where, "col", 0)
+    return where.file, where.line, col, tuple(getattr(where, "stack", ()))
+
+
 class IncludeChain:
     """The ``include`` sites that led to a file, as a linked list (outermost first when
     iterated). Every token of a file shares its file's chain, and a nested file's chain is one
@@ -127,8 +136,7 @@ class TdError(TdflowError):
         'a.td:2:5: error: too many'
         """
         if not self.line and where is not None and getattr(where, "line", 0):
-            self.file, self.line, self.col = where.file, where.line, where.column
-            self.include_stack = tuple(getattr(where, "stack", ()))
+            self.file, self.line, self.col, self.include_stack = position(where)
         return self
 
     @property
@@ -142,11 +150,12 @@ class TdError(TdflowError):
     def render(self) -> str:
         """Render like llvm-tblgen: include stack, message, the source line and a caret."""
         out: list[str] = []
+        lines: dict[str, list[str] | None] = {}  # each file read once, however many errors
         for err in self.all_errors():
             for inc in err.include_stack:
                 out.append(f"Included from {inc.file}:{inc.line}:")
             out.append(str(err))
-            src = _source_line(err.file, err.line)
+            src = _source_line(err.file, err.line, lines)
             if src is not None:
                 out.append(src)
                 out.append(" " * max(err.col - 1, 0) + "^")
@@ -155,14 +164,18 @@ class TdError(TdflowError):
         return "\n".join(out)
 
 
-def _source_line(path: str, line: int) -> str | None:
+def _source_line(path: str, line: int, cache: dict) -> str | None:
+    """Line ``line`` of ``path`` for a caret display (``cache`` keeps each file's lines)."""
     if line <= 0:
         return None
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for i, text in enumerate(fh, 1):
-                if i == line:
-                    return text.rstrip("\n").replace("\t", " ")
-    except OSError:
+    if path not in cache:
+        try:
+            # newline="": lines end at "\n" only, as the lexer counts them.
+            with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+                cache[path] = fh.read().split("\n")
+        except (OSError, ValueError):  # ValueError: a name with a NUL byte
+            cache[path] = None
+    text = cache[path]
+    if text is None or line > len(text):
         return None
-    return None
+    return text[line - 1].rstrip("\r").replace("\t", " ")

@@ -39,6 +39,7 @@ class Evaluator(MulticlassStatements):
         self.defs: dict[str, Rec] = {}
         self.globals: dict = {}
         self.multiclasses: dict[str, MulticlassInfo] = {}
+        self.mc_active: list = []  # [multiclass, statement index] of bodies being run
         self.types: dict[str, T.RecTy] = {}
         self.anon = 0
         self.anon_memo: dict = {}

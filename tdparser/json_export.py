@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from .deep import run_deep
+from .limits import too_deep
 from .records import Bits, Code, Dag, DefRef, RecordKeeper, Unresolved
 
 
@@ -73,12 +75,18 @@ def json_value(v):
 
 
 def to_json(rk: RecordKeeper) -> dict:
-    """The document ``llvm-tblgen --dump-json`` writes for the same program."""
+    """The document ``llvm-tblgen --dump-json`` writes for the same program.
+
+    Deeply nested values recurse, so this runs on :func:`.deep.run_deep`'s large stack."""
+    return run_deep(_to_json, rk)
+
+
+def _to_json(rk: RecordKeeper) -> dict:
     root: dict = {"!tablegen_json_version": 1}
     instances: dict[str, list[str]] = {name: [] for name in sorted(rk.classes)}
     for name in sorted(rk.defs):
         rec = rk.defs[name]
-        obj = {k: json_value(v) for k, v in rec.fields.items()}
+        obj = _deep_guard(rec, lambda r=rec: {k: json_value(v) for k, v in r.fields.items()})
         obj["!fields"] = [k for k in rec.fields if k in rec.nonconcrete]
         obj["!superclasses"] = list(rec.superclasses)
         obj["!name"] = rec.name
@@ -92,14 +100,30 @@ def to_json(rk: RecordKeeper) -> dict:
 
 
 def print_records(rk: RecordKeeper) -> str:
-    """The text of ``llvm-tblgen --print-records`` (classes, then defs, each sorted by name)."""
+    """The text of ``llvm-tblgen --print-records`` (classes, then defs, each sorted by name).
+
+    Deeply nested values recurse, so this runs on :func:`.deep.run_deep`'s large stack."""
+    return run_deep(_print_records, rk)
+
+
+def _print_records(rk: RecordKeeper) -> str:
     out = ["------------- Classes -----------------\n"]
     for name in sorted(rk.classes):
-        out.append("class " + _record_text(rk.classes[name]))
+        rec = rk.classes[name]
+        out.append("class " + _deep_guard(rec, lambda r=rec: _record_text(r)))
     out.append("------------- Defs -----------------\n")
     for name in sorted(rk.defs):
-        out.append("def " + _record_text(rk.defs[name]))
+        rec = rk.defs[name]
+        out.append("def " + _deep_guard(rec, lambda r=rec: _record_text(r)))
     return "".join(out)
+
+
+def _deep_guard(rec, fn):
+    """``fn()``; running out of recursion depth is a "nesting too deep" error at ``rec``."""
+    try:
+        return fn()
+    except RecursionError:
+        raise too_deep(rec.locs[0] if rec.locs else None) from None
 
 
 def _print_type(ty: str, v) -> str:

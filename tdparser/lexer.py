@@ -187,6 +187,9 @@ class Lexer:
                     msg = ("End of file in string literal" if eol < 0
                            else "End of line in string literal")
                     raise TdError(msg, file, line, col + 1, stack)
+                if text[pos] == "\0":  # llvm-tblgen's words (it goes on; tdflow stops here)
+                    raise TdError("NUL character is invalid in source; treated as space", file,
+                                  line, col, stack)
                 raise TdError("Unexpected character", file, line, col, stack)
             kind = m.lastgroup
             end = m.end()

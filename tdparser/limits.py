@@ -13,7 +13,7 @@ hundred.
 
 from __future__ import annotations
 
-from .errors import TdError
+from .errors import TdError, position
 
 #: Records (defs, including anonymous ones) in one program.
 MAX_RECORDS = 1_000_000
@@ -32,7 +32,7 @@ def located(msg: str, loc) -> TdError:
     """A :class:`TdError` at ``loc`` (a token, or anything with file/line/column), if any."""
     if loc is None:
         return TdError(msg)
-    return TdError(msg, loc.file, loc.line, loc.column, getattr(loc, "stack", ()))
+    return TdError(msg, *position(loc))
 
 
 def check_count(n: int, cap: int, what: str, loc) -> TdError | None:

@@ -84,7 +84,10 @@ class MulticlassStatements:
             inner.vars[name] = v
         return inner
 
-    def instantiate_mc(self, mc, inner, name):
+    def instantiate_mc(self, mc, inner, name, upto=None):
+        """The records of ``defm name : mc<...>`` (``inner`` binds the arguments); with
+        ``upto``, only the first ``upto`` statements of the body run (see :meth:`_own_prefix`).
+        """
         saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
                  self.loop_depth, self.mc_taint, self.taint)
         self.let_stack = list(mc.lets)
@@ -102,11 +105,29 @@ class MulticlassStatements:
                 out = self.mc_out
                 recs = self.instantiate_mc(sub, sscope, name)
                 out.extend((r, False) for r, _ in recs)
-            self.run(mc.node.body or (), inner)
+            body = mc.node.body or ()
+            frame = [mc, 0]
+            self.mc_active.append(frame)
+            try:
+                for i, st in enumerate(body if upto is None else body[:upto]):
+                    frame[1] = i
+                    self.stmt(st, inner)
+            finally:
+                self.mc_active.pop()
             return self.mc_out
         finally:
             (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name,
              self.loop_depth, self.mc_taint, self.taint) = saved
+
+    def _own_prefix(self, mc):
+        """For a ``defm`` of ``mc`` inside ``mc``'s own body: how many of its statements
+        precede it (None elsewhere). llvm-tblgen builds a multiclass while parsing its body,
+        so such a defm instantiates only the records defined above it; re-running the whole
+        body would recurse for ever."""
+        for m, i in reversed(self.mc_active):
+            if m is mc:
+                return i
+        return None
 
     def st_Defm(self, s, scope):
         if s.name is None:
@@ -125,7 +146,15 @@ class MulticlassStatements:
         for ref in mcs:
             mc = self.multiclasses[ref.name]
             inner = self.mc_args(mc, ref.args, scope, ref.loc)
-            for rec, in_loop in self.instantiate_mc(mc, inner, name):
+            upto = self._own_prefix(mc)
+            mc_name = name
+            if upto is not None and s.name is not None:
+                # llvm-tblgen substitutes the new arguments for the multiclass's own
+                # arguments everywhere, the defm's name included.
+                own = Scope(scope)
+                own.vars.update((t[0], inner.vars[t[0]]) for t in mc.targs)
+                mc_name, _ = self.object_name(s.name, own, s.name_loc, is_defm=True)
+            for rec, in_loop in self.instantiate_mc(mc, inner, mc_name, upto):
                 if not in_loop:
                     rec.locs.append(ref.loc)
                 new.append(rec)
