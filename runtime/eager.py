@@ -73,7 +73,10 @@ class OpRunner:
             a.name: a.default for a in opdef.attributes
             if a.name not in attr_names and a.has_default and a.kind != "other"}
         self._cache: dict[tuple, _Entry] = {}
-        self._uses_blas = opdef.name in BLAS_OP_NAMES  # these take the engine's BLAS slot
+        # these take the engine's BLAS slot (an op served by a standard BLAS op does too)
+        self._aliases = getattr(dialect, "served_by", None) or None
+        serving = self._aliases.get(opdef.name) if self._aliases else None
+        self._uses_blas = opdef.name in BLAS_OP_NAMES or serving in BLAS_OP_NAMES
         # operands the op writes in place (sgd_update's model), from its modify_input_arg hook
         try:
             self.mutable = frozenset(dialect.mutable_operands(self.name))
@@ -95,7 +98,7 @@ class OpRunner:
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
         try:
-            kernel = select_kernel(self.name, self.device, dtypes, attrs)
+            kernel = select_kernel(self.name, self.device, dtypes, attrs, self._aliases)
         except KernelNotFoundError as e:
             # The hooks accepted the types but no kernel computes them (bool matmul...): for
             # the caller that is a bad argument dtype, not a lookup failure.

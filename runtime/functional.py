@@ -47,7 +47,8 @@ from .func_signature import (
 from .functional_yaml import read_entries
 from .tensor_glue import Tensor
 
-__all__ = ["EagerError", "SIGNATURES_FILE", "default_signature", "functions", "signatures"]
+__all__ = ["EagerError", "SIGNATURES_FILE", "default_signature", "functions", "op_function",
+           "signatures"]
 
 SIGNATURES_FILE = Path(__file__).with_name("signatures.yaml")
 
@@ -448,6 +449,23 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
     return out
 
 
+
+
+def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
+    """The functional form of one op of any dialect, from its default signature, calling the
+    op through ``context`` (its hooks, including those of a standard op serving it, and its
+    kernels).
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> ctx = standard_context()
+    >>> relu = op_function(ctx.lookup("tdflow.relu"), ctx)
+    >>> import tdflow
+    >>> relu(tdflow.tensor([-1.0, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
+    """
+    sig = default_signature(opdef)
+    m = opdef.mnemonic
+    return _make_function(m, [sig], [_direct_impl(m, sig, opdef, context)], _doc(m, [sig], opdef))
 
 
 def _all_ops(dialect: Any):

@@ -17,6 +17,8 @@ _LAZY = {
     "parse_file": ("tdflow.tdparser", "parse_file"),
     "to_json": ("tdflow.tdparser", "to_json"),
     "TdError": ("tdflow.tdparser", "TdError"),
+    "TdflowError": ("tdflow.tdparser.errors", "TdflowError"),
+    "load_ops": ("tdflow.runtime.library", "load_ops"),
     "compile": ("tdflow.runtime.compiled", "compile"),
     "load_module": ("tdflow.runtime.compiled", "load_module"),
     "parse_module": ("tdflow.dialect.ir", "parse_module"),

@@ -15,6 +15,9 @@ MODULES = [
     "tdflow.runtime.func_signature",
     "tdflow.runtime.functional_yaml",
     "tdflow.runtime.tensor_glue",
+    "tdflow.runtime.library",
+    "tdflow.runtime.kernels.registry",
+    "tdflow.dialect.context",
 ]
 
 

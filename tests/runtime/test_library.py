@@ -1,0 +1,216 @@
+"""Op libraries at run time: a user's own dialect loaded next to the standard ops, its ops
+called eagerly through ``lib.functional`` and compiled in programs mixing dialects."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tdflow.tdparser.errors import TdError
+
+import tdflow
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "oneflow"
+
+MY_OPS = '''include "tdflow/Base.td"
+
+def Rt_Dialect : Dialect { let name = "rtlib"; }
+class Rt_Op<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits> {
+  let opDialect = Rt_Dialect;
+}
+
+def Rt_ScaleShiftOp : Rt_Op<"scale_shift", [NoMemoryEffect]> {
+  let summary = "y = x * scale + shift";
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+  let attrs = (ins DefaultValuedAttr<F32Attr, "1.">:$scale, DefaultValuedAttr<F32Attr, "0.">:$shift);
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+// Same shape as the standard relu, no hooks of its own: served by tdflow.relu.
+def Rt_ReluOp : Rt_Op<"relu", [NoMemoryEffect]> {
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+}
+
+// No kernel anywhere.
+def Rt_NoKernelOp : Rt_Op<"no_kernel", [NoMemoryEffect, SameOperandsAndResultType]> {
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+}
+'''
+
+MY_HOOKS = '''
+import numpy as np
+from tdflow.dialect.hooks import infer_data_type, infer_logical_tensor_desc
+from tdflow.runtime.kernels.registry import register_kernel
+
+
+@infer_logical_tensor_desc("rtlib.scale_shift")
+def scale_shift_shape(ctx):
+    ctx.set_output_shape("y", ctx.input_shape("x"))
+
+
+@infer_data_type("rtlib.scale_shift")
+def scale_shift_dtype(ctx):
+    ctx.set_output_dtype("y", ctx.input_dtype("x"))
+
+
+@register_kernel("rtlib.scale_shift", device="cpu", dtypes=("f32", "f64"), inplace={0: 0})
+def scale_shift_cpu(attrs, inputs, outs):
+    y = np.multiply(inputs[0], attrs["scale"], out=outs[0])
+    return [np.add(y, attrs["shift"], out=y)]
+'''
+
+PROGRAM = '''func.func @f(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>) -> tensor<4x2xf32> {
+  %0 = "tdflow.matmul"(%x, %w) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %1 = "rtlib.scale_shift"(%0) {scale = 2.0 : f32, shift = 1.0 : f32} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %2 = "rtlib.relu"(%1) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %3 = "tdflow.sigmoid"(%2) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %3 : tensor<4x2xf32>
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("rtlib")
+    (d / "my_ops.td").write_text(MY_OPS)
+    (d / "my_hooks.py").write_text(MY_HOOKS)
+    (d / "prog.mlir").write_text(PROGRAM)
+    return d
+
+
+@pytest.fixture(scope="module")
+def lib(files):
+    return tdflow.load_ops(files / "my_ops.td", hooks=[files / "my_hooks.py"])
+
+
+def _reference(x, w):
+    return 1 / (1 + np.exp(-np.maximum((x @ w) * 2 + 1, 0)))
+
+
+def _inputs():
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((4, 3)).astype(np.float32),
+            rng.standard_normal((3, 2)).astype(np.float32))
+
+
+def test_the_library_holds_the_standard_and_the_user_ops(lib):
+    assert [op.name for op in lib.user_ops()] == ["rtlib.scale_shift", "rtlib.relu",
+                                                 "rtlib.no_kernel"]
+    assert "tdflow.matmul" in lib and lib.lookup("rtlib.scale_shift").attr("scale").default == 1.0
+    assert lib.served_by == {"rtlib.relu": "tdflow.relu"}
+    assert lib.check_contract() is None  # the hooks file registered both declared hooks
+
+
+def test_eager_calls_through_lib_functional_match_numpy(lib):
+    x, w = _inputs()
+    F = lib.functional
+    y = F.scale_shift(tdflow.tensor(x), scale=3.0, shift=-1.0)
+    np.testing.assert_allclose(y.numpy(), x * 3 - 1, rtol=1e-6)
+    # the bare name `relu` is the standard function; the user's op is reached qualified
+    assert F.relu is tdflow.functional.relu
+    np.testing.assert_array_equal(F.rtlib.relu(tdflow.tensor(x)).numpy(), np.maximum(x, 0))
+    assert F.rtlib.scale_shift is F.scale_shift
+    with pytest.raises(TypeError, match='scale_shift\\(\\): argument "x" must be Tensor'):
+        F.scale_shift(3)
+
+
+def test_a_program_mixing_dialects_compiles_and_matches_numpy(lib, files):
+    x, w = _inputs()
+    f = tdflow.compile(str(files / "prog.mlir"), ops=lib)
+    np.testing.assert_allclose(f(x, w), _reference(x, w), rtol=1e-5)
+    plan = f.plan
+    kernels = [launch.kernel for launch in plan.launches]
+    assert "cpu.rtlib.scale_shift" in kernels
+    assert any(launch.op == "rtlib.relu" for launch in plan.launches)
+
+
+def test_without_the_library_the_user_op_is_unknown(files):
+    from tdflow.dialect.ir import DiagnosticError
+
+    with pytest.raises(DiagnosticError, match="unknown operation 'rtlib.scale_shift'"):
+        tdflow.compile(str(files / "prog.mlir"))
+
+
+def test_an_op_with_no_kernel_names_it(lib):
+    from tdflow.runtime.eager import EagerError
+
+    with pytest.raises(EagerError, match="rtlib.no_kernel"):
+        lib.functional.no_kernel(tdflow.tensor([1.0]))
+
+
+def test_loading_again_is_idempotent(files, lib):
+    again = tdflow.load_ops(files / "my_ops.td", hooks=[files / "my_hooks.py"])
+    x, _ = _inputs()
+    np.testing.assert_allclose(again.functional.scale_shift(tdflow.tensor(x), scale=2.0).numpy(),
+                               x * 2, rtol=1e-6)
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    assert [k.name for k in kernel_table("cpu").candidates("rtlib.scale_shift")] == [
+        "cpu.rtlib.scale_shift"]
+
+
+def test_without_the_standard_ops(files):
+    alone = tdflow.load_ops(files / "my_ops.td", hooks=[files / "my_hooks.py"], std=False)
+    assert "tdflow.matmul" not in alone and alone.served_by == {}
+    with pytest.raises(AttributeError, match="no op or function named 'matmul'"):
+        alone.functional.matmul  # noqa: B018
+    # without the standard library its `relu` is the user's (and has no hooks or kernel)
+    assert alone.functional.relu is alone.functional.rtlib.relu
+
+
+def test_an_op_defined_twice_names_both(tmp_path, files):
+    dup = tmp_path / "dup.td"
+    dup.write_text(MY_OPS)
+    with pytest.raises(TdError, match=r"op 'rtlib.scale_shift' is defined twice: by "
+                                      r"Rt_ScaleShiftOp \(.*my_ops.td:8:5\) and by "
+                                      r"Rt_ScaleShiftOp") as info:
+        tdflow.load_ops(files / "my_ops.td", dup)
+    assert info.value.file.endswith("dup.td") and info.value.line == 8
+
+
+def test_the_same_mnemonic_in_two_dialects_must_be_qualified(tmp_path, files):
+    other = tmp_path / "other.td"
+    other.write_text(MY_OPS.replace('"rtlib"', '"otherlib"').replace("Rt_", "Ot_"))
+    both = tdflow.load_ops(files / "my_ops.td", other, hooks=[files / "my_hooks.py"])
+    with pytest.raises(AttributeError, match="names ops of several dialects; use one of "
+                                             "functional.rtlib.scale_shift, "
+                                             "functional.otherlib.scale_shift"):
+        both.functional.scale_shift  # noqa: B018
+    assert both.functional.rtlib.scale_shift is not None
+
+
+def _oneflow_defines() -> list[str]:
+    text = (CORPUS / "OneFlow" / "OneFlowUserOps.td").read_text()
+    return sorted({g for g in re.findall(r"GET_ONEFLOW_\w+_OP_DEFINITIONS", text)
+                   if "_BASE_" not in g})
+
+
+def test_oneflow_ops_are_served_by_the_standard_ops(files):
+    from tdflow.tdparser.llvm_tools import find_llvm_tool
+
+    if not CORPUS.is_dir():
+        pytest.skip(f"OneFlow corpus not found at {CORPUS}")
+    mlir_include = Path("/usr/lib/llvm-19/include")
+    if find_llvm_tool("llvm-tblgen") is None or not (mlir_include / "mlir" / "IR").is_dir():
+        pytest.skip("MLIR 19's include files (Debian libmlir-19-dev) are not installed")
+    lib = tdflow.load_ops(CORPUS / "top.td", files / "my_ops.td",
+                          include_dirs=[mlir_include, CORPUS], defines=_oneflow_defines(),
+                          hooks=[files / "my_hooks.py"])
+    assert lib.served_by["oneflow.relu"] == "tdflow.relu"
+    assert lib.served_by["oneflow.matmul"] == "tdflow.matmul"
+    assert len([n for n in lib.served_by if n.startswith("oneflow.")]) >= 45
+    x, w = _inputs()
+    y = lib.functional.oneflow.relu(tdflow.tensor(x))
+    np.testing.assert_array_equal(y.numpy(), np.maximum(x, 0))
+    prog = PROGRAM.replace('"tdflow.matmul"', '"oneflow.matmul"').replace(
+        "tdflow.matmul", "oneflow.matmul")
+    path = files / "of.mlir"
+    path.write_text(prog)
+    f = tdflow.compile(str(path), ops=lib)
+    np.testing.assert_allclose(f(x, w), _reference(x, w), rtol=1e-5)
