@@ -1,5 +1,9 @@
 """Element types of expression nodes: what each node computes in (shared by the renderers).
 
+The rules live in the dialect (:mod:`tdflow.dialect.formula.types`), next to the expression IR,
+because an op's dtype admission is derived from its formula when the dialect loads; they are
+re-exported here unchanged.
+
 >>> from tdflow.lowering.elementwise import Input
 >>> t = infer_dtypes(Input(0) * 2 > Input(1), ["f16", "i32"])
 >>> t[Input(0) * 2], t[Input(0) * 2 > Input(1)]
@@ -8,120 +12,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from tdflow.lowering.elementwise import (
-    COMPARE_OPS,
-    FLOAT_UNARY_OPS,
-    LOGICAL_BINARY_OPS,
-    Attr,
-    Binary,
-    Cast,
-    Const,
-    Expr,
-    Input,
-    Select,
-    Unary,
+from tdflow.dialect.formula.types import (  # noqa: F401 - re-exported
+    _FLOAT_RANK,
+    _INT_RANK,
+    compute_dtype,
+    default_out_dtype,
+    infer_dtypes,
+    operand_dtype,
+    promote,
 )
 
-_FLOAT_RANK = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
-_INT_RANK = {"i1": 0, "i8": 1, "i32": 2, "i64": 3}
-
-
-def compute_dtype(dtype: str) -> str:
-    """The type arithmetic happens in: half types compute in ``f32`` (as CUDA code does)."""
-    return "f32" if dtype in ("f16", "bf16") else dtype
-
-
-def promote(a: str, b: str) -> str:
-    """C-like promotion of two compute types: float beats int, wider beats narrower.
-
-    >>> promote("i32", "f32"), promote("i8", "i64"), promote("f16", "f64")
-    ('f32', 'i64', 'f64')
-    """
-    fa, fb = a in _FLOAT_RANK, b in _FLOAT_RANK
-    if fa and fb:
-        return compute_dtype(a if _FLOAT_RANK[a] >= _FLOAT_RANK[b] else b)
-    if fa or fb:
-        return compute_dtype(a if fa else b)
-    return a if _INT_RANK[a] >= _INT_RANK[b] else b
-
-
-def infer_dtypes(expr: Expr, in_dtypes: Sequence[str], context: str = "f32") -> dict[Expr, str]:
-    """Element type of every node (the type its value is computed in).
-
-    A constant is weak: it takes the type of the operand it meets; a subtree of constants
-    only takes ``context`` (the output's compute type). Comparisons and logic give ``i1``;
-    ``exp``/``log``/... of an integer compute in ``f32``; ``Cast`` gives its target type.
-    """
-    types: dict[Expr, str] = {}
-    context = compute_dtype(context)
-
-    def go(n: Expr) -> str | None:  # None = weak constant
-        if n in types:
-            return types[n]
-        t: str | None
-        if isinstance(n, Input):
-            if n.index >= len(in_dtypes):
-                raise IndexError(f"expression reads input {n.index} but only "
-                                 f"{len(in_dtypes)} input dtypes were given")
-            t = in_dtypes[n.index]
-        elif isinstance(n, Const):
-            return None
-        elif isinstance(n, Attr):
-            raise ValueError(f"attribute {n.name!r} is unbound; call bind() first")
-        elif isinstance(n, Unary):
-            x = go(n.x) or context
-            if n.op == "not":
-                t = "i1"
-            elif n.op in FLOAT_UNARY_OPS:
-                t = compute_dtype(x) if x in _FLOAT_RANK else "f32"
-            else:
-                t = compute_dtype(x)
-        elif isinstance(n, Binary):
-            a, b = go(n.a), go(n.b)
-            operand = promote(a or b or context, b or a or context)
-            t = "i1" if n.op in COMPARE_OPS or n.op in LOGICAL_BINARY_OPS else operand
-        elif isinstance(n, Select):
-            go(n.cond)
-            a, b = go(n.a), go(n.b)
-            t = promote(a or b or context, b or a or context)
-        elif isinstance(n, Cast):
-            go(n.x)
-            t = n.dtype
-        else:  # pragma: no cover - closed set of node classes
-            raise TypeError(f"unknown expression node {n!r}")
-        types[n] = t
-        return t
-
-    go(expr)
-    return types
-
-
-def default_out_dtype(expr: Expr, in_dtypes: Sequence[str]) -> str:
-    """The result type when none is asked for: input 0's type if ``expr`` computes in it
-    (``f16`` inputs compute in ``f32`` but give ``f16``), else the type ``expr`` computes in
-    (``i1`` for predicates). The numpy and CUDA renderers both use it, so they agree.
-
-    >>> from tdflow.lowering.elementwise import Input
-    >>> default_out_dtype(Input(0) * 2, ["f16"]), default_out_dtype(Input(0) > 0, ["f32"])
-    ('f16', 'i1')
-    """
-    natural = infer_dtypes(expr, in_dtypes).get(expr, "f32")
-    first = in_dtypes[0] if in_dtypes else natural
-    return first if compute_dtype(first) == natural else natural
-
-
-def operand_dtype(node: Expr, types: Mapping[Expr, str], context: str = "f32") -> str:
-    """Type in which a node's operands are combined; its constant operands convert to it."""
-    if isinstance(node, Binary):
-        if node.op in LOGICAL_BINARY_OPS:
-            return "i1"
-        a, b = types.get(node.a), types.get(node.b)
-        c = compute_dtype(context)
-        return promote(a or b or c, b or a or c)
-    if isinstance(node, Unary):
-        return types.get(node.x, compute_dtype(context))
-    return types[node]
-
-
+__all__ = ["compute_dtype", "default_out_dtype", "infer_dtypes", "operand_dtype", "promote"]

@@ -1,0 +1,56 @@
+"""The functions a formula may call: name, arity and the expression each one builds.
+
+One table, read by the checker (names, arities) and by the dtype rules (which functions need a
+float type); adding a function is one row here plus its rendering in lowering.
+
+>>> from tdflow.dialect.formula.expr import Input
+>>> FUNCTIONS["pow"].arity, FUNCTIONS["bool"].build(Input(0))
+(2, cast(in0, i1))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .expr import Binary, Cast, Expr, Unary, sigmoid
+
+
+@dataclass(frozen=True)
+class Function:
+    """A callable name: ``kind`` is ``"float"`` (computes in a float type: ``exp``...),
+    ``"arith"`` (any number type: ``abs``, ``pow``), ``"order"`` (only compares: ``min``,
+    ``max``) or ``"cast"``."""
+
+    name: str
+    arity: int
+    kind: str
+    build: Callable[..., Expr]
+
+
+def _unary(op: str, kind: str) -> Function:
+    return Function(op, 1, kind, lambda x: Unary(op, x))
+
+
+def _binary(name: str, op: str, kind: str) -> Function:
+    return Function(name, 2, kind, lambda a, b: Binary(op, a, b))
+
+
+def _cast(name: str, dtype: str) -> Function:
+    return Function(name, 1, "cast", lambda x: Cast(x, dtype))
+
+
+FUNCTIONS: dict[str, Function] = {
+    f.name: f
+    for f in (
+        *(_unary(op, "float") for op in ("exp", "log", "sqrt", "rsqrt", "tanh", "erf",
+                                        "floor", "ceil")),
+        Function("sigmoid", 1, "float", sigmoid),  # 1 / (1 + exp(-x)): it fuses and renders
+        _unary("abs", "arith"),
+        _binary("min", "min", "order"),
+        _binary("max", "max", "order"),
+        _binary("pow", "pow", "arith"),
+        *(_cast(t, t) for t in ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")),
+        _cast("bool", "i1"),
+    )
+}
