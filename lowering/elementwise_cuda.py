@@ -44,10 +44,10 @@ C_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "dou
 
 _F32 = {"exp": "expf", "log": "logf", "sqrt": "sqrtf", "rsqrt": "rsqrtf", "tanh": "tanhf",
         "erf": "erff", "floor": "floorf", "ceil": "ceilf", "abs": "fabsf",
-        "max": "fmaxf", "min": "fminf", "pow": "powf"}
+        "max": "fmaxf", "min": "fminf", "pow": "powf", "mod": "fmodf"}
 _F64 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh",
         "erf": "erf", "floor": "floor", "ceil": "ceil", "abs": "fabs",
-        "max": "fmax", "min": "fmin", "pow": "pow"}
+        "max": "fmax", "min": "fmin", "pow": "pow", "mod": "fmod"}
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">",
           "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
 # Every function name a rendered expression may call (for shim headers and tests).
@@ -142,6 +142,13 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
                 return f"(({a}) {'>' if n.op == 'max' else '<'} ({b}) ? ({a}) : ({b}))"
             if n.op == "pow":
                 return f"(({C_TYPES[opnd]})pow((double)({a}), (double)({b})))"
+            if n.op == "mod":
+                # Integer remainder as numpy gives it: x % 0 == 0, and x % -1 == 0 (C's
+                # INT_MIN % -1 traps on x86, which cudasim runs on). A lambda evaluates each
+                # operand once, so nested mods do not grow the text exponentially.
+                t = C_TYPES[opnd]
+                return (f"([](const {t} a, const {t} b) -> {t} {{ return (b == 0 || b == -1) "
+                        f"? ({t})0 : ({t})(a % b); }}({a}, {b}))")
             raise ValueError(f"{n.op} is not defined for {opnd}")  # pragma: no cover
         if isinstance(n, Select):
             c = go(n.cond, "i1")

@@ -54,11 +54,13 @@ _UFUNCS: dict[str, np.ufunc] = {
     "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "not": np.logical_not,
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "max": np.maximum, "min": np.minimum, "pow": np.power,
+    # C's remainder: fmod for floats; for integers truncated, and numpy gives x % 0 == 0.
+    "mod": np.fmod,
     "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
     "eq": np.equal, "ne": np.not_equal, "and": np.logical_and, "or": np.logical_or,
 }
 # Ops whose IEEE results (inf, nan) are expected; numpy's warnings for them are silenced.
-_WARNING_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "div", "pow", "erf"})
+_WARNING_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "div", "pow", "erf", "mod"})
 
 def _rsqrt(x: np.ndarray, out: np.ndarray | None = None, dtype: Any = None, **_: Any) -> np.ndarray:
     r = np.sqrt(x, out=out, dtype=dtype, casting="unsafe")
