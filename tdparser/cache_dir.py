@@ -5,7 +5,7 @@ Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache o
 
 * the directory is ``$TDFLOW_CACHE_DIR``, else ``$XDG_CACHE_HOME/tdflow``, else
   ``~/.cache/tdflow``; tdflow creates it (and its sub-folders) with mode 0700;
-* ``TDFLOW_NO_CACHE=1`` (or :func:`disable_caches`, which the CLI's ``--no-cache`` calls) turns
+* ``TDFLOW_NO_CACHE=1`` (or :func:`caches_disabled`, which the CLI's ``--no-cache`` uses) turns
   every cache off: nothing is read and nothing is written;
 * a directory that is not owned by the current user, or that the group or others may write, is
   refused with a one-line warning (once per directory and process) and tdflow runs uncached,
@@ -22,18 +22,19 @@ Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache o
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 #: The allow-list type of :func:`restricted_loads`: module name -> class names in it.
 AllowList = Mapping[str, frozenset[str]]
 
-_disabled = False  # set by disable_caches(): the CLI's --no-cache
+_disabled = 0  # > 0 inside caches_disabled(): the CLI's --no-cache
 _warned: set[str] = set()  # directories already warned about in this process
 
 
@@ -55,7 +56,7 @@ def cache_dir() -> Path:
 
 def cache_disabled() -> bool:
     """True when ``TDFLOW_NO_CACHE`` is set to anything but ``""``/``0``/``false``/``no``, or
-    after :func:`disable_caches`.
+    inside :func:`caches_disabled`.
 
     >>> from unittest import mock
     >>> with mock.patch.dict(os.environ, TDFLOW_NO_CACHE="1"):
@@ -67,15 +68,23 @@ def cache_disabled() -> bool:
     return os.environ.get("TDFLOW_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def disable_caches() -> None:
-    """Turn every on-disk cache off for the rest of this process (the CLI's ``--no-cache``).
+@contextlib.contextmanager
+def caches_disabled() -> Iterator[None]:
+    """Every on-disk cache is off inside the block (the CLI's ``--no-cache`` for one command).
 
-    It does not touch ``os.environ``, so child processes are not affected.
+    It does not touch ``os.environ``, so child processes are not affected, and it ends with the
+    block, so one in-process command does not switch caching off for the rest of the process.
 
-    >>> disable_caches()  # doctest: +SKIP
+    >>> with caches_disabled():
+    ...     cache_disabled()
+    True
     """
     global _disabled
-    _disabled = True
+    _disabled += 1
+    try:
+        yield
+    finally:
+        _disabled -= 1
 
 
 def usable_dir(*parts: str) -> Path | None:

@@ -49,9 +49,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.no_cache:
         # Every cache, not only the records': the parser's grammar cache obeys it too.
-        from tdflow.tdparser.cache_dir import disable_caches
+        from tdflow.tdparser.cache_dir import caches_disabled
 
-        disable_caches()
+        with caches_disabled():
+            return _run(args)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     render = _render_json if args.action == "json" else _render_records
     if args.file == "-":
         from tdflow.tdparser import parse_string
