@@ -1,6 +1,6 @@
-"""Shared plumbing of the dialect subcommands (``ops``, ``verify``, ``doc``, ``opt``,
-``gen-hooks``): argument definitions, loading a dialect from them, user hook files, writing
-the ``-o`` output, JSON."""
+"""Shared plumbing of the subcommands that read ops or programs (``ops``, ``verify``,
+``doc``, ``opt``, ``gen-hooks``, ``lower``, ``run``): the op-library options and the context
+they name, user hook files, reading inputs, writing the ``-o`` output, JSON."""
 
 from __future__ import annotations
 
@@ -11,22 +11,55 @@ from typing import Any
 
 from tdflow.tdparser.errors import TdflowError
 
+#: The note ``--td`` prints: it used to replace the standard ops, ``--ops`` adds to them.
+TD_DEPRECATION = ("note: --td is deprecated; use --ops (which adds to the standard ops; "
+                  "--no-std leaves them out)")
 
-def add_td_args(p: argparse.ArgumentParser, *, positional: bool) -> None:
-    """``FILE.td`` (positional, optional: the standard ops.td) or ``--td``, plus ``-I``/``-D``/``--hooks``."""
+
+class _DeprecatedTd(argparse.Action):
+    """``--td FILE.td``: an alias of ``--ops FILE.td`` that remembers to print the note."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        files = list(getattr(namespace, "ops_files", None) or [])
+        files.append(values)
+        namespace.ops_files = files
+        namespace.td_alias_used = True
+
+
+def add_ops_args(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
+    """The op-library options every subcommand that reads programs or ops shares.
+
+    ``--ops FILE.td`` (repeatable) adds a library to the standard ops, ``--no-std`` leaves the
+    standard ops out, ``-I``/``-D`` apply to every ``--ops`` file, ``--hooks FILE.py``
+    (repeatable) imports the Python modules registering hooks and kernels, and ``--td`` is the
+    deprecated alias of ``--ops``. With ``positional`` (``ops``, ``doc``, ``gen-hooks``) an
+    optional ``FILE.td`` argument means ``--ops FILE.td``. :func:`context_from_args` turns the
+    parsed arguments into a :class:`~tdflow.dialect.context.Context`.
+
+    >>> p = argparse.ArgumentParser(prog="t")
+    >>> add_ops_args(p)
+    >>> a = p.parse_args(["--ops", "a.td", "--td", "b.td", "-I", "inc"])
+    >>> a.ops_files, a.include_dirs, a.td_alias_used
+    (['a.td', 'b.td'], ['inc'], True)
+    """
     if positional:
         p.add_argument("td", nargs="?", metavar="FILE.td",
-                       help="the op definitions (default: the standard ops.td)")
-    else:
-        p.add_argument("--td", metavar="FILE.td",
-                       help="the op definitions (default: the standard ops.td)")
+                       help="an op library to show (same as --ops FILE.td; default: the "
+                            "standard ops)")
+    p.add_argument("--ops", dest="ops_files", action="append", default=[], metavar="FILE.td",
+                   help="add the ops of FILE.td to the standard ops (repeatable)")
+    p.add_argument("--td", dest="ops_files", action=_DeprecatedTd, metavar="FILE.td",
+                   help="deprecated alias of --ops")
+    p.add_argument("--no-std", action="store_true",
+                   help="leave the standard ops out (only the --ops libraries)")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                   help="add DIR to the include search path (repeatable; tdflow's own include "
-                        "dir with tdflow/Base.td is always searched)")
+                   help="add DIR to the include search path of the --ops files (repeatable; "
+                        "tdflow's own include dir with tdflow/Base.td is always searched)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME",
-                   help="define preprocessor macro NAME (repeatable)")
+                   help="define preprocessor macro NAME for the --ops files (repeatable)")
     p.add_argument("--hooks", action="append", default=[], metavar="FILE.py",
-                   help="import FILE.py to register the hooks of your ops (repeatable)")
+                   help="import FILE.py to register the hooks and kernels of your ops "
+                        "(repeatable)")
 
 
 class UsageError(TdflowError):
@@ -105,13 +138,47 @@ def check_input_file(path: str, what: str) -> None:
         raise FileAccessError(path, f"cannot open {what}: no such file or directory")
 
 
+#: Hook modules imported by this process: module name -> digest of the source it ran.
+_IMPORTED_HOOKS: dict[str, str] = {}
+
+
+def hook_module_name(path: str) -> str:
+    """The module name a hook file is imported under: its stem plus a short hash of its
+    absolute path, so that two files with the same name never replace each other.
+
+    >>> hook_module_name("/a/my_hooks.py") == hook_module_name("/a/../a/my_hooks.py")
+    True
+    >>> hook_module_name("/a/my_hooks.py") != hook_module_name("/b/my_hooks.py")
+    True
+    """
+    import hashlib
+    import re
+
+    absolute = os.path.abspath(path)
+    digest = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:12]
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(absolute))[0])
+    return f"_tdflow_user_hooks_{digest}_{stem}"
+
+
 def import_hook_files(paths: list[str]) -> None:
-    """Import each user hook module (by path) so its decorators register its hooks."""
+    """Import each user hook module (by path) so its decorators register its hooks.
+
+    Importing a file again in the same process is a no-op while its content is unchanged
+    (``load_ops(hooks=...)`` and the CLI may both ask for it); an edited file runs again.
+    """
+    import hashlib
     import importlib.util
 
-    for i, path in enumerate(paths):
+    for path in paths:
         check_input_file(path, "hook file")
-        name = f"_tdflow_user_hooks_{i}_{os.path.splitext(os.path.basename(path))[0]}"
+        name = hook_module_name(path)
+        try:
+            with open(path, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+        except OSError as exc:
+            raise FileAccessError(path, f"cannot open hook file: {os_reason(exc)}") from None
+        if _IMPORTED_HOOKS.get(name) == digest and name in sys.modules:
+            continue
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise FileAccessError(path, "cannot import hook file: expected a .py file")
@@ -121,7 +188,9 @@ def import_hook_files(paths: list[str]) -> None:
             spec.loader.exec_module(module)
         except Exception as exc:  # noqa: BLE001 - the user's code: report, do not crash
             sys.modules.pop(name, None)
+            _IMPORTED_HOOKS.pop(name, None)
             raise HookFileError(path, exc) from exc
+        _IMPORTED_HOOKS[name] = digest
 
 
 class HookFileError(TdflowError):
@@ -144,19 +213,90 @@ class HookFileError(TdflowError):
                 f"{type(self.exc).__name__}: {self.exc}")
 
 
-def load_from_args(args: argparse.Namespace):
-    """The dialect the arguments name (the standard one when no ``.td`` is given)."""
-    td = getattr(args, "td", None)
-    import_hook_files(getattr(args, "hooks", []) or [])
-    if td is None and not args.include_dirs and not args.defines:
-        from tdflow.dialect.dialect import standard_dialect
+def op_files(args: argparse.Namespace) -> list[str]:
+    """The op libraries the arguments name: the positional ``FILE.td`` (``ops``, ``doc``,
+    ``gen-hooks``) first, then every ``--ops``/``--td``, each once."""
+    files = [f for f in [getattr(args, "td", None)] if f is not None]
+    files += getattr(args, "ops_files", None) or []
+    return list(dict.fromkeys(files))
 
-        return standard_dialect()
-    from tdflow.dialect.dialect import load_dialect, standard_ops_path
 
-    path = td if td is not None else str(standard_ops_path())
-    check_input_file(path, "op definitions")
-    return load_dialect(path, args.include_dirs, args.defines)
+def check_ops_args(args: argparse.Namespace) -> None:
+    """Reject option combinations that mean nothing (``UsageError``, exit 2) and print the
+    ``--td`` deprecation note; nothing is loaded."""
+    if getattr(args, "td_alias_used", False) and not getattr(args, "_td_noted", False):
+        sys.stderr.write(TD_DEPRECATION + "\n")
+        args._td_noted = True
+    files = op_files(args)
+    if getattr(args, "no_std", False) and not files:
+        raise UsageError("--no-std leaves the standard ops out: name the ops to use with "
+                         "--ops FILE.td")
+    if not files and (args.include_dirs or args.defines):
+        flag = "-I" if args.include_dirs else "-D"
+        raise UsageError(f"{flag} applies to the --ops files, and none is given "
+                         f"(add --ops FILE.td)")
+
+
+def _is_standard(path: str) -> bool:
+    from tdflow.dialect.dialect import standard_ops_path
+
+    try:
+        return os.path.samefile(path, standard_ops_path())
+    except OSError:
+        return False
+
+
+def context_from_args(args: argparse.Namespace):
+    """The :class:`~tdflow.dialect.context.Context` the arguments name: the standard ops
+    (unless ``--no-std``) plus every ``--ops`` library, after importing the ``--hooks`` files.
+
+    Naming the standard ``ops.td`` itself with ``--ops`` adds nothing (it is there already).
+    Usage mistakes raise ``UsageError`` (exit 2), unreadable files ``FileAccessError`` (exit
+    1), TableGen errors ``TdError`` (exit 1).
+    """
+    from tdflow.dialect.context import load_ops, standard_context
+
+    check_ops_args(args)
+    files = op_files(args)
+    for path in files:
+        check_input_file(path, "op definitions")
+    hooks = getattr(args, "hooks", None) or []
+    no_std = getattr(args, "no_std", False)
+    libraries = files if no_std else [f for f in files if not _is_standard(f)]
+    if not libraries and not no_std:
+        import_hook_files(hooks)
+        return standard_context()
+    return load_ops(*libraries, include_dirs=args.include_dirs, defines=args.defines,
+                    hooks=hooks, std=not no_std)
+
+
+def shown_library(ctx, args: argparse.Namespace):
+    """The ops ``tdflow ops``/``doc``/``gen-hooks`` and the contract check of ``verify`` are
+    about: the libraries the arguments name, as one dialect (the standard one when no file is
+    named). Ops served by a standard op keep that in ``served_by``, so they are not reported
+    as lacking hooks.
+    """
+    from tdflow.dialect.dialect import Dialect
+
+    files = op_files(args)
+    std = getattr(ctx, "standard", None)
+    if not files:
+        return std if std is not None else ctx
+    libs = []
+    for path in files:
+        if std is not None and _is_standard(path):
+            libs.append(std)
+            continue
+        libs += [lib for lib in ctx.libraries if lib is not std and lib.path == str(path)]
+    if len(libs) == 1 and not (set(libs[0].ops) & set(ctx.served_by)):
+        return libs[0]
+    ops = {op.name: op for lib in libs for op in lib}
+    view = Dialect(ops.values(), name=libs[-1].name if len(libs) == 1 else None,
+                   path=files[0] if len(files) == 1 else ", ".join(files),
+                   registry=ctx.registry)
+    view.served_by = {name: std_name for name, std_name in ctx.served_by.items()
+                      if name in view.ops}
+    return view
 
 
 def write_output(data: str | bytes, output: str) -> None:
@@ -202,8 +342,9 @@ def console(min_width: int = 0):
     return c
 
 
-def op_to_json(op) -> dict[str, Any]:
-    """A JSON-ready description of an :class:`OpDef` (what ``tdflow ops --json`` prints)."""
+def op_to_json(op, served_by: str | None = None) -> dict[str, Any]:
+    """A JSON-ready description of an :class:`OpDef` (what ``tdflow ops --json`` prints);
+    ``served_by`` names the standard op whose hooks and kernels serve it, if any."""
 
     def value(v) -> dict[str, Any]:
         return {"name": v.name, "constraint": v.constraint, "arity": v.arity,
@@ -231,4 +372,5 @@ def op_to_json(op) -> dict[str, Any]:
         "flags": list(op.hooks),
         "hooks": list(op.hook_kinds),
         "location": str(op.location) if op.location else None,
+        "served_by": served_by,
     }

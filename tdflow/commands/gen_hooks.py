@@ -1,8 +1,8 @@
-"""``tdflow gen-hooks``: write a Python skeleton for the hooks a ``.td`` file declares but that
-are not registered yet.
+"""``tdflow gen-hooks``: write a Python skeleton for the hooks an op library declares but that
+are not registered yet (ops a standard op serves have its hooks already).
 
     $ tdflow gen-hooks my_ops.td -o my_hooks.py
-    $ tdflow verify --td my_ops.td --hooks my_hooks.py
+    $ tdflow verify --ops my_ops.td --hooks my_hooks.py
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("gen-hooks", help="write a Python skeleton for missing hooks",
                        description="Write a Python module registering a placeholder for every "
-                       "hook FILE.td declares (has_*_fn = 1) that has no registered function.")
-    from tdflow.dialect.cli_support import add_td_args
+                       "hook FILE.td (and the --ops libraries) declares (has_*_fn = 1) that "
+                       "has no registered function, after importing the --hooks files.")
+    from tdflow.dialect.cli_support import add_ops_args
 
-    add_td_args(p, positional=True)
+    add_ops_args(p, positional=True)
     p.add_argument("-o", dest="output", default="-", metavar="OUT.py", help="write to OUT.py")
 
 
@@ -24,14 +25,17 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from tdflow.dialect.cli_support import UsageError, load_from_args, usage, write_output
+    from tdflow.dialect.cli_support import (
+        context_from_args,
+        op_files,
+        shown_library,
+        write_output,
+    )
     from tdflow.dialect.gen_hooks import skeleton
 
-    try:
-        dialect = load_from_args(args)
-    except UsageError as exc:
-        return usage(str(exc))
-    text, n = skeleton(dialect, os.path.basename(args.td or str(dialect.path)))
+    library = shown_library(context_from_args(args), args)
+    files = op_files(args) or [str(library.path)]
+    text, n = skeleton(library, " + ".join(os.path.basename(f) for f in files))
     write_output(text, args.output)
     if args.output != "-":
         sys.stderr.write(f"wrote {n} hook(s) to {args.output}\n")

@@ -3,6 +3,7 @@
     $ tdflow lower examples/mlp.mlir
     $ tdflow lower examples/mlp.mlir --pipeline "infer-shapes,canonicalize" --print-ir-after-all
     $ tdflow lower examples/cnn.mlir --print-ir-after fuse-elementwise --timing
+    $ tdflow lower prog.mlir --ops my_ops.td --hooks my_hooks.py   # a program using your ops
 
 Without ``--pipeline`` the standard one runs (``infer-shapes,canonicalize,fuse-elementwise,
 select-kernels{device=cpu},plan-memory``). User errors are diagnostics (exit 1).
@@ -38,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="do not verify the IR between passes")
     p.add_argument("--list-passes", action="store_true",
                    help="list the available passes and exit")
+    from tdflow.dialect.cli_support import add_ops_args
+
+    add_ops_args(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,13 +54,14 @@ def run(args: argparse.Namespace) -> int:
                          "tdflow lower: error: the following arguments are required: "
                          "PROGRAM.mlir\n")
         return 2
-    from tdflow.dialect.cli_support import read_input
+    from tdflow.dialect.cli_support import check_ops_args, context_from_args, read_input
     from tdflow.dialect.ir import parse_module, print_module
     from tdflow.runtime.compiled import lower
 
+    check_ops_args(args)
     name = "<stdin>" if args.program == "-" else args.program
     module = parse_module(read_input(args.program), name)
-    result = lower(module, args.device, args.entry, args.pipeline,
+    result = lower(module, args.device, args.entry, args.pipeline, ops=context_from_args(args),
                    verify_each=not args.no_verify_each,
                    print_ir_after_all=args.print_ir_after_all,
                    print_ir_after=args.print_ir_after, timing=args.timing, stream=sys.stdout)

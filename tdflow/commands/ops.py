@@ -1,7 +1,12 @@
-"""``tdflow ops``: list the ops a ``.td`` file defines (a table, or JSON with ``--json``).
+"""``tdflow ops``: list the ops of op libraries (a table, or JSON with ``--json``).
 
-    $ tdflow ops ops.td
+    $ tdflow ops                                    # the standard ops
+    $ tdflow ops my_ops.td --hooks my_hooks.py      # your library's ops
     $ tdflow ops my_ops.td -I include --json | jq '.[0].attrs'
+
+With files, the ops they define are listed (the standard ops they are loaded next to are not);
+an op of another dialect that a standard op serves (``oneflow.relu`` by ``tdflow.relu``) says
+so, and a last line sums up: ``721 ops in 1 dialect (oneflow); 49 served by standard ops``.
 """
 
 from __future__ import annotations
@@ -10,44 +15,65 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ops", help="list the ops of a .td file (table or --json)",
-                       description="List every op FILE.td defines: operands, results, "
-                       "attributes (kind, default), traits and declared hooks.")
-    from tdflow.dialect.cli_support import add_td_args
+    p = sub.add_parser("ops", help="list the ops of op libraries (table or --json)",
+                       description="List every op of FILE.td and the --ops libraries (default: "
+                       "the standard ops): operands, results, attributes (kind, default), "
+                       "traits, declared hooks, and the standard op serving it, if any.")
+    from tdflow.dialect.cli_support import add_ops_args
 
-    add_td_args(p, positional=True)
+    add_ops_args(p, positional=True)
     p.add_argument("--json", action="store_true",
                    help="print a JSON list: name, operands, results, attrs (kind/default/"
-                        "required), traits, flags")
+                        "required), traits, flags, served_by")
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.dialect.cli_support import UsageError, load_from_args, op_to_json, usage
+    from tdflow.dialect.cli_support import context_from_args, op_to_json, shown_library
 
-    try:
-        dialect = load_from_args(args)
-    except UsageError as exc:
-        return usage(str(exc))
+    library = shown_library(context_from_args(args), args)
     if args.json:
         import json
         import sys
 
-        json.dump([op_to_json(op) for op in dialect], sys.stdout, indent=2)
+        json.dump([op_to_json(op, library.served_by.get(op.name)) for op in library],
+                  sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    _table(dialect)
+    _table(library)
+    print(summary(library))
     return 0
 
 
-def _table(dialect) -> None:
+def summary(library) -> str:
+    """One line: how many ops, in which dialects, how many a standard op serves.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> summary(standard_dialect())
+    '50 ops in 1 dialect (tdflow)'
+    """
+    dialects = list(dict.fromkeys(op.dialect for op in library))
+    n = len(dialects)
+    line = (f"{len(library)} op{'s' if len(library) != 1 else ''} in {n} "
+            f"dialect{'s' if n != 1 else ''} ({', '.join(dialects)})")
+    served = sum(1 for op in library if op.name in library.served_by)
+    if served:
+        line += f"; {served} served by standard ops"
+    return line
+
+
+def _table(library) -> None:
     from rich.table import Table
 
     from tdflow.dialect.cli_support import console
 
-    table = Table(title=f"{dialect.name}: {len(dialect)} ops ({dialect.path})", show_lines=False)
-    for col in ("op", "operands", "results", "attributes", "traits", "hooks"):
+    served = library.served_by
+    table = Table(title=f"{library.name}: {len(library)} ops ({library.path})", show_lines=False)
+    columns = ["op", "operands", "results", "attributes", "traits", "hooks"]
+    if any(op.name in served for op in library):
+        columns.append("served by")
+    for col in columns:
         table.add_column(col, overflow="fold")
-    for op in dialect:
+    for op in library:
         def vals(defs):
             return ", ".join(d.name + ("?" if d.is_optional else "..." if d.is_variadic else "")
                              for d in defs)
@@ -61,6 +87,9 @@ def _table(dialect) -> None:
                 s += " (optional)"
             attrs.append(s)
         hooks = ", ".join(k for k in op.hook_kinds)
-        table.add_row(op.name, vals(op.operands), vals(op.results), "\n".join(attrs),
-                      ", ".join(str(t) for t in op.traits), hooks)
+        row = [op.name, vals(op.operands), vals(op.results), "\n".join(attrs),
+               ", ".join(str(t) for t in op.traits), hooks]
+        if len(columns) > 6:
+            row.append(served.get(op.name, ""))
+        table.add_row(*row)
     console(min_width=200).print(table)

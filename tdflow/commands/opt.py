@@ -2,6 +2,7 @@
 
     $ tdflow opt prog.mlir               # custom func/return, generic ops
     $ tdflow opt prog.mlir --generic     # everything generic: what mlir-opt prints
+    $ tdflow opt prog.mlir --ops my_ops.td --hooks my_hooks.py   # a program using your ops
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import argparse
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("opt", help="parse, verify and print a program",
-                       description="Parse PROGRAM.mlir, verify it against the dialect of --td "
-                       "(default: the standard ops.td) and print it back.")
-    from tdflow.dialect.cli_support import add_td_args
+                       description="Parse PROGRAM.mlir, verify it against the standard ops "
+                       "plus the --ops libraries and print it back.")
+    from tdflow.dialect.cli_support import add_ops_args
 
-    add_td_args(p, positional=False)
+    add_ops_args(p)
     p.add_argument("program", metavar="PROGRAM.mlir", help="the program ('-' for stdin)")
     p.add_argument("--generic", action="store_true",
                    help="print func.func and return in generic form too")
@@ -25,25 +26,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tdflow.dialect.cli_support import (
-        UsageError,
-        load_from_args,
+        check_ops_args,
+        context_from_args,
         read_input,
-        usage,
         write_output,
     )
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.parser import parse_module
     from tdflow.dialect.ir.printer import print_module
 
+    check_ops_args(args)  # a usage mistake is one even with --no-verify
     name = "<stdin>" if args.program == "-" else args.program
     # A DiagnosticError (syntax, bytes that are not UTF-8) is rendered by the CLI (exit 1).
     module = parse_module(read_input(args.program), name)
     if not args.no_verify:
-        try:
-            dialect = load_from_args(args)
-        except UsageError as exc:
-            return usage(str(exc))
-        errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
+        errors = [d for d in verify_module(module, context_from_args(args))
+                  if d.severity == "error"]
         if errors:
             raise DiagnosticError(errors)
     write_output(print_module(module, generic=args.generic), args.output)

@@ -3,6 +3,7 @@
     $ tdflow run examples/mlp.mlir                            # every input random (seed 0)
     $ tdflow run examples/mlp.mlir --input x=x.npy --random-inputs 7 --output out.npz
     $ tdflow run prog.mlir --entry train_step --input w=w.npy --input g=g.npy
+    $ tdflow run prog.mlir --ops my_ops.td --hooks my_hooks.py   # a program using your ops
 
 Arguments not given with ``--input NAME=FILE.npy`` are filled from a generator seeded by
 ``--random-inputs SEED`` (default 0), and the run says which. Results are summarised on the
@@ -41,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how many leading values of each result to show (default: 6)")
     p.add_argument("--repeat", type=non_negative_int, default=0, metavar="N",
                    help="also call the program N more times and report the time per call")
+    from tdflow.dialect.cli_support import add_ops_args
+
+    add_ops_args(p)
 
 
 def non_negative_int(text: str) -> int:
@@ -80,18 +84,19 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     import tdflow
-    from tdflow.dialect import standard_dialect
-    from tdflow.dialect.cli_support import read_input
+    from tdflow.dialect.cli_support import check_ops_args, context_from_args, read_input
     from tdflow.dialect.ir import DiagnosticError, parse_module, verify_module
     from tdflow.dialect.ir.source import decode_source
 
+    check_ops_args(args)
     # Parse (and check) here, before compiling: what `compile` would trip over (no function, a
     # scalar argument, a tensor too big to allocate) becomes a located diagnostic.
     file = "<stdin>" if args.program == "-" else args.program
     text = read_input(args.program)
     module = parse_module(text, file)
     func = _entry(module, args.entry.lstrip("@") if args.entry else None)
-    errors = [d for d in verify_module(module, standard_dialect()) if d.severity == "error"]
+    context = context_from_args(args)
+    errors = [d for d in verify_module(module, context) if d.severity == "error"]
     if errors:  # what is wrong with the program comes before what this machine cannot do
         raise DiagnosticError(errors)
     check_runnable(func, set(bindings))
@@ -110,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.program) if args.program != "-" else decode_source(text, file)
     try:
         program = tdflow.compile(source, device=args.device, entry=func.name,
-                                 pipeline=args.pipeline)
+                                 pipeline=args.pipeline, ops=context)
     except MemoryError:
         raise _error(f"@{func.name}: not enough memory for the program's buffers") from None
     fname = program.__name__

@@ -1,8 +1,9 @@
-"""``tdflow verify``: check programs against a dialect, or the dialect's hook contract.
+"""``tdflow verify``: check programs against the loaded ops, or an op library's hook contract.
 
-    $ tdflow verify prog.mlir                 # against the standard ops.td
-    $ tdflow verify --td my_ops.td -I inc a.mlir b.mlir   # or: tdflow verify my_ops.td a.mlir
-    $ tdflow verify --td my_ops.td --hooks my_hooks.py   # no programs: the hook contract
+    $ tdflow verify prog.mlir                 # against the standard ops
+    $ tdflow verify --ops my_ops.td --hooks my_hooks.py a.mlir b.mlir   # standard + yours
+    $ tdflow verify --ops my_ops.td --hooks my_hooks.py   # no programs: your hook contract
+    $ tdflow verify my_ops.td a.mlir          # a leading FILE.td is an --ops file
 
 Every error of every file is reported (``file:line:col``, the source line and a caret); the exit
 status is 1 when there is any, 2 for command-line mistakes.
@@ -14,13 +15,14 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="verify programs (or, without any, the dialect's hooks)",
-                       description="Verify PROGRAM.mlir files against the dialect of --td "
-                       "(default: the standard ops.td). Without programs, verify the dialect "
-                       "itself: every has_*_fn flag has its hook and every hook its flag.")
-    from tdflow.dialect.cli_support import add_td_args
+    p = sub.add_parser("verify", help="verify programs (or, without any, the ops' hooks)",
+                       description="Verify PROGRAM.mlir files against the standard ops plus "
+                       "the --ops libraries. Without programs, verify the --ops libraries "
+                       "themselves (the standard ops without any): every has_*_fn flag has "
+                       "its hook and every hook its flag.")
+    from tdflow.dialect.cli_support import add_ops_args
 
-    add_td_args(p, positional=False)
+    add_ops_args(p)
     p.add_argument("programs", nargs="*", metavar="PROGRAM.mlir",
                    help="programs to verify ('-' for stdin)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -30,21 +32,22 @@ def run(args: argparse.Namespace) -> int:
     from tdflow.commands import print_diagnostic
     from tdflow.dialect.cli_support import (
         FileAccessError,
-        UsageError,
-        load_from_args,
+        context_from_args,
         read_input,
+        shown_library,
         usage,
     )
 
-    if args.td is None and args.programs and args.programs[0].endswith(".td"):
-        args.td = args.programs.pop(0)  # DESIGN.md's form: `tdflow verify FILE.td [PROGRAM...]`
+    leading = []
+    while args.programs and args.programs[0].endswith(".td"):
+        # DESIGN.md's form: `tdflow verify FILE.td [PROGRAM...]`
+        leading.append(args.programs.pop(0))
+    args.ops_files = leading + args.ops_files
     if args.programs.count("-") > 1:
         return usage("standard input ('-') can be read only once")
-    try:
-        dialect = load_from_args(args)
-    except UsageError as exc:
-        return usage(str(exc))
+    context = context_from_args(args)
     if not args.programs:
+        dialect = shown_library(context, args)
         diags = dialect.contract_diagnostics()
         if diags:
             from tdflow.dialect.ir.diagnostics import DiagnosticError
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             print_diagnostic(exc.render())
             status = 1
             continue
-        errors = [d for d in verify_module(module, dialect)]
+        errors = [d for d in verify_module(module, context)]
         if errors:
             print_diagnostic(DiagnosticError(errors).render())
             if any(d.severity == "error" for d in errors):
