@@ -41,14 +41,15 @@ BANG_OPS = frozenset(
 # only, so a failing match backtracks linearly: not `[ \t\r\n]+` inside the `*` (a run of n
 # blanks then splits 2**n ways), and a comment always runs to the end of its line (else
 # `// a // b` splits at every `//`). Python 3.10 has no possessive quantifiers to say this.
-_SKIP = r"(?:[ \t\r\n]|//[^\n]*(?![^\n]))*"
+# As in llvm-tblgen, a line comment (and a string) also ends at a carriage return.
+_SKIP = r"(?:[ \t\r\n]|//[^\n\r]*(?![^\n\r]))*"
 
 _TOKEN_RE = re.compile(
     _SKIP + r"""   # whitespace and line comments before the token
     (?:(?P<eof>\Z)
       | (?P<block>/\*)
       | (?P<code>\[\{)
-      | (?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*")
+      | (?P<string>"[^"\\\n\r]*(?:\\.[^"\\\n\r]*)*")
       | (?P<pp>\#(?:ifdef|ifndef|else|endif|define)\b)
       | (?P<var>\$[a-zA-Z_][a-zA-Z_0-9]*)
       | (?P<id>[a-zA-Z_][a-zA-Z_0-9]*
@@ -169,6 +170,9 @@ class Lexer:
         pos = 0
         line = 1
         line_start = 0
+        # llvm-tblgen counts lines at "\n" but columns from the last "\n" or "\r"; only files
+        # with a "\r" pay for looking for one.
+        cr = "\r" in text
         n = len(text)
         conds: list = []
         pending_include = None
@@ -180,12 +184,14 @@ class Lexer:
                 if nl:
                     line += nl
                     line_start = text.rfind("\n", pos, start) + 1
+                if cr:
+                    line_start = max(line_start, text.rfind("\r", pos, start) + 1)
                 pos = start
                 col = pos - line_start + 1
                 if text[pos] == '"':
-                    eol = text.find("\n", pos)
-                    msg = ("End of file in string literal" if eol < 0
-                           else "End of line in string literal")
+                    msg = ("End of line in string literal"
+                           if "\n" in text[pos:] or "\r" in text[pos:]
+                           else "End of file in string literal")
                     raise TdError(msg, file, line, col + 1, stack)
                 if text[pos] == "\0":  # llvm-tblgen's words (it goes on; tdflow stops here)
                     raise TdError("NUL character is invalid in source; treated as space", file,
@@ -199,6 +205,8 @@ class Lexer:
                 if nl:
                     line += nl
                     line_start = text.rfind("\n", pos, start) + 1
+                if cr:
+                    line_start = max(line_start, text.rfind("\r", pos, start) + 1)
                 pos = start
             if kind == "eof":
                 break
@@ -216,6 +224,8 @@ class Lexer:
                 if nl:
                     line += nl
                     line_start = text.rfind("\n", pos, p) + 1
+                if cr:
+                    line_start = max(line_start, text.rfind("\r", pos, p) + 1)
                 pos = p
                 continue
             if kind == "pp":
@@ -264,6 +274,8 @@ class Lexer:
                 if nl:
                     line += nl
                     line_start = text.rfind("\n", pos, end) + 1
+                if cr:
+                    line_start = max(line_start, text.rfind("\r", pos, end) + 1)
             elif kind == "hex":
                 append(Tok("INT", m.group(kind), file, line, col, stack))
             elif kind == "bin":

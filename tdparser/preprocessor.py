@@ -77,7 +77,9 @@ class Preprocessor:
             raise TdError(f"include cycle: '{path}' includes itself", where.file, where.line,
                           where.col, stack.parent)
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
+            # newline="": the text as it is, "\r\n" included, as llvm-tblgen reads it (code
+            # blocks keep their "\r"; lines and columns are counted as llvm-tblgen does).
+            with open(path, encoding="utf-8", errors="replace", newline="") as fh:
                 text = fh.read()
         except OSError as exc:
             if stack:
