@@ -118,7 +118,7 @@ def test_gen_hooks_then_verify(tmp_path):
                   '  dag attrs = (ins DefaultValuedAttr<F32Attr, "2.">:$factor);\n'
                   '  bit has_logical_tensor_desc_infer_fn = 1;\n  bit has_data_type_infer_fn = 1;\n'
                   '  bit has_get_sbp_fn = 1;\n}\n')
-    proc = tdflow("verify", "--td", str(td))
+    proc = tdflow("verify", "--ops", str(td))
     assert proc.returncode == 1 and "3 errors" in proc.stderr
     assert "declares has_get_sbp_fn = 1 but no get_sbp hook" in proc.stderr
     hooks = tmp_path / "mine_hooks.py"
@@ -126,12 +126,12 @@ def test_gen_hooks_then_verify(tmp_path):
     assert proc.returncode == 0 and "wrote 3 hook(s)" in proc.stderr
     subprocess.run([sys.executable, "-m", "ruff", "check", "-q", "--no-cache", str(hooks)],
                    check=True)
-    assert tdflow("verify", "--td", str(td), "--hooks", str(hooks)).returncode == 0
+    assert tdflow("verify", "--ops", str(td), "--hooks", str(hooks)).returncode == 0
     prog = tmp_path / "p.mlir"
     prog.write_text('func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n'
                     '  %0 = "mine.scale"(%x) {factor = 3.0 : f32} : (tensor<3xf32>) -> tensor<3xf32>\n'
                     '  return %0 : tensor<3xf32>\n}\n')
-    proc = tdflow("verify", "--td", str(td), "--hooks", str(hooks), str(prog))
+    proc = tdflow("verify", "--ops", str(td), "--hooks", str(hooks), str(prog))
     assert proc.returncode == 0, proc.stderr
 
 
