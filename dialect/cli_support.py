@@ -218,7 +218,14 @@ def op_files(args: argparse.Namespace) -> list[str]:
     ``gen-hooks``) first, then every ``--ops``/``--td``, each once."""
     files = [f for f in [getattr(args, "td", None)] if f is not None]
     files += getattr(args, "ops_files", None) or []
-    return list(dict.fromkeys(files))
+    seen: set[str] = set()
+    out = []
+    for f in files:  # one file spelled two ways (a.td, ./a.td) is still one library
+        key = os.path.realpath(f)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def check_ops_args(args: argparse.Namespace) -> None:

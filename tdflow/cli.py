@@ -2,8 +2,10 @@
 
 Each subcommand lives in its own module under :mod:`tdflow.commands` exposing
 ``register(subparsers)`` (argparse set-up only, cheap) and ``run(args) -> int`` (imports what
-it needs). Exit codes: 0 success, 1 diagnostics, 2 usage errors. User mistakes are printed as
-diagnostics on stderr, never as a Python traceback.
+it needs). The subcommands that read ops or programs share the op-library options
+(``--ops``, ``--no-std``, ``-I``, ``-D``, ``--hooks``) of
+:func:`tdflow.dialect.cli_support.add_ops_args`. Exit codes: 0 success, 1 diagnostics, 2 usage
+errors. User mistakes are printed as diagnostics on stderr, never as a Python traceback.
 
 >>> main(["--version"])  # doctest: +SKIP
 tdflow 0.1.0

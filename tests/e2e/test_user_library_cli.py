@@ -80,6 +80,10 @@ def test_verify_opt_lower_a_mixed_program(capsys):
     assert status == 0, err
     assert "IR after lowering" in out and "plan @f on cpu" in out
     assert "mylib.scale_shift" in out
+    # One library named twice (two spellings), or the standard ops.td named: nothing twice.
+    status, _, err = cli(capsys, "verify", *USER, "--ops", LIB / "." / OPS.name,
+                         "--ops", ROOT / "ops.td", MIXED)
+    assert status == 0, err
 
 
 def test_run_a_mixed_program_matches_numpy(capsys, tmp_path, inputs):
