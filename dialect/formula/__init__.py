@@ -35,6 +35,7 @@ _LAZY = {
     "INTS": "tdflow.dialect.formula.dtypes",
     "NUMERIC": "tdflow.dialect.formula.dtypes",
     "locate_code_field": "tdflow.dialect.formula.locate",
+    "check_code_field": "tdflow.dialect.formula.locate",
 }
 
 __all__ = sorted(_LAZY)

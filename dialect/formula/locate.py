@@ -41,3 +41,32 @@ def locate_code_field(source: str, field: str, code: str, start_line: int = 1
             if source.startswith(code, body) and source.startswith("}]", body + len(code)):
                 return _line_col(source, body)
     return None
+
+
+def check_code_field(code: str, opdef, *, file: str, record_line: int, field: str = "formula",
+                     source: str | None = None):
+    """Parse and check the ``field`` code value of ``opdef``'s record (defined at
+    ``record_line`` of ``file``), locating its text in the file's ``source`` (read when not
+    given); returns the :class:`~.check.CheckedFormula`. When the text cannot be found (or
+    the file read), errors point at the record's line instead.
+
+    This is the one call the dialect reader needs per op with a ``formula``:
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> op = standard_dialect().lookup("tdflow.relu")
+    >>> src = "def R : Op {\\n  let formula = [{ max(x, 0) }];\\n}\\n"
+    >>> check_code_field(" max(x, 0) ", op, file="r.td", record_line=1, source=src).expr
+    max(in0, 0)
+    """
+    from .check import check_formula
+    from .parse import parse_formula
+
+    if source is None:
+        try:
+            with open(file, encoding="utf-8", errors="replace") as fh:
+                source = fh.read()
+        except OSError:
+            source = ""
+    where = locate_code_field(source, field, code, record_line) if source else None
+    line, col = where if where is not None else (record_line, 1)
+    return check_formula(parse_formula(code, file=file, line=line, col=col), opdef)
