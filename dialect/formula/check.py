@@ -227,8 +227,7 @@ class _Checker:
             return []
         if f.single:
             if len(op.results) != 1:
-                names = ", ".join(op.result_names if hasattr(op, "result_names")
-                                  else (r.name for r in op.results))
+                names = ", ".join(r.name for r in op.results)
                 assigns = " ".join(f"{r.name} = ...;" for r in op.results)
                 self.error(f"{op.name} has {len(op.results)} results ({names}); write one "
                            f"statement per result: {assigns}", f.body[0].pos)

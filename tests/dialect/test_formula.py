@@ -409,7 +409,6 @@ int main() {{
   return 0;
 }}
 """
-    (tmp_path / "shim.h").write_text("")
     cpp = tmp_path / "mod.cpp"
     cpp.write_text(src)
     exe = tmp_path / "mod"
@@ -420,6 +419,24 @@ int main() {{
     b = np.array([3, 3, 0, -1, 4], np.int32)
     want = render_numpy((Input(0) % Input(1)) % (Input(1) % Input(0) + 3), ["i32", "i32"])([a, b])
     assert [int(v) for v in out.stdout.split()] == want.tolist()
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_mod_cuda_compiles_for_sm_90(tmp_path):
+    e = (Input(0) % Input(1)) % (Input(1) % Input(0) + 3)
+    kernels = ["#include <cstdint>", "#include <cuda_fp16.h>"]
+    for t, ct in (("i8", "int8_t"), ("i32", "int32_t"), ("i64", "int64_t"), ("f32", "float")):
+        kernels.append(
+            f'extern "C" __global__ void k_{t}(const {ct}* a, const {ct}* b, {ct}* out, int n) '
+            f"{{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) {{ {ct} x0 = a[i], "
+            f"x1 = b[i]; out[i] = {render_cuda(e, [t, t])}; }} }}")
+    kernels.append(
+        'extern "C" __global__ void k_h(const __half* a, __half* out, int n) { int i = threadIdx.x;'
+        f" if (i < n) {{ __half x0 = a[i]; out[i] = {render_cuda(Input(0) % 2.5, ['f16'])}; }} }}")
+    cu = tmp_path / "mod.cu"
+    cu.write_text("\n".join(kernels) + "\n")
+    subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-o", str(tmp_path / "mod.cubin"), str(cu)],
+                   check=True, capture_output=True, timeout=120)
 
 
 # ---- depth, hostile input, speed ------------------------------------------------------------
