@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tdflow.tdparser import TdError, parse_file, parse_string
 from tdflow.tdparser.json_export import print_records
 
@@ -340,8 +339,6 @@ CORPUS = [
      + "]" * 2000 + "; }\n", 0, "[[[1]]]"),
     ("biglist.td", "def X { list<int> v = [" + "7, " * 100_000 + "8]; }\n", 0, "7, 8]"),
     ("pastes.td", 'def X { string v = "a"' + ' # "b"' * 20000 + "; }\n", 0, "abbb"),
-    ("toodeep.td", "def X { int v = " + "!add(1, " * 60000 + "1" + ")" * 60000 + "; }\n", 1,
-     "toodeep.td:1:"),
     ("spaces.td", "def X;\n" + " " * 5000 + "é\n", 1, "spaces.td:2:5001: error: Unexpected"),
     ("foreach.td", "foreach i = 0...100000000 in def X#i;\n", 1,
      "foreach.td:1:13: error: too many foreach iterations"),
