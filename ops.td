@@ -21,6 +21,7 @@ include "tdflow/Base.td"
 
 def TDF_ReluOp : TDF_Op<"relu", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
   let summary = "rectified linear unit";
+  let formula = [{ max(x, 0) }];
   let description = [{
     Computes `y = max(x, 0)` element by element. Applying it twice changes nothing
     (`Idempotent`).
@@ -45,6 +46,9 @@ def TDF_ReluOp : TDF_Op<"relu", [NoMemoryEffect, Idempotent, SameOperandsAndResu
 
 def TDF_LeakyReluOp : TDF_Op<"leaky_relu", [NoMemoryEffect, Elementwise]> {
   let summary = "leaky rectified linear unit";
+  // x > 0 ? x : alpha * x, written as max(x, alpha x) for alpha <= 1 (min otherwise): the
+  // condition on the attribute folds away when the kernel is built, leaving two ufuncs.
+  let formula = [{ alpha <= 1.0 ? max(x, x * alpha) : min(x, x * alpha) }];
   let description = [{
     Computes `y = x > 0 ? x : alpha * x` element by element.
 
@@ -71,6 +75,7 @@ def TDF_LeakyReluOp : TDF_Op<"leaky_relu", [NoMemoryEffect, Elementwise]> {
 
 def TDF_SigmoidOp : TDF_Op<"sigmoid", [NoMemoryEffect, Elementwise]> {
   let summary = "logistic sigmoid";
+  let formula = [{ sigmoid(x) }];
   let description = [{
     Computes `y = 1 / (1 + exp(-x))` element by element.
 
@@ -94,6 +99,7 @@ def TDF_SigmoidOp : TDF_Op<"sigmoid", [NoMemoryEffect, Elementwise]> {
 
 def TDF_TanhOp : TDF_Op<"tanh", [NoMemoryEffect, Elementwise]> {
   let summary = "hyperbolic tangent";
+  let formula = [{ tanh(x) }];
   let description = [{
     Computes `y = tanh(x)` element by element.
 
@@ -117,6 +123,8 @@ def TDF_TanhOp : TDF_Op<"tanh", [NoMemoryEffect, Elementwise]> {
 
 def TDF_GeluOp : TDF_Op<"gelu", [NoMemoryEffect, Elementwise]> {
   let summary = "Gaussian error linear unit";
+  // OneFlow's erf form: 0.5 x (1 + erf(x / sqrt 2)).
+  let formula = [{ 0.5 * in * (1.0 + erf(in * rsqrt(2.0))) }];
   let description = [{
     Computes `out = 0.5 * in * (1 + erf(in / sqrt(2)))` element by element (the exact form,
     not the tanh approximation).
@@ -141,6 +149,7 @@ def TDF_GeluOp : TDF_Op<"gelu", [NoMemoryEffect, Elementwise]> {
 
 def TDF_ExpOp : TDF_Op<"exp", [NoMemoryEffect, Elementwise]> {
   let summary = "natural exponential";
+  let formula = [{ exp(x) }];
   let description = [{
     Computes `y = e^x` element by element.
 
@@ -164,6 +173,7 @@ def TDF_ExpOp : TDF_Op<"exp", [NoMemoryEffect, Elementwise]> {
 
 def TDF_LogOp : TDF_Op<"log", [NoMemoryEffect, Elementwise]> {
   let summary = "natural logarithm";
+  let formula = [{ log(x) }];
   let description = [{
     Computes `y = ln(x)` element by element; `x <= 0` gives `-inf` or NaN as in IEEE
     arithmetic.
@@ -188,6 +198,7 @@ def TDF_LogOp : TDF_Op<"log", [NoMemoryEffect, Elementwise]> {
 
 def TDF_SqrtOp : TDF_Op<"sqrt", [NoMemoryEffect, Elementwise]> {
   let summary = "square root";
+  let formula = [{ sqrt(x) }];
   let description = [{
     Computes `y = sqrt(x)` element by element.
 
@@ -211,6 +222,7 @@ def TDF_SqrtOp : TDF_Op<"sqrt", [NoMemoryEffect, Elementwise]> {
 
 def TDF_NegativeOp : TDF_Op<"negative", [NoMemoryEffect, Involution, SameOperandsAndResultType, Elementwise]> {
   let summary = "negation";
+  let formula = [{ -x }];
   let description = [{
     Computes `y = -x` element by element. Applying it twice gives `x` back (`Involution`).
 
@@ -234,6 +246,7 @@ def TDF_NegativeOp : TDF_Op<"negative", [NoMemoryEffect, Involution, SameOperand
 
 def TDF_SquareOp : TDF_Op<"square", [NoMemoryEffect, Elementwise]> {
   let summary = "square";
+  let formula = [{ x * x }];
   let description = [{
     Computes `y = x * x` element by element.
 
@@ -257,6 +270,7 @@ def TDF_SquareOp : TDF_Op<"square", [NoMemoryEffect, Elementwise]> {
 
 def TDF_ReciprocalOp : TDF_Op<"reciprocal", [NoMemoryEffect, Involution, SameOperandsAndResultType, Elementwise]> {
   let summary = "reciprocal";
+  let formula = [{ 1.0 / x }];
   let description = [{
     Computes `y = 1 / x` element by element. Applying it twice gives `x` back
     (`Involution`).
@@ -286,6 +300,8 @@ def TDF_ReciprocalOp : TDF_Op<"reciprocal", [NoMemoryEffect, Involution, SameOpe
 
 def TDF_ScalarAddOp : TDF_Op<"scalar_add", [NoMemoryEffect, Elementwise]> {
   let summary = "add a scalar";
+  // The scalar is int_operand when has_int_operand is set, else float_operand.
+  let formula = [{ in + (has_int_operand ? int_operand : float_operand) }];
   let description = [{
     Adds a scalar to every element: `out = in + s`. The scalar `s` is `float_operand` when
     `has_float_operand` is set, else `int_operand` when `has_int_operand` is set; exactly
@@ -317,6 +333,7 @@ def TDF_ScalarAddOp : TDF_Op<"scalar_add", [NoMemoryEffect, Elementwise]> {
 
 def TDF_ScalarMulOp : TDF_Op<"scalar_mul", [NoMemoryEffect, Elementwise]> {
   let summary = "multiply by a scalar";
+  let formula = [{ in * (has_int_operand ? int_operand : float_operand) }];
   let description = [{
     Multiplies every element by a scalar: `out = in * s`. The scalar `s` is `float_operand`
     when `has_float_operand` is set, else `int_operand` when `has_int_operand` is set;
@@ -348,6 +365,7 @@ def TDF_ScalarMulOp : TDF_Op<"scalar_mul", [NoMemoryEffect, Elementwise]> {
 
 def TDF_ScalarPowOp : TDF_Op<"scalar_pow", [NoMemoryEffect, Elementwise]> {
   let summary = "raise to a scalar power";
+  let formula = [{ pow(in, has_int_operand ? int_operand : float_operand) }];
   let description = [{
     Raises every element to a scalar power: `out = in ** s`. The scalar `s` is
     `float_operand` when `has_float_operand` is set, else `int_operand` when
@@ -385,6 +403,7 @@ def TDF_ScalarPowOp : TDF_Op<"scalar_pow", [NoMemoryEffect, Elementwise]> {
 
 def TDF_BroadcastAddOp : TDF_Op<"broadcast_add", [NoMemoryEffect, Elementwise]> {
   let summary = "broadcasting addition";
+  let formula = [{ x + y }];
   let description = [{
     Computes `z = x + y` element by element after broadcasting `x` and `y` to a common shape
     with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
@@ -411,6 +430,7 @@ def TDF_BroadcastAddOp : TDF_Op<"broadcast_add", [NoMemoryEffect, Elementwise]> 
 
 def TDF_BroadcastSubOp : TDF_Op<"broadcast_sub", [NoMemoryEffect, Elementwise]> {
   let summary = "broadcasting subtraction";
+  let formula = [{ x - y }];
   let description = [{
     Computes `z = x - y` element by element after broadcasting `x` and `y` to a common shape
     with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
@@ -437,6 +457,7 @@ def TDF_BroadcastSubOp : TDF_Op<"broadcast_sub", [NoMemoryEffect, Elementwise]> 
 
 def TDF_BroadcastMulOp : TDF_Op<"broadcast_mul", [NoMemoryEffect, Elementwise]> {
   let summary = "broadcasting multiplication";
+  let formula = [{ x * y }];
   let description = [{
     Computes `z = x * y` element by element after broadcasting `x` and `y` to a common shape
     with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
@@ -463,6 +484,7 @@ def TDF_BroadcastMulOp : TDF_Op<"broadcast_mul", [NoMemoryEffect, Elementwise]> 
 
 def TDF_BroadcastDivOp : TDF_Op<"broadcast_div", [NoMemoryEffect, Elementwise]> {
   let summary = "broadcasting division";
+  let formula = [{ x / y }];
   let description = [{
     Computes `z = x / y` element by element after broadcasting `x` and `y` to a common shape
     with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
@@ -489,6 +511,7 @@ def TDF_BroadcastDivOp : TDF_Op<"broadcast_div", [NoMemoryEffect, Elementwise]> 
 
 def TDF_BroadcastMaximumOp : TDF_Op<"broadcast_maximum", [NoMemoryEffect, Elementwise]> {
   let summary = "broadcasting maximum";
+  let formula = [{ max(x, y) }];
   let description = [{
     Computes `z = max(x, y)` element by element after broadcasting `x` and `y` to a common
     shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
@@ -1120,6 +1143,7 @@ def TDF_DropoutOp : TDF_Op<"dropout", [NoMemoryEffect]> {
 
 def TDF_ReluGradOp : TDF_Op<"relu_grad", [NoMemoryEffect, Elementwise]> {
   let summary = "gradient of relu";
+  let formula = [{ y > 0 ? dy : 0 }];
   let description = [{
     Computes `dx = y > 0 ? dy : 0` from relu's output `y`.
 
@@ -1144,6 +1168,7 @@ def TDF_ReluGradOp : TDF_Op<"relu_grad", [NoMemoryEffect, Elementwise]> {
 
 def TDF_LeakyReluGradOp : TDF_Op<"leaky_relu_grad", [NoMemoryEffect, Elementwise]> {
   let summary = "gradient of leaky_relu";
+  let formula = [{ x > 0 ? dy : dy * alpha }];
   let description = [{
     Computes `dx = x > 0 ? dy : alpha * dy`.
 
@@ -1171,6 +1196,7 @@ def TDF_LeakyReluGradOp : TDF_Op<"leaky_relu_grad", [NoMemoryEffect, Elementwise
 
 def TDF_SigmoidGradOp : TDF_Op<"sigmoid_grad", [NoMemoryEffect, Elementwise]> {
   let summary = "gradient of sigmoid";
+  let formula = [{ dy * y * (1.0 - y) }];
   let description = [{
     Computes `dx = dy * y * (1 - y)` from sigmoid's output `y`.
 
@@ -1195,6 +1221,7 @@ def TDF_SigmoidGradOp : TDF_Op<"sigmoid_grad", [NoMemoryEffect, Elementwise]> {
 
 def TDF_TanhGradOp : TDF_Op<"tanh_grad", [NoMemoryEffect, Elementwise]> {
   let summary = "gradient of tanh";
+  let formula = [{ dy * (1.0 - y * y) }];
   let description = [{
     Computes `dx = dy * (1 - y * y)` from tanh's output `y`.
 
@@ -1219,6 +1246,7 @@ def TDF_TanhGradOp : TDF_Op<"tanh_grad", [NoMemoryEffect, Elementwise]> {
 
 def TDF_GeluGradOp : TDF_Op<"gelu_grad", [NoMemoryEffect, Elementwise]> {
   let summary = "gradient of gelu";
+  let formula = [{ dy * (0.5 * (1.0 + erf(x * rsqrt(2.0))) + x * rsqrt(2.0 * 3.141592653589793) * exp(-0.5 * x * x)) }];
   let description = [{
     Computes `dx = dy * (Phi(x) + x * phi(x))` where `Phi`/`phi` are the standard normal
     CDF/PDF.
@@ -1268,6 +1296,7 @@ def TDF_SoftmaxGradOp : TDF_Op<"softmax_grad", [NoMemoryEffect]> {
 
 def TDF_DropoutGradOp : TDF_Op<"dropout_grad", [NoMemoryEffect, Elementwise]> {
   let summary = "gradient of dropout";
+  let formula = [{ dy * mask * scale }];
   let description = [{
     Computes `dx = dy * mask * scale`; `scale` is `1 / (1 - rate)` of the forward dropout.
 
@@ -1279,7 +1308,7 @@ def TDF_DropoutGradOp : TDF_Op<"dropout_grad", [NoMemoryEffect, Elementwise]> {
   }];
   let input = (ins
     TDF_Tensor:$dy,
-    TDF_Tensor:$mask
+    TDF_MaskTensor:$mask
   );
   let output = (outs
     TDF_Tensor:$dx

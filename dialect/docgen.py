@@ -31,6 +31,9 @@ def op_doc(op: OpDef) -> str:
         out += [f"_{op.summary}_", ""]
     if op.description:
         out += [op.description, ""]
+    if op.formula is not None:
+        text = " ".join(op.formula.formula.text.split())  # one line, as the kernel computes it
+        out += [f"Formula: `{text}`", ""]
     if op.traits:
         out += ["Traits: " + ", ".join(f"`{t}`" for t in op.traits), ""]
     if op.hooks:

@@ -125,6 +125,9 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
         elif info.fallback:
             first = _first_input(ctx)
             return [first] * len(op.results)
+        elif op.formula is not None:
+            return formula_result_types(op, [ctx.input(n, i) for n, i in ctx.input_names()],
+                                        attrs)
         else:
             raise HookError(f"no infer_logical_tensor_desc hook is registered for '{op.name}' "
                             f"(declare has_logical_tensor_desc_infer_fn and register one with "
@@ -132,6 +135,57 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
         return ctx.output_types()
     except HookError as exc:
         raise InferError(op.name, exc.message, attr=exc.attr, operand=exc.operand) from None
+
+
+def formula_result_types(op: OpDef, inputs: list[TensorType],
+                         attrs: dict[str, Any]) -> list[TensorType]:
+    """Results of a formula op without inference hooks: the operands' broadcast shape (numpy's
+    rule) and the element types the formula computes. Operand 0's type must be one the formula
+    admits, as its kernel does.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> op = standard_dialect().lookup("tdflow.broadcast_add")
+    >>> formula_result_types(op, [TensorType((4, 1), "f32"), TensorType((3,), "f32")], {})
+    [TensorType(shape=(4, 3), dtype='f32')]
+    """
+    from .formula.dtypes import formula_dtypes, result_dtypes
+
+    checked = op.formula
+    admitted = formula_dtypes(checked)
+    if inputs and inputs[0].dtype not in admitted:
+        order = ("i1", "i8", "i32", "i64", "f16", "bf16", "f32", "f64")
+        raise HookError(f"operand '{op.operands[0].name}' has element type {inputs[0].dtype}; "
+                        f"the formula admits {'|'.join(d for d in order if d in admitted)}",
+                        operand=op.operands[0].name)
+    shape = broadcast_shapes([t.shape for t in inputs])
+    dtypes = result_dtypes(checked, [t.dtype for t in inputs], attrs)
+    return [TensorType(shape, dt) for dt in dtypes]
+
+
+def broadcast_shapes(shapes: list) -> tuple | None:
+    """numpy's broadcast of ``shapes``, where a dim may be unknown (``None``) and a shape
+    unranked (``None``); raises ``HookError`` for shapes that do not broadcast.
+
+    >>> broadcast_shapes([(4, 1), (None, 3)]), broadcast_shapes([(2,), None])
+    ((4, 3), None)
+    """
+    if any(s is None for s in shapes):
+        return None
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for k in range(rank):
+        dims = [s[len(s) - rank + k] for s in shapes if len(s) - rank + k >= 0]
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise HookError(f"operand shapes {' and '.join(str(list(s)) for s in shapes)} do "
+                            f"not broadcast")
+        if known:
+            out.append(known.pop())
+        elif any(d is None for d in dims):
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)
 
 
 def _first_input(ctx: InferContext) -> TensorType:

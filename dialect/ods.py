@@ -16,6 +16,7 @@ Op records are found by shape, not by name:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import textwrap
@@ -76,6 +77,10 @@ def read_ops(rk: RecordKeeper, default_dialect: str = "tdflow",
                                     f"({prev.location}) and by {rec.name}")
         seen[op.name] = op
         ops.append(op)
+    if reader.formula_errors:  # every op's formula errors at once, in source order
+        first, *rest = sorted(reader.formula_errors, key=lambda e: (e.file, e.line, e.col))
+        first.others = rest
+        raise first
     return ops
 
 
@@ -87,6 +92,8 @@ class _Reader:
         self.file_hint = file_hint
         self.search_dirs = search_dirs
         self._kind_cache: dict[str, str] = {}
+        self._sources: dict[str, str | None] = {}
+        self.formula_errors: list[TdError] = []  # reported together after every op is read
 
     # -- records -------------------------------------------------------------------------
     def rec(self, value) -> Record | None:
@@ -148,7 +155,7 @@ class _Reader:
             results = [self.value_def(rec, v, n, "results") for v, n in f["results"].args]
         _check_unique(self, rec, operands, results, attrs)
         hooks = tuple(flag for flag in FLAG_TO_HOOK if f.get(flag) == 1)
-        return OpDef(
+        opdef = OpDef(
             mnemonic=mnemonic,
             dialect=dialect,
             operands=tuple(operands),
@@ -161,6 +168,36 @@ class _Reader:
             location=self.location(rec),
             record=rec.name,
         )
+        code = f.get("formula")
+        if isinstance(code, str) and code.strip():
+            try:
+                opdef = dataclasses.replace(opdef, formula=self.formula(rec, opdef, code))
+            except TdError as e:
+                self.formula_errors.extend(e.all_errors())
+        return opdef
+
+    def formula(self, rec: Record, opdef: OpDef, code: str):
+        """The op's ``formula`` parsed and checked (errors located inside the code block)."""
+        if not opdef.has_trait("Elementwise"):
+            raise self.error(rec, f"op '{opdef.name}' has a formula but not the Elementwise "
+                                  f"trait; add Elementwise to its traits (a formula is an "
+                                  f"elementwise op's scalar math)")
+        from .formula import check_code_field
+
+        loc = opdef.location
+        file = loc.file if loc else (self.file_hint or "<unknown>")
+        return check_code_field(code, opdef, file=file, record_line=loc.line if loc else 1,
+                                source=self._source(file))
+
+    def _source(self, file: str) -> str | None:
+        # one read per file, however many formulas it holds
+        if file not in self._sources:
+            try:
+                with open(file, encoding="utf-8", errors="replace", newline="") as fh:
+                    self._sources[file] = fh.read()
+            except OSError:
+                self._sources[file] = None
+        return self._sources[file]
 
     def value_def(self, op: Record, value, name: str | None, where: str) -> ValueDef:
         if not name:

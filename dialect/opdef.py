@@ -138,6 +138,8 @@ class OpDef:
     description: str = ""
     location: SourceLocation | None = None
     record: str = ""
+    #: the checked ``formula`` field (:class:`~tdflow.dialect.formula.CheckedFormula`), if any
+    formula: Any = field(default=None, compare=False, repr=False)
     _attr_index: dict[str, AttrDef] = field(default_factory=dict, repr=False, compare=False)
     _trait_names: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 

@@ -97,6 +97,10 @@ class OpRunner:
         from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
+        if self.opdef.formula is not None:
+            from tdflow.runtime.kernels.elementwise import register_formula_kernel
+
+            register_formula_kernel(self.opdef)  # a formula-only op's derived kernel
         try:
             kernel = select_kernel(self.name, self.device, dtypes, attrs, self._aliases)
         except KernelNotFoundError as e:

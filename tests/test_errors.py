@@ -17,7 +17,8 @@ from tdflow.tdparser.errors import TdError, TdflowError
 from tdflow.commands import run_command
 
 # Exception classes that never reach a user: control flow inside one module.
-INTERNAL = {"tdflow.dialect.ir.parser._Fallback"}
+INTERNAL = {"tdflow.dialect.ir.parser._Fallback",  # the fast path declines
+            "tdflow.dialect.formula.parse._Located"}  # re-raised as a located TdError
 
 
 def _tdflow_modules():

@@ -51,11 +51,7 @@ def op_expression(dialect: Any, op: Operation) -> tuple[Expr, list[str]] | None:
     if op.name == FUSED_OP:
         names = [str(n) for n in to_python(op.attributes.get("ops", ArrayAttr(())))]
         return parse_expr(str(to_python(op.attributes["expr"]))), names
-    if "Elementwise" not in traits(dialect, op.name):
-        return None
-    from ..elementwise_ops import ELEMENTWISE_OPS
-
-    edef = ELEMENTWISE_OPS.get(op.name)
+    edef = formula_of(dialect, op.name)
     if edef is None:
         return None
     attrs = {k: to_python(v) for k, v in op.attributes.items()}
@@ -63,6 +59,21 @@ def op_expression(dialect: Any, op: Operation) -> tuple[Expr, list[str]] | None:
         return edef.bind(attrs), [op.name]
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def formula_of(dialect: Any, name: str) -> Any:
+    """The :class:`~tdflow.lowering.elementwise_ops.ElementwiseDef` of an ``Elementwise`` op
+    with a formula: its own, or that of the standard op serving it (``oneflow.relu``)."""
+    from ..elementwise_ops import elementwise_def
+
+    for candidate in (name, getattr(dialect, "served_by", {}).get(name)):
+        if candidate is None or "Elementwise" not in traits(dialect, candidate):
+            continue
+        opdef = dialect.lookup(candidate) if hasattr(dialect, "lookup") else None
+        edef = elementwise_def(opdef) if opdef is not None else None
+        if edef is not None:
+            return edef
+    return None
 
 
 def _fusable_type(op: Operation) -> TensorType | None:

@@ -1,4 +1,4 @@
-"""CPU kernels of the elementwise ops, built from ``ELEMENTWISE_OPS`` (one formula per op).
+"""CPU kernels of the elementwise ops, built from each op's ``formula`` in its ``.td`` record.
 
 Each kernel renders its formula with :func:`~tdflow.lowering.elementwise.render_numpy` on first
 use for a given (input dtypes, attribute values) and caches the program; later calls cost one
@@ -24,10 +24,16 @@ import numpy as np
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.elementwise import Expr
 from tdflow.lowering.elementwise_numpy import NumpyProgram, render_numpy
-from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS, NUMERIC, ElementwiseDef
+from tdflow.lowering.elementwise_ops import (
+    ELEMENTWISE_OPS,
+    NUMERIC,
+    ElementwiseDef,
+    elementwise_def,
+)
 from tdflow.runtime.kernels.registry import (
     KernelFn,
     input_dtype_in,
+    kernel_table,
     register_kernel,
     same_dtype,
 )
@@ -68,16 +74,46 @@ def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
     return fn
 
 
-def _register_all() -> None:
-    for d in ELEMENTWISE_OPS.values():
-        match = same_dtype(*d.same_dtype_inputs) if d.same_dtype_inputs else None
-        if d.name == "tdflow.dropout_grad":
-            match = input_dtype_in(1, ALL_DTYPES)
-        register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match, inplace={0: 0},
-                        elementwise=d)(make_elementwise_kernel(d))
+def _register(d: ElementwiseDef, priority: int) -> None:
+    preds = [same_dtype(*d.same_dtype_inputs)] if d.same_dtype_inputs else []
+    preds += [input_dtype_in(i, dts) for i, dts in sorted(d.input_dtypes.items())]
+    match = None
+    for p in preds:
+        match = p if match is None else match & p
+    register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match, inplace={0: 0},
+                    elementwise=d, priority=priority)(make_elementwise_kernel(d))
 
 
-_register_all()
+def register_formula_kernel(opdef: Any) -> bool:
+    """Give an op with a ``formula`` its CPU kernel, derived from the formula (every dtype the
+    formula admits), unless it has one; True when it has one afterwards. Idempotent.
+
+    This is how a user's formula-only op runs with no Python: compiling a program and calling
+    an op eagerly call it for the ops they use.
+    """
+    d = elementwise_def(opdef)
+    if d is None:
+        return False
+    if opdef.name not in _FORMULA_DONE:
+        if not kernel_table("cpu").candidates(opdef.name):
+            # Below a hand-written kernel of the op (priority 0), which wins if one is added.
+            _register(d, -1)
+        _FORMULA_DONE.add(opdef.name)
+    return True
+
+
+def register_formula_kernels(ops: Any) -> None:
+    """:func:`register_formula_kernel` for every op with a formula in a dialect or context."""
+    for op in ops:
+        if op.formula is not None:
+            register_formula_kernel(op)
+
+
+# The standard library's, when the kernels load.
+_FORMULA_DONE: set[str] = set()
+for _d in ELEMENTWISE_OPS.values():
+    _register(_d, 0)
+    _FORMULA_DONE.add(_d.name)
 
 
 # ---- bias_add: a broadcast add along one axis ---------------------------------------------

@@ -21,7 +21,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tdflow.dialect import standard_dialect
-from tdflow.dialect.dialect import include_dirs_for, load_records
 from tdflow.dialect.formula import (
     MAX_DEPTH,
     check_code_field,
@@ -32,7 +31,6 @@ from tdflow.dialect.formula import (
     result_dtypes,
 )
 from tdflow.dialect.formula.expr import Binary, Const, Input
-from tdflow.dialect.ods import read_ops
 from tdflow.dialect.opdef import AttrDef, OpDef, ValueDef
 from tdflow.lowering.elementwise import bind, infer_dtypes, render_cuda, render_numpy
 from tdflow.lowering.elementwise_cuda import CUDASIM_SHIM
@@ -546,21 +544,14 @@ def test_parse_and_check_are_fast():
 
 
 def _check_td(path: Path) -> tuple[list, list[TdError]]:
-    dirs = include_dirs_for([str(path.parent)])
-    records = load_records(str(path), dirs, ())
-    ops = {op.record: op for op in read_ops(records, file_hint=str(path), search_dirs=dirs)}
-    source = path.read_text()
-    checked, errors = [], []
-    for rec in records.defs.values():
-        code = rec.fields.get("formula")
-        if rec.name not in ops or code is None:
-            continue
-        try:
-            checked.append(check_code_field(code, ops[rec.name], file=str(path),
-                                            record_line=rec.loc.line, source=source))
-        except TdError as e:
-            errors.extend(e.all_errors())
-    return checked, errors
+    """Load ``path`` as a user's op library does: formula errors surface from the loader."""
+    from tdflow.dialect import load_dialect
+
+    try:
+        dialect = load_dialect(path, [str(path.parent)])
+    except TdError as e:
+        return [], e.all_errors()
+    return [op.formula for op in dialect if op.formula is not None], []
 
 
 def _golden_text(path: Path) -> str:

@@ -127,7 +127,9 @@ def test_a_program_mixing_dialects_compiles_and_matches_numpy(lib, files):
     plan = f.plan
     kernels = [launch.kernel for launch in plan.launches]
     assert "cpu.rtlib.scale_shift" in kernels
-    assert any(launch.op == "rtlib.relu" for launch in plan.launches)
+    # rtlib.relu is served by tdflow.relu, formula included: it fuses with the sigmoid
+    fused = [launch for launch in plan.launches if launch.op == "tdflow.fused_elementwise"]
+    assert len(fused) == 1 and "max(" in str(fused[0].attrs) and "exp(" in str(fused[0].attrs)
 
 
 def test_without_the_library_the_user_op_is_unknown(files):
@@ -214,3 +216,118 @@ def test_oneflow_ops_are_served_by_the_standard_ops(files):
     path.write_text(prog)
     f = tdflow.compile(str(path), ops=lib)
     np.testing.assert_allclose(f(x, w), _reference(x, w), rtol=1e-5)
+
+
+# ---- formula-only ops: no Python at all -------------------------------------------------------
+
+FORMULA_OPS = '''include "tdflow/Base.td"
+
+def Yzh_Dialect : Dialect { let name = "yzh"; }
+class Yzh_Op<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits> {
+  let opDialect = Yzh_Dialect;
+}
+
+def Yzh_LeakyReluYzhOp : Yzh_Op<"leaky_relu_yzh", [NoMemoryEffect, Elementwise]> {
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+  let attrs = (ins DefaultValuedAttr<F32Attr, "0.">:$alpha);
+  let formula = [{ x > 0 ? x : x * alpha }];
+}
+
+def Yzh_SoftClipOp : Yzh_Op<"soft_clip", [NoMemoryEffect, Elementwise]> {
+  let input = (ins TDF_Tensor:$x, TDF_Tensor:$limit);
+  let output = (outs TDF_Tensor:$y);
+  let formula = [{ limit * tanh(x / limit) }];
+}
+
+def Yzh_IsBigOp : Yzh_Op<"is_big", [NoMemoryEffect, Elementwise]> {
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+  let attrs = (ins DefaultValuedAttr<SI64Attr, "10">:$limit);
+  let formula = [{ x > limit }];
+}
+'''
+
+FORMULA_PROGRAM = '''func.func @f(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %l: tensor<16xf32>) -> tensor<64x16xf32> {
+  %0 = "tdflow.matmul"(%x, %w) : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  %1 = "yzh.leaky_relu_yzh"(%0) {alpha = 0.1 : f32} : (tensor<64x16xf32>) -> tensor<64x16xf32>
+  %2 = "tdflow.sigmoid"(%1) : (tensor<64x16xf32>) -> tensor<64x16xf32>
+  %3 = "yzh.soft_clip"(%2, %l) : (tensor<64x16xf32>, tensor<16xf32>) -> tensor<64x16xf32>
+  return %3 : tensor<64x16xf32>
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def formula_lib(tmp_path_factory):
+    d = tmp_path_factory.mktemp("yzh")
+    (d / "yzh.td").write_text(FORMULA_OPS)
+    (d / "prog.mlir").write_text(FORMULA_PROGRAM)
+    return d, tdflow.load_ops(d / "yzh.td")
+
+
+def test_formula_ops_fuse_with_standard_ops_and_match_numpy(formula_lib):
+    d, lib = formula_lib
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    w = rng.standard_normal((32, 16)).astype(np.float32)
+    lim = rng.uniform(0.5, 2.0, 16).astype(np.float32)
+    f = tdflow.compile(str(d / "prog.mlir"), ops=lib)
+    a = x @ w
+    a = 1 / (1 + np.exp(-np.where(a > 0, a, a * np.float32(0.1))))
+    np.testing.assert_allclose(f(x, w, lim), lim * np.tanh(a / lim), rtol=1e-5, atol=1e-6)
+    # the two user ops and the standard sigmoid became one kernel
+    fused = [launch for launch in f.plan.launches if launch.op == "tdflow.fused_elementwise"]
+    assert [launch.kernel for launch in f.plan.launches] == ["cpu.matmul",
+                                                            "cpu.fused_elementwise"]
+    assert "tanh(" in str(fused[0].attrs) and "gt(in0, 0)" in str(fused[0].attrs)
+
+
+def test_formula_ops_run_eagerly_with_derived_inference(formula_lib):
+    _, lib = formula_lib
+    F = lib.functional
+    x = np.linspace(-3, 3, 12, dtype=np.float64).reshape(3, 4)
+    np.testing.assert_allclose(F.leaky_relu_yzh(tdflow.tensor(x), alpha=0.2).numpy(),
+                               np.where(x > 0, x, 0.2 * x))
+    # shapes broadcast as numpy's do; the dtype follows the formula
+    y = F.soft_clip(tdflow.tensor(x), tdflow.tensor(np.array([2.0])))
+    assert y.shape == (3, 4) and y.dtype == "f64"
+    np.testing.assert_allclose(y.numpy(), 2 * np.tanh(x / 2))
+    big = F.is_big(tdflow.tensor(np.array([3, 30, 11], np.int32)))
+    assert big.dtype == "i1" and big.numpy().tolist() == [False, True, True]
+
+
+def test_formula_dtype_admission_is_checked_at_the_call(formula_lib):
+    from tdflow.runtime.eager import EagerError
+
+    _, lib = formula_lib
+    with pytest.raises(EagerError, match="operand 'x' has element type i32; the formula admits "
+                                         "f16|bf16|f32|f64"):
+        lib.functional.soft_clip(tdflow.tensor(np.ones(2, np.int32)),
+                                 tdflow.tensor(np.ones(2, np.int32)))
+
+
+def test_formula_shapes_that_do_not_broadcast_name_the_op(formula_lib):
+    from tdflow.runtime.eager import EagerError
+
+    _, lib = formula_lib
+    with pytest.raises(EagerError, match=r"yzh.soft_clip.*do not broadcast"):
+        lib.functional.soft_clip(tdflow.tensor(np.ones((2, 3))), tdflow.tensor(np.ones(4)))
+
+
+def test_a_formula_error_is_located_inside_the_code_block(tmp_path):
+    bad = tmp_path / "bad.td"
+    bad.write_text(FORMULA_OPS.replace("x * alpha }", "x * alhpa }"))
+    with pytest.raises(TdError) as info:
+        tdflow.load_ops(bad)
+    e = info.value
+    line = bad.read_text().splitlines()[e.line - 1]
+    assert line[e.col - 1:].startswith("alhpa") and "did you mean 'alpha'" in e.message
+
+
+def test_a_formula_needs_the_elementwise_trait(tmp_path):
+    bad = tmp_path / "bad.td"
+    bad.write_text(FORMULA_OPS.replace('"is_big", [NoMemoryEffect, Elementwise]',
+                                       '"is_big", [NoMemoryEffect]'))
+    with pytest.raises(TdError, match="has a formula but not the Elementwise trait"):
+        tdflow.load_ops(bad)

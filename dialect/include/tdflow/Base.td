@@ -348,6 +348,15 @@ class Op<Dialect dialect, string mnemonic, list<Trait> props = []> {
   bit hasVerifier = 0;
   bit hasFolder = 0;
   bit hasCanonicalizer = 0;
+  // tdflow's single-source fields (parsed by tdflow's own grammars, never run as code):
+  // `formula`, an Elementwise op's scalar math (`[{ x > 0 ? x : x * alpha }]`, or
+  // `[{ y = ...; mask = ...; }]` for several results), from which its kernels, fusion and
+  // default inference are derived; `signature`, its functional API in OneFlow's
+  // functional_api.yaml syntax, one signature per line, first match wins
+  // (`[{ Tensor (Tensor x, Float alpha=0.0) }]`); `grad`, its gradient.
+  code formula = ?;
+  code signature = ?;
+  code grad = ?;
 }
 
 //===----------------------------------------------------------------------===//
@@ -370,6 +379,9 @@ def TDF_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def OneFlow_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def TDF_FloatTensor : TensorOf<[F16, BF16, F32, F64], "tensor of floating-point values">;
 def TDF_IntTensor : TensorOf<[I8, I32, I64], "tensor of integer values">;
+// A mask: bool or any number type (dropout_grad's `mask` need not have `dy`'s type).
+def TDF_MaskTensor : TensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64],
+                              "mask tensor (bool or any number type)">;
 
 // The base of every tdflow op. Operands, results and attributes are declared in OneFlow's
 // `input`, `output` and `attrs` dags (MLIR's `arguments`/`results` are derived from them);
