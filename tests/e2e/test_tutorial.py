@@ -26,8 +26,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 DOC = Path(__file__).resolve().parents[2] / "docs" / "adding-an-op.md"
 TIMEOUT = 60
 
@@ -151,7 +149,6 @@ def test_every_block_belongs_to_a_part_that_is_tested():
     assert {b.part for b in BLOCKS} <= {None, "short", "long"}
 
 
-@pytest.mark.xfail(reason="formula wiring not landed", strict=False)
 def test_short_path_one_record_with_a_formula(tmp_path):
     run_part("short", tmp_path)
 
