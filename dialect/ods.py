@@ -168,6 +168,9 @@ class _Reader:
             location=self.location(rec),
             record=rec.name,
         )
+        sig = f.get("signature")
+        if isinstance(sig, str) and sig.strip():
+            opdef = dataclasses.replace(opdef, signatures=self.signature_lines(opdef, sig))
         code = f.get("formula")
         if isinstance(code, str) and code.strip():
             try:
@@ -188,6 +191,29 @@ class _Reader:
         file = loc.file if loc else (self.file_hint or "<unknown>")
         return check_code_field(code, opdef, file=file, record_line=loc.line if loc else 1,
                                 source=self._source(file))
+
+    def signature_lines(self, opdef: OpDef, code: str
+                        ) -> tuple[tuple[str, SourceLocation | None], ...]:
+        """The ``signature`` field's non-blank lines, each with its place in the ``.td`` file
+        (the functional API parses them; the record's place when the text cannot be found)."""
+        from .formula.locate import locate_code_field
+
+        loc = opdef.location
+        where = None
+        if loc is not None:
+            source = self._source(loc.file)
+            where = locate_code_field(source, "signature", code, loc.line) if source else None
+        out = []
+        for i, line in enumerate(code.split("\n")):
+            text = line.strip()
+            if not text:
+                continue
+            if where is None:
+                out.append((text, loc))
+                continue
+            col = (where[1] if i == 0 else 1) + len(line) - len(line.lstrip())
+            out.append((text, SourceLocation(loc.file, where[0] + i, col)))
+        return tuple(out)
 
     def _source(self, file: str) -> str | None:
         # one read per file, however many formulas it holds

@@ -140,6 +140,9 @@ class OpDef:
     record: str = ""
     #: the checked ``formula`` field (:class:`~tdflow.dialect.formula.CheckedFormula`), if any
     formula: Any = field(default=None, compare=False, repr=False)
+    #: the ``signature`` field: one functional signature per line, each with where it is
+    signatures: tuple[tuple[str, SourceLocation | None], ...] = field(default=(), compare=False,
+                                                                        repr=False)
     _attr_index: dict[str, AttrDef] = field(default_factory=dict, repr=False, compare=False)
     _trait_names: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 

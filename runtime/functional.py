@@ -48,7 +48,7 @@ from .functional_yaml import read_entries
 from .tensor_glue import Tensor
 
 __all__ = ["EagerError", "SIGNATURES_FILE", "default_signature", "functions", "op_function",
-           "signatures"]
+           "op_signatures", "signatures"]
 
 SIGNATURES_FILE = Path(__file__).with_name("signatures.yaml")
 
@@ -119,6 +119,46 @@ def default_signature(opdef: Any) -> Signature:
     n = len(opdef.results)
     returns = "Tensor" if n == 1 else "TensorTuple" if n else "Void"
     return Signature(returns, tuple(required + later), camel(opdef.mnemonic))
+
+
+def op_signatures(opdef: Any) -> list[Signature]:
+    """The op's functional signatures: its ``signature`` field (one per line, OneFlow's
+    ``functional_api.yaml`` syntax, ``=> Functor`` optional) or else :func:`default_signature`.
+    A line that does not parse is a ``TdError`` at its place in the ``.td`` file.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> [str(s) for s in op_signatures(standard_dialect().lookup("tdflow.relu"))]
+    ['Tensor (Tensor x)']
+    """
+    if not opdef.signatures:
+        return [default_signature(opdef)]
+    out = []
+    for text, loc in opdef.signatures:
+        with _located(opdef, loc):
+            out.append(parse_signature(text if "=>" in text
+                                       else f"{text} => {camel(opdef.mnemonic)}"))
+    return out
+
+
+class _located:
+    """Re-raise a ``SignatureError`` as a ``TdError`` at ``loc`` in the op's ``.td`` file."""
+
+    def __init__(self, opdef: Any, loc: Any) -> None:
+        self.opdef, self.loc = opdef, loc
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if isinstance(exc, SignatureError):
+            from tdflow.tdparser.errors import TdError
+
+            loc = self.loc or self.opdef.location
+            message = f"op '{self.opdef.name}': signature: {exc}"
+            if loc is None:
+                raise TdError(message) from None
+            raise TdError(message, loc.file, loc.line, loc.col) from None
+        return False
 
 
 # ------------------------------------------------------------------ functors
@@ -213,8 +253,12 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
              and all(o.is_single for o in opdef.operands))
     if plain and n_ops == 1:
         call1 = runner.make_call1a()  # called as call1(t): no attribute values
-        call1.fast = call1  # type: ignore[attr-defined]
-        return call1
+
+        def impl1(vals):  # the general form; one-signature functions call `fast` directly
+            return call1(vals[0])
+
+        impl1.fast = call1  # type: ignore[attr-defined]
+        return impl1
     if plain and n_ops == 2:
         call2 = runner.make_call2()
 
@@ -313,7 +357,7 @@ def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tupl
             vals = bind(args, kwargs)  # relu(x=t)
             if vals is None:
                 raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
-            return fast(vals[0])  # (impl may be fast itself, which takes the tensor)
+            return fast(vals[0])
     elif len(sigs) == 1 and fast is not None and len(sigs[0].params) == 2:
         bind, impl, sig = binders[0], impls[0], sigs[0]
 
@@ -423,8 +467,8 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
 
     for m, op in ops.items():
         fname = renamed.get(m, m)
-        sig = default_signature(op)
-        fns[m] = _make_function(m, [sig], [resolve(m, sig)], _doc(m, [sig], op))
+        sigs = op_signatures(op)
+        fns[m] = _make_function(m, sigs, [resolve(m, s) for s in sigs], _doc(m, sigs, op))
         out[fname] = fns[m]
     ctx.fn.update(fns)  # composites call ops by mnemonic, whatever the yaml does to names
     for m, op in ops.items():  # (Tensor, Scalar) forms of the scalar ops, for composites
@@ -463,9 +507,13 @@ def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
     >>> relu(tdflow.tensor([-1.0, 2.0])).numpy()
     array([0., 2.], dtype=float32)
     """
-    sig = default_signature(opdef)
     m = opdef.mnemonic
-    return _make_function(m, [sig], [_direct_impl(m, sig, opdef, context)], _doc(m, [sig], opdef))
+    sigs = op_signatures(opdef)
+    impls = []
+    for sig, (_, loc) in zip(sigs, opdef.signatures or [(None, None)] * len(sigs)):
+        with _located(opdef, loc):
+            impls.append(_direct_impl(m, sig, opdef, context))
+    return _make_function(m, sigs, impls, _doc(m, sigs, opdef))
 
 
 def _all_ops(dialect: Any):

@@ -134,4 +134,8 @@ def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike
     ``my_ops.td``, whose hooks and kernels ``my_hooks.py`` registers.
     """
     ctx = _load_context(*paths, include_dirs=include_dirs, defines=defines, hooks=hooks, std=std)
-    return OpLibrary(ctx.libraries, standard=ctx.standard, registry=ctx.registry)
+    lib = OpLibrary(ctx.libraries, standard=ctx.standard, registry=ctx.registry)
+    for op in lib.user_ops():
+        if op.signatures:  # a bad signature field is a load error, located in the .td
+            lib.functional._qualified(op.name)
+    return lib

@@ -331,3 +331,49 @@ def test_a_formula_needs_the_elementwise_trait(tmp_path):
                                        '"is_big", [NoMemoryEffect]'))
     with pytest.raises(TdError, match="has a formula but not the Elementwise trait"):
         tdflow.load_ops(bad)
+
+
+# ---- signatures in .td --------------------------------------------------------------------------
+
+SIGNED = '''include "tdflow/Base.td"
+
+def Sg_Dialect : Dialect { let name = "sg"; }
+def Sg_AffineOp : Op<Sg_Dialect, "affine", [NoMemoryEffect, Elementwise]> {
+  let arguments = (ins TDF_Tensor:$x, DefaultValuedAttr<F32Attr, "1.">:$scale,
+                       DefaultValuedAttr<F32Attr, "0.">:$shift);
+  let results = (outs TDF_Tensor:$y);
+  let formula = [{ x * scale + shift }];
+  let signature = [{
+    Tensor (Tensor x, Float scale, *, Float shift=0.0)
+    Tensor (Tensor x) => Affine
+  }];
+}
+'''
+
+
+def test_signature_fields_dispatch_first_match(tmp_path):
+    src = tmp_path / "sg.td"
+    src.write_text(SIGNED)
+    F = tdflow.load_ops(src).functional
+    x = np.array([1.0, -2.0], np.float32)
+    np.testing.assert_allclose(F.affine(tdflow.tensor(x), 3.0, shift=1.0).numpy(), x * 3 + 1)
+    np.testing.assert_allclose(F.affine(tdflow.tensor(x)).numpy(), x)  # the second signature
+    assert [str(s) for s in F.affine.signatures] == [
+        "Tensor (Tensor x, Float scale, *, Float shift=0.0)", "Tensor (Tensor x)"]
+    with pytest.raises(TypeError, match=r"(?s)affine\(\): received an invalid combination of "
+                                        r"arguments.*\*0: Tensor \(Tensor x, Float scale"):
+        F.affine(tdflow.tensor(x), 1.0, 2.0)  # shift is keyword-only
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("Tensor (Tensor x, Flaot scale)", "unknown parameter type 'Flaot'"),
+    ("Tensor (Tensor x, Float bias)", "parameter 'bias' of .* is not an attribute of sg.affine"),
+])
+def test_a_bad_signature_is_a_located_load_error(tmp_path, bad, message):
+    src = tmp_path / "sg.td"
+    src.write_text(SIGNED.replace("Tensor (Tensor x) => Affine", bad))
+    with pytest.raises(TdError, match=message) as info:
+        tdflow.load_ops(src)
+    e = info.value
+    line = src.read_text().splitlines()[e.line - 1]
+    assert e.file == str(src) and line[e.col - 1:].startswith(bad)
