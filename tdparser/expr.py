@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import ast as A
 from . import types as T
 from .errors import TdError
-from .limits import MAX_ITEMS, MAX_STRING, check_count, too_deep
+from .limits import MAX_BITS, MAX_ITEMS, MAX_STRING, check_count, too_deep
 from .ops import BinOp, CondOp, UnOp, VarDefInit
 from .values import (
     FALSE,
@@ -202,6 +202,9 @@ class ExprBuilder:
             if b is None:
                 raise err(f"Element #{i} ({v}) is not convertable to a bit", node.loc)
             new.append(b)
+        e = check_count(len(new), MAX_BITS, "bits in a bits value", node.loc)
+        if e is not None:  # `{b, b}` doubles: a few nested defvars would exhaust memory
+            raise e
         new.reverse()
         return BitsInit(new)
 

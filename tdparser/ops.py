@@ -260,8 +260,19 @@ class BinOp(OpInit):
             return ListInit((lhs,) * n, lhs.ty)
         if op == "listremove":
             if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
-                keep = [x for x in lhs.items
-                        if not any(compare("eq", x, y) for y in rhs.items)]
+                drop = rhs.items
+                if drop and all(type(y) is IntInit for y in drop):
+                    # A set instead of comparing every pair (n * m): same result, as only
+                    # an int-convertible item can equal an int.
+                    ints = {y.value for y in drop}
+                    keep = [x for x in lhs.items if as_int(x) not in ints]
+                elif drop and all(type(y) is StringInit for y in drop):
+                    strs = {y.value for y in drop}
+                    keep = [x for x in lhs.items
+                            if not (isinstance(x, StringInit) and x.value in strs)]
+                else:
+                    keep = [x for x in lhs.items
+                            if not any(compare("eq", x, y) for y in rhs.items)]
                 return ListInit(keep, lhs.ty.elem)
             return self
         if op == "listelem":

@@ -185,8 +185,9 @@ def test_100k_element_list_literal():
     lambda k: "\n".join(f"def X{i} {{ int a = {i}; }}" for i in range(k // 20)),
     lambda k: "\n".join(f"def X{i} {{ int a = undef; }}" for i in range(k // 40)),
     lambda k: 'def X { string v = "' + "x" * (k * 40) + '"; }',
+    lambda k: f"def X {{ list<int> v = !listremove(!range({k * 10}), !range({k * 5})); }}",
 ], ids=["list", "paste", "list-paste", "strconcat", "listconcat", "records", "errors",
-        "string"])
+        "string", "listremove"])
 def test_parse_time_is_linear(make):
     _assert_linear(make, 4000)
 
@@ -215,7 +216,10 @@ def test_rendering_many_errors_is_linear():
                                     for i in range(21)), "too many elements"),
     ("defvar s0 = \"ab\";\n" + "".join(f"defvar s{i + 1} = !strconcat(s{i}, s{i}, s{i}, s{i});\n"
                                        for i in range(14)), "too many characters"),
-], ids=["foreach", "range", "range3", "listsplat", "slice", "bits", "listconcat", "paste"])
+    ("defvar b0 = {1};\n" + "".join(f"defvar b{i + 1} = {{b{i}, b{i}}};\n" for i in range(18)),
+     "too many bits"),
+], ids=["foreach", "range", "range3", "listsplat", "slice", "bits", "listconcat", "paste",
+        "bits-doubling"])
 def test_huge_values_are_located_errors(src, what):
     (e, dt) = _timed(_error, src)
     assert e.message.startswith(what), e.message
