@@ -1507,3 +1507,46 @@ def TDF_SgdUpdateOp : TDF_Op<"sgd_update", [NoGrad, AttrSizedOperandSegments]> {
   let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
+
+//===----------------------------------------------------------------------===//
+// Ops lowering creates
+//===----------------------------------------------------------------------===//
+
+// An op the lowering passes create, not one users call: programs may carry it (printed IR
+// parses back and verifies), but it has no function in the functional API.
+def LoweringOnly : NativeOpTrait<"LoweringOnly">;
+
+def TDF_FusedElementwiseOp : TDF_Op<"fused_elementwise", [NoMemoryEffect, Elementwise, LoweringOnly]> {
+  let summary = "elementwise ops fused into one kernel by fuse-elementwise";
+  let description = [{
+    One kernel for a chain or DAG of `Elementwise` ops, made by the `fuse-elementwise` pass:
+    `expr` is the composed scalar expression over the operands (`in0`, `in1`, ... by
+    position), with the fused ops' attributes bound, in the text form the pass prints
+    (`add(exp(in0), mul(in1, 2.0))`, functions named as in the expression IR: `where`,
+    `cast(x, f32)`, `gt`, `mod`, `pow`...); `ops` names the ops it replaced, in program
+    order. The result has the operands' broadcast shape and the element type the expression
+    computes (`i1` for a predicate such as `gt(in0, in1)`). Further elementwise producers and
+    consumers fuse into it; it is not part of the functional API (`LoweringOnly`).
+
+    Example:
+
+    ```mlir
+    %y = "tdflow.fused_elementwise"(%x, %s) {expr = "mul(exp(in0), in1)", ops = ["tdflow.exp", "tdflow.broadcast_mul"]} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let input = (ins
+    Variadic<TDF_Tensor>:$in
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let attrs = (ins
+    StrAttr:$expr,
+    OptionalAttr<StrArrayAttr>:$ops
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+  let has_check_fn = 1;
+}

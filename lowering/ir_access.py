@@ -6,6 +6,7 @@ through these helpers.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tdflow.dialect.types import TensorType
@@ -100,88 +101,71 @@ def diagnostic(message: str, loc: Any = None, severity: str = "error") -> Any:
 
 # -- ops that lowering itself creates -------------------------------------------------------------
 
-#: The op ``fuse-elementwise`` produces. When the dialect does not declare it (``ops.td``),
-#: lowering supplies its definition so verification between passes still covers it.
+#: The op ``fuse-elementwise`` produces (declared in ``ops.td`` like every other op).
 FUSED_OP = "tdflow.fused_elementwise"
+#: Every op a lowering pass may create.
+LOWERING_OPS = (FUSED_OP,)
 
 
-def _fused_opdef() -> Any:
-    from tdflow.dialect.opdef import VARIADIC, AttrDef, OpDef, TraitDef, ValueDef
+@functools.lru_cache(maxsize=1)
+def lowering_ops() -> Any:
+    """A dialect of the ops lowering creates, as ``ops.td`` declares them (with their hooks).
 
-    return OpDef(
-        mnemonic="fused_elementwise", dialect="tdflow",
-        operands=(ValueDef("in", arity=VARIADIC),), results=(ValueDef("out"),),
-        attributes=(AttrDef("expr", "str", "StrAttr"),
-                    AttrDef("ops", "str_array", "StrArrayAttr", required=False, optional=True)),
-        traits=(TraitDef("NoMemoryEffect"), TraitDef("Elementwise")),
-        summary="elementwise ops fused into one kernel by fuse-elementwise",
-    )
+    It serves contexts that lack the standard ops (``tdflow.load_ops(..., std=False)``): their
+    programs still get fused, so verification between passes must know the fused op.
+
+    >>> [op.name for op in lowering_ops()]
+    ['tdflow.fused_elementwise']
+    """
+    from tdflow.dialect.dialect import Dialect, standard_dialect
+
+    std = standard_dialect()
+    return Dialect([std[name] for name in LOWERING_OPS], name=std.name, registry=std.registry)
 
 
 class LoweringDialect:
     """``dialect`` plus the ops lowering creates, for passes and verification between them.
 
-    Everything is delegated to the wrapped dialect, except for lowering's own ops when the
-    dialect does not know them: their definition, checks and result types come from here.
+    Everything is delegated to the wrapped dialect; lowering's own ops that it does not declare
+    (a context without the standard ops) are answered by :func:`lowering_ops`: the same
+    definition and hooks, so checks and result types are those of ``ops.td``.
+
+    >>> from tdflow.dialect.dialect import Dialect
+    >>> from tdflow.dialect.types import TensorType as T
+    >>> d = LoweringDialect(Dialect([]))  # a library without the standard ops
+    >>> d.infer_result_types(FUSED_OP, [T((2,), "f32"), T((2,), "f32")], {"expr": "gt(in0, in1)"})
+    [TensorType(shape=(2,), dtype='i1')]
     """
 
     def __init__(self, base: Any):
         self.base = base
-        self._fused = None if op_def(base, FUSED_OP) is not None else _fused_opdef()
+        self._own = frozenset(n for n in LOWERING_OPS if op_def(base, n) is None)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.base, name)
 
+    def _owner(self, name: str) -> Any:
+        return lowering_ops() if name in self._own else self.base
+
     def lookup(self, name: str) -> Any:
-        if name == FUSED_OP and self._fused is not None:
-            return self._fused
-        return self.base.lookup(name)
+        return self._owner(name).lookup(name)
+
+    def hook(self, op_name: str, kind: str) -> Any:
+        owner = self._owner(op_name)
+        fn = getattr(owner, "hook", None)
+        return fn(op_name, kind) if fn is not None else None
 
     def verify_operation(self, op: Any, emit: Any) -> None:
-        if op.name == FUSED_OP and self._fused is not None:
-            _verify_fused(op, emit)
-            return
-        verify = getattr(self.base, "verify_operation", None)
+        verify = getattr(self._owner(op.name), "verify_operation", None)
         if verify is not None:
             verify(op, emit)
 
     def infer_result_types(self, op_name: str, input_types: Any, attrs: Any = None) -> Any:
-        if op_name == FUSED_OP and self._fused is not None:
-            import numpy as np
-
-            shapes = [t.shape for t in input_types]
-            if any(s is None or None in s for s in shapes):
-                return None
-            return [TensorType(tuple(np.broadcast_shapes(*shapes)), input_types[0].dtype)]
-        return self.base.infer_result_types(op_name, input_types, attrs)
+        return self._owner(op_name).infer_result_types(op_name, input_types, attrs)
 
     def mutable_operands(self, op: Any) -> tuple[int, ...]:
-        if op.name == FUSED_OP and self._fused is not None:
-            return ()
-        fn = getattr(self.base, "mutable_operands", None)
+        fn = getattr(self._owner(op.name), "mutable_operands", None)
         return tuple(fn(op)) if fn is not None else ()
-
-
-def _verify_fused(op: Any, emit: Any) -> None:
-    from tdflow.dialect.ir.attrs import StringAttr
-
-    from .elementwise import arity
-    from .fused_expr import parse_expr
-
-    expr = op.attributes.get("expr")
-    if not isinstance(expr, StringAttr):
-        emit(f"'{op.name}' op needs a string attribute 'expr'")
-        return
-    try:
-        n = arity(parse_expr(expr.value))
-    except ValueError as exc:
-        emit(f"'{op.name}' op has a malformed 'expr': {exc}")
-        return
-    if n > len(op.operands):
-        emit(f"'{op.name}' op's expression reads input {n - 1} but only "
-             f"{len(op.operands)} operand(s) are given")
-    if len(op.results) != 1:
-        emit(f"'{op.name}' op has exactly one result, got {len(op.results)}")
 
 
 def with_lowering_ops(dialect: Any) -> Any:

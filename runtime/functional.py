@@ -447,7 +447,8 @@ def _doc(fname: str, sigs: list[Signature], opdef: Any | None) -> str:
 def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
           ) -> dict[str, Callable[..., Any]]:
     """Every functional function for ``dialect``: defaults from the ops, plus the yaml's."""
-    ops = {op.mnemonic: op for op in _all_ops(dialect) if op.dialect == "tdflow"}
+    ops = {op.mnemonic: op for op in _all_ops(dialect)
+           if op.dialect == "tdflow" and has_functional_form(op)}
     by_functor = {camel(m): op for m, op in ops.items()}
     entries = read_entries(yaml_text, yaml_path)
     renamed = {e["op"]: e["name"] for e in entries if "op" in e}
@@ -495,6 +496,19 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
 
 
 
+def has_functional_form(opdef: Any) -> bool:
+    """Whether an op gets a functional function: every op but those marked ``LoweringOnly``
+    (``tdflow.fused_elementwise``), which lowering passes create and users never call. A trait
+    says it in the op's own record, so the rule covers any library's pass-created ops.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> [has_functional_form(standard_dialect().lookup(n))
+    ...  for n in ("tdflow.relu", "tdflow.fused_elementwise")]
+    [True, False]
+    """
+    return not opdef.has_trait("LoweringOnly")
+
+
 def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
     """The functional form of one op of any dialect, from its default signature, calling the
     op through ``context`` (its hooks, including those of a standard op serving it, and its
@@ -508,6 +522,9 @@ def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
     array([0., 2.], dtype=float32)
     """
     m = opdef.mnemonic
+    if not has_functional_form(opdef):
+        raise AttributeError(f"'{opdef.name}' is created by lowering (LoweringOnly) and has no "
+                             f"functional form")
     sigs = op_signatures(opdef)
     impls = []
     for sig, (_, loc) in zip(sigs, opdef.signatures or [(None, None)] * len(sigs)):

@@ -171,6 +171,7 @@ SPEC = {
     "sgd_update": ("model model_diff model_copy? learning_rate? scale_by_tensor? skip_if?", "",
                    {"learning_rate_val": 0.0, "learning_rate_scale": 1.0, "scale": 1.0, "l1": 0.0,
                     "l2": 0.0, "weight_decay": 0.0}, ("modify_input_arg",)),
+    "fused_elementwise": ("in*", "out", {"expr": None, "ops": None}, ("check_attr",)),
 }
 ALL_OPS = """relu leaky_relu sigmoid tanh gelu exp log sqrt negative square reciprocal scalar_add
 scalar_mul scalar_pow broadcast_add broadcast_sub broadcast_mul broadcast_div broadcast_maximum
@@ -178,7 +179,7 @@ bias_add matmul batch_matmul reduce_sum reduce_max softmax log_softmax
 sparse_softmax_cross_entropy reshape transpose cat cast constant ones_like reduce_sum_like
 broadcast_like conv2d max_pool_2d dropout relu_grad leaky_relu_grad sigmoid_grad tanh_grad
 gelu_grad softmax_grad dropout_grad conv_data_grad conv_filter_grad max_pool_2d_grad
-sparse_softmax_cross_entropy_grad sgd_update""".split()
+sparse_softmax_cross_entropy_grad sgd_update fused_elementwise""".split()
 BASE_HOOKS = ("infer_logical_tensor_desc", "infer_physical_tensor_desc", "get_sbp", "infer_data_type")
 
 
@@ -217,6 +218,9 @@ def test_standard_traits():
     assert d.lookup("tdflow.constant").has_trait("NoGrad")
     sgd = d.lookup("tdflow.sgd_update")
     assert not sgd.pure and sgd.has_trait("NoGrad")
+    fused = d.lookup("tdflow.fused_elementwise")  # made by fuse-elementwise, declared like the rest
+    assert fused.pure and fused.trait_names >= {"Elementwise", "LoweringOnly"}
+    assert fused.formula is None  # its math is its `expr` attribute
 
 
 # -- the LLVM oracle ------------------------------------------------------------------------
@@ -277,7 +281,7 @@ def test_standard_dialect_same_from_llvm_records(llvm_tblgen, monkeypatch):
     ours = load_dialect(standard_ops_path())
     monkeypatch.setenv("TDFLOW_DIALECT_LLVM_TBLGEN", "1")
     theirs = load_dialect(standard_ops_path())
-    assert len(ours) == len(theirs) == 50
+    assert len(ours) == len(theirs) == 51
     for op in ours:
         other = theirs.lookup(op.name)
         for field in ("operands", "results", "attributes", "traits", "hooks", "summary",

@@ -9,7 +9,8 @@ import pytest
 
 MODULES = [
     "tdflow.lowering.pass_manager", "tdflow.lowering.passes", "tdflow.lowering.memory",
-    "tdflow.lowering.plan", "tdflow.lowering.fused_expr", "tdflow.runtime.executor",
+    "tdflow.lowering.plan", "tdflow.lowering.fused_expr", "tdflow.lowering.ir_access",
+    "tdflow.runtime.executor",
     "tdflow.runtime.compiled",
 ]
 
