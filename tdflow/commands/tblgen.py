@@ -96,8 +96,10 @@ def _parse(path: str, include_dirs: list[str], defines: list[str]):
 
 def _render_json(records) -> bytes:
     from tdflow.tdparser import to_json
+    from tdflow.tdparser.deep import run_deep
 
-    return _encode(dump_json_text(to_json(records)))
+    # json.dumps recurses once per nesting level: deep values need the deep thread's stack
+    return run_deep(lambda: _encode(dump_json_text(to_json(records))))
 
 
 def _render_records(records) -> bytes:

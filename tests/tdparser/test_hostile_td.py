@@ -19,6 +19,7 @@ test runs the CLI on a generated corpus of such files.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -380,3 +381,18 @@ def test_cli_include_chain_with_cache(tmp_path):
     for _ in range(2):  # a miss that stores, then a hit
         proc = _tdflow("f0.td", cwd=tmp_path, env=env)
         assert proc.returncode == 0 and "def Leaf" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_cli_dump_json_of_a_deep_value(tmp_path):
+    """--dump-json serialises deep values on the deep thread too (json.dumps recurses)."""
+    n = 2000
+    (tmp_path / "deep.td").write_text("def a;\ndef X { dag d = " + "(a " * n + ")" * n + "; }\n")
+    proc = _tdflow("--no-cache", "--dump-json", "deep.td", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    from tdflow.tdparser.deep import run_deep
+
+    doc = run_deep(json.loads, proc.stdout)  # reading it back recurses as deep
+    depth, d = 0, doc["X"]["d"]
+    while d["args"]:
+        d, depth = d["args"][0][0], depth + 1
+    assert depth == n - 1
