@@ -1512,10 +1512,6 @@ def TDF_SgdUpdateOp : TDF_Op<"sgd_update", [NoGrad, AttrSizedOperandSegments]> {
 // Ops lowering creates
 //===----------------------------------------------------------------------===//
 
-// An op the lowering passes create, not one users call: programs may carry it (printed IR
-// parses back and verifies), but it has no function in the functional API.
-def LoweringOnly : NativeOpTrait<"LoweringOnly">;
-
 def TDF_FusedElementwiseOp : TDF_Op<"fused_elementwise", [NoMemoryEffect, Elementwise, LoweringOnly]> {
   let summary = "elementwise ops fused into one kernel by fuse-elementwise";
   let description = [{

@@ -398,6 +398,24 @@ def _as_result(r: Any, np_out: np.dtype) -> np.ndarray:
     return r if r.dtype == np_out else r.astype(np_out)
 
 
+# Unsigned integer views by item size, for the branch-free select.
+_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+         8: np.dtype(np.uint64)}
+
+
+def _same_type(v: Any, dest: np.ndarray) -> bool:
+    """``v`` can be read as ``dest``'s bits: an array of its dtype, or a Python scalar."""
+    if isinstance(v, np.ndarray):
+        return v.dtype == dest.dtype
+    return isinstance(v, (int, float, bool, np.generic))
+
+
+def _bits_of(v: Any, dtype: np.dtype, bits: np.dtype) -> np.ndarray:
+    if not isinstance(v, np.ndarray):
+        v = np.asarray(v, dtype=dtype)  # a weak scalar takes the destination's type, as C does
+    return v.view(bits)
+
+
 def _make_step(kind: str, f: Any, idx: tuple[int, ...], d: int, dt: Any,
                fresh: bool) -> Callable[[list[Any]], None]:
     """One closure per node; ``r`` is the register list of the current call.
@@ -457,8 +475,21 @@ def _make_step(kind: str, f: Any, idx: tuple[int, ...], d: int, dt: Any,
 
         def step(r: list[Any]) -> None:
             cond, va, vb, dest = r[c], r[a], r[b], None if fresh else r[d]
+            bits = None if dest is None else _BITS.get(dest.dtype.itemsize)
             if dest is None:
                 r[d] = np.where(cond, va, vb).astype(dt, copy=False)
+            elif (bits is not None and dest.dtype.kind in "fiub" and dest.ndim
+                  and isinstance(cond, np.ndarray) and cond.dtype == np.bool_
+                  and _same_type(va, dest) and _same_type(vb, dest)
+                  and not (isinstance(vb, np.ndarray) and np.may_share_memory(dest, vb))):
+                # Branch-free: dest = b ^ ((a ^ b) * cond) on the bits. A masked copy with an
+                # unpredictable mask costs ~50x a plain pass; this is three plain passes, and
+                # bit-exact (NaNs and signed zeros included).
+                du = dest.view(bits)
+                ub = _bits_of(vb, dest.dtype, bits)
+                np.bitwise_xor(_bits_of(va, dest.dtype, bits), ub, out=du)
+                np.multiply(du, cond, out=du)
+                np.bitwise_xor(du, ub, out=du)
             elif isinstance(va, np.ndarray) and np.may_share_memory(dest, va):
                 np.copyto(dest, vb, where=np.logical_not(cond), casting="unsafe")
             else:

@@ -5,7 +5,7 @@
 >>> op = standard_dialect().lookup("tdflow.leaky_relu")
 >>> c = check_formula(parse_formula("x > 0 ? x : x * alpha", file="ops.td", line=5, col=21), op)
 >>> c.operands, c.results, c.expr, c.bind({"alpha": 0.2})
-(('x',), ('y',), where(gt(in0, 0), in0, mul(in0, @alpha)), where(gt(in0, 0), in0, mul(in0, 0.2)))
+(('x',), ('y',), where(gt(in0, 0), in0, mul(in0, @alpha)), max(in0, mul(in0, 0.2)))
 >>> check_formula(parse_formula("x * alpah", file="ops.td", line=5, col=21), op)
 Traceback (most recent call last):
   ...

@@ -313,6 +313,9 @@ def AttrSizedResultSegments : NativeOpTrait<"AttrSizedResultSegments">;
 def Elementwise : NativeOpTrait<"Elementwise">;                // fusable, maps element to element
 def Idempotent : NativeOpTrait<"IsIdempotent">;                // f(f(x)) == f(x)
 def Involution : NativeOpTrait<"IsInvolution">;                // f(f(x)) == x
+// An op the lowering passes create, not one users call: programs may carry it (printed IR
+// parses back and verifies), but it has no function in the functional API.
+def LoweringOnly : NativeOpTrait<"LoweringOnly">;
 def Commutative : NativeOpTrait<"IsCommutative">;
 
 //===----------------------------------------------------------------------===//
