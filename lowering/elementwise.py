@@ -74,6 +74,7 @@ from tdflow.dialect.formula.expr import (  # noqa: F401 - re-exported (the IR mo
     eq,
     erf,
     exp,
+    expr_depth,
     floor,
     fold_constants,
     ge,

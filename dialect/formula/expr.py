@@ -477,6 +477,20 @@ def _fold_binary(op: str, a: Scalar, b: Scalar) -> Scalar | None:
         return None
 
 
+def expr_depth(expr: Expr) -> int:
+    """Levels of ``expr``'s tree (a leaf is 1), computed without recursion.
+
+    >>> expr_depth(Input(0)), expr_depth(exp(Input(0)) + 1)
+    (1, 3)
+    """
+    depth, todo = 0, [(expr, 1)]
+    while todo:
+        node, d = todo.pop()
+        depth = max(depth, d)
+        todo.extend((c, d + 1) for c in node.children())
+    return depth
+
+
 def fold_constants(expr: Expr) -> Expr:
     """Evaluate subtrees made only of constants (``1 / (1 - 0.5)`` becomes ``2.0``).
 
@@ -543,7 +557,7 @@ def _leaky_as_max(cond: Expr, a: Expr, b: Expr) -> Expr | None:
 __all__ = [
     "Attr", "Binary", "Cast", "Const", "Expr", "Input", "Select", "Unary",
     "abs_", "arity", "as_expr", "attrs_used", "bind", "cast", "ceil", "compose", "dedup_inputs",
-    "eq", "erf", "exp", "floor", "fold_constants", "ge", "gt", "inputs_used", "le", "log",
+    "eq", "erf", "exp", "expr_depth", "floor", "fold_constants", "ge", "gt", "inputs_used", "le", "log",
     "logical_and", "logical_not", "logical_or", "lt", "maximum", "minimum", "mod", "ne",
     "power",
     "remap_inputs", "rsqrt", "sigmoid", "sqrt", "tanh",

@@ -15,6 +15,8 @@ True
 where(gt(in0, 0), in0, mul(in0, 0.25))
 >>> parse_expr("cast(mod(in0, 3), f32)")
 cast(mod(in0, 3), f32)
+>>> parse_expr("mul(in0, @alpha)")  # an attribute not bound yet
+mul(in0, @alpha)
 >>> parse_expr("frob(in0)")
 Traceback (most recent call last):
 ...
@@ -29,6 +31,7 @@ from .expr import (
     BINARY_OPS,
     CAST_DTYPES,
     UNARY_OPS,
+    Attr,
     Binary,
     Cast,
     Const,
@@ -41,7 +44,12 @@ from .expr import (
 __all__ = ["format_expr", "parse_expr"]
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|inf|nan)"
-                    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>[(),]))")
+                    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<attr>@[A-Za-z_][A-Za-z0-9_]*)"
+                    r"|(?P<punct>[(),]))")
+#: Deepest expression text read back: far beyond fused formulas (fuse-elementwise stops
+#: composing at MAX_FUSED_DEPTH), and shallow enough that every tree walk stays within
+#: Python's recursion limit.
+MAX_TEXT_DEPTH = 400
 _FUNCTIONS = UNARY_OPS | BINARY_OPS | {"where", "cast"}
 
 Token = tuple[str, str, int]  # (kind, text, offset)
@@ -92,12 +100,16 @@ def _number(s: str) -> Const:
     return Const(float(s))
 
 
-def _parse(tokens: list[Token], pos: int, text: str) -> tuple[int, Expr]:
+def _parse(tokens: list[Token], pos: int, text: str, depth: int = 0) -> tuple[int, Expr]:
     if pos >= len(tokens):
         raise ValueError(f"unexpected end of expression {text!r}")
     kind, tok, off = tokens[pos]
+    if depth > MAX_TEXT_DEPTH:
+        raise ValueError(f"expression nested deeper than {MAX_TEXT_DEPTH} at offset {off}")
     if kind == "num":
         return pos + 1, _number(tok)
+    if kind == "attr":  # an unbound attribute (a formula before its kernel is built)
+        return pos + 1, Attr(tok[1:])
     if kind != "name":
         raise ValueError(f"unexpected {tok!r} at offset {off} in {text!r}")
     if tok in ("True", "False"):
@@ -120,7 +132,7 @@ def _parse(tokens: list[Token], pos: int, text: str) -> tuple[int, Expr]:
             args.append(dt)
             pos += 1
         else:
-            pos, arg = _parse(tokens, pos, text)
+            pos, arg = _parse(tokens, pos, text, depth + 1)
             args.append(arg)
         if pos >= len(tokens):
             raise ValueError(f"unexpected end of expression {text!r}")

@@ -27,12 +27,17 @@ from tdflow.dialect.ir import RETURN, Operation, Rewriter
 from tdflow.dialect.ir.attrs import ArrayAttr, StringAttr, to_python
 from tdflow.dialect.types import TensorType
 
-from ..elementwise import Expr, compose, dedup_inputs
+from ..elementwise import Expr, compose, dedup_inputs, expr_depth
 from ..fused_expr import format_expr, parse_expr
 from ..ir_access import FUSED_OP, traits
 from ..pass_manager import Pass, PassContext
 
 __all__ = ["FUSED_OP", "FuseElementwisePass", "op_expression"]
+
+
+#: Deepest fused expression: a long chain becomes several fused kernels, each at most this deep
+#: (rendering and printing walk the tree recursively; the fused op's text reader takes 400).
+MAX_FUSED_DEPTH = 160
 
 
 class FuseElementwisePass(Pass):
@@ -124,7 +129,11 @@ def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> No
                     new_operands.extend(p.operands if j in slots else [w])
                 if len(set(map(id, new_operands))) > max_inputs:
                     continue
-                expr = compose(expr, dict.fromkeys(slots, inner[0]), outer_arity=len(operands))
+                composed = compose(expr, dict.fromkeys(slots, inner[0]),
+                                   outer_arity=len(operands))
+                if expr_depth(composed) > MAX_FUSED_DEPTH:
+                    continue  # a deeper tree would outgrow the recursion of its tree walks
+                expr = composed
                 listed = listed + members(p, inner[1])
                 operands = new_operands
                 absorbed.append(p)

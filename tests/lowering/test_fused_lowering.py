@@ -162,3 +162,44 @@ def test_the_declared_op_is_used_when_the_dialect_has_it():
         'func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = "tdflow.fused_elementwise"'
         '(%x) {expr = "neg(in0)"} : (tensor<2xf32>) -> tensor<2xf32>\n'
         '  return %0 : tensor<2xf32>\n}\n'))
+
+
+def test_a_long_chain_fuses_into_kernels_of_bounded_depth():
+    """300 tanh in a row: fusion stops at MAX_FUSED_DEPTH, so no tree walk recurses too deep."""
+    import numpy as np
+    from tdflow.lowering.elementwise import expr_depth
+    from tdflow.lowering.passes.fuse_elementwise import MAX_FUSED_DEPTH
+
+    import tdflow
+
+    n = 300
+    lines = ["func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {"]
+    prev = "%x"
+    for i in range(n):
+        lines.append(f'  %{i} = "tdflow.tanh"({prev}) : (tensor<4xf32>) -> tensor<4xf32>')
+        prev = f"%{i}"
+    lines += [f"  return {prev} : tensor<4xf32>", "}"]
+    f = tdflow.compile("\n".join(lines) + "\n")
+    fused = [launch for launch in f.plan.launches if launch.op == "tdflow.fused_elementwise"]
+    assert len(fused) >= 2
+    assert all(expr_depth(launch.attrs["expr"]) <= MAX_FUSED_DEPTH for launch in fused)
+    a = np.linspace(-2, 2, 4).astype(np.float32)
+    want = a
+    for _ in range(n):
+        want = np.tanh(want)
+    np.testing.assert_allclose(f(a), want, rtol=1e-6)
+
+
+def test_a_deeply_nested_fused_expr_in_a_program_is_a_located_error():
+    from tdflow.dialect.context import standard_context
+    from tdflow.dialect.ir import parse_module, verify_module
+
+    e = "in0"
+    for _ in range(3000):
+        e = f"neg({e})"
+    text = ('func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n'
+            f'  %0 = "tdflow.fused_elementwise"(%x) {{expr = "{e}"}} : '
+            '(tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n')
+    diags = verify_module(parse_module(text, "deep.mlir"), standard_context())
+    (d,) = [d for d in diags if d.severity == "error"]
+    assert (d.loc.line, d.loc.col) == (2, 3) and "nested deeper than 400" in d.message
