@@ -77,10 +77,8 @@ def read_ops(rk: RecordKeeper, default_dialect: str = "tdflow",
                                     f"({prev.location}) and by {rec.name}")
         seen[op.name] = op
         ops.append(op)
-    if reader.formula_errors:  # every op's formula errors at once, in source order
-        first, *rest = sorted(reader.formula_errors, key=lambda e: (e.file, e.line, e.col))
-        first.others = rest
-        raise first
+    if reader.formula_jobs:
+        ops = reader.attach_formulas(ops)
     return ops
 
 
@@ -93,7 +91,7 @@ class _Reader:
         self.search_dirs = search_dirs
         self._kind_cache: dict[str, str] = {}
         self._sources: dict[str, str | None] = {}
-        self.formula_errors: list[TdError] = []  # reported together after every op is read
+        self.formula_jobs: list[tuple[OpDef, str]] = []  # (op, formula text), in load order
 
     # -- records -------------------------------------------------------------------------
     def rec(self, value) -> Record | None:
@@ -173,24 +171,55 @@ class _Reader:
             opdef = dataclasses.replace(opdef, signatures=self.signature_lines(opdef, sig))
         code = f.get("formula")
         if isinstance(code, str) and code.strip():
-            try:
-                opdef = dataclasses.replace(opdef, formula=self.formula(rec, opdef, code))
-            except TdError as e:
-                self.formula_errors.extend(e.all_errors())
+            if not opdef.has_trait("Elementwise"):
+                raise self.error(rec, f"op '{opdef.name}' has a formula but not the "
+                                      f"Elementwise trait; add Elementwise to its traits (a "
+                                      f"formula is an elementwise op's scalar math)")
+            self.formula_jobs.append((opdef, code))  # checked together, see attach_formulas
         return opdef
 
-    def formula(self, rec: Record, opdef: OpDef, code: str):
-        """The op's ``formula`` parsed and checked (errors located inside the code block)."""
-        if not opdef.has_trait("Elementwise"):
-            raise self.error(rec, f"op '{opdef.name}' has a formula but not the Elementwise "
-                                  f"trait; add Elementwise to its traits (a formula is an "
-                                  f"elementwise op's scalar math)")
-        from .formula import check_code_field
+    def attach_formulas(self, ops: list[OpDef]) -> list[OpDef]:
+        """``ops`` with each ``formula`` parsed and checked (errors located inside the code
+        block, every op's at once); checked formulas of an unchanged library come from the
+        formula cache, which spares importing and running the parser."""
+        from .formula import cache
+        from .formula.locate import locate_code_field
+        from .formula.syntax import Formula
 
-        loc = opdef.location
-        file = loc.file if loc else (self.file_hint or "<unknown>")
-        return check_code_field(code, opdef, file=file, record_line=loc.line if loc else 1,
-                                source=self._source(file))
+        headers = []
+        for opdef, code in self.formula_jobs:
+            loc = opdef.location
+            file = loc.file if loc else (self.file_hint or "<unknown>")
+            line = loc.line if loc else 1
+            source = self._source(file)
+            where = locate_code_field(source, "formula", code, line) if source else None
+            line, col = where if where is not None else (line, 1)
+            headers.append(Formula(body=(), file=file, line=line, col=col, text=code))
+        key = cache.key_of(self.formula_jobs)
+        checked = cache.load(key, headers)
+        if checked is None:
+            checked, errors = self._check_formulas(headers)
+            if errors:
+                first, *rest = sorted(errors, key=lambda e: (e.file, e.line, e.col))
+                first.others = rest
+                raise first
+            cache.store(key, checked)
+        by_name = {opdef.name: dataclasses.replace(opdef, formula=c)
+                   for (opdef, _), c in zip(self.formula_jobs, checked)}
+        return [by_name.get(op.name, op) for op in ops]
+
+    def _check_formulas(self, headers: list) -> tuple[list, list[TdError]]:
+        from .formula.check import check_formula
+        from .formula.parse import parse_formula
+
+        checked, errors = [], []
+        for (opdef, code), h in zip(self.formula_jobs, headers):
+            try:
+                checked.append(check_formula(parse_formula(code, file=h.file, line=h.line,
+                                                           col=h.col), opdef))
+            except TdError as e:
+                errors.extend(e.all_errors())
+        return checked, errors
 
     def signature_lines(self, opdef: OpDef, code: str
                         ) -> tuple[tuple[str, SourceLocation | None], ...]:

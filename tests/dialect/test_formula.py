@@ -605,7 +605,7 @@ def test_unlocatable_field_points_at_the_record():
 
 
 @pytest.mark.parametrize("name", ["", ".expr", ".types", ".syntax", ".parse", ".check",
-                                  ".functions", ".dtypes", ".locate"])
+                                  ".functions", ".dtypes", ".locate", ".cache", ".text"])
 def test_docstring_examples(name):
     mod = importlib.import_module("tdflow.dialect.formula" + name)
     assert doctest.testmod(mod, optionflags=doctest.ELLIPSIS).failed == 0
