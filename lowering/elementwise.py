@@ -1,17 +1,15 @@
 """Elementwise math written once: a scalar expression IR, rendered to numpy and to CUDA C.
 
-An elementwise op is a scalar formula over its inputs (by position) and its attributes (by name).
-The formula is a tree of frozen dataclasses; Python operators build it:
+The expression IR (node classes, builders, ``bind``, ``compose`` for fusion and the other tree
+utilities) lives in the dialect, :mod:`tdflow.dialect.formula.expr`, because an op's
+``formula`` field is parsed into it; its element-type rules live in
+:mod:`tdflow.dialect.formula.types`. Both are re-exported here unchanged, so
+``from tdflow.lowering.elementwise import Input`` keeps working:
 
+>>> from tdflow.lowering.elementwise import Input, render_cuda, where
 >>> x = Input(0)
->>> leaky = where(x > 0, x, x * Attr("alpha"))
->>> leaky
-where(gt(in0, 0), in0, mul(in0, @alpha))
->>> bind(leaky, {"alpha": 0.25})
-where(gt(in0, 0), in0, mul(in0, 0.25))
-
-Comparisons build nodes too (``x > 0`` above); structural equality stays ``==`` on nodes, as
-usual for dataclasses, so use :func:`eq`/:func:`ne` to build equality tests.
+>>> render_cuda(where(x > 0, x, x * 2.0), ["f32"])
+'((x0 > 0.0f) ? x0 : (x0 * 2.0f))'
 
 Renderers
     * :func:`render_numpy` (``lowering/elementwise_numpy.py``) walks a tree once into a chain of
@@ -21,25 +19,9 @@ Renderers
       CUDA kernel body (``__expf``, ``tanhf``, ``erff``, ``fmaxf``... chosen by dtype; ``f16``
       computes in ``float``).
 
-Fusion: :func:`compose` substitutes expressions for inputs, splicing the inner expression's
-inputs in at the replaced position, so the fused operand list is
-``operands[:i] + inner_operands + operands[i+1:]``; :func:`dedup_inputs` then merges inputs
-that are the same SSA value.
-
->>> add = Input(0) + Input(1)
->>> compose(add, {0: exp(Input(0))})
-add(exp(in0), in1)
->>> compose(add, {1: Input(0) * Input(1)})
-add(in0, mul(in1, in2))
-
-The node classes, builders and tree utilities live in the dialect
-(:mod:`tdflow.dialect.formula.expr`: an op's ``formula`` field is parsed into them) and are
-re-exported here unchanged, so ``from tdflow.lowering.elementwise import Input`` keeps working.
-Element types (``compute_dtype``, ``promote``, ``infer_dtypes``) live in
-:mod:`tdflow.dialect.formula.types` (also ``lowering/elementwise_types.py``), re-exported here.
-
-``ELEMENTWISE_OPS`` (``lowering/elementwise_ops.py``, re-exported here) maps each elementwise op name
-(``tdflow.relu``...) to its :class:`~tdflow.lowering.elementwise_ops.ElementwiseDef`.
+``ELEMENTWISE_OPS`` (``lowering/elementwise_ops.py``, re-exported here) maps each elementwise op
+of the standard library to its :class:`~tdflow.lowering.elementwise_ops.ElementwiseDef`, derived
+from the op's ``formula``.
 """
 
 from __future__ import annotations

@@ -8,8 +8,6 @@ formula, checked against the real standard op, binds to the same tree as today's
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import os
 import shutil
 import subprocess
@@ -604,8 +602,3 @@ def test_unlocatable_field_points_at_the_record():
 # ---- docstring examples ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["", ".expr", ".types", ".syntax", ".parse", ".check",
-                                  ".functions", ".dtypes", ".locate", ".cache", ".text"])
-def test_docstring_examples(name):
-    mod = importlib.import_module("tdflow.dialect.formula" + name)
-    assert doctest.testmod(mod, optionflags=doctest.ELLIPSIS).failed == 0

@@ -3,8 +3,6 @@ the ``expr`` text and derive the result (broadcast shape, the expression's eleme
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import re
 
 import pytest
@@ -91,6 +89,3 @@ def test_it_is_not_a_formula_op_and_has_no_functional_form():
     assert not functional.has_functional_form(standard_dialect().lookup(FUSED))
 
 
-@pytest.mark.parametrize("name", ["tdflow.dialect.formula.text", "tdflow.dialect.hooks.fused"])
-def test_docstring_examples(name):
-    assert doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS).failed == 0

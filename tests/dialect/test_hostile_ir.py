@@ -8,7 +8,6 @@ property feeds random bytes and token soups, and a scaling test catches super-li
 
 from __future__ import annotations
 
-import doctest
 import time
 
 import pytest
@@ -186,10 +185,6 @@ def test_megabyte_lines_are_quoted_around_the_column():
     assert len(caret[1]) <= 1000 and caret[2].endswith("^") and caret[1][len(caret[2]) - 1] == "?"
 
 
-def test_source_module_doctests():
-    import tdflow.dialect.ir.source as source
-
-    assert doctest.testmod(source, optionflags=doctest.ELLIPSIS).failed == 0
 
 
 # -- properties: random bytes and token soups ----------------------------------------------
