@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tdflow.cli import main
+from cli_run import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 MLP = str(ROOT / "examples" / "mlp.mlir")
@@ -33,15 +32,6 @@ def tdflow(*args, stdin: bytes | None = None, timeout: float = 120, env=None):
                           input=stdin, timeout=timeout, env=env or dict(os.environ))
 
 
-def cli(capsys, *args) -> tuple[int, str, str]:
-    """Run the CLI in-process: (exit status, stdout, stderr)."""
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse
-        status = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err and "internal error" not in err, err
-    return status, out, err
 
 
 # -- a deep-nesting / huge-input corpus through every program subcommand ---------------------

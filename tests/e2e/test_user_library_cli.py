@@ -20,8 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tdflow.cli import main
+from cli_run import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 LIB = ROOT / "tests" / "data" / "userlib"
@@ -31,15 +30,6 @@ USER = ("--ops", OPS, "--hooks", HOOKS)
 CORPUS = ROOT.parent / "shared" / "corpus" / "oneflow"
 
 
-def cli(capsys, *args) -> tuple[int, str, str]:
-    """Run the CLI in-process: (exit status, stdout, stderr)."""
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse
-        status = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err and "internal error" not in err, err
-    return status, out, err
 
 
 def tdflow(*args, cwd=None) -> subprocess.CompletedProcess:
