@@ -30,6 +30,7 @@ from tdflow.lowering.elementwise_ops import (
     ElementwiseDef,
     elementwise_def,
 )
+from tdflow.lowering.elementwise_types import default_out_dtype
 from tdflow.runtime.kernels.registry import (
     KernelFn,
     input_dtype_in,
@@ -46,13 +47,16 @@ def _mlir(dt: np.dtype) -> str:
 
 
 def build_program(d: ElementwiseDef, in_dtypes: Sequence[str], attrs: Mapping[str, Any],
-                  out_dtype: str | None = None) -> NumpyProgram:
-    """The numpy program of ``d`` for these input dtypes and attribute values."""
-    return render_numpy(d.bind(attrs), in_dtypes, out_dtype or in_dtypes[0])
+                  out_dtype: str | None = None, result: int = 0) -> NumpyProgram:
+    """The numpy program of result ``result`` of ``d`` for these input dtypes and attribute
+    values (into ``out_dtype``, by default the type the formula computes)."""
+    expr = d.bind(attrs, result)
+    return render_numpy(expr, in_dtypes, out_dtype or default_out_dtype(expr, in_dtypes))
 
 
 def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
-    """A kernel function for ``d`` that caches programs by dtypes and attribute values."""
+    """A kernel function for ``d`` that caches programs by dtypes and attribute values; one
+    program per result (an op with several results computes each from the same inputs)."""
     cache: dict[Any, Any] = {}
     has_attrs = bool(d.attrs)
 
@@ -62,13 +66,15 @@ def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
             key: Any = inputs[0].dtype
         else:
             key = tuple(a.dtype for a in inputs)
+        key = (key, tuple(None if o is None else o.dtype for o in outs))
         if has_attrs:
             key = (key, d.attr_key(attrs))
-        run = cache.get(key)
-        if run is None:
+        runs = cache.get(key)
+        if runs is None:
             dts = [_mlir(a.dtype) for a in inputs]
-            run = cache[key] = build_program(d, dts, attrs).run
-        return [run(inputs, outs[0])]
+            runs = cache[key] = [build_program(d, dts, attrs, None if o is None else _mlir(o.dtype),
+                                               i).run for i, o in enumerate(outs)]
+        return [run(inputs, o) for run, o in zip(runs, outs)]
 
     fn.__doc__ = f"{d.name}: {d.summary or d.expr!r}"
     return fn
@@ -80,7 +86,10 @@ def _register(d: ElementwiseDef, priority: int) -> None:
     match = None
     for p in preds:
         match = p if match is None else match & p
-    register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match, inplace={0: 0},
+    n = len(d.results)
+    # Several results are computed one after another from the inputs: none may overwrite one.
+    register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match,
+                    inplace={0: 0} if n == 1 else None, num_outputs=n,
                     elementwise=d, priority=priority)(make_elementwise_kernel(d))
 
 

@@ -378,3 +378,39 @@ def test_a_bad_signature_is_a_located_load_error(tmp_path, bad, message):
     e = info.value
     line = src.read_text().splitlines()[e.line - 1]
     assert e.file == str(src) and line[e.col - 1:].startswith(bad)
+
+
+# ---- a formula with several results ------------------------------------------------------------
+
+MULTI = '''include "tdflow/Base.td"
+def Mr_Dialect : Dialect { let name = "mr"; }
+def Mr_ReluMaskOp : Op<Mr_Dialect, "relu_mask", [NoMemoryEffect, Elementwise]> {
+  let arguments = (ins TDF_Tensor:$x, DefaultValuedAttr<F32Attr, "0.">:$threshold);
+  let results = (outs TDF_Tensor:$y, TDF_Tensor:$mask);
+  let formula = [{
+    y = x > threshold ? x : 0;
+    mask = x > threshold;   // a predicate: an i1 result
+  }];
+}
+'''
+
+MULTI_PROGRAM = '''func.func @f(%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>) {
+  %y, %m = "mr.relu_mask"(%x) {threshold = 0.5 : f32} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xi1>)
+  %z = "tdflow.tanh"(%y) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %z, %m : tensor<3x4xf32>, tensor<3x4xi1>
+}
+'''
+
+
+def test_a_formula_with_several_results(tmp_path):
+    (tmp_path / "mr.td").write_text(MULTI)
+    lib = tdflow.load_ops(tmp_path / "mr.td")
+    x = np.linspace(-1, 2, 12, dtype=np.float32).reshape(3, 4)
+    y, mask = lib.functional.relu_mask(tdflow.tensor(x), threshold=0.5)
+    assert mask.dtype == "i1" and y.dtype == "f32"
+    np.testing.assert_array_equal(y.numpy(), np.where(x > 0.5, x, 0))
+    np.testing.assert_array_equal(mask.numpy(), x > 0.5)
+    (tmp_path / "p.mlir").write_text(MULTI_PROGRAM)
+    z, m = tdflow.compile(str(tmp_path / "p.mlir"), ops=lib)(x)
+    np.testing.assert_allclose(z, np.tanh(np.where(x > 0.5, x, 0)), rtol=1e-6)
+    np.testing.assert_array_equal(m, x > 0.5)
