@@ -432,34 +432,26 @@ def render_loads(loads: dict, runs: int, n_checked: int) -> list[str]:
         "", f"The formula grammar's one-time cost, in a fresh process: the first "
         f"`parse_formula` takes {g['wall'] * ms:.0f} ms ({g['cpu'] * ms:.0f} ms CPU; it imports "
         f"Lark and builds the LALR parser from `formula.lark`), a later one "
-        f"{g['again'] * 1e6:.0f} us. The parser is not cached on disk, so every process that "
-        "loads an op library with formulas pays it, cached loads included: `ops.td` itself "
-        "has 25 formulas, so this cost is inside every row above. In a cProfile of a cached "
-        "`ops.td` load (2026-12-01) about three quarters of it is checking those 25 formulas "
-        "(importing Lark, building the parser, parsing, checking and locating each code "
-        "field); the record cache spares the TableGen parser but not this step.",
+        f"{g['again'] * 1e6:.0f} us. A process pays it only when it checks a formula: "
+        "checked formulas are cached with the library (JSON of their expression text, "
+        "`dialect/formula/cache.py`), so a cached load imports neither Lark nor the parser. "
+        "Before that cache (earlier on 2026-12-01) a cached `ops.td` load took about 100 ms, "
+        "three quarters of it checking its 25 formulas.",
     ]
     return lines
 
 
-# Why the chain across dialects can be slower than numpy (found with cProfile on this bench;
-# printed only while it is).
+# Why the chain across dialects can be slower than numpy (printed only while it is).
 SELECT_NOTE = (
-    "Why it is slower: `yzh.leaky_relu_yzh`'s formula is a select (`x > 0 ? x : x * alpha`), "
-    "and `lowering/elementwise_numpy.py` renders a select as `np.copyto(dest, b)` then "
-    "`np.copyto(dest, a, where=cond)`. A masked copy branches on every element; with a "
-    "condition that is true for a random half of the elements it runs at about 4 ns per "
-    "element, some 50x a plain copy (on 64K float32: 250 us, against 5 us for `np.copyto` "
-    "and 4 us for the comparison), and `np.where` is little better (150 us). In a cProfile "
-    "of the compiled chain the select step is 60% of the kernel's time. Numpy written well "
-    "has no select at all: with alpha < 1 leaky relu is `max(x, alpha * x)`, which is what "
-    "the standard `tdflow.leaky_relu` formula in `ops.td` says by hand. Two fixes in the "
-    "renderer, prototyped on 2026-12-01 by patching it from outside the repository (same "
-    "inputs, same machine): a branch-free select, `dest = b ^ ((a ^ b) * cond)` on the "
-    "unsigned-integer view of same-typed operands (bit-exact, NaN and -0.0 included), took "
-    "the chain from 3.0x to 1.2-1.26x; adding a rewrite of `a > 0 ? a : a * k` (or `>=`) with "
-    "a constant 0 < k <= 1 to `max(a, a * k)` (the same values, NaN, infinities and signed "
-    "zeros included; not for k = 0, where inf * 0 is NaN) took it to 0.99-1.10x."
+    "Where the time goes: `yzh.leaky_relu_yzh`'s formula is a select "
+    "(`x > 0 ? x : x * alpha`). Binding folds it to `max(x, x * alpha)` for 0 < alpha <= 1 "
+    "(`dialect/formula/expr.py`, exact for NaNs, infinities and signed zeros), and other "
+    "selects run branch-free (`dest = b ^ ((a ^ b) * cond)` on the bits, "
+    "`lowering/elementwise_numpy.py`): before these two (2026-12-01) the chain ran at 3.2x, "
+    "the select a masked copy that mispredicts on every other element. The gap left is shared "
+    "with the 6-op standard chain (about 1.2x) and only partly explained: running the kernel "
+    "in slices (the executor's tiling, a Python call per slice and step) costs some of it "
+    "(that chain's kernel unsplit: about 1.33 ms, in slices 1.49 ms, numpy 1.23 ms)."
 )
 
 
