@@ -196,7 +196,7 @@ def _verify(dialect, op: Any, emit) -> None:
 
     # 5. hooks: check_attr and inference -----------------------------------------------------------
     if not (dialect.hook(name, "infer_logical_tensor_desc") or dialect.hook(name, "check_attr")
-            or vi.same_type):
+            or vi.same_type or opdef.formula is not None):  # a formula infers results too
         return
     types = [v.type for v in operands]
     try:

@@ -414,3 +414,14 @@ def test_a_formula_with_several_results(tmp_path):
     z, m = tdflow.compile(str(tmp_path / "p.mlir"), ops=lib)(x)
     np.testing.assert_allclose(z, np.tanh(np.where(x > 0.5, x, 0)), rtol=1e-6)
     np.testing.assert_array_equal(m, x > 0.5)
+
+
+def test_verify_checks_a_formula_ops_declared_result_type(formula_lib):
+    from tdflow.dialect.ir import parse_module, verify_module
+
+    _, lib = formula_lib
+    text = ('func.func @f(%x: tensor<3xi32>) -> tensor<3xf32> {\n'
+            '  %0 = "yzh.is_big"(%x) : (tensor<3xi32>) -> tensor<3xf32>\n'
+            '  return %0 : tensor<3xf32>\n}\n')
+    (d,) = [d for d in verify_module(parse_module(text, "p.mlir"), lib) if d.severity == "error"]
+    assert d.loc.line == 2 and "declared tensor<3xf32> but its element type" in d.message
