@@ -62,6 +62,17 @@ def add_ops_args(p: argparse.ArgumentParser, *, positional: bool = False) -> Non
                         "(repeatable)")
 
 
+def add_testing_args(p: argparse.ArgumentParser) -> None:
+    """MLIR's two testing habits, on ``opt`` and ``verify``: ``--split-input-file`` (each
+    ``// -----`` chunk its own module) and ``--verify-diagnostics`` (``expected-*`` comments;
+    see :mod:`tdflow.dialect.ir.expected_diagnostics`)."""
+    p.add_argument("--split-input-file", action="store_true",
+                   help="split the input at '// -----' lines; each chunk is its own module")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check the diagnostics against the 'expected-error {{...}}' comments "
+                        "of the input (exit 0 when they all match)")
+
+
 class UsageError(TdflowError):
     """A mistake in the command line (exit status 2)."""
 

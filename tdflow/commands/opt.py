@@ -3,6 +3,7 @@
     $ tdflow opt prog.mlir               # custom func/return, generic ops
     $ tdflow opt prog.mlir --generic     # everything generic: what mlir-opt prints
     $ tdflow opt prog.mlir --ops my_ops.td --hooks my_hooks.py   # a program using your ops
+    $ tdflow opt tests.mlir --split-input-file --verify-diagnostics   # MLIR-style tests
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("opt", help="parse, verify and print a program",
                        description="Parse PROGRAM.mlir, verify it against the standard ops "
                        "plus the --ops libraries and print it back.")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.dialect.cli_support import add_ops_args, add_testing_args
 
     add_ops_args(p)
     p.add_argument("program", metavar="PROGRAM.mlir", help="the program ('-' for stdin)")
     p.add_argument("--generic", action="store_true",
                    help="print func.func and return in generic form too")
     p.add_argument("--no-verify", action="store_true", help="skip verification")
+    add_testing_args(p)
     p.add_argument("-o", dest="output", default="-", metavar="OUT", help="write to OUT")
 
 
@@ -37,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
     check_ops_args(args)  # a usage mistake is one even with --no-verify
     name = "<stdin>" if args.program == "-" else args.program
+    if args.split_input_file or args.verify_diagnostics:
+        return _run_chunks(args, name)
     # A DiagnosticError (syntax, bytes that are not UTF-8) is rendered by the CLI (exit 1).
     module = parse_module(read_input(args.program), name)
     if not args.no_verify:
@@ -46,3 +50,32 @@ def run(args: argparse.Namespace) -> int:
             raise DiagnosticError(errors)
     write_output(print_module(module, generic=args.generic), args.output)
     return 0
+
+
+def _run_chunks(args: argparse.Namespace, name: str) -> int:
+    """mlir-opt's way with the testing flags: every chunk is checked and the printed ones are
+    written separated by ``// -----``; the diagnostics (or, with ``--verify-diagnostics``, the
+    mismatches with the expected ones) go to stderr; exit 1 if any chunk failed."""
+    from functools import partial
+
+    from tdflow.commands import print_diagnostic
+    from tdflow.dialect.cli_support import context_from_args, read_input, write_output
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.dialect.ir.printer import print_module
+    from tdflow.dialect.ir.source import decode_source
+    from tdflow.dialect.ir.split_input import check_chunks, join_outputs
+
+    text = decode_source(read_input(args.program), name)
+    verify = None if args.no_verify else partial(verify_module, dialect=context_from_args(args))
+    results = check_chunks(text, name, verify, split=args.split_input_file,
+                           verify_diagnostics=args.verify_diagnostics)
+    for r in results:
+        if r.diagnostics:
+            print_diagnostic(DiagnosticError(r.diagnostics).render())
+    outputs = [None if r.module is None else print_module(r.module, generic=args.generic)
+               for r in results]
+    if args.split_input_file:
+        write_output(join_outputs(outputs), args.output)
+    elif outputs[0] is not None:
+        write_output(outputs[0], args.output)
+    return 1 if any(r.failed for r in results) else 0

@@ -4,9 +4,18 @@
     $ tdflow verify --ops my_ops.td --hooks my_hooks.py a.mlir b.mlir   # standard + yours
     $ tdflow verify --ops my_ops.td --hooks my_hooks.py   # no programs: your hook contract
     $ tdflow verify my_ops.td a.mlir          # a leading FILE.td is an --ops file
+    $ tdflow verify tests.mlir --split-input-file --verify-diagnostics   # MLIR-style tests
 
 Every error of every file is reported (``file:line:col``, the source line and a caret); the exit
 status is 1 when there is any, 2 for command-line mistakes.
+
+The hook contract of an ``--ops`` library: a declared ``has_*_fn`` flag whose hook is not
+registered is a *warning* (any ``--ops`` library may be one you did not write, OneFlow's ops
+declare ~1,800 hooks that tdflow has no Python for), an *error* with ``--strict-hooks``; a hook
+registered for an op that does not declare it is always an error (it is your hook file's
+mistake). The contract is summarised one line per flag; ``--verbose`` lists each op. A program
+op without an inference hook is verified structurally only: a note names the results whose
+types nothing checked.
 """
 
 from __future__ import annotations
@@ -20,23 +29,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "the --ops libraries. Without programs, verify the --ops libraries "
                        "themselves (the standard ops without any): every has_*_fn flag has "
                        "its hook and every hook its flag.")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.dialect.cli_support import add_ops_args, add_testing_args
 
     add_ops_args(p)
     p.add_argument("programs", nargs="*", metavar="PROGRAM.mlir",
                    help="programs to verify ('-' for stdin)")
+    add_testing_args(p)
+    p.add_argument("--strict-hooks", action="store_true",
+                   help="a declared has_*_fn flag without its hook is an error, not a warning")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list every op of the hook contract's problems, not only the counts")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.commands import print_diagnostic
-    from tdflow.dialect.cli_support import (
-        FileAccessError,
-        context_from_args,
-        read_input,
-        shown_library,
-        usage,
-    )
+    from tdflow.dialect.cli_support import context_from_args, usage
 
     leading = []
     while args.programs and args.programs[0].endswith(".td"):
@@ -47,38 +54,127 @@ def run(args: argparse.Namespace) -> int:
         return usage("standard input ('-') can be read only once")
     context = context_from_args(args)
     if not args.programs:
-        dialect = shown_library(context, args)
-        diags = dialect.contract_diagnostics()
-        if diags:
-            from tdflow.dialect.ir.diagnostics import DiagnosticError
-            print_diagnostic(DiagnosticError(diags).render())
-            return 1
-        if not args.quiet:
-            print(f"{dialect.path}: {len(dialect)} ops; every declared hook is registered and "
-                  f"every hook is declared")
-        return 0
-
-    from tdflow.dialect.ir import DiagnosticError, verify_module
-    from tdflow.dialect.ir.parser import parse_module
-
+        return _check_contract(context, args)
     status = 0
     for path in args.programs:
         # Each file is reported on its own: one that is missing or broken does not hide the
         # errors of the others.
-        name = "<stdin>" if path == "-" else path
-        try:
-            module = parse_module(read_input(path), name)
-        except (DiagnosticError, FileAccessError) as exc:
-            print_diagnostic(exc.render())
-            status = 1
-            continue
-        errors = [d for d in verify_module(module, context)]
-        if errors:
-            print_diagnostic(DiagnosticError(errors).render())
-            if any(d.severity == "error" for d in errors):
-                status = 1
-                continue
-        if not args.quiet:
-            n = sum(len(f.body) for f in module.funcs)
-            print(f"{name}: verified ({n} operations)")
+        status = max(status, _verify_file(path, context, args))
     return status
+
+
+def _verify_file(path: str, context, args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from tdflow.commands import print_diagnostic
+    from tdflow.dialect.cli_support import FileAccessError, read_input
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.dialect.ir.source import decode_source
+    from tdflow.dialect.ir.split_input import check_chunks
+
+    name = "<stdin>" if path == "-" else path
+    try:
+        text = decode_source(read_input(path), name)
+    except (DiagnosticError, FileAccessError) as exc:
+        print_diagnostic(exc.render())
+        return 1
+    results = check_chunks(text, name, partial(verify_module, dialect=context),
+                           split=args.split_input_file,
+                           verify_diagnostics=args.verify_diagnostics)
+    for r in results:
+        if r.diagnostics:
+            print_diagnostic(DiagnosticError(r.diagnostics).render())
+    if any(r.failed for r in results):
+        return 1
+    modules = [r.module for r in results if r.module is not None]
+    if not args.verify_diagnostics:
+        # With --verify-diagnostics every diagnostic is one the file expects or a mismatch:
+        # the note below is neither, so it is left out.
+        for module in modules:
+            note = unchecked_results_note(module, context)
+            if note is not None:
+                print_diagnostic(note.render())
+    if not args.quiet:
+        n = sum(len(f.body) for m in modules for f in m.funcs)
+        if args.verify_diagnostics:
+            print(f"{name}: diagnostics as expected ({len(results)} chunk(s))")
+        else:
+            print(f"{name}: verified ({n} operations)")
+    return 0
+
+
+def unchecked_results_note(module, dialect):
+    """A note naming the results of ``module``'s ops that no inference hook checks (their op
+    has no ``infer_logical_tensor_desc`` hook and no ``SameOperandsAndResultType`` trait), at
+    the first such op; ``None`` when every result was checked."""
+    from tdflow.dialect.ir import Diagnostic
+
+    unchecked = []
+    first = None
+    for func in module.funcs:
+        for op in func.body:
+            opdef = dialect.ops.get(op.name)
+            if (opdef is None or not op.results or dialect.hook(op.name, "infer_logical_tensor_desc")
+                    or opdef.has_trait("SameOperandsAndResultType")):
+                continue
+            first = first or op
+            names = ", ".join(f"%{r.name}" if r.name else f"#{i}"
+                              for i, r in enumerate(op.results))
+            unchecked.append(f"{names} ('{op.name}', line {op.loc.line})"
+                             if op.loc.line > 0 else f"{names} ('{op.name}')")
+    if not unchecked:
+        return None
+    shown = "; ".join(unchecked[:10]) + (f"; and {len(unchecked) - 10} more"
+                                         if len(unchecked) > 10 else "")
+    return Diagnostic(f"result types not checked, their ops have no infer_logical_tensor_desc "
+                      f"hook: {shown}", first.loc, severity="note")
+
+
+def _check_contract(context, args: argparse.Namespace) -> int:
+    from tdflow.commands import print_diagnostic
+    from tdflow.dialect.cli_support import shown_library
+    from tdflow.dialect.ir.core import Location
+    from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
+    from tdflow.dialect.opdef import FLAG_TO_HOOK
+
+    dialect = shown_library(context, args)
+    problems = dialect.contract_problems()
+    if not problems:
+        if not args.quiet:
+            print(f"{dialect.path}: {len(dialect)} ops; every declared hook is registered and "
+                  f"every hook is declared")
+        return 0
+    missing = [p for p in problems if p[1] in p[0].hooks]  # declared flag, no hook
+    undeclared = [p for p in problems if p[1] not in p[0].hooks]
+    if not args.quiet or missing:
+        print(f"{dialect.path}: {len(dialect)} ops; the hook contract, per flag:")
+        lacking = {(op.name, flag) for op, flag, _, _ in missing}
+        for flag in FLAG_TO_HOOK:
+            declaring = [op for op in dialect.ops.values() if flag in op.hooks]
+            if not declaring:
+                continue
+            served = sum(1 for op in declaring if op.name in dialect.served_by
+                         and (op.name, flag) not in lacking)
+            absent = sum(1 for op in declaring if (op.name, flag) in lacking)
+            have = len(declaring) - absent
+            print(f"  {flag}: {len(declaring)} ops declare it, {have} have a hook"
+                  f"{f' ({served} served by standard ops)' if served else ''}, {absent} missing")
+    severity = "error" if args.strict_hooks else "warning"
+
+    def located(op, message: str, sev: str) -> Diagnostic:
+        loc = op.location
+        return Diagnostic(message, Location(loc.file, loc.line, loc.col) if loc else None,
+                          severity=sev)
+
+    diags = [located(op, m, "error") for op, _, _, m in undeclared]
+    if args.verbose:
+        diags += [located(op, m, severity) for op, _, _, m in missing]
+    elif missing:
+        ops = len({op.name for op, *_ in missing})
+        diags.append(Diagnostic(
+            f"{len(missing)} declared hooks of {ops} ops are not registered (--verbose lists "
+            f"them; `tdflow gen-hooks` writes skeletons"
+            f"{'' if args.strict_hooks else '; --strict-hooks makes them errors'})",
+            Location(str(dialect.path), 0, 0), severity=severity))
+    print_diagnostic(DiagnosticError(sorted(diags, key=lambda d: d.severity != "error")).render())
+    return 1 if any(d.severity == "error" for d in diags) else 0

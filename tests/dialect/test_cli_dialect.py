@@ -118,7 +118,10 @@ def test_gen_hooks_then_verify(tmp_path):
                   '  dag attrs = (ins DefaultValuedAttr<F32Attr, "2.">:$factor);\n'
                   '  bit has_logical_tensor_desc_infer_fn = 1;\n  bit has_data_type_infer_fn = 1;\n'
                   '  bit has_get_sbp_fn = 1;\n}\n')
-    proc = tdflow("verify", "--ops", str(td))
+    proc = tdflow("verify", "--ops", str(td))  # missing hooks are warnings by default
+    assert proc.returncode == 0 and "3 declared hooks of 1 ops are not registered" in proc.stderr
+    assert "has_get_sbp_fn: 1 ops declare it, 0 have a hook, 1 missing" in proc.stdout
+    proc = tdflow("verify", "--ops", str(td), "--strict-hooks", "--verbose")
     assert proc.returncode == 1 and "3 errors" in proc.stderr
     assert "declares has_get_sbp_fn = 1 but no get_sbp hook" in proc.stderr
     hooks = tmp_path / "mine_hooks.py"

@@ -130,7 +130,7 @@ def test_td_is_a_deprecated_alias_of_ops():
 def test_contract_of_the_user_library_only():
     """Without programs verify checks the user's library (1 op), not the standard ops; without
     the hook file its two declared hooks are missing, and gen-hooks writes them."""
-    proc = tdflow("verify", "--ops", OPS)
+    proc = tdflow("verify", "--ops", OPS, "--strict-hooks", "--verbose")
     assert proc.returncode == 1 and "2 errors" in proc.stderr
     assert "op 'mylib.scale_shift' declares has_data_type_infer_fn = 1" in proc.stderr
     assert "tdflow." not in proc.stderr
