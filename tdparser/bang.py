@@ -105,7 +105,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         if op == "exists":
             if _ty(v) is not T.STRING:
                 raise err("expected string type argument in !exists operator", loc)
-            return ExistsOp(given, v).fold(cur)
+            return ExistsOp(given, v).fold(cur, b.k.exists_final, keeper=b.k)
         return IsAOp(given, v).fold(cur)
 
     if op in _UNARY:
@@ -117,7 +117,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         if op == "cast":
             if given is None:
                 raise err("expected type name for !cast", loc)
-            return UnOp("cast", v, given).fold(cur)
+            return UnOp("cast", v, given).fold(cur, keeper=b.k)
         aloc = node.end or loc
         if op in ("head", "tail"):
             if vt is None or vt.kind != "list":

@@ -40,6 +40,11 @@ class Evaluator(MulticlassStatements):
         self.globals: dict = {}
         self.multiclasses: dict[str, MulticlassInfo] = {}
         self.mc_active: list = []  # [multiclass, statement index] of bodies being run
+        self.mc_anon_names: dict[int, str] = {}  # id(anonymous Def/Defm in a multiclass) -> name
+        self.loop_vars: list = []  # (iterator, value) of the foreach iterations being run
+        # While an `if` condition or a `foreach ... = !if(...)` list is evaluated: llvm-tblgen
+        # resolves those conditions finally (a missing record makes `!exists` false).
+        self.exists_final = False
         self.types: dict[str, T.RecTy] = {}
         self.anon = 0
         self.anon_memo: dict = {}
@@ -132,14 +137,17 @@ class Evaluator(MulticlassStatements):
             if qn in rec.values:
                 raise err("template argument with the same name has already been defined",
                           ta.loc)
-            rv = RecordVal(qn, ty, UNSET, targ=True)
+            # llvm-tblgen makes the argument a template argument only after its default is
+            # parsed, so `class S<N store = store>` defaults to the global def `store`.
+            rv = RecordVal(qn, ty, UNSET, targ=False)
             rec.add_value(rv)
-            rec.targs.append(qn)
             if ta.default is not None:
                 v = self.value(ta.default, rscope, rec, ty)
                 if not rv.set(v):
                     raise err(f"Field '{qn}' of type '{ty}' is incompatible with value '{v}'"
                               + _type_suffix(v), ta.loc)
+            rv.targ = True
+            rec.targs.append(qn)
         self.record_body(rec, s.parents, s.body, rscope)
 
     def record_body(self, rec, parents, body, rscope):
@@ -286,16 +294,34 @@ class Evaluator(MulticlassStatements):
         return name, False
 
     def st_Def(self, s, scope):
-        name, anon = self.object_name(s.name, scope, s.name_loc)
+        if s.name is None and self.in_multiclass:
+            name, anon = self.mc_anon_names[id(s)], True
+        else:
+            name, anon = self.object_name(s.name, scope, s.name_loc)
         rec = Rec(name, self, [s.name_loc if not anon else s.loc], anonymous=anon)
         self.record_body(rec, s.parents, s.body, Scope(scope, rec))
         self.finish_def(rec)
 
     def finish_def(self, rec):
+        if self.loop_vars:
+            self.resolve_loop_vars(rec)
         if self.mc_out is not None:
             self.mc_out.append((rec, self.loop_depth > 0))
         else:
             self.add_def_one(rec)
+
+    def resolve_loop_vars(self, rec):
+        """Substitute the enclosing ``foreach`` iterators into ``rec``, as llvm-tblgen does
+        when it expands a loop: by name, so a reference to a field named like an iterator
+        (``foreach Size = ... in def X : C`` where ``C`` has a field ``Size``) becomes the
+        iterator's value."""
+        values = rec.values
+        hit = {n: v for n, v in self.loop_vars if n in values and not values[n].targ}
+        if hit:
+            r = Resolver(rec)
+            for n, v in hit.items():
+                r.set(n, v)
+            rec.resolve(r)
 
     def add_def_one(self, rec):
         if len(self.defs) >= MAX_RECORDS:
@@ -414,7 +440,8 @@ class Evaluator(MulticlassStatements):
         if it.hi is None and isinstance(it.lo, A.BitsLit):
             items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]
         elif it.hi is None:
-            v = self.value(it.lo, scope, None)
+            v = self.final_value(it.lo, scope) if isinstance(it.lo, A.Bang) and \
+                it.lo.op == "if" else self.value(it.lo, scope, None)
             iv = v.convert(T.INT) if isinstance(v, TypedInit) and v.ty.kind != "list" else None
             if isinstance(iv, IntInit):
                 v = ListInit([iv], T.INT)  # a single value is a one-element range
@@ -440,13 +467,27 @@ class Evaluator(MulticlassStatements):
             for x in items:
                 inner = Scope(scope)
                 inner.vars[s.var] = x
-                self.run(s.body, inner)
+                self.loop_vars.append((s.var, x))
+                try:
+                    self.run(s.body, inner)
+                finally:
+                    self.loop_vars.pop()
         finally:
             self.loop_depth -= deferred
             self.taint, self.mc_taint = saved
 
+    def final_value(self, node, scope):
+        """The value of an `if` condition (or a foreach's `!if` list), which llvm-tblgen
+        resolves finally: ``!exists`` of a record not defined (yet) is false there."""
+        saved = self.exists_final
+        self.exists_final = True
+        try:
+            return self.value(node, scope, None)
+        finally:
+            self.exists_final = saved
+
     def st_If(self, s, scope):
-        c = self.value(s.cond, scope, None)
+        c = self.final_value(s.cond, scope)
         i = as_int(c)
         if i is None:
             raise err(f"if condition must be of type bit, bits or int, got '{c}'"

@@ -14,13 +14,46 @@ from .values import UNSET, StringInit, TypedInit
 
 
 class MulticlassInfo:
-    __slots__ = ("node", "lets", "targs")
+    __slots__ = ("node", "lets", "targs", "scope")
 
-    def __init__(self, node, lets, targs):
+    def __init__(self, node, lets, targs, scope=None):
         self.node = node
         self.lets = lets
         self.targs = targs  # [(name, RecTy, default node or None)]
+        self.scope = scope  # the local variables visible where it was defined
 
+
+def _visible_vars(scope) -> Scope | None:
+    """A copy of the local variables ``scope`` sees (inner ones win), or None at top level.
+
+    A multiclass body sees the ``defvar``s of the blocks around its definition (llvm-tblgen
+    parses the body there); a copy, because later ``defvar``s of the block are not visible.
+    """
+    chain = []
+    while scope is not None:
+        chain.append(scope.vars)
+        scope = scope.parent
+    if not chain:
+        return None
+    out = Scope(None)
+    for vars_ in reversed(chain):
+        out.vars.update(vars_)
+    return out
+
+
+def _anonymous_statements(body):
+    """The anonymous ``def``s and ``defm``s of a multiclass body, in source order (into
+    ``foreach``, ``if`` and ``let`` blocks)."""
+    for st in body or ():
+        if isinstance(st, (A.Def, A.Defm)) and st.name is None:
+            yield st
+        elif isinstance(st, A.Foreach):
+            yield from _anonymous_statements(st.body)
+        elif isinstance(st, A.If):
+            yield from _anonymous_statements(st.then)
+            yield from _anonymous_statements(st.orelse)
+        elif isinstance(st, A.Let):
+            yield from _anonymous_statements(st.body)
 
 
 class MulticlassStatements:
@@ -41,11 +74,20 @@ class MulticlassStatements:
         for ref in s.parents:
             if ref.name not in self.multiclasses:
                 raise err(f"Couldn't find multiclass '{ref.name}'", ref.loc)
-        self.multiclasses[s.name] = MulticlassInfo(s, tuple(self.let_stack), targs)
+        # llvm-tblgen names an anonymous def (or defm) of a multiclass body once, while parsing
+        # the body; every instantiation starts from that name (a clash renames it when added).
+        for st in _anonymous_statements(s.body):
+            self.mc_anon_names[id(st)] = self.new_anon()
+        self.multiclasses[s.name] = MulticlassInfo(s, tuple(self.let_stack), targs,
+                                                   _visible_vars(scope))
 
-    def mc_args(self, mc, args, scope, loc):
-        """Bind a multiclass's template arguments; returns the scope for its body."""
-        inner = Scope(None)
+    def mc_args(self, mc, args, scope, loc, parent_ref=False):
+        """Bind a multiclass's template arguments; returns the scope for its body.
+
+        For a parent reference (``multiclass B : A<...>``) llvm-tblgen substitutes the values
+        as they are, without checking them against the argument types (ARM passes a def,
+        ``null_frag``, for a ``dag`` argument); ``parent_ref`` does the same."""
+        inner = Scope(mc.scope)
         targs = mc.targs
         given = {}
         pos = 0
@@ -74,6 +116,8 @@ class MulticlassStatements:
                           loc)
             if isinstance(v, TypedInit):
                 c = v.cast_to(ty)
+                if c is None and parent_ref and name in given:
+                    c = v
                 if c is None:
                     raise err(f"Value specified for template argument '{mc.node.name}::{name}' "
                               f"is of type {v.ty}; expected type {ty}: {v}", loc)
@@ -101,7 +145,7 @@ class MulticlassStatements:
         try:
             for ref in mc.node.parents:
                 sub = self.multiclasses[ref.name]
-                sscope = self.mc_args(sub, ref.args, inner, ref.loc)
+                sscope = self.mc_args(sub, ref.args, inner, ref.loc, parent_ref=True)
                 out = self.mc_out
                 recs = self.instantiate_mc(sub, sscope, name)
                 out.extend((r, False) for r, _ in recs)
@@ -131,9 +175,10 @@ class MulticlassStatements:
 
     def st_Defm(self, s, scope):
         if s.name is None:
-            name = self.new_anon()
             if self.in_multiclass:
-                name = self.mc_name + name
+                name = self.mc_name + self.mc_anon_names[id(s)]
+            else:
+                name = self.new_anon()
         else:
             name, _ = self.object_name(s.name, scope, s.name_loc, is_defm=True)
         refs = list(s.refs)

@@ -71,7 +71,9 @@ class UnOp(OpInit):
             return self
         return UnOp(self.op, a, self.ty).fold(r.cur, r.final)
 
-    def fold(self, cur, final=False):  # noqa: C901
+    def fold(self, cur, final=False, keeper=None):  # noqa: C901
+        """The folded value; ``keeper`` (the evaluator) looks up defs where there is no
+        current record ``cur`` (a ``defm``'s arguments, a record name)."""
         op, a, ty = self.op, self.arg, self.ty
         if op == "cast":
             k = ty.kind
@@ -84,9 +86,9 @@ class UnOp(OpInit):
                 if i is not None:
                     return StringInit(str(i))
             elif k == "record" and isinstance(a, StringInit):
-                d = cur.keeper.defs.get(a.value) if cur is not None else None
-                if d is None and cur is not None and cur.keeper is not None:
-                    d = cur.keeper.defs.get(a.value)
+                if keeper is None and cur is not None:
+                    keeper = cur.keeper
+                d = keeper.defs.get(a.value) if keeper is not None else None
                 if d is None and cur is not None and a.value == cur.name:
                     if not final:
                         return self

@@ -137,10 +137,18 @@ class ToAst(Transformer):
     def multiclass_def(self, c):
         name = c[1]
         targs = c[2] if len(c) == 5 else ()
-        return A.Multiclass(name.value, targs, c[-2], c[-1], name)
+        body = c[-1]
+        if not isinstance(body, tuple):  # `multiclass B : A;` (the `;`): only parents
+            if not c[-2]:
+                raise body.error("expected '{' in multiclass definition")
+            body = None
+        return A.Multiclass(name.value, targs, c[-2], body, name)
 
     def mc_body(self, c):
         return tuple(c)
+
+    def mc_no_body(self, c):
+        return c[0]
 
     def foreach_stmt(self, c):
         return A.Foreach(c[1].value, c[2], c[3], c[0])

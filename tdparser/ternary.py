@@ -75,7 +75,9 @@ class TernOp(OpInit):
                 return ListInit(out, self.ty.elem)
             return self
         if op == "subst":
-            if isinstance(c, DefInit) and isinstance(a, DefInit):
+            # llvm-tblgen folds only when all three operands are defs, all three variables or
+            # all three strings; `!subst(t, "", s)` with arguments `t`, `s` waits for them.
+            if isinstance(c, DefInit) and isinstance(a, DefInit) and isinstance(b, DefInit):
                 return b if a.rec is c.rec else c
             if isinstance(c, StringInit) and isinstance(a, StringInit) and \
                     isinstance(b, StringInit):
@@ -85,8 +87,8 @@ class TernOp(OpInit):
                     _check_string(len(c.value) + c.value.count(a.value)
                                   * (len(b.value) - len(a.value)), cur)
                 return StringInit(c.value.replace(a.value, b.value))
-            if isinstance(c, VarInit) and isinstance(a, VarInit):
-                return b if a.name == c.name else c
+            if isinstance(c, VarInit) and isinstance(a, VarInit) and isinstance(b, VarInit):
+                return VarInit(b.name if a.name == c.name else c.name, self.ty)
             return self
         if op == "dag":
             if isinstance(b, ListInit) and (isinstance(c, ListInit) or c is UNSET) and \
@@ -276,10 +278,12 @@ class ExistsOp(OpInit):
             return self
         return ExistsOp(self.check, e).fold(r.cur, r.final)
 
-    def fold(self, cur, final=False):
+    def fold(self, cur, final=False, keeper=None):
+        """As :meth:`UnOp.fold`: ``keeper`` looks up defs where there is no record ``cur``."""
         e = self.expr
         if isinstance(e, StringInit):
-            keeper = cur.keeper if cur is not None else None
+            if keeper is None and cur is not None:
+                keeper = cur.keeper
             d = keeper.defs.get(e.value) if keeper is not None else None
             if d is not None:
                 return IntInit(1 if d.type().is_a(self.check) else 0)

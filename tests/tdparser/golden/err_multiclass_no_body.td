@@ -1,0 +1,2 @@
+// A multiclass may end in `;` only when it has parents.
+multiclass A;
