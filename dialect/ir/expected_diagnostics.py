@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from tdflow.dialect.ir.core import Location
-from tdflow.dialect.ir.diagnostics import Diagnostic
+from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["Expected", "parse_expectations", "check"]
 
@@ -68,11 +68,14 @@ def _regex(text: str, where: Location) -> re.Pattern:
             break
         end = text.find("}}", start + 2)
         if end < 0:
-            raise ValueError(f"{where}: found start of regex with no end '}}}}'")
+            raise DiagnosticError([Diagnostic("found start of regex with no end '}}'", where)])
         parts.append(re.escape(text[pos:start]))
         parts.append(f"(?:{text[start + 2:end]})")
         pos = end + 2
-    return re.compile("".join(parts))
+    try:
+        return re.compile("".join(parts))
+    except re.error as exc:
+        raise DiagnosticError([Diagnostic(f"invalid regex: {exc}", where)]) from None
 
 
 def parse_expectations(text: str, file: str) -> list[Expected]:
