@@ -28,7 +28,19 @@ from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
 
 RESULT_SEGMENT_ATTR = "resultSegmentSizes"
-_SEGMENT_ATTRS = (SEGMENT_ATTR, RESULT_SEGMENT_ATTR)
+#: The spellings before MLIR 17, which OneFlow still prints; accepted beside the new ones.
+OLD_SEGMENT_ATTR = "operand_segment_sizes"
+OLD_RESULT_SEGMENT_ATTR = "result_segment_sizes"
+_SEGMENT_ATTRS = (SEGMENT_ATTR, RESULT_SEGMENT_ATTR, OLD_SEGMENT_ATTR, OLD_RESULT_SEGMENT_ATTR)
+
+
+def segment_attr_name(op: Any) -> str:
+    """The name an IR op gives its operand segment sizes: ``operandSegmentSizes``, or OneFlow's
+    older ``operand_segment_sizes`` when only that one is present."""
+    attrs = op.attributes
+    if SEGMENT_ATTR not in attrs and OLD_SEGMENT_ATTR in attrs:
+        return OLD_SEGMENT_ATTR
+    return SEGMENT_ATTR
 
 
 class _VerifyInfo:
@@ -64,7 +76,7 @@ def _vinfo(op: OpDef) -> _VerifyInfo:
 
 def segment_sizes(op: Any) -> tuple[int, ...] | None:
     """The ``operandSegmentSizes`` of an IR op as ints, ``None`` when absent or malformed."""
-    attr = op.attributes.get(SEGMENT_ATTR)
+    attr = op.attributes.get(segment_attr_name(op))
     if attr is None:
         return None
     vals = getattr(attr, "value", None)
@@ -131,7 +143,8 @@ def _verify(dialect, op: Any, emit) -> None:
 
     # 1. operand and result counts -----------------------------------------------------------
     operands = op.operands
-    if vi.all_single and SEGMENT_ATTR not in attrs:
+    seg_name = segment_attr_name(op)
+    if vi.all_single and seg_name not in attrs:
         if len(operands) != vi.n_operands:
             emit(f"'{name}' op expects {vi.n_operands} operand(s) "
                  f"({_names(opdef.operands)}), got {len(operands)}")
@@ -155,7 +168,7 @@ def _verify(dialect, op: Any, emit) -> None:
     for aname, value in attrs.items():
         adef = opdef.attr(aname)
         if adef is None:
-            if aname in _SEGMENT_ATTRS and (aname != SEGMENT_ATTR or not vi.all_single):
+            if aname in _SEGMENT_ATTRS and (aname != seg_name or not vi.all_single):
                 continue
             emit(_unknown_attr(opdef, aname))
             ok = False
@@ -234,7 +247,8 @@ def _names(defs) -> str:
 def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> bool:
     name = op.name
     n = len(op.operands)
-    raw = op.attributes.get(SEGMENT_ATTR)
+    seg_name = segment_attr_name(op)
+    raw = op.attributes.get(seg_name)
     if raw is None:
         if vi.sized:
             example = ", ".join("1" if d.is_single else "0" for d in opdef.operands)
@@ -254,7 +268,7 @@ def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> boo
         return True
     sizes = segment_sizes(op)
     if sizes is None:
-        emit(f"'{name}' op attribute '{SEGMENT_ATTR}' must be a dense i32 array like "
+        emit(f"'{name}' op attribute '{seg_name}' must be a dense i32 array like "
              f"array<i32: 1, 1, 0>, got {describe(raw)}")
         return False
     try:

@@ -16,13 +16,23 @@ from typing import Any
 DTYPE_NAMES: tuple[str, ...] = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
 FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
 INT_DTYPES = frozenset({"i8", "i32", "i64"})
-_DTYPE_SET = frozenset(DTYPE_NAMES)
+#: Element types with a sign (``si64``, as OneFlow prints its tensors) or unsigned (``ui8``), and
+#: the signless widths tdflow has no kernels of its own for. The verifier treats them as MLIR
+#: does (``si64`` is not ``i64``: an op declaring ``I64`` refuses it); kernels compute them in
+#: the numpy dtype of the same width and sign, and printing keeps the spelling.
+EXTRA_ELEMENT_TYPES: tuple[str, ...] = ("i16", "si8", "si16", "si32", "si64",
+                                        "ui8", "ui16", "ui32", "ui64")
+#: Every element type a tensor type may have.
+ELEMENT_TYPES: tuple[str, ...] = DTYPE_NAMES + EXTRA_ELEMENT_TYPES
+_DTYPE_SET = frozenset(ELEMENT_TYPES)
 
 # `DTYPES` (MLIR spelling -> numpy dtype; `i1` is a boolean, bf16 is computed in f32 on the CPU)
 # is built on first access (PEP 562), so that parsing and verifying IR never imports numpy:
 # `tdflow verify` starts in a fraction of the time.
 _NUMPY_NAMES = {"f16": "float16", "bf16": "float32", "f32": "float32", "f64": "float64",
-                "i1": "bool", "i8": "int8", "i32": "int32", "i64": "int64"}
+                "i1": "bool", "i8": "int8", "i32": "int32", "i64": "int64",
+                "i16": "int16", "si8": "int8", "si16": "int16", "si32": "int32", "si64": "int64",
+                "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}
 
 
 def __getattr__(name: str) -> Any:
@@ -31,7 +41,9 @@ def __getattr__(name: str) -> Any:
 
         dtypes = {k: np.dtype(v) for k, v in _NUMPY_NAMES.items()}
         globals()["DTYPES"] = dtypes
-        globals()["_FROM_NUMPY"] = {v: k for k, v in dtypes.items() if k != "bf16"}
+        # numpy -> MLIR is signless (int64 -> i64), so the signed spellings are left out.
+        globals()["_FROM_NUMPY"] = {v: k for k, v in dtypes.items()
+                                    if k != "bf16" and k[0] != "s"}
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -119,7 +131,7 @@ class TensorType:
         dtype = parts[-1]
         if dtype not in _DTYPE_SET:
             raise ValueError(f"unknown element type {dtype!r} in {text!r}; expected one of "
-                             f"{', '.join(DTYPE_NAMES)}")
+                             f"{', '.join(ELEMENT_TYPES)}")
         dims = parts[:-1]
         if dims == ["*"]:
             return cls(None, dtype)

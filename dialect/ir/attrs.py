@@ -42,6 +42,7 @@ from typing import Any
 __all__ = [
     "Attribute", "BoolAttr", "IntegerAttr", "FloatAttr", "StringAttr", "ArrayAttr",
     "DenseArrayAttr", "TypeAttr", "UnitAttr", "UNIT", "DictAttr", "SymbolRefAttr",
+    "OpaqueAttr", "DenseElementsAttr",
     "to_python", "format_float", "round_float", "escape_string", "print_attr_dict",
     "attr_name", "INT_TYPES_RE", "FLOAT_TYPES", "int_range",
 ]
@@ -347,8 +348,59 @@ class SymbolRefAttr(Attribute):
         return "@" + (self.value if _BARE_NAME.match(self.value) else escape_string(self.value))
 
 
+@dataclass(frozen=True, slots=True)
+class OpaqueAttr(Attribute):
+    """An attribute tdflow does not interpret, kept as its text: a dialect attribute
+    (``#sbp.S<0>``, ``#sbp.parallel<[] -> [#sbp.B]>``) or a builtin one it has no model for
+    (``affine_map<(d0) -> (d0)>``). It prints back exactly as written."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class DenseElementsAttr(Attribute):
+    """``dense<[1.0, 2.0]> : tensor<2xf32>``: the elements of a constant tensor.
+
+    ``value`` is the flat tuple of elements in row-major order (one element for a splat
+    ``dense<0.0>``; the parser makes any tensor of equal elements one, as MLIR does), or the ``"0x..."`` string of MLIR's hexadecimal form, kept as written.
+
+    >>> from tdflow.dialect.types import TensorType
+    >>> str(DenseElementsAttr(TensorType((2,), "f32"), (1.0, 2.0)))
+    'dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>'
+    """
+
+    type: Any
+    value: tuple | str
+
+    def _item(self, v) -> str:
+        dt = self.type.dtype
+        if dt == "i1":
+            return "true" if v else "false"
+        if dt in FLOAT_TYPES:
+            return format_float(v, dt)
+        return str(v)
+
+    def __str__(self) -> str:
+        if isinstance(self.value, str):
+            return f'dense<"{self.value}"> : {self.type}'
+        if not self.value:
+            return f"dense<> : {self.type}"
+        shape = self.type.shape or ()
+        vals = self.value
+        if len(vals) == 1:  # a splat, as MLIR prints every tensor of equal elements
+            return f"dense<{self._item(vals[0])}> : {self.type}"
+        items = [self._item(v) for v in vals]
+        for d in reversed(shape[1:]):
+            items = ["[" + ", ".join(items[i:i + d]) + "]" for i in range(0, len(items), d)]
+        body = "[" + ", ".join(items) + "]" if shape else items[0]
+        return f"dense<{body}> : {self.type}"
+
+
 AttrValue = (BoolAttr | IntegerAttr | FloatAttr | StringAttr | ArrayAttr | DenseArrayAttr
-             | TypeAttr | UnitAttr | DictAttr | SymbolRefAttr)
+             | TypeAttr | UnitAttr | DictAttr | SymbolRefAttr | OpaqueAttr | DenseElementsAttr)
 
 
 def print_attr_dict(attrs: dict[str, Attribute]) -> str:

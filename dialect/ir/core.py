@@ -41,10 +41,14 @@ from tdflow.dialect.types import FunctionType, TensorType
 Type = TensorType | FunctionType | str
 
 __all__ = ["Block", "FuncOp", "Location", "Module", "Operation", "Type", "UNKNOWN_LOC", "Value",
-           "RETURN"]
+           "RETURN", "FUNC", "JOB", "FUNC_KINDS"]
 
 #: Name of the terminator of every function body.
 RETURN = "func.return"
+#: The function ops, and the spelling of each one's terminator.
+FUNC = "func.func"
+JOB = "oneflow.job"
+FUNC_KINDS = {FUNC: RETURN, JOB: "oneflow.return"}
 
 
 class Location:
@@ -370,11 +374,11 @@ class FuncOp:
     ``arg_types`` are the body's argument types; ``result_types`` the declared results (the
     verifier checks ``func.return`` against them). ``visibility`` is ``None`` or ``"private"``/
     ``"public"``/``"nested"``; ``attributes`` holds extra function attributes, ``arg_attrs`` one
-    dict per argument (or ``None``).
+    dict per argument (or ``None``), ``res_attrs`` one per result (or ``None``).
     """
 
     __slots__ = ("name", "result_types", "body", "loc", "visibility", "attributes", "arg_attrs",
-                 "parent")
+                 "res_attrs", "kind", "parent")
 
     def __init__(self, name: str, arg_types: Sequence[Type] = (), result_types: Sequence[Type] = (),
                  arg_names: Sequence[str | None] = (), loc: Location | None = None,
@@ -389,6 +393,10 @@ class FuncOp:
         self.visibility: str | None = None
         self.attributes: dict[str, Any] = {}
         self.arg_attrs: list[dict[str, Any]] | None = None
+        self.res_attrs: list[dict[str, Any]] | None = None
+        #: The function op as written: ``func.func``, or ``oneflow.job`` (OneFlow's job
+        #: function, whose terminator ``oneflow.return`` is this IR's ``func.return``).
+        self.kind: str = FUNC
         self.parent: Module | None = None
 
     @property
@@ -421,6 +429,8 @@ class FuncOp:
         f.visibility = self.visibility
         f.attributes = dict(self.attributes)
         f.arg_attrs = None if self.arg_attrs is None else [dict(d) for d in self.arg_attrs]
+        f.res_attrs = None if self.res_attrs is None else [dict(d) for d in self.res_attrs]
+        f.kind = self.kind
         vmap: dict[Value, Value] = dict(zip(self.body.args, f.body.args))
         for op in self.body:
             new = op.clone([vmap.get(v, v) for v in op.operands])
@@ -442,12 +452,13 @@ class Module:
     with everything else.
     """
 
-    __slots__ = ("funcs", "loc", "attributes", "parse_diagnostics", "placeholder_locs",
+    __slots__ = ("funcs", "loc", "name", "attributes", "parse_diagnostics", "placeholder_locs",
                  "forward_use_locs")
 
     def __init__(self, funcs: Iterable[FuncOp] = (), loc: Location | None = None) -> None:
         self.funcs: list[FuncOp] = []
         self.loc = UNKNOWN_LOC if loc is None else loc
+        self.name: str | None = None  # `module @name`
         self.attributes: dict[str, Any] = {}
         self.parse_diagnostics: list = []
         #: Parser bookkeeping for precise verifier locations: where an undefined value
@@ -483,6 +494,7 @@ class Module:
     def clone(self) -> Module:
         """A deep copy of every function (see :meth:`FuncOp.clone`)."""
         m = Module([f.clone() for f in self.funcs], self.loc)
+        m.name = self.name
         m.attributes = dict(self.attributes)
         return m
 

@@ -27,8 +27,8 @@ def module_diff(a: Module, b: Module) -> str | None:
     """``None`` when ``a`` and ``b`` are structurally equal, else the first difference."""
     if len(a.funcs) != len(b.funcs):
         return f"{len(a.funcs)} functions vs {len(b.funcs)}"
-    if a.attributes != b.attributes:
-        return "module attributes differ"
+    if (a.name, a.attributes) != (b.name, b.attributes):
+        return "module name or attributes differ"
     for fa, fb in zip(a.funcs, b.funcs):
         d = _func_diff(fa, fb)
         if d is not None:
@@ -43,10 +43,12 @@ def _func_diff(fa: FuncOp, fb: FuncOp) -> str | None:
         return "argument types differ"
     if fa.result_types != fb.result_types:
         return "result types differ"
-    if (fa.visibility, fa.attributes) != (fb.visibility, fb.attributes):
+    if (fa.kind, fa.visibility, fa.attributes) != (fb.kind, fb.visibility, fb.attributes):
         return "function attributes differ"
     if (fa.arg_attrs or None) != (fb.arg_attrs or None):
         return "argument attributes differ"
+    if (fa.res_attrs or None) != (fb.res_attrs or None):
+        return "result attributes differ"
     if len(fa.body) != len(fb.body):
         return f"{len(fa.body)} ops vs {len(fb.body)}"
     # Map each value of `a` to its counterpart in `b`; an operand matches if it maps.

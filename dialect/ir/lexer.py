@@ -20,6 +20,9 @@ _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _NUMBER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+(\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)")
 _SCALAR_TYPE = re.compile(r"(?:[su]?i[1-9][0-9]*|bf16|f16|f32|f64|f8\w*|index|none)\b")
 _FILE_LINE_COL = re.compile(r'loc\("((?:[^"\\\n]|\\.)*)":([0-9]+):([0-9]+)\)')
+_LOC_REF = re.compile(r"loc\(#([\w$.\-]+)\)")
+#: Inside a nested ``loc(...)`` (name, fused, callsite): its first file position or alias.
+_LOC_PART = re.compile(r'"((?:[^"\\\n]|\\.)*)":([0-9]+):([0-9]+)|#([\w$.\-]+)')
 _ANY_TOKEN = re.compile(
     r'"(?:[^"\\\n]|\\.)*"?|%[\w$.\-#:]*|@[\w$.\-]*|\^[\w$.\-]*|[A-Za-z_][\w$.]*(?:<)?'
     r"|-?[0-9][\w.+\-]*|->|<\{|\}>|.",
@@ -67,13 +70,18 @@ def _signless(value: int, type: str) -> int:
 class Lexer:
     """Position bookkeeping and token helpers over one text (base of the parsers)."""
 
-    __slots__ = ("text", "file", "pos", "_line_starts")
+    __slots__ = ("text", "file", "pos", "_line_starts", "loc_aliases", "loc_defs", "loc_uses")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         self.text = text
         self.file = file
         self.pos = 0
         self._line_starts: list[int] | None = None
+        # `loc(#loc7)` may come before `#loc7 = loc(...)` (mlir-opt prints most definitions at
+        # the end): a use gets the alias's one Location object, filled in by resolve_locs().
+        self.loc_aliases: dict[str, Location] = {}
+        self.loc_defs: dict[str, tuple[Location | str | None, int]] = {}
+        self.loc_uses: dict[str, int] = {}
 
     # -- positions and errors --------------------------------------------------------------
     def loc(self, pos: int) -> Location:
@@ -159,7 +167,12 @@ class Lexer:
         return _unescape(m.group(1))
 
     def skip_loc(self) -> Location | None:
-        """Skip an optional ``loc(...)`` trailer; return it when it is ``loc("f":l:c)``."""
+        """Consume an optional ``loc(...)`` trailer; return its file position, if it has one.
+
+        ``loc("f":l:c)`` and ``loc(#alias)`` are located; in nested forms (``loc("name"(...))``,
+        ``fused[...]``, ``callsite(...)``) the first file position or alias inside counts;
+        ``loc(unknown)`` and a bare name have none (the caller uses the source position).
+        """
         self.skip()
         text, pos = self.text, self.pos
         if not text.startswith("loc(", pos):
@@ -168,7 +181,21 @@ class Lexer:
         if m is not None:
             self.pos = m.end()
             return Location(_unescape(m.group(1)), int(m.group(2)), int(m.group(3)))
-        depth, i, n = 0, pos + 3, len(text)
+        m = _LOC_REF.match(text, pos)
+        if m is not None:
+            self.pos = m.end()
+            return self.loc_alias(m.group(1), pos)
+        end = self._loc_end(pos)
+        self.pos = end
+        for part in _LOC_PART.finditer(text, pos + 4, end):
+            if part.group(4) is not None:
+                return self.loc_alias(part.group(4), part.start())
+            return Location(_unescape(part.group(1)), int(part.group(2)), int(part.group(3)))
+        return None
+
+    def _loc_end(self, pos: int) -> int:
+        depth, i, n = 0, pos + 3, len(self.text)
+        text = self.text
         while i < n:
             c = text[i]
             if c == '"':
@@ -182,7 +209,63 @@ class Lexer:
             elif c == ")":
                 depth -= 1
                 if depth == 0:
-                    self.pos = i + 1
-                    return None
+                    return i + 1
             i += 1
         raise self.error("unterminated 'loc(' (expected ')')", pos)
+
+    def loc_alias(self, name: str, pos: int) -> Location:
+        """The Location object that ``#name`` will hold once resolved (used at ``pos``)."""
+        loc = self.loc_aliases.get(name)
+        if loc is None:
+            loc = self.loc_aliases[name] = Location(self.file, 0, 0)
+            self.loc_uses[name] = pos
+        return loc
+
+    def define_loc_alias(self, name: str, pos: int) -> None:
+        """``#name = loc(...)`` at ``pos`` (the text is at ``loc(``)."""
+        if name in self.loc_defs:
+            raise self.error(f"redefinition of location alias '#{name}'", pos)
+        self.skip()
+        text, start = self.text, self.pos
+        m = _LOC_REF.match(text, start)
+        if m is not None:
+            self.pos = m.end()
+            self.loc_defs[name] = (m.group(1), pos)
+            return
+        m = _FILE_LINE_COL.match(text, start)
+        if m is None:  # nested: its first file position or alias
+            end = self._loc_end(start)
+            part = _LOC_PART.search(text, start + 4, end)
+            self.pos = end
+            if part is None:
+                self.loc_defs[name] = (None, pos)
+            elif part.group(4) is not None:
+                self.loc_defs[name] = (part.group(4), pos)
+            else:
+                self.loc_defs[name] = (Location(_unescape(part.group(1)), int(part.group(2)),
+                                                int(part.group(3))), pos)
+            return
+        self.pos = m.end()
+        self.loc_defs[name] = (Location(_unescape(m.group(1)), int(m.group(2)),
+                                        int(m.group(3))), pos)
+
+    def resolve_locs(self) -> None:
+        """Fill every used ``#loc`` with its definition (following ``#a = loc(#b)``); an
+        alias without a file position takes the position of its first use."""
+        defs = self.loc_defs
+        for name, loc in self.loc_aliases.items():
+            target: Location | str | None = name
+            seen = set()
+            while isinstance(target, str):
+                if target in seen:
+                    raise self.error(f"location alias '#{name}' refers to itself",
+                                     self.loc_uses[name])
+                seen.add(target)
+                entry = defs.get(target)
+                if entry is None:
+                    raise self.error(f"undefined location alias '#{target}'",
+                                     self.loc_uses.get(target, self.loc_uses[name]))
+                target = entry[0]
+            if target is None:
+                target = self.loc(self.loc_uses[name])
+            loc.file, loc.line, loc.col = target.file, target.line, target.col

@@ -40,7 +40,16 @@ from tdflow.dialect.ir.attrs import (
     StringAttr,
     TypeAttr,
 )
-from tdflow.dialect.ir.core import RETURN, Block, FuncOp, Location, Module, Operation, Value
+from tdflow.dialect.ir.core import (
+    FUNC_KINDS,
+    RETURN,
+    Block,
+    FuncOp,
+    Location,
+    Module,
+    Operation,
+    Value,
+)
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, register_source
 from tdflow.dialect.ir.lexer import _BARE_ID, _RESULT_GROUP, _SSA_ID, _SSA_USE, _SYMBOL
 from tdflow.dialect.ir.source import check_text, decode_source, read_source
@@ -63,6 +72,9 @@ _FAST_OP = re.compile(
     r"[ \t\r]*(?=\n|//|\Z)",
 )
 _BLOCK_LABEL = re.compile(r"\^[\w$.\-]+")
+_MODULE_WORD = re.compile(r"module(?![\w$.])")
+_ALIAS_DEF = re.compile(r"([#!])([A-Za-z_][\w$.\-]*)[ \t]*=")
+_GENERIC_FUNC = re.compile(r'"(func\.func|oneflow\.job)"')
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 
 
@@ -74,7 +86,7 @@ class Parser(TypeAttrParser):
     """A recursive-descent parser over one text. Use :func:`parse_module`."""
 
     __slots__ = ("tails", "diags", "scope", "forward", "block", "placeholder_locs",
-                 "forward_use_locs")
+                 "forward_use_locs", "terminator")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
@@ -89,74 +101,144 @@ class Parser(TypeAttrParser):
         self.block: Block | None = None
         self.placeholder_locs: dict[Value, Location | None] = {}
         self.forward_use_locs: dict[Operation, Location] = {}
+        self.terminator = RETURN
 
     # -- module and functions --------------------------------------------------------------
     def parse_module(self) -> Module:
+        """Aliases, then ``module {...}`` (several at top level are merged into one module, in
+        order), ``"builtin.module"() ({...})``, or a bare list of functions."""
         self.skip()
         module = Module(loc=self.loc(self.pos))
-        if self.keyword("module"):
-            self.match(_SYMBOL)
-            if self.keyword("attributes"):
-                self.expect("{")
-                module.attributes = self.parse_attr_dict()
-            self.expect("{", "'{' opening the module body")
-            self.parse_funcs(module, "}")
-            self.skip_loc()
-        elif self.peek('"builtin.module"'):
-            self.pos += len('"builtin.module"')
-            self.expect("(")
-            self.expect(")")
-            if self.accept("<{"):
-                module.attributes.update(self.parse_attr_dict("}>"))
-            self.expect("(", "'(' before the module's region")
-            self.expect("{")
-            self.match(_BLOCK_LABEL)
-            self.accept(":")
-            self.parse_funcs(module, "}")
-            self.expect(")")
-            module.attributes.update(self.parse_region_op_tail())
-            self.skip_loc()
-        else:
-            self.parse_funcs(module, None)
-        self.skip_aliases()
-        if self.skip() < len(self.text):
-            raise self.expected("end of input")
+        n_modules = 0
+        while True:
+            self.parse_alias_defs()
+            pos = self.skip()
+            if pos >= len(self.text):
+                break
+            if self.keyword("module"):
+                self.parse_custom_module(module, pos, n_modules)
+            elif self.text.startswith('"builtin.module"', pos):
+                self.pos += len('"builtin.module"')
+                self.parse_generic_module(module, pos, n_modules)
+            elif n_modules:
+                if self.text.startswith("{-#", pos):
+                    raise self.error("file metadata '{-# ... #-}' (dialect resources) is not "
+                                     "supported; write constants as dense<...> attributes")
+                raise self.expected("'module' or end of input")
+            else:
+                self.parse_funcs(module, None)
+                continue
+            n_modules += 1
+        self.resolve_locs()
         module.parse_diagnostics = self.diags
         module.placeholder_locs = self.placeholder_locs
         module.forward_use_locs = self.forward_use_locs
         return module
 
-    def skip_aliases(self) -> None:
-        """Skip ``#loc1 = loc(...)`` alias definitions (what ``-mlir-print-debuginfo`` adds)."""
-        while self.peek("#"):
-            end = self.text.find("\n", self.pos)
-            self.pos = len(self.text) if end < 0 else end
+    def _module_header(self, module: Module, name: str | None, attrs: dict, pos: int,
+                       n_modules: int) -> None:
+        """Merge one top-level module's name and attributes into ``module``."""
+        if n_modules == 0:
+            module.loc = self.loc(pos)
+            module.name = name
+        for k, v in attrs.items():
+            old = module.attributes.get(k)
+            if old is not None and old != v:
+                raise self.error(f"module attribute '{k}' is {v} here but {old} in an earlier "
+                                 f"module (modules in one file are merged)", pos)
+            module.attributes[k] = v
+
+    def parse_custom_module(self, module: Module, pos: int, n_modules: int) -> None:
+        m = self.match(_SYMBOL)
+        attrs = {}
+        if self.keyword("attributes"):
+            self.expect("{")
+            attrs = self.parse_attr_dict()
+        self._module_header(module, m.group(1) if m else None, attrs, pos, n_modules)
+        self.expect("{", "'{' opening the module body")
+        self.parse_funcs(module, "}")
+        loc = self.skip_loc()
+        if loc is not None and n_modules == 0:
+            module.loc = loc
+
+    def parse_generic_module(self, module: Module, pos: int, n_modules: int) -> None:
+        self.expect("(")
+        self.expect(")")
+        attrs: dict = {}
+        if self.accept("<{"):
+            attrs = self.parse_attr_dict("}>")
+        self.expect("(", "'(' before the module's region")
+        self.expect("{")
+        self.match(_BLOCK_LABEL)
+        self.accept(":")
+        parsed = Module()
+        self.parse_funcs(parsed, "}")
+        self.expect(")")
+        attrs.update(self.parse_region_op_tail())
+        name = attrs.pop("sym_name", None)
+        self._module_header(module, name.value if isinstance(name, StringAttr) else None,
+                            attrs, pos, n_modules)
+        for f in parsed.funcs:
+            module.add(f)
+        loc = self.skip_loc()
+        if loc is not None and n_modules == 0:
+            module.loc = loc
+
+    def parse_alias_defs(self) -> None:
+        """``#name = attr``, ``#loc3 = loc(...)`` and ``!name = type`` definitions."""
+        text = self.text
+        while True:
+            pos = self.skip()
+            if not (text.startswith("#", pos) or text.startswith("!", pos)):
+                return
+            m = _ALIAS_DEF.match(text, pos)
+            if m is None:
+                raise self.expected("an alias definition like '#map = ...' or '!t = ...'")
+            name = m.group(2)
+            self.pos = m.end()
+            if m.group(1) == "!":
+                if name in self.type_aliases:
+                    raise self.error(f"redefinition of type alias '!{name}'", pos)
+                self.type_aliases[name] = self.parse_type()
+            elif self.peek("loc("):
+                self.define_loc_alias(name, pos)
+            else:
+                if name in self.attr_aliases:
+                    raise self.error(f"redefinition of attribute alias '#{name}'", pos)
+                self.attr_aliases[name] = self.parse_attr()
 
     def parse_funcs(self, module: Module, close: str | None) -> None:
         while True:
-            self.skip_aliases()
-            self.skip()
+            self.parse_alias_defs()
+            pos = self.skip()
             if close is not None and self.accept(close):
                 return
             if self.pos >= len(self.text):
                 if close is None:
                     return
                 raise self.expected(f"'{close}' closing the module")
-            if self.keyword("func.func"):
-                module.add(self.parse_custom_func())
-            elif self.text.startswith('"func.func"', self.pos):
-                self.pos += len('"func.func"')
-                module.add(self.parse_generic_func())
+            kind = self.keyword(*FUNC_KINDS)
+            if kind is not None:
+                module.add(self.parse_custom_func(kind))
+                continue
+            m = _GENERIC_FUNC.match(self.text, pos)
+            if m is not None:
+                self.pos = m.end()
+                module.add(self.parse_generic_func(m.group(1)))
+            elif close is None and _MODULE_WORD.match(self.text, pos):
+                return
             else:
                 raise self.expected("a function ('func.func @name(...) {...}')")
 
-    def _begin_body(self, block: Block) -> None:
+    def _begin_body(self, block: Block, kind: str) -> None:
         self.scope = {}
         self.forward = {}
         self.block = block
+        # The terminator as this kind of function spells it ("oneflow.return" in a job).
+        self.terminator = FUNC_KINDS[kind]
 
-    def parse_custom_func(self) -> FuncOp:
-        start = self.pos - len("func.func")
+    def parse_custom_func(self, kind: str) -> FuncOp:
+        start = self.pos - len(kind)
         loc = self.loc(start)
         visibility = self.keyword("private", "public", "nested")
         self.skip()
@@ -195,20 +277,27 @@ class Parser(TypeAttrParser):
                 if not self.accept(","):
                     raise self.expected("',' or ')' in the argument list")
         results: tuple = ()
+        res_attrs: list[dict] = []
         if self.accept("->"):
             if self.accept("("):
-                results = self.parse_result_type_list()
+                results = self.parse_result_type_list(res_attrs)
             else:
                 results = (self.parse_type(),)
         f = FuncOp(name, (), results, loc=loc, body=block)
+        f.kind = kind
         f.visibility = visibility
         if any(arg_attrs):
             f.arg_attrs = arg_attrs
+        if any(res_attrs):
+            f.res_attrs = res_attrs
         if self.keyword("attributes"):
             self.expect("{")
             f.attributes = self.parse_attr_dict()
         self.skip()
         if not self.accept("{"):
+            if visibility == "private" and not self.text.startswith("(", self.pos):
+                raise self.error(f"function declarations (a '{kind}' without a body) are not "
+                                 f"supported: tdflow runs every function it verifies", start)
             raise self.expected("'{' opening the function body")
         if self.peek("^"):  # an entry block label without arguments is tolerated
             lpos = self.pos
@@ -217,7 +306,7 @@ class Parser(TypeAttrParser):
                 raise self.error("the entry block of 'func.func @name(...)' takes the function's "
                                  "arguments; remove the block argument list", lpos)
             self.expect(":", "':' after the block label")
-        self._begin_body(block)
+        self._begin_body(block, kind)
         for n, a, apos in arg_positions:
             self.define(n, (a,), apos)
         self.parse_body(block)
@@ -226,14 +315,13 @@ class Parser(TypeAttrParser):
             f.loc = floc
         return f
 
-    def parse_result_type_list(self) -> tuple:
-        """``(T {attrs}, T)`` after ``(``; result attributes are tolerated and dropped."""
+    def parse_result_type_list(self, res_attrs: list[dict]) -> tuple:
+        """``(T {attrs}, T)`` after ``(``; each result's attributes go to ``res_attrs``."""
         types = []
         if not self.accept(")"):
             while True:
                 types.append(self.parse_type())
-                if self.accept("{"):
-                    self.parse_attr_dict()
+                res_attrs.append(self.parse_attr_dict() if self.accept("{") else {})
                 if self.accept(")"):
                     break
                 if not self.accept(","):
@@ -248,11 +336,11 @@ class Parser(TypeAttrParser):
             self.expect(token)
         return attrs
 
-    def parse_generic_func(self) -> FuncOp:
-        start = self.pos - len('"func.func"')
+    def parse_generic_func(self, kind: str) -> FuncOp:
+        start = self.pos - len(kind) - 2
         self.expect("(")
         if not self.accept(")"):
-            raise self.error("'func.func' takes no operands", self.pos)
+            raise self.error(f"'{kind}' takes no operands", self.pos)
         props: dict = {}
         if self.accept("<{"):
             props = self.parse_attr_dict("}>")
@@ -278,13 +366,15 @@ class Parser(TypeAttrParser):
                         t = self.parse_type()
                         a = block.add_arg(t, am.group(1), self.loc(apos))
                         arg_positions.append((am.group(1), a, apos))
-                        self.skip_loc()
+                        aloc = self.skip_loc()
+                        if aloc is not None:
+                            block.arg_locs[-1] = aloc
                         if self.accept(")"):
                             break
                         if not self.accept(","):
                             raise self.expected("',' or ')' in the block arguments")
             self.expect(":", f"':' after the block label '{bm.group() if bm else '^bb0'}'")
-        self._begin_body(block)
+        self._begin_body(block, kind)
         for n, a, apos in arg_positions:
             self.define(n, (a,), apos)
         self.parse_body(block)
@@ -303,13 +393,16 @@ class Parser(TypeAttrParser):
             raise self.error(f"the entry block arguments ({', '.join(str(a.type) for a in block.args)}) "
                              f"do not match the function type {ftype.value}", start)
         f = FuncOp(name.value, (), ftype.value.results, loc=loc, body=block)
+        f.kind = kind
         vis = props.pop("sym_visibility", None)
         if vis is not None:
             f.visibility = vis.value if isinstance(vis, StringAttr) else str(vis)
         aa = props.pop("arg_attrs", None)
         if isinstance(aa, ArrayAttr):
             f.arg_attrs = [d.as_dict() if isinstance(d, DictAttr) else {} for d in aa.value]
-        props.pop("res_attrs", None)
+        ra = props.pop("res_attrs", None)
+        if isinstance(ra, ArrayAttr):
+            f.res_attrs = [d.as_dict() if isinstance(d, DictAttr) else {} for d in ra.value]
         f.attributes = props
         return f
 
@@ -416,6 +509,8 @@ class Parser(TypeAttrParser):
 
     def fast_op(self, m: re.Match, block: Block) -> None:
         res, count, name, operands_text, tail = m.groups()
+        if name == self.terminator and name != RETURN:
+            raise _Fallback  # "oneflow.return" is the function's terminator: parse_op maps it
         info = self.tails.get(tail)
         if info is None:
             info = self._sub(m.start(5), m.end(5), self._parse_tail)
@@ -529,7 +624,7 @@ class Parser(TypeAttrParser):
         if text.startswith('"', opos):
             name = self.string("an operation name")
         else:
-            word = self.keyword("return", "func.return")
+            word = self.keyword("return", "func.return", self.terminator)
             if word is not None:
                 if groups:
                     raise self.error("'return' has no results", start)
@@ -543,6 +638,8 @@ class Parser(TypeAttrParser):
             raise self.expected("an operation (a quoted name like \"tdflow.relu\", or 'return')")
         if not name:
             raise self.error("empty operation name", opos)
+        if name == self.terminator:
+            name = RETURN
         self.expect("(", "'(' starting the operand list")
         uses: list[tuple[str, int, int]] = []
         if not self.accept(")"):
@@ -555,7 +652,9 @@ class Parser(TypeAttrParser):
         if self.accept("<{"):
             attrs = self.parse_attr_dict("}>")
         if self.peek("("):
-            raise self.error(f"'{name}': operations with regions are not supported")
+            raise self.error(f"'{name}': operations with regions are not supported (tdflow "
+                             f"functions are one block of region-free operations; only "
+                             f"'func.func', 'oneflow.job' and 'builtin.module' hold regions)")
         if self.accept("{"):
             apos = self.pos - 1
             more = self.parse_attr_dict()

@@ -30,7 +30,7 @@ from tdflow.dialect.ir.attrs import (
     attr_name,
     escape_string,
 )
-from tdflow.dialect.ir.core import RETURN, FuncOp, Location, Module, Operation, Value
+from tdflow.dialect.ir.core import FUNC_KINDS, RETURN, FuncOp, Location, Module, Operation, Value
 from tdflow.dialect.types import FunctionType
 
 __all__ = ["print_module", "print_func", "print_op", "print_type"]
@@ -102,10 +102,13 @@ class _Printer:
                 props["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(d.items()))
                                                      for d in f.arg_attrs))
             props["function_type"] = TypeAttr(f.function_type)
+            if f.res_attrs and any(f.res_attrs):
+                props["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(d.items()))
+                                                     for d in f.res_attrs))
             props["sym_name"] = StringAttr(f.name)
             if f.visibility:
                 props["sym_visibility"] = StringAttr(f.visibility)
-            head = f'"func.func"() <{self.attr_dict(props, cache=False)}> ({{\n'
+            head = f'"{f.kind}"() <{self.attr_dict(props, cache=False)}> ({{\n'
             self.out.append(head)
             if args:
                 self.out.append("^bb0(" + ", ".join(
@@ -123,8 +126,12 @@ class _Printer:
             if f.arg_attrs and f.arg_attrs[i]:
                 s += " " + self.attr_dict(f.arg_attrs[i])
             arg_texts.append(s)
-        head = f"func.func {vis}{_symbol(f.name)}({', '.join(arg_texts)})"
-        if f.result_types:
+        head = f"{f.kind} {vis}{_symbol(f.name)}({', '.join(arg_texts)})"
+        if f.res_attrs and any(f.res_attrs):
+            head += " -> (" + ", ".join(
+                self.type_str(t) + (f" {self.attr_dict(d)}" if d else "")
+                for t, d in zip(f.result_types, f.res_attrs)) + ")"
+        elif f.result_types:
             head += " -> " + self.results_type(f.result_types)
         if f.attributes:
             head += " attributes " + self.attr_dict(f.attributes)
@@ -165,17 +172,23 @@ class _Printer:
         generic = self.generic
         locs = self.locs
         type_str = self.type_str
+        # The terminator as the function's kind spells it (`oneflow.return` in a job).
+        ret = FUNC_KINDS.get(f.kind, RETURN)
+        custom_ret = "return" if ret == RETURN else ret
         for op in f.body:
             if op.name == RETURN and not generic and not op.attributes:
                 if op.operands:
                     vals = ", ".join([_use(names, v) for v in op.operands])
                     tys = ", ".join([type_str(v.type) for v in op.operands])
-                    line = f"  return {vals} : {tys}"
+                    line = f"  {custom_ret} {vals} : {tys}"
                 else:
-                    line = "  return"
+                    line = f"  {custom_ret}"
                 out.append(line + (_loc_str(op.loc) if locs else "") + "\n")
                 continue
-            out.append(self.op_line(op, names) + "\n")
+            line = self.op_line(op, names)
+            if op.name == RETURN and ret != RETURN:
+                line = line.replace('"func.return"', f'"{ret}"', 1)
+            out.append(line + "\n")
 
     def op_line(self, op: Operation, names: dict[Value, str]) -> str:
         results = op.results
@@ -217,13 +230,16 @@ def print_module(module: Module, generic: bool = False, locs: bool = False) -> s
     """The module as text. ``generic=True`` also prints ``func.func``/``return`` generically;
     ``locs=True`` adds ``loc("file":line:col)`` trailers."""
     p = _Printer(generic, locs)
-    if module.attributes:
-        p.out.append(f"module attributes {p.attr_dict(module.attributes)} {{\n")
+    wrap = bool(module.attributes) or module.name is not None
+    if wrap:
+        name = f" {_symbol(module.name)}" if module.name is not None else ""
+        attrs = f" attributes {p.attr_dict(module.attributes)}" if module.attributes else ""
+        p.out.append(f"module{name}{attrs} {{\n")
     for i, f in enumerate(module.funcs):
         if i:
             p.out.append("\n")
         p.func(f)
-    if module.attributes:
+    if wrap:
         p.out.append("}\n")
     return "".join(p.out)
 

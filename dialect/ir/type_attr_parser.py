@@ -8,6 +8,8 @@ TensorType(shape=(4, None), dtype='f32')
 
 from __future__ import annotations
 
+import re
+
 from tdflow.dialect.ir.attrs import (
     FLOAT_TYPES,
     INT_TYPES_RE,
@@ -15,9 +17,11 @@ from tdflow.dialect.ir.attrs import (
     ArrayAttr,
     BoolAttr,
     DenseArrayAttr,
+    DenseElementsAttr,
     DictAttr,
     FloatAttr,
     IntegerAttr,
+    OpaqueAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
@@ -33,7 +37,7 @@ from tdflow.dialect.ir.lexer import (
     Lexer,
     _signless,
 )
-from tdflow.dialect.types import DTYPE_NAMES, FunctionType, TensorType
+from tdflow.dialect.types import ELEMENT_TYPES, FunctionType, TensorType
 
 __all__ = ["TypeAttrParser", "parse_type", "parse_attribute", "MAX_NESTING"]
 
@@ -49,6 +53,14 @@ MAX_INT_WIDTH = (1 << 24) - 1
 #: Decimal integer literals longer than this are refused: converting one costs time quadratic in
 #: its length (Python's own limit for ``int(str)``), and none fits a 64-bit type anyway.
 MAX_DECIMAL_DIGITS = 4300
+#: ``#name``/``!name``: an alias, or with a ``.`` (``#sbp.B``) a dialect attribute or type.
+_HASH_ID = re.compile(r"[#!]([A-Za-z_][\w$.\-]*)")
+#: What nests in the body ``<...>`` of a dialect attribute: strings are skipped whole and
+#: ``->`` is not a closing ``>`` (``#sbp.parallel<[] -> [#sbp.B]>``), as in MLIR's lexer.
+_BODY_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|->|[<>\[\](){}]')
+_CLOSERS = {"<": ">", "[": "]", "(": ")", "{": "}"}
+#: Builtin attributes tdflow keeps as text (it has no model of their contents).
+_OPAQUE_BUILTINS = ("affine_map", "affine_set", "strided", "distinct")
 _COMMON_SCALARS = frozenset({"i1", "i8", "i16", "i32", "i64", "si32", "si64", "ui8", "f16",
                              "bf16", "f32", "f64", "index", "none"})
 
@@ -56,12 +68,58 @@ _COMMON_SCALARS = frozenset({"i1", "i8", "i16", "i32", "i64", "si32", "si64", "u
 class TypeAttrParser(Lexer):
     """Types (``tensor<...>``, scalars, function types) and attribute values."""
 
-    __slots__ = ("types", "depth")
+    __slots__ = ("types", "depth", "attr_aliases", "type_aliases")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
         self.types: dict[str, object] = {}  # tensor type text -> TensorType (types repeat)
         self.depth = 0  # open '[', '{' and '(' of the type or attribute being parsed
+        # `#map = ...` and `!t = ...` defined at the top of the file (uses follow definitions,
+        # as in MLIR; a use is replaced by the value, so printing writes the value in place).
+        self.attr_aliases: dict[str, object] = {}
+        self.type_aliases: dict[str, object] = {}
+
+    def balanced_body(self, pos: int, what: str) -> int:
+        """The end of the ``<...>`` (or ``[...]``, ``(...)``) starting at ``pos``."""
+        stack: list[str] = []
+        for m in _BODY_TOKEN.finditer(self.text, pos):
+            tok = m.group()
+            if tok in _CLOSERS:
+                stack.append(_CLOSERS[tok])
+                if len(stack) > MAX_NESTING:
+                    raise self.error(f"nesting too deep: more than {MAX_NESTING} levels in "
+                                     f"{what}", pos)
+            elif tok in (">", "]", ")", "}"):
+                if not stack or stack.pop() != tok:
+                    raise self.error(f"unbalanced '{tok}' in {what}", m.start())
+                if not stack:
+                    return m.end()
+        raise self.error(f"unterminated {what} (expected '{stack[-1] if stack else '>'}')", pos)
+
+    def parse_hash(self, sigil_what: str):
+        """``#alias`` / ``!alias`` (its value) or a dialect attribute / type ``#sbp.S<0>``
+        (its text: an :class:`OpaqueAttr`, or for a type the ``str`` of its spelling)."""
+        pos = self.pos
+        text = self.text
+        m = _HASH_ID.match(text, pos)
+        if m is None:
+            raise self.expected(f"{sigil_what} name after '{text[pos]}'")
+        end = m.end()
+        name = m.group(1)
+        is_attr = text[pos] == "#"
+        if "." not in name and not text.startswith("<", end):
+            table = self.attr_aliases if is_attr else self.type_aliases
+            value = table.get(name)
+            if value is None:
+                raise self.error(f"undefined {'attribute' if is_attr else 'type'} alias "
+                                 f"'{m.group()}' (an alias is defined before its first use: "
+                                 f"'{m.group()} = ...' at the top of the file)", pos)
+            self.pos = end
+            return value
+        if text.startswith("<", end):
+            end = self.balanced_body(end, f"the dialect {sigil_what} '{m.group()}<...>'")
+        self.pos = end
+        return OpaqueAttr(text[pos:end]) if is_attr else text[pos:end]
 
     def _enter(self, pos: int) -> None:
         """One more level of nesting, opened at ``pos``; an error past :data:`MAX_NESTING`."""
@@ -93,6 +151,8 @@ class TypeAttrParser(Lexer):
         if text.startswith("(", pos):
             ins, outs = self.parse_function_type()
             return FunctionType(ins, outs)
+        if text.startswith("!", pos):
+            return self.parse_hash("type")
         m = _SCALAR_TYPE.match(text, pos)
         if m is not None:
             t = m.group()
@@ -111,9 +171,9 @@ class TypeAttrParser(Lexer):
         body = s[len("tensor<"):-1]
         parts = body.replace(" ", "").split("x")
         dtype = parts[-1]
-        if dtype not in DTYPE_NAMES:
+        if dtype not in ELEMENT_TYPES:
             raise self.error(f"unknown element type '{_short(dtype)}' in a tensor type; expected "
-                             f"one of {', '.join(DTYPE_NAMES)}", pos)
+                             f"one of {', '.join(ELEMENT_TYPES)}", pos)
         start = pos + len("tensor<")
         for part in body.split("x")[:-1]:
             if part.isdigit() and (not part.isascii() or len(part) > 19
@@ -210,8 +270,10 @@ class TypeAttrParser(Lexer):
             return SymbolRefAttr(self.string("a symbol name after '@'"))
         if c == "-" or c.isdigit():
             return self.parse_number_attr()
-        if c == "(":
+        if c == "(" or c == "!":
             return TypeAttr(self.parse_type())
+        if c == "#":
+            return self.parse_hash("attribute")
         m = _BARE_ID.match(text, pos)
         if m is not None:
             word = m.group()
@@ -227,13 +289,119 @@ class TypeAttrParser(Lexer):
                 return UNIT
             if word == "array" and text.startswith("array<", pos):
                 return self.parse_dense_array()
-            if word == "dense" or word.startswith("dense_"):
-                raise self.error("dense elements attributes are not supported; write an array "
-                                 "like [1, 2] or array<i64: 1, 2>", pos)
+            if word == "dense" and text.startswith("dense<", pos):
+                return self.parse_dense_elements()
+            if word.startswith("dense_") or word == "sparse":
+                raise self.error(f"'{word}' attributes are not supported (their data lives "
+                                 f"outside the attribute, in a '{{-# dialect_resources #-}}' "
+                                 f"section tdflow does not read); write the constant as "
+                                 f"dense<[...]> : tensor<...>", pos)
+            if word in _OPAQUE_BUILTINS and text.startswith("<", m.end()):
+                self.pos = self.balanced_body(m.end(), f"'{word}<...>'")
+                return OpaqueAttr(text[pos:self.pos])
             if word == "tensor" or _SCALAR_TYPE.match(text, pos):
                 return TypeAttr(self.parse_type())
         raise self.expected("an attribute value (true, 3, 0.5 : f32, \"text\", [..], "
                             "array<i64: ..>, a type)")
+
+    def parse_dense_elements(self) -> DenseElementsAttr:
+        """``dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>``, ``dense<0.0> : tensor<4xf32>``
+        (splat), ``dense<"0x...">`` (hexadecimal, kept as written), ``dense<> : tensor<0xf32>``."""
+        start = self.pos
+        self.pos += len("dense<")
+        self.skip()
+        value: tuple | str
+        if self.text.startswith('"', self.pos):
+            value = self.string()
+            if not value.startswith("0x"):
+                raise self.error("a string in dense<...> is hexadecimal data like \"0x0000803F\"",
+                                 start)
+            nested = None
+        elif self.peek(">"):
+            nested = []
+        else:
+            nested = self._dense_item(start)
+        self.expect(">", "'>' closing dense<...>")
+        self.expect(":", "':' and the tensor type of the dense<...> attribute")
+        tpos = self.skip()
+        t = self.parse_type()
+        if not isinstance(t, TensorType) or not t.is_static:
+            raise self.error(f"the type of a dense<...> attribute is a static tensor type like "
+                             f"'tensor<2x2xf32>', found '{t}'", tpos)
+        if nested is None:
+            return DenseElementsAttr(t, value)  # type: ignore[arg-type]
+        flat: list = []
+        shape = self._dense_shape(nested, flat, start)
+        if not (isinstance(nested, list) and shape == t.shape) and not (
+                not isinstance(nested, list) and flat):
+            raise self.error(f"dense<...> has shape {list(shape)} but its type is {t}", start)
+        if not isinstance(nested, list) and not t.numel:
+            raise self.error(f"a splat dense<...> needs a non-empty tensor type, found {t}", start)
+        dt = t.dtype
+        vals = []
+        for lit, vpos in flat:
+            if dt == "i1":
+                if lit not in ("true", "false", "0", "1"):
+                    raise self.error(f"expected 'true' or 'false' in dense<...> of {t}", vpos)
+                vals.append(lit in ("true", "1"))
+            elif lit in ("true", "false"):
+                raise self.error(f"a boolean in dense<...> of {t}", vpos)
+            elif dt in FLOAT_TYPES:
+                v = self._float_literal(lit, dt, vpos)
+                try:
+                    vals.append(FloatAttr(v, dt).value)
+                except OverflowError:
+                    raise self.error(f"{lit} is out of range for {dt}", vpos) from None
+            else:
+                if "." in lit or "e" in lit.lower().replace("0x", ""):
+                    raise self.error(f"expected an integer in dense<...> of {t}, found {lit}",
+                                     vpos)
+                v = self._int_literal(lit, vpos)
+                lo, hi = int_range(dt)
+                if not lo <= v <= hi:
+                    raise self.error(f"{_short(lit)} is out of range for {dt}", vpos)
+                vals.append(_signless(v, dt))
+        if vals and all(v == vals[0] for v in vals):  # MLIR keeps equal elements as a splat
+            vals = vals[:1]
+        return DenseElementsAttr(t, tuple(vals))
+
+    def _dense_item(self, start: int):
+        """A literal (``(text, position)``) or a nested list of them, inside ``dense<...>``."""
+        self.skip()
+        pos = self.pos
+        if self.accept("["):
+            self._enter(pos)
+            items: list = []
+            if not self.accept("]"):
+                while True:
+                    items.append(self._dense_item(start))
+                    if self.accept("]"):
+                        break
+                    if not self.accept(","):
+                        raise self.expected("',' or ']' in dense<...>")
+            self.depth -= 1
+            return items
+        w = self.keyword("true", "false")
+        if w is not None:
+            return (w, pos)
+        m = self.match(_NUMBER)
+        if m is None:
+            if self.text.startswith("(", pos):
+                raise self.error("complex elements in dense<...> are not supported", pos)
+            raise self.expected("a number, 'true', 'false' or '[' in dense<...>")
+        return (m.group(), pos)
+
+    def _dense_shape(self, nested, flat: list, start: int) -> tuple:
+        """The shape of a nested list (every sub-list the same length); leaves go to ``flat``."""
+        if not isinstance(nested, list):
+            flat.append(nested)
+            return ()
+        if not nested:
+            return (0,)
+        shapes = {self._dense_shape(x, flat, start) for x in nested}
+        if len(shapes) != 1:
+            raise self.error("dense<...> has nested lists of different lengths", start)
+        return (len(nested), *shapes.pop())
 
     def parse_number_attr(self):
         start = self.pos
