@@ -38,13 +38,16 @@ class OpInfo:
     """Everything the hot path needs about one op, computed once per dialect and registry state."""
 
     __slots__ = ("op", "defaults", "kinds", "required", "operand_names", "all_single", "check",
-                 "logical", "dtype", "fallback")
+                 "logical", "dtype", "fallback", "op_conf")
 
     def __init__(self, op: OpDef, hooks: dict) -> None:
         self.op = op
         self.defaults = {a.name: a.default for a in op.attributes
                          if a.default_text is not None}
         self.kinds = {a.name: a.kind for a in op.attributes}
+        # OneFlow's op_conf_attrs (op_name, device_tag, ...): checked by the verifier, not
+        # given to hooks.
+        self.op_conf = frozenset(a.name for a in op.op_conf_attrs)
         self.required = tuple(a.name for a in op.attributes if a.required)
         self.operand_names = op.operand_names
         self.all_single = not op.has_variable_operands
@@ -66,10 +69,10 @@ def typed_attrs(info: OpInfo, attrs: dict[str, Any] | None) -> tuple[dict[str, A
         for name, value in attrs.items():
             kind = kinds.get(name)
             if kind is None:
-                if name == SEGMENT_ATTR:
+                if name == SEGMENT_ATTR or name == "operand_segment_sizes":  # OneFlow's spelling
                     sizes = tuple(getattr(value, "value", value))
                     continue
-                if name == RESULT_SEGMENT_ATTR:
+                if name in (RESULT_SEGMENT_ATTR, "result_segment_sizes") or name in info.op_conf:
                     continue
                 known = ", ".join(kinds) or "none"
                 raise InferError(info.op.name, f"unknown attribute '{name}' (attributes: {known})",

@@ -135,6 +135,7 @@ class _Reader:
         _check_names(self, rec, drec, mnemonic, dialect)
         operands: list[ValueDef] = []
         attrs: list[AttrDef] = []
+        op_conf: list[AttrDef] = []
         if oneflow:
             for value, name in f["input"].args:
                 operands.append(self.value_def(rec, value, name, "input"))
@@ -143,6 +144,9 @@ class _Reader:
             if isinstance(attr_dag, Dag):
                 for value, name in attr_dag.args:
                     attrs.append(self.attr_def(rec, value, name))
+            conf_dag = f.get("op_conf_attrs")  # OneFlow_BaseOp: op_name, device_tag, ...
+            if isinstance(conf_dag, Dag):
+                op_conf = [self.attr_def(rec, value, name) for value, name in conf_dag.args]
         else:
             for value, name in f["arguments"].args:
                 arec = self.rec(value)
@@ -159,6 +163,7 @@ class _Reader:
             operands=tuple(operands),
             results=tuple(results),
             attributes=tuple(attrs),
+            op_conf_attrs=tuple(op_conf),
             traits=tuple(self.traits(f.get("traits"))),
             hooks=hooks,
             summary=_text(f.get("summary")),

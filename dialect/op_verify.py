@@ -47,7 +47,7 @@ class _VerifyInfo:
     """Per-op facts for verification, computed once per op definition."""
 
     __slots__ = ("all_single", "n_operands", "single_results", "n_results", "sized",
-                 "same_type", "same_shape", "same_elem", "dtypes", "attr_names")
+                 "same_type", "same_shape", "same_elem", "dtypes", "attr_names", "op_conf")
 
     def __init__(self, op: OpDef) -> None:
         self.all_single = not op.has_variable_operands
@@ -60,6 +60,7 @@ class _VerifyInfo:
         self.same_elem = op.has_trait("SameOperandsAndResultElementType")
         self.dtypes = any(o.dtypes is not None for o in op.operands + op.results)
         self.attr_names = [a.name for a in op.attributes]
+        self.op_conf = {a.name: a for a in op.op_conf_attrs}
 
 
 _INFOS: dict[int, tuple[OpDef, _VerifyInfo]] = {}
@@ -166,7 +167,7 @@ def _verify(dialect, op: Any, emit) -> None:
 
     # 2. attributes ----------------------------------------------------------------------------
     for aname, value in attrs.items():
-        adef = opdef.attr(aname)
+        adef = opdef.attr(aname) or vi.op_conf.get(aname)
         if adef is None:
             if aname in _SEGMENT_ATTRS and (aname != seg_name or not vi.all_single):
                 continue
@@ -182,7 +183,7 @@ def _verify(dialect, op: Any, emit) -> None:
             detail = str(exc) if isinstance(exc, ValueError) else f"got {describe(value)}"
             emit(f"'{name}' op attribute '{aname}' expects {expected} ({adef.constraint}), {detail}")
             ok = False
-    for adef in opdef.attributes:
+    for adef in (*opdef.attributes, *opdef.op_conf_attrs):
         if adef.required and adef.name not in attrs:
             emit(f"'{name}' op requires attribute '{adef.name}' ({kind_description(adef.kind)}, "
                  f"{adef.constraint})")
@@ -280,7 +281,7 @@ def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> boo
 
 
 def _unknown_attr(opdef: OpDef, aname: str) -> str:
-    names = [a.name for a in opdef.attributes]
+    names = [a.name for a in (*opdef.op_conf_attrs, *opdef.attributes)]
     msg = f"'{opdef.name}' op has no attribute '{aname}'"
     close = difflib.get_close_matches(aname, names, n=1, cutoff=0.6)
     if close:

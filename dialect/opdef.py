@@ -134,6 +134,10 @@ class OpDef:
     attributes: tuple[AttrDef, ...] = ()
     traits: tuple[TraitDef, ...] = ()
     hooks: tuple[str, ...] = ()
+    #: OneFlow's ``op_conf_attrs`` (``op_name``, ``device_tag``, ``device_name``, ...): checked by
+    #: the verifier like attributes (known names, required ones present, kinds), but not the
+    #: op's own: hooks, kernels and serving (``op_shape``) never see them.
+    op_conf_attrs: tuple[AttrDef, ...] = ()
     summary: str = ""
     description: str = ""
     location: SourceLocation | None = None

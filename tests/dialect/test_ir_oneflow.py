@@ -1,10 +1,11 @@
-"""OneFlow's IR as OneFlow prints it (structural verification; checking the op_conf_attrs
-against OneFlow's .td needs the ODS reader to read them, not done yet): ``oneflow.job``
-functions, several top-level modules, si/ui element types, rank-0 tensors, ``#sbp`` dialect
-attributes. Goldens are in ``golden_oneflow/``; broken variants must give located errors."""
+"""OneFlow's IR as OneFlow prints it, verified against OneFlow's own .td (the shared corpus):
+``oneflow.job`` functions, several top-level modules, op_conf_attrs, si/ui element types,
+rank-0 tensors, ``#sbp`` dialect attributes and the older ``operand_segment_sizes`` spelling.
+Goldens are in ``golden_oneflow/``; broken variants must give located errors."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,9 +17,50 @@ from tdflow.dialect.ir.parser import parse_file, parse_module
 from tdflow.dialect.ir.printer import print_module
 from tdflow.dialect.ir.verifier import verify_module
 
+import tdflow
+
 GOLDEN = Path(__file__).parent / "golden_oneflow"
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "oneflow"
 MLIR_OPT = shutil.which("mlir-opt-19")
+
+
+@pytest.fixture(scope="module")
+def oneflow():
+    if not (CORPUS / "top.td").exists():
+        pytest.skip("the shared corpus (../shared/corpus/oneflow) is absent")
+    llvm = shutil.which("llvm-config-19")
+    inc = Path("/usr/lib/llvm-19/include")
+    if llvm is not None:
+        inc = Path(subprocess.run([llvm, "--includedir"], capture_output=True,
+                                  text=True).stdout.strip())
+    if not (inc / "mlir" / "IR" / "OpBase.td").exists():
+        pytest.skip("MLIR's .td includes (libmlir-19-dev) are not installed")
+    groups = sorted(set(re.findall(r"GET_ONEFLOW_\w+_OP_DEFINITIONS",
+                                   (CORPUS / "OneFlow" / "OneFlowUserOps.td").read_text())))
+    return tdflow.load_ops(CORPUS / "top.td", include_dirs=[inc, CORPUS],
+                           defines=[g for g in groups if "_BASE_" not in g])
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.mlir")), ids=lambda p: p.name)
+def test_golden_programs_verify_against_oneflow_td(oneflow, path):
+    assert [str(d) for d in verify_module(parse_file(path), oneflow)] == []
+
+
+@pytest.mark.parametrize("path, old, new, message, line", [
+    ("relu_job.mlir", 'device_tag = "cpu", hierarchy = [1], op_name = "relu-0"',
+     'hierarchy = [1], op_name = "relu-0"',
+     "'oneflow.relu' op requires attribute 'device_tag' (string, StrAttr)", 4),
+    ("relu_job.mlir", 'op_name = "relu-0"', "op_name = 3",
+     "'oneflow.relu' op attribute 'op_name' expects", 4),
+    ("relu_job.mlir", "hierarchy = [1], op_name = \"relu-0\"", 'hierarchy = [1], op_nme = "relu-0"',
+     "'oneflow.relu' op has no attribute 'op_nme'; did you mean 'op_name'?", 4),
+    ("conv_segments.mlir", "array<i32: 1, 1, 0, 0>", "array<i32: 1, 1, 1, 0>",
+     "'oneflow.conv2d' op", 3),
+])
+def test_broken_variants_against_oneflow_td(oneflow, path, old, new, message, line):
+    diags = verify_module(parse_module(_broken(path, old, new), path), oneflow)
+    assert any(message in d.message and d.loc.line == line and d.loc.file == path for d in diags), \
+        [str(d) for d in diags]
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.mlir")), ids=lambda p: p.name)
