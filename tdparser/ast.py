@@ -284,3 +284,19 @@ class Multiclass:
     parents: tuple
     body: tuple | None
     loc: Any
+
+
+def mentions(node, names) -> bool:
+    """Whether syntax ``node`` refers to any identifier in ``names``.
+
+    >>> mentions((Int(1, None), Ident("n", None)), {"n"})
+    True
+    """
+    if isinstance(node, Ident):
+        return node.name in names
+    if isinstance(node, tuple):
+        return any(mentions(x, names) for x in node)
+    if hasattr(node, "__dataclass_fields__"):
+        return any(mentions(getattr(node, f), names) for f in node.__dataclass_fields__
+                   if f != "loc")
+    return False

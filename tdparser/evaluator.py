@@ -40,7 +40,9 @@ class Evaluator(MulticlassStatements):
         self.globals: dict = {}
         self.multiclasses: dict[str, MulticlassInfo] = {}
         self.mc_active: list = []  # [multiclass, statement index] of bodies being run
-        self.mc_anon_names: dict[int, str] = {}  # id(anonymous Def/Defm in a multiclass) -> name
+        # id(anonymous Def/Defm statement) -> its name, for the statements llvm-tblgen parses
+        # once and instantiates many times (multiclass and foreach bodies); see anon_name_of.
+        self.stmt_anon_names: dict[int, tuple] = {}
         self.loop_vars: list = []  # (iterator, value) of the foreach iterations being run
         # While an `if` condition or a `foreach ... = !if(...)` list is evaluated: llvm-tblgen
         # resolves those conditions finally (a missing record makes `!exists` false).
@@ -58,6 +60,12 @@ class Evaluator(MulticlassStatements):
         # and what derives from them) and `taint` (that plus loop variables). They decide
         # which loops keep a defm's location and which `C<...>` an `!if` leaves unmade.
         self.mc_taint = None
+        # The same for each multiclass further out whose body (through defms) is being run,
+        # outermost first: which names here its definition could not know, and how many loops
+        # on them enclose the statement. A record made in such a loop stays in a loop of that
+        # multiclass when llvm-tblgen builds it, so that multiclass's defm adds no location.
+        self.outer_taints: list[set] = []
+        self.outer_depths: list[int] = []
         self.taint: set = set()
         self.suppress = 0
         self.defsets: list = []
@@ -70,6 +78,19 @@ class Evaluator(MulticlassStatements):
         n = f"anonymous_{self.anon}"
         self.anon += 1
         return n
+
+    def anon_name_of(self, s) -> str:
+        """The anonymous name of a ``def``/``defm`` statement without a name.
+
+        llvm-tblgen names it once, when it parses the statement, and every instantiation of a
+        multiclass or iteration of a foreach starts from that name: a defm's records are all
+        ``anonymous_N<suffix>``, and a def that clashes is renamed when it is added. Bodies
+        run here once per instantiation, so the name is kept per statement (multiclass bodies
+        are named when defined, see ``st_Multiclass``)."""
+        got = self.stmt_anon_names.get(id(s))
+        if got is None:  # the statement is kept with its name so that its id stays its own
+            got = self.stmt_anon_names[id(s)] = (s, self.new_anon())
+        return got[1]
 
     def type_of(self, t: A.TypeRef):
         k = t.kind
@@ -294,19 +315,27 @@ class Evaluator(MulticlassStatements):
         return name, False
 
     def st_Def(self, s, scope):
-        if s.name is None and self.in_multiclass:
-            name, anon = self.mc_anon_names[id(s)], True
+        if s.name is None and (self.in_multiclass or self.loop_vars):
+            name, anon = self.anon_name_of(s), True
         else:
             name, anon = self.object_name(s.name, scope, s.name_loc)
         rec = Rec(name, self, [s.name_loc if not anon else s.loc], anonymous=anon)
         self.record_body(rec, s.parents, s.body, Scope(scope, rec))
         self.finish_def(rec)
 
-    def finish_def(self, rec):
+    def finish_def(self, rec, in_loops=()):
+        """Add ``rec``, or hand it to the defm running this multiclass body with, per
+        multiclass level (outermost first), whether it was made in a loop deferred there
+        (``in_loops`` says that for a record of a nested defm)."""
         if self.loop_vars:
             self.resolve_loop_vars(rec)
         if self.mc_out is not None:
-            self.mc_out.append((rec, self.loop_depth > 0))
+            depths = (*self.outer_depths, self.loop_depth)
+            if in_loops:
+                flags = tuple(d > 0 or f for d, f in zip(depths, in_loops))
+            else:
+                flags = tuple(d > 0 for d in depths)
+            self.mc_out.append((rec, flags))
         else:
             self.add_def_one(rec)
 
@@ -397,8 +426,9 @@ class Evaluator(MulticlassStatements):
         v = self.value(s.value, scope, None)
         if self.taint and _mentions(s.value, self.taint):
             self.taint.add(s.name)
-            if self.mc_taint is not None and _mentions(s.value, self.mc_taint):
-                self.mc_taint.add(s.name)
+            for t in (*self.outer_taints, self.mc_taint):
+                if t is not None and _mentions(s.value, t):
+                    t.add(s.name)
         if scope is None:
             if s.name in self.globals or s.name in self.defs:
                 raise err("def or global variable of this name already exists", s.loc)
@@ -458,11 +488,17 @@ class Evaluator(MulticlassStatements):
         # list literal; only other argument-dependent lists wait for the defm.
         deferred = (self.mc_taint is not None and not isinstance(it.lo, A.ListLit)
                     and _mentions(s.iter, self.mc_taint))
-        saved = (set(self.taint), set(self.mc_taint) if self.mc_taint is not None else None)
+        saved = (set(self.taint), set(self.mc_taint) if self.mc_taint is not None else None,
+                 self.outer_taints, list(self.outer_depths))
         self.taint.add(s.var)
         if deferred:
             self.mc_taint.add(s.var)
         self.loop_depth += deferred
+        self.outer_taints = [set(t) for t in self.outer_taints]
+        for i, t in enumerate(self.outer_taints):
+            if not isinstance(it.lo, A.ListLit) and _mentions(s.iter, t):
+                t.add(s.var)
+                self.outer_depths[i] += 1
         try:
             for x in items:
                 inner = Scope(scope)
@@ -474,7 +510,7 @@ class Evaluator(MulticlassStatements):
                     self.loop_vars.pop()
         finally:
             self.loop_depth -= deferred
-            self.taint, self.mc_taint = saved
+            self.taint, self.mc_taint, self.outer_taints, self.outer_depths = saved
 
     def final_value(self, node, scope):
         """The value of an `if` condition (or a foreach's `!if` list), which llvm-tblgen
@@ -497,10 +533,14 @@ class Evaluator(MulticlassStatements):
         if body:
             deferred = self.mc_taint is not None and _mentions(s.cond, self.mc_taint)
             self.loop_depth += deferred
+            saved = list(self.outer_depths)
+            for i, t in enumerate(self.outer_taints):
+                self.outer_depths[i] += _mentions(s.cond, t)
             try:
                 self.run(body, Scope(scope))
             finally:
                 self.loop_depth -= deferred
+                self.outer_depths = saved
 
     def st_Defset(self, s, scope):
         ty = self.type_of(s.type)
@@ -517,16 +557,7 @@ class Evaluator(MulticlassStatements):
         self.globals[s.name] = ListInit([DefInit(r) for r in coll], ty.elem)
 
 
-def _mentions(node, names) -> bool:
-    """Whether syntax ``node`` refers to any identifier in ``names``."""
-    if isinstance(node, A.Ident):
-        return node.name in names
-    if isinstance(node, tuple):
-        return any(_mentions(x, names) for x in node)
-    if hasattr(node, "__dataclass_fields__"):
-        return any(_mentions(getattr(node, f), names) for f in node.__dataclass_fields__
-                   if f != "loc")
-    return False
+_mentions = A.mentions
 
 
 def _concrete_enough(rec, v):

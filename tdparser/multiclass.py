@@ -77,7 +77,7 @@ class MulticlassStatements:
         # llvm-tblgen names an anonymous def (or defm) of a multiclass body once, while parsing
         # the body; every instantiation starts from that name (a clash renames it when added).
         for st in _anonymous_statements(s.body):
-            self.mc_anon_names[id(st)] = self.new_anon()
+            self.anon_name_of(st)
         self.multiclasses[s.name] = MulticlassInfo(s, tuple(self.let_stack), targs,
                                                    _visible_vars(scope))
 
@@ -128,15 +128,48 @@ class MulticlassStatements:
             inner.vars[name] = v
         return inner
 
-    def instantiate_mc(self, mc, inner, name, upto=None):
+    def sub_taints(self, mc, args):
+        """For a defm of ``mc`` (or a parent reference) with ``args`` inside a multiclass body:
+        per enclosing multiclass level, the names of ``mc``'s body that level's definition
+        cannot know (its NAME, and the arguments given or defaulted from what it cannot)."""
+        if self.mc_taint is None:
+            return []
+        names = [t[0] for t in mc.targs]
+        out = []
+        for taint in (*self.outer_taints, self.mc_taint):
+            rel = {"NAME"}
+            pos = 0
+            given = set()
+            for a in args:
+                if a.name is None:
+                    nm = names[pos] if pos < len(names) else None
+                    pos += 1
+                else:
+                    nm = a.name.name if isinstance(a.name, A.Ident) else None
+                given.add(nm)
+                if nm is not None and A.mentions(a.value, taint):
+                    rel.add(nm)
+            for nm, _ty, default, _loc in mc.targs:
+                if nm not in given and default is not None and A.mentions(default, rel):
+                    rel.add(nm)
+            out.append(rel)
+        return out
+
+    def instantiate_mc(self, mc, inner, name, upto=None, rel_taints=()):
         """The records of ``defm name : mc<...>`` (``inner`` binds the arguments); with
         ``upto``, only the first ``upto`` statements of the body run (see :meth:`_own_prefix`).
+        ``rel_taints`` (from :meth:`sub_taints`) relate its body to the multiclasses around
+        the defm. Each record comes with its loop flags (see ``finish_def``), one per level
+        of ``rel_taints`` and a last one for ``mc`` itself.
         """
         saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
-                 self.loop_depth, self.mc_taint, self.taint)
+                 self.loop_depth, self.mc_taint, self.taint, self.outer_taints,
+                 self.outer_depths)
         self.let_stack = list(mc.lets)
         self.mc_out = []
         self.loop_depth = 0
+        self.outer_taints = [set(t) for t in rel_taints]
+        self.outer_depths = [0] * len(rel_taints)
         self.mc_taint = {t[0] for t in mc.targs} | {"NAME"}
         self.taint = set(self.mc_taint)
         self.in_multiclass = True
@@ -147,8 +180,11 @@ class MulticlassStatements:
                 sub = self.multiclasses[ref.name]
                 sscope = self.mc_args(sub, ref.args, inner, ref.loc, parent_ref=True)
                 out = self.mc_out
-                recs = self.instantiate_mc(sub, sscope, name)
-                out.extend((r, False) for r, _ in recs)
+                # The parent's entries become this multiclass's: its loops over arguments
+                # this one gives stay loops here.
+                recs = self.instantiate_mc(sub, sscope, name, None,
+                                           self.sub_taints(sub, ref.args))
+                out.extend((r, flags[:-1]) for r, flags in recs)
             body = mc.node.body or ()
             frame = [mc, 0]
             self.mc_active.append(frame)
@@ -161,7 +197,8 @@ class MulticlassStatements:
             return self.mc_out
         finally:
             (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name,
-             self.loop_depth, self.mc_taint, self.taint) = saved
+             self.loop_depth, self.mc_taint, self.taint, self.outer_taints,
+             self.outer_depths) = saved
 
     def _own_prefix(self, mc):
         """For a ``defm`` of ``mc`` inside ``mc``'s own body: how many of its statements
@@ -176,9 +213,9 @@ class MulticlassStatements:
     def st_Defm(self, s, scope):
         if s.name is None:
             if self.in_multiclass:
-                name = self.mc_name + self.mc_anon_names[id(s)]
+                name = self.mc_name + self.anon_name_of(s)
             else:
-                name = self.new_anon()
+                name = self.anon_name_of(s) if self.loop_vars else self.new_anon()
         else:
             name, _ = self.object_name(s.name, scope, s.name_loc, is_defm=True)
         refs = list(s.refs)
@@ -199,20 +236,21 @@ class MulticlassStatements:
                 own = Scope(scope)
                 own.vars.update((t[0], inner.vars[t[0]]) for t in mc.targs)
                 mc_name, _ = self.object_name(s.name, own, s.name_loc, is_defm=True)
-            for rec, in_loop in self.instantiate_mc(mc, inner, mc_name, upto):
-                if not in_loop:
+            rel = self.sub_taints(mc, ref.args)
+            for rec, flags in self.instantiate_mc(mc, inner, mc_name, upto, rel):
+                if not flags[-1]:
                     rec.locs.append(ref.loc)
-                new.append(rec)
+                new.append((rec, flags[:-1]))
         for ref in refs:
             cls = self.classes.get(ref.name)
             if cls is None:
                 raise err(f"Couldn't find class '{ref.name}'", ref.loc)
             args = self.eb.class_args(cls, ref.args, scope, None, ref.loc)
-            for rec in new:
+            for rec, _ in new:
                 self.add_subclass(rec, ref, scope, args)
-        for rec in new:
+        for rec, in_loops in new:
             for lets in self.let_stack:
                 for lname, bits, v, loc in lets:
                     self.set_value(rec, lname, bits, v, loc)
-            self.finish_def(rec)
+            self.finish_def(rec, in_loops)
 
