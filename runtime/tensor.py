@@ -23,15 +23,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tdflow.dialect.types import DTYPES, FLOAT_DTYPES
+from tdflow.dialect.types import DTYPE_NAMES, DTYPES, FLOAT_DTYPES
 
-_FROM_NUMPY: dict[np.dtype, str] = {np.dtype(v): k for k, v in DTYPES.items() if k != "bf16"}
+_FROM_NUMPY: dict[np.dtype, str] = {DTYPES[k]: k for k in DTYPE_NAMES if k != "bf16"}
 _new = object.__new__
 
 
 def _mlir_dtype(dtype: Any) -> str:
     """``"f32"``, ``np.float32``, ``"float32"`` or ``float`` -> ``"f32"``."""
-    if isinstance(dtype, str) and dtype in DTYPES:
+    # Tensors hold the element types tdflow computes in; the IR's extra spellings (si64, ui8)
+    # have no kernels.
+    if isinstance(dtype, str) and dtype in DTYPE_NAMES:
         return dtype
     if dtype is float:
         return "f32"
@@ -40,11 +42,13 @@ def _mlir_dtype(dtype: Any) -> str:
     if dtype is bool:
         return "i1"
     try:
-        return _FROM_NUMPY[np.dtype(dtype)]
+        name = _FROM_NUMPY[np.dtype(dtype)]
+        if name in DTYPE_NAMES:
+            return name
     except (KeyError, TypeError):
         pass
     name = str(np.dtype(dtype)) if isinstance(dtype, np.dtype) else repr(dtype)
-    raise TypeError(f"unsupported dtype {name}; expected one of {', '.join(DTYPES)} (numpy: "
+    raise TypeError(f"unsupported dtype {name}; expected one of {', '.join(DTYPE_NAMES)} (numpy: "
                     f"float16, float32, float64, bool, int8, int32, int64)") from None
 
 

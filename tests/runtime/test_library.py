@@ -210,8 +210,9 @@ def test_oneflow_ops_are_served_by_the_standard_ops(files):
     x, w = _inputs()
     y = lib.functional.oneflow.relu(tdflow.tensor(x))
     np.testing.assert_array_equal(y.numpy(), np.maximum(x, 0))
-    prog = PROGRAM.replace('"tdflow.matmul"', '"oneflow.matmul"').replace(
-        "tdflow.matmul", "oneflow.matmul")
+    # OneFlow's op_conf_attrs are required on its ops, as OneFlow_BaseOp declares them
+    prog = PROGRAM.replace('"tdflow.matmul"(%x, %w)', '"oneflow.matmul"(%x, %w) {op_name = '
+                           '"mm-0", device_tag = "cpu", device_name = ["@0:0"]}')
     path = files / "of.mlir"
     path.write_text(prog)
     f = tdflow.compile(str(path), ops=lib)
