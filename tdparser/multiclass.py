@@ -81,13 +81,16 @@ class MulticlassStatements:
         self.multiclasses[s.name] = MulticlassInfo(s, tuple(self.let_stack), targs,
                                                    _visible_vars(scope))
 
-    def mc_args(self, mc, args, scope, loc, parent_ref=False):
+    def mc_args(self, mc, args, scope, loc, parent_ref=False, defm_name=None):
         """Bind a multiclass's template arguments; returns the scope for its body.
 
         For a parent reference (``multiclass B : A<...>``) llvm-tblgen substitutes the values
         as they are, without checking them against the argument types (ARM passes a def,
-        ``null_frag``, for a ``dag`` argument); ``parent_ref`` does the same."""
+        ``null_frag``, for a ``dag`` argument); ``parent_ref`` does the same. ``defm_name``
+        is NAME for the defaults (AMDGPU: ``string name = !tolower(NAME)``)."""
         inner = Scope(mc.scope)
+        if defm_name is not None:
+            inner.vars["NAME"] = StringInit(defm_name)
         targs = mc.targs
         given = {}
         pos = 0
@@ -114,10 +117,10 @@ class MulticlassStatements:
             else:
                 raise err(f"value not specified for template argument '{mc.node.name}::{name}'",
                           loc)
-            if isinstance(v, TypedInit):
+            if parent_ref and name in given:
+                pass  # as given, uncast: VOP2eInst's -1 for a bits<5> argument stays -1
+            elif isinstance(v, TypedInit):
                 c = v.cast_to(ty)
-                if c is None and parent_ref and name in given:
-                    c = v
                 if c is None:
                     raise err(f"Value specified for template argument '{mc.node.name}::{name}' "
                               f"is of type {v.ty}; expected type {ty}: {v}", loc)
@@ -178,7 +181,8 @@ class MulticlassStatements:
         try:
             for ref in mc.node.parents:
                 sub = self.multiclasses[ref.name]
-                sscope = self.mc_args(sub, ref.args, inner, ref.loc, parent_ref=True)
+                sscope = self.mc_args(sub, ref.args, inner, ref.loc, parent_ref=True,
+                                      defm_name=name)
                 out = self.mc_out
                 # The parent's entries become this multiclass's: its loops over arguments
                 # this one gives stay loops here.
@@ -227,7 +231,7 @@ class MulticlassStatements:
         new = []
         for ref in mcs:
             mc = self.multiclasses[ref.name]
-            inner = self.mc_args(mc, ref.args, scope, ref.loc)
+            inner = self.mc_args(mc, ref.args, scope, ref.loc, defm_name=name)
             upto = self._own_prefix(mc)
             mc_name = name
             if upto is not None and s.name is not None:

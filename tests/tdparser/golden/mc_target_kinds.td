@@ -57,3 +57,13 @@ class C;
 multiclass M { def : C; defm : HasX; }
 defm : M;
 defm : M;
+
+// A multiclass argument's default may use NAME (AMDGPU: `string name = !tolower(NAME)`).
+multiclass Named<string n> { def _a { string s = n; } }
+multiclass Lower<int op, string name = !tolower(NAME)> : Named<name> { def _b { string s = name; } }
+defm FOO : Lower<1>;
+
+// A parent reference's arguments are substituted uncast (AMDGPU's VOP2eInst: -1 for bits<5>).
+multiclass Sign<bits<5> op> { if !eq(op, -1) then def _neg; else def _pos; }
+multiclass MinusOne : Sign<-1>;
+defm S : MinusOne;
