@@ -152,7 +152,9 @@ def test_recursive_multiclass_sees_only_the_records_above():
 def test_lexer_fails_fast(src, where):
     (e, dt) = _timed(_error, src)
     assert (e.line, e.col) == where, str(e)
-    assert dt < 1.0
+    # The backtracking this guards against took > 20 s on 32 blanks; the bound leaves room for
+    # a loaded machine (the scaling tests below catch anything super-linear).
+    assert dt < 5.0
 
 
 def test_mutated_mlir_file_fails_fast():
@@ -174,7 +176,7 @@ def test_100k_element_list_literal():
     src = "def X { list<int> v = [" + ", ".join(["1"] * 100_000) + "]; }"
     (rk, dt) = _timed(parse_string, src)
     assert len(rk["X"]["v"]) == 100_000
-    assert dt < 3  # llvm-tblgen: 0.02 s; tdflow ~1 s (was 20 s)
+    assert dt < 6  # llvm-tblgen: 0.02 s; tdflow ~1 s (was 20 s); room for a loaded machine
 
 
 @pytest.mark.parametrize("make", [
