@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if args.programs.count("-") > 1:
         return usage("standard input ('-') can be read only once")
     context = context_from_args(args)
+    _check_signatures(context)
     if not args.programs:
         return _check_contract(context, args)
     status = 0
@@ -61,6 +62,17 @@ def run(args: argparse.Namespace) -> int:
         # errors of the others.
         status = max(status, _verify_file(path, context, args))
     return status
+
+
+def _check_signatures(context) -> None:
+    """Parse every user op's ``signature`` field (a bad line is a TdError at its place in the
+    ``.td``, as ``tdflow.load_ops`` reports it); the functional API lives in the runtime, which
+    the dialect layer that loaded the context must not import."""
+    from tdflow.runtime.functional import op_signatures
+
+    for op in getattr(context, "user_ops", lambda: [])():
+        if op.signatures:
+            op_signatures(op)
 
 
 def _verify_file(path: str, context, args: argparse.Namespace) -> int:

@@ -247,3 +247,21 @@ def test_oneflow_ops_reports_served_ops(capsys, oneflow_args, monkeypatch):
 
     served = {o["name"]: o["served_by"] for o in json.loads(out)}
     assert served["oneflow.relu"] == "tdflow.relu" and served["oneflow.prelu"] is None
+
+
+def test_verify_reports_a_bad_signature_field_located(tmp_path, capsys):
+    bad = tmp_path / "sig.td"
+    bad.write_text('include "tdflow/Base.td"\n'
+                   'def Sg_Dialect : Dialect { let name = "sg"; }\n'
+                   'def Sg_AffineOp : Op<Sg_Dialect, "affine", [NoMemoryEffect, Elementwise]> {\n'
+                   '  let arguments = (ins TDF_Tensor:$x, DefaultValuedAttr<F32Attr, "1.">:$scale);\n'
+                   '  let results = (outs TDF_Tensor:$y);\n'
+                   '  let formula = [{ x * scale }];\n'
+                   '  let signature = [{\n'
+                   '    Tensor (Tensor x, Flaot scale=1.0)\n'
+                   '  }];\n'
+                   '}\n')
+    status, _, err = cli(capsys, "verify", "--ops", bad)
+    assert status == 1
+    assert err.startswith(f"{bad}:8:5: error: op 'sg.affine': signature: unknown parameter "
+                          f"type 'Flaot'")
