@@ -43,19 +43,18 @@ class ElementwiseDef:
 
     name: str
     inputs: tuple[str, ...]
-    expr: Expr  # the first result's (the only one's, for most ops)
+    exprs: tuple[Expr, ...]  # one per result, in the op's result order
     attrs: Mapping[str, Any] = field(default_factory=dict)
     dtypes: frozenset[str] = FLOATS
     same_dtype_inputs: tuple[int, ...] | None = None
     input_dtypes: Mapping[int, frozenset[str]] = field(default_factory=dict)
     summary: str = ""
     scalar_family: bool = False
-    exprs: tuple[Expr, ...] = ()  # one per result, when the op has several
 
     @property
-    def results(self) -> tuple[Expr, ...]:
-        """Every result's expression (``(expr,)`` for a one-result op)."""
-        return self.exprs or (self.expr,)
+    def expr(self) -> Expr:
+        """The first result's expression (the only one, for most ops)."""
+        return self.exprs[0]
 
     @property
     def arity(self) -> int:
@@ -77,7 +76,7 @@ class ElementwiseDef:
         if self.scalar_family and not any(attrs.get(f) for f in SCALAR_FLAGS):
             raise ValueError(f"{self.name}: set has_int_operand or has_float_operand (neither "
                              f"is true), as OneFlow requires")
-        return bind(self.results[result], values)
+        return bind(self.exprs[result], values)
 
     def attr_key(self, attrs: Mapping[str, Any]) -> tuple[Any, ...]:
         """Hashable key of the attribute values the formula depends on (for kernel caches)."""
@@ -108,8 +107,7 @@ def elementwise_def(opdef: Any) -> ElementwiseDef | None:
            if i and o.constraint != first and o.dtypes is not None}
     names = {a.name for a in opdef.attributes}
     d = ElementwiseDef(
-        name=opdef.name, inputs=tuple(checked.operands), expr=checked.exprs[0],
-        exprs=tuple(checked.exprs) if len(checked.exprs) > 1 else (),
+        name=opdef.name, inputs=tuple(checked.operands), exprs=tuple(checked.exprs),
         attrs=dict(checked.attr_defaults), dtypes=frozenset(formula_dtypes(checked)),
         same_dtype_inputs=same or None, input_dtypes=own, summary=opdef.summary,
         scalar_family=all(f in names for f in SCALAR_FLAGS))

@@ -86,7 +86,7 @@ def _register(d: ElementwiseDef, priority: int) -> None:
     match = None
     for p in preds:
         match = p if match is None else match & p
-    n = len(d.results)
+    n = len(d.exprs)
     # Several results are computed one after another from the inputs: none may overwrite one.
     register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match,
                     inplace={0: 0} if n == 1 else None, num_outputs=n,
@@ -103,11 +103,9 @@ def register_formula_kernel(opdef: Any) -> bool:
     d = elementwise_def(opdef)
     if d is None:
         return False
-    if opdef.name not in _FORMULA_DONE:
-        if not kernel_table("cpu").candidates(opdef.name):
-            # Below a hand-written kernel of the op (priority 0), which wins if one is added.
-            _register(d, -1)
-        _FORMULA_DONE.add(opdef.name)
+    if not kernel_table("cpu").candidates(opdef.name):
+        # Below a hand-written kernel of the op (priority 0), which wins if one is added.
+        _register(d, -1)
     return True
 
 
@@ -119,10 +117,8 @@ def register_formula_kernels(ops: Any) -> None:
 
 
 # The standard library's, when the kernels load.
-_FORMULA_DONE: set[str] = set()
 for _d in ELEMENTWISE_OPS.values():
     _register(_d, 0)
-    _FORMULA_DONE.add(_d.name)
 
 
 # ---- bias_add: a broadcast add along one axis ---------------------------------------------
