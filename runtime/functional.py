@@ -27,10 +27,11 @@ op. Shape and dtype errors are found by the inference hooks at call time.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -140,25 +141,19 @@ def op_signatures(opdef: Any) -> list[Signature]:
     return out
 
 
-class _located:
+@contextlib.contextmanager
+def _located(opdef: Any, loc: Any) -> Iterator[None]:
     """Re-raise a ``SignatureError`` as a ``TdError`` at ``loc`` in the op's ``.td`` file."""
+    try:
+        yield
+    except SignatureError as exc:
+        from tdflow.tdparser.errors import TdError
 
-    def __init__(self, opdef: Any, loc: Any) -> None:
-        self.opdef, self.loc = opdef, loc
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
-        if isinstance(exc, SignatureError):
-            from tdflow.tdparser.errors import TdError
-
-            loc = self.loc or self.opdef.location
-            message = f"op '{self.opdef.name}': signature: {exc}"
-            if loc is None:
-                raise TdError(message) from None
-            raise TdError(message, loc.file, loc.line, loc.col) from None
-        return False
+        loc = loc or opdef.location
+        message = f"op '{opdef.name}': signature: {exc}"
+        if loc is None:
+            raise TdError(message) from None
+        raise TdError(message, loc.file, loc.line, loc.col) from None
 
 
 # ------------------------------------------------------------------ functors

@@ -29,7 +29,7 @@ from tdflow.dialect.types import TensorType
 
 from ..elementwise import Expr, compose, dedup_inputs, expr_depth
 from ..fused_expr import format_expr, parse_expr
-from ..ir_access import FUSED_OP, traits
+from ..ir_access import FUSED_OP, op_def, traits
 from ..pass_manager import Pass, PassContext
 
 __all__ = ["FUSED_OP", "FuseElementwisePass", "op_expression"]
@@ -74,8 +74,7 @@ def formula_of(dialect: Any, name: str) -> Any:
     for candidate in (name, getattr(dialect, "served_by", {}).get(name)):
         if candidate is None or "Elementwise" not in traits(dialect, candidate):
             continue
-        opdef = dialect.lookup(candidate) if hasattr(dialect, "lookup") else None
-        edef = elementwise_def(opdef) if opdef is not None else None
+        edef = elementwise_def(op_def(dialect, candidate))
         if edef is not None:
             return edef
     return None
