@@ -188,17 +188,15 @@ class _Reader:
         block, every op's at once); checked formulas of an unchanged library come from the
         formula cache, which spares importing and running the parser."""
         from .formula import cache
-        from .formula.locate import locate_code_field
+        from .formula.locate import code_field_start
         from .formula.syntax import Formula
 
         headers = []
         for opdef, code in self.formula_jobs:
             loc = opdef.location
             file = loc.file if loc else (self.file_hint or "<unknown>")
-            line = loc.line if loc else 1
-            source = self._source(file)
-            where = locate_code_field(source, "formula", code, line) if source else None
-            line, col = where if where is not None else (line, 1)
+            line, col = code_field_start(self._source(file), "formula", code,
+                                         loc.line if loc else 1)
             headers.append(Formula(body=(), file=file, line=line, col=col, text=code))
         key = cache.key_of(self.formula_jobs)
         checked = cache.load(key, headers)

@@ -43,6 +43,20 @@ def locate_code_field(source: str, field: str, code: str, start_line: int = 1
     return None
 
 
+def code_field_start(source: str | None, field: str, code: str, record_line: int
+                     ) -> tuple[int, int]:
+    """Where ``field``'s text starts (:func:`locate_code_field`), or the record's line when it
+    cannot be found or there is no source: the place errors inside the code point from.
+
+    >>> code_field_start("def A {\\n  let formula = [{ x }];\\n}\\n", "formula", " x ", 1)
+    (2, 19)
+    >>> code_field_start(None, "formula", " x ", 7)
+    (7, 1)
+    """
+    where = locate_code_field(source, field, code, record_line) if source else None
+    return where if where is not None else (record_line, 1)
+
+
 def check_code_field(code: str, opdef, *, file: str, record_line: int, field: str = "formula",
                      source: str | None = None):
     """Parse and check the ``field`` code value of ``opdef``'s record (defined at
@@ -67,6 +81,5 @@ def check_code_field(code: str, opdef, *, file: str, record_line: int, field: st
                 source = fh.read()
         except OSError:
             source = ""
-    where = locate_code_field(source, field, code, record_line) if source else None
-    line, col = where if where is not None else (record_line, 1)
+    line, col = code_field_start(source, field, code, record_line)
     return check_formula(parse_formula(code, file=file, line=line, col=col), opdef)
