@@ -22,10 +22,9 @@ import functools
 import os
 from collections.abc import Iterable, Sequence
 
-from tdflow.tdparser.errors import TdError
-
 from .dialect import Dialect, load_dialect, standard_dialect
 from .hooks.registry import HookRegistry
+from .ods import defined_twice
 from .opdef import OpDef
 
 __all__ = ["Context", "load_ops", "standard_context", "op_shape"]
@@ -60,7 +59,7 @@ class Context(Dialect):
             for op in lib:
                 first = ops.get(op.name)
                 if first is not None and first is not op:
-                    raise _defined_twice(first, op)
+                    raise defined_twice(first, op)
                 ops[op.name] = op
         names = [lib.name for lib in libraries]
         super().__init__(ops.values(), name=names[-1] if names else "tdflow",
@@ -84,15 +83,6 @@ class Context(Dialect):
     def dialect_names(self) -> list[str]:
         """Every dialect namespace an op of the context lives in (``["tdflow", "mylib"]``)."""
         return list(dict.fromkeys(op.dialect for op in self.ops.values()))
-
-
-def _defined_twice(first: OpDef, second: OpDef) -> TdError:
-    loc = second.location
-    where = first.location
-    at = f" ({where.file}:{where.line}:{where.col})" if where else ""
-    return TdError(f"op '{second.name}' is defined twice: by {first.record}{at} and by "
-                   f"{second.record}", loc.file if loc else "<unknown>", loc.line if loc else 0,
-                   loc.col if loc else 0)
 
 
 def _served_by(standard: Dialect, others: Iterable[Dialect]) -> dict[str, str]:

@@ -73,13 +73,21 @@ def read_ops(rk: RecordKeeper, default_dialect: str = "tdflow",
         op = reader.op(rec)
         prev = seen.get(op.name)
         if prev is not None:
-            raise reader.error(rec, f"op '{op.name}' is defined twice: by {prev.record} "
-                                    f"({prev.location}) and by {rec.name}")
+            raise defined_twice(prev, op)
         seen[op.name] = op
         ops.append(op)
     if reader.formula_jobs:
         ops = reader.attach_formulas(ops)
     return ops
+
+
+def defined_twice(first: OpDef, second: OpDef) -> TdError:
+    """The error for two definitions of one qualified op name (in one file or two libraries),
+    at the second, naming both."""
+    where = f" ({first.location})" if first.location else ""
+    loc = second.location
+    return TdError(f"op '{second.name}' is defined twice: by {first.record}{where} and by "
+                   f"{second.record}", *((loc.file, loc.line, loc.col) if loc else ()))
 
 
 class _Reader:
