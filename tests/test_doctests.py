@@ -8,24 +8,12 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import pkgutil
 
 import pytest
-
-PACKAGES = ("tdflow", "tdflow.tdparser", "tdflow.dialect", "tdflow.lowering", "tdflow.runtime")
-
-
-def _modules() -> list[str]:
-    names: set[str] = set()
-    for pkg in PACKAGES:
-        mod = importlib.import_module(pkg)
-        names.add(pkg)
-        names.update(m.name for m in pkgutil.walk_packages(mod.__path__, pkg + "."))
-    # __main__ runs the CLI when imported
-    return sorted(n for n in names if not n.endswith("__main__"))
+from tdflow_modules import module_names
 
 
-@pytest.mark.parametrize("name", _modules())
+@pytest.mark.parametrize("name", module_names())
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"

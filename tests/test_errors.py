@@ -7,12 +7,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
-import pkgutil
 import sys
 import types
 
 import pytest
 from tdflow.tdparser.errors import TdError, TdflowError
+from tdflow_modules import module_names
 
 from tdflow.commands import run_command
 
@@ -22,19 +22,7 @@ INTERNAL = {"tdflow.dialect.ir.parser._Fallback",  # the fast path declines
 
 
 def _tdflow_modules():
-    import tdflow
-
-    names = ["tdflow"]
-    for pkg in ("tdflow", "tdflow.tdparser", "tdflow.dialect", "tdflow.lowering", "tdflow.runtime"):
-        mod = importlib.import_module(pkg)
-        names += [m.name for m in pkgutil.walk_packages(mod.__path__, pkg + ".")]
-    assert tdflow.__version__
-    out = []
-    for name in sorted(set(names)):
-        if name.endswith("__main__") or ".backends.cuda" in name:
-            continue  # running tdflow; the CUDA backend imports pycuda lazily and is tested there
-        out.append(importlib.import_module(name))
-    return out
+    return [importlib.import_module(name) for name in module_names()]
 
 
 def test_every_error_class_derives_from_tdflow_error():
