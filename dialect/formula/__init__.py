@@ -17,7 +17,8 @@ Modules: ``syntax`` (the parsed tree), ``parse`` (the grammar, :func:`parse_form
 (:func:`check_formula`, :class:`CheckedFormula`), ``functions`` (the function table),
 ``expr`` and ``types`` (the expression IR and its type rules, shared with lowering), ``dtypes``
 (:func:`formula_dtypes`, :func:`result_dtypes`), ``locate`` (where a code field's text starts
-in a ``.td`` file). Names load on first use, so importing the IR does not build the parser.
+in a ``.td`` file), ``derive`` (:func:`derivative`, :func:`vjp`: a formula's backward, as a
+formula). Names load on first use, so importing the IR does not build the parser.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ _LAZY = {
     "NUMERIC": "tdflow.dialect.formula.dtypes",
     "locate_code_field": "tdflow.dialect.formula.locate",
     "check_code_field": "tdflow.dialect.formula.locate",
+    "derivative": "tdflow.dialect.formula.derive",
+    "vjp": "tdflow.dialect.formula.derive",
 }
 
 __all__ = sorted(_LAZY)
