@@ -536,6 +536,237 @@ def TDF_BroadcastMaximumOp : TDF_Op<"broadcast_maximum", [NoMemoryEffect, Elemen
   let has_data_type_infer_fn = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// Broadcasting comparison, minimum and power
+//
+// Comparisons return `i1` (bool) tensors and, as in OneFlow, are `NoGrad`.
+//===----------------------------------------------------------------------===//
+
+def TDF_BroadcastEqualOp : TDF_Op<"broadcast_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+  let summary = "broadcasting equality";
+  let formula = [{ x == y }];
+  let description = [{
+    Computes `z = x == y` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type; the result is `i1` (bool): `true` where `x`
+    equals `y`.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_equal"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_BroadcastNotEqualOp : TDF_Op<"broadcast_not_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+  let summary = "broadcasting inequality";
+  let formula = [{ x != y }];
+  let description = [{
+    Computes `z = x != y` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type; the result is `i1` (bool): `true` where `x`
+    differs from `y`.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_not_equal"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_BroadcastLessOp : TDF_Op<"broadcast_less", [NoMemoryEffect, NoGrad, Elementwise]> {
+  let summary = "broadcasting less-than";
+  let formula = [{ x < y }];
+  let description = [{
+    Computes `z = x < y` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type; the result is `i1` (bool): `true` where `x` is
+    less than `y`.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_less"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_BroadcastLessEqualOp : TDF_Op<"broadcast_less_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+  let summary = "broadcasting less-than-or-equal";
+  let formula = [{ x <= y }];
+  let description = [{
+    Computes `z = x <= y` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type; the result is `i1` (bool): `true` where `x` is
+    at most `y`.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_less_equal"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_BroadcastGreaterOp : TDF_Op<"broadcast_greater", [NoMemoryEffect, NoGrad, Elementwise]> {
+  let summary = "broadcasting greater-than";
+  let formula = [{ x > y }];
+  let description = [{
+    Computes `z = x > y` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type; the result is `i1` (bool): `true` where `x` is
+    greater than `y`.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_greater"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_BroadcastGreaterEqualOp : TDF_Op<"broadcast_greater_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+  let summary = "broadcasting greater-than-or-equal";
+  let formula = [{ x >= y }];
+  let description = [{
+    Computes `z = x >= y` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type; the result is `i1` (bool): `true` where `x` is
+    at least `y`.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_greater_equal"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_BroadcastMinimumOp : TDF_Op<"broadcast_minimum", [NoMemoryEffect, Elementwise]> {
+  let summary = "broadcasting minimum";
+  let formula = [{ min(x, y) }];
+  let description = [{
+    Computes `z = min(x, y)` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_minimum"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_BroadcastPowOp : TDF_Op<"broadcast_pow", [NoMemoryEffect, Elementwise]> {
+  let summary = "broadcasting power";
+  let formula = [{ pow(x, y) }];
+  let description = [{
+    Computes `z = x ** y` element by element after broadcasting `x` and `y` to a common
+    shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both
+    operands must have the same element type, which is the result's; `functional.pow(x, 2.0)`
+    with a Python number runs `scalar_pow` instead.
+
+    Example:
+
+    ```mlir
+    %z = "tdflow.broadcast_pow"(%x, %y) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x,
+    TDF_Tensor:$y
+  );
+  let output = (outs
+    TDF_Tensor:$z
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+
 def TDF_BiasAddOp : TDF_Op<"bias_add", [NoMemoryEffect]> {
   let summary = "add a bias along one axis";
   let description = [{

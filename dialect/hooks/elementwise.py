@@ -37,7 +37,11 @@ GRADS = {
     "sigmoid_grad": ("y", "dy", True), "tanh_grad": ("y", "dy", True),
     "gelu_grad": ("x", "dy", True), "softmax_grad": ("y", "dy", True),
 }
-BINARY = ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_maximum")
+# Comparisons return i1 (bool), whatever their operands' (same) element type.
+COMPARE = ("broadcast_equal", "broadcast_not_equal", "broadcast_less", "broadcast_less_equal",
+           "broadcast_greater", "broadcast_greater_equal")
+BINARY = ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_maximum",
+          "broadcast_minimum", "broadcast_pow", *COMPARE)
 
 
 def _q(names) -> list[str]:
@@ -111,7 +115,8 @@ def binary_tensor_desc(ctx: InferContext) -> None:
 
 @infer_data_type(*_q(BINARY))
 def binary_data_type(ctx: InferContext) -> None:
-    ctx.set_output_dtype("z", require_same_dtype(ctx, "x", "y"))
+    dtype = require_same_dtype(ctx, "x", "y")
+    ctx.set_output_dtype("z", "i1" if ctx.op.mnemonic in COMPARE else dtype)
 
 
 @get_sbp(*_q(BINARY))

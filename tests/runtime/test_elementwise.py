@@ -367,8 +367,11 @@ def test_dropout_grad_with_bool_mask():
 def test_table_covers_the_spec():
     expected = {"relu", "leaky_relu", "sigmoid", "tanh", "gelu", "exp", "log", "sqrt", "negative",
                 "square", "reciprocal", "scalar_add", "scalar_mul", "scalar_pow", "broadcast_add",
-                "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_maximum", "relu_grad",
-                "leaky_relu_grad", "sigmoid_grad", "tanh_grad", "gelu_grad", "dropout_grad"}
+                "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_maximum",
+                "broadcast_minimum", "broadcast_pow", "broadcast_equal", "broadcast_not_equal",
+                "broadcast_less", "broadcast_less_equal", "broadcast_greater",
+                "broadcast_greater_equal", "relu_grad", "leaky_relu_grad", "sigmoid_grad",
+                "tanh_grad", "gelu_grad", "dropout_grad"}
     assert {d.mnemonic for d in ELEMENTWISE_OPS.values()} == expected
     for d in ELEMENTWISE_OPS.values():
         assert d.name == f"tdflow.{d.mnemonic}"

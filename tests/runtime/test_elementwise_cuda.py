@@ -137,7 +137,7 @@ def _sample(dt, n, seed, positive=False, nonzero=False):
 def test_g_plus_plus_build_matches_numpy(simlib):
     lib, launchers = simlib
     n = 100
-    positive = {"tdflow.log", "tdflow.sqrt", "tdflow.scalar_pow"}
+    positive = {"tdflow.log", "tdflow.sqrt", "tdflow.scalar_pow", "tdflow.broadcast_pow"}
     nonzero = {"tdflow.reciprocal", "tdflow.broadcast_div"}
     for (op, dt), (fn, in_dts) in sorted(launchers.items()):
         d = ELEMENTWISE_OPS[op]
