@@ -1,1 +1,3 @@
 """tdflow.runtime."""
+
+from . import tensor_ops  # noqa: F401 - installs Python's operators on Tensor
