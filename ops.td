@@ -46,9 +46,10 @@ def TDF_ReluOp : TDF_Op<"relu", [NoMemoryEffect, Idempotent, SameOperandsAndResu
 
 def TDF_LeakyReluOp : TDF_Op<"leaky_relu", [NoMemoryEffect, Elementwise]> {
   let summary = "leaky rectified linear unit";
-  // x > 0 ? x : alpha * x, written as max(x, alpha x) for alpha <= 1 (min otherwise): the
-  // condition on the attribute folds away when the kernel is built, leaving two ufuncs.
-  let formula = [{ alpha <= 1.0 ? max(x, x * alpha) : min(x, x * alpha) }];
+  // OneFlow's definition. For 0 < alpha <= 1 the kernel computes it as max(x, x * alpha)
+  // (two ufuncs, exact for every input); the gradient keeps the select's meaning at 0
+  // (x > 0 ? dy : dy * alpha, PyTorch's convention).
+  let formula = [{ x > 0 ? x : x * alpha }];
   let description = [{
     Computes `y = x > 0 ? x : alpha * x` element by element.
 
@@ -802,6 +803,13 @@ def TDF_BiasAddOp : TDF_Op<"bias_add", [NoMemoryEffect]> {
 
 def TDF_MatmulOp : TDF_Op<"matmul", [NoMemoryEffect]> {
   let summary = "matrix multiplication";
+  let grad = [{
+    a: transpose_a ? matmul(b, dout, transpose_a=transpose_b, transpose_b=true, alpha=alpha)
+                   : matmul(dout, b, transpose_b=!transpose_b, alpha=alpha);
+    b: transpose_b ? matmul(dout, a, transpose_a=true, transpose_b=transpose_a, alpha=alpha)
+                   : matmul(a, dout, transpose_a=!transpose_a, alpha=alpha);
+    _add_to_output: dout
+  }];
   let description = [{
     Computes `out = alpha * op(a) @ op(b) (+ _add_to_output)` for 2-D `a` and `b`, where
     `op` transposes when `transpose_a`/`transpose_b` is set. `_add_to_output`, when given,
@@ -835,6 +843,13 @@ def TDF_MatmulOp : TDF_Op<"matmul", [NoMemoryEffect]> {
 
 def TDF_BatchMatmulOp : TDF_Op<"batch_matmul", [NoMemoryEffect]> {
   let summary = "batched matrix multiplication";
+  let grad = [{
+    a: transpose_a ? batch_matmul(b, dout, transpose_a=transpose_b, transpose_b=true, alpha=alpha)
+                   : batch_matmul(dout, b, transpose_b=!transpose_b, alpha=alpha);
+    b: transpose_b ? batch_matmul(dout, a, transpose_a=true, transpose_b=transpose_a, alpha=alpha)
+                   : batch_matmul(a, dout, transpose_a=!transpose_a, alpha=alpha);
+    _add_to_output: dout
+  }];
   let description = [{
     Like `matmul` on the last two dims, for `a` and `b` of the same rank (at least 3) whose
     leading (batch) dims are equal.
@@ -929,6 +944,7 @@ def TDF_ReduceMaxOp : TDF_Op<"reduce_max", [NoMemoryEffect]> {
 
 def TDF_SoftmaxOp : TDF_Op<"softmax", [NoMemoryEffect]> {
   let summary = "softmax over the last axis";
+  let grad = [{ in: softmax_grad(out, dout) }];
   let description = [{
     Computes `out = exp(in - max(in)) / sum(exp(in - max(in)))` along the last dim.
 
@@ -953,6 +969,7 @@ def TDF_SoftmaxOp : TDF_Op<"softmax", [NoMemoryEffect]> {
 
 def TDF_LogSoftmaxOp : TDF_Op<"log_softmax", [NoMemoryEffect]> {
   let summary = "log-softmax over the last axis";
+  let grad = [{ in: dprob - exp(prob) * reduce_sum(dprob, axis=[-1], keepdims=true) }];
   let description = [{
     Computes `prob = in - max(in) - log(sum(exp(in - max(in))))` along the last dim (the
     output is named `prob`, as in OneFlow).
@@ -977,6 +994,10 @@ def TDF_LogSoftmaxOp : TDF_Op<"log_softmax", [NoMemoryEffect]> {
 
 def TDF_SparseSoftmaxCrossEntropyOp : TDF_Op<"sparse_softmax_cross_entropy", [NoMemoryEffect]> {
   let summary = "softmax cross-entropy with integer labels";
+  let grad = [{
+    prediction: sparse_softmax_cross_entropy_grad(label, dout, prob, depth=depth)
+                + softmax_grad(prob, dprob)
+  }];
   let description = [{
     For logits `prediction` of shape `[N, depth]` and integer class indices `label` of shape
     `[N]`, returns `prob = softmax(prediction)` (same shape as `prediction`) and the per-row
@@ -1015,6 +1036,7 @@ def TDF_SparseSoftmaxCrossEntropyOp : TDF_Op<"sparse_softmax_cross_entropy", [No
 
 def TDF_ReshapeOp : TDF_Op<"reshape", [NoMemoryEffect]> {
   let summary = "reshape";
+  let grad = [{ in: reshape(dout, shape=in.shape) }];
   let description = [{
     Returns `in`'s elements in a tensor of shape `shape`. One dim may be `-1`: it is
     inferred from the element count. The element counts must match.
@@ -1100,6 +1122,7 @@ def TDF_CatOp : TDF_Op<"cat", [NoMemoryEffect]> {
 
 def TDF_CastOp : TDF_Op<"cast", [NoMemoryEffect, SupportNonContiguous]> {
   let summary = "convert the element type";
+  let grad = [{ in: cast(dout, dtype=in.dtype) }];
   let description = [{
     Converts every element of `in` to `dtype` (written as a type: `f16`, `i64`, ...); the
     shape is kept. `pin_memory` asks for page-locked host memory when the result lives on
@@ -1255,6 +1278,16 @@ def TDF_BroadcastLikeOp : TDF_Op<"broadcast_like", [NoMemoryEffect]> {
 
 def TDF_Conv2DOp : TDF_Op<"conv2d", [NoMemoryEffect, AttrSizedOperandSegments]> {
   let summary = "2-D convolution";
+  let grad = [{
+    in: conv_data_grad(dout, weight, in, num_spatial_dims=2, padding_before=padding_before,
+                       data_format=data_format, kernel_size=kernel_size, strides=strides,
+                       dilation_rate=dilation_rate, groups=groups);
+    weight: conv_filter_grad(dout, in, num_spatial_dims=2, padding_before=padding_before,
+                             data_format=data_format, kernel_size=kernel_size, strides=strides,
+                             dilation_rate=dilation_rate, groups=groups);
+    bias: reduce_sum(dout, axis=data_format == "channels_first" ? [0, 2, 3] : [0, 1, 2]);
+    _add_to_output: dout
+  }];
   let description = [{
     Convolves `in` (`NCHW` when `data_format` is `"channels_first"`, `NHWC` when
     `"channels_last"`) with `weight` (`[filters, C/groups, kH, kW]`, or `[filters, kH, kW,
@@ -1298,6 +1331,11 @@ def TDF_Conv2DOp : TDF_Op<"conv2d", [NoMemoryEffect, AttrSizedOperandSegments]> 
 
 def TDF_MaxPool2DOp : TDF_Op<"max_pool_2d", [NoMemoryEffect]> {
   let summary = "2-D max pooling";
+  let grad = [{
+    x: max_pool_2d_grad(x, indice, dy, padding=padding, data_format=data_format,
+                        kernel_size=kernel_size, stride=stride, dilation=dilation,
+                        return_indices=return_indices, ceil_mode=ceil_mode)
+  }];
   let description = [{
     Takes the maximum over `kernel_size` windows of `x` (`channels_first`: NCHW,
     `channels_last`: NHWC). Output spatial size per dim is `floor((in + 2*pad -
@@ -1337,6 +1375,10 @@ def TDF_MaxPool2DOp : TDF_Op<"max_pool_2d", [NoMemoryEffect]> {
 
 def TDF_DropoutOp : TDF_Op<"dropout", [NoMemoryEffect]> {
   let summary = "dropout";
+  let grad = [{
+    in: dropout_grad(dout, mask, scale=1.0 / (1.0 - rate));
+    _add_to_output: dout
+  }];
   let description = [{
     Zeroes each element with probability `rate` (in `[0, 1)`) and scales the rest by `1 / (1
     - rate)`; `mask` (i1, same shape) records the kept elements. `seed` seeds the random
@@ -1503,6 +1545,11 @@ def TDF_GeluGradOp : TDF_Op<"gelu_grad", [NoMemoryEffect, Elementwise]> {
 
 def TDF_SoftmaxGradOp : TDF_Op<"softmax_grad", [NoMemoryEffect]> {
   let summary = "gradient of softmax";
+  let grad = [{
+    y: ddx * (dy - reduce_sum(dy * y, axis=[-1], keepdims=true))
+       - dy * reduce_sum(ddx * y, axis=[-1], keepdims=true);
+    dy: softmax_grad(y, ddx)
+  }];
   let description = [{
     Computes `dx = y * (dy - sum(dy * y, last axis))` from softmax's output `y`.
 
@@ -1554,7 +1601,7 @@ def TDF_DropoutGradOp : TDF_Op<"dropout_grad", [NoMemoryEffect, Elementwise]> {
   let has_check_fn = 1;
 }
 
-def TDF_ConvDataGradOp : TDF_Op<"conv_data_grad", [NoMemoryEffect]> {
+def TDF_ConvDataGradOp : TDF_Op<"conv_data_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of a convolution with respect to its input";
   let description = [{
     Computes the gradient of `conv2d`'s input from the output gradient `dy` and the
@@ -1593,7 +1640,7 @@ def TDF_ConvDataGradOp : TDF_Op<"conv_data_grad", [NoMemoryEffect]> {
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_ConvFilterGradOp : TDF_Op<"conv_filter_grad", [NoMemoryEffect]> {
+def TDF_ConvFilterGradOp : TDF_Op<"conv_filter_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of a convolution with respect to its filter";
   let description = [{
     Computes the gradient of `conv2d`'s weight from the output gradient `dy` and the input
@@ -1630,7 +1677,7 @@ def TDF_ConvFilterGradOp : TDF_Op<"conv_filter_grad", [NoMemoryEffect]> {
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_MaxPool2DGradOp : TDF_Op<"max_pool_2d_grad", [NoMemoryEffect]> {
+def TDF_MaxPool2DGradOp : TDF_Op<"max_pool_2d_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of max_pool_2d";
   let description = [{
     Scatters `dy` back to the positions recorded in `indice`; the result has `x`'s shape and
@@ -1666,7 +1713,7 @@ def TDF_MaxPool2DGradOp : TDF_Op<"max_pool_2d_grad", [NoMemoryEffect]> {
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_SparseSoftmaxCrossEntropyGradOp : TDF_Op<"sparse_softmax_cross_entropy_grad", [NoMemoryEffect]> {
+def TDF_SparseSoftmaxCrossEntropyGradOp : TDF_Op<"sparse_softmax_cross_entropy_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of sparse_softmax_cross_entropy";
   let description = [{
     Computes `prediction_diff = (prob - one_hot(label, depth)) * dy[:, None]`; the result

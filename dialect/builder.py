@@ -52,11 +52,12 @@ def make_builder_class(dialect) -> type:
     ns: dict[str, Any] = {"dialect": dialect, "__doc__": f"Builder for the {dialect.name} dialect "
                           f"({len(dialect.ops)} ops): one method per op."}
     for op in dialect.ops.values():
-        ns[method_name(op.mnemonic)] = _make_method(dialect, op)
+        ns[method_name(op.mnemonic)] = op_method(dialect, op)
     return type(f"{dialect.name.capitalize()}Builder", (Builder,), ns)
 
 
-def _make_method(dialect, opdef: OpDef):
+def op_method(dialect, opdef: OpDef):
+    """The builder method of one op (``method(builder, *operands, **attrs)``)."""
     operands = opdef.operands
     aliases = {_param_name(d.name): d.name for d in operands}
     aliases.update({_param_name(a.name): a.name for a in opdef.attributes})

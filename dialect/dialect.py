@@ -258,7 +258,8 @@ class Dialect:
         every operand group is assumed present once.
         """
         name = op if isinstance(op, str) else op.name
-        mods = self.input_arg_modifiers(name)
+        # an op instance's own attributes: the hook may need required ones (reduce_sum_like)
+        mods = self.input_arg_modifiers(name, None if isinstance(op, str) else op.attributes)
         mutable = {n for n, m in mods.items() if m.is_mutable}
         if not mutable:
             return ()

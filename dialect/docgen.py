@@ -34,6 +34,13 @@ def op_doc(op: OpDef) -> str:
     if op.formula is not None:
         text = " ".join(op.formula.formula.text.split())  # one line, as the kernel computes it
         out += [f"Formula: `{text}`", ""]
+    if op.has_trait("NoGrad"):
+        out += ["Gradient: none (`NoGrad`)", ""]
+    elif op.grad_code:
+        text = " ".join(op.grad_code.split())
+        out += [f"Gradient: `{text}`", ""]
+    elif op.formula is not None:
+        out += ["Gradient: derived from the formula", ""]
     if op.traits:
         out += ["Traits: " + ", ".join(f"`{t}`" for t in op.traits), ""]
     if op.hooks:

@@ -182,6 +182,10 @@ class _Reader:
         sig = f.get("signature")
         if isinstance(sig, str) and sig.strip():
             opdef = dataclasses.replace(opdef, signatures=self.signature_lines(opdef, sig))
+        grad = f.get("grad")
+        if isinstance(grad, str) and grad.strip():
+            opdef = dataclasses.replace(opdef, grad_code=grad, grad_loc=self.code_start(
+                opdef, "grad", grad))
         code = f.get("formula")
         if isinstance(code, str) and code.strip():
             if not opdef.has_trait("Elementwise"):
@@ -231,6 +235,15 @@ class _Reader:
             except TdError as e:
                 errors.extend(e.all_errors())
         return checked, errors
+
+    def code_start(self, opdef: OpDef, field: str, code: str) -> tuple[str, int, int]:
+        """(file, line, col) where a code field's text starts (the record's line if unknown)."""
+        from .formula.locate import code_field_start
+
+        loc = opdef.location
+        file = loc.file if loc else (self.file_hint or "<unknown>")
+        line, col = code_field_start(self._source(file), field, code, loc.line if loc else 1)
+        return file, line, col
 
     def signature_lines(self, opdef: OpDef, code: str
                         ) -> tuple[tuple[str, SourceLocation | None], ...]:

@@ -147,6 +147,10 @@ class OpDef:
     #: the ``signature`` field: one functional signature per line, each with where it is
     signatures: tuple[tuple[str, SourceLocation | None], ...] = field(default=(), compare=False,
                                                                         repr=False)
+    #: the ``grad`` field's text and where it starts (file, line, col); parsed and checked by
+    #: :mod:`tdflow.dialect.grad` when the context is loaded or a gradient is first needed
+    grad_code: str | None = field(default=None, compare=False, repr=False)
+    grad_loc: tuple[str, int, int] | None = field(default=None, compare=False, repr=False)
     _attr_index: dict[str, AttrDef] = field(default_factory=dict, repr=False, compare=False)
     _trait_names: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 

@@ -11,7 +11,7 @@ produce for later ones (kernel choices, the ``ExecutablePlan``).
 >>> PassManager.parse("no-such-pass")
 Traceback (most recent call last):
 ...
-tdflow.lowering.pass_manager.PipelineError: unknown pass 'no-such-pass' in pipeline 'no-such-pass'; valid passes: canonicalize, fuse-elementwise, infer-shapes, plan-memory, select-kernels
+tdflow.lowering.pass_manager.PipelineError: unknown pass 'no-such-pass' in pipeline 'no-such-pass'; valid passes: autodiff, canonicalize, fuse-elementwise, infer-shapes, plan-memory, select-kernels
 """
 
 from __future__ import annotations
@@ -182,11 +182,16 @@ def parse_pipeline(text: str) -> list[Pass]:
         if rest:
             if not rest.endswith("}"):
                 raise PipelineError(f"unterminated options for pass {name!r} in {text!r}")
+            last = None
             for kv in filter(None, (s.strip() for s in rest[:-1].split(","))):
                 key, eq, value = kv.partition("=")
                 if not eq:
-                    raise PipelineError(f"option {kv!r} of pass {name!r} must be KEY=VALUE")
-                opts[key.strip()] = value.strip()
+                    if last is None:
+                        raise PipelineError(f"option {kv!r} of pass {name!r} must be KEY=VALUE")
+                    opts[last] += "," + kv  # a list value: autodiff{wrt=x,w1}
+                    continue
+                last = key.strip()
+                opts[last] = value.strip()
         if name not in PASSES:
             raise PipelineError(f"unknown pass {name!r} in pipeline {text!r}; "
                                 f"valid passes: {', '.join(sorted(PASSES))}")

@@ -23,6 +23,8 @@ import numpy as np
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 from tdflow.tdparser.errors import TdflowError
 
+from .autograd import _mode as _grad_mode
+from .autograd import record as _record
 from .engine import BLAS_OP_NAMES, Var, get_engine
 from .tensor_glue import Tensor, var_of
 
@@ -34,6 +36,18 @@ _CACHE_LIMIT = 4096
 # The user address space of x86-64 and arm64 (47 bits): a result beyond it cannot be allocated
 # anywhere, so it is a bad argument (a huge shape), not an out-of-memory condition.
 MAX_RESULT_BYTES = 2**47
+
+
+def _any_requires_grad(tensors: tuple) -> bool:
+    for t in tensors:
+        if t is None:
+            continue
+        if type(t) is tuple:
+            if any(e.requires_grad for e in t):
+                return True
+        elif t.requires_grad:
+            return True
+    return False
 
 
 class EagerError(TdflowError, ValueError):
@@ -203,6 +217,8 @@ class OpRunner:
         reads = tuple(dict.fromkeys(reads)) if len(reads) > 1 else tuple(reads)
         eng.push(work, reads, tuple(writes), name=self.name, cost=entry.cost,
                  uses_blas=self._uses_blas)
+        if results and _grad_mode.enabled and _any_requires_grad(tensors):
+            _record(self, tensors, attr_vals, results)
         if self.n_results == 1:
             return results[0]
         return tuple(results) if results else None
@@ -249,6 +265,8 @@ class OpRunner:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 work = lambda: fn(attrs, arrays, outs)  # noqa: E731
             eng.push_one(work, tuple(reads), v, name, entry.cost, blas)
+            if _grad_mode.enabled and _any_requires_grad(tensors):
+                _record(self, tensors, attr_vals, (r,))
             return r
 
         return calln
@@ -282,6 +300,8 @@ class OpRunner:
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 eng.push_one(lambda: fn(attrs, ins, outs), (src,), v, name, entry.cost, blas)
+            if t.requires_grad and _grad_mode.enabled:
+                _record(self, (t,), attr_vals, (r,))
             return r
 
         return call1a
@@ -319,6 +339,8 @@ class OpRunner:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 work = lambda: fn(attrs, ins, outs)  # noqa: E731
             eng.push_one(work, (s1, s2) if s1 is not s2 else (s1,), v, name, entry.cost, blas)
+            if (t.requires_grad or u.requires_grad) and _grad_mode.enabled:
+                _record(self, (t, u), (), (r,))
             return r
 
         return call2

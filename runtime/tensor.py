@@ -181,6 +181,25 @@ class Tensor:
         t._sync = self._sync
         return t
 
+    # -- autograd (runtime/autograd.py) ------------------------------------------------------
+    def backward(self, grad: Tensor | None = None, retain_graph: bool = False) -> None:
+        """Accumulate this tensor's gradient into the ``.grad`` of the leaves it was computed
+        from (``grad`` defaults to one for a one-element tensor); the graph is freed after
+        unless ``retain_graph``."""
+        from .autograd import backward
+
+        backward(self, grad, retain_graph)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place (a floating-point leaf only); returns the tensor."""
+        if requires_grad and self.dtype not in FLOAT_DTYPES:
+            raise TypeError(f"only floating-point tensors can require gradients, not "
+                            f"{self.dtype}")
+        if not requires_grad and self.grad_fn is not None:
+            raise RuntimeError("requires_grad_(False) on a computed tensor; use detach()")
+        self.requires_grad = requires_grad
+        return self
+
     def __repr__(self) -> str:
         body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
         extra = f", dtype={self.dtype}"

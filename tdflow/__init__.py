@@ -25,6 +25,11 @@ _LAZY = {
     "tensor": ("tdflow.runtime.tensor", "tensor"),
     "Tensor": ("tdflow.runtime.tensor", "Tensor"),
     "functional": ("tdflow.functional", None),  # None: the module itself
+    "no_grad": ("tdflow.runtime.autograd", "no_grad"),
+    "enable_grad": ("tdflow.runtime.autograd", "enable_grad"),
+    "value_and_grad": ("tdflow.runtime.value_and_grad", "value_and_grad"),
+    "grad_rule": ("tdflow.dialect.grad", "grad_rule"),
+    "GradError": ("tdflow.dialect.grad", "GradError"),
 }
 
 

@@ -92,13 +92,15 @@ class CheckedFormula:
         return {k: attrs.get(k, d) for k, d in self.attr_defaults.items()
                 if k in attrs or d is not None}
 
-    def bind(self, attrs: Mapping[str, Any] | None = None, result: int = 0) -> Expr:
+    def bind(self, attrs: Mapping[str, Any] | None = None, result: int = 0,
+             leaky_max: bool = True) -> Expr:
         """Result ``result``'s expression with attribute values (defaults filled) substituted
-        and constants folded, as a kernel is built from it.
+        and constants folded, as a kernel is built from it (gradients pass
+        ``leaky_max=False``: see :func:`~tdflow.dialect.formula.expr.fold_constants`).
 
         Raises ``KeyError`` for an attribute with no default and no value.
         """
-        return bind(self.exprs[result], self.filled(attrs))
+        return bind(self.exprs[result], self.filled(attrs), leaky_max)
 
 
 def _kind_of(kind: str) -> str:

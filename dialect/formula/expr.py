@@ -355,8 +355,9 @@ def remap_inputs(expr: Expr, mapping: Mapping[int, int] | Sequence[int]) -> Expr
     return transform(expr, lambda n: Input(mapping[n.index]) if isinstance(n, Input) else None)
 
 
-def bind(expr: Expr, attrs: Mapping[str, Any]) -> Expr:
-    """Replace every :class:`Attr` by its value and fold constant subtrees.
+def bind(expr: Expr, attrs: Mapping[str, Any], leaky_max: bool = True) -> Expr:
+    """Replace every :class:`Attr` by its value and fold constant subtrees (``leaky_max``:
+    rewriting ``x > 0 ? x : x * k`` as ``max(x, x * k)``, see :func:`fold_constants`).
 
     Raises ``KeyError`` naming the attribute when one is missing.
     """
@@ -369,7 +370,7 @@ def bind(expr: Expr, attrs: Mapping[str, Any]) -> Expr:
             return v if isinstance(v, Expr) else Const(v)
         return None
 
-    return fold_constants(transform(expr, sub))
+    return fold_constants(transform(expr, sub), leaky_max)
 
 
 def compose(outer: Expr, replacements: Mapping[int, Expr], outer_arity: int | None = None) -> Expr:
@@ -491,33 +492,36 @@ def expr_depth(expr: Expr) -> int:
     return depth
 
 
-def fold_constants(expr: Expr) -> Expr:
+def fold_constants(expr: Expr, leaky_max: bool = True) -> Expr:
     """Evaluate subtrees made only of constants (``1 / (1 - 0.5)`` becomes ``2.0``).
 
-    Casts are kept: their result depends on the device's rounding.
+    Casts are kept: their result depends on the device's rounding. With ``leaky_max`` a
+    select that is a leaky ReLU becomes a ``max`` (:func:`_leaky_as_max`), which computes the
+    same values faster; gradients are derived without it, since ``x > 0 ? dy : dy * k``
+    (PyTorch's convention at 0) is not the derivative of ``max`` at the tie.
     """
 
     def fold(n: Expr) -> Expr | None:
         if isinstance(n, Unary):
-            x = fold_constants(n.x)
+            x = fold_constants(n.x, leaky_max)
             if isinstance(x, Const):
                 v = _fold_unary(n.op, x.value)
                 if v is not None and not isinstance(v, complex):
                     return Const(v)
             return Unary(n.op, x)
         if isinstance(n, Binary):
-            a, b = fold_constants(n.a), fold_constants(n.b)
+            a, b = fold_constants(n.a, leaky_max), fold_constants(n.b, leaky_max)
             if isinstance(a, Const) and isinstance(b, Const):
                 v = _fold_binary(n.op, a.value, b.value)
                 if v is not None and not isinstance(v, complex):
                     return Const(v)
             return Binary(n.op, a, b)
         if isinstance(n, Select):
-            c = fold_constants(n.cond)
+            c = fold_constants(n.cond, leaky_max)
             if isinstance(c, Const):
-                return fold_constants(n.a if c.value else n.b)
-            a, b = fold_constants(n.a), fold_constants(n.b)
-            return _leaky_as_max(c, a, b) or Select(c, a, b)
+                return fold_constants(n.a if c.value else n.b, leaky_max)
+            a, b = fold_constants(n.a, leaky_max), fold_constants(n.b, leaky_max)
+            return (leaky_max and _leaky_as_max(c, a, b)) or Select(c, a, b)
         return None
 
     return transform(expr, fold)

@@ -4,12 +4,13 @@ Each entry maps a pass name to ``(module, class)``; the module is imported only 
 names the pass, so listing passes (for errors and ``--help``) stays cheap.
 
 >>> sorted(PASSES)[:2]
-['canonicalize', 'fuse-elementwise']
+['autodiff', 'canonicalize']
 """
 
 from __future__ import annotations
 
 PASSES: dict[str, tuple[str, str]] = {
+    "autodiff": ("tdflow.lowering.passes.autodiff", "AutodiffPass"),
     "infer-shapes": ("tdflow.lowering.passes.infer_shapes", "InferShapesPass"),
     "canonicalize": ("tdflow.lowering.passes.canonicalize", "CanonicalizePass"),
     "fuse-elementwise": ("tdflow.lowering.passes.fuse_elementwise", "FuseElementwisePass"),

@@ -145,6 +145,18 @@ def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
 # ---- fused elementwise ----------------------------------------------------------------------
 
 _fused_cache: dict[Any, Any] = {}
+_parsed: dict[str, Expr] = {}
+
+
+def _parsed_expr(text: str) -> Expr:
+    expr = _parsed.get(text)
+    if expr is None:
+        from tdflow.dialect.formula.text import parse_expr
+
+        if len(_parsed) >= 4096:
+            _parsed.clear()
+        expr = _parsed[text] = parse_expr(text)
+    return expr
 
 
 @register_kernel("tdflow.fused_elementwise", "cpu", dtypes=ALL_DTYPES, inplace={0: 0})
@@ -152,8 +164,10 @@ def fused_elementwise(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
                       outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
     """Run ``attrs["expr"]`` (an Expr) over the inputs; ``attrs["out_dtype"]`` optional."""
     expr = attrs["expr"]
+    if isinstance(expr, str):  # the IR's text form, as eager calls and gradients pass it
+        expr = _parsed_expr(expr)
     if not isinstance(expr, Expr):
-        raise TypeError(f"tdflow.fused_elementwise: attribute 'expr' must be an Expr, "
+        raise TypeError(f"tdflow.fused_elementwise: attribute 'expr' must be an Expr (or its text), "
                         f"got {type(expr).__name__}")
     out_dtype = attrs.get("out_dtype")
     key = (expr, out_dtype, tuple(a.dtype for a in inputs))

@@ -151,11 +151,16 @@ def _check_contract(context, args: argparse.Namespace) -> int:
 
     dialect = shown_library(context, args)
     problems = dialect.contract_problems()
+    grad_line, grad_diags = _gradient_summary(context, dialect, args)
     if not problems:
         if not args.quiet:
             print(f"{dialect.path}: {len(dialect)} ops; every declared hook is registered and "
                   f"every hook is declared")
-        return 0
+        if grad_line:
+            print(grad_line)
+        if grad_diags:
+            print_diagnostic(DiagnosticError(grad_diags).render())
+        return 1 if any(d.severity == "error" for d in grad_diags) else 0
     missing = [p for p in problems if p[1] in p[0].hooks]  # declared flag, no hook
     undeclared = [p for p in problems if p[1] not in p[0].hooks]
     if not args.quiet or missing:
@@ -171,6 +176,8 @@ def _check_contract(context, args: argparse.Namespace) -> int:
             have = len(declaring) - absent
             print(f"  {flag}: {len(declaring)} ops declare it, {have} have a hook"
                   f"{f' ({served} served by standard ops)' if served else ''}, {absent} missing")
+    if grad_line:
+        print(grad_line)
     severity = "error" if args.strict_hooks else "warning"
 
     def located(op, message: str, sev: str) -> Diagnostic:
@@ -188,5 +195,43 @@ def _check_contract(context, args: argparse.Namespace) -> int:
             f"them; `tdflow gen-hooks` writes skeletons"
             f"{'' if args.strict_hooks else '; --strict-hooks makes them errors'})",
             Location(str(dialect.path), 0, 0), severity=severity))
+    diags += grad_diags
     print_diagnostic(DiagnosticError(sorted(diags, key=lambda d: d.severity != "error")).render())
     return 1 if any(d.severity == "error" for d in diags) else 0
+
+
+def _gradient_summary(context, dialect, args: argparse.Namespace) -> tuple[str, list]:
+    """One line on the library's gradients (empty under --quiet when all is well), and
+    diagnostics: errors for ``grad`` fields that do not check, and (warnings; errors under
+    --strict-hooks) for differentiable ops with no gradient."""
+    from tdflow.dialect.grad import gradient_report
+    from tdflow.dialect.ir.core import Location
+    from tdflow.dialect.ir.diagnostics import Diagnostic
+
+    counts, missing, errors = gradient_report(context, dialect.ops.values())
+    line = ""
+    if not args.quiet or missing or errors:
+        have = ", ".join(f"{n} from {'formulas' if k == 'formula' else k + 's'}"
+                         for k, n in sorted(counts.items()))
+        line = (f"  gradients: {sum(counts.values())} ops have one ({have or 'none'}), "
+                f"{len(missing)} differentiable ops have none")
+    diags = []
+    for e in errors:
+        file, line, col = (getattr(e, "file", None), getattr(e, "line", 0), getattr(e, "col", 0))
+        diags.append(Diagnostic(getattr(e, "message", str(e)),
+                                Location(file, line, col) if file else None))
+    severity = "error" if args.strict_hooks else "warning"
+    shown = missing if args.verbose else missing[:0]
+    for op in shown:
+        loc = op.location
+        diags.append(Diagnostic(
+            f"op '{op.name}' is differentiable but has no gradient: add a `grad` field, a "
+            f"formula, a @grad_rule(\"{op.name}\") or the NoGrad trait",
+            Location(loc.file, loc.line, loc.col) if loc else None, severity=severity))
+    if missing and not args.verbose:
+        diags.append(Diagnostic(
+            f"{len(missing)} differentiable ops have no gradient (--verbose lists them; give "
+            f"each a `grad` field, a formula, a @grad_rule or the NoGrad trait"
+            f"{'' if args.strict_hooks else '; --strict-hooks makes them errors'})",
+            Location(str(dialect.path), 0, 0), severity=severity))
+    return line, diags

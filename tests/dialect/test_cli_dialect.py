@@ -121,9 +121,13 @@ def test_gen_hooks_then_verify(tmp_path):
     proc = tdflow("verify", "--ops", str(td))  # missing hooks are warnings by default
     assert proc.returncode == 0 and "3 declared hooks of 1 ops are not registered" in proc.stderr
     assert "has_get_sbp_fn: 1 ops declare it, 0 have a hook, 1 missing" in proc.stdout
+    # a differentiable op without a gradient is reported like a missing hook
+    assert "gradients: 0 ops have one (none), 1 differentiable ops have none" in proc.stdout
+    assert "1 differentiable ops have no gradient (--verbose lists them" in proc.stderr
     proc = tdflow("verify", "--ops", str(td), "--strict-hooks", "--verbose")
-    assert proc.returncode == 1 and "3 errors" in proc.stderr
+    assert proc.returncode == 1 and "4 errors" in proc.stderr
     assert "declares has_get_sbp_fn = 1 but no get_sbp hook" in proc.stderr
+    assert "op 'mine.scale' is differentiable but has no gradient" in proc.stderr
     hooks = tmp_path / "mine_hooks.py"
     proc = tdflow("gen-hooks", str(td), "-o", str(hooks))
     assert proc.returncode == 0 and "wrote 3 hook(s)" in proc.stderr

@@ -40,7 +40,7 @@ GOLDEN = Path(__file__).parent / "golden_formula"
 # The formulas proposed for ops.td (planning note of issue 8), one per standard elementwise op.
 STANDARD = {
     "relu": "max(x, 0)",
-    "leaky_relu": "alpha <= 1.0 ? max(x, x * alpha) : min(x, x * alpha)",
+    "leaky_relu": "x > 0 ? x : x * alpha",
     "sigmoid": "sigmoid(x)",
     "tanh": "tanh(x)",
     "gelu": "0.5 * in * (1.0 + erf(in * rsqrt(2.0)))",

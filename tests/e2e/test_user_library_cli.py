@@ -141,7 +141,8 @@ def test_contract_of_the_user_library_only():
     proc = tdflow("verify", *USER)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (f"{OPS}: 1 ops; every declared hook is registered and every hook is "
-                           f"declared\n")
+                           f"declared\n  gradients: 1 ops have one (1 from grad fields), 0 "
+                           f"differentiable ops have none\n")
 
 
 def test_ops_doc_gen_hooks_show_the_user_library(capsys):

@@ -156,8 +156,11 @@ def test_fused_elementwise_kernel():
     (p,) = run("tdflow.fused_elementwise", [x, y], {"expr": Input(0) < Input(1),
                                                     "out_dtype": "i1"})
     assert p.dtype == np.bool_ and p.tolist() == [True, True]
+    # the IR's text form works too (eager calls and gradients pass it); other types do not
+    (e,) = run("tdflow.fused_elementwise", [x], {"expr": "exp(in0)"})
+    np.testing.assert_allclose(e, np.exp(x), rtol=1e-6)
     with pytest.raises(TypeError, match="must be an Expr"):
-        run("tdflow.fused_elementwise", [x], {"expr": "exp(in0)"})
+        run("tdflow.fused_elementwise", [x], {"expr": 3})
 
 
 def test_eager_overhead_of_a_small_elementwise_kernel():

@@ -17,8 +17,10 @@ class MyLib_Op<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, trai
 
 def MyLib_ScaleShiftOp : MyLib_Op<"scale_shift", [NoMemoryEffect]> {
   let summary = "y = x * scale + shift";
+  let grad = [{ x: dy * scale }];
   let description = [{
-    Scales and shifts every element; the hooks and the numpy kernel are in my_hooks.py.
+    Scales and shifts every element; the hooks and the numpy kernel are in my_hooks.py, the
+    gradient is the `grad` field.
 
     ```mlir
     %y = "mylib.scale_shift"(%x) {scale = 2.0 : f32, shift = 1.0 : f32}

@@ -1,0 +1,280 @@
+"""One gradient definition per op, and the driver both autograd modes call.
+
+An op's gradient comes from exactly one place, found by :func:`gradient_of` in this order:
+
+1. its ``grad`` field (``let grad = [{ a: matmul(dout, b, transpose_b=true); ... }]``), parsed
+   by tdflow's grammar and evaluated against an :class:`Emitter` (:mod:`.field`);
+2. a Python rule registered with :func:`grad_rule` in a hooks module, for what a field cannot
+   say (``@grad_rule("tdflow.conv2d")``);
+3. for an op with a ``formula`` (and ``tdflow.fused_elementwise``, whose formula is its
+   ``expr``), derived by symbolic differentiation: the gradient is itself a formula, emitted as
+   one ``fused_elementwise`` op, so it fuses and renders like any other (:mod:`.derived`).
+
+``NoGrad`` ops have none, and asking for one is a :class:`GradError`; so are integer inputs
+and inputs whose ``modify_input_arg`` hook says ``requires_grad=False`` (``label``, ``like``).
+
+A definition is written against an :class:`Emitter`: ``op(name, operands, attrs)`` applies
+an op of the context and returns its results; ``type_of(value)`` is a value's
+:class:`~tdflow.dialect.types.TensorType`. Eager mode's emitter runs kernels on tensors,
+graph mode's (the ``autodiff`` pass) builds IR, so both modes use the same definition.
+:func:`input_gradients` runs a definition for one op application (a :class:`Forward`) and
+reduces each gradient to its input's shape when the op broadcast it.
+
+>>> from tdflow.dialect.context import standard_context
+>>> ctx = standard_context()
+>>> g = gradient_of(ctx, ctx.lookup("tdflow.matmul"))
+>>> g.source, sorted(g.differentiable)
+('grad field', ['_add_to_output', 'a', 'b'])
+>>> gradient_of(ctx, ctx.lookup("tdflow.tanh")).source
+'formula'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tdflow.dialect.types import FLOAT_DTYPES, TensorType
+from tdflow.tdparser.errors import TdflowError
+
+__all__ = ["Emitter", "Forward", "GradDef", "GradError", "grad_rule", "gradient_of",
+           "gradient_report", "input_gradients", "needs_gradient", "registered_rules", "sum_to_shape"]
+
+
+class GradError(TdflowError, ValueError):
+    """A gradient that cannot be had: a ``NoGrad`` op, an integer input, an op without a
+    gradient definition; the message names the op and the input."""
+
+
+class Emitter(Protocol):
+    """What a gradient definition builds with (eager: kernels; graph mode: IR)."""
+
+    def op(self, name: str, operands: Sequence[Any], attrs: Mapping[str, Any]) -> tuple:
+        """Apply op ``name`` to ``operands`` (a value, ``None`` for an absent optional, a list
+        for a variadic operand) with Python attribute values; return its results."""
+
+    def type_of(self, value: Any) -> TensorType:
+        """The value's tensor type."""
+
+
+@dataclass
+class Forward:
+    """One application of an op, as its gradient sees it.
+
+    ``inputs``/``outputs`` map operand and result names to values (``None`` for an absent
+    optional operand, a tuple for a variadic one); ``douts`` maps result names to the gradient
+    flowing into them, ``None`` meaning zero; ``attrs`` holds every attribute value (defaults
+    filled); ``wants`` names the inputs whose gradients are asked for.
+    """
+
+    opdef: Any
+    attrs: dict[str, Any]
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    douts: dict[str, Any]
+    wants: frozenset[str]
+
+
+Rule = Callable[[Emitter, Forward], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class GradDef:
+    """An op's gradient: ``fn(emitter, forward) -> {input name: gradient or None}``.
+
+    ``source`` says where it comes from (``"grad field"``, ``"rule"``, ``"formula"``);
+    ``differentiable`` names the inputs it can give gradients for; ``saves(attrs)`` names the
+    inputs and results it reads (``None``: all), so eager mode keeps only those alive (MXNet's
+    ``BackwardDependency``).
+    """
+
+    source: str
+    fn: Rule
+    differentiable: frozenset[str]
+    saves: Callable[[Mapping[str, Any]], frozenset[str] | None] = field(
+        default=lambda attrs: None)
+
+
+_RULES: dict[str, tuple[Rule, frozenset[str] | None, Iterable[str] | None]] = {}
+
+
+def grad_rule(op: str, *, saves: Iterable[str] | None = None,
+              inputs: Iterable[str] | None = None) -> Callable[[Rule], Rule]:
+    """Register a Python gradient rule for ``op`` (qualified; a bare name means ``tdflow``):
+    ``fn(emitter, forward) -> {input name: gradient value or None}``. ``saves`` names the
+    inputs and results the rule reads (default: all); ``inputs`` the inputs it differentiates
+    (default: the op's floating-point operands).
+
+    >>> @grad_rule("doc.twice", saves=())
+    ... def _twice(g, fwd):
+    ...     return {"x": g.op("tdflow.scalar_mul", [fwd.douts["y"]],
+    ...                       {"has_float_operand": True, "float_operand": 2.0})[0]}
+    >>> "doc.twice" in registered_rules()
+    True
+    """
+    name = op if "." in op else f"tdflow.{op}"
+
+    def deco(fn: Rule) -> Rule:
+        _RULES[name] = (fn, None if saves is None else frozenset(saves), inputs)
+        _DEFS.clear()
+        return fn
+
+    return deco
+
+
+def registered_rules() -> frozenset[str]:
+    """Names of the ops with a Python gradient rule."""
+    return frozenset(_RULES)
+
+
+_DEFS: dict[tuple[int, str], GradDef | None] = {}
+
+
+def _default_differentiable(ctx: Any, opdef: Any) -> frozenset[str]:
+    """Operands that can carry a gradient: not declared ``requires_grad=False`` and not
+    restricted to integer/bool element types by their constraint."""
+    try:
+        mods = ctx.input_arg_modifiers(opdef.name)
+    except (ValueError, TypeError, KeyError):  # the hook needs attributes: assume none
+        mods = {}
+    out = set()
+    for d in opdef.operands:
+        m = mods.get(d.name)
+        if m is not None and not m.requires_grad:
+            continue
+        if d.dtypes is not None and not any(t in FLOAT_DTYPES for t in d.dtypes):
+            continue
+        out.add(d.name)
+    return frozenset(out)
+
+
+def gradient_of(ctx: Any, opdef: Any) -> GradDef | None:
+    """The op's gradient definition (see the module docstring), ``None`` when it has none.
+    Raises :class:`~tdflow.tdparser.errors.TdError` for a ``grad`` field that does not parse or
+    check (located inside the field) and :class:`GradError` for an op with two definitions."""
+    key = (id(ctx), opdef.name)
+    if key in _DEFS:
+        return _DEFS[key]
+    result = _resolve(ctx, opdef)
+    _DEFS[key] = result
+    return result
+
+
+def _resolve(ctx: Any, opdef: Any) -> GradDef | None:
+    if opdef.has_trait("NoGrad"):
+        return None
+    served = getattr(ctx, "served_by", None) or {}
+    rule = _RULES.get(opdef.name)
+    field_code = getattr(opdef, "grad_code", None)
+    if rule is not None and field_code:
+        raise GradError(f"op '{opdef.name}' has two gradient definitions: a `grad` field and "
+                        f"a Python rule ({rule[0].__module__}.{rule[0].__qualname__}); keep one")
+    if field_code:
+        from .field import field_gradient
+
+        return field_gradient(ctx, opdef)
+    if rule is not None:
+        fn, saves, inputs = rule
+        diff = (frozenset(inputs) if inputs is not None
+                else _default_differentiable(ctx, opdef))
+        return GradDef("rule", fn, diff, lambda attrs, s=saves: s)
+    from .derived import derived_gradient
+
+    derived = derived_gradient(ctx, opdef)
+    if derived is not None:
+        return derived
+    std = served.get(opdef.name)
+    if std is not None:  # served by a standard op: its gradient, under this op's name
+        return gradient_of(ctx, ctx.lookup(std))
+    return None
+
+
+def needs_gradient(ctx: Any, opdef: Any) -> bool:
+    """Whether a missing gradient definition is a problem ``tdflow verify`` reports: the op is
+    not ``NoGrad``, not created by lowering only, and has an operand that may be
+    floating-point."""
+    if opdef.has_trait("NoGrad") or opdef.has_trait("LoweringOnly"):
+        return False
+    return bool(_default_differentiable(ctx, opdef))
+
+
+def gradient_report(ctx: Any, ops: Iterable[Any]) -> tuple[dict[str, int], list, list]:
+    """What ``tdflow verify`` says of gradients: ``(count per source, ops that need a
+    gradient and have none, errors)``; an error is a ``TdError`` from a ``grad`` field that
+    does not parse or check (located in it) or a :class:`GradError` (two definitions).
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> ctx = standard_context()
+    >>> counts, missing, errors = gradient_report(ctx, [ctx.lookup("tdflow.tanh")])
+    >>> counts, missing, errors
+    ({'formula': 1}, [], [])
+    """
+    from tdflow.tdparser.errors import TdError
+
+    counts: dict[str, int] = {}
+    missing, errors = [], []
+    for op in ops:
+        try:
+            gd = gradient_of(ctx, op)
+        except (TdError, GradError) as e:
+            errors.append(e)
+            continue
+        if gd is not None:
+            counts[gd.source] = counts.get(gd.source, 0) + 1
+        elif needs_gradient(ctx, op):
+            missing.append(op)
+    return counts, missing, errors
+
+
+def input_gradients(ctx: Any, g: Emitter, fwd: Forward) -> dict[str, Any]:
+    """Run the op's gradient for ``fwd``: ``{input name: gradient}`` for each wanted input
+    (``None`` when it is zero; a tuple for a variadic operand), each with its input's shape.
+    Raises :class:`GradError` naming the op and input when a wanted gradient cannot be had."""
+    opdef = fwd.opdef
+    gd = gradient_of(ctx, opdef)
+    if gd is None:
+        if opdef.has_trait("NoGrad"):
+            raise GradError(f"'{opdef.name}' is marked NoGrad: no gradient flows through it "
+                            f"(asked for '{', '.join(sorted(fwd.wants))}')")
+        raise GradError(f"'{opdef.name}' has no gradient definition (no `grad` field, no "
+                        f"formula, no @grad_rule); asked for "
+                        f"'{', '.join(sorted(fwd.wants))}'")
+    missing = sorted(fwd.wants - gd.differentiable)
+    if missing:
+        raise GradError(f"'{opdef.name}' has no gradient for input '{missing[0]}' (its "
+                        f"gradient is defined for: {', '.join(sorted(gd.differentiable)) or 'none'})")
+    if all(d is None for d in fwd.douts.values()):
+        return dict.fromkeys(fwd.wants)
+    raw = gd.fn(g, fwd)
+    out: dict[str, Any] = {}
+    for name in fwd.wants:
+        grad = raw.get(name)
+        x = fwd.inputs.get(name)
+        if grad is None or x is None:
+            out[name] = None
+        elif isinstance(x, tuple):
+            out[name] = tuple(None if gi is None else sum_to_shape(g, gi, xi)
+                              for gi, xi in zip(grad, x))
+        else:
+            out[name] = sum_to_shape(g, grad, x)
+    return out
+
+
+def sum_to_shape(g: Emitter, grad: Any, like: Any) -> Any:
+    """``grad`` summed over the dims a broadcast of ``like`` stretched, so it has ``like``'s
+    shape (the gradient of numpy broadcasting); ``grad`` itself when the shapes agree."""
+    gt, xt = g.type_of(grad), g.type_of(like)
+    gs, xs = tuple(gt.shape), tuple(xt.shape)
+    if gs == xs:
+        return grad
+    lead = len(gs) - len(xs)
+    if lead < 0:
+        raise GradError(f"a gradient of shape {list(gs)} cannot be reduced to its input's "
+                        f"shape {list(xs)}")
+    stretched = [lead + i for i, d in enumerate(xs) if d == 1 and gs[lead + i] != 1]
+    axes = list(range(lead)) + stretched
+    if not stretched or lead == 0:  # summing drops the leading dims or keeps the stretched
+        return g.op("tdflow.reduce_sum_like", [grad, like], {"axis": axes})[0]
+    summed = g.op("tdflow.reduce_sum", [grad], {"axis": axes, "keepdims": True})[0]
+    return g.op("tdflow.reshape", [summed], {"shape": list(xs)})[0]

@@ -1,0 +1,245 @@
+"""Parse a ``grad`` field (the text of an op's ``grad`` code block) into a syntax tree.
+
+>>> g = parse_grad(" a: matmul(dout, b, transpose_b=true); b: a.shape ", file="ops.td",
+...                line=3, col=20)
+>>> [e.name for e in g.body], type(g.body[0].expr).__name__, g.body[0].expr.op
+(['a', 'b'], 'Call', 'matmul')
+>>> parse_grad("a: matmul(dout,, b)", file="ops.td", line=3, col=20)
+Traceback (most recent call last):
+  ...
+tdflow.tdparser.errors.TdError: ops.td:3:35: error: unexpected ',' in grad field; expected a name, a number, a string, '(', '[', '-', '+' or '!'
+
+The grammar (``grad.lark``) is LALR, so parsing is linear in the text; the parser is built on
+first use and shared. Every bad input is a located :class:`TdError`, and nesting deeper than
+:data:`MAX_DEPTH` is a located "nesting too deep" error (nothing later recurses without bound).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import lark
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from tdflow.dialect.formula.parse import _Located  # the formula parser's: same role
+from tdflow.dialect.formula.syntax import Formula
+from tdflow.tdparser.errors import TdError
+
+from .syntax import (
+    BinaryOp,
+    Call,
+    Cond,
+    Entry,
+    Keyword,
+    ListLit,
+    Member,
+    Name,
+    Node,
+    Number,
+    Pos,
+    Str,
+    UnaryOp,
+)
+
+GRAMMAR_PATH = Path(__file__).with_name("grad.lark")
+MAX_DEPTH = 100
+MAX_LENGTH = 100_000
+
+_TERMINAL_NAMES = {
+    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "LPAR": "'('", "RPAR": "')'",
+    "LBRACK": "'['", "RBRACK": "']'", "ADDOP": "'-', '+'", "MULOP": "'*', '/'",
+    "COLON": "':'", "QUESTION": "'?'", "EQOP": "'==', '!='", "BANG": "'!'", "ASSIGN": "'='", "DOT": "'.'", "_SEMI": "';'", "_COMMA": "','",
+    "$END": "the end of the grad field",
+}
+_TERMINAL_ORDER = ("NAME", "NUMBER", "STRING", "LPAR", "LBRACK", "ADDOP", "BANG", "MULOP",
+                   "DOT", "EQOP", "QUESTION", "COLON", "ASSIGN", "_COMMA", "RPAR", "RBRACK", "_SEMI", "$END")
+
+
+def _pos(tok: Token) -> Pos:
+    return (tok.line, tok.column)
+
+
+_depths = threading.local()
+
+
+def _depth_table() -> dict[int, int]:
+    t = getattr(_depths, "table", None)
+    if t is None:
+        t = _depths.table = {}
+    return t
+
+
+class _ToSyntax(Transformer):
+    """One callback per rule; tracks each node's depth so deep input fails, located."""
+
+    def _made(self, node: Node, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise _Located(f"grad field nesting too deep (more than {MAX_DEPTH} levels)",
+                           node.pos)
+        _depth_table()[id(node)] = depth
+        return node
+
+    @staticmethod
+    def _depth(*nodes: Node) -> int:
+        table = _depth_table()
+        return max((table.get(id(n), 1) for n in nodes), default=0)
+
+    def number(self, c: list[Token]) -> Node:
+        text = str(c[0])
+        is_float = any(ch in text for ch in ".eE")
+        value: int | float = float(text) if is_float else int(text)
+        return Number(text, value, _pos(c[0]))
+
+    def string(self, c: list[Token]) -> Node:
+        return Str(str(c[0])[1:-1], _pos(c[0]))
+
+    def name(self, c: list[Token]) -> Node:
+        return Name(str(c[0]), _pos(c[0]))
+
+    def paren(self, c: list) -> Node:
+        return c[1]
+
+    def list(self, c: list) -> Node:
+        items = tuple(x for x in c[1:-1] if x is not None)
+        return self._made(ListLit(items, _pos(c[0])), self._depth(*items) + 1)
+
+    def member(self, c: list) -> Node:
+        return self._made(Member(c[0], str(c[2]), c[0].pos), self._depth(c[0]) + 1)
+
+    def call(self, c: list) -> Node:
+        callee, *rest = c
+        args = [x for x in rest[1:-1] if x is not None]
+        op = _callee_name(callee)
+        positional = tuple(a for a in args if not isinstance(a, Keyword))
+        keywords = tuple(a for a in args if isinstance(a, Keyword))
+        seen_kw = False
+        for a in args:
+            if isinstance(a, Keyword):
+                seen_kw = True
+            elif seen_kw:
+                raise _Located("a positional argument follows a keyword argument", a.pos)
+        return self._made(Call(op, positional, keywords, callee.pos),
+                          self._depth(*args) + 1)
+
+    def kwarg(self, c: list) -> Node:
+        return self._made(Keyword(str(c[0]), c[2], _pos(c[0])), self._depth(c[2]))
+
+    def unary(self, c: list) -> Node:
+        return self._made(UnaryOp(str(c[0]), c[1], _pos(c[0])), self._depth(c[1]) + 1)
+
+    def binary(self, c: list) -> Node:
+        a, op, b = c
+        return self._made(BinaryOp(str(op), a, b, a.pos, _pos(op)), self._depth(a, b) + 1)
+
+    def select(self, c: list) -> Node:
+        cond, q, a, _, b = c
+        return self._made(Cond(cond, a, b, cond.pos, _pos(q)), self._depth(cond, a, b) + 1)
+
+    def entry(self, c: list) -> Entry:
+        return Entry(str(c[0]), c[2], _pos(c[0]))
+
+    def entries(self, c: list) -> tuple[Entry, ...]:
+        return tuple(c)
+
+
+def _callee_name(node: Node) -> str:
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, Member) and isinstance(node.obj, Name):
+        return f"{node.obj.name}.{node.field}"
+    raise _Located("only an op can be called (`matmul(...)` or `tdflow.matmul(...)`)", node.pos)
+
+
+_parser: Lark | None = None
+_parser_lock = threading.Lock()
+
+
+def parser() -> Lark:
+    """The shared LALR parser of ``grad.lark``, built on first use.
+
+    >>> parser().options.parser
+    'lalr'
+    """
+    global _parser
+    if _parser is None:
+        with _parser_lock:
+            if _parser is None:
+                _parser = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr",
+                               transformer=_ToSyntax(), maybe_placeholders=True)
+    return _parser
+
+
+def _expected(names) -> str:
+    shown = [_TERMINAL_NAMES.get(n, n) for n in _TERMINAL_ORDER if n in names]
+    shown += sorted(_TERMINAL_NAMES.get(n, n) for n in names if n not in _TERMINAL_ORDER)
+    if not shown:
+        return ""
+    if len(shown) == 1:
+        return f"; expected {shown[0]}"
+    return "; expected " + ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _syntax_error(e: UnexpectedInput, text: str, end: Pos) -> tuple[str, Pos]:
+    if isinstance(e, UnexpectedCharacters):
+        ch = text[e.pos_in_stream] if 0 <= e.pos_in_stream < len(text) else "?"
+        return (f"unexpected character {ch!r} in grad field{_expected(e.allowed or set())}",
+                (e.line, e.column))
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        if tok.type == "$END":
+            if not text.strip():
+                return ("empty grad field; expected entries such as `x: dy * 2`", end)
+            return f"unexpected end of grad field{_expected(e.expected)}", end
+        shown = str(tok) if len(str(tok)) <= 20 else str(tok)[:17] + "..."
+        if tok.type == "NAME" and "_SEMI" in e.expected:  # the usual slip: a missing ';'
+            return (f"unexpected {shown!r} in grad field; expected an operator, or ';' "
+                    f"before the next entry", _pos(tok))
+        return f"unexpected {shown!r} in grad field{_expected(e.expected)}", _pos(tok)
+    if isinstance(e, UnexpectedEOF):
+        return f"unexpected end of grad field{_expected(set(e.expected))}", end
+    return f"bad grad field: {e}", end  # pragma: no cover
+
+
+def parse_grad(text: str, *, file: str, line: int, col: int) -> Formula:
+    """Parse a ``grad`` field's text; ``(file, line, col)`` is where the text starts in the
+    ``.td`` file, so errors point inside the code block. Raises :class:`TdError` for any bad
+    input (never anything else). Two entries for one input are an error.
+
+    >>> g = parse_grad("x: dy * 2\\n  y: dy", file="a.td", line=3, col=19)
+    Traceback (most recent call last):
+      ...
+    tdflow.tdparser.errors.TdError: a.td:4:3: error: unexpected 'y' in grad field; expected an operator, or ';' before the next entry
+    """
+    origin = Formula((), file, line, col, text)
+    if len(text) > MAX_LENGTH:
+        raise TdError(f"grad field is too long ({len(text)} characters; at most {MAX_LENGTH})",
+                      file, line, col)
+    table = _depth_table()
+    table.clear()
+    try:
+        body = parser().parse(text)
+    except _Located as e:
+        loc = origin.loc(e.pos)
+        raise TdError(e.message, loc.file, loc.line, loc.col) from None
+    except lark.exceptions.VisitError as e:  # a callback's _Located, wrapped by Lark
+        inner = e.orig_exc
+        if isinstance(inner, _Located):
+            loc = origin.loc(inner.pos)
+            raise TdError(inner.message, loc.file, loc.line, loc.col) from None
+        raise TdError(f"bad grad field: {inner}", file, line, col) from None
+    except UnexpectedInput as e:
+        message, pos = _syntax_error(e, text, origin.end_pos())
+        loc = origin.loc(pos)
+        raise TdError(message, loc.file, loc.line, loc.col) from None
+    except lark.exceptions.LarkError as e:  # pragma: no cover - defensive: still located
+        raise TdError(f"bad grad field: {e}", file, line, col) from None
+    finally:
+        table.clear()
+    seen: dict[str, Entry] = {}
+    for entry in body:
+        if entry.name in seen:
+            loc = origin.loc(entry.pos)
+            raise TdError(f"two gradients for input '{entry.name}'", loc.file, loc.line, loc.col)
+        seen[entry.name] = entry
+    return Formula(body, file, line, col, text)

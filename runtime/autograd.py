@@ -1,0 +1,312 @@
+"""Eager autograd: a tape of op applications, and ``backward()`` through it.
+
+An eager op with an input that requires a gradient records a :class:`Node` (while gradients
+are enabled): the op, its attribute values and only the inputs and results its gradient
+definition reads (:attr:`~tdflow.dialect.grad.GradDef.saves`; the others are kept as shapes
+alone, so forward buffers nobody needs are freed). Its results require gradients and point to
+the node (``grad_fn``). ``t.backward()`` walks the nodes from ``t`` in reverse topological order
+and runs each op's gradient definition with an :class:`EagerEmitter`, which applies ops to
+tensors through the same kernels as forward calls; gradients of leaves accumulate into
+``.grad``. The same definitions serve graph mode (the ``autodiff`` pass).
+
+>>> import tdflow
+>>> F = tdflow.functional
+>>> x = tdflow.tensor([1.0, 2.0, 3.0], requires_grad=True)
+>>> y = F.reduce_sum(F.mul(x, x), axis=[0])
+>>> y.backward()
+>>> x.grad.numpy().tolist()
+[2.0, 4.0, 6.0]
+>>> with tdflow.no_grad():
+...     F.mul(x, x).requires_grad
+False
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.grad import Forward, GradError, gradient_of, input_gradients
+from tdflow.dialect.types import FLOAT_DTYPES, TensorType
+
+from .tensor import Tensor
+
+__all__ = ["EagerEmitter", "Node", "backward", "enable_grad", "grad_enabled", "no_grad",
+           "record"]
+
+_wrap = Tensor._wrap
+
+
+class _Mode(threading.local):
+    enabled = True
+
+
+_mode = _Mode()
+
+
+def grad_enabled() -> bool:
+    """Whether eager ops record gradients on this thread (``no_grad`` turns it off)."""
+    return _mode.enabled
+
+
+@contextmanager
+def no_grad() -> Iterator[None]:
+    """Run eager ops without recording gradients (for updates and evaluation).
+
+    >>> import tdflow
+    >>> w = tdflow.tensor([1.0], requires_grad=True)
+    >>> with tdflow.no_grad():
+    ...     tdflow.functional.mul(w, 2.0).requires_grad
+    False
+    """
+    old = _mode.enabled
+    _mode.enabled = False
+    try:
+        yield
+    finally:
+        _mode.enabled = old
+
+
+@contextmanager
+def enable_grad() -> Iterator[None]:
+    """Record gradients again inside a :func:`no_grad` block."""
+    old = _mode.enabled
+    _mode.enabled = True
+    try:
+        yield
+    finally:
+        _mode.enabled = old
+
+
+def _shape_only(t: Tensor) -> Tensor:
+    """A tensor with ``t``'s shape and dtype and no memory (a zero-strided view): what a
+    gradient that only reads an input's shape (``reduce_sum_like``'s ``like``) needs."""
+    a = t._buf
+    return _wrap(np.broadcast_to(np.empty((), a.dtype), a.shape), t.dtype, t.device)
+
+
+def _saved(t: Tensor) -> Tensor:
+    """The buffer of ``t`` without its history (so a node never keeps its own results'
+    nodes alive), still ordered after the op that writes it."""
+    s = _wrap(t._buf, t.dtype, t.device)
+    s._sync = t._sync
+    return s
+
+
+class Node:
+    """One recorded op application (``grad_fn`` of its results)."""
+
+    __slots__ = ("opdef", "ctx", "attrs", "inputs", "outputs", "edges", "index_of",
+                 "released", "__weakref__")
+
+    def __init__(self, opdef, ctx, attrs, inputs, outputs, edges, index_of):
+        self.opdef = opdef
+        self.ctx = ctx
+        self.attrs = attrs
+        self.inputs = inputs      # operand name -> Tensor (saved or shape-only) / None / tuple
+        self.outputs = outputs    # result name -> Tensor (saved or shape-only)
+        self.edges = edges        # operand name -> edge, or a list of edges (variadic)
+        self.index_of = index_of  # id(result tensor) -> result index
+        self.released = False
+
+    @property
+    def name(self) -> str:
+        return self.opdef.name
+
+    def __repr__(self) -> str:
+        return f"<{self.opdef.mnemonic} backward>"
+
+
+# An edge says where an input's gradient goes: ("node", node, result index) for a computed
+# tensor, ("leaf", tensor) for a leaf that requires a gradient, None for neither.
+def _edge(t: Any) -> Any:
+    if t is None or not t.requires_grad:
+        return None
+    fn = t.grad_fn
+    if fn is None:
+        return ("leaf", t)
+    return ("node", fn, fn.index_of[id(t)])
+
+
+def record(runner: Any, tensors: Sequence[Any], attr_vals: Sequence[Any],
+           results: Sequence[Tensor]) -> None:
+    """Record one eager op application (called by the eager op paths when an input requires
+    a gradient and gradients are enabled): mark its floating-point results as requiring
+    gradients, with a :class:`Node` as their ``grad_fn``."""
+    opdef = runner.opdef
+    ctx = runner.dialect
+    try:
+        gd = gradient_of(ctx, opdef)
+    except GradError:
+        gd = None
+    if gd is None and opdef.has_trait("NoGrad"):
+        return  # nothing flows through: the results are constants to autograd
+    attrs = dict(runner._fixed)
+    attrs.update(zip(runner.attr_names, attr_vals))
+    saves = gd.saves(attrs) if gd is not None else None
+    inputs: dict[str, Any] = {}
+    edges: dict[str, Any] = {}
+    for d, t in zip(opdef.operands, tensors):
+        keep = saves is None or d.name in saves
+        if t is None:
+            inputs[d.name] = None
+            edges[d.name] = None
+        elif type(t) is tuple:
+            inputs[d.name] = tuple(_saved(e) if keep else _shape_only(e) for e in t)
+            edges[d.name] = [_edge(e) for e in t]  # a list: edges themselves are tuples
+        else:
+            inputs[d.name] = _saved(t) if keep else _shape_only(t)
+            edges[d.name] = _edge(t)
+    outputs = {}
+    index_of = {}
+    for k, (r, rd) in enumerate(zip(results, opdef.results)):
+        outputs[rd.name] = _saved(r) if saves is None or rd.name in saves else _shape_only(r)
+        index_of[id(r)] = k
+    node = Node(opdef, ctx, attrs, inputs, outputs, edges, index_of)
+    for r in results:
+        if r.dtype in FLOAT_DTYPES:
+            r.requires_grad = True
+            r.grad_fn = node
+
+
+class EagerEmitter:
+    """The :class:`~tdflow.dialect.grad.Emitter` of eager mode: applies ops to tensors."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self._runners: dict[tuple, Any] = {}
+
+    def op(self, name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> tuple:
+        from .eager import OpRunner
+
+        names = tuple(sorted(attrs))
+        key = (name, names)
+        runner = self._runners.get(key)
+        if runner is None:
+            opdef = self.ctx.lookup(name)
+            if opdef is None:
+                raise GradError(f"a gradient uses '{name}', which is not an op of the context")
+            runner = self._runners[key] = OpRunner(opdef, names, self.ctx)
+        ts = tuple(tuple(v) if isinstance(v, list) else v for v in operands)
+        vals = tuple(tuple(v) if isinstance(v, list) else v for v in (attrs[k] for k in names))
+        out = runner.run(ts, vals)  # (tuples: the runner's cache keys on attribute values)
+        if out is None:
+            return ()
+        return out if isinstance(out, tuple) else (out,)
+
+    def type_of(self, value: Tensor) -> TensorType:
+        return TensorType(tuple(value._buf.shape), value.dtype)
+
+
+def _add(g: EagerEmitter, a: Tensor | None, b: Tensor) -> Tensor:
+    if a is None:
+        return b
+    return g.op("tdflow.fused_elementwise", [[a, b]], {"expr": "add(in0, in1)"})[0]
+
+
+def _topo(root: Node) -> list[Node]:
+    """Nodes reachable from ``root``, each after every node that consumes its results."""
+    order: list[Node] = []
+    seen: set[int] = {id(root)}
+    stack: list[tuple[Node, Iterator]] = [(root, iter(_children(root)))]
+    while stack:  # iterative DFS: a long chain of ops must not hit the recursion limit
+        node, it = stack[-1]
+        for child in it:
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append((child, iter(_children(child))))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    order.reverse()
+    return order
+
+
+def _children(node: Node) -> Iterator[Node]:
+    for e in node.edges.values():
+        for edge in (e if isinstance(e, list) else (e,)):
+            if edge is not None and edge[0] == "node":
+                yield edge[1]
+
+
+def backward(t: Tensor, grad: Tensor | None = None, retain_graph: bool = False) -> None:
+    """Accumulate the gradient of ``t`` into the ``.grad`` of every leaf it depends on.
+
+    ``grad`` is the gradient flowing into ``t`` (default: one, for a one-element ``t``).
+    The graph is released afterwards unless ``retain_graph`` is set.
+    """
+    if not t.requires_grad:
+        raise GradError("backward() on a tensor that does not require a gradient (no input "
+                        "of the ops that made it has requires_grad=True)")
+    if grad is None:
+        if t._buf.size != 1:
+            raise GradError(f"backward() without a gradient needs a one-element tensor; this "
+                            f"one has shape {list(t.shape)}: pass grad= of that shape")
+        seed = _wrap(np.ones(t._buf.shape, t._buf.dtype), t.dtype, t.device)
+    else:
+        if tuple(grad.shape) != tuple(t.shape):
+            raise GradError(f"backward(): grad has shape {list(grad.shape)}, the tensor "
+                            f"{list(t.shape)}")
+        seed = grad
+    root = t.grad_fn
+    with no_grad():
+        if root is None:  # a leaf: its own gradient is the seed
+            t.grad = seed if t.grad is None else _leaf_add(t.grad, seed)
+            return
+        _run(root, root.index_of[id(t)], seed, retain_graph)
+
+
+def _leaf_add(a: Tensor, b: Tensor) -> Tensor:
+    from . import functional as F
+
+    return F.add(a, b)
+
+
+def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
+    order = _topo(root)
+    pending: dict[int, list[Any]] = {id(root): [None] * len(root.opdef.results)}
+    pending[id(root)][index] = seed
+    emitters: dict[int, EagerEmitter] = {}
+    for node in order:
+        douts = pending.pop(id(node), None)
+        if douts is None or all(d is None for d in douts):
+            continue
+        if node.released:
+            raise GradError(f"backward through '{node.name}' a second time: its saved tensors "
+                            f"were freed by the first backward(); pass retain_graph=True to "
+                            f"the first call to keep them")
+        g = emitters.get(id(node.ctx))
+        if g is None:
+            g = emitters[id(node.ctx)] = EagerEmitter(node.ctx)
+        wants = frozenset(n for n, e in node.edges.items()
+                          if e is not None and (not isinstance(e, list)
+                                                or any(x is not None for x in e)))
+        fwd = Forward(node.opdef, node.attrs, node.inputs, node.outputs,
+                      {r.name: d for r, d in zip(node.opdef.results, douts)}, wants)
+        grads = input_gradients(node.ctx, g, fwd)
+        for name, gval in grads.items():
+            e = node.edges[name]
+            if isinstance(e, list):
+                for edge, gi in zip(e, gval or (None,) * len(e)):
+                    _deliver(g, edge, gi, pending)
+            else:
+                _deliver(g, e, gval, pending)
+        if not retain_graph:
+            node.released = True
+            node.inputs = node.outputs = {}
+
+
+def _deliver(g: EagerEmitter, edge: Any, grad: Tensor | None, pending: dict) -> None:
+    if edge is None or grad is None:
+        return
+    if edge[0] == "leaf":
+        leaf = edge[1]
+        leaf.grad = grad if leaf.grad is None else _add(g, leaf.grad, grad)
+        return
+    _, node, k = edge
+    slot = pending.setdefault(id(node), [None] * len(node.opdef.results))
+    slot[k] = _add(g, slot[k], grad)
