@@ -56,12 +56,16 @@ class GraphEmitter:
         self._methods: dict[str, Any] = {}
 
     def op(self, name: str, operands, attrs) -> tuple:
-        method = self._methods.get(name)
-        if method is None:
+        entry = self._methods.get(name)
+        if entry is None:
             opdef = self.ctx.lookup(name)
             if opdef is None:
                 raise GradError(f"a gradient uses '{name}', which is not an op of the context")
-            method = self._methods[name] = op_method(self.ctx, opdef)
+            entry = self._methods[name] = (op_method(self.ctx, opdef), opdef)
+        method, opdef = entry
+        # values equal to the .td default are left out, as a person writes the op (and so CSE
+        # sees one op where a gradient and the program spell the same thing)
+        attrs = {k: None if _is_default(opdef.attr(k), v) else v for k, v in attrs.items()}
         out = method(self.builder, *operands, loc=self.loc, **attrs)
         if isinstance(out, tuple):
             return out
@@ -69,6 +73,16 @@ class GraphEmitter:
 
     def type_of(self, value: Any) -> TensorType:
         return value.type
+
+
+def _is_default(adef: Any, value: Any) -> bool:
+    if adef is None or not adef.has_default or isinstance(value, bool) != isinstance(
+            adef.default, bool):
+        return False
+    default = adef.default
+    if isinstance(default, tuple):
+        default = list(default)
+    return (list(value) if isinstance(value, tuple) else value) == default
 
 
 def _python_attrs(opdef: Any, op: Any) -> dict[str, Any]:
