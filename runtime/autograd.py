@@ -24,6 +24,7 @@ False
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -81,11 +82,21 @@ def enable_grad() -> Iterator[None]:
         _mode.enabled = old
 
 
+_PLACEHOLDERS: dict[tuple, np.ndarray] = {}
+
+
 def _shape_only(t: Tensor) -> Tensor:
-    """A tensor with ``t``'s shape and dtype and no memory (a zero-strided view): what a
-    gradient that only reads an input's shape (``reduce_sum_like``'s ``like``) needs."""
+    """A tensor with ``t``'s shape and dtype and no memory (a zero-strided, read-only view):
+    what a gradient that only reads an input's shape (``reduce_sum_like``'s ``like``) needs.
+    The views are shared per (shape, dtype): nothing can write them."""
     a = t._buf
-    return _wrap(np.broadcast_to(np.empty((), a.dtype), a.shape), t.dtype, t.device)
+    key = (a.shape, a.dtype)
+    view = _PLACEHOLDERS.get(key)
+    if view is None:
+        if len(_PLACEHOLDERS) >= 4096:
+            _PLACEHOLDERS.clear()
+        view = _PLACEHOLDERS[key] = np.broadcast_to(np.empty((), a.dtype), a.shape)
+    return _wrap(view, t.dtype, t.device)
 
 
 def _saved(t: Tensor) -> Tensor:
@@ -180,12 +191,12 @@ class EagerEmitter:
         self._runners: dict[tuple, Any] = {}
 
     def op(self, name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> tuple:
-        from .eager import OpRunner
-
         names = tuple(sorted(attrs))
         key = (name, names)
         runner = self._runners.get(key)
         if runner is None:
+            from .eager import OpRunner
+
             opdef = self.ctx.lookup(name)
             if opdef is None:
                 raise GradError(f"a gradient uses '{name}', which is not an op of the context")
@@ -199,6 +210,18 @@ class EagerEmitter:
 
     def type_of(self, value: Tensor) -> TensorType:
         return TensorType(tuple(value._buf.shape), value.dtype)
+
+
+_EMITTERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def emitter_for(ctx: Any) -> EagerEmitter:
+    """The context's eager emitter, kept with the context: its op runners cache inference and
+    kernel selection, so a training loop's backward pays for them once."""
+    g = _EMITTERS.get(ctx)
+    if g is None:
+        g = _EMITTERS[ctx] = EagerEmitter(ctx)
+    return g
 
 
 def _add(g: EagerEmitter, a: Tensor | None, b: Tensor) -> Tensor:
@@ -270,7 +293,6 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
     order = _topo(root)
     pending: dict[int, list[Any]] = {id(root): [None] * len(root.opdef.results)}
     pending[id(root)][index] = seed
-    emitters: dict[int, EagerEmitter] = {}
     for node in order:
         douts = pending.pop(id(node), None)
         if douts is None or all(d is None for d in douts):
@@ -279,15 +301,13 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
             raise GradError(f"backward through '{node.name}' a second time: its saved tensors "
                             f"were freed by the first backward(); pass retain_graph=True to "
                             f"the first call to keep them")
-        g = emitters.get(id(node.ctx))
-        if g is None:
-            g = emitters[id(node.ctx)] = EagerEmitter(node.ctx)
+        g = emitter_for(node.ctx)
         wants = frozenset(n for n, e in node.edges.items()
                           if e is not None and (not isinstance(e, list)
                                                 or any(x is not None for x in e)))
         fwd = Forward(node.opdef, node.attrs, node.inputs, node.outputs,
                       {r.name: d for r, d in zip(node.opdef.results, douts)}, wants)
-        grads = input_gradients(node.ctx, g, fwd)
+        grads = _traced_gradients(node.ctx, g, fwd)
         for name, gval in grads.items():
             e = node.edges[name]
             if isinstance(e, list):
@@ -310,3 +330,119 @@ def _deliver(g: EagerEmitter, edge: Any, grad: Tensor | None, pending: dict) -> 
     _, node, k = edge
     slot = pending.setdefault(id(node), [None] * len(node.opdef.results))
     slot[k] = _add(g, slot[k], grad)
+
+
+# -- traces: a gradient definition runs once per (op, attributes, types); later calls replay --
+class _Sym:
+    """A value in a trace: where it comes from (``ref``) and its type."""
+
+    __slots__ = ("ref", "type")
+
+    def __init__(self, ref: tuple, type: TensorType) -> None:
+        self.ref = ref
+        self.type = type
+
+
+class _Tracer:
+    """An emitter that records the ops a gradient definition applies, with inferred types."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.steps: list[tuple[str, list, dict]] = []
+
+    def op(self, name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> tuple:
+        opdef = self.ctx.lookup(name)
+        if opdef is None:
+            raise GradError(f"a gradient uses '{name}', which is not an op of the context")
+        types: dict[str, Any] = {}
+        refs: list[Any] = []
+        for d, v in zip(opdef.operands, operands):
+            if v is None:
+                refs.append(None)
+            elif isinstance(v, list | tuple):
+                types[d.name] = [e.type for e in v]
+                refs.append([e.ref for e in v])
+            else:
+                types[d.name] = v.type
+                refs.append(v.ref)
+        out_types = self.ctx.infer_result_types(name, types, attrs)
+        i = len(self.steps)
+        self.steps.append((name, refs, dict(attrs)))
+        return tuple(_Sym(("step", i, k), t) for k, t in enumerate(out_types))
+
+    def type_of(self, value: _Sym) -> TensorType:
+        return value.type
+
+
+def _type(t: Tensor) -> TensorType:
+    return TensorType(tuple(t._buf.shape), t.dtype)
+
+
+def _symbolic(values: dict[str, Any], kind: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, v in values.items():
+        if v is None:
+            out[name] = None
+        elif isinstance(v, tuple):
+            out[name] = tuple(_Sym((kind, name, j), _type(e)) for j, e in enumerate(v))
+        else:
+            out[name] = _Sym((kind, name, None), _type(v))
+    return out
+
+
+def _freeze_value(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _types_key(values: dict[str, Any]) -> tuple:
+    out = []
+    for name, v in values.items():
+        if v is None:
+            out.append((name, None))
+        elif isinstance(v, tuple):
+            out.append((name, tuple((e._buf.shape, e.dtype) for e in v)))
+        else:
+            out.append((name, v._buf.shape, v.dtype))
+    return tuple(out)
+
+
+_TRACES: dict[tuple, tuple[list, dict]] = {}
+
+
+def _traced_gradients(ctx: Any, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
+    """:func:`~tdflow.dialect.grad.input_gradients`, traced once per (context, op, attribute
+    values, wanted inputs, flowing gradients, types) and replayed on the tensors: a training
+    loop's backward then costs its kernels, not the definitions' interpretation."""
+    key = (id(ctx), fwd.opdef.name, tuple((k, _freeze_value(v)) for k, v in fwd.attrs.items()),
+           tuple(sorted(fwd.wants)), _types_key(fwd.inputs), _types_key(fwd.outputs),
+           _types_key(fwd.douts))
+    trace = _TRACES.get(key)
+    if trace is None:
+        tracer = _Tracer(ctx)
+        sym = Forward(fwd.opdef, fwd.attrs, _symbolic(fwd.inputs, "in"),
+                      _symbolic(fwd.outputs, "out"), _symbolic(fwd.douts, "dout"), fwd.wants)
+        result = input_gradients(ctx, tracer, sym)
+        # a variadic input's gradients as a list: a ref itself is a tuple
+        refs = {n: (None if v is None else [None if e is None else e.ref for e in v]
+                    if isinstance(v, tuple) else v.ref) for n, v in result.items()}
+        if len(_TRACES) >= 4096:
+            _TRACES.clear()
+        trace = _TRACES[key] = (tracer.steps, refs)
+    steps, refs = trace
+    results: list[tuple] = []
+    sources = {"in": fwd.inputs, "out": fwd.outputs, "dout": fwd.douts}
+
+    def value(ref: Any) -> Any:
+        if ref is None:
+            return None
+        if isinstance(ref, list):
+            return [value(r) for r in ref]
+        if ref[0] == "step":
+            return results[ref[1]][ref[2]]
+        v = sources[ref[0]][ref[1]]
+        return v if ref[2] is None else v[ref[2]]
+
+    for name, operand_refs, attrs in steps:
+        results.append(g.op(name, [value(r) for r in operand_refs], attrs))
+    return {n: (None if r is None else tuple(value(e) for e in r) if isinstance(r, list)
+                else value(r)) for n, r in refs.items()}

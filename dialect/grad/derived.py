@@ -76,6 +76,13 @@ class _Derived:
         return values, where
 
     def saves(self, attrs: Mapping[str, Any]) -> frozenset[str]:
+        key = ("saves",) + _freeze(attrs)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = self._saves(attrs)  # (the outputs cache's bound applies)
+        return hit
+
+    def _saves(self, attrs: Mapping[str, Any]) -> frozenset[str]:
         from tdflow.dialect.formula.derive import vjp
 
         exprs = self.outputs(attrs)
@@ -93,21 +100,30 @@ class _Derived:
                 used |= {names[i] for i in inputs_used(g) if i < len(names)}
         return frozenset(used)
 
-    def __call__(self, g: Emitter, fwd: Forward) -> dict[str, Any]:
-        from tdflow.dialect.formula.derive import vjp
+    def _plan(self, attrs: Mapping[str, Any], n: int, wanted: tuple[int, ...],
+              present: tuple[bool, ...]) -> list[tuple[int, Any]]:
+        """Per wanted input: ``None`` (zero), a leaf index, or ``(used leaves, expr text)``;
+        cached, so a training loop differentiates each (op, attributes) once."""
+        key = ("plan", n, wanted, present) + _freeze(attrs)
+        plan = self._cache.get(key)
+        if plan is None:
+            from tdflow.dialect.formula.derive import vjp
 
-        exprs = self.outputs(fwd.attrs)
+            grads = vjp(self.outputs(attrs), n, wanted, douts_present=present)
+            plan = [(i, _emit_plan(grads.get(i))) for i in wanted]
+            self._cache[key] = plan
+        return plan
+
+    def __call__(self, g: Emitter, fwd: Forward) -> dict[str, Any]:
         values, where = self._flat(fwd)
-        n = len(values)
         douts = [fwd.douts.get(r.name) for r in self.opdef.results]
-        wanted = [i for i, (name, _) in enumerate(where) if name in fwd.wants]
-        grads = vjp(exprs, n, wanted, douts_present=[d is not None for d in douts])
+        wanted = tuple(i for i, (name, _) in enumerate(where) if name in fwd.wants)
+        plan = self._plan(fwd.attrs, len(values), wanted, tuple(d is not None for d in douts))
         leaves = values + douts
         out: dict[str, Any] = {}
-        for i in wanted:
+        for i, step in plan:
             name, j = where[i]
-            e = grads.get(i)
-            v = None if e is None else _emit(g, e, leaves)
+            v = None if step is None else _emit(g, step, leaves)
             if j is None:
                 out[name] = v
             else:
@@ -121,14 +137,24 @@ def _arity(e: Expr) -> int:
     return max(used) + 1 if used else 0
 
 
-def _emit(g: Emitter, expr: Expr, leaves: list[Any]) -> Any:
-    """``expr`` over ``leaves`` as one op (a leaf itself when the expression is one)."""
+def _emit_plan(expr: Expr | None) -> Any:
+    """How to emit ``expr``: ``None`` (zero), a leaf's index, or (used leaves, its text over
+    them)."""
+    if expr is None:
+        return None
     if isinstance(expr, Input):
-        return leaves[expr.index]
+        return expr.index
     used = sorted(inputs_used(expr))
-    mapping = {old: new for new, old in enumerate(used)}
-    body = remap_inputs(expr, mapping)
-    return g.op(FUSED_OP, [[leaves[i] for i in used]], {"expr": format_expr(body)})[0]
+    body = remap_inputs(expr, {old: new for new, old in enumerate(used)})
+    return tuple(used), format_expr(body)
+
+
+def _emit(g: Emitter, step: Any, leaves: list[Any]) -> Any:
+    """One gradient as one op (a leaf itself when the expression is one)."""
+    if isinstance(step, int):
+        return leaves[step]
+    used, text = step
+    return g.op(FUSED_OP, [[leaves[i] for i in used]], {"expr": text})[0]
 
 
 def derived_gradient(ctx: Any, opdef: Any) -> GradDef | None:
