@@ -1120,6 +1120,74 @@ def TDF_CatOp : TDF_Op<"cat", [NoMemoryEffect]> {
   let has_check_fn = 1;
 }
 
+def TDF_SliceOp : TDF_Op<"slice", [NoMemoryEffect]> {
+  let summary = "strided slice, one (start, stop, step) per dim";
+  let grad = [{ x: slice_grad(dy, like_shape=x.shape, start=start, stop=stop, step=step) }];
+  let description = [{
+    Returns `x[start[0]:stop[0]:step[0], start[1]:stop[1]:step[1], ...]` with Python's and
+    numpy's slicing semantics: `start`, `stop` and `step` hold one entry per dim of `x`; a
+    negative `start` or `stop` counts from the end of its dim, and out-of-range values are
+    clamped to the dim (so `stop = 9223372036854775807` means "to the end"). Each `step`
+    must be positive, as in OneFlow (whose functional layer normalises the indices before
+    the op sees them). The element type is kept.
+
+    Example:
+
+    ```mlir
+    %y = "tdflow.slice"(%x) {start = [0, -6], stop = [4, 8], step = [2, 3]} : (tensor<4x8xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$x
+  );
+  let output = (outs
+    TDF_Tensor:$y
+  );
+  let attrs = (ins
+    SI64ArrayAttr:$start,
+    SI64ArrayAttr:$stop,
+    SI64ArrayAttr:$step
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_SliceGradOp : TDF_Op<"slice_grad", [NoMemoryEffect]> {
+  let summary = "gradient of slice: scatter into zeros";
+  let grad = [{ dy: slice(ddx, start=start, stop=stop, step=step) }];
+  let description = [{
+    Returns a tensor of shape `like_shape` and `dy`'s element type that is zero except at the
+    elements `slice` with the same `start`, `stop` and `step` would pick, which hold `dy`
+    (`dx = zeros(like_shape); dx[start:stop:step, ...] = dy`). `dy` must have the shape that
+    slicing a `like_shape` tensor gives; the indices follow `slice`'s rules.
+
+    Example:
+
+    ```mlir
+    %dx = "tdflow.slice_grad"(%dy) {like_shape = [4, 8], start = [0, -6], stop = [4, 8], step = [2, 3]} : (tensor<2x2xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$dy
+  );
+  let output = (outs
+    TDF_Tensor:$dx
+  );
+  let attrs = (ins
+    ShapeAttr:$like_shape,
+    SI64ArrayAttr:$start,
+    SI64ArrayAttr:$stop,
+    SI64ArrayAttr:$step
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+  let has_input_arg_modify_fn = 1;
+}
+
 def TDF_CastOp : TDF_Op<"cast", [NoMemoryEffect, SupportNonContiguous]> {
   let summary = "convert the element type";
   let grad = [{ in: cast(dout, dtype=in.dtype) }];

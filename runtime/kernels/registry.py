@@ -311,6 +311,7 @@ def _load_builtin_kernels() -> None:
         pool,
         reduce,
         shape,
+        slice,
     )
 
     configure_blas_threads()
