@@ -1,0 +1,182 @@
+"""scikit-learn's handwritten digits, and the training loop the two examples share.
+
+1,797 greyscale 8x8 images of the digits 0-9 (bundled with scikit-learn, so nothing is
+downloaded), scaled to [0, 1] as float32 and split once, with a fixed seed, into 1,437
+training and 360 test images. ``pip install -e '.[examples]'`` installs scikit-learn.
+
+>>> d = load()
+>>> d.x_train.shape, d.x_train.dtype, d.y_train.dtype, d.x_test.shape
+((1437, 64), dtype('float32'), dtype('int64'), (360, 64))
+>>> float(d.x_train.min()), float(d.x_train.max())
+(0.0, 1.0)
+>>> xb, yb = next(batches(d.x_train, d.y_train, 64, seed=0))
+>>> xb.shape, yb.shape
+((64, 64), (64,))
+>>> one_hot(np.array([2, 0]), 3).tolist()
+[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+
+``train_mlp.py`` and ``train_cnn.py`` each define a model as a pair of *steppers* (eager and
+graph mode: ``step(x, y) -> loss`` and ``logits(x) -> array``); :func:`fit` runs one for a
+number of steps and :func:`main` is their common command line (progress bar, summary table,
+exit status 1 when the stated accuracy target is missed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+
+__all__ = ["BATCH", "Digits", "N_CLASSES", "Run", "Stepper", "accuracy", "batches", "fit",
+           "load", "main", "one_hot"]
+
+BATCH = 64
+
+N_CLASSES = 10
+N_TEST = 360
+SPLIT_SEED = 0  # the split is part of the data set, not of a run: it never changes
+
+
+@dataclass(frozen=True)
+class Digits:
+    """Train and test images as rows of 64 pixels in [0, 1] (float32), labels int64."""
+
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def load() -> Digits:
+    """Load, scale and split the digits (the same split every time)."""
+    from sklearn.datasets import load_digits
+
+    raw = load_digits()
+    x = (raw.data / 16.0).astype(np.float32)  # pixels are 0..16
+    y = raw.target.astype(np.int64)
+    order = np.random.default_rng(SPLIT_SEED).permutation(len(x))
+    test, train = order[:N_TEST], order[N_TEST:]
+    parts = (x[train], y[train], x[test], y[test])
+    for a in parts:  # one cached copy is shared by every caller: nobody may write to it
+        a.setflags(write=False)
+    return Digits(*parts)
+
+
+def batches(x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> Iterator[
+        tuple[np.ndarray, np.ndarray]]:
+    """Endless full-size batches: each epoch a fresh shuffle (from ``seed``), the last
+    partial batch of an epoch dropped (the compiled programs have a fixed batch size)."""
+    rng = np.random.default_rng(seed)
+    n = len(x) - len(x) % batch_size
+    while True:
+        order = rng.permutation(len(x))[:n]
+        for i in range(0, n, batch_size):
+            idx = np.sort(order[i:i + batch_size])
+            yield np.ascontiguousarray(x[idx]), np.ascontiguousarray(y[idx])
+
+
+def one_hot(labels: np.ndarray, depth: int = N_CLASSES) -> np.ndarray:
+    """``[N]`` integer labels as ``[N, depth]`` float32 rows of zeros with a one."""
+    out = np.zeros((len(labels), depth), np.float32)
+    out[np.arange(len(labels)), labels] = 1.0
+    return out
+
+
+def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
+    """The fraction of rows whose largest logit is at the label."""
+    return float(np.mean(np.argmax(logits, axis=1) == labels))
+
+
+class Stepper(Protocol):
+    """One model in one mode: its parameters live inside, ``step`` updates them."""
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> float:
+        """One SGD step on a batch; returns the batch's mean loss before the update."""
+        ...
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Class scores ``[N, 10]`` for the images ``x`` (no gradient recorded)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one training run reached."""
+
+    mode: str
+    steps: int
+    losses: tuple[float, ...]
+    test_accuracy: float
+    seconds: float
+
+    @property
+    def final_loss(self) -> float:
+        """Mean loss of the last 10 steps (one batch's loss is noisy)."""
+        tail = self.losses[-10:]
+        return float(sum(tail) / len(tail))
+
+
+def fit(mode: str, stepper: Stepper, steps: int, seed: int,
+        on_step: Callable[[int, float], None] | None = None) -> Run:
+    """Train ``stepper`` for ``steps`` batches of :data:`BATCH` (shuffled from ``seed``) and
+    measure its accuracy on the test images."""
+    d = load()
+    it = batches(d.x_train, d.y_train, BATCH, seed)
+    losses = []
+    t0 = time.perf_counter()
+    for i in range(steps):
+        xb, yb = next(it)
+        losses.append(stepper.step(xb, yb))
+        if on_step is not None:
+            on_step(i + 1, losses[-1])
+    seconds = time.perf_counter() - t0
+    return Run(mode, steps, tuple(losses), accuracy(stepper.logits(d.x_test), d.y_test), seconds)
+
+
+TrainFn = Callable[..., Run]
+
+
+def main(argv: Sequence[str] | None, *, name: str, train: TrainFn, steps: int,
+         target: float, doc: str) -> int:
+    """The examples' command line: ``--mode eager|graph|both``, ``--steps``, ``--seed``,
+    ``--quiet`` (no progress bar). Prints a summary table; returns 1 when a mode's test
+    accuracy is below ``target``."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    ap = argparse.ArgumentParser(prog=name, description=doc.split("\n\n")[0])
+    ap.add_argument("--mode", choices=("eager", "graph", "both"), default="both")
+    ap.add_argument("--steps", type=int, default=steps, help=f"SGD steps (default {steps})")
+    ap.add_argument("--seed", type=int, default=0, help="initial weights and batch order")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
+    args = ap.parse_args(argv)
+    console = Console()
+    runs = []
+    for mode in (("eager", "graph") if args.mode == "both" else (args.mode,)):
+        if args.quiet:
+            runs.append(train(mode, args.steps, args.seed))
+            continue
+        with Progress(TextColumn(f"{mode:>5}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("loss {task.fields[loss]:.4f}"), TimeElapsedColumn(),
+                      console=console, transient=False) as bar:
+            task = bar.add_task(mode, total=args.steps, loss=float("nan"))
+
+            def on_step(i: int, loss: float, bar=bar, task=task) -> None:
+                bar.update(task, completed=i, loss=loss)
+
+            runs.append(train(mode, args.steps, args.seed, on_step=on_step))
+    table = Table(title=f"{name}: target test accuracy >= {target:.2f} in {args.steps} steps")
+    for col in ("mode", "steps", "final loss", "test accuracy", "wall time", "target"):
+        table.add_column(col, justify="left" if col == "mode" else "right")
+    for r in runs:
+        table.add_row(r.mode, str(r.steps), f"{r.final_loss:.4f}", f"{r.test_accuracy:.4f}",
+                      f"{r.seconds:.2f} s", "met" if r.test_accuracy >= target else "MISSED")
+    console.print(table)
+    return 0 if all(r.test_accuracy >= target for r in runs) else 1
