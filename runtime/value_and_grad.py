@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ValueAndGrad", "value_and_grad"]
+__all__ = ["SgdStep", "ValueAndGrad", "sgd_step", "value_and_grad"]
 
 
 class ValueAndGrad:
@@ -68,17 +68,12 @@ def _is_tensor(v: Any) -> bool:
     return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
 
 
-def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | None = None,
-                   ops: Any = None, device: str = "cpu", **compile_options: Any) -> ValueAndGrad:
-    """Compile ``program`` (a ``Module``, MLIR text or a path) and its gradient: the callable
-    returns the entry's results and the gradients of the arguments named in ``wrt`` (default:
-    every floating-point argument). ``ops`` is the context of op libraries
-    (``tdflow.load_ops(...)``); other keywords go to :func:`tdflow.compile`."""
+def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: Any):
+    """(context, module, entry function, wrt names, its @f_grad added to the module)."""
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.types import FLOAT_DTYPES
     from tdflow.lowering.passes.autodiff import differentiate
 
-    from .compiled import compile as compile_program
     from .compiled import context_of, load_module
 
     if isinstance(wrt, str):
@@ -96,7 +91,90 @@ def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | 
         n for n, a in zip(names, func.args) if getattr(a.type, "dtype", None) in FLOAT_DTYPES)
     grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None)
     module.add(grad_func)
+    return ctx, module, func, wrt_names, grad_func
+
+
+def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | None = None,
+                   ops: Any = None, device: str = "cpu", **compile_options: Any) -> ValueAndGrad:
+    """Compile ``program`` (a ``Module``, MLIR text or a path) and its gradient: the callable
+    returns the entry's results and the gradients of the arguments named in ``wrt`` (default:
+    every floating-point argument). ``ops`` is the context of op libraries
+    (``tdflow.load_ops(...)``); other keywords go to :func:`tdflow.compile`."""
+    from .compiled import compile as compile_program
+
+    ctx, module, func, wrt_names, grad_func = _prepare(program, entry, wrt, ops)
     compiled = compile_program(module, device=device, entry=grad_func.name, ops=ctx,
                                **compile_options)
     seed_types = [(tuple(r.shape), r.dtype) for r in func.result_types]
     return ValueAndGrad(compiled, len(func.result_types), wrt_names, seed_types)
+
+
+class SgdStep:
+    """``step(*args) -> results``: one training step; the ``wrt`` arguments (numpy arrays or
+    Tensors the caller owns) are updated in place. ``program`` is the compiled ``@f_step``."""
+
+    def __init__(self, program: Any, n_results: int, wrt: tuple[str, ...],
+                 seed_types: Sequence[tuple[tuple[int, ...], str]]) -> None:
+        from tdflow.dialect.types import DTYPES
+
+        self.program = program
+        self.n_results = n_results
+        self.wrt = wrt
+        self._seeds = [np.ones(shape, DTYPES[dtype]) for shape, dtype in seed_types]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        names = self.program.argument_names
+        n_args = len(names) - len(self._seeds)
+        seeds: list[Any] = [s.copy() for s in self._seeds]
+        if any(_is_tensor(a) for a in (*args, *kwargs.values())):
+            from tdflow.runtime.tensor import Tensor
+
+            seeds = [Tensor._wrap(s) for s in seeds]
+        return self.program(*args, **kwargs, **dict(zip(names[n_args:], seeds)))
+
+    def __repr__(self) -> str:
+        return f"<sgd_step of {self.program!r} updating {', '.join(self.wrt)}>"
+
+
+def sgd_step(program: Any, lr: float, entry: str | None = None,
+             wrt: Sequence[str] | None = None, ops: Any = None, device: str = "cpu",
+             **compile_options: Any) -> SgdStep:
+    """One compiled training step: the entry's results, their gradients, and ``sgd_update``
+    of every argument in ``wrt`` (default: every floating-point argument) in place with
+    learning rate ``lr``, as one plan (forward, backward and update optimised together; the
+    engine orders each in-place write after every read of the old value).
+
+    >>> import numpy as np, tdflow
+    >>> prog = ('func.func @f(%w: tensor<2xf32>) -> tensor<f32> {\\n'
+    ...   '  %0 = "tdflow.broadcast_mul"(%w, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\\n'
+    ...   '  %1 = "tdflow.reduce_sum"(%0) {axis = [0 : si32]} : (tensor<2xf32>) -> tensor<f32>\\n'
+    ...   '  return %1 : tensor<f32>\\n}')
+    >>> step = tdflow.sgd_step(prog, lr=0.25)
+    >>> w = np.array([1.0, -2.0], np.float32)
+    >>> float(step(w)), w.tolist()      # the loss before the step; then w -= 0.25 * 2w
+    (5.0, [0.5, -1.0])
+    """
+    from tdflow.dialect.builder import op_method
+    from tdflow.dialect.ir import RETURN
+    from tdflow.dialect.ir.builder import Builder
+
+    from .compiled import compile as compile_program
+
+    ctx, module, func, wrt_names, g = _prepare(program, entry, wrt, ops)
+    ret = g.body.terminator
+    n = len(func.result_types)
+    results, grads = list(ret.operands[:n]), list(ret.operands[n:])
+    args = {a.name or f"arg{i}": a for i, a in enumerate(g.args)}
+    b = Builder(None)
+    b.set_insertion_point_before(ret)
+    update = op_method(ctx, ctx.lookup("tdflow.sgd_update"))
+    for name, grad in zip(wrt_names, grads):
+        update(b, args[name], grad, learning_rate_val=float(lr), loc=ret.loc)
+    b.create(RETURN, results, (), None, ret.loc)
+    ret.drop_operands()
+    g.body._unlink(ret)
+    g.result_types = [v.type for v in results]
+    module_names = {f.name for f in module}
+    g.name = func.name + "_step" if func.name + "_step" not in module_names else g.name
+    compiled = compile_program(module, device=device, entry=g.name, ops=ctx, **compile_options)
+    return SgdStep(compiled, n, wrt_names, [(tuple(r.shape), r.dtype) for r in func.result_types])

@@ -28,6 +28,7 @@ _LAZY = {
     "no_grad": ("tdflow.runtime.autograd", "no_grad"),
     "enable_grad": ("tdflow.runtime.autograd", "enable_grad"),
     "value_and_grad": ("tdflow.runtime.value_and_grad", "value_and_grad"),
+    "sgd_step": ("tdflow.runtime.value_and_grad", "sgd_step"),
     "grad_rule": ("tdflow.dialect.grad", "grad_rule"),
     "GradError": ("tdflow.dialect.grad", "GradError"),
 }

@@ -221,3 +221,16 @@ def test_autodiff_errors():
         tdflow.value_and_grad(MLP, wrt=["nope"])
     with pytest.raises(GradError, match="not floating-point"):
         tdflow.value_and_grad(MLP, wrt=["labels"])
+
+
+def test_sgd_step_updates_in_place_like_value_and_grad():
+    args = _mlp_args()
+    before = [a.copy() for a in args]
+    _, grads = tdflow.value_and_grad(MLP, wrt=["w1", "b1", "w2"])(*args)
+    step = tdflow.sgd_step(MLP, lr=0.5, wrt=["w1", "b1", "w2"])
+    loss = step(*args)
+    assert float(loss) == float(tdflow.compile(MLP)(*before))  # the loss before the update
+    for i, g in zip((1, 2, 3), grads):
+        np.testing.assert_allclose(args[i], before[i] - 0.5 * g, rtol=1e-12, atol=1e-15)
+    assert np.array_equal(args[0], before[0]) and np.array_equal(args[4], before[4])
+    assert "tdflow.sgd_update" in str(step.program.lowering.module)
