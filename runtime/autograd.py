@@ -111,9 +111,9 @@ class Node:
     """One recorded op application (``grad_fn`` of its results)."""
 
     __slots__ = ("opdef", "ctx", "attrs", "inputs", "outputs", "edges", "index_of",
-                 "released", "__weakref__")
+                 "released", "versions", "__weakref__")
 
-    def __init__(self, opdef, ctx, attrs, inputs, outputs, edges, index_of):
+    def __init__(self, opdef, ctx, attrs, inputs, outputs, edges, index_of, versions=()):
         self.opdef = opdef
         self.ctx = ctx
         self.attrs = attrs
@@ -122,6 +122,7 @@ class Node:
         self.edges = edges        # operand name -> edge, or a list of edges (variadic)
         self.index_of = index_of  # id(result tensor) -> result index
         self.released = False
+        self.versions = versions  # (operand name, tensor, its _version when saved)
 
     @property
     def name(self) -> str:
@@ -160,6 +161,7 @@ def record(runner: Any, tensors: Sequence[Any], attr_vals: Sequence[Any],
     saves = gd.saves(attrs) if gd is not None else None
     inputs: dict[str, Any] = {}
     edges: dict[str, Any] = {}
+    versions: list[tuple[str, Tensor, int]] = []
     for d, t in zip(opdef.operands, tensors):
         keep = saves is None or d.name in saves
         if t is None:
@@ -168,15 +170,19 @@ def record(runner: Any, tensors: Sequence[Any], attr_vals: Sequence[Any],
         elif type(t) is tuple:
             inputs[d.name] = tuple(_saved(e) if keep else _shape_only(e) for e in t)
             edges[d.name] = [_edge(e) for e in t]  # a list: edges themselves are tuples
+            if keep:
+                versions.extend((d.name, e, e._version) for e in t)
         else:
             inputs[d.name] = _saved(t) if keep else _shape_only(t)
             edges[d.name] = _edge(t)
+            if keep:
+                versions.append((d.name, t, t._version))
     outputs = {}
     index_of = {}
     for k, (r, rd) in enumerate(zip(results, opdef.results)):
         outputs[rd.name] = _saved(r) if saves is None or rd.name in saves else _shape_only(r)
         index_of[id(r)] = k
-    node = Node(opdef, ctx, attrs, inputs, outputs, edges, index_of)
+    node = Node(opdef, ctx, attrs, inputs, outputs, edges, index_of, tuple(versions))
     for r in results:
         if r.dtype in FLOAT_DTYPES:
             r.requires_grad = True
@@ -301,6 +307,12 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
             raise GradError(f"backward through '{node.name}' a second time: its saved tensors "
                             f"were freed by the first backward(); pass retain_graph=True to "
                             f"the first call to keep them")
+        for name, t, version in node.versions:
+            if t._version != version:
+                raise GradError(f"'{node.name}' saved its input '{name}' for backward, and it "
+                                f"was modified in place since (by an in-place op such as "
+                                f"sgd_update); compute the loss again after updating, or "
+                                f"update after backward()")
         g = emitter_for(node.ctx)
         wants = frozenset(n for n, e in node.edges.items()
                           if e is not None and (not isinstance(e, list)
@@ -318,6 +330,7 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
         if not retain_graph:
             node.released = True
             node.inputs = node.outputs = {}
+            node.versions = ()
 
 
 def _deliver(g: EagerEmitter, edge: Any, grad: Tensor | None, pending: dict) -> None:

@@ -166,6 +166,7 @@ class OpRunner:
                                      f"tdflow.tensor(array) (a copy) instead")
                 arrays.append(a)
                 inplace.append(var_of(t))
+                t._version += 1  # autograd refuses a backward that would read the old value
                 key.append(a.shape)
                 key.append(a.dtype)
             elif t is None:

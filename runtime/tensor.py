@@ -56,7 +56,7 @@ class Tensor:
     """A tensor: ``shape``, ``dtype`` (MLIR spelling), ``device`` and a buffer."""
 
     __slots__ = ("_buf", "dtype", "device", "requires_grad", "grad", "grad_fn", "_sync", "_ctx",
-                 "__weakref__")
+                 "_version", "__weakref__")
 
     _buf: np.ndarray
     dtype: str
@@ -66,6 +66,7 @@ class Tensor:
     grad_fn: Any
     _sync: Any
     _ctx: Any
+    _version: int  # bumped by every in-place write (sgd_update): autograd checks saved inputs
 
     def __init__(self, buffer: np.ndarray, dtype: str | None = None, device: str = "cpu",
                  requires_grad: bool = False) -> None:
@@ -77,6 +78,7 @@ class Tensor:
         self.grad_fn = None
         self._sync = None
         self._ctx = None
+        self._version = 0
 
     @classmethod
     def _wrap(cls, buffer: np.ndarray, dtype: str | None = None, device: str = "cpu") -> Tensor:
@@ -90,6 +92,7 @@ class Tensor:
         t.grad_fn = None
         t._sync = None
         t._ctx = None
+        t._version = 0
         return t
 
     @classmethod

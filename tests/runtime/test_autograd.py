@@ -234,3 +234,14 @@ def test_sgd_step_updates_in_place_like_value_and_grad():
         np.testing.assert_allclose(args[i], before[i] - 0.5 * g, rtol=1e-12, atol=1e-15)
     assert np.array_equal(args[0], before[0]) and np.array_equal(args[4], before[4])
     assert "tdflow.sgd_update" in str(step.program.lowering.module)
+
+
+def test_backward_after_an_in_place_update_is_refused():
+    w = t(rng.normal(size=(3, 2)))
+    loss = total(F.mul(F.exp(w), 2.0))  # exp saves w
+    ok = total(F.add(w, 1.0))  # add's gradient reads nothing: an update does not matter
+    with tdflow.no_grad():
+        F.sgd_update(w, tdflow.tensor(np.ones((3, 2))), learning_rate_val=0.1)
+    ok.backward()
+    with pytest.raises(GradError, match="'tdflow.exp' saved its input 'x'.*modified in place"):
+        loss.backward()
