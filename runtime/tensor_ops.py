@@ -16,6 +16,13 @@ loads the standard dialect) is imported on the first operator call, not before.
 array([[1., 2.],
        [3., 4.]], dtype=float32)
 
+``t[...]`` is numpy's basic indexing (ints, slices with positive steps, ``...``, ``None``) by
+``slice`` and ``reshape``, so it is differentiable; tensor, array and list indices (advanced
+indexing) are a ``TypeError`` until tdflow has a gather op.
+
+>>> tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])[1, ::2].numpy()
+array([4., 6.], dtype=float32)
+
 Python numbers (``int``, ``float``, ``bool`` and numpy's scalar types) combine with tensors as
 the functional API's ``Scalar`` parameters do (OneFlow's scalar ops: the result keeps the
 tensor's type). Anything else, a numpy array included, gets ``NotImplemented``, so Python
@@ -173,6 +180,86 @@ def _matmul(self: Tensor, other: Any) -> Any:
                     f"{list(other.shape)}; reshape them first")
 
 
+# -- indexing --------------------------------------------------------------------------------------
+_ADVANCED = (Tensor, np.ndarray, list, tuple, bool, np.bool_)
+
+
+def _index_plan(shape: tuple[int, ...], index: Any) -> tuple[list[int], list[int], list[int],
+                                                             list[int]]:
+    """``(start, stop, step, result shape)`` of basic index ``index`` into ``shape``: the
+    slice attributes (normalised: non-negative, clamped) and the shape after dropping the
+    int-indexed dims and adding the ``None`` ones.
+
+    >>> _index_plan((4, 5), (1, slice(None, None, 2)))
+    ([1, 0], [2, 5], [1, 2], [3])
+    >>> _index_plan((4, 5), (None, Ellipsis, -1))
+    ([0, 4], [4, 5], [1, 1], [1, 4])
+    """
+    items = index if type(index) is tuple else (index,)
+    for it in items:
+        if isinstance(it, _ADVANCED) or not (it is None or it is Ellipsis or
+                                             isinstance(it, (slice, int, np.integer))):
+            if isinstance(it, _ADVANCED):
+                raise TypeError(f"advanced indexing (by a {type(it).__name__}) needs gather, not "
+                                f"available yet; index with ints, slices, ... and None")
+            raise TypeError(f"tensor indices must be ints, slices, ... or None, not "
+                            f"{type(it).__name__}")
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if used > len(shape):
+        raise IndexError(f"too many indices for tensor: tensor is {len(shape)}-dimensional, but "
+                         f"{used} were indexed")
+    if Ellipsis not in items:
+        items = (*items, Ellipsis)
+    start: list[int] = []
+    stop: list[int] = []
+    step: list[int] = []
+    out: list[int] = []
+    for it in items:
+        if it is None:
+            out.append(1)
+            continue
+        if it is Ellipsis:
+            dims = [(0, n, 1) for n in shape[len(start):len(start) + len(shape) - used]]
+            out.extend(n for _, n, _ in dims)
+        elif isinstance(it, slice):
+            axis, size = len(start), shape[len(start)]
+            k = 1 if it.step is None else int(it.step)
+            if k == 0:
+                raise ValueError("slice step cannot be zero")
+            if k < 0:
+                raise IndexError(f"slice step {k} on axis {axis}: only positive steps are "
+                                 f"supported (as OneFlow's slice)")
+            a, b, _ = it.indices(size)
+            dims = [(a, max(a, b), k)]
+            out.append(len(range(a, b, k)))
+        else:  # an int: one element of the dim, which then goes
+            axis, size, i = len(start), shape[len(start)], int(it)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
+            dims = [(i % size, i % size + 1, 1)]
+        for a, b, k in dims:
+            start.append(a)
+            stop.append(b)
+            step.append(k)
+    return start, stop, step, out
+
+
+def _getitem(self: Tensor, index: Any) -> Any:
+    """``t[...]`` with numpy's basic indexing: ints, slices with positive steps, ``...`` and
+    ``None``; a slice then, where dims go or come, a reshape, so gradients flow through both.
+    Advanced indexing (tensor, array, list or bool indices) is a ``TypeError``."""
+    shape = tuple(self.shape)
+    start, stop, step, out = _index_plan(shape, index)
+    F = _f()
+    sliced = any((a, b, k) != (0, n, 1) for a, b, k, n in zip(start, stop, step, shape))
+    y = F.slice(self, start=start, stop=stop, step=step) if sliced else self
+    if not sliced or tuple(out) != tuple(y.shape):  # t[...] too: a new tensor, as numpy's view
+        y = F.reshape(y, out)
+    return y
+
+
 # -- numpy -------------------------------------------------------------------------------------------
 # The binary ufuncs numpy calls for `numpy_scalar OP tensor` (numpy's scalars do not return
 # NotImplemented to Python, they call the ufunc): each to our operator, with the operands'
@@ -214,7 +301,7 @@ for _name, _fname in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("
     OPERATORS[f"__{_name}__"] = _compare(_name, _fname)
 OPERATORS.update({
     "__pow__": _pow, "__rpow__": _rpow, "__neg__": _neg, "__pos__": _pos,
-    "__matmul__": _matmul,
+    "__matmul__": _matmul, "__getitem__": _getitem,
     "__hash__": object.__hash__,  # defining __eq__ would otherwise leave Tensor unhashable
     "__array_ufunc__": _array_ufunc,
 })

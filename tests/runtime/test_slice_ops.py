@@ -339,3 +339,104 @@ def test_verify_reports_no_differentiable_op_without_gradient():
                           cwd=root, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "0 differentiable ops have none" in proc.stdout, proc.stdout
+
+
+# -- basic indexing: t[...] --------------------------------------------------------------------
+INDICES = [
+    1, -1, np.int64(2), (1, 2), (1, 2, 3), (-4, -5, -6), slice(1, 3), slice(None),
+    (slice(None), 2), (Ellipsis, 1), (Ellipsis,), (), None, (None, 1, None),
+    (slice(None, None, 2), Ellipsis, slice(1, None, 3)), (slice(-100, 100),), (slice(3, 1),),
+    (1, None, slice(2, 5), Ellipsis), (Ellipsis, None), (slice(1, None), slice(None, None, 2)),
+    (Ellipsis, -6), (0, 0, slice(None)), (None, Ellipsis, None), (slice(0, 0), 1),
+    (slice(None, None, 7), slice(4, 100, 2), 5), (2, Ellipsis, slice(-2, None)),
+]
+
+
+@pytest.mark.parametrize("idx", INDICES, ids=repr)
+def test_getitem_matches_numpy_basic_indexing(idx):
+    a = rng.normal(size=(4, 5, 6))
+    y = tdflow.tensor(a)[idx]
+    expected = a[idx]
+    assert y.shape == expected.shape
+    assert np.array_equal(y.numpy(), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_getitem_keeps_the_dtype(dtype):
+    a = (rng.normal(size=(3, 4)) * 3).astype(dtype)
+    y = tdflow.tensor(a)[1:, None, ::3]
+    assert y.numpy().dtype == a.dtype and np.array_equal(y.numpy(), a[1:, None, ::3])
+
+
+def test_getitem_chains_and_indexes_scalars():
+    a = rng.normal(size=(4, 5))
+    x = tdflow.tensor(a)
+    assert np.array_equal(x[1:][:, 0].numpy(), a[1:][:, 0])
+    assert x[2, 3].shape == () and x[2, 3].item() == a[2, 3]
+    s = tdflow.tensor(np.array(1.5))
+    assert s[()].item() == 1.5 and s[None].shape == (1,) and s[...].shape == ()
+
+
+@pytest.mark.parametrize("idx, error, match", [
+    (4, IndexError, "index 4 is out of bounds for axis 0 with size 4"),
+    (-5, IndexError, "index -5 is out of bounds for axis 0"),
+    ((0, 5), IndexError, "out of bounds for axis 1 with size 5"),
+    ((0, 0, -7), IndexError, "axis 2 with size 6"),
+    ((1, 2, 3, 4), IndexError, "too many indices"),
+    ((Ellipsis, 0, Ellipsis), IndexError, "single ellipsis"),
+    (slice(None, None, -1), IndexError, "only positive steps"),
+    ((slice(None), slice(4, 0, -2)), IndexError, "step -2 on axis 1.*positive"),
+    (slice(None, None, 0), ValueError, "step cannot be zero"),
+    ([0, 1], TypeError, "advanced indexing.*needs gather"),
+    (np.array([0, 1]), TypeError, "advanced indexing.*needs gather"),
+    ((slice(None), [0]), TypeError, "advanced indexing.*needs gather"),
+    (True, TypeError, "advanced indexing"),
+    ("a", TypeError, "ints, slices"),
+    (1.5, TypeError, "ints, slices"),
+])
+def test_getitem_errors(idx, error, match):
+    x = tdflow.tensor(rng.normal(size=(4, 5, 6)))
+    with pytest.raises(error, match=match):
+        x[idx]
+    if error is IndexError and "positive" not in match:
+        with pytest.raises(IndexError):  # numpy agrees
+            np.empty((4, 5, 6))[idx]
+
+
+def test_getitem_by_a_tensor_is_advanced_indexing():
+    x = tdflow.tensor(rng.normal(size=(4, 5)))
+    with pytest.raises(TypeError, match="advanced indexing .by a Tensor. needs gather"):
+        x[tdflow.tensor(np.array([0, 1]))]
+
+
+@pytest.mark.parametrize("idx", [
+    (slice(1, None), slice(None, None, 2)), 1, (Ellipsis, -1), (None, 0, slice(1, 4)),
+    (slice(None, None, 3), None, 2, slice(-3, None)), (2, 3, 4), (Ellipsis,), (slice(2, 2),),
+], ids=repr)
+def test_getitem_gradient_matches_numpy(idx):
+    a = rng.normal(size=(4, 5, 6))
+    x = tdflow.tensor(a, requires_grad=True)
+    y = x[idx]
+    w = rng.normal(size=a[idx].shape)
+    F.reduce_sum(F.mul(y, tdflow.tensor(w)), axis=[]).backward()
+    # np.add.at takes no None: index without the new axes and drop them from w
+    basic = tuple(i for i in (idx if isinstance(idx, tuple) else (idx,)) if i is not None)
+    expected = np.zeros_like(a)
+    np.add.at(expected, basic, w.reshape(a[basic].shape))
+    assert np.array_equal(x.grad.numpy(), expected)
+
+
+def test_getitem_gradient_of_squares_and_two_uses():
+    a = rng.normal(size=(4, 6))
+    x = tdflow.tensor(a, requires_grad=True)
+    y = x[1:, ::2]
+    F.reduce_sum(F.mul(y, y), axis=[]).backward()
+    expected = np.zeros_like(a)
+    np.add.at(expected, (slice(1, None), slice(None, None, 2)), 2 * a[1:, ::2])
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    x.grad = None
+    F.reduce_sum(F.add(x[0], x[:, 1:3][0, 0]), axis=[]).backward()  # overlapping picks add up
+    expected = np.zeros_like(a)
+    expected[0] += 1
+    expected[0, 1] += 6  # x[:, 1:3][0, 0] is x[0, 1], broadcast over the 6 elements of x[0]
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
