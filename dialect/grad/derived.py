@@ -22,8 +22,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tdflow.dialect.formula.expr import Expr, Input, inputs_used, remap_inputs
+from tdflow.dialect.formula.expr import (
+    COMPARE_OPS,
+    LOGICAL_BINARY_OPS,
+    Binary,
+    Cast,
+    Expr,
+    Input,
+    Select,
+    Unary,
+    inputs_used,
+    remap_inputs,
+)
 from tdflow.dialect.formula.text import format_expr, parse_expr
+from tdflow.dialect.formula.types import infer_dtypes
+from tdflow.dialect.types import FLOAT_DTYPES
 
 from .core import Emitter, Forward, GradDef, _default_differentiable
 
@@ -101,15 +114,19 @@ class _Derived:
         return frozenset(used)
 
     def _plan(self, attrs: Mapping[str, Any], n: int, wanted: tuple[int, ...],
-              present: tuple[bool, ...]) -> list[tuple[int, Any]]:
+              present: tuple[bool, ...], dtypes: tuple) -> list[tuple[int, Any]]:
         """Per wanted input: ``None`` (zero), a leaf index, or ``(used leaves, expr text)``;
-        cached, so a training loop differentiates each (op, attributes) once."""
-        key = ("plan", n, wanted, present) + _freeze(attrs)
+        cached, so a training loop differentiates each (op, attributes, dtypes) once.
+        ``dtypes`` is ``(input dtypes, result dtypes)``."""
+        key = ("plan", n, wanted, present, dtypes) + _freeze(attrs)
         plan = self._cache.get(key)
         if plan is None:
             from tdflow.dialect.formula.derive import vjp
 
-            grads = vjp(self.outputs(attrs), n, wanted, douts_present=present)
+            in_dtypes, out_dtypes = dtypes
+            exprs = [_explicit_casts(e, in_dtypes, d)
+                     for e, d in zip(self.outputs(attrs), out_dtypes)]
+            grads = vjp(exprs, n, wanted, douts_present=present)
             plan = [(i, _emit_plan(grads.get(i))) for i in wanted]
             self._cache[key] = plan
         return plan
@@ -118,7 +135,10 @@ class _Derived:
         values, where = self._flat(fwd)
         douts = [fwd.douts.get(r.name) for r in self.opdef.results]
         wanted = tuple(i for i, (name, _) in enumerate(where) if name in fwd.wants)
-        plan = self._plan(fwd.attrs, len(values), wanted, tuple(d is not None for d in douts))
+        dtypes = (tuple(g.type_of(v).dtype for v in values),
+                  tuple(g.type_of(fwd.outputs[r.name]).dtype for r in self.opdef.results))
+        plan = self._plan(fwd.attrs, len(values), wanted, tuple(d is not None for d in douts),
+                          dtypes)
         leaves = values + douts
         out: dict[str, Any] = {}
         for i, step in plan:
@@ -130,6 +150,54 @@ class _Derived:
                 slot = out.setdefault(name, [None] * len(fwd.inputs[name]))
                 slot[j] = v
         return {k: tuple(v) if isinstance(v, list) else v for k, v in out.items()}
+
+
+def _explicit_casts(expr: Expr, in_dtypes: tuple[str, ...], out_dtype: str) -> Expr:
+    """``expr`` with every non-float operand that arithmetic promotes to a float type wrapped
+    in an explicit ``cast``. The forward computes the same; but the gradient regroups products
+    with constants (``dy * (mask * 2.0)`` for dropout_grad's ``dy * mask * scale``), and a
+    constant is weak (it takes its operand's type), so without the cast ``mask * 2.0`` would
+    compute in ``i1`` and drop the scale.
+
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> _explicit_casts(Input(0) * Input(1) * 2.0, ("f64", "i1"), "f64")
+    mul(mul(in0, cast(in1, f64)), 2.0)
+    """
+    if all(d in FLOAT_DTYPES for d in in_dtypes):
+        return expr
+    types = infer_dtypes(expr, in_dtypes, out_dtype if out_dtype in FLOAT_DTYPES else "f32")
+    memo: dict[int, Expr] = {}
+
+    def promoted(child: Expr, to: str) -> Expr:
+        new = go(child)
+        t = types.get(child)
+        return Cast(new, to) if t is not None and t not in FLOAT_DTYPES else new
+
+    def go(n: Expr) -> Expr:
+        done = memo.get(id(n))
+        if done is not None:
+            return done
+        t = types.get(n)
+        floating = t in FLOAT_DTYPES
+        if isinstance(n, Binary):
+            arith = n.op not in COMPARE_OPS and n.op not in LOGICAL_BINARY_OPS
+            if arith and floating:
+                out: Expr = Binary(n.op, promoted(n.a, t), promoted(n.b, t))
+            else:
+                out = Binary(n.op, go(n.a), go(n.b))
+        elif isinstance(n, Select):
+            out = (Select(go(n.cond), promoted(n.a, t), promoted(n.b, t)) if floating
+                   else Select(go(n.cond), go(n.a), go(n.b)))
+        elif isinstance(n, Unary):
+            out = Unary(n.op, go(n.x))
+        elif isinstance(n, Cast):
+            out = Cast(go(n.x), n.dtype)
+        else:  # Input, Const
+            out = n
+        memo[id(n)] = out
+        return out
+
+    return go(expr)
 
 
 def _arity(e: Expr) -> int:

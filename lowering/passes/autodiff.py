@@ -102,6 +102,11 @@ def _is_float(v: Any) -> bool:
     return isinstance(v.type, TensorType) and v.type.dtype in FLOAT_DTYPES
 
 
+def _is_nograd(ctx: Any, op: Any) -> bool:
+    opdef = op_def(ctx, op.name)
+    return opdef is not None and opdef.has_trait("NoGrad")
+
+
 def differentiate(ctx: Any, func: Any, wrt: list[str] | None = None, name: str | None = None):
     """Build ``@<name>`` (default ``@<func>_grad``) for ``func``; return the new ``FuncOp``.
 
@@ -130,8 +135,9 @@ def differentiate(ctx: Any, func: Any, wrt: list[str] | None = None, name: str |
     forward = [op for op in g_func.body if op is not ret]
     # values that depend on a target: the only ones gradients flow through
     active = set(targets)
+    # (a NoGrad op's results are constants, as in eager mode: ones_like(x) passes nothing back)
     for op in forward:
-        if any(v in active for v in op.operands):
+        if any(v in active for v in op.operands) and not _is_nograd(ctx, op):
             active.update(r for r in op.results if _is_float(r))
     b = Builder(None)
     b.set_insertion_point_before(ret)
