@@ -10,9 +10,16 @@ f32/f64    F32Attr / F64Attr                    ``float``
 str        StrAttr                              ``str``
 shape      ShapeAttr                            ``tuple[int, ...]``
 dtype      OneFlow_DataType, TDF_DataTypeAttr   ``str`` (``"f32"``)
+enum       I32EnumAttr, I64EnumAttr (OneFlow's  :class:`EnumCase`, an ``int`` with the
+           DataType, MLIR's predicates)         case's ``name`` (``2``, ``"DT_Float"``)
 X_array    SI32ArrayAttr, F32ArrayAttr, ...     ``tuple`` of X values
-other      anything else (MLIR enums, ...)      whatever the IR holds
+other      anything else (bit enums, ...)       whatever the IR holds
 ========== ==================================== =========================
+
+An ``enum`` attribute is found by shape (a record deriving from MLIR's ``EnumAttrInfo`` whose
+cases are ``I32EnumAttrCase``/``I64EnumAttrCase``), not by name: OneFlow's own
+``OneFlow_DataType`` is an ``I32EnumAttr`` (``data_type = 2 : i32``), tdflow's ``Base.td`` one is
+a type (``dtype = f32``). Its :class:`EnumInfo` lists the cases.
 
 >>> parse_default("f32", "1e-08"), parse_default("str", '"NCHW"'), parse_default("bool", "false")
 (1e-08, 'NCHW', False)
@@ -24,13 +31,14 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from tdflow.tdparser.errors import TdflowError
 
 SCALAR_KINDS = ("bool", "si32", "si64", "f32", "f64", "str", "dtype")
 ARRAY_KINDS = tuple(f"{k}_array" for k in SCALAR_KINDS) + ("shape", "shape_array")
-KINDS = SCALAR_KINDS + ARRAY_KINDS + ("other",)
+KINDS = SCALAR_KINDS + ARRAY_KINDS + ("enum", "enum_array", "other")
 
 # Base attribute def name -> kind (MLIR's and OneFlow's names; Base.td uses the same ones).
 KIND_BY_ATTR: dict[str, str] = {
@@ -66,6 +74,80 @@ class DefaultError(TdflowError, ValueError):
     """A default value whose C++ spelling does not parse for its kind."""
 
 
+@dataclass(frozen=True, slots=True)
+class EnumInfo:
+    """An integer enum attribute's cases, in declaration order, and its storage type.
+
+    >>> e = EnumInfo("DataType", (("DT_Char", 1), ("DT_Float", 2)))
+    >>> e.case(2), e.case("DT_Char"), e.case(7), e.listing()
+    (EnumCase(2, 'DT_Float'), EnumCase(1, 'DT_Char'), None, 'DT_Char(1), DT_Float(2)')
+    """
+
+    name: str  # the C++ enum class name (``DataType``)
+    cases: tuple[tuple[str, int], ...]  # (case name as MLIR spells it, value)
+    type: str = "i32"  # the IntegerAttr type that stores it (i32 for I32EnumAttr)
+    _by_value: dict = field(default_factory=dict, compare=False, repr=False)
+    _by_name: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for n, v in self.cases:
+            c = EnumCase(v, n, self.name)
+            self._by_value.setdefault(v, c)
+            self._by_name.setdefault(n, c)
+
+    def case(self, key: int | str) -> EnumCase | None:
+        """The case of value ``key`` (an int) or named ``key`` (a str), or ``None``."""
+        return (self._by_name if isinstance(key, str) else self._by_value).get(key)
+
+    def listing(self) -> str:
+        """``DT_InvalidDataType(0), DT_Char(1), ...``: every case, for messages."""
+        return ", ".join(f"{n}({v})" for n, v in self.cases)
+
+
+class EnumCase(int):
+    """An enum attribute's value as hooks see it: the integer, with the case ``name`` (and the
+    ``enum`` class name). It compares, hashes and computes as the integer.
+
+    >>> c = EnumCase(2, "DT_Float", "DataType")
+    >>> c == 2, c.name, int(c) + 1
+    (True, 'DT_Float', 3)
+    """
+
+    name: str
+    enum: str
+
+    def __new__(cls, value: int, name: str, enum: str = "") -> EnumCase:
+        obj = super().__new__(cls, value)
+        obj.name = name
+        obj.enum = enum
+        return obj
+
+    def __repr__(self) -> str:
+        return f"EnumCase({int(self)}, {self.name!r})"
+
+    def __reduce__(self):
+        return (EnumCase, (int(self), self.name, self.enum))
+
+
+def enum_case(enum: EnumInfo | None, value: Any) -> Any:
+    """The :class:`EnumCase` of a Python value (a case's integer or name) of ``enum``; raises
+    ``ValueError`` listing the cases for any other. Without ``enum`` (an attribute read without
+    its definition) an int or str is returned as it is.
+
+    >>> enum_case(EnumInfo("DataType", (("DT_Float", 2),)), "DT_Float")
+    EnumCase(2, 'DT_Float')
+    """
+    if isinstance(value, bool) or not (_is_int(value) or isinstance(value, str)):
+        raise TypeError(f"expected an enum case (an integer or a case name), got {_show(value)}")
+    if enum is None:
+        return value if isinstance(value, str) else int(value)
+    case = enum.case(value if isinstance(value, str) else int(value))
+    if case is None:
+        shown = repr(value) if isinstance(value, str) else str(int(value))
+        raise ValueError(f"got {shown}; expected one of {enum.listing()}")
+    return case
+
+
 def element_kind(kind: str) -> str | None:
     """The element kind of an array kind (``si32_array`` -> ``si32``, ``shape`` -> ``si64``)."""
     if kind == "shape":
@@ -75,8 +157,11 @@ def element_kind(kind: str) -> str | None:
     return kind[: -len("_array")] if kind.endswith("_array") else None
 
 
-def parse_default(kind: str, text: str) -> Any:
+def parse_default(kind: str, text: str, enum: EnumInfo | None = None) -> Any:
     """Parse a default from its C++ spelling; raises :class:`DefaultError` saying what was expected.
+
+    An ``enum`` default is a case name, qualified or not (``::oneflow::DataType::DT_Float``), or
+    its integer.
 
     >>> parse_default("f64", "0.")
     0.0
@@ -96,7 +181,7 @@ def parse_default(kind: str, text: str) -> Any:
             inner = s[1:-1].strip()
             if not inner:
                 return ()
-            return tuple(parse_default(elem, part) for part in _split_top(inner))
+            return tuple(parse_default(elem, part, enum) for part in _split_top(inner))
         raise DefaultError(f"expected a C++ initializer list like '{{1, 2}}' for a {kind} default, "
                            f"got {text!r}")
     if kind == "bool":
@@ -140,6 +225,15 @@ def parse_default(kind: str, text: str) -> Any:
                            f"{kind} default, got {text!r}")
     if kind == "str":
         return _parse_cpp_string(s, text)
+    if kind == "enum":
+        name = s.rsplit("::", 1)[-1].strip()
+        m = _INT_RE.match(name)
+        key: int | str = int(m.group(2), 0) * (-1 if m.group(1) == "-" else 1) if m else name
+        try:
+            return enum_case(enum, key)
+        except (TypeError, ValueError) as exc:
+            raise DefaultError(f"expected a case of enum {enum.name if enum else '?'} for an "
+                               f"enum default, {exc}") from None
     if kind == "dtype":
         name = s.rsplit("::", 1)[-1]
         if name in ONEFLOW_DTYPES:
@@ -193,21 +287,28 @@ def _parse_cpp_string(s: str, text: str) -> str:
     return "".join(out)
 
 
-def kind_description(kind: str) -> str:
-    """Human wording of a kind for error messages (``si32_array`` -> 'array of si32')."""
+def kind_description(kind: str, enum: EnumInfo | None = None) -> str:
+    """Human wording of a kind for error messages (``si32_array`` -> 'array of si32').
+
+    >>> kind_description("enum", EnumInfo("DataType", ()))
+    'a case of enum DataType'
+    """
     if kind == "shape":
         return "shape (array of integers)"
+    if kind == "enum":
+        return f"a case of enum {enum.name}" if enum is not None else "an enum case"
     elem = element_kind(kind)
     if elem is not None:
-        return f"array of {elem}"
+        return f"array of {kind_description(elem, enum) if elem == 'enum' else elem}"
     return {"bool": "bool", "str": "string", "dtype": "data type (f32, i64, ...)"}.get(kind, kind)
 
 
-def coerce(kind: str, value: Any) -> Any:
+def coerce(kind: str, value: Any, enum: EnumInfo | None = None) -> Any:
     """Check a Python value against ``kind`` and return its canonical form.
 
-    Lists become tuples, ints are accepted for floats, numpy scalars are unwrapped. Raises
-    ``TypeError``/``ValueError`` with what was expected.
+    Lists become tuples, ints are accepted for floats, numpy scalars are unwrapped, an enum case
+    is given by its integer or name (``enum`` lists the cases). Raises ``TypeError``/
+    ``ValueError`` with what was expected.
 
     >>> coerce("f32", 1), coerce("si32_array", [1, 2]), coerce("shape", (2, -1))
     (1.0, (1, 2), (2, -1))
@@ -217,8 +318,10 @@ def coerce(kind: str, value: Any) -> Any:
     elem = element_kind(kind)
     if elem is not None:
         if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise TypeError(f"expected {kind_description(kind)}, got {_show(value)}")
-        return tuple(coerce(elem, v) for v in value)
+            raise TypeError(f"expected {kind_description(kind, enum)}, got {_show(value)}")
+        return tuple(coerce(elem, v, enum) for v in value)
+    if kind == "enum":
+        return enum_case(enum, value)
     if kind == "bool":
         if isinstance(value, bool):
             return value

@@ -37,14 +37,15 @@ class InferError(TdflowError, ValueError):
 class OpInfo:
     """Everything the hot path needs about one op, computed once per dialect and registry state."""
 
-    __slots__ = ("op", "defaults", "kinds", "required", "operand_names", "all_single", "check",
-                 "logical", "dtype", "fallback", "op_conf")
+    __slots__ = ("op", "defaults", "kinds", "enums", "required", "operand_names", "all_single",
+                 "check", "logical", "dtype", "fallback", "op_conf")
 
     def __init__(self, op: OpDef, hooks: dict) -> None:
         self.op = op
         self.defaults = {a.name: a.default for a in op.attributes
                          if a.default_text is not None}
         self.kinds = {a.name: a.kind for a in op.attributes}
+        self.enums = {a.name: a.enum for a in op.attributes if a.enum is not None}
         # OneFlow's op_conf_attrs (op_name, device_tag, ...): checked by the verifier, not
         # given to hooks.
         self.op_conf = frozenset(a.name for a in op.op_conf_attrs)
@@ -80,7 +81,7 @@ def typed_attrs(info: OpInfo, attrs: dict[str, Any] | None) -> tuple[dict[str, A
             if value is None:
                 continue  # explicit None: take the default
             try:
-                typed[name] = to_value(kind, value)
+                typed[name] = to_value(kind, value, info.enums.get(name) if info.enums else None)
             except (TypeError, ValueError) as exc:
                 raise InferError(info.op.name, f"attribute '{name}': {exc}", attr=name) from None
     for name in info.required:

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from tdflow.tdparser.errors import TdError
 from tdflow.tdparser.records import Dag, DefRef, Record, RecordKeeper
 
-from .attr_kinds import KIND_BY_ATTR, SCALAR_KINDS, DefaultError, parse_default
+from .attr_kinds import KIND_BY_ATTR, SCALAR_KINDS, DefaultError, EnumInfo, parse_default
 from .opdef import (
     FLAG_TO_HOOK,
     OPTIONAL,
@@ -98,6 +98,7 @@ class _Reader:
         self.file_hint = file_hint
         self.search_dirs = search_dirs
         self._kind_cache: dict[str, str] = {}
+        self._enum_cache: dict[str, EnumInfo | None] = {}
         self._sources: dict[str, str | None] = {}
         self.formula_jobs: list[tuple[OpDef, str]] = []  # (op, formula text), in load order
 
@@ -332,10 +333,11 @@ class _Reader:
             base = self.rec(base.get("baseAttr"))
             seen += 1
         kind = self.attr_kind(base)
+        enum = self.attr_enum(base) if kind in ("enum", "enum_array") else None
         default = None
         if default_text is not None:
             try:
-                default = parse_default(kind, default_text)
+                default = parse_default(kind, default_text, enum)
             except DefaultError as exc:
                 raise self.error(op, f"op '{op.get('opName') or op.name}': bad default for "
                                      f"attribute '{name}' ({base.name}): {exc}") from None
@@ -348,13 +350,21 @@ class _Reader:
             default_text=default_text,
             required=default_text is None and not optional,
             optional=optional,
+            enum=enum,
         )
 
     def attr_kind(self, base: Record) -> str:
         cached = self._kind_cache.get(base.name)
         if cached is not None:
             return cached
-        kind = KIND_BY_ATTR.get(base.name)
+        # Enums by shape first: OneFlow's OneFlow_DataType is an I32EnumAttr, while the
+        # KIND_BY_ATTR entry of that name is Base.td's type-valued one.
+        kind = "enum" if self.enum_info(base) is not None else None
+        if kind is None and base.isa("TypedArrayAttrBase"):
+            elem = self.rec(base.get("elementAttr"))
+            if elem is not None and self.enum_info(elem) is not None:
+                kind = "enum_array"
+        kind = kind or KIND_BY_ATTR.get(base.name)
         if kind is None and base.isa("TypedArrayAttrBase"):
             elem = self.rec(base.get("elementAttr"))
             ek = self.attr_kind(elem) if elem is not None else "other"
@@ -362,6 +372,44 @@ class _Reader:
         kind = kind or "other"
         self._kind_cache[base.name] = kind
         return kind
+
+    def attr_enum(self, base: Record) -> EnumInfo | None:
+        """The cases of an ``enum`` attribute, or of an ``enum_array``'s elements."""
+        info = self.enum_info(base)
+        if info is None and base.isa("TypedArrayAttrBase"):
+            elem = self.rec(base.get("elementAttr"))
+            info = self.enum_info(elem) if elem is not None else None
+        return info
+
+    def enum_info(self, rec: Record) -> EnumInfo | None:
+        """An integer enum (MLIR's ``EnumAttrInfo`` over ``I32EnumAttrCase``/``I64EnumAttrCase``
+        records: ``enumerants``, each with ``str`` and ``value``), else ``None``. Bit enums
+        (values that combine cases) stay unmodelled."""
+        if rec.name in self._enum_cache:
+            return self._enum_cache[rec.name]
+        info = None
+        cases_field = rec.get("enumerants")
+        if rec.isa("EnumAttrInfo") and isinstance(cases_field, list):
+            cases = []
+            for item in cases_field:
+                case = self.rec(item)
+                if case is None or case.isa("BitEnumAttrCaseBase") or not case.isa(
+                        "IntEnumAttrCaseBase"):
+                    cases = None
+                    break
+                name, value = case.get("str"), case.get("value")
+                if not isinstance(name, str) or not isinstance(value, int):
+                    cases = None
+                    break
+                cases.append((name, value))
+            vtype = self.rec(rec.get("valueType"))
+            width = vtype.get("bitwidth") if vtype is not None else None
+            if cases is not None:
+                cname = rec.get("className")
+                info = EnumInfo(cname if isinstance(cname, str) and cname else rec.name,
+                                tuple(cases), f"i{width}" if isinstance(width, int) else "i32")
+        self._enum_cache[rec.name] = info
+        return info
 
     def traits(self, value, depth: int = 0) -> list[TraitDef]:
         out: list[TraitDef] = []

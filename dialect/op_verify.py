@@ -177,15 +177,16 @@ def _verify(dialect, op: Any, emit) -> None:
         if adef.kind == "other":
             continue
         try:
-            to_value(adef.kind, value)
+            to_value(adef.kind, value, adef.enum)
         except (TypeError, ValueError) as exc:
-            expected = kind_description(adef.kind)
+            expected = kind_description(adef.kind, adef.enum)
             detail = str(exc) if isinstance(exc, ValueError) else f"got {describe(value)}"
             emit(f"'{name}' op attribute '{aname}' expects {expected} ({adef.constraint}), {detail}")
             ok = False
     for adef in (*opdef.attributes, *opdef.op_conf_attrs):
         if adef.required and adef.name not in attrs:
-            emit(f"'{name}' op requires attribute '{adef.name}' ({kind_description(adef.kind)}, "
+            emit(f"'{name}' op requires attribute '{adef.name}' "
+                 f"({kind_description(adef.kind, adef.enum)}, "
                  f"{adef.constraint})")
             ok = False
 

@@ -92,7 +92,9 @@ class AttrDef:
     ``required`` is true when the attribute has no default and is not ``OptionalAttr``;
     ``default_text`` keeps the C++ spelling from the ``.td`` file (``"0."``, ``"\\"NCHW\\""``);
     ``constraint`` names the base attribute def (``F32Attr``). Attributes of kinds tdflow does
-    not model (MLIR enums, ...) have kind ``"other"`` and keep their default as text.
+    not model (bit enums, ...) have kind ``"other"`` and keep their default as text. An
+    ``enum``/``enum_array`` attribute (``I32EnumAttr``) has its cases in ``enum``
+    (:class:`~tdflow.dialect.attr_kinds.EnumInfo`).
     """
 
     name: str
@@ -102,6 +104,7 @@ class AttrDef:
     default_text: str | None = None
     required: bool = True
     optional: bool = False
+    enum: Any = None
 
     @property
     def has_default(self) -> bool:

@@ -301,6 +301,12 @@ class TypeAttrParser(Lexer):
                 return OpaqueAttr(text[pos:self.pos])
             if word == "tensor" or _SCALAR_TYPE.match(text, pos):
                 return TypeAttr(self.parse_type())
+            # An enum case by its keyword is custom-assembly syntax, not the generic form.
+            raise self.error(f"expected an attribute value (true, 3, 0.5 : f32, \"text\", [..], "
+                             f"array<i64: ..>, a type), found '{_short(word)}': a bare word is "
+                             f"not one in MLIR's generic syntax (write an enum case as its "
+                             f"integer, like 2 : i32, or its name as a string, \"{_short(word)}\")",
+                             pos)
         raise self.expected("an attribute value (true, 3, 0.5 : f32, \"text\", [..], "
                             "array<i64: ..>, a type)")
 

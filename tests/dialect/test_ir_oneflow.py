@@ -118,3 +118,92 @@ def test_oneflow_return_outside_a_job_is_an_ordinary_op():
                      '  "oneflow.return"(%x) : (tensor<f32>) -> ()\n}\n', "f.mlir")
     assert [str(d) for d in verify_module(m)] == [
         "f.mlir:2:3: error: function @f must end with 'return' (found 'oneflow.return')"]
+
+
+# -- enum attributes (OneFlow_DataType is an I32EnumAttr: `dtype = 2 : i32`, or by name) --------
+
+_DATA_TYPES = ("DT_InvalidDataType(0), DT_Char(1), DT_Float(2), DT_Double(3), DT_Int8(4), "
+               "DT_Int32(5), DT_Int64(6), DT_UInt8(7), DT_OFRecord(8), DT_Float16(9), "
+               "DT_TensorBuffer(10), DT_BFloat16(11), DT_Bool(12)")
+
+
+def test_the_ods_reader_records_enum_cases(oneflow):
+    dtype = oneflow.lookup("oneflow.cast").attr("dtype")
+    assert (dtype.kind, dtype.constraint, dtype.enum.name, dtype.enum.type) == \
+        ("enum", "OneFlow_DataType", "DataType", "i32")
+    assert dtype.enum.listing() == _DATA_TYPES
+    out = oneflow.lookup("oneflow.tensor_buffer_to_list_of_tensors_v2").attr("out_dtypes")
+    assert (out.kind, out.enum) == ("enum_array", dtype.enum)
+    # tdflow's own OneFlow_DataType (Base.td) is a type-valued attribute, as before
+    assert tdflow.load_ops().lookup("tdflow.cast").attr("dtype").kind == "dtype"
+
+
+@pytest.mark.parametrize("old, new, detail", [
+    ("dtype = 3 : i32", "dtype = 99 : i32", f"got 99 : i32; expected one of {_DATA_TYPES}"),
+    ('dtype = "DT_Float"', 'dtype = "DT_Flaot"', f"got 'DT_Flaot'; expected one of {_DATA_TYPES}"),
+    ("dtype = 3 : si32", "dtype = 3 : i8", "got 3 : i8; an enum case is stored as i32: write 3 : i32"),
+    ("dtype = 3 : si32", "dtype = f64", "got f64 (a type)"),
+])
+def test_bad_enum_values_are_located_and_list_the_cases(oneflow, old, new, detail):
+    diags = verify_module(parse_module(_broken("cast_enum.mlir", old, new), "cast_enum.mlir"),
+                          oneflow)
+    line = 1 + next(i for i, s in enumerate(_broken("cast_enum.mlir", old, new).splitlines())
+                    if new in s)
+    expected = f"'oneflow.cast' op attribute 'dtype' expects a case of enum DataType " \
+               f"(OneFlow_DataType), {detail}"
+    assert [(d.message, d.loc.line) for d in diags] == [(expected, line)]
+
+
+def test_bad_enum_array_element_is_reported(oneflow):
+    text = _broken("cast_enum.mlir", 'out_dtypes = [2 : i32, "DT_Float"]',
+                   'out_dtypes = [2 : i32, 13 : i32]')
+    diags = verify_module(parse_module(text, "cast_enum.mlir"), oneflow)
+    assert [d.message for d in diags] == [
+        "'oneflow.tensor_buffer_to_list_of_tensors_v2' op attribute 'out_dtypes' expects array "
+        f"of a case of enum DataType (DTArrayAttr), got 13 : i32; expected one of {_DATA_TYPES}"]
+
+
+def test_enum_values_reach_hooks_as_the_integer_with_its_name(oneflow):
+    seen = []
+
+    def logical(ctx):
+        seen.append(ctx.attr("dtype"))
+        ctx.set_output_shape("out", ctx.input_shape("in"))
+
+    def data_type(ctx):
+        ctx.set_output_dtype("out", {2: "f32", 3: "f64"}[ctx.attr("dtype")])
+
+    reg = oneflow.registry
+    reg.register("oneflow.cast", "infer_logical_tensor_desc", logical, replace=True)
+    reg.register("oneflow.cast", "infer_data_type", data_type, replace=True)
+    try:
+        diags = verify_module(parse_file(GOLDEN / "cast_enum.mlir"), oneflow)
+        wrong = verify_module(parse_module(_broken(
+            "cast_enum.mlir", "dtype = 3 : si32", "dtype = 2 : si32"), "c.mlir"), oneflow)
+    finally:
+        reg.unregister("oneflow.cast", "infer_logical_tensor_desc")
+        reg.unregister("oneflow.cast", "infer_data_type")
+    assert [str(d) for d in diags] == []
+    assert [(int(c), c.name, c.enum) for c in seen[:3]] == [
+        (3, "DT_Double", "DataType"), (2, "DT_Float", "DataType"), (3, "DT_Double", "DataType")]
+    assert [d.message for d in wrong] == [
+        "'oneflow.cast' op result #0 ('out') is declared tensor<2x3xf64> but its element type is "
+        "f32 (inferred tensor<2x3xf32>)"]
+
+
+def test_enum_attributes_print_back_as_written():
+    m = parse_file(GOLDEN / "cast_enum.mlir")
+    text = print_module(m)
+    for written in ("dtype = 3 : i32", 'dtype = "DT_Float"', "dtype = 3 : si32",
+                    'out_dtypes = [2 : i32, "DT_Float"]', "data_type = 2 : i32"):
+        assert written in text
+
+
+def test_a_bare_enum_keyword_is_a_located_error():
+    text = _broken("cast_enum.mlir", 'dtype = "DT_Float"', "dtype = DT_Float")
+    with pytest.raises(DiagnosticError) as ei:
+        parse_module(text, "cast_enum.mlir")
+    d = ei.value.diagnostics[0]
+    assert (d.loc.line, d.loc.col) == (5, 82)
+    assert "found 'DT_Float': a bare word is not one in MLIR's generic syntax (write an enum " \
+           "case as its integer, like 2 : i32, or its name as a string, \"DT_Float\")" in d.message
