@@ -156,8 +156,7 @@ def record(runner: Any, tensors: Sequence[Any], attr_vals: Sequence[Any],
         gd = None
     if gd is None and opdef.has_trait("NoGrad"):
         return  # nothing flows through: the results are constants to autograd
-    attrs = dict(runner._fixed)
-    attrs.update(zip(runner.attr_names, attr_vals))
+    attrs = runner.attr_values(attr_vals)
     saves = gd.saves(attrs) if gd is not None else None
     inputs: dict[str, Any] = {}
     edges: dict[str, Any] = {}

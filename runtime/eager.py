@@ -87,6 +87,7 @@ class OpRunner:
             a.name: a.default for a in opdef.attributes
             if a.name not in attr_names and a.has_default and a.kind != "other"}
         self._cache: dict[tuple, _Entry] = {}
+        self._f32 = tuple(a.name for a in opdef.attributes if a.kind == "f32")
         # these take the engine's BLAS slot (an op served by a standard BLAS op does too)
         self._aliases = getattr(dialect, "served_by", None) or None
         serving = self._aliases.get(opdef.name) if self._aliases else None
@@ -97,10 +98,21 @@ class OpRunner:
         except (AttributeError, KeyError, ValueError):  # no such API, or the hook needs attrs
             self.mutable = frozenset({0}) if self.n_results == 0 else frozenset()
 
-    # -- the slow path: infer and select, once per (types, attrs) ---------------------------
-    def _prepare(self, key: tuple, arrays: list, attr_vals: tuple) -> _Entry:
+    def attr_values(self, attr_vals: tuple) -> dict[str, Any]:
+        """Every attribute's value (defaults filled), as a compiled program sees it: an f32
+        attribute rounded to float32, as its IR attribute holds it (so eager and graph mode
+        compute the same bits)."""
         attrs = dict(self._fixed)
         attrs.update(zip(self.attr_names, attr_vals))
+        for name in self._f32:
+            v = attrs.get(name)
+            if isinstance(v, float):
+                attrs[name] = float(np.float32(v))
+        return attrs
+
+    # -- the slow path: infer and select, once per (types, attrs) ---------------------------
+    def _prepare(self, key: tuple, arrays: list, attr_vals: tuple) -> _Entry:
+        attrs = self.attr_values(attr_vals)
         in_types = [None if a is None else TensorType(a.shape, dtype_from_numpy(a.dtype))
                     for a in arrays]
         try:

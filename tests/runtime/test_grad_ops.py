@@ -491,19 +491,6 @@ def test_finite_difference_inputs_are_small():
                 assert _array(c, leaf).size <= 24, (c.id, leaf)
 
 
-def _f32_inexact(c: Case) -> bool:
-    """Whether an ``f32`` attribute holds a value ``f32`` cannot represent (``alpha = 0.2``)."""
-    return any(c.opdef.attr(k).kind == "f32" and isinstance(v, float)
-               and float(np.float32(v)) != v for k, v in c.attrs.items())
-
-
-# Eager mode computes with an f32 attribute's Python value (0.2), a compiled program with the
-# f32 value its IR attribute holds (0.20000000298...): results differ in the last ~8 digits.
-# The fix belongs where eager binds attributes (round an f32 attribute to f32, as the IR does).
-F32_ATTR = pytest.mark.xfail(strict=True, reason="eager uses an f32 attribute's unrounded "
-                             "Python value, graph mode the f32 IR attribute")
-
-
 def _zero_if_none(c: Case, leaf: tuple[str, int | None], g: np.ndarray | None) -> np.ndarray:
     """A gradient that is identically zero comes back as ``None`` in eager mode."""
     a = _array(c, leaf)
@@ -523,8 +510,7 @@ def test_gradient_matches_finite_differences(c: Case):
         np.testing.assert_allclose(g, num, rtol=RTOL, atol=ATOL, err_msg=f"{c.id} {leaf}")
 
 
-@pytest.mark.parametrize("c", [pytest.param(c, id=c.id, marks=(*c.marks, F32_ATTR)
-                                            if _f32_inexact(c) else c.marks) for c in CASES])
+@pytest.mark.parametrize("c", _params())
 def test_graph_mode_matches_eager_bit_for_bit(c: Case):
     eager_loss, eager = _eager(c)
     text, names, arrays = _program(c)
