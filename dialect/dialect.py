@@ -299,8 +299,8 @@ def _modifiers(dialect: Dialect, op_name: str, attrs: tuple | None, _version: in
 def _freeze(attrs):
     if not attrs:
         return None
-    try:
-        t = tuple(sorted(attrs.items()))
+    try:  # (lists, as Python callers pass axes, become tuples: the cache keys on them)
+        t = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items()))
         hash(t)
         return t
     except TypeError:

@@ -292,6 +292,14 @@ def _array_ufunc(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any, **kwa
     return getattr(ufunc, method)(*args, **kwargs)
 
 
+def _iter(self: Tensor):
+    """Rows along the first dim, as numpy iterates (``t[i]`` each, so autograd records it);
+    a 0-d tensor is not iterable."""
+    if not self._buf.ndim:
+        raise TypeError("iteration over a 0-d tensor")
+    return (self[i] for i in range(self._buf.shape[0]))
+
+
 # -- installation ------------------------------------------------------------------------------------
 OPERATORS: dict[str, Any] = {}
 for _name, _fname in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div")):
@@ -301,7 +309,7 @@ for _name, _fname in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("
     OPERATORS[f"__{_name}__"] = _compare(_name, _fname)
 OPERATORS.update({
     "__pow__": _pow, "__rpow__": _rpow, "__neg__": _neg, "__pos__": _pos,
-    "__matmul__": _matmul, "__getitem__": _getitem,
+    "__matmul__": _matmul, "__getitem__": _getitem, "__iter__": _iter,
     "__hash__": object.__hash__,  # defining __eq__ would otherwise leave Tensor unhashable
     "__array_ufunc__": _array_ufunc,
 })

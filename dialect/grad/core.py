@@ -131,13 +131,26 @@ def registered_rules() -> frozenset[str]:
 _DEFS: dict[tuple[int, str], GradDef | None] = {}
 
 
+def _modifiers_without_attrs(ctx: Any, opdef: Any) -> dict:
+    """The op's ``modify_input_arg`` answer with only its attribute defaults: what an op says
+    about ``requires_grad`` does not depend on attribute values (``like`` never takes one)
+    even when the op has required attributes; a hook that reads a missing one gives none."""
+    fn = ctx.hook(opdef.name, "modify_input_arg") if hasattr(ctx, "hook") else None
+    if fn is None:
+        return {}
+    from ..hooks.context import InferContext
+
+    defaults = {a.name: a.default for a in opdef.attributes if a.has_default}
+    try:
+        return dict(fn(InferContext(opdef, {}, defaults)) or {})
+    except Exception:  # noqa: BLE001 - a hook that needs attributes or inputs: assume none
+        return {}
+
+
 def _default_differentiable(ctx: Any, opdef: Any) -> frozenset[str]:
     """Operands that can carry a gradient: not declared ``requires_grad=False`` and not
     restricted to integer/bool element types by their constraint."""
-    try:
-        mods = ctx.input_arg_modifiers(opdef.name)
-    except (ValueError, TypeError, KeyError):  # the hook needs attributes: assume none
-        mods = {}
+    mods = _modifiers_without_attrs(ctx, opdef)
     out = set()
     for d in opdef.operands:
         m = mods.get(d.name)

@@ -166,6 +166,9 @@ def check_grad_field(formula: Formula, opdef: Any, ctx: Any) -> frozenset[str]:
                     raise _err(formula, f"unknown field '.{node.field}' (a value has "
                                         f"{', '.join('.' + f for f in _TYPE_FIELDS)}; a call "
                                         f"of a several-result op has its results)", node.pos)
+                if isinstance(node.obj, Name) and scope.kind(node.obj.name) in ("input",
+                                                                                 "output"):
+                    continue  # `x.shape` reads x's type only: x's buffer need not be kept
                 stack.append(node.obj)
             elif isinstance(node, BinaryOp):
                 stack.extend((node.a, node.b))
