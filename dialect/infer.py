@@ -38,7 +38,7 @@ class OpInfo:
     """Everything the hot path needs about one op, computed once per dialect and registry state."""
 
     __slots__ = ("op", "defaults", "kinds", "enums", "required", "operand_names", "all_single",
-                 "check", "logical", "dtype", "fallback", "op_conf")
+                 "check", "logical", "dtype", "fallback", "op_conf", "in_defs")
 
     def __init__(self, op: OpDef, hooks: dict) -> None:
         self.op = op
@@ -51,7 +51,10 @@ class OpInfo:
         self.op_conf = frozenset(a.name for a in op.op_conf_attrs)
         self.required = tuple(a.name for a in op.attributes if a.required)
         self.operand_names = op.operand_names
-        self.all_single = not op.has_variable_operands
+        # OneFlow's ctrl operands follow the data ones (and count in the segment sizes); they
+        # are grouped, then dropped: hooks see data operands only.
+        self.in_defs = op.operands + op.ctrl_operands
+        self.all_single = all(d.is_single for d in self.in_defs)
         self.check = hooks.get("check_attr")
         self.logical = hooks.get("infer_logical_tensor_desc")
         self.dtype = hooks.get("infer_data_type")
@@ -105,9 +108,13 @@ def group_inputs(info: OpInfo, input_types, sizes) -> dict[str, list[TensorType]
                                            f"({', '.join(names)}), got {len(input_types)}")
         return {n: [t] for n, t in zip(names, input_types)}
     try:
-        return group_flat(info.op.operands, list(input_types), sizes)
+        groups = group_flat(info.in_defs, list(input_types), sizes)
     except SegmentError as exc:
         raise InferError(info.op.name, str(exc)) from None
+    if len(info.in_defs) != len(info.op.operands):
+        for d in info.op.ctrl_operands:
+            groups.pop(d.name, None)
+    return groups
 
 
 def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],

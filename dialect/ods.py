@@ -145,17 +145,28 @@ class _Reader:
         operands: list[ValueDef] = []
         attrs: list[AttrDef] = []
         op_conf: list[AttrDef] = []
+        ctrl_in: list[ValueDef] = []
+        ctrl_out: list[ValueDef] = []
         if oneflow:
             for value, name in f["input"].args:
                 operands.append(self.value_def(rec, value, name, "input"))
             results = [self.value_def(rec, v, n, "output") for v, n in f["output"].args]
-            attr_dag = f.get("attrs")
-            if isinstance(attr_dag, Dag):
-                for value, name in attr_dag.args:
-                    attrs.append(self.attr_def(rec, value, name))
+            # OneFlow_UserBaseOp's user_op_attrs (op_type_name, input_sizes, output_sizes) are
+            # arguments of `oneflow.user` like its attrs
+            for dag_name in ("user_op_attrs", "attrs"):
+                attr_dag = f.get(dag_name)
+                if isinstance(attr_dag, Dag):
+                    for value, name in attr_dag.args:
+                        attrs.append(self.attr_def(rec, value, name))
             conf_dag = f.get("op_conf_attrs")  # OneFlow_BaseOp: op_name, device_tag, ...
             if isinstance(conf_dag, Dag):
                 op_conf = [self.attr_def(rec, value, name) for value, name in conf_dag.args]
+            # OneFlow_Op & co: control edges, after the data ones in `arguments`/`results`
+            for field_name, where, out in (("ctrl_input", "ctrl_input", ctrl_in),
+                                           ("ctrl_output", "ctrl_output", ctrl_out)):
+                ctrl_dag = f.get(field_name)
+                if isinstance(ctrl_dag, Dag):
+                    out.extend(self.value_def(rec, v, n, where) for v, n in ctrl_dag.args)
         else:
             for value, name in f["arguments"].args:
                 arec = self.rec(value)
@@ -164,7 +175,7 @@ class _Reader:
                 else:
                     operands.append(self.value_def(rec, value, name, "arguments"))
             results = [self.value_def(rec, v, n, "results") for v, n in f["results"].args]
-        _check_unique(self, rec, operands, results, attrs)
+        _check_unique(self, rec, operands + ctrl_in, results + ctrl_out, attrs)
         hooks = tuple(flag for flag in FLAG_TO_HOOK if f.get(flag) == 1)
         opdef = OpDef(
             mnemonic=mnemonic,
@@ -173,6 +184,8 @@ class _Reader:
             results=tuple(results),
             attributes=tuple(attrs),
             op_conf_attrs=tuple(op_conf),
+            ctrl_operands=tuple(ctrl_in),
+            ctrl_results=tuple(ctrl_out),
             traits=tuple(self.traits(f.get("traits"))),
             hooks=hooks,
             summary=_text(f.get("summary")),

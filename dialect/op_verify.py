@@ -4,6 +4,8 @@
 
 1. operand and result counts, with optional/variadic groups sized by ``operandSegmentSizes``
    (required with ``AttrSizedOperandSegments``, as in MLIR);
+   OneFlow's control edges (``ctrl_inputs``/``ctrl_output``) come after the data operands and
+   results, sized by the same attributes; only the data ones reach traits and hooks;
 2. attributes: unknown names (with "did you mean"), missing required ones, values of the wrong
    kind (absent ones take their ``.td`` default);
 3. operand element types allowed by the operand's constraint (``TensorOf<[F32, F64]>``);
@@ -47,14 +49,20 @@ class _VerifyInfo:
     """Per-op facts for verification, computed once per op definition."""
 
     __slots__ = ("all_single", "n_operands", "single_results", "n_results", "sized",
-                 "same_type", "same_shape", "same_elem", "dtypes", "attr_names", "op_conf")
+                 "sized_results", "same_type", "same_shape", "same_elem", "dtypes", "attr_names",
+                 "op_conf", "in_defs", "out_defs", "ctrl")
 
     def __init__(self, op: OpDef) -> None:
-        self.all_single = not op.has_variable_operands
-        self.n_operands = len(op.operands)
-        self.single_results = all(r.is_single for r in op.results)
-        self.n_results = len(op.results)
+        # every operand and result group the IR holds: the data ones, then OneFlow's ctrl ones
+        self.in_defs = op.operands + op.ctrl_operands
+        self.out_defs = op.results + op.ctrl_results
+        self.ctrl = bool(op.ctrl_operands or op.ctrl_results)
+        self.all_single = all(d.is_single for d in self.in_defs)
+        self.n_operands = len(self.in_defs)
+        self.single_results = all(r.is_single for r in self.out_defs)
+        self.n_results = len(self.out_defs)
         self.sized = op.has_trait("AttrSizedOperandSegments")
+        self.sized_results = op.has_trait("AttrSizedResultSegments")
         self.same_type = op.has_trait("SameOperandsAndResultType")
         self.same_shape = op.has_trait("SameOperandsAndResultShape")
         self.same_elem = op.has_trait("SameOperandsAndResultElementType")
@@ -80,6 +88,20 @@ def segment_sizes(op: Any) -> tuple[int, ...] | None:
     attr = op.attributes.get(segment_attr_name(op))
     if attr is None:
         return None
+    return _int_tuple(attr)
+
+
+def result_segment_sizes(op: Any) -> tuple[int, ...] | None:
+    """The ``resultSegmentSizes`` (or OneFlow's ``result_segment_sizes``) of an IR op as ints,
+    ``None`` when absent or malformed."""
+    attrs = op.attributes
+    attr = attrs.get(RESULT_SEGMENT_ATTR)
+    if attr is None:
+        attr = attrs.get(OLD_RESULT_SEGMENT_ATTR)
+    return _int_tuple(attr)
+
+
+def _int_tuple(attr: Any) -> tuple[int, ...] | None:
     vals = getattr(attr, "value", None)
     if not isinstance(vals, tuple) or not all(isinstance(getattr(v, "value", v), int)
                                               and not isinstance(getattr(v, "value", v), bool)
@@ -89,20 +111,55 @@ def segment_sizes(op: Any) -> tuple[int, ...] | None:
 
 
 def operand_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
-    """Operands of an IR op grouped by operand definition, or ``None`` if they do not fit."""
-    sizes = segment_sizes(op)
+    """Data operands of an IR op grouped by operand definition, or ``None`` if they do not fit
+    (OneFlow's ctrl operands are left out)."""
+    return _groups(_vinfo(opdef).in_defs, op.operands, segment_sizes(op), opdef.operands)
+
+
+def result_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
+    """Data results of an IR op grouped by result definition, or ``None`` if they do not fit."""
+    return _groups(_vinfo(opdef).out_defs, op.results, result_segment_sizes(op), opdef.results,
+                   "result")
+
+
+def data_values(opdef: OpDef, op: Any) -> tuple[list, list] | None:
+    """An IR op's data operands and results, without OneFlow's control edges (``None`` when the
+    values do not fit the definition).
+
+    >>> from tdflow.dialect.opdef import ValueDef
+    >>> from tdflow.dialect.ir.core import Operation
+    >>> d = OpDef("input", "oneflow", (ValueDef("in"),), (ValueDef("out"),),
+    ...           ctrl_operands=(ValueDef("ctrl_inputs", arity="variadic"),),
+    ...           ctrl_results=(ValueDef("ctrl_output", arity="optional"),))
+    >>> x = Operation("t.x", [], ["tensor<f32>", "tensor<i1>"])
+    >>> op = Operation("oneflow.input", list(x.results), ["tensor<f32>", "tensor<i1>"])
+    >>> ins, outs = data_values(d, op)
+    >>> [v.index for v in ins], [r.index for r in outs]
+    ([0], [0])
+    """
+    if not (opdef.ctrl_operands or opdef.ctrl_results):
+        return list(op.operands), list(op.results)
+    ins, outs = operand_groups(opdef, op), result_groups(opdef, op)
+    if ins is None or outs is None:
+        return None
+    return ([v for d in opdef.operands for v in ins[d.name]],
+            [r for d in opdef.results for r in outs[d.name]])
+
+
+def _groups(defs, values, sizes, wanted, what: str = "operand") -> dict[str, list] | None:
     try:
         if sizes is not None:
-            sizes = check_sizes(opdef.operands, sizes, len(op.operands))
+            sizes = check_sizes(defs, sizes, len(values), what)
         else:
-            sizes = split_sizes(opdef.operands, len(op.operands))
+            sizes = split_sizes(defs, len(values), what)
     except SegmentError:
         return None
     out, pos = {}, 0
-    for d, n in zip(opdef.operands, sizes):
-        out[d.name] = list(op.operands[pos:pos + n])
+    for d, n in zip(defs, sizes):
+        out[d.name] = list(values[pos:pos + n])
         pos += n
-    return out
+    names = {d.name for d in wanted}
+    return {k: v for k, v in out.items() if k in names} if len(wanted) != len(defs) else out
 
 
 _VERIFIED_LIMIT = 65536
@@ -148,22 +205,18 @@ def _verify(dialect, op: Any, emit) -> None:
     if vi.all_single and seg_name not in attrs:
         if len(operands) != vi.n_operands:
             emit(f"'{name}' op expects {vi.n_operands} operand(s) "
-                 f"({_names(opdef.operands)}), got {len(operands)}")
+                 f"({_names(vi.in_defs)}), got {len(operands)}")
             ok = False
     elif not _check_operand_segments(opdef, vi, op, emit):
         ok = False
     results = op.results
     if vi.single_results:
         if len(results) != vi.n_results:
-            emit(f"'{name}' op has {vi.n_results} result(s) ({_names(opdef.results) or 'none'}), "
+            emit(f"'{name}' op has {vi.n_results} result(s) ({_names(vi.out_defs) or 'none'}), "
                  f"but {len(results)} {'is' if len(results) == 1 else 'are'} declared")
             ok = False
-    else:
-        try:
-            split_sizes(opdef.results, len(results), "result")
-        except SegmentError as exc:
-            emit(f"'{name}' op {exc} ({_names(opdef.results)})")
-            ok = False
+    elif not _check_result_segments(vi, op, emit):
+        ok = False
 
     # 2. attributes ----------------------------------------------------------------------------
     for aname, value in attrs.items():
@@ -203,17 +256,23 @@ def _verify(dialect, op: Any, emit) -> None:
         return
     if vi.dtypes:
         _check_dtypes(opdef, op, emit)
+    data_results = results
+    if vi.ctrl:  # traits and hooks see the data values only
+        split = data_values(opdef, op)
+        if split is None:
+            return
+        operands, data_results = split
 
     # 4. traits ----------------------------------------------------------------------------------
     if vi.same_type or vi.same_shape or vi.same_elem:
-        if not _check_same(opdef, vi, op, emit):
+        if not _check_same(vi, op.name, operands, data_results, emit):
             return
 
     # 5. hooks: check_attr and inference -----------------------------------------------------------
     if not (dialect.hook(name, "infer_logical_tensor_desc") or dialect.hook(name, "check_attr")
             or vi.same_type or opdef.formula is not None):  # a formula infers results too
         return
-    types = [v.type for v in operands]
+    types = [v.type for v in op.operands]  # all of them: the segment sizes count ctrl ones too
     try:
         inferred = dialect.infer_result_types(name, types, attrs)
     except InferError as exc:
@@ -225,7 +284,7 @@ def _verify(dialect, op: Any, emit) -> None:
     except Exception as exc:  # noqa: BLE001 - a bug in a hook is reported, not a crash
         emit(f"'{name}' op: one of its hooks failed with {type(exc).__name__}: {exc}")
         return
-    for i, (r, t) in enumerate(zip(results, inferred)):
+    for i, (r, t) in enumerate(zip(data_results, inferred)):
         declared = r.type
         if declared == t or t.refines(declared):
             continue
@@ -253,19 +312,19 @@ def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> boo
     raw = op.attributes.get(seg_name)
     if raw is None:
         if vi.sized:
-            example = ", ".join("1" if d.is_single else "0" for d in opdef.operands)
+            example = ", ".join("1" if d.is_single else "0" for d in vi.in_defs)
             emit(f"'{name}' op requires attribute '{SEGMENT_ATTR}' (AttrSizedOperandSegments): "
-                 f"one size per operand group ({_names(opdef.operands)}), e.g. "
+                 f"one size per operand group ({_names(vi.in_defs)}), e.g. "
                  f"array<i32: {example}>")
             return False
         try:
-            split_sizes(opdef.operands, n)
+            split_sizes(vi.in_defs, n)
         except SegmentError as exc:
             if "expects" in str(exc):
-                emit(f"'{name}' op expects {describe_arity(opdef.operands)} operands "
-                     f"({_names(opdef.operands)}), got {n}")
+                emit(f"'{name}' op expects {describe_arity(vi.in_defs)} operands "
+                     f"({_names(vi.in_defs)}), got {n}")
             else:
-                emit(f"'{name}' op {exc} ({_names(opdef.operands)})")
+                emit(f"'{name}' op {exc} ({_names(vi.in_defs)})")
             return False
         return True
     sizes = segment_sizes(op)
@@ -274,9 +333,39 @@ def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> boo
              f"array<i32: 1, 1, 0>, got {describe(raw)}")
         return False
     try:
-        check_sizes(opdef.operands, sizes, n)
+        check_sizes(vi.in_defs, sizes, n)
     except SegmentError as exc:
-        emit(f"'{name}' op {exc} ({_names(opdef.operands)})")
+        emit(f"'{name}' op {exc} ({_names(vi.in_defs)})")
+        return False
+    return True
+
+
+def _check_result_segments(vi: _VerifyInfo, op: Any, emit) -> bool:
+    """Result counts of an op with optional or variadic results (``resultSegmentSizes``, or
+    OneFlow's ``result_segment_sizes``, when given; required with AttrSizedResultSegments)."""
+    name, n = op.name, len(op.results)
+    attrs = op.attributes
+    seg_name = RESULT_SEGMENT_ATTR if (RESULT_SEGMENT_ATTR in attrs
+                                       or OLD_RESULT_SEGMENT_ATTR not in attrs) else OLD_RESULT_SEGMENT_ATTR
+    raw = attrs.get(seg_name)
+    try:
+        if raw is None:
+            if vi.sized_results:
+                example = ", ".join("1" if d.is_single else "0" for d in vi.out_defs)
+                emit(f"'{name}' op requires attribute '{RESULT_SEGMENT_ATTR}' "
+                     f"(AttrSizedResultSegments): one size per result group "
+                     f"({_names(vi.out_defs)}), e.g. array<i32: {example}>")
+                return False
+            split_sizes(vi.out_defs, n, "result")
+            return True
+        sizes = _int_tuple(raw)
+        if sizes is None:
+            emit(f"'{name}' op attribute '{seg_name}' must be a dense i32 array like "
+                 f"array<i32: 1, 0>, got {describe(raw)}")
+            return False
+        check_sizes(vi.out_defs, sizes, n, "result")
+    except SegmentError as exc:
+        emit(f"'{name}' op {exc} ({_names(vi.out_defs)})")
         return False
     return True
 
@@ -306,20 +395,20 @@ def _check_dtypes(opdef: OpDef, op: Any, emit) -> None:
                  f"{' or '.join(d.dtypes)} ({d.constraint}), got {r.type}")
 
 
-def _check_same(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> bool:
-    types = [v.type for v in op.operands] + [r.type for r in op.results]
+def _check_same(vi: _VerifyInfo, name: str, operands, results, emit) -> bool:
+    types = [v.type for v in operands] + [r.type for r in results]
     if not types:
         return True
     first = types[0]
     for t in types[1:]:
         if (vi.same_type or vi.same_elem) and t.dtype != first.dtype:
             trait = "SameOperandsAndResultType" if vi.same_type else "SameOperandsAndResultElementType"
-            emit(f"'{op.name}' op requires the same element type for all operands and results "
+            emit(f"'{name}' op requires the same element type for all operands and results "
                  f"({trait}), got {first} and {t}")
             return False
         if (vi.same_type or vi.same_shape) and not first.compatible(TensorType(t.shape, first.dtype)):
             trait = "SameOperandsAndResultType" if vi.same_type else "SameOperandsAndResultShape"
-            emit(f"'{op.name}' op requires the same shape for all operands and results ({trait}), "
+            emit(f"'{name}' op requires the same shape for all operands and results ({trait}), "
                  f"got {first} and {t}")
             return False
     return True

@@ -141,6 +141,11 @@ class OpDef:
     #: the verifier like attributes (known names, required ones present, kinds), but not the
     #: op's own: hooks, kernels and serving (``op_shape``) never see them.
     op_conf_attrs: tuple[AttrDef, ...] = ()
+    #: OneFlow's ``ctrl_input``/``ctrl_output`` (``Variadic<AnyType>:$ctrl_inputs``,
+    #: ``Optional<AnyType>:$ctrl_output``): control edges, after the data operands and results
+    #: in the IR (and in the segment sizes) but no data: hooks and kernels never see them.
+    ctrl_operands: tuple[ValueDef, ...] = ()
+    ctrl_results: tuple[ValueDef, ...] = ()
     summary: str = ""
     description: str = ""
     location: SourceLocation | None = None

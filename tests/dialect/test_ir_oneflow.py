@@ -207,3 +207,83 @@ def test_a_bare_enum_keyword_is_a_located_error():
     assert (d.loc.line, d.loc.col) == (5, 82)
     assert "found 'DT_Float': a bare word is not one in MLIR's generic syntax (write an enum " \
            "case as its integer, like 2 : i32, or its name as a string, \"DT_Float\")" in d.message
+
+
+# -- control edges (OneFlow_Op & co: ctrl_input = Variadic<AnyType>, ctrl_output = Optional) ----
+
+def test_ctrl_inputs_and_outputs_are_read_apart_from_the_data_ones(oneflow):
+    user = oneflow.lookup("oneflow.user")
+    assert [(d.name, d.arity) for d in user.operands] == [("data_input", "variadic")]
+    assert [(d.name, d.arity) for d in user.ctrl_operands] == [("ctrl_inputs", "variadic")]
+    assert [(d.name, d.arity) for d in user.ctrl_results] == [("ctrl_output", "optional")]
+    assert {"op_type_name", "input_sizes", "output_sizes"} <= {a.name for a in user.attributes}
+    cast = oneflow.lookup("oneflow.cast")
+    assert (cast.ctrl_operands, cast.ctrl_results) == ((), ())
+
+
+def test_ctrl_values_are_not_data_for_hooks(oneflow):
+    from tdflow.dialect.op_verify import data_values, operand_groups
+
+    seen = []
+
+    def logical(ctx):
+        seen.append((ctx.input_names(), ctx.output_names()))
+        ctx.set_output_shape("output", ctx.input_shape("input"))
+
+    def data_type(ctx):
+        ctx.set_output_dtype("output", ctx.input_dtype("input"))
+
+    m = parse_file(GOLDEN / "ctrl_edges.mlir")
+    out = [op for op in m.walk() if op.name == "oneflow.output"][0]
+    opdef = oneflow.lookup("oneflow.output")
+    assert operand_groups(opdef, out) == {"input": [out.operands[0]]}
+    assert data_values(opdef, out) == ([out.operands[0]], [out.results[0]])
+    reg = oneflow.registry
+    reg.register("oneflow.output", "infer_logical_tensor_desc", logical, replace=True)
+    reg.register("oneflow.output", "infer_data_type", data_type, replace=True)
+    try:
+        diags = verify_module(m, oneflow)
+        wrong = verify_module(parse_module(_broken(
+            "ctrl_edges.mlir", "(tensor<1x5xf32>, tensor<i1>) -> (tensor<1x5xf32>, tensor<i1>)\n"
+            "    %1", "(tensor<1x5xf32>, tensor<i1>) -> (tensor<1x5xf64>, tensor<i1>)\n    %1"),
+            "ctrl_edges.mlir"), oneflow)
+        inferred = oneflow.infer_result_types(
+            "oneflow.output", [out.operands[0].type, out.operands[1].type], out.attributes)
+    finally:
+        reg.unregister("oneflow.output", "infer_logical_tensor_desc")
+        reg.unregister("oneflow.output", "infer_data_type")
+    assert [str(d) for d in diags] == []
+    assert seen[0] == ([("input", 0)], [("output", 0)])
+    assert [str(t) for t in inferred] == ["tensor<1x5xf32>"]
+    assert any("'oneflow.output' op result #0 ('output') is declared tensor<1x5xf64>" in d.message
+               for d in wrong), [str(d) for d in wrong]
+
+
+@pytest.mark.parametrize("old, new, message, line", [
+    ("operand_segment_sizes = array<i32: 1, 1>", "operand_segment_sizes = array<i32: 2>",
+     "'oneflow.user' op operandSegmentSizes has 1 entries but the op has 2 operand groups", 5),
+    ("operand_segment_sizes = array<i32: 1, 1>", "operand_segment_sizes = array<i32: 1, 2>",
+     "'oneflow.user' op operandSegmentSizes [1, 2] adds up to 3 but there are 2 operands "
+     "(data_input..., ctrl_inputs...)", 5),
+    ("result_segment_sizes = array<i32: 1, 1>, ", "",
+     "'oneflow.user' op requires attribute 'resultSegmentSizes' (AttrSizedResultSegments): one "
+     "size per result group (data_output..., ctrl_output?), e.g. array<i32: 0, 0>", 5),
+    ("result_segment_sizes = array<i32: 1, 0>", "result_segment_sizes = array<i32: 1, 2>",
+     "'oneflow.user' op resultSegmentSizes gives optional result 'ctrl_output' 2 values", 8),
+    (("%output, %ctrl_output =", "-> (tensor<1x5xf32>, tensor<i1>)\n    %output_0"),
+     ("%output, %ctrl_output, %extra =",
+      "-> (tensor<1x5xf32>, tensor<i1>, tensor<i1>)\n    %output_0"),
+     "'oneflow.input' op expects 1 to 2 results, got 3 (output, ctrl_output?)", 3),
+])
+def test_broken_ctrl_edges_are_located(oneflow, old, new, message, line):
+    path = "ctrl_edges.mlir"
+    text = (GOLDEN / path).read_text()
+    for o, n in zip(*((old, new) if isinstance(old, tuple) else ((old,), (new,)))):
+        assert o in text
+        text = text.replace(o, n, 1)
+    try:
+        diags = verify_module(parse_module(text, path), oneflow)
+    except DiagnosticError as exc:
+        diags = exc.diagnostics
+    assert any(message in d.message and d.loc.line == line for d in diags), \
+        [str(d) for d in diags]

@@ -1,0 +1,11 @@
+module {
+  oneflow.job @CtrlJob(%arg0: tensor<1x5xf32>) -> tensor<1x5xf32> {
+    %output, %ctrl_output = "oneflow.input"(%arg0) {data_type = 2 : i32, device_name = ["@0:0"], device_tag = "cpu", hierarchy = [1], is_dynamic = false, nd_sbp = ["B"], op_name = "_CtrlJob_input.0.0_2", output_lbns = ["_CtrlJob_input.0.0_2/out"], scope_symbol_id = 12 : i64, shape = [1 : si64, 5 : si64]} : (tensor<1x5xf32>) -> (tensor<1x5xf32>, tensor<i1>)
+    %output_0, %ctrl_output_1 = "oneflow.variable"(%ctrl_output) {data_type = 2 : i32, device_name = ["@0:0"], device_tag = "cpu", hierarchy = [1], op_name = "w", output_lbns = ["w/out"], parallel = #sbp.parallel<[] -> [#sbp.B]>, scope_symbol_id = 12 : i64, shape = [1 : si64, 5 : si64], trainable = true} : (tensor<i1>) -> (tensor<1x5xf32>, tensor<i1>)
+    %data_output, %ctrl_output_2 = "oneflow.user"(%output, %ctrl_output_1) {device_name = ["@0:0"], device_tag = "cpu", hierarchy = [1], input_sizes = [1 : i32], op_name = "relu-0", op_type_name = "relu", operand_segment_sizes = array<i32: 1, 1>, output_lbns = ["relu-0/y_0"], output_sizes = [1 : i32], result_segment_sizes = array<i32: 1, 1>, scope_symbol_id = 12 : i64} : (tensor<1x5xf32>, tensor<i1>) -> (tensor<1x5xf32>, tensor<i1>)
+    %0 = "oneflow.broadcast_add"(%data_output, %output_0) {device_name = ["@0:0"], device_tag = "cpu", hierarchy = [1], op_name = "add-0", scope_symbol_id = 12 : i64} : (tensor<1x5xf32>, tensor<1x5xf32>) -> tensor<1x5xf32>
+    %output_3, %ctrl_output_4 = "oneflow.output"(%0, %ctrl_output_2) {data_type = 2 : i32, device_name = ["@0:0"], device_tag = "cpu", hierarchy = [1], is_dynamic = false, nd_sbp = ["B"], op_name = "_CtrlJob_output.0.0_2", output_lbns = ["_CtrlJob_output.0.0_2/out"], scope_symbol_id = 12 : i64, shape = [1 : si64, 5 : si64]} : (tensor<1x5xf32>, tensor<i1>) -> (tensor<1x5xf32>, tensor<i1>)
+    %1 = "oneflow.user"(%output_3) {device_name = ["@0:0"], device_tag = "cpu", input_sizes = [1 : i32], op_name = "identity-0", op_type_name = "identity", operand_segment_sizes = array<i32: 1, 0>, output_lbns = ["identity-0/out_0"], output_sizes = [1 : i32], result_segment_sizes = array<i32: 1, 0>} : (tensor<1x5xf32>) -> tensor<1x5xf32>
+    oneflow.return %1 : tensor<1x5xf32>
+  }
+}
