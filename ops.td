@@ -14,6 +14,12 @@
 
 include "tdflow/Base.td"
 
+// The ops the models need (issue 13), by family; each file follows this one's conventions.
+include "tdflow/ops/math.td"   // elementwise math: abs, rsqrt, erf, silu, softplus, where, ...
+include "tdflow/ops/norm.td"   // layer_norm, normalization (batch norm), group_norm
+include "tdflow/ops/index.td"  // gather, embedding, expand, squeeze, tril, arange, one_hot, ...
+include "tdflow/ops/train.td"  // reductions, pooling, losses and optimizers
+
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary

@@ -1,3 +1,17 @@
 """Importing this module registers the hooks of every op in the standard ``ops.td``."""
 
-from . import elementwise, fused, grads, linalg, nn, optim, reduce, shape_ops, slice  # noqa: F401
+from . import (  # noqa: F401
+    elementwise,
+    fused,
+    grads,
+    index,
+    linalg,
+    math_ops,
+    nn,
+    norm,
+    optim,
+    reduce,
+    shape_ops,
+    slice,
+    train,
+)

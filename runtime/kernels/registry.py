@@ -305,13 +305,17 @@ def _load_builtin_kernels() -> None:
     from tdflow.runtime.kernels import (  # noqa: F401
         conv,
         elementwise,
+        index,
         linalg,
+        math_ops,
         nn,
+        norm,
         optim,
         pool,
         reduce,
         shape,
         slice,
+        train,
     )
 
     configure_blas_threads()

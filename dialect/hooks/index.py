@@ -1,0 +1,1 @@
+"""Hooks of the ops in tdflow/ops/index.td (issue 13)."""
