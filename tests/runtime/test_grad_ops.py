@@ -11,6 +11,8 @@ gradient needs a case here.
 
 from __future__ import annotations
 
+import importlib
+import sys
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -274,6 +276,13 @@ for expr, shapes, makers in (("mul(exp(in0), in1)", ((3, 4), (3, 4)), (normal, n
     arrays = [m(*s) for m, s in zip(makers, shapes)]
     case("fused_elementwise", {"in": arrays}, {"expr": expr}, wrt="in",
          label=f"{expr}_{_shape_label(*arrays)}".replace(" ", ""))
+
+
+# The op families of tdflow/ops/*.td keep their cases next to their own tests, in
+# grad_cases_<family>.py: ``add_cases(case, h)`` with ``case`` as above and ``h`` this module
+# (for normal, positive, away, distinct, labels).
+for _family in ("math", "norm", "index", "train"):
+    importlib.import_module(f"grad_cases_{_family}").add_cases(case, sys.modules[__name__])
 
 
 def _has_gradient(op: str) -> bool:
