@@ -20,6 +20,10 @@ MLIR text                      Python object                               ``to_
 ``{a = 1}``                    ``DictAttr((("a", IntegerAttr(1)),))``      ``{"a": 1}``
                                (pairs sorted by name, as in MLIR)
 ``@f``                         ``SymbolRefAttr("f")``                      ``"f"``
+``dense<[1.0, 2.0]> : T``      ``DenseElementsAttr(T, (1.0, 2.0))``        the flat elements
+``dense_resource<w> : T``      ``DenseResourceAttr(T, "w", blobs)``        the flat elements,
+                               (the data in the file's ``{-# ... #-}``     decoded from the blob
+                               section, ``module.resources``)
 =============================  ==========================================  ======================
 
 An integer literal where a float type is given (``1 : f32``) becomes ``FloatAttr(1.0, "f32")``.
@@ -36,13 +40,13 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "Attribute", "BoolAttr", "IntegerAttr", "FloatAttr", "StringAttr", "ArrayAttr",
     "DenseArrayAttr", "TypeAttr", "UnitAttr", "UNIT", "DictAttr", "SymbolRefAttr",
-    "OpaqueAttr", "DenseElementsAttr",
+    "OpaqueAttr", "DenseElementsAttr", "DenseResourceAttr", "blob_bytes", "element_bytes",
     "to_python", "format_float", "round_float", "escape_string", "print_attr_dict",
     "attr_name", "INT_TYPES_RE", "FLOAT_TYPES", "int_range",
 ]
@@ -399,8 +403,92 @@ class DenseElementsAttr(Attribute):
         return f"dense<{body}> : {self.type}"
 
 
+#: struct codes of the element types a blob can hold (little-endian, as MLIR writes them)
+_BLOB_CODES = {"f16": "e", "f32": "f", "f64": "d", "i1": "?", "i8": "b", "si8": "b",
+               "ui8": "B", "i16": "h", "si16": "h", "ui16": "H", "i32": "i", "si32": "i",
+               "ui32": "I", "i64": "q", "si64": "q", "ui64": "Q", "bf16": "H"}
+
+
+def element_bytes(dtype: str) -> int | None:
+    """Bytes per element of ``dtype`` in a dense blob (``None``: not storable in one).
+
+    >>> element_bytes("f32"), element_bytes("i1"), element_bytes("index")
+    (4, 1, None)
+    """
+    code = _BLOB_CODES.get(dtype)
+    return struct.calcsize("<" + code) if code else None
+
+
+def blob_bytes(hex_text: str) -> bytes:
+    """The data of a ``dialect_resources`` blob: ``"0x"`` then hex, whose first 4 bytes are the
+    alignment (little-endian u32, as MLIR writes it); raises ``ValueError`` for malformed text.
+
+    >>> blob_bytes("0x040000000000803F").hex()
+    '0000803f'
+    """
+    if not hex_text.startswith("0x"):
+        raise ValueError("a blob is hexadecimal text starting with '0x'")
+    try:
+        raw = bytes.fromhex(hex_text[2:])
+    except ValueError:
+        raise ValueError("a blob holds an even number of hexadecimal digits after '0x'") from None
+    if len(raw) < 4:
+        raise ValueError("a blob starts with its 4-byte alignment (e.g. 0x04000000), then the data")
+    return raw[4:]
+
+
+@dataclass(frozen=True, slots=True)
+class DenseResourceAttr(Attribute):
+    """``dense_resource<w> : tensor<4xf32>``: a constant whose data is the blob ``w`` of the
+    file's ``{-# dialect_resources: { builtin: { w: "0x04000000..." } } #-}`` section.
+
+    ``resources`` is the module's blob table (``module.resources``: name -> hex text, kept as
+    written); ``value`` decodes the elements like :class:`DenseElementsAttr`'s (a splat when all
+    are equal), ``as_dense()`` gives that attribute. Equality is by name and type: the blobs
+    are compared with the module.
+
+    >>> from tdflow.dialect.types import TensorType
+    >>> a = DenseResourceAttr(TensorType((2,), "f32"), "w", {"w": "0x040000000000803F00000040"})
+    >>> str(a), a.value, str(a.as_dense())
+    ('dense_resource<w> : tensor<2xf32>', (1.0, 2.0), 'dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>')
+    """
+
+    type: Any
+    name: str
+    resources: Any = field(default=None, compare=False, hash=False, repr=False)
+
+    def __str__(self) -> str:
+        name = self.name if _BARE_NAME.match(self.name) else escape_string(self.name)
+        return f"dense_resource<{name}> : {self.type}"
+
+    @property
+    def blob(self) -> bytes | None:
+        """The blob's data (without the alignment prefix), ``None`` when it is not defined."""
+        text = self.resources.get(self.name) if self.resources is not None else None
+        return None if text is None else blob_bytes(text)
+
+    @property
+    def value(self) -> tuple:
+        data = self.blob
+        if data is None:
+            raise ValueError(f"dense_resource<{self.name}> has no blob '{self.name}'")
+        dt = self.type.dtype
+        n = len(data) // element_bytes(dt)
+        vals = struct.unpack(f"<{n}{_BLOB_CODES[dt]}", data)
+        if dt == "bf16":
+            vals = tuple(float_from_bits(v, "bf16") for v in vals)
+        if vals and all(v == vals[0] for v in vals):
+            vals = vals[:1]
+        return tuple(vals)
+
+    def as_dense(self) -> DenseElementsAttr:
+        """The same constant as a ``dense<...>`` attribute."""
+        return DenseElementsAttr(self.type, self.value)
+
+
 AttrValue = (BoolAttr | IntegerAttr | FloatAttr | StringAttr | ArrayAttr | DenseArrayAttr
-             | TypeAttr | UnitAttr | DictAttr | SymbolRefAttr | OpaqueAttr | DenseElementsAttr)
+             | TypeAttr | UnitAttr | DictAttr | SymbolRefAttr | OpaqueAttr | DenseElementsAttr
+             | DenseResourceAttr)
 
 
 def print_attr_dict(attrs: dict[str, Attribute]) -> str:

@@ -453,7 +453,7 @@ class Module:
     """
 
     __slots__ = ("funcs", "loc", "name", "attributes", "parse_diagnostics", "placeholder_locs",
-                 "forward_use_locs")
+                 "forward_use_locs", "resources")
 
     def __init__(self, funcs: Iterable[FuncOp] = (), loc: Location | None = None) -> None:
         self.funcs: list[FuncOp] = []
@@ -465,6 +465,9 @@ class Module:
         #: (placeholder) was first used, and where an op used a value defined after it.
         self.placeholder_locs: dict[Value, Location] = {}
         self.forward_use_locs: dict[Operation, Location] = {}
+        #: The blobs of ``dense_resource`` constants (name -> ``"0x..."`` text, as written in the
+        #: file's ``{-# dialect_resources: { builtin: {...} } #-}`` section, which prints back).
+        self.resources: dict[str, str] = {}
         for f in funcs:
             self.add(f)
 

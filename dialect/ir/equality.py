@@ -29,11 +29,52 @@ def module_diff(a: Module, b: Module) -> str | None:
         return f"{len(a.funcs)} functions vs {len(b.funcs)}"
     if (a.name, a.attributes) != (b.name, b.attributes):
         return "module name or attributes differ"
+    if a.resources or b.resources:
+        d = _blob_diff(a, b)
+        if d is not None:
+            return d
     for fa, fb in zip(a.funcs, b.funcs):
         d = _func_diff(fa, fb)
         if d is not None:
             return f"@{fa.name}: {d}"
     return None
+
+
+def _blob_diff(a: Module, b: Module) -> str | None:
+    """The data of every blob a ``dense_resource`` of either module names must agree (blobs no
+    attribute names are not compared: mlir-opt drops them)."""
+    from tdflow.dialect.ir.attrs import blob_bytes
+
+    for name in sorted(_resource_names(a) | _resource_names(b)):
+        ta, tb = a.resources.get(name), b.resources.get(name)
+        if (ta is None) != (tb is None) or (ta is not None and blob_bytes(ta) != blob_bytes(tb)):
+            return f"dense_resource blob '{name}' differs"
+    return None
+
+
+def _resource_names(m: Module) -> set[str]:
+    from tdflow.dialect.ir.attrs import ArrayAttr, DenseResourceAttr, DictAttr
+
+    out: set[str] = set()
+
+    def visit(attr) -> None:
+        if isinstance(attr, DenseResourceAttr):
+            out.add(attr.name)
+        elif isinstance(attr, ArrayAttr):
+            for x in attr.value:
+                visit(x)
+        elif isinstance(attr, DictAttr):
+            for _, x in attr.value:
+                visit(x)
+
+    for f in m.funcs:
+        for attrs in (f.attributes, *(f.arg_attrs or ()), *(f.res_attrs or ())):
+            for v in attrs.values():
+                visit(v)
+        for op in f.body:
+            for v in op.attributes.values():
+                visit(v)
+    return out
 
 
 def _func_diff(fa: FuncOp, fb: FuncOp) -> str | None:

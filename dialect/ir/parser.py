@@ -8,7 +8,9 @@ Accepted (DESIGN.md, "Program text"):
 - ``module { ... }`` (optional: a bare list of functions is a module too), ``"builtin.module"``;
 - ``func.func [private] @f(%x: T {arg attrs}, ...) -> T | (T, T) [attributes {...}] { ... }`` and
   the generic ``"func.func"() <{function_type = ..., sym_name = "f"}> ({ ^bb0(...): ... })``;
-- ``return %a, %b : T, T`` and ``"func.return"(...)``; ``//`` comments.
+- ``return %a, %b : T, T`` and ``"func.return"(...)``; ``//`` comments;
+- ``dense_resource<name> : T`` constants with the file's ``{-# dialect_resources: { builtin:
+  { name: "0x..." } } #-}`` section (as mlir-opt prints it), kept in ``module.resources``.
 
 Syntax errors raise :class:`~tdflow.dialect.ir.diagnostics.DiagnosticError` saying what was found
 and what was expected. Name-resolution problems do not stop parsing: a use of a name defined
@@ -39,6 +41,8 @@ from tdflow.dialect.ir.attrs import (
     DictAttr,
     StringAttr,
     TypeAttr,
+    blob_bytes,
+    element_bytes,
 )
 from tdflow.dialect.ir.core import (
     FUNC_KINDS,
@@ -115,21 +119,23 @@ class Parser(TypeAttrParser):
             pos = self.skip()
             if pos >= len(self.text):
                 break
+            if self.text.startswith("{-#", pos):
+                self.parse_file_metadata()
+                continue
             if self.keyword("module"):
                 self.parse_custom_module(module, pos, n_modules)
             elif self.text.startswith('"builtin.module"', pos):
                 self.pos += len('"builtin.module"')
                 self.parse_generic_module(module, pos, n_modules)
             elif n_modules:
-                if self.text.startswith("{-#", pos):
-                    raise self.error("file metadata '{-# ... #-}' (dialect resources) is not "
-                                     "supported; write constants as dense<...> attributes")
                 raise self.expected("'module' or end of input")
             else:
                 self.parse_funcs(module, None)
                 continue
             n_modules += 1
         self.resolve_locs()
+        self.check_resources()
+        module.resources = self.resources
         module.parse_diagnostics = self.diags
         module.placeholder_locs = self.placeholder_locs
         module.forward_use_locs = self.forward_use_locs
@@ -207,6 +213,84 @@ class Parser(TypeAttrParser):
                     raise self.error(f"redefinition of attribute alias '#{name}'", pos)
                 self.attr_aliases[name] = self.parse_attr()
 
+    def parse_file_metadata(self) -> None:
+        """``{-# dialect_resources: { builtin: { name: "0x04000000...", ... } } #-}``: the blobs
+        of ``dense_resource`` attributes (each the hex of a 4-byte alignment, then the data)."""
+        self.pos += len("{-#")
+        while not self.accept("#-}"):
+            self.skip()
+            kpos = self.pos
+            m = self.match(_BARE_ID)
+            if m is None:
+                raise self.expected("'dialect_resources' or '#-}' in the file metadata")
+            if m.group() != "dialect_resources":
+                raise self.error(f"file metadata '{m.group()}' is not supported (tdflow reads "
+                                 f"'dialect_resources', the blobs of dense_resource constants)",
+                                 kpos)
+            self.expect(":", "':' after 'dialect_resources'")
+            self.expect("{", "'{' opening the dialect resources")
+            while not self.accept("}"):
+                self.skip()
+                dpos = self.pos
+                d = self.match(_BARE_ID)
+                if d is None:
+                    raise self.expected("a dialect name like 'builtin'")
+                if d.group() != "builtin":
+                    raise self.error(f"resources of dialect '{d.group()}' are not supported "
+                                     f"(tdflow reads 'builtin' blobs, the data of "
+                                     f"dense_resource constants)", dpos)
+                self.expect(":", "':' after the dialect name")
+                self.expect("{", "'{' opening the dialect's resources")
+                while not self.accept("}"):
+                    self.parse_blob()
+                    if not self.peek("}"):
+                        self.expect(",", "',' or '}' between resources")
+                if not self.peek("}"):
+                    self.expect(",", "',' or '}' between dialects")
+            if not self.peek("#-}"):
+                self.expect(",", "',' or '#-}' in the file metadata")
+
+    def parse_blob(self) -> None:
+        """``name: "0x..."``: one blob of the builtin dialect's resources."""
+        self.skip()
+        npos = self.pos
+        m = self.match(_BARE_ID)
+        if m is not None:
+            name = m.group()
+        elif self.text.startswith('"', npos):
+            name = self.string()
+        else:
+            raise self.expected("a resource name")
+        self.expect(":", f"':' after the resource name '{name}'")
+        self.skip()
+        vpos = self.pos
+        if not self.text.startswith('"', vpos):
+            raise self.expected(f"the blob of '{name}' as a hex string like \"0x04000000...\"")
+        value = self.string()
+        try:
+            blob_bytes(value)
+        except ValueError as exc:
+            raise self.error(f"blob '{name}': {exc}", vpos) from None
+        if name in self.resources:
+            raise self.error(f"resource '{name}' is defined twice", npos)
+        self.resources[name] = value
+
+    def check_resources(self) -> None:
+        """Every ``dense_resource`` names a blob of the file holding its type's bytes."""
+        for attr, pos in self.resource_uses:
+            text = self.resources.get(attr.name)
+            if text is None:
+                raise self.error(f"dense_resource<{attr.name}>: the file defines no blob "
+                                 f"'{attr.name}' (add it to a '{{-# dialect_resources: {{ builtin: "
+                                 f"{{ {attr.name}: \"0x04000000...\" }} }} #-}}' section at the "
+                                 f"end of the file)", pos)
+            have = len(blob_bytes(text))
+            want = attr.type.numel * element_bytes(attr.type.dtype)
+            if have != want:
+                raise self.error(f"dense_resource<{attr.name}> : {attr.type} needs {want} bytes "
+                                 f"of data, but blob '{attr.name}' holds {have} (after its "
+                                 f"4-byte alignment)", pos)
+
     def parse_funcs(self, module: Module, close: str | None) -> None:
         while True:
             self.parse_alias_defs()
@@ -225,7 +309,8 @@ class Parser(TypeAttrParser):
             if m is not None:
                 self.pos = m.end()
                 module.add(self.parse_generic_func(m.group(1)))
-            elif close is None and _MODULE_WORD.match(self.text, pos):
+            elif close is None and (_MODULE_WORD.match(self.text, pos)
+                                    or self.text.startswith("{-#", pos)):
                 return
             else:
                 raise self.expected("a function ('func.func @name(...) {...}')")

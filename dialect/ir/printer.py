@@ -241,6 +241,10 @@ def print_module(module: Module, generic: bool = False, locs: bool = False) -> s
         p.func(f)
     if wrap:
         p.out.append("}\n")
+    if module.resources:  # as mlir-opt prints them: after the module
+        blobs = ",\n".join(f"      {attr_name(k)}: {escape_string(v)}"
+                           for k, v in module.resources.items())
+        p.out.append(f"\n{{-#\n  dialect_resources: {{\n    builtin: {{\n{blobs}\n    }}\n  }}\n#-}}\n")
     return "".join(p.out)
 
 

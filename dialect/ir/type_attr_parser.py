@@ -18,6 +18,7 @@ from tdflow.dialect.ir.attrs import (
     BoolAttr,
     DenseArrayAttr,
     DenseElementsAttr,
+    DenseResourceAttr,
     DictAttr,
     FloatAttr,
     IntegerAttr,
@@ -25,6 +26,7 @@ from tdflow.dialect.ir.attrs import (
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
+    element_bytes,
     float_from_bits,
     int_range,
 )
@@ -68,7 +70,7 @@ _COMMON_SCALARS = frozenset({"i1", "i8", "i16", "i32", "i64", "si32", "si64", "u
 class TypeAttrParser(Lexer):
     """Types (``tensor<...>``, scalars, function types) and attribute values."""
 
-    __slots__ = ("types", "depth", "attr_aliases", "type_aliases")
+    __slots__ = ("types", "depth", "attr_aliases", "type_aliases", "resources", "resource_uses")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
@@ -78,6 +80,11 @@ class TypeAttrParser(Lexer):
         # as in MLIR; a use is replaced by the value, so printing writes the value in place).
         self.attr_aliases: dict[str, object] = {}
         self.type_aliases: dict[str, object] = {}
+        # The blobs of `{-# dialect_resources: { builtin: {...} } #-}` (name -> "0x..." text),
+        # filled when the section is read (it ends the file); dense_resource attributes keep a
+        # reference. Each use: (attribute, position), checked against the blobs at the end.
+        self.resources: dict[str, str] = {}
+        self.resource_uses: list[tuple[DenseResourceAttr, int]] = []
 
     def balanced_body(self, pos: int, what: str) -> int:
         """The end of the ``<...>`` (or ``[...]``, ``(...)``) starting at ``pos``."""
@@ -291,11 +298,12 @@ class TypeAttrParser(Lexer):
                 return self.parse_dense_array()
             if word == "dense" and text.startswith("dense<", pos):
                 return self.parse_dense_elements()
+            if word == "dense_resource" and text.startswith("dense_resource<", pos):
+                return self.parse_dense_resource()
             if word.startswith("dense_") or word == "sparse":
-                raise self.error(f"'{word}' attributes are not supported (their data lives "
-                                 f"outside the attribute, in a '{{-# dialect_resources #-}}' "
-                                 f"section tdflow does not read); write the constant as "
-                                 f"dense<[...]> : tensor<...>", pos)
+                raise self.error(f"'{word}' attributes are not supported; write the constant as "
+                                 f"dense<[...]> : tensor<...> or dense_resource<name> : "
+                                 f"tensor<...>", pos)
             if word in _OPAQUE_BUILTINS and text.startswith("<", m.end()):
                 self.pos = self.balanced_body(m.end(), f"'{word}<...>'")
                 return OpaqueAttr(text[pos:self.pos])
@@ -370,6 +378,30 @@ class TypeAttrParser(Lexer):
         if vals and all(v == vals[0] for v in vals):  # MLIR keeps equal elements as a splat
             vals = vals[:1]
         return DenseElementsAttr(t, tuple(vals))
+
+    def parse_dense_resource(self) -> DenseResourceAttr:
+        """``dense_resource<name> : tensor<4xf32>``: the data is the blob ``name`` of the file's
+        ``{-# dialect_resources #-}`` section (checked once the whole file is read)."""
+        start = self.pos
+        self.pos += len("dense_resource<")
+        self.skip()
+        m = self.match(_BARE_ID)
+        if m is not None:
+            name = m.group()
+        elif self.text.startswith('"', self.pos):
+            name = self.string()
+        else:
+            raise self.expected("a blob name in dense_resource<...>")
+        self.expect(">", "'>' closing dense_resource<...>")
+        self.expect(":", "':' and the tensor type of the dense_resource<...> attribute")
+        tpos = self.skip()
+        t = self.parse_type()
+        if not isinstance(t, TensorType) or not t.is_static or element_bytes(t.dtype) is None:
+            raise self.error(f"the type of a dense_resource<...> attribute is a static tensor "
+                             f"type of numbers like 'tensor<4xf32>', found '{t}'", tpos)
+        attr = DenseResourceAttr(t, name, self.resources)
+        self.resource_uses.append((attr, start))
+        return attr
 
     def _dense_item(self, start: int):
         """A literal (``(text, position)``) or a nested list of them, inside ``dense<...>``."""

@@ -212,7 +212,7 @@ def _error(text: str) -> tuple[str, int, int]:
     ("func.func f() {}", "expected a function name like '@main', found 'f'", 1, 11),
     ("func.func @f(%x: f32) -> {\n}", "expected a type", 1, 26),
     ("func.func @f() {\n  %0 = \"t.a\"() {v = dense_resource<b> : tensor<2xi32>} : () -> f32\n}",
-     "'dense_resource' attributes are not supported", 2, 21),
+     "dense_resource<b>: the file defines no blob 'b'", 2, 21),
     ("func.func @f() {\n  %0 = \"t.a\"() ({}) : () -> f32\n}",
      "'t.a': operations with regions are not supported", 2, 16),
     ("func.func @f() {\n  return %0 : f32, f32\n}", "'return' has 1 value(s) but 2 type(s)", 2,
