@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import math
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .composites import _COMPOSITES, Ops, scalar_attrs
 from .eager import EagerError, OpRunner
 from .func_signature import (
     NO_DEFAULT,
@@ -157,63 +157,6 @@ def _located(opdef: Any, loc: Any) -> Iterator[None]:
 
 
 # ------------------------------------------------------------------ functors
-_COMPOSITES: dict[str, Callable[..., Any]] = {}
-
-
-class Ops:
-    """What a composite functor calls: ``ops.fn[mnemonic](...)`` is the op's default-signature
-    function, ``ops.scalar[mnemonic]((tensor, scalar))`` a scalar op (``scalar_add``...).
-    One per :func:`build`, so functions built for different dialects never mix."""
-
-    def __init__(self) -> None:
-        self.fn: dict[str, Callable[..., Any]] = {}
-        self.scalar: dict[str, Callable[[tuple], Any]] = {}
-
-
-def composite(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a functor written with other ops (OneFlow's C++ functors): ``fn(ops, *args)``
-    with ``ops`` an :class:`Ops` and ``args`` the signature's parameters in order."""
-
-    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        _COMPOSITES[name] = fn
-        return fn
-
-    return deco
-
-
-def _scalar_attrs(v: Any) -> tuple:
-    if isinstance(v, float):
-        return (False, True, 0, v)
-    return (True, False, int(v), 0.0)
-
-
-@composite("ScalarSub")
-def _scalar_sub(ops, x, other):
-    return ops.scalar["scalar_add"]((x, -other))
-
-
-@composite("ScalarRSub")
-def _scalar_rsub(ops, x, other):  # x is the scalar: x - other
-    return ops.scalar["scalar_add"]((ops.fn["negative"](other), x))
-
-
-def _reciprocal(v: float) -> float:
-    """``1 / v`` with IEEE semantics: ``x * (1 / 0.0)`` must give ``x / 0`` (inf or nan)."""
-    if v == 0:
-        return math.copysign(math.inf, v) if isinstance(v, float) else math.inf
-    return 1.0 / v
-
-
-@composite("ScalarDiv")
-def _scalar_div(ops, x, other):
-    return ops.scalar["scalar_mul"]((x, _reciprocal(other)))
-
-
-@composite("ScalarRDiv")
-def _scalar_rdiv(ops, x, other):  # x / other with x a scalar
-    return ops.scalar["scalar_mul"]((ops.fn["reciprocal"](other), x))
-
-
 def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callable[[tuple], Any]:
     """The op call for a signature whose functor is the op itself.
 
@@ -281,7 +224,7 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
     if one and expands == [True] and len(tix) == 1:
         call1a = runner.make_call1a()  # add(x, 2), add(2, x)
         t0, s0 = tix[0], attr_idx[0]
-        return lambda vals: call1a(vals[t0], _scalar_attrs(vals[s0]))
+        return lambda vals: call1a(vals[t0], scalar_attrs(vals[s0]))
     if not any(expands):
         if tix == tuple(range(len(tix))) and attr_idx == tuple(range(len(tix), len(sig.params))):
             k = len(tix)  # operands first, then attributes: slice, don't gather
@@ -292,7 +235,7 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
                                 tuple(vals[i] for i in attr_idx))
     if expands == [True] and len(tix) == 1 and not pad:
         t0, s0 = tix[0], attr_idx[0]
-        return lambda vals: run((vals[t0],), _scalar_attrs(vals[s0]))
+        return lambda vals: run((vals[t0],), scalar_attrs(vals[s0]))
     return _gathering_impl(run, plan, tix, pad)
 
 
@@ -305,7 +248,7 @@ def _gathering_impl(run: Callable, plan: list[tuple[int, bool]], tix: tuple[int,
         attrs: list = []
         for i, expand in plan:
             if expand:
-                attrs.extend(_scalar_attrs(vals[i]))
+                attrs.extend(scalar_attrs(vals[i]))
             else:
                 attrs.append(vals[i])
         return run(tuple(vals[i] for i in tix) + pad, tuple(attrs))

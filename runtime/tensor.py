@@ -173,11 +173,6 @@ class Tensor:
     def tolist(self) -> Any:
         return self.numpy().tolist()
 
-    @property
-    def T(self) -> Tensor:  # noqa: N802 - numpy's name
-        """The transpose (a view of the same buffer)."""
-        return Tensor._wrap(self.numpy().T, self.dtype, self.device)
-
     def detach(self) -> Tensor:
         """The same buffer without autograd history (pending writes still tracked)."""
         t = Tensor._wrap(self._buf, self.dtype, self.device)

@@ -300,6 +300,64 @@ def _iter(self: Tensor):
     return (self[i] for i in range(self._buf.shape[0]))
 
 
+# -- methods PyTorch users expect (each a functional call, so autograd records it) ----------
+def _reduction(fname: str):
+    def method(self: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
+               keepdims: bool | None = None, **numpy_only: Any) -> Tensor:
+        # numpy's np.sum(t)/np.mean(t) call t.sum(axis=..., dtype=..., out=...): its names
+        # are accepted; dtype/out exist only in numpy, so those calls read the values.
+        if any(v is not None for v in numpy_only.values()):
+            return getattr(np, fname)(self.numpy(), axis=axis if dim is None else dim,
+                                      keepdims=bool(keepdims or keepdim), **numpy_only)
+        dim = axis if dim is None else dim
+        keep = keepdim if keepdims is None else keepdims
+        return getattr(_f(), fname)(self, [dim] if isinstance(dim, int) else dim, keep)
+
+    method.__name__ = fname
+    method.__doc__ = f"``t.{fname}(dim=None, keepdim=False)`` (numpy's ``axis``/``keepdims`` too)."
+    return method
+
+
+_sum, _mean = _reduction("sum"), _reduction("mean")
+
+
+def _reshape(self: Tensor, *shape: Any) -> Tensor:
+    """``t.reshape(2, -1)`` or ``t.reshape((2, -1))``."""
+    if len(shape) == 1 and isinstance(shape[0], tuple | list):
+        shape = tuple(shape[0])
+    return _f().reshape(self, shape=[int(d) for d in shape])
+
+
+def _permute(self: Tensor, *dims: Any) -> Tensor:
+    """``t.permute(1, 0, 2)``: the dims in the new order."""
+    if len(dims) == 1 and isinstance(dims[0], tuple | list):
+        dims = tuple(dims[0])
+    return _f().transpose(self, perm=[int(d) for d in dims])
+
+
+def _transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``t.transpose(dim0, dim1)``: swap two dims (PyTorch's meaning)."""
+    rank = self._buf.ndim
+    perm = list(range(rank))
+    a, b = dim0 % rank, dim1 % rank
+    perm[a], perm[b] = perm[b], perm[a]
+    return _f().transpose(self, perm=perm)
+
+
+def _T(self: Tensor) -> Tensor:  # noqa: N802 - numpy's and PyTorch's name
+    """The dims reversed (a transpose op, so gradients flow through it)."""
+    return _f().transpose(self, perm=list(range(self._buf.ndim))[::-1])
+
+
+def _unary_method(fname: str):
+    def method(self: Tensor) -> Tensor:
+        return getattr(_f(), fname)(self)
+
+    method.__name__ = fname
+    method.__doc__ = f"``t.{fname}()``: ``tdflow.functional.{fname}(t)``."
+    return method
+
+
 # -- installation ------------------------------------------------------------------------------------
 OPERATORS: dict[str, Any] = {}
 for _name, _fname in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div")):
@@ -312,7 +370,11 @@ OPERATORS.update({
     "__matmul__": _matmul, "__getitem__": _getitem, "__iter__": _iter,
     "__hash__": object.__hash__,  # defining __eq__ would otherwise leave Tensor unhashable
     "__array_ufunc__": _array_ufunc,
+    "sum": _sum, "mean": _mean, "reshape": _reshape, "permute": _permute,
+    "transpose": _transpose, "T": property(_T), "matmul": lambda self, other: self @ other,
 })
+for _fname in ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "square"):
+    OPERATORS[_fname] = _unary_method(_fname)
 
 
 def install(cls: type = Tensor) -> None:
