@@ -12,8 +12,6 @@ training and 360 test images. ``pip install -e '.[examples]'`` installs scikit-l
 >>> xb, yb = next(batches(d.x_train, d.y_train, 64, seed=0))
 >>> xb.shape, yb.shape
 ((64, 64), (64,))
->>> one_hot(np.array([2, 0]), 3).tolist()
-[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
 
 ``train_mlp.py`` and ``train_cnn.py`` each define a model as a pair of *steppers* (eager and
 graph mode: ``step(x, y) -> loss`` and ``logits(x) -> array``); :func:`fit` runs one for a
@@ -33,10 +31,9 @@ from typing import Protocol
 import numpy as np
 
 __all__ = ["BATCH", "Digits", "N_CLASSES", "Run", "Stepper", "accuracy", "batches", "fit",
-           "load", "main", "one_hot"]
+           "load", "main"]
 
-BATCH = 64
-
+BATCH = 64  # images per SGD step, in both examples and both modes
 N_CLASSES = 10
 N_TEST = 360
 SPLIT_SEED = 0  # the split is part of the data set, not of a run: it never changes
@@ -79,13 +76,6 @@ def batches(x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> Iterato
         for i in range(0, n, batch_size):
             idx = np.sort(order[i:i + batch_size])
             yield np.ascontiguousarray(x[idx]), np.ascontiguousarray(y[idx])
-
-
-def one_hot(labels: np.ndarray, depth: int = N_CLASSES) -> np.ndarray:
-    """``[N]`` integer labels as ``[N, depth]`` float32 rows of zeros with a one."""
-    out = np.zeros((len(labels), depth), np.float32)
-    out[np.arange(len(labels)), labels] = 1.0
-    return out
 
 
 def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:

@@ -83,3 +83,10 @@ def test_script_runs_and_prints_its_summary():
 
 def test_script_exits_1_when_the_target_is_missed():
     assert train_mlp.main(["--mode", "graph", "--steps", "5", "--quiet"]) == 1
+
+
+def test_digits_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(digits)
+    assert result.attempted and not result.failed
