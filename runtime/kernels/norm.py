@@ -1,1 +1,124 @@
-"""CPU kernels of the ops in tdflow/ops/norm.td (issue 13)."""
+"""CPU kernels of the ops in tdflow/ops/norm.td (issue 13), in numpy.
+
+* ``layer_norm(x, beta?, gamma?) -> (y, mean, inv_variance)``: statistics over the dims from
+  ``begin_norm_axis`` on, ``mean``/``inv_variance`` of shape ``x.shape[:begin_norm_axis]``.
+* ``normalization(x, moving_mean?, moving_variance?, gamma, beta, _add_to_output?)``: batch
+  norm over every dim but ``axis``; in training the moving statistics are updated in place
+  (``moving = moving * momentum + batch * (1 - momentum)``, the variance unbiased), as
+  OneFlow's ``ComputeMeanAndVar`` does.
+* ``group_norm(x, beta?, gamma?) -> (y, mean, inv_variance)``: statistics per sample and group
+  of channels, ``[N, num_groups]``; optional ``silu`` activation.
+
+Half-precision inputs compute (and return their statistics) in float32.
+
+>>> import numpy as np
+>>> x = np.array([[1.0, 3.0]])
+>>> [a.tolist() for a in layer_norm({"begin_norm_axis": 1, "begin_params_axis": 1,
+...     "epsilon": 0.0, "center": False, "scale": False}, [x], [None, None, None])]
+[[[-1.0, 1.0]], [2.0], [1.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from tdflow.runtime.kernels._util import acc_dtype, norm_axis, operands
+from tdflow.runtime.kernels.registry import register_kernel
+
+DTYPES = ("f16", "f32", "f64")
+
+
+def _put(outs: Sequence[Any], i: int, value: np.ndarray, dtype: Any) -> np.ndarray:
+    out = outs[i] if i < len(outs) else None
+    if out is None:
+        return np.ascontiguousarray(value, dtype=dtype)
+    np.copyto(out, value, casting="unsafe")
+    return out
+
+
+def _stats(xw: np.ndarray, axes: tuple[int, ...], eps: float) -> tuple[np.ndarray, ...]:
+    """Mean, biased variance and ``1 / sqrt(var + eps)`` over ``axes`` (kept)."""
+    mean = xw.mean(axis=axes, keepdims=True)
+    xc = xw - mean
+    var = np.mean(xc * xc, axis=axes, keepdims=True)
+    inv = 1.0 / np.sqrt(var + xw.dtype.type(eps))
+    return mean, xc, var, inv
+
+
+@register_kernel("tdflow.layer_norm", "cpu", dtypes=DTYPES, num_outputs=3)
+def layer_norm(attrs: Mapping[str, Any], inputs: Sequence[Any],
+               outs: Sequence[Any]) -> list[np.ndarray]:
+    """(x - mean) * inv_variance (* gamma) (+ beta) over the trailing dims."""
+    x, beta, gamma = operands(inputs, attrs, 3)
+    a = norm_axis(attrs["begin_norm_axis"], x.ndim, "begin_norm_axis")
+    wide = acc_dtype(x.dtype)
+    mean, xc, _, inv = _stats(x.astype(wide, copy=False), tuple(range(a, x.ndim)),
+                              attrs["epsilon"])
+    y = xc * inv
+    if attrs["scale"] and gamma is not None:
+        y *= gamma.astype(wide, copy=False)
+    if attrs["center"] and beta is not None:
+        y += beta.astype(wide, copy=False)
+    stat = x.shape[:a]
+    return [_put(outs, 0, y, x.dtype), _put(outs, 1, mean.reshape(stat), wide),
+            _put(outs, 2, inv.reshape(stat), wide)]
+
+
+@register_kernel("tdflow.normalization", "cpu", dtypes=DTYPES, num_outputs=3)
+def normalization(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                  outs: Sequence[Any]) -> list[np.ndarray]:
+    """Batch norm; training updates moving_mean/moving_variance (operands 1, 2) in place."""
+    x, mm, mv, gamma, beta, add = operands(inputs, attrs, 6)
+    ax = norm_axis(attrs["axis"], x.ndim)
+    others = tuple(i for i in range(x.ndim) if i != ax)
+    bshape = tuple(x.shape[ax] if i == ax else 1 for i in range(x.ndim))
+    wide = acc_dtype(x.dtype)
+    xw = x.astype(wide, copy=False)
+    eps = float(attrs["epsilon"])
+    if attrs["training"]:
+        mean, xc, var, inv = _stats(xw, others, eps)
+        if mm is not None and mv is not None:
+            count = x.size // max(x.shape[ax], 1)
+            unbiased = var * (count / (count - 1)) if count > 1 else var
+            m = wide.type(attrs["momentum"])
+            mm[...] = mm * m + mean.reshape(-1) * (1 - m)
+            mv[...] = mv * m + unbiased.reshape(-1) * (1 - m)
+    else:
+        mean = mm.astype(wide, copy=False).reshape(bshape)
+        inv = 1.0 / np.sqrt(mv.astype(wide, copy=False).reshape(bshape) + wide.type(eps))
+        xc = xw - mean
+    y = xc * (inv * gamma.astype(wide, copy=False).reshape(bshape))
+    y += beta.astype(wide, copy=False).reshape(bshape)
+    if add is not None:
+        y += add
+    res = [_put(outs, 0, y, x.dtype)]
+    if len(outs) != 1:  # an IR op without the optional results has one output buffer
+        res += [_put(outs, 1, mean.reshape(-1), x.dtype), _put(outs, 2, inv.reshape(-1), x.dtype)]
+    return res
+
+
+@register_kernel("tdflow.group_norm", "cpu", dtypes=DTYPES, num_outputs=3)
+def group_norm(attrs: Mapping[str, Any], inputs: Sequence[Any],
+               outs: Sequence[Any]) -> list[np.ndarray]:
+    """Normalize each sample's channel group, then gamma/beta per channel and the activation."""
+    x, beta, gamma = operands(inputs, attrs, 3)
+    last = attrs["data_format"] == "channels_last"
+    xf = np.moveaxis(x, -1, 1) if last else x  # [N, C, ...]
+    n, c = xf.shape[0], xf.shape[1]
+    groups = int(attrs["num_groups"])
+    wide = acc_dtype(x.dtype)
+    xg = xf.astype(wide, copy=False).reshape(n, groups, -1)
+    mean, xc, _, inv = _stats(xg, (2,), attrs["epsilon"])
+    y = (xc * inv).reshape(xf.shape)
+    if attrs["affine"]:
+        pshape = (1, c) + (1,) * (xf.ndim - 2)
+        y = y * gamma.astype(wide, copy=False).reshape(pshape) + beta.astype(
+            wide, copy=False).reshape(pshape)
+    if attrs["activation"] == "silu":
+        y = y / (1.0 + np.exp(-y))
+    if last:
+        y = np.moveaxis(y, 1, -1)
+    return [_put(outs, 0, y, x.dtype), _put(outs, 1, mean.reshape(n, groups), wide),
+            _put(outs, 2, inv.reshape(n, groups), wide)]
