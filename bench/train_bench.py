@@ -8,12 +8,12 @@ The step: a 784->256->10 perceptron (``matmul``, ``bias_add``, ``relu``), the ba
 ``sparse_softmax_cross_entropy`` over 64 float32 images, its gradient and an SGD update of the
 four parameters (lr 0.01), each column with its own copy of the same initial weights:
 
-* ``graph``: ``tdflow.value_and_grad`` of the loss program (forward and backward in one plan),
-  then ``w -= f32(lr) * dw`` in numpy (``sgd_update``'s float32 arithmetic); the executor
-  picks its mode itself (``auto``: this plan is too big for the direct loop, so its launches
-  go through the engine);
-* ``graph, mode=direct``: the same with ``mode="direct"`` (the launches in a plain loop on the
-  calling thread), to show what the engine costs (no target);
+* ``graph``: ``tdflow.sgd_step`` of the loss program: forward, backward and the four in-place
+  ``sgd_update``s lowered into one plan;
+* ``graph, value_and_grad + numpy update``: ``tdflow.value_and_grad`` (forward and backward in
+  one plan), then ``w -= f32(lr) * dw`` in numpy (``sgd_update``'s float32 arithmetic);
+* ``graph, mode=direct``: the latter with ``mode="direct"`` (the launches in a plain loop on
+  the calling thread; ``auto`` picks that itself when the work besides BLAS is small);
 * ``eager``: tensors with ``requires_grad=True``, ``loss.backward()``, then
   ``tdflow.functional.sgd_update`` under ``tdflow.no_grad()``;
 * ``numpy``: the forward and backward pass written out in numpy (in place where it helps);
@@ -122,6 +122,20 @@ def graph_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray],
     return grads, step
 
 
+def sgd_step_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray]) -> Column:
+    """``tdflow.sgd_step``: forward, backward and the in-place sgd_update in one plan."""
+    import tdflow
+
+    grads, _ = graph_column(x, y, params)  # the same gradients (checked), for check()
+    st = tdflow.sgd_step(program(), lr=LR, wrt=list(PARAMS))
+    p = [params[k].copy() for k in PARAMS]
+
+    def step():
+        st(x, y, *p)
+
+    return grads, step
+
+
 def eager_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray]) -> Column:
     import tdflow
 
@@ -224,7 +238,9 @@ def torch_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray]) ->
 
 
 def columns(x, y, params) -> dict[str, Column]:
-    cols = {"graph": graph_column(x, y, params), "eager": eager_column(x, y, params),
+    cols = {"graph": sgd_step_column(x, y, params),
+            "graph, value_and_grad + numpy update": graph_column(x, y, params),
+            "eager": eager_column(x, y, params),
             "numpy": numpy_column(x, y, params),
             "graph, mode=direct": graph_column(x, y, params, mode="direct")}
     t = torch_column(x, y, params)

@@ -142,8 +142,7 @@ class Executor:
             return mode == "direct"
         if engine is None or type(engine).__name__ == "NaiveEngine":
             return True
-        elements = sum(int(np.prod(b.shape)) for b in self.plan.buffers)
-        return elements <= SMALL_PLAN_ELEMENTS or _is_chain(self.plan)
+        return _little_to_overlap(self.plan) or _is_chain(self.plan)
 
     @staticmethod
     def _call(ln: Launch, fn: Callable[..., Any], ins: list, outs: list) -> None:
@@ -326,6 +325,22 @@ def _as_array(v: Any, func: str, name: str, shape: Any, dtype: str) -> np.ndarra
         raise ArgumentError(f"@{func}: argument %{name} must be {want}, got "
                             f"{type(v).__name__} (numpy dtype object)")
     return a
+
+
+def _little_to_overlap(plan: ExecutablePlan) -> bool:
+    """True when the work the engine could run side by side is small: the elements written by
+    launches other than BLAS ones (matmul, conv2d use every core by themselves, so running
+    them next to each other gains nothing) total at most :data:`SMALL_PLAN_ELEMENTS`."""
+    from .engine import BLAS_OP_NAMES
+
+    work = 0
+    for ln in plan.launches:
+        if ln.op in BLAS_OP_NAMES:
+            continue
+        work += sum(int(np.prod(s)) for s in ln.output_shapes)
+        if work > SMALL_PLAN_ELEMENTS:
+            return False
+    return True
 
 
 def _is_chain(plan: ExecutablePlan) -> bool:

@@ -43,6 +43,14 @@ def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     l1, l2 = float(attrs.get("l1", 0.0)), float(attrs.get("l2", 0.0))
     wd = float(attrs.get("weight_decay", 0.0))
     wide = acc_dtype(model.dtype)
+    if (scale == 1.0 and not l1 and not (l2 or wd) and wide == model.dtype
+            and diff.dtype == model.dtype):
+        # the plain step, one temporary instead of a copy scaled twice: model -= lr * diff
+        # (the same float arithmetic as the general path below)
+        np.subtract(model, np.multiply(diff, wide.type(lr)), out=model)
+        if model_copy is not None:
+            np.copyto(model_copy, model, casting="unsafe")
+        return []
     m = model.astype(wide, copy=False)
     g = diff.astype(wide, copy=True)
     if scale != 1.0:
