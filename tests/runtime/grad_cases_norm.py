@@ -56,7 +56,7 @@ def add_cases(case, h) -> None:
     for shape, groups, affine, fmt, act, use, label in (
             ((2, 4, 3), 2, False, "channels_first", "none", "y", "2x4x3_g2"),
             ((2, 4, 3), 2, True, "channels_first", "none", "y", "2x4x3_g2_affine"),
-            ((2, 4, 2, 2), 4, True, "channels_first", "none", "y", "2x4x2x2_g4_affine"),
+            ((1, 4, 2, 2), 4, True, "channels_first", "none", "y", "1x4x2x2_g4_affine"),
             ((2, 3, 4), 2, True, "channels_last", "none", "y", "2x3x4_g2_last"),
             ((2, 4, 3), 1, True, "channels_first", "silu", "y", "2x4x3_g1_silu"),
             ((2, 4, 3), 2, False, "channels_first", "none", "y mean inv_variance",
