@@ -29,9 +29,9 @@ import numpy as np
 __all__ = ["SgdStep", "ValueAndGrad", "sgd_step", "value_and_grad"]
 
 
-class ValueAndGrad:
-    """``f(*args) -> (results, grads)``: results as the program returns them (one value, or a
-    tuple), grads a tuple in ``wrt`` order. ``program`` is the compiled ``@f_grad``."""
+class _Seeded:
+    """A compiled program whose last ``len(seed_types)`` arguments are output-gradient seeds,
+    filled with ones on every call (fresh copies: the program may reuse their buffers)."""
 
     def __init__(self, program: Any, n_results: int, wrt: tuple[str, ...],
                  seed_types: Sequence[tuple[tuple[int, ...], str]]) -> None:
@@ -42,20 +42,26 @@ class ValueAndGrad:
         self.wrt = wrt
         self._seeds = [np.ones(shape, DTYPES[dtype]) for shape, dtype in seed_types]
 
-    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, tuple]:
+    def _run(self, args: tuple, kwargs: dict) -> Any:
         names = self.program.argument_names
-        n_args = len(names) - self.n_results
+        n_args = len(names) - len(self._seeds)
         if len(args) + len(kwargs) != n_args:
             raise TypeError(f"{self.program.__name__}: expected {n_args} arguments "
                             f"({', '.join(names[:n_args])}), got {len(args) + len(kwargs)}")
+        seeds: list[Any] = [s.copy() for s in self._seeds]
         if any(_is_tensor(a) for a in (*args, *kwargs.values())):
             from tdflow.runtime.tensor import Tensor
 
-            seeds = [Tensor._wrap(s.copy()) for s in self._seeds]
-        else:
-            seeds = [s.copy() for s in self._seeds]
-        bound = dict(zip(names[n_args:], seeds))
-        out = self.program(*args, **kwargs, **bound)
+            seeds = [Tensor._wrap(s) for s in seeds]
+        return self.program(*args, **kwargs, **dict(zip(names[n_args:], seeds)))
+
+
+class ValueAndGrad(_Seeded):
+    """``f(*args) -> (results, grads)``: results as the program returns them (one value, or a
+    tuple), grads a tuple in ``wrt`` order. ``program`` is the compiled ``@f_grad``."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, tuple]:
+        out = self._run(args, kwargs)
         out = out if isinstance(out, tuple) else (out,)
         results, grads = out[:self.n_results], tuple(out[self.n_results:])
         return (results[0] if len(results) == 1 else tuple(results)), grads
@@ -109,28 +115,12 @@ def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | 
     return ValueAndGrad(compiled, len(func.result_types), wrt_names, seed_types)
 
 
-class SgdStep:
+class SgdStep(_Seeded):
     """``step(*args) -> results``: one training step; the ``wrt`` arguments (numpy arrays or
     Tensors the caller owns) are updated in place. ``program`` is the compiled ``@f_step``."""
 
-    def __init__(self, program: Any, n_results: int, wrt: tuple[str, ...],
-                 seed_types: Sequence[tuple[tuple[int, ...], str]]) -> None:
-        from tdflow.dialect.types import DTYPES
-
-        self.program = program
-        self.n_results = n_results
-        self.wrt = wrt
-        self._seeds = [np.ones(shape, DTYPES[dtype]) for shape, dtype in seed_types]
-
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        names = self.program.argument_names
-        n_args = len(names) - len(self._seeds)
-        seeds: list[Any] = [s.copy() for s in self._seeds]
-        if any(_is_tensor(a) for a in (*args, *kwargs.values())):
-            from tdflow.runtime.tensor import Tensor
-
-            seeds = [Tensor._wrap(s) for s in seeds]
-        return self.program(*args, **kwargs, **dict(zip(names[n_args:], seeds)))
+        return self._run(args, kwargs)
 
     def __repr__(self) -> str:
         return f"<sgd_step of {self.program!r} updating {', '.join(self.wrt)}>"

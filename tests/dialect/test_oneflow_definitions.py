@@ -5,17 +5,9 @@ Read from the shared corpus (skipped with the reason when it is absent)."""
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
 from tdflow.dialect.context import standard_context
-
-import tdflow
-
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "oneflow"
+from test_ir_oneflow import oneflow  # noqa: F401 - the fixture, loaded once per module
 
 # Ops tdflow adds that OneFlow does not have.
 TDFLOW_ONLY = {"fused_elementwise": "created by the fuse-elementwise pass (LoweringOnly)"}
@@ -32,21 +24,9 @@ DIFFERENCES = {
 
 
 @pytest.fixture(scope="module")
-def oneflow_ops():
-    if not (CORPUS / "top.td").exists():
-        pytest.skip("the shared corpus (../shared/corpus/oneflow) is absent")
-    llvm = shutil.which("llvm-config-19")
-    inc = Path("/usr/lib/llvm-19/include")
-    if llvm is not None:
-        inc = Path(subprocess.run([llvm, "--includedir"], capture_output=True,
-                                  text=True).stdout.strip())
-    if not (inc / "mlir" / "IR" / "OpBase.td").exists():
-        pytest.skip("MLIR's .td includes (libmlir-19-dev) are not installed")
-    groups = sorted(set(re.findall(r"GET_ONEFLOW_\w+_OP_DEFINITIONS",
-                                   (CORPUS / "OneFlow" / "OneFlowUserOps.td").read_text())))
-    ctx = tdflow.load_ops(CORPUS / "top.td", include_dirs=[inc, CORPUS], std=False,
-                          defines=[g for g in groups if "_BASE_" not in g])
-    return {op.mnemonic: op for op in ctx.ops.values()}
+def oneflow_ops(oneflow):  # noqa: F811 - the imported fixture, requested
+    """OneFlow's ops by mnemonic (the context test_ir_oneflow.py loads, skipping likewise)."""
+    return {op.mnemonic: op for op in oneflow.ops.values() if op.dialect == "oneflow"}
 
 
 def _aspects(op) -> dict[str, object]:
