@@ -320,6 +320,11 @@ def TDF_AdamUpdateOp : TDF_Op<"adam_update", [NoGrad, AttrSizedOperandSegments]>
     TDF_Tensor:$v,
     Optional<TDF_Tensor>:$max_v
   );
+  // The tensors in operand order (the required m and v come after optional operands, so
+  // everything after model_diff is keyword-only): adam_update(w, dw, m=m, v=v, ...).
+  let signature = [{
+    Void (Tensor model, Tensor model_diff, *, Tensor? model_copy=None, Tensor? learning_rate=None, Tensor? scale_by_tensor=None, Tensor? skip_if=None, Tensor? bias_correction1=None, Tensor? bias_correction2=None, Tensor m, Tensor v, Tensor? max_v=None, Float learning_rate_val=0.0, Float learning_rate_scale=1.0, Float bias_correction1_val=1.0, Float bias_correction2_val=1.0, Double scale=1.0, Float l1=0.0, Float l2=0.0, Float beta1=0.9, Float beta2=0.999, Float epsilon=0.0, Float weight_decay=0.0, Bool amsgrad=False, Bool do_bias_correction=True) => AdamUpdate
+  }];
   let output = (outs);
   let attrs = (ins
     DefaultValuedAttr<F32Attr, "0.">:$learning_rate_val,
