@@ -23,9 +23,10 @@ from pathlib import Path
 
 import lark
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 from tdflow.tdparser.errors import TdError
 
+from .lalr import SharedParser, syntax_error
 from .syntax import BinaryOp, Call, Cond, Formula, Name, Node, Number, Pos, Stmt, UnaryOp
 
 GRAMMAR_PATH = Path(__file__).with_name("formula.lark")
@@ -161,8 +162,7 @@ class _ToSyntax(Transformer):
         return c[0]
 
 
-_parser: Lark | None = None
-_parser_lock = threading.Lock()
+_PARSER = SharedParser(GRAMMAR_PATH, lambda: _ToSyntax())
 
 
 def parser() -> Lark:
@@ -171,45 +171,13 @@ def parser() -> Lark:
     >>> parser().options.parser
     'lalr'
     """
-    global _parser
-    if _parser is None:
-        with _parser_lock:
-            if _parser is None:
-                _parser = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr",
-                               transformer=_ToSyntax(), maybe_placeholders=True)
-    return _parser
-
-
-def _expected(names: set[str] | frozenset[str]) -> str:
-    shown = [_TERMINAL_NAMES.get(n, n) for n in _TERMINAL_ORDER if n in names]
-    shown += sorted(_TERMINAL_NAMES.get(n, n) for n in names if n not in _TERMINAL_ORDER)
-    if not shown:
-        return ""
-    if len(shown) == 1:
-        return f"; expected {shown[0]}"
-    return "; expected " + ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _describe(tok: Token) -> str:
-    text = str(tok)
-    return repr(text if len(text) <= 20 else text[:17] + "...")
+    return _PARSER.get()
 
 
 def _syntax_error(e: UnexpectedInput, text: str, end: Pos) -> tuple[str, Pos]:
-    if isinstance(e, UnexpectedCharacters):
-        ch = text[e.pos_in_stream] if 0 <= e.pos_in_stream < len(text) else "?"
-        return (f"unexpected character {ch!r} in formula{_expected(e.allowed or set())}",
-                (e.line, e.column))
-    if isinstance(e, UnexpectedToken):
-        tok = e.token
-        if tok.type == "$END":
-            if _BLANK.fullmatch(text):
-                return "empty formula; expected an expression such as `x * 2`", end
-            return f"unexpected end of formula{_expected(e.expected)}", end
-        return f"unexpected {_describe(tok)} in formula{_expected(e.expected)}", _pos(tok)
-    if isinstance(e, UnexpectedEOF):
-        return f"unexpected end of formula{_expected(set(e.expected))}", end
-    return f"bad formula: {e}", end  # pragma: no cover - Lark's three kinds are handled above
+    return syntax_error(e, text, end, what="formula", table=_TERMINAL_NAMES,
+                        order=_TERMINAL_ORDER, is_blank=lambda t: bool(_BLANK.fullmatch(t)),
+                        empty="empty formula; expected an expression such as `x * 2`")
 
 
 def parse_formula(text: str, *, file: str, line: int, col: int) -> Formula:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import lark
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
+from tdflow.dialect.formula.lalr import SharedParser, syntax_error, token_pos
 from tdflow.dialect.formula.parse import _Located  # the formula parser's: same role
 from tdflow.dialect.formula.syntax import Formula
 from tdflow.tdparser.errors import TdError
@@ -56,8 +57,7 @@ _TERMINAL_ORDER = ("NAME", "NUMBER", "STRING", "LPAR", "LBRACK", "ADDOP", "BANG"
                    "DOT", "EQOP", "QUESTION", "COLON", "ASSIGN", "_COMMA", "RPAR", "RBRACK", "_SEMI", "$END")
 
 
-def _pos(tok: Token) -> Pos:
-    return (tok.line, tok.column)
+_pos = token_pos
 
 
 _depths = threading.local()
@@ -151,8 +151,7 @@ def _callee_name(node: Node) -> str:
     raise _Located("only an op can be called (`matmul(...)` or `tdflow.matmul(...)`)", node.pos)
 
 
-_parser: Lark | None = None
-_parser_lock = threading.Lock()
+_PARSER = SharedParser(GRAMMAR_PATH, lambda: _ToSyntax())
 
 
 def parser() -> Lark:
@@ -161,44 +160,22 @@ def parser() -> Lark:
     >>> parser().options.parser
     'lalr'
     """
-    global _parser
-    if _parser is None:
-        with _parser_lock:
-            if _parser is None:
-                _parser = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr",
-                               transformer=_ToSyntax(), maybe_placeholders=True)
-    return _parser
+    return _PARSER.get()
 
 
-def _expected(names) -> str:
-    shown = [_TERMINAL_NAMES.get(n, n) for n in _TERMINAL_ORDER if n in names]
-    shown += sorted(_TERMINAL_NAMES.get(n, n) for n in names if n not in _TERMINAL_ORDER)
-    if not shown:
-        return ""
-    if len(shown) == 1:
-        return f"; expected {shown[0]}"
-    return "; expected " + ", ".join(shown[:-1]) + " or " + shown[-1]
+def _missing_semicolon(tok, expected) -> str | None:
+    if tok.type == "NAME" and "_SEMI" in expected:  # the usual slip
+        shown = str(tok) if len(str(tok)) <= 20 else str(tok)[:17] + "..."
+        return (f"unexpected {shown!r} in grad field; expected an operator, or ';' before "
+                f"the next entry")
+    return None
 
 
 def _syntax_error(e: UnexpectedInput, text: str, end: Pos) -> tuple[str, Pos]:
-    if isinstance(e, UnexpectedCharacters):
-        ch = text[e.pos_in_stream] if 0 <= e.pos_in_stream < len(text) else "?"
-        return (f"unexpected character {ch!r} in grad field{_expected(e.allowed or set())}",
-                (e.line, e.column))
-    if isinstance(e, UnexpectedToken):
-        tok = e.token
-        if tok.type == "$END":
-            if not text.strip():
-                return ("empty grad field; expected entries such as `x: dy * 2`", end)
-            return f"unexpected end of grad field{_expected(e.expected)}", end
-        shown = str(tok) if len(str(tok)) <= 20 else str(tok)[:17] + "..."
-        if tok.type == "NAME" and "_SEMI" in e.expected:  # the usual slip: a missing ';'
-            return (f"unexpected {shown!r} in grad field; expected an operator, or ';' "
-                    f"before the next entry", _pos(tok))
-        return f"unexpected {shown!r} in grad field{_expected(e.expected)}", _pos(tok)
-    if isinstance(e, UnexpectedEOF):
-        return f"unexpected end of grad field{_expected(set(e.expected))}", end
-    return f"bad grad field: {e}", end  # pragma: no cover
+    return syntax_error(e, text, end, what="grad field", table=_TERMINAL_NAMES,
+                        order=_TERMINAL_ORDER, is_blank=lambda t: not t.strip(),
+                        empty="empty grad field; expected entries such as `x: dy * 2`",
+                        special=_missing_semicolon)
 
 
 def parse_grad(text: str, *, file: str, line: int, col: int) -> Formula:
