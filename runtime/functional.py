@@ -165,25 +165,16 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
     """
     tensor_idx = [i for i, p in enumerate(sig.params) if p.is_tensor]
     n_ops = len(opdef.operands)
+    plan, attr_names = _attribute_plan(fname, sig, opdef)
+    by_name = _operands_by_name(sig, opdef, tensor_idx, plan,
+                                lambda: OpRunner(opdef, tuple(attr_names), dialect))
+    if by_name is not None:
+        return by_name
     if len(tensor_idx) > n_ops or not all(o.is_optional for o in opdef.operands[len(tensor_idx):]):
         raise SignatureError(f"{fname}: signature {sig} has {len(tensor_idx)} tensor "
                              f"parameters but {opdef.name} has {n_ops} operands "
                              f"(only trailing optional operands may be left out)")
     pad = (None,) * (n_ops - len(tensor_idx))
-    attr_names: list[str] = []
-    plan: list[tuple[int, bool]] = []  # (param index, is a Scalar to expand)
-    for i, p in enumerate(sig.params):
-        if p.is_tensor:
-            continue
-        if opdef.attr(p.name) is not None:
-            attr_names.append(p.name)
-            plan.append((i, False))
-        elif p.type == "Scalar" and all(opdef.attr(a) is not None for a in SCALAR_ATTRS):
-            attr_names.extend(SCALAR_ATTRS)
-            plan.append((i, True))
-        else:
-            raise SignatureError(f"{fname}: parameter {p.name!r} of {sig} is not an attribute "
-                                 f"of {opdef.name}")
     runner = OpRunner(opdef, tuple(attr_names), dialect)
     if runner.mutable:  # in-place ops take the general path (their writes are inputs)
         return _gathering_impl(runner.run, plan, tuple(tensor_idx), pad)
@@ -237,6 +228,59 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
         t0, s0 = tix[0], attr_idx[0]
         return lambda vals: run((vals[t0],), scalar_attrs(vals[s0]))
     return _gathering_impl(run, plan, tix, pad)
+
+
+def _attribute_plan(fname: str, sig: Signature, opdef: Any
+                    ) -> tuple[list[tuple[int, bool]], list[str]]:
+    """``(plan, attribute names)``: per non-tensor parameter ``(index, is a Scalar to expand
+    into OneFlow's scalar-operand family)``, and the attribute names the values fill."""
+    attr_names: list[str] = []
+    plan: list[tuple[int, bool]] = []
+    for i, p in enumerate(sig.params):
+        if p.is_tensor:
+            continue
+        if opdef.attr(p.name) is not None:
+            attr_names.append(p.name)
+            plan.append((i, False))
+        elif p.type == "Scalar" and all(opdef.attr(a) is not None for a in SCALAR_ATTRS):
+            attr_names.extend(SCALAR_ATTRS)
+            plan.append((i, True))
+        else:
+            raise SignatureError(f"{fname}: parameter {p.name!r} of {sig} is not an attribute "
+                                 f"of {opdef.name}")
+    return plan, attr_names
+
+
+def _operands_by_name(sig: Signature, opdef: Any, tensor_idx: list[int],
+                      plan: list[tuple[int, bool]], make_runner: Callable[[], Any]
+                      ) -> Callable[[tuple], Any] | None:
+    """When the signature's tensor parameters are named after operands but not in operand
+    order (the default signature puts optional operands last: adam_update's ``m`` and ``v``
+    follow ``learning_rate``), an impl that places each by name; ``None`` when order is
+    enough (or the signature is wrong: the general check reports it)."""
+    pos = {d.name: j for j, d in enumerate(opdef.operands)}
+    names = [sig.params[i].name for i in tensor_idx]
+    if not names or any(n not in pos for n in names):
+        return None
+    places = [pos[n] for n in names]
+    if places == list(range(len(places))):
+        return None  # operands in order, trailing optional ones left out: the fast paths
+    if any(not d.is_optional for d in opdef.operands if d.name not in names):
+        return None
+    run = make_runner().run
+    slots = list(zip(tensor_idx, places))
+    n_ops = len(opdef.operands)
+
+    def impl(vals):
+        operands: list[Any] = [None] * n_ops
+        for i, j in slots:
+            operands[j] = vals[i]
+        attrs: list = []
+        for i, expand in plan:
+            attrs.extend(scalar_attrs(vals[i]) if expand else (vals[i],))
+        return run(tuple(operands), tuple(attrs))
+
+    return impl
 
 
 def _gathering_impl(run: Callable, plan: list[tuple[int, bool]], tix: tuple[int, ...],
