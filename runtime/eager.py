@@ -26,6 +26,7 @@ from tdflow.tdparser.errors import TdflowError
 from .autograd import _mode as _grad_mode
 from .autograd import record as _record
 from .engine import BLAS_OP_NAMES, Var, get_engine
+from .kernels._util import settle as _settle
 from .tensor_glue import Tensor, var_of
 
 __all__ = ["EagerError", "OpRunner"]
@@ -225,7 +226,7 @@ class OpRunner:
             fn, attrs = entry.fn, entry.attrs
 
             def work():
-                fn(attrs, arrays, outs)
+                _settle(fn(attrs, arrays, outs), outs)
 
         reads = tuple(dict.fromkeys(reads)) if len(reads) > 1 else tuple(reads)
         eng.push(work, reads, tuple(writes), name=self.name, cost=entry.cost,
@@ -276,7 +277,7 @@ class OpRunner:
                 work = lambda: prog(arrays, out)  # noqa: E731
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
-                work = lambda: fn(attrs, arrays, outs)  # noqa: E731
+                work = lambda: _settle(fn(attrs, arrays, outs), outs)  # noqa: E731
             eng.push_one(work, tuple(reads), v, name, entry.cost, blas)
             if _grad_mode.enabled and _any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
@@ -312,7 +313,8 @@ class OpRunner:
                 eng.push_one(lambda: prog(ins, out), (src,), v, name, entry.cost, blas)
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
-                eng.push_one(lambda: fn(attrs, ins, outs), (src,), v, name, entry.cost, blas)
+                eng.push_one(lambda: _settle(fn(attrs, ins, outs), outs), (src,), v, name,
+                             entry.cost, blas)
             if t.requires_grad and _grad_mode.enabled:
                 _record(self, (t,), attr_vals, (r,))
             return r
@@ -350,7 +352,7 @@ class OpRunner:
                 work = lambda: prog(ins, out)  # noqa: E731
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
-                work = lambda: fn(attrs, ins, outs)  # noqa: E731
+                work = lambda: _settle(fn(attrs, ins, outs), outs)  # noqa: E731
             eng.push_one(work, (s1, s2) if s1 is not s2 else (s1,), v, name, entry.cost, blas)
             if (t.requires_grad or u.requires_grad) and _grad_mode.enabled:
                 _record(self, (t, u), (), (r,))

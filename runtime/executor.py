@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering.plan import ExecutablePlan, Launch
+from tdflow.runtime.kernels._util import settle as _settle
 from tdflow.tdparser.errors import TdflowError
 
 #: Plans with at most this many elements in all buffers always run directly.
@@ -293,13 +294,6 @@ def _tiled(fn: Callable[..., Any], tile: int) -> Callable[..., Any]:
         return outs
 
     return run
-
-
-def _settle(got: Sequence[Any], outs: list[Any]) -> None:
-    """Copy results a kernel returned as new arrays into the planned buffers."""
-    for g, o in zip(got, outs):
-        if g is not o:
-            np.copyto(o, g, casting="unsafe")
 
 
 _MISSING = object()  # an argument not given (None is a given, wrong, value)

@@ -66,3 +66,11 @@ def norm_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
 def acc_dtype(dt: np.dtype) -> np.dtype:
     """Accumulation type: half types accumulate in f32, others in themselves."""
     return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+def settle(got: Sequence[Any], outs: Sequence[Any]) -> None:
+    """Copy the results a kernel returned as new arrays into the buffers it was given (a
+    kernel may write ``outs`` or return fresh arrays; callers always read ``outs``)."""
+    for g, o in zip(got, outs):
+        if g is not o and o is not None:
+            np.copyto(o, g, casting="unsafe")
