@@ -59,7 +59,7 @@ def add_cases(case, h) -> None:
              wrt="in", label=f"{'x'.join(map(str, shape))}_diag{diag}")
     for shape, diag, attrs in (((4, 4), 0, {"is_floating_scale_value": True,
                                             "floating_scale_value": 0.125}),
-                               ((2, 3, 5), -1, {"integer_scale_value": 3}),
+                               ((2, 3, 4), -1, {"integer_scale_value": 3}),
                                ((3, 4), 1, {"is_floating_scale_value": True,
                                             "floating_scale_value": -2.5,
                                             "is_floating_fill_value": True,

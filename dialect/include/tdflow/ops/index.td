@@ -407,7 +407,8 @@ def TDF_ArangeOp : TDF_Op<"arange", [NoMemoryEffect, NoGrad]> {
     `integer_limit` for an integer `dtype`, `float_start`, `float_delta` and `float_limit`
     for a floating-point one. `delta` must not be 0; the length is
     `max(0, ceil((limit - start) / delta))`. `nd_sbp` is OneFlow's placement of the result
-    (one entry per device-hierarchy dim, empty on one device), kept as OneFlow declares it.
+    (one entry per device-hierarchy dim, empty on one device), kept as OneFlow declares it;
+    `UserSourceOpTickInput` is OneFlow's optional control input for source ops.
 
     Example:
 
@@ -415,6 +416,9 @@ def TDF_ArangeOp : TDF_Op<"arange", [NoMemoryEffect, NoGrad]> {
     %pos = "tdflow.arange"() {dtype = i64, integer_start = 0 : si64, integer_delta = 1 : si64, integer_limit = 8 : si64, nd_sbp = []} : () -> tensor<8xi64>
     ```
   }];
+  let input = (ins
+    Optional<TDF_Tensor>:$UserSourceOpTickInput
+  );
   let output = (outs
     TDF_Tensor:$out
   );
