@@ -14,12 +14,6 @@
 
 include "tdflow/Base.td"
 
-// The ops the models need (issue 13), by family; each file follows this one's conventions.
-include "tdflow/ops/math.td"   // elementwise math: abs, rsqrt, erf, silu, softplus, where, ...
-include "tdflow/ops/norm.td"   // layer_norm, normalization (batch norm), group_norm
-include "tdflow/ops/index.td"  // gather, embedding, expand, squeeze, tril, arange, one_hot, ...
-include "tdflow/ops/train.td"  // reductions, pooling, losses and optimizers
-
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary
@@ -1898,3 +1892,14 @@ def TDF_FusedElementwiseOp : TDF_Op<"fused_elementwise", [NoMemoryEffect, Elemen
   let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
 }
+
+
+//===----------------------------------------------------------------------===//
+// The ops the models need (issue 13), one file per family, each following this file's
+// conventions
+//===----------------------------------------------------------------------===//
+
+include "tdflow/ops/math.td"   // elementwise math: abs, rsqrt, erf, silu, softplus, where, ...
+include "tdflow/ops/norm.td"   // layer_norm, normalization (batch norm), group_norm
+include "tdflow/ops/index.td"  // gather, embedding, narrow, expand, squeeze, tril, arange, ...
+include "tdflow/ops/train.td"  // reductions, pooling, losses and optimizers

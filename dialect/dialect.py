@@ -96,13 +96,21 @@ class Dialect:
             return list(self._by_mnemonic[name])
         cands = difflib.get_close_matches(name, list(self.ops), n=2, cutoff=0.6)
         if not cands and "." in name:
-            bare = name.split(".", 1)[1]
+            prefix, bare = name.split(".", 1)
+            if not self._dialect_loaded(prefix):  # another dialect's op: only the same name
+                return list(self._by_mnemonic.get(bare, ()))[:2]
             for m in difflib.get_close_matches(bare, list(self._by_mnemonic), n=2, cutoff=0.6):
                 cands.extend(self._by_mnemonic[m])
         return cands[:2]
 
+    def _dialect_loaded(self, prefix: str) -> bool:
+        return any(n.startswith(prefix + ".") for n in self.ops)
+
     def unknown_op_message(self, name: str) -> str:
         msg = f"unknown operation '{name}'"
+        prefix = name.split(".", 1)[0] if "." in name else ""
+        if prefix and not self._dialect_loaded(prefix):
+            msg += f" (no dialect '{prefix}' is loaded)"
         cands = self.suggest(name)
         if cands:
             msg += "; did you mean " + " or ".join(f"'{c}'" for c in cands) + "?"

@@ -49,7 +49,7 @@ def summary(library) -> str:
 
     >>> from tdflow.dialect import standard_dialect
     >>> summary(standard_dialect())
-    '61 ops in 1 dialect (tdflow)'
+    '95 ops in 1 dialect (tdflow)'
     """
     dialects = list(dict.fromkeys(op.dialect for op in library))
     n = len(dialects)

@@ -28,10 +28,10 @@ def add_cases(case, h) -> None:
     case("reduce_prod", {"input_tensor": x}, {"axis": [1], "keepdims": False},
          wrt="input_tensor", label="zeros")
 
-    pools = (("k2_s2", (1, 2, 4, 4), _pool_attrs(2, 2, 0)),
+    pools = (("k2_s2", (1, 1, 4, 4), _pool_attrs(2, 2, 0)),
              ("k3_s2_pad1", (1, 1, 5, 5), _pool_attrs(3, 2, 1)),
              ("k3_s2_pad1_include", (1, 1, 5, 5), _pool_attrs(3, 2, 1, include=True)),
-             ("k2_s2_ceil", (1, 2, 5, 3), _pool_attrs(2, 2, 0, ceil=True)),
+             ("k2_s2_ceil", (1, 1, 5, 3), _pool_attrs(2, 2, 0, ceil=True)),
              ("k3_s1_pad1_divisor5", (2, 1, 3, 4), _pool_attrs(3, 1, 1, divisor=5)),
              ("nhwc_k2_s1", (1, 3, 4, 2), _pool_attrs(2, 1, 0, fmt="channels_last")))
     for label, shape, attrs in pools:

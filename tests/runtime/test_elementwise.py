@@ -371,7 +371,9 @@ def test_table_covers_the_spec():
                 "broadcast_minimum", "broadcast_pow", "broadcast_equal", "broadcast_not_equal",
                 "broadcast_less", "broadcast_less_equal", "broadcast_greater",
                 "broadcast_greater_equal", "relu_grad", "leaky_relu_grad", "sigmoid_grad",
-                "tanh_grad", "gelu_grad", "dropout_grad"}
+                "tanh_grad", "gelu_grad", "dropout_grad",
+                # added with the models (tdflow/ops/math.td)
+                "abs", "erf", "fast_gelu", "rsqrt", "scalar_div", "silu", "softplus", "where"}
     assert {d.mnemonic for d in ELEMENTWISE_OPS.values()} == expected
     for d in ELEMENTWISE_OPS.values():
         assert d.name == f"tdflow.{d.mnemonic}"

@@ -25,6 +25,7 @@ ATTRS = {
     "tdflow.scalar_add": {"has_float_operand": True, "float_operand": 1.5},
     "tdflow.scalar_mul": {"has_int_operand": True, "int_operand": 3},
     "tdflow.scalar_pow": {"has_int_operand": True, "int_operand": 2},
+    "tdflow.scalar_div": {"has_float_operand": True, "float_operand": 4.0},
 }
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i32": np.int32,
       "i64": np.int64, "i1": np.bool_}

@@ -494,10 +494,12 @@ def test_case_ids_are_unique():
 
 
 def test_finite_difference_inputs_are_small():
+    # two forward calls per element: at most 72 elements (a few rows for pooling windows that
+    # overlap or do not divide) keep the whole file at a few seconds
     for c in CASES:
         for leaf in _leaves(c):
             if leaf[0] in c.wrt:
-                assert _array(c, leaf).size <= 24, (c.id, leaf)
+                assert _array(c, leaf).size <= 72, (c.id, leaf)
 
 
 def _zero_if_none(c: Case, leaf: tuple[str, int | None], g: np.ndarray | None) -> np.ndarray:
