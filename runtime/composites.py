@@ -67,11 +67,6 @@ def _reciprocal(v: float) -> float:
     return 1.0 / v
 
 
-@composite("ScalarDiv")
-def _scalar_div(ops, x, other):
-    return ops.scalar["scalar_mul"]((x, _reciprocal(other)))
-
-
 @composite("ScalarRDiv")
 def _scalar_rdiv(ops, x, other):  # x / other with x a scalar
     return ops.scalar["scalar_mul"]((ops.fn["reciprocal"](other), x))

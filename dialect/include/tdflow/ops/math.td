@@ -192,11 +192,6 @@ def TDF_SoftplusOp : TDF_Op<"softplus", [NoMemoryEffect, Elementwise]> {
 def TDF_ScalarDivOp : TDF_Op<"scalar_div", [NoMemoryEffect, Elementwise]> {
   let summary = "divide by a scalar";
   let formula = [{ in / (has_int_operand ? int_operand : float_operand) }];
-  // The default signature, with the op named by mnemonic: the functor `ScalarDiv` is the
-  // composite behind `div(Tensor, Scalar)` (runtime/composites.py), which would shadow the op.
-  let signature = [{
-    Tensor (Tensor in, Bool has_int_operand=False, Bool has_float_operand=False, Int64 int_operand=0, Double float_operand=0.0) => scalar_div
-  }];
   let description = [{
     Divides every element by a scalar: `out = in / s`. The scalar `s` is `float_operand`
     when `has_float_operand` is set, else `int_operand` when `has_int_operand` is set;
