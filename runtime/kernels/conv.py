@@ -99,11 +99,6 @@ class ConvGeometry:
         """``(N, *S, C)`` result in the op's layout (a view)."""
         return a_nl if self.last else np.moveaxis(a_nl, -1, 1)
 
-    def padded(self, x_cf: np.ndarray) -> np.ndarray:
-        if any(self.pad):
-            return np.pad(x_cf, [(0, 0), (0, 0)] + [(p, p) for p in self.pad])
-        return x_cf
-
     def offsets(self, k: Sequence[int]) -> Iterator[tuple[int, ...]]:
         return itertools.product(*(range(kk) for kk in k))
 
@@ -112,20 +107,30 @@ class ConvGeometry:
         return tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
                      for o, d, st, n in zip(offs, self.dil, self.stride, out_sp))
 
-    def im2col(self, xp: np.ndarray, channels: slice, k: Sequence[int],
+    def padded_cn(self, x_cf: np.ndarray) -> np.ndarray:
+        """The padded input as ``(C, N, *S)``, contiguous: each kernel offset's slab is then
+        a plain strided copy into (or add from) the ``(Cg, K, N, OS)`` columns, with no axis
+        moved per offset."""
+        xp = np.zeros((x_cf.shape[1], x_cf.shape[0],
+                       *(s + 2 * p for s, p in zip(x_cf.shape[2:], self.pad))), x_cf.dtype)
+        inner = tuple(slice(p, p + s) for p, s in zip(self.pad, x_cf.shape[2:]))
+        xp[(slice(None), slice(None), *inner)] = np.moveaxis(x_cf, 1, 0)
+        return xp
+
+    def im2col(self, xp_cn: np.ndarray, channels: slice, k: Sequence[int],
                out_sp: Sequence[int]) -> np.ndarray:
-        """Columns ``(Cg * prod(K), N * prod(OS))`` of the padded channels-first input.
+        """Columns ``(Cg * prod(K), N * prod(OS))`` of the padded input ``(C, N, *S)``
+        (:meth:`padded_cn`).
 
         Built with one strided slab copy per kernel offset, so the copies run along whole
         rows of the input instead of gathering single elements.
         """
-        n = xp.shape[0]
-        xg = xp[:, channels]
-        cg = xg.shape[1]
-        cols = np.empty((cg, *k, n, *out_sp), xp.dtype)
+        xg = xp_cn[channels]
+        cg, n = xg.shape[:2]
+        cols = np.empty((cg, *k, n, *out_sp), xp_cn.dtype)
         for offs in self.offsets(k):
-            cols[(slice(None), *offs)] = np.moveaxis(xg[(slice(None), slice(None),
-                                                         *self.slab(offs, out_sp))], 1, 0)
+            cols[(slice(None), *offs)] = xg[(slice(None), slice(None),
+                                             *self.slab(offs, out_sp))]
         return cols.reshape(cg * math.prod(k), n * math.prod(out_sp))
 
 
@@ -165,7 +170,7 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
                          f"and groups={g} do not fit (need C = groups * filter channels)")
     out_sp = geo.out_size(x_cf.shape[2:], k)
     cg, og = c // g, o // g
-    xp = geo.padded(x_cf)
+    xp = geo.padded_cn(x_cf)
     res = np.empty((o, n * math.prod(out_sp)), wide)
     for gi in range(g):
         cols = geo.im2col(xp, slice(gi * cg, (gi + 1) * cg), k, out_sp)
@@ -198,17 +203,17 @@ def conv_data_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     o, g = w_cf.shape[0], geo.groups
     cg, og = c // g, o // g
     padded = tuple(s + 2 * p for s, p in zip(spatial, geo.pad))
-    dxp = np.zeros((n, c, *padded), wide)
+    dxp = np.zeros((c, n, *padded), wide)  # (C, N, *S): the columns add in without moving axes
     dy2 = dy_o.reshape(o, -1)
     for gi in range(g):
         # cols (Cg * K, N * OS) = w^T (Cg * K, Og) @ dy (Og, N * OS), scattered back per offset
         cols = (w_cf[gi * og:(gi + 1) * og].reshape(og, -1).T @ dy2[gi * og:(gi + 1) * og])
         cols = cols.reshape(cg, *k, n, *out_sp)
         for offs in geo.offsets(k):
-            target = dxp[(slice(None), slice(gi * cg, (gi + 1) * cg), *geo.slab(offs, out_sp))]
-            target += np.moveaxis(cols[(slice(None), *offs)], 0, 1)
+            dxp[(slice(gi * cg, (gi + 1) * cg), slice(None), *geo.slab(offs, out_sp))] += \
+                cols[(slice(None), *offs)]
     crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(geo.pad, spatial))
-    return [_finish(np.moveaxis(dxp[crop], 1, 0), geo, outs, dt, add)]
+    return [_finish(dxp[crop], geo, outs, dt, add)]
 
 
 @register_kernel("tdflow.conv_filter_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),
@@ -231,7 +236,7 @@ def conv_filter_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     dy_o = _dy_onos(dy, geo, wide)
     o, g = dy_o.shape[0], geo.groups
     cg, og = c // g, o // g
-    xp = geo.padded(x_cf)
+    xp = geo.padded_cn(x_cf)
     dy2 = dy_o.reshape(o, -1)
     dw = np.empty((o, cg * math.prod(k)), wide)
     for gi in range(g):

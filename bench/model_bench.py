@@ -1,0 +1,218 @@
+"""One training step of the example models in graph mode, eager mode and PyTorch CPU eager.
+
+    python bench/model_bench.py                # the table (ResNet; GPT when examples/gpt.py has
+                                               # a `bench_step` hook, see below)
+    python bench/model_bench.py --write-docs   # also the "Model training step" section of
+                                               # docs/benchmarks.md
+
+The ResNet is `examples/resnet.py` at batch 64 on 1x8x8 digits: `graph` is its
+`tdflow.sgd_step` plan (forward, backward, the in-place SGD of the parameters and moving
+statistics), `eager` the same step with tensors and `backward()`, `torch` the same network
+written with `torch.nn.functional` from the same weights (the model's own `forward`, run over a
+namespace that maps each tdflow op to its PyTorch call). Targets (issue 13): graph no slower
+than PyTorch eager, eager at most 1.5x PyTorch eager. Numpy's BLAS and torch each get
+`--threads` threads (default 1: the 2 shared cores of the CI machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+TARGETS = {"graph/torch": 1.0, "eager/torch": 1.5}
+
+
+class TorchOps:
+    """The op names `examples/resnet.py` calls, as PyTorch functions (for the reference)."""
+
+    def __init__(self, torch: Any) -> None:
+        self.t = torch
+        self.f = torch.nn.functional
+
+    def conv2d(self, x, w, *, padding_before, strides, **_):
+        return self.f.conv2d(x, w, stride=strides[0], padding=padding_before[0])
+
+    def normalization(self, x, mean, var, gamma, beta, *, epsilon, momentum, training, **_):
+        # OneFlow's momentum keeps `momentum` of the old statistic: PyTorch's is 1 - that
+        y = self.f.batch_norm(x, mean, var, gamma, beta, training=training,
+                              momentum=1 - momentum, eps=epsilon)
+        return y, None, None
+
+    def relu(self, x):
+        return self.f.relu(x)
+
+    def broadcast_add(self, a, b):
+        return a + b
+
+    def adaptive_avg_pool2d(self, x, *, output_size, **_):
+        return self.f.adaptive_avg_pool2d(x, output_size)
+
+    def reshape(self, x, *, shape):
+        return x.reshape(shape)
+
+    def matmul(self, a, b, *, transpose_b=False):
+        return a @ (b.t() if transpose_b else b)
+
+    def bias_add(self, x, b, *, axis):
+        return x + b
+
+    def sparse_softmax_cross_entropy(self, logits, labels, *, depth):
+        return None, self.f.cross_entropy(logits, labels, reduction="none")
+
+    def reduce_sum(self, x, *, axis):
+        return x.sum()
+
+    def scalar_mul(self, x, *, float_operand, **_):
+        return x * float_operand
+
+
+def _resnet_columns(seed: int = 0) -> dict[str, Any]:
+    import resnet
+    import train_resnet as tr
+
+    rng = np.random.default_rng(seed)
+    x = rng.random((resnet.BATCH, 64), dtype=np.float32)
+    y = rng.integers(0, 10, resnet.BATCH).astype(np.int64)
+    params, stats = resnet.init_params(seed), resnet.init_stats()
+    graph, eager = tr.Graph(params, stats), tr.Eager(params, stats)
+    cols = {"graph": lambda: graph.step(x, y), "eager": lambda: eager.step(x, y)}
+    try:
+        import torch
+    except ImportError:
+        return cols
+    ops = TorchOps(torch)
+    p = {k: torch.tensor(v.copy(), requires_grad=True) for k, v in params.items()}
+    s = {k: torch.tensor(v.copy()) for k, v in stats.items()}
+    tx, ty = torch.tensor(tr.images(x)), torch.tensor(y)
+
+    def torch_step() -> None:
+        for t in p.values():
+            t.grad = None
+        loss = resnet.loss(ops, resnet.forward(ops, p, s, tx, len(x), training=True), ty,
+                           len(x))
+        loss.backward()
+        with torch.no_grad():
+            for t in p.values():
+                t.sub_(t.grad, alpha=tr.LEARNING_RATE)
+
+    cols["torch"] = torch_step
+    return cols
+
+
+def _gpt_columns() -> dict[str, Any] | None:
+    """`examples/gpt.py`'s `bench_step(mode)` for mode in graph/eager/torch, when it has one."""
+    try:
+        import gpt
+    except ImportError:
+        return None
+    hook = getattr(gpt, "bench_steps", None)
+    return hook() if hook is not None else None
+
+
+@contextlib.contextmanager
+def threads(n: int):
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        limits = contextlib.nullcontext()
+    else:
+        limits = threadpool_limits(n)
+    try:
+        import torch
+
+        old = torch.get_num_threads()
+        torch.set_num_threads(n)
+    except ImportError:
+        torch, old = None, None
+    with limits:
+        try:
+            yield
+        finally:
+            if torch is not None:
+                torch.set_num_threads(old)
+
+
+def time_columns(cols: dict[str, Any], rounds: int) -> dict[str, float]:
+    """Median seconds per step, the columns taking turns (the order rotating)."""
+    for fn in cols.values():  # compile, warm caches
+        for _ in range(3):
+            fn()
+    names = list(cols)
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.perf_counter()
+            cols[n]()
+            samples[n].append(time.perf_counter() - t0)
+    return {n: statistics.median(v) for n, v in samples.items()}
+
+
+def table(results: dict[str, dict[str, float]]) -> str:
+    rows = ["| model | column | median per step | vs torch |", "|---|---|---:|---:|"]
+    verdicts = ["", "| model | target | measured | limit | verdict |", "|---|---|---:|---:|---|"]
+    for model, t in results.items():
+        for n, sec in t.items():
+            vs = f"{sec / t['torch']:.2f}x" if "torch" in t else "n/a"
+            rows.append(f"| {model} | {n} | {sec * 1e3:.2f} ms | {vs} |")
+        for key, limit in TARGETS.items():
+            a, b = key.split("/")
+            if b in t:
+                r = t[a] / t[b]
+                verdicts.append(f"| {model} | {key} | {r:.2f}x | <= {limit:.1f}x | "
+                                f"{'PASS' if r <= limit else 'MISS'} |")
+            else:
+                verdicts.append(f"| {model} | {key} | - | <= {limit:.1f}x | n/a (no torch) |")
+    return "\n".join(rows + verdicts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--write-docs", action="store_true")
+    args = ap.parse_args(argv)
+    results: dict[str, dict[str, float]] = {}
+    with threads(args.threads):
+        results["resnet (batch 64, 8x8)"] = time_columns(_resnet_columns(), args.rounds)
+        gpt_cols = _gpt_columns()
+        if gpt_cols:
+            results["gpt"] = time_columns(gpt_cols, args.rounds)
+    text = table(results)
+    meta = (f"{datetime.date.today()}, {platform.python_version()}, numpy {np.__version__}, "
+            f"{os.cpu_count()} CPUs, {args.threads} thread(s) for BLAS and torch, load "
+            f"{os.getloadavg()[0]:.2f}")
+    print(text)
+    print(meta)
+    if args.write_docs:
+        _write_docs(text, meta)
+    return 0
+
+
+def _write_docs(text: str, meta: str) -> None:
+    path = ROOT / "docs" / "benchmarks.md"
+    doc = path.read_text()
+    head = "## Model training step (bench/model_bench.py)"
+    body = (f"{head}\n\n`python bench/model_bench.py --write-docs` ({meta}):\n\n{text}\n")
+    if head in doc:
+        start = doc.index(head)
+        nxt = doc.find("\n## ", start + len(head))
+        doc = doc[:start] + body + (doc[nxt + 1:] if nxt != -1 else "")
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + body
+    path.write_text(doc)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
