@@ -31,6 +31,16 @@ def _scalar(t: np.ndarray | None) -> float | None:
 @register_kernel("tdflow.sgd_update", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=0)
 def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """In-place SGD step with l1/l2 regularisation and weight decay."""
+    if len(inputs) == 2:  # model and model_diff only: the training loop's step, checked cheaply
+        model, diff = inputs
+        get = attrs.get
+        if (model.dtype == diff.dtype and model.dtype.kind == "f" and model.dtype.itemsize >= 4
+                and get("scale", 1.0) == 1.0 and not get("l1") and not get("l2")
+                and not get("weight_decay")):
+            lr = model.dtype.type(float(get("learning_rate_val", 0.0))
+                                  * float(get("learning_rate_scale", 1.0)))
+            np.subtract(model, np.multiply(diff, lr), out=model)
+            return []
     model, diff, model_copy, lr_t, scale_t, skip_t = operands(inputs, attrs, 6)
     if skip_t is not None and _scalar(skip_t) != 0:
         return []
