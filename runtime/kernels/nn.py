@@ -112,6 +112,11 @@ def sparse_softmax_cross_entropy(attrs: Mapping[str, Any], inputs: Sequence[Any]
     logp = _shifted(x)
     logp -= np.log(np.exp(logp).sum(axis=-1, keepdims=True))
     lab = label.astype(np.int64, copy=False)
+    if x.ndim == 2 and (lab.size == 0 or (lab.min() >= 0 and lab.max() < depth)):
+        # every label in range (the training loop's case): one fancy index, no masks
+        loss = np.negative(logp[np.arange(x.shape[0]), lab])
+        prob = np.exp(logp, out=logp)
+        return [_store(prob, outs, 0, x.dtype), _store(loss, outs, 1, x.dtype)]
     valid = (lab >= 0) & (lab < depth)
     picked = np.take_along_axis(logp, np.where(valid, lab, 0)[..., None], axis=-1)[..., 0]
     loss = np.where(valid, -picked, 0).astype(logp.dtype)
@@ -129,6 +134,10 @@ def sparse_softmax_cross_entropy_grad(attrs: Mapping[str, Any], inputs: Sequence
     wide = acc_dtype(prob.dtype)
     g = prob.astype(wide, copy=True)
     lab = label.astype(np.int64, copy=False)
+    if g.ndim == 2 and (lab.size == 0 or (lab.min() >= 0 and lab.max() < depth)):
+        g[np.arange(g.shape[0]), lab] -= 1  # every label in range: one fancy index
+        g *= dy.astype(wide, copy=False)[:, None]
+        return [_store(g, outs, 0, prob.dtype)]
     valid = (lab >= 0) & (lab < depth)
     idx = np.where(valid, lab, 0)[..., None]
     hit = np.take_along_axis(g, idx, axis=-1)
