@@ -1,4 +1,4 @@
-"""scikit-learn's handwritten digits, and the training loop the two examples share.
+"""scikit-learn's handwritten digits, and the training loop the three examples share.
 
 1,797 greyscale 8x8 images of the digits 0-9 (bundled with scikit-learn, so nothing is
 downloaded), scaled to [0, 1] as float32 and split once, with a fixed seed, into 1,437
@@ -13,10 +13,16 @@ training and 360 test images. ``pip install -e '.[examples]'`` installs scikit-l
 >>> xb.shape, yb.shape
 ((64, 64), (64,))
 
-``train_mlp.py`` and ``train_cnn.py`` each define a model as a pair of *steppers* (eager and
-graph mode: ``step(x, y) -> loss`` and ``logits(x) -> array``); :func:`fit` runs one for a
-number of steps and :func:`main` is their common command line (progress bar, summary table,
-exit status 1 when the stated accuracy target is missed).
+``train_mlp.py``, ``train_cnn.py`` and ``train_resnet.py`` each define a model as a pair of
+*steppers* (eager and graph mode: ``step(x, y) -> loss`` and ``logits(x) -> array``);
+:class:`EagerSGD` is the eager half's autograd and SGD (a model adds its ``loss`` and
+``logits``), :class:`GraphSGD` the graph half of a model given as one MLIR program (the MLP
+and the CNN); :func:`fit` runs a stepper for a number of steps and :func:`main` is their
+common command line (progress bar, summary table, exit status 1 when the stated accuracy
+target is missed).
+
+>>> images(d.x_train[:2]).shape
+(2, 1, 8, 8)
 """
 
 from __future__ import annotations
@@ -30,10 +36,13 @@ from typing import Protocol
 
 import numpy as np
 
-__all__ = ["BATCH", "Digits", "N_CLASSES", "Run", "Stepper", "accuracy", "batches", "fit",
-           "load", "main"]
+import tdflow
 
-BATCH = 64  # images per SGD step, in both examples and both modes
+__all__ = ["BATCH", "LEARNING_RATE", "Digits", "EagerSGD", "GraphSGD", "N_CLASSES", "Run",
+           "Stepper", "accuracy", "batches", "fit", "images", "load", "main"]
+
+BATCH = 64  # images per SGD step, in every example and both modes
+LEARNING_RATE = 0.1  # SGD step size, in every example and both modes
 N_CLASSES = 10
 N_TEST = 360
 SPLIT_SEED = 0  # the split is part of the data set, not of a run: it never changes
@@ -78,6 +87,11 @@ def batches(x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> Iterato
             yield np.ascontiguousarray(x[idx]), np.ascontiguousarray(y[idx])
 
 
+def images(x: np.ndarray) -> np.ndarray:
+    """Rows of 64 pixels as single-channel NCHW images ``[N, 1, 8, 8]`` (a view, no copy)."""
+    return x.reshape(-1, 1, 8, 8)
+
+
 def accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
     """The fraction of rows whose largest logit is at the label."""
     return float(np.mean(np.argmax(logits, axis=1) == labels))
@@ -93,6 +107,71 @@ class Stepper(Protocol):
     def logits(self, x: np.ndarray) -> np.ndarray:
         """Class scores ``[N, 10]`` for the images ``x`` (no gradient recorded)."""
         ...
+
+
+class EagerSGD:
+    """Eager mode: the parameters as tensors that require gradients; one step is forward,
+    backward, SGD. A model subclasses it with ``loss`` (the batch's mean loss, recorded with
+    autograd from ``self.p``) and ``logits``."""
+
+    def __init__(self, params: dict[str, np.ndarray], lr: float = LEARNING_RATE) -> None:
+        self.p = {k: tdflow.tensor(v.copy(), requires_grad=True) for k, v in params.items()}
+        self.lr = lr
+
+    def loss(self, x: np.ndarray, y: np.ndarray) -> tdflow.Tensor:
+        """The batch's mean loss, a 0-d tensor whose graph reaches the parameters."""
+        raise NotImplementedError
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Class scores ``[N, 10]`` for the images ``x`` (no gradient recorded)."""
+        raise NotImplementedError
+
+    def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        """The loss and the gradients of one batch (the parameters are left as they are)."""
+        for t in self.p.values():
+            t.grad = None
+        loss = self.loss(x, y)
+        loss.backward()
+        return float(loss.numpy()), {k: t.grad.numpy() for k, t in self.p.items()}
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> float:
+        loss, _ = self.grads(x, y)
+        with tdflow.no_grad():
+            for t in self.p.values():
+                tdflow.functional.sgd_update(t, t.grad, learning_rate_val=self.lr)
+        return loss
+
+
+class GraphSGD:
+    """Graph mode for a model written as one MLIR function: ``program(batch)`` its mean loss
+    over ``(x, labels, *params)``, ``program(batch, loss=False)`` its logits over
+    ``(x, *params)``. The loss and its gradient are compiled into one plan; parameters are
+    numpy arrays. ``inputs`` turns rows of pixels into the program's ``%x``."""
+
+    def __init__(self, program: Callable[..., str], names: Sequence[str],
+                 params: dict[str, np.ndarray], lr: float = LEARNING_RATE,
+                 inputs: Callable[[np.ndarray], np.ndarray] = lambda x: x) -> None:
+        self.program, self.names, self.inputs = program, tuple(names), inputs
+        self.p = {k: v.copy() for k, v in params.items()}
+        self.lr = np.float32(lr)
+        self.value_and_grad = tdflow.value_and_grad(program(BATCH), wrt=list(self.names))
+        self._logits: dict[int, Callable[..., np.ndarray]] = {}
+
+    def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        loss, grads = self.value_and_grad(self.inputs(x), y, *self.p.values())
+        return float(loss), dict(zip(self.names, grads))
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> float:
+        loss, grads = self.grads(x, y)
+        for k, g in grads.items():  # sgd_update's float32 arithmetic: w -= f32(lr) * g
+            self.p[k] -= self.lr * g
+        return loss
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        fn = self._logits.get(len(x))
+        if fn is None:
+            fn = self._logits[len(x)] = tdflow.compile(self.program(len(x), loss=False))
+        return fn(self.inputs(x), *self.p.values())
 
 
 @dataclass(frozen=True)

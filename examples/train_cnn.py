@@ -34,7 +34,6 @@ import tdflow  # noqa: E402
 F = tdflow.functional
 STEPS = 300
 TARGET = 0.90
-LEARNING_RATE = 0.1
 CHANNELS = 8
 FEATURES = CHANNELS * 4 * 4  # after the 2x2 pool of 8x8 images
 PARAMS = ("k", "kb", "w", "b")
@@ -72,35 +71,15 @@ def eager_loss(p: dict[str, Any], x: Any, y: Any) -> Any:
     return F.scalar_mul(total, has_float_operand=True, float_operand=1.0 / x.shape[0])
 
 
-def images(x: np.ndarray) -> np.ndarray:
-    return x.reshape(-1, 1, 8, 8)
+class Eager(digits.EagerSGD):
+    """The CNN in eager mode: tensors that require gradients, ``backward``, ``sgd_update``."""
 
-
-class Eager:
-    """The parameters as tensors that require gradients; one step is forward, backward, SGD."""
-
-    def __init__(self, params: dict[str, np.ndarray], lr: float = LEARNING_RATE) -> None:
-        self.p = {k: tdflow.tensor(v.copy(), requires_grad=True) for k, v in params.items()}
-        self.lr = lr
-
-    def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
-        """The loss and the gradients of one batch (the parameters are left as they are)."""
-        for t in self.p.values():
-            t.grad = None
-        loss = eager_loss(self.p, tdflow.tensor(images(x)), tdflow.tensor(y))
-        loss.backward()
-        return float(loss.numpy()), {k: t.grad.numpy() for k, t in self.p.items()}
-
-    def step(self, x: np.ndarray, y: np.ndarray) -> float:
-        loss, _ = self.grads(x, y)
-        with tdflow.no_grad():
-            for t in self.p.values():
-                F.sgd_update(t, t.grad, learning_rate_val=self.lr)
-        return loss
+    def loss(self, x: np.ndarray, y: np.ndarray) -> Any:
+        return eager_loss(self.p, tdflow.tensor(digits.images(x)), tdflow.tensor(y))
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         with tdflow.no_grad():
-            return eager_logits(self.p, tdflow.tensor(images(x))).numpy()
+            return eager_logits(self.p, tdflow.tensor(digits.images(x))).numpy()
 
 
 # --- graph -------------------------------------------------------------------------------
@@ -139,30 +118,11 @@ def program(batch: int, loss: bool = True) -> str:
     return "\n".join(lines + ["}", ""])
 
 
-class Graph:
-    """The loss and its gradient compiled into one plan; parameters are numpy arrays."""
+class Graph(digits.GraphSGD):
+    """The CNN in graph mode: :func:`program`'s loss and its gradient compiled into one plan."""
 
-    def __init__(self, params: dict[str, np.ndarray], lr: float = LEARNING_RATE) -> None:
-        self.p = {k: v.copy() for k, v in params.items()}
-        self.lr = np.float32(lr)
-        self.value_and_grad = tdflow.value_and_grad(program(digits.BATCH), wrt=list(PARAMS))
-        self._logits: dict[int, Callable[..., np.ndarray]] = {}
-
-    def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
-        loss, grads = self.value_and_grad(images(x), y, *self.p.values())
-        return float(loss), dict(zip(PARAMS, grads))
-
-    def step(self, x: np.ndarray, y: np.ndarray) -> float:
-        loss, grads = self.grads(x, y)
-        for k, g in grads.items():  # sgd_update's float32 arithmetic: w -= f32(lr) * g
-            self.p[k] -= self.lr * g
-        return loss
-
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        fn = self._logits.get(len(x))
-        if fn is None:
-            fn = self._logits[len(x)] = tdflow.compile(program(len(x), loss=False))
-        return fn(images(x), *self.p.values())
+    def __init__(self, params: dict[str, np.ndarray], lr: float = digits.LEARNING_RATE) -> None:
+        super().__init__(program, PARAMS, params, lr, inputs=digits.images)
 
 
 MODES = {"eager": Eager, "graph": Graph}

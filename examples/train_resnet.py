@@ -36,44 +36,30 @@ import tdflow  # noqa: E402
 F = tdflow.functional
 STEPS = 200
 TARGET = 0.95
-LEARNING_RATE = 0.1
+LEARNING_RATE = digits.LEARNING_RATE
 PARAMS = resnet.PARAMS
+images = digits.images  # rows of 64 pixels as [N, 1, 8, 8] (bench/model_bench.py uses it too)
 
 
-def images(x: np.ndarray) -> np.ndarray:
-    return x.reshape(-1, 1, 8, 8)
-
-
-class Eager:
+class Eager(digits.EagerSGD):
     """Parameters as tensors that require gradients, moving statistics as plain tensors; one
-    step is a training-mode forward, backward and SGD."""
+    step is a training-mode forward (which updates the moving statistics), backward and SGD."""
 
     def __init__(self, params: dict[str, np.ndarray], stats: dict[str, np.ndarray],
                  lr: float = LEARNING_RATE) -> None:
-        self.p = {k: tdflow.tensor(v.copy(), requires_grad=True) for k, v in params.items()}
+        super().__init__(params, lr)
         self.s = {k: tdflow.tensor(v.copy()) for k, v in stats.items()}
-        self.lr = lr
 
     @property
     def stats(self) -> dict[str, np.ndarray]:
         return {k: t.numpy() for k, t in self.s.items()}
 
-    def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
-        """The loss and the gradients of one batch (the moving statistics are updated)."""
-        for t in self.p.values():
-            t.grad = None
+    def loss(self, x: np.ndarray, y: np.ndarray) -> tdflow.Tensor:
+        """The batch's mean loss (batch norm in training mode: the moving statistics are
+        updated)."""
         logits = resnet.forward(F, self.p, self.s, tdflow.tensor(images(x)), len(x),
                                 training=True)
-        loss = resnet.loss(F, logits, tdflow.tensor(y), len(x))
-        loss.backward()
-        return float(loss.numpy()), {k: t.grad.numpy() for k, t in self.p.items()}
-
-    def step(self, x: np.ndarray, y: np.ndarray) -> float:
-        loss, _ = self.grads(x, y)
-        with tdflow.no_grad():
-            for t in self.p.values():
-                F.sgd_update(t, t.grad, learning_rate_val=self.lr)
-        return loss
+        return resnet.loss(F, logits, tdflow.tensor(y), len(x))
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         with tdflow.no_grad():
