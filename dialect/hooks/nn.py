@@ -296,17 +296,24 @@ def max_pool_grad_data_type(ctx: InferContext) -> None:
 
 
 @get_sbp("tdflow.max_pool_2d", "tdflow.max_pool_2d_grad")
-def max_pool_sbp(ctx: InferContext):
+def pool_sbp(ctx: InferContext):
+    """A 2-D pooling (or its gradient) splits by batch or by channel (NCHW or NHWC); train.py's
+    average pools register it too."""
     ch = 1 if channels_first(ctx) else 3
     return [signature(ctx, "S(0)", "S(0)"), signature(ctx, f"S({ch})", f"S({ch})")]
+
+
+def window_complexity(ctx: InferContext, out: tuple | None) -> float | None:
+    """One operation per ``kernel_size`` window element per element of the pooled ``out``."""
+    n = numel(out)
+    k = tuple(ctx.attr("kernel_size"))
+    return None if n is None else float(n * k[0] * k[1])
 
 
 @compute_complexity("tdflow.max_pool_2d", "tdflow.max_pool_2d_grad")
 def max_pool_complexity(ctx: InferContext) -> float | None:
     """One comparison per window element per output element."""
-    n = numel(_pool_out(ctx))
-    k = tuple(ctx.attr("kernel_size"))
-    return None if n is None else float(n * k[0] * k[1])
+    return window_complexity(ctx, _pool_out(ctx))
 
 
 # -- dropout --------------------------------------------------------------------------------------

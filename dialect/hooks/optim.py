@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .context import HookError, InferContext, InputArgModifier
 from .registry import (
     get_sbp,
@@ -17,12 +19,24 @@ from .shape_util import compatible, fmt, numel, require_float
 @infer_logical_tensor_desc("tdflow.sgd_update")
 @infer_physical_tensor_desc("tdflow.sgd_update")
 def sgd_tensor_desc(ctx: InferContext) -> None:
+    check_like_model(ctx, ("model_diff", "model_copy"))
+    check_scalars(ctx, ("learning_rate", "scale_by_tensor", "skip_if"))
+
+
+def check_like_model(ctx: InferContext, names: Sequence[str]) -> None:
+    """:class:`HookError` naming the first of ``names`` (those present) whose shape is not
+    ``model``'s; for sgd_update and adam_update (train.py)."""
     model = ctx.input_shape("model")
-    for name in ("model_diff", "model_copy"):
+    for name in names:
         if ctx.has_input(name) and not compatible(ctx.input_shape(name), model):
             raise HookError(f"'{name}' has shape {fmt(ctx.input_shape(name))} but 'model' has "
                             f"{fmt(model)}", operand=name)
-    for name in ("learning_rate", "scale_by_tensor", "skip_if"):
+
+
+def check_scalars(ctx: InferContext, names: Sequence[str]) -> None:
+    """:class:`HookError` naming the first of ``names`` (those present) that does not hold
+    exactly one element; for sgd_update and adam_update (train.py)."""
+    for name in names:
         if ctx.has_input(name):
             n = numel(ctx.input_shape(name))
             if n is not None and n != 1:

@@ -12,7 +12,7 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import signature
+from .sbp import signature, split_all
 from .shape_util import (
     INT_DTYPES,
     compatible,
@@ -138,21 +138,32 @@ def sce_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("out", dtype)
 
 
-def _split_but_classes(ctx: InferContext, operand: str) -> list:
-    """Every tensor split alike along one of the dims of ``operand`` but the last (classes)."""
+def check_loss_dy(ctx: InferContext, prob) -> None:
+    """:class:`HookError` naming ``dy`` unless it has the shape of the loss of ``prob`` (its
+    shape without the class dim); used by both cross-entropy gradients."""
+    dy = ctx.input_shape("dy")
+    if prob is not None and not compatible(dy, prob[:-1]):
+        raise HookError(f"'dy' has shape {fmt(dy)} but the loss of 'prob' {fmt(prob)} has "
+                        f"{fmt(prob[:-1])}", operand="dy")
+
+
+def split_but_classes(ctx: InferContext, operand: str) -> list:
+    """Every tensor split alike along one of the dims of ``operand`` but the last (classes);
+    the soft targets of softmax_cross_entropy (train.py) split with the prediction too."""
     shape = ctx.input_shape(operand)
     rank = len(shape) if shape is not None else 2
-    return [signature(ctx, f"S({i})", f"S({i})") for i in range(rank - 1)]
+    return split_all(ctx, range(rank - 1))
 
 
 @get_sbp("tdflow.sparse_softmax_cross_entropy")
 def sce_sbp(ctx: InferContext):
-    return _split_but_classes(ctx, "prediction")
+    return split_but_classes(ctx, "prediction")
 
 
 @modify_input_arg("tdflow.sparse_softmax_cross_entropy")
 def sce_input_args(ctx: InferContext):
-    """Labels are data, not parameters: they never need a gradient."""
+    """Labels are data, not parameters: they never need a gradient (OneFlow's rule; train.py
+    registers this hook for softmax_cross_entropy's soft targets too)."""
     return {"label": InputArgModifier(requires_grad=False)}
 
 
@@ -160,12 +171,9 @@ def sce_input_args(ctx: InferContext):
 @infer_physical_tensor_desc("tdflow.sparse_softmax_cross_entropy_grad")
 def sce_grad_tensor_desc(ctx: InferContext) -> None:
     prob = ctx.input_shape("prob")
-    dy = ctx.input_shape("dy")
     _check_labels(ctx, prob)
     _check_depth(ctx, prob)
-    if prob is not None and dy is not None and not compatible(dy, prob[:-1]):
-        raise HookError(f"'dy' has shape {fmt(dy)} but the loss of 'prob' {fmt(prob)} has "
-                        f"{fmt(prob[:-1])}", operand="dy")
+    check_loss_dy(ctx, prob)
     ctx.set_output_shape("prediction_diff", prob)
 
 
@@ -180,5 +188,5 @@ def sce_grad_data_type(ctx: InferContext) -> None:
 
 @get_sbp("tdflow.sparse_softmax_cross_entropy_grad")
 def sce_grad_sbp(ctx: InferContext):
-    return _split_but_classes(ctx, "prob")
+    return split_but_classes(ctx, "prob")
 

@@ -3,7 +3,8 @@ reduce_prod, avg_pool_2d and adaptive_avg_pool2d (with their gradients), softmax
 (with its gradient) and adam_update.
 
 The reductions reuse reduce_sum/reduce_max's shape and dtype hooks; their gradients are rules
-here (axes come from shapes). ``data_format`` is ``"channels_first"`` (NCHW) or
+here (axes come from shapes). The pools reuse max_pool_2d's SBP hook, softmax_cross_entropy
+sparse_softmax_cross_entropy's SBP and input-arg hooks. ``data_format`` is ``"channels_first"`` (NCHW) or
 ``"channels_last"`` (NHWC), as for max_pool_2d.
 """
 
@@ -13,8 +14,17 @@ from typing import Any
 
 from ..grad.core import Emitter, Forward, grad_rule
 from .context import HookError, InferContext, InputArgModifier
-from .nn import channels_first
-from .reduce import reduce_data_type, reduce_sbp, reduce_tensor_desc
+from .nn import channels_first, pool_sbp, window_complexity
+from .optim import check_like_model, check_scalars
+from .reduce import (
+    check_loss_dy,
+    reduce_data_type,
+    reduce_sbp,
+    reduce_tensor_desc,
+    sce_grad_sbp,
+    sce_input_args,
+    sce_sbp,
+)
 from .registry import (
     compute_complexity,
     get_sbp,
@@ -29,7 +39,6 @@ from .shape_util import (
     conv_out_dim,
     fmt,
     normalize_axes,
-    numel,
     require_float,
     require_rank,
     require_same_dtype,
@@ -186,18 +195,13 @@ def pool_grad_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("dx", require_same_dtype(ctx, "x", "dy"))
 
 
-@get_sbp(*POOL, *POOL_GRAD)
-def pool_sbp(ctx: InferContext):
-    ch = 1 if channels_first(ctx) else 3
-    return [signature(ctx, "S(0)", "S(0)"), signature(ctx, f"S({ch})", f"S({ch})")]
+get_sbp(*POOL, *POOL_GRAD)(pool_sbp)  # max_pool_2d's: split by batch or by channel
 
 
 @compute_complexity("tdflow.avg_pool_2d", "tdflow.avg_pool_2d_grad")
 def avg_pool_complexity(ctx: InferContext) -> float | None:
     """One addition per window element per output element."""
-    n = numel(avg_pool_out(ctx))
-    k = tuple(ctx.attr("kernel_size"))
-    return None if n is None else float(n * k[0] * k[1])
+    return window_complexity(ctx, avg_pool_out(ctx))
 
 
 # -- softmax_cross_entropy ------------------------------------------------------------------------
@@ -227,22 +231,13 @@ def sce_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("out", dtype)
 
 
-@modify_input_arg("tdflow.softmax_cross_entropy")
-def sce_input_args(ctx: InferContext):
-    """Targets are data, not parameters: they never need a gradient (OneFlow's rule)."""
-    return {"label": InputArgModifier(requires_grad=False)}
-
-
 @infer_logical_tensor_desc("tdflow.softmax_cross_entropy_grad")
 @infer_physical_tensor_desc("tdflow.softmax_cross_entropy_grad")
 def sce_grad_tensor_desc(ctx: InferContext) -> None:
     prob = _same_shape(ctx, "prob", "label")
     if prob is not None and len(prob) < 1:
         raise HookError("'prob' needs rank >= 1 (classes last)", operand="prob")
-    dy = ctx.input_shape("dy")
-    if prob is not None and not compatible(dy, prob[:-1]):
-        raise HookError(f"'dy' has shape {fmt(dy)} but the loss of 'prob' {fmt(prob)} has "
-                        f"{fmt(prob[:-1])}", operand="dy")
+    check_loss_dy(ctx, prob)
     ctx.set_output_shape("prediction_diff", prob)
 
 
@@ -253,21 +248,11 @@ def sce_grad_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("prediction_diff", require_same_dtype(ctx, "prob", "dy"))
 
 
-def _rows(ctx: InferContext, operand: str) -> list:
-    """Every tensor split alike along one of the dims of ``operand`` but the last (classes)."""
-    shape = ctx.input_shape(operand)
-    rank = len(shape) if shape is not None else 2
-    return [signature(ctx, f"S({i})", f"S({i})") for i in range(rank - 1)]
-
-
-@get_sbp("tdflow.softmax_cross_entropy")
-def sce_sbp(ctx: InferContext):
-    return _rows(ctx, "prediction")
-
-
-@get_sbp("tdflow.softmax_cross_entropy_grad")
-def sce_grad_sbp(ctx: InferContext):
-    return _rows(ctx, "prob")
+# sparse_softmax_cross_entropy's: rows split alike (the soft targets with the prediction), and
+# the targets are data
+get_sbp("tdflow.softmax_cross_entropy")(sce_sbp)
+get_sbp("tdflow.softmax_cross_entropy_grad")(sce_grad_sbp)
+modify_input_arg("tdflow.softmax_cross_entropy")(sce_input_args)
 
 
 @grad_rule("tdflow.softmax_cross_entropy_grad", saves=("dy", "label", "prob"))
@@ -301,20 +286,11 @@ _SCALARS = ("learning_rate", "scale_by_tensor", "skip_if", "bias_correction1", "
 @infer_logical_tensor_desc("tdflow.adam_update")
 @infer_physical_tensor_desc("tdflow.adam_update")
 def adam_tensor_desc(ctx: InferContext) -> None:
-    model = ctx.input_shape("model")
-    for name in ("model_diff", *_STATE):
-        if ctx.has_input(name) and not compatible(ctx.input_shape(name), model):
-            raise HookError(f"'{name}' has shape {fmt(ctx.input_shape(name))} but 'model' has "
-                            f"{fmt(model)}", operand=name)
+    check_like_model(ctx, ("model_diff", *_STATE))
     if ctx.attr("amsgrad") and not ctx.has_input("max_v"):
         raise HookError("amsgrad = true needs the 'max_v' operand (the running maximum of v)",
                         attr="amsgrad")
-    for name in _SCALARS:
-        if ctx.has_input(name):
-            n = numel(ctx.input_shape(name))
-            if n is not None and n != 1:
-                raise HookError(f"'{name}' must hold exactly one element, got shape "
-                                f"{fmt(ctx.input_shape(name))}", operand=name)
+    check_scalars(ctx, _SCALARS)
 
 
 @infer_data_type("tdflow.adam_update")
