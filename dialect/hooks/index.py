@@ -28,7 +28,7 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import blob, signature
+from .sbp import blob, signature, split_all
 from .shape_util import FLOAT_DTYPES, compatible, fmt, normalize_axes, normalize_axis
 
 Shape = tuple[int | None, ...]
@@ -48,8 +48,7 @@ def require_index(ctx: InferContext, name: str) -> None:
 
 def _splits(ctx: InferContext, shape: Shape | None, skip: Sequence[int] = ()) -> list:
     """``S(i)`` of every blob for each dim ``i`` of ``shape`` not in ``skip``."""
-    return [signature(ctx, f"S({i})", f"S({i})") for i in range(len(shape or ()))
-            if i not in skip]
+    return split_all(ctx, (i for i in range(len(shape or ())) if i not in skip))
 
 
 def _no_grad(*names: str):

@@ -16,7 +16,7 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import blob, signature
+from .sbp import blob, signature, split_all
 from .shape_util import (
     broadcast_shapes,
     compatible,
@@ -180,7 +180,7 @@ def cat_sbp(ctx: InferContext):
     if not shapes:
         return []
     axis = normalize_axis(ctx.attr("axis"), len(shapes[0]))
-    return [signature(ctx, f"S({i})", f"S({i})") for i in range(len(shapes[0])) if i != axis]
+    return split_all(ctx, (i for i in range(len(shapes[0])) if i != axis))
 
 
 # -- cast -----------------------------------------------------------------------------------------
@@ -198,7 +198,7 @@ def cast_data_type(ctx: InferContext) -> None:
 @get_sbp("tdflow.cast")
 def cast_sbp(ctx: InferContext):
     shape = ctx.input_shape("in")
-    sigs = [signature(ctx, f"S({i})", f"S({i})") for i in range(len(shape or ()))]
+    sigs = split_all(ctx, range(len(shape or ())))
     return sigs + [signature(ctx, "P", "P")]
 
 
@@ -257,7 +257,7 @@ def source_sbp(ctx: InferContext):
     shape = None
     if ctx.op.mnemonic == "ones_like":
         shape = ctx.input_shape("like")
-        return [signature(ctx, f"S({i})", f"S({i})") for i in range(len(shape or ()))]
+        return split_all(ctx, range(len(shape or ())))
     return [signature(ctx, {}, "B")]
 
 
@@ -317,7 +317,7 @@ def like_sbp(ctx: InferContext):
     like = ctx.input_shape("like")
     if like is None or ctx.input_shape("x") is None or len(like) != len(ctx.input_shape("x")):
         return []
-    return [signature(ctx, f"S({i})", f"S({i})") for i in range(len(like))]
+    return split_all(ctx, range(len(like)))
 
 
 @modify_input_arg("tdflow.reduce_sum_like", "tdflow.broadcast_like")

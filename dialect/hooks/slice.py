@@ -29,7 +29,7 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import signature
+from .sbp import signature, split_all
 from .shape_util import compatible, fmt, normalize_axis
 
 #: A ``stop`` that clamps to the end of any dim (what ``x[a:]`` becomes).
@@ -106,7 +106,7 @@ def slice_sbp(ctx: InferContext):
     linear)."""
     start, stop, step = _attrs(ctx)
     full = _full_dims(ctx.input_shape("x"), start, stop, step)
-    return [signature(ctx, f"S({i})", f"S({i})") for i in full] + [signature(ctx, "P", "P")]
+    return split_all(ctx, full) + [signature(ctx, "P", "P")]
 
 
 # -- slice_grad -----------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def slice_grad_sbp(ctx: InferContext):
     start, stop, step = _attrs(ctx)
     like = tuple(int(d) for d in ctx.attr("like_shape"))
     full = _full_dims(like, start, stop, step)
-    return [signature(ctx, f"S({i})", f"S({i})") for i in full] + [signature(ctx, "P", "P")]
+    return split_all(ctx, full) + [signature(ctx, "P", "P")]
 
 
 @modify_input_arg("tdflow.slice_grad")

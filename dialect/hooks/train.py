@@ -10,6 +10,7 @@ sparse_softmax_cross_entropy's SBP and input-arg hooks. ``data_format`` is ``"ch
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..grad.core import Emitter, Forward, grad_rule
@@ -111,12 +112,16 @@ def _pair(ctx: InferContext, name: str, minimum: int) -> tuple[int, int]:
     return v  # type: ignore[return-value]
 
 
-def _split(shape: tuple, first: bool) -> tuple[Any, Any, tuple]:
-    return (shape[0], shape[1], shape[2:]) if first else (shape[0], shape[3], shape[1:3])
-
-
-def _join(n: Any, c: Any, hw: Any, first: bool) -> tuple:
-    return (n, c, *hw) if first else (n, *hw, c)
+def _pooled(ctx: InferContext, first: bool,
+            spatial: Callable[[tuple], Sequence[Any]]) -> tuple | None:
+    """``x`` (rank 4, checked; NCHW when ``first``, else NHWC) with its two spatial dims
+    replaced by ``spatial(hw)``; ``None`` when ``x`` is unranked."""
+    x = require_rank(ctx, "x", 4)
+    if x is None:
+        return None
+    n, c, hw = (x[0], x[1], x[2:]) if first else (x[0], x[3], x[1:3])
+    out = spatial(hw)
+    return (n, c, *out) if first else (n, *out, c)
 
 
 def avg_pool_out(ctx: InferContext) -> tuple | None:
@@ -129,18 +134,18 @@ def avg_pool_out(ctx: InferContext) -> tuple | None:
     if ctx.attr("divisor_override") < 0:
         raise HookError(f"divisor_override must be >= 0 (0: none), got "
                         f"{ctx.attr('divisor_override')}", attr="divisor_override")
-    x = require_rank(ctx, "x", 4)
-    if x is None:
-        return None
-    n, c, hw = _split(x, first)
-    out = []
-    for i in range(2):
-        o = conv_out_dim(hw[i], k[i], p[i], s[i], 1, ctx.attr("ceil_mode"))
-        if o is not None and o <= 0:
-            raise HookError(f"the {k[i]}-wide pooling window does not fit spatial dim {i} of "
-                            f"size {hw[i]} with padding {p[i]}", operand="x")
-        out.append(o)
-    return _join(n, c, out, first)
+
+    def spatial(hw: tuple) -> list:
+        out = []
+        for i in range(2):
+            o = conv_out_dim(hw[i], k[i], p[i], s[i], 1, ctx.attr("ceil_mode"))
+            if o is not None and o <= 0:
+                raise HookError(f"the {k[i]}-wide pooling window does not fit spatial dim {i} "
+                                f"of size {hw[i]} with padding {p[i]}", operand="x")
+            out.append(o)
+        return out
+
+    return _pooled(ctx, first, spatial)
 
 
 def adaptive_out(ctx: InferContext) -> tuple | None:
@@ -152,11 +157,7 @@ def adaptive_out(ctx: InferContext) -> tuple | None:
     if len(size) != 2 or any(e < 1 for e in size):
         raise HookError(f"output_size must be 1 or 2 entries >= 1, got "
                         f"{list(ctx.attr('output_size'))}", attr="output_size")
-    x = require_rank(ctx, "x", 4)
-    if x is None:
-        return None
-    n, c, _ = _split(x, first)
-    return _join(n, c, size, first)
+    return _pooled(ctx, first, lambda _: size)
 
 
 def _check_dy(ctx: InferContext, out: tuple | None) -> None:
