@@ -28,14 +28,17 @@ from tdflow.runtime.kernels.conv import channels_last
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
 
 
-def _pair(attrs: Mapping[str, Any], name: str, default: int) -> tuple[int, int]:
+def pair(attrs: Mapping[str, Any], name: str, default: int,
+         op: str = "max_pool_2d") -> tuple[int, int]:
+    """A per-spatial-dim attribute of the 2-D pool ``op``: absent or empty is ``default``
+    twice, one entry is used twice; more than two is an error."""
     v = attrs.get(name)
     if v is None or len(v) == 0:
         return (default, default)
     if len(v) == 1:
         return (int(v[0]), int(v[0]))
     if len(v) != 2:
-        raise ValueError(f"max_pool_2d: {name} needs 2 entries, got {list(v)}")
+        raise ValueError(f"{op}: {name} needs 2 entries, got {list(v)}")
     return (int(v[0]), int(v[1]))
 
 
@@ -58,12 +61,12 @@ def _lowest(dt: np.dtype) -> Any:
 
 class _Pool:
     def __init__(self, attrs: Mapping[str, Any]) -> None:
-        self.k = _pair(attrs, "kernel_size", 1)
-        self.s = _pair(attrs, "stride", 0)
+        self.k = pair(attrs, "kernel_size", 1)
+        self.s = pair(attrs, "stride", 0)
         if self.s == (0, 0):
             self.s = self.k
-        self.p = _pair(attrs, "padding", 0)
-        self.d = _pair(attrs, "dilation", 1)
+        self.p = pair(attrs, "padding", 0)
+        self.d = pair(attrs, "dilation", 1)
         self.ceil = bool(attrs.get("ceil_mode", False))
         self.last = channels_last(str(attrs.get("data_format", "channels_first")))
         for kk, pp in zip(self.k, self.p):

@@ -34,7 +34,7 @@ from tdflow.runtime.kernels._util import (
     store,
 )
 from tdflow.runtime.kernels.conv import channels_last
-from tdflow.runtime.kernels.pool import pool_out_size
+from tdflow.runtime.kernels.pool import pair, pool_out_size
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
@@ -75,35 +75,34 @@ def reduce_prod(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 
 # -- pooling --------------------------------------------------------------------------------------
-def _pair(attrs: Mapping[str, Any], name: str, default: int) -> tuple[int, int]:
-    v = attrs.get(name)
-    if v is None or len(v) == 0:
-        return (default, default)
-    if len(v) == 1:
-        return (int(v[0]), int(v[0]))
-    return (int(v[0]), int(v[1]))
-
-
 def _wide(dt: np.dtype) -> np.dtype:
     """Half types (f16, bf16) pool in f32."""
     return np.dtype(np.float32) if dt.itemsize < 4 else dt
 
 
-def _to_cf(x: np.ndarray, last: bool, op: str) -> np.ndarray:
-    if x.ndim != 4:
-        raise ValueError(f"{op}: expected a 4-D input, got shape {x.shape}")
-    return np.moveaxis(x, -1, 1) if last else x
+def _to_cf(attrs: Mapping[str, Any], op: str, *arrays: np.ndarray) -> tuple[bool, list]:
+    """Whether ``data_format`` is channels last, and the 4-D ``arrays`` (checked) as NCHW."""
+    last = channels_last(str(attrs.get("data_format", "channels_first")))
+    for x in arrays:
+        if x.ndim != 4:
+            raise ValueError(f"{op}: expected a 4-D input, got shape {x.shape}")
+    return last, [np.moveaxis(x, -1, 1) if last else x for x in arrays]
+
+
+def _store_cf(outs: Sequence[Any], y_cf: np.ndarray, last: bool, dtype: Any) -> np.ndarray:
+    """Store the NCHW result ``y_cf`` in the op's layout (NHWC when ``last``)."""
+    return store(outs, np.moveaxis(y_cf, 1, -1) if last else y_cf, dtype)
 
 
 class _AvgPool:
     """The windows of one avg_pool_2d: output size, divisors, padded extent."""
 
     def __init__(self, attrs: Mapping[str, Any], h: int, w: int) -> None:
-        self.k = _pair(attrs, "kernel_size", 1)
-        self.s = _pair(attrs, "stride", 0)
+        self.k = pair(attrs, "kernel_size", 1, "avg_pool_2d")
+        self.s = pair(attrs, "stride", 0, "avg_pool_2d")
         if self.s == (0, 0):
             self.s = self.k
-        self.p = _pair(attrs, "padding", 0)
+        self.p = pair(attrs, "padding", 0, "avg_pool_2d")
         for kk, pp in zip(self.k, self.p):
             if pp > kk // 2:
                 raise ValueError(f"avg_pool_2d: padding {list(self.p)} must be at most half the "
@@ -139,9 +138,8 @@ class _AvgPool:
 def avg_pool_2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """y = sum of each window / its divisor."""
-    last = channels_last(str(attrs.get("data_format", "channels_first")))
     x = inputs[0]
-    x_cf = _to_cf(x, last, "avg_pool_2d")
+    last, (x_cf,) = _to_cf(attrs, "avg_pool_2d", x)
     pool = _AvgPool(attrs, *x_cf.shape[2:])
     wide = _wide(x.dtype)
     xp = np.pad(x_cf.astype(wide, copy=False), [(0, 0), (0, 0), *pool.pads])
@@ -149,16 +147,15 @@ def avg_pool_2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
     for v in pool.views(xp):
         acc += v
     acc /= pool.divisor.astype(wide)
-    return [store(outs, np.moveaxis(acc, 1, -1) if last else acc, x.dtype)]
+    return [_store_cf(outs, acc, last, x.dtype)]
 
 
 @register_kernel("tdflow.avg_pool_2d_grad", "cpu", dtypes=FLOATS, match=same_dtype(1))
 def avg_pool_2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
                      outs: Sequence[Any]) -> list[np.ndarray]:
     """dx[window] += dy / divisor, over every window (they may overlap)."""
-    last = channels_last(str(attrs.get("data_format", "channels_first")))
     x, dy = inputs[0], inputs[1]
-    x_cf, dy_cf = _to_cf(x, last, "avg_pool_2d_grad"), _to_cf(dy, last, "avg_pool_2d_grad")
+    last, (x_cf, dy_cf) = _to_cf(attrs, "avg_pool_2d_grad", x, dy)
     pool = _AvgPool(attrs, *x_cf.shape[2:])
     wide = _wide(x.dtype)
     share = dy_cf.astype(wide) / pool.divisor.astype(wide)
@@ -168,7 +165,7 @@ def avg_pool_2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     for v in pool.views(dxp):
         v += share
     dx = dxp[:, :, t0:t0 + h, t1:t1 + w]
-    return [store(outs, np.moveaxis(dx, 1, -1) if last else dx, x.dtype)]
+    return [_store_cf(outs, dx, last, x.dtype)]
 
 
 def _cells(n: int, out: int) -> list[tuple[int, int]]:
@@ -190,9 +187,8 @@ def _output_size(attrs: Mapping[str, Any]) -> tuple[int, int]:
 def adaptive_avg_pool2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
                         outs: Sequence[Any]) -> list[np.ndarray]:
     """y[i, j] = mean of x over cell (i, j)."""
-    last = channels_last(str(attrs.get("data_format", "channels_first")))
     x = inputs[0]
-    x_cf = _to_cf(x, last, "adaptive_avg_pool2d")
+    last, (x_cf,) = _to_cf(attrs, "adaptive_avg_pool2d", x)
     oh, ow = _output_size(attrs)
     wide = _wide(x.dtype)
     xw = x_cf.astype(wide, copy=False)
@@ -202,17 +198,15 @@ def adaptive_avg_pool2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
         rows = xw[:, :, r0:r1].sum(axis=2)
         for j, (c0, c1) in enumerate(cols):
             y[:, :, i, j] = rows[:, :, c0:c1].sum(axis=2) / wide.type((r1 - r0) * (c1 - c0))
-    return [store(outs, np.moveaxis(y, 1, -1) if last else y, x.dtype)]
+    return [_store_cf(outs, y, last, x.dtype)]
 
 
 @register_kernel("tdflow.adaptive_avg_pool2d_grad", "cpu", dtypes=FLOATS, match=same_dtype(1))
 def adaptive_avg_pool2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
                              outs: Sequence[Any]) -> list[np.ndarray]:
     """dx[cell (i, j)] += dy[i, j] / cell size (cells may overlap)."""
-    last = channels_last(str(attrs.get("data_format", "channels_first")))
     x, dy = inputs[0], inputs[1]
-    x_cf = _to_cf(x, last, "adaptive_avg_pool2d_grad")
-    dy_cf = _to_cf(dy, last, "adaptive_avg_pool2d_grad")
+    last, (x_cf, dy_cf) = _to_cf(attrs, "adaptive_avg_pool2d_grad", x, dy)
     wide = _wide(x.dtype)
     dx = np.zeros(x_cf.shape, wide)
     oh, ow = dy_cf.shape[2:]
@@ -221,7 +215,7 @@ def adaptive_avg_pool2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
         for j, (c0, c1) in enumerate(cols):
             share = dy_cf[:, :, i, j].astype(wide) / wide.type((r1 - r0) * (c1 - c0))
             dx[:, :, r0:r1, c0:c1] += share[:, :, None, None]
-    return [store(outs, np.moveaxis(dx, 1, -1) if last else dx, x.dtype)]
+    return [_store_cf(outs, dx, last, x.dtype)]
 
 
 # -- softmax_cross_entropy ------------------------------------------------------------------------
