@@ -29,7 +29,15 @@ from .registry import (
     modify_input_arg,
 )
 from .sbp import blob, signature, split_all
-from .shape_util import FLOAT_DTYPES, compatible, fmt, normalize_axes, normalize_axis
+from .shape_util import (
+    FLOAT_DTYPES,
+    compatible,
+    dx_like_dy,
+    fmt,
+    normalize_axes,
+    normalize_axis,
+    require_dy,
+)
 
 Shape = tuple[int | None, ...]
 
@@ -252,11 +260,6 @@ def narrow_tensor_desc(ctx: InferContext) -> None:
     ctx.set_output_shape("out", shape[:d] + (int(ctx.attr("length")),) + shape[d + 1:])
 
 
-@infer_data_type("tdflow.narrow")
-def narrow_data_type(ctx: InferContext) -> None:
-    ctx.set_output_dtype("out", ctx.input_dtype("in"))
-
-
 @get_sbp("tdflow.narrow")
 def narrow_sbp(ctx: InferContext):
     shape = ctx.input_shape("in")
@@ -269,19 +272,15 @@ def narrow_sbp(ctx: InferContext):
 @infer_logical_tensor_desc("tdflow.narrow_grad")
 @infer_physical_tensor_desc("tdflow.narrow_grad")
 def narrow_grad_tensor_desc(ctx: InferContext) -> None:
-    like, dy = ctx.input_shape("like"), ctx.input_shape("dy")
+    like = ctx.input_shape("like")
     if like is not None:
         d, _ = narrow_bounds(like, ctx.attr("dim"), ctx.attr("start"), ctx.attr("length"))
         want = like[:d] + (int(ctx.attr("length")),) + like[d + 1:]
-        if not compatible(dy, want):
-            raise HookError(f"'dy' has shape {fmt(dy)} but narrowing 'like' {fmt(like)} gives "
-                            f"{fmt(want)}", operand="dy")
+        require_dy(ctx, want, f"narrowing 'like' {fmt(like)}")
     ctx.set_output_shape("dx", like)
 
 
-@infer_data_type("tdflow.narrow_grad")
-def narrow_grad_data_type(ctx: InferContext) -> None:
-    ctx.set_output_dtype("dx", ctx.input_dtype("dy"))
+infer_data_type("tdflow.narrow_grad")(dx_like_dy)
 
 
 @get_sbp("tdflow.narrow_grad")
@@ -339,7 +338,7 @@ def expand_tensor_desc(ctx: InferContext) -> None:
 
 
 @infer_data_type("tdflow.expand", "tdflow.expand_dims", "tdflow.squeeze", "tdflow.tril",
-                 "tdflow.fused_scale_tril")
+                 "tdflow.fused_scale_tril", "tdflow.narrow")
 def keep_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("out", ctx.input_dtype("in"))
 

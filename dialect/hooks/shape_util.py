@@ -147,3 +147,17 @@ def require_float(ctx, name: str, index: int = 0) -> str:
         raise HookError(f"'{name}' must be a floating-point tensor (f16, bf16, f32, f64), got {dt}",
                         operand=name)
     return dt
+
+
+def dx_like_dy(ctx) -> None:
+    """An ``infer_data_type`` hook for a gradient op whose ``dx`` has ``dy``'s element type
+    (narrow_grad, slice_grad)."""
+    ctx.set_output_dtype("dx", ctx.input_dtype("dy"))
+
+
+def require_dy(ctx, want: Shape | None, source: str) -> None:
+    """:class:`HookError` naming ``dy`` unless its shape is ``want``, the shape of the forward
+    result that ``source`` describes (``"narrowing 'like' (2, 3)"``)."""
+    dy = ctx.input_shape("dy")
+    if not compatible(dy, want):
+        raise HookError(f"'dy' has shape {fmt(dy)} but {source} gives {fmt(want)}", operand="dy")

@@ -30,7 +30,7 @@ from .registry import (
     modify_input_arg,
 )
 from .sbp import signature, split_all
-from .shape_util import compatible, fmt, normalize_axis
+from .shape_util import dx_like_dy, normalize_axis, require_dy
 
 #: A ``stop`` that clamps to the end of any dim (what ``x[a:]`` becomes).
 TO_END = (1 << 63) - 1
@@ -119,17 +119,11 @@ def slice_grad_tensor_desc(ctx: InferContext) -> None:
             raise HookError(f"like_shape {list(like)} has a negative dim", attr="like_shape")
     start, stop, step = _attrs(ctx)
     check_slice_attrs(start, stop, step, len(like), "like_shape")
-    dy = ctx.input_shape("dy")
-    expected = sliced_shape(like, start, stop, step)
-    if not compatible(dy, expected):
-        raise HookError(f"'dy' has shape {fmt(dy)} but slicing like_shape {list(like)} gives "
-                        f"{fmt(expected)}", operand="dy")
+    require_dy(ctx, sliced_shape(like, start, stop, step), f"slicing like_shape {list(like)}")
     ctx.set_output_shape("dx", like)
 
 
-@infer_data_type("tdflow.slice_grad")
-def slice_grad_data_type(ctx: InferContext) -> None:
-    ctx.set_output_dtype("dx", ctx.input_dtype("dy"))
+infer_data_type("tdflow.slice_grad")(dx_like_dy)
 
 
 @get_sbp("tdflow.slice_grad")

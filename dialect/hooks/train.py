@@ -40,6 +40,7 @@ from .shape_util import (
     conv_out_dim,
     fmt,
     normalize_axes,
+    require_dy,
     require_float,
     require_rank,
     require_same_dtype,
@@ -160,13 +161,6 @@ def adaptive_out(ctx: InferContext) -> tuple | None:
     return _pooled(ctx, first, lambda _: size)
 
 
-def _check_dy(ctx: InferContext, out: tuple | None) -> None:
-    dy = ctx.input_shape("dy")
-    if not compatible(dy, out):
-        raise HookError(f"'dy' has shape {fmt(dy)} but pooling 'x' {fmt(ctx.input_shape('x'))} "
-                        f"gives {fmt(out)}", operand="dy")
-
-
 POOL = {"tdflow.avg_pool_2d": avg_pool_out, "tdflow.adaptive_avg_pool2d": adaptive_out}
 POOL_GRAD = {"tdflow.avg_pool_2d_grad": avg_pool_out,
              "tdflow.adaptive_avg_pool2d_grad": adaptive_out}
@@ -186,7 +180,7 @@ def pool_data_type(ctx: InferContext) -> None:
 @infer_logical_tensor_desc(*POOL_GRAD)
 @infer_physical_tensor_desc(*POOL_GRAD)
 def pool_grad_tensor_desc(ctx: InferContext) -> None:
-    _check_dy(ctx, POOL_GRAD[ctx.op.name](ctx))
+    require_dy(ctx, POOL_GRAD[ctx.op.name](ctx), f"pooling 'x' {fmt(ctx.input_shape('x'))}")
     ctx.set_output_shape("dx", ctx.input_shape("x"))
 
 
