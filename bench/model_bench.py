@@ -1,11 +1,13 @@
 """One training step of the example models in graph mode, eager mode and PyTorch CPU eager.
 
-    python bench/model_bench.py                # the table (ResNet; GPT when examples/gpt.py has
-                                               # a `bench_step` hook, see below)
+    python bench/model_bench.py                # the table (ResNet and GPT)
     python bench/model_bench.py --write-docs   # also the "Model training step" section of
                                                # docs/benchmarks.md
 
-The ResNet is `examples/resnet.py` at batch 64 on 1x8x8 digits: `graph` is its
+The GPT is `examples/gpt.py` at issue 13's size (batch 16, context 64, 4 layers, width 128,
+4 heads), one SGD step in each column (`tdflow.sgd_step` of its program; eager `backward()` and
+`sgd_update`; PyTorch running the example's own `loss` over torch ops). The ResNet is
+`examples/resnet.py` at batch 64 on 1x8x8 digits: `graph` is its
 `tdflow.sgd_step` plan (forward, backward, the in-place SGD of the parameters and moving
 statistics), `eager` the same step with tensors and `backward()`, `torch` the same network
 written with `torch.nn.functional` from the same weights (the model's own `forward`, run over a
@@ -77,6 +79,33 @@ class TorchOps:
     def scalar_mul(self, x, *, float_operand, **_):
         return x * float_operand
 
+    # -- the GPT's ops -------------------------------------------------------------------------
+    def arange(self, *, integer_start, integer_delta, integer_limit, **_):
+        return self.t.arange(integer_start, integer_limit, integer_delta)
+
+    def embedding(self, weight, indices):
+        return self.f.embedding(indices, weight)
+
+    def layer_norm(self, x, *, beta, gamma, epsilon, **_):
+        return self.f.layer_norm(x, gamma.shape, gamma, beta, epsilon), None, None
+
+    def transpose(self, x, *, perm):
+        return x.permute(*perm)
+
+    def batch_matmul(self, a, b, *, transpose_b=False):
+        return a @ (b.transpose(-1, -2) if transpose_b else b)
+
+    def fused_scale_tril(self, x, *, floating_scale_value, floating_fill_value, **_):
+        t = x.shape[-1]
+        mask = self.t.ones(t, t, dtype=self.t.bool).tril()
+        return (x * floating_scale_value).masked_fill(~mask, floating_fill_value)
+
+    def softmax(self, x):
+        return self.f.softmax(x, dim=-1)
+
+    def gelu(self, x):
+        return self.f.gelu(x)
+
 
 def _resnet_columns(seed: int = 0) -> dict[str, Any]:
     import resnet
@@ -87,7 +116,13 @@ def _resnet_columns(seed: int = 0) -> dict[str, Any]:
     y = rng.integers(0, 10, resnet.BATCH).astype(np.int64)
     params, stats = resnet.init_params(seed), resnet.init_stats()
     graph, eager = tr.Graph(params, stats), tr.Eager(params, stats)
-    cols = {"graph": lambda: graph.step(x, y), "eager": lambda: eager.step(x, y)}
+    from tdflow.runtime.engine import get_engine
+
+    def eager_step() -> None:
+        eager.step(x, y)
+        get_engine().wait_all()  # eager ops run asynchronously: time them to the end
+
+    cols = {"graph": lambda: graph.step(x, y), "eager": eager_step}
     try:
         import torch
     except ImportError:
@@ -111,14 +146,59 @@ def _resnet_columns(seed: int = 0) -> dict[str, Any]:
     return cols
 
 
-def _gpt_columns() -> dict[str, Any] | None:
-    """`examples/gpt.py`'s `bench_step(mode)` for mode in graph/eager/torch, when it has one."""
+#: issue 13's benchmark size of the GPT
+GPT_SIZE = dict(batch=16, context=64, layers=4, width=128, heads=4, vocab=64)
+LR = 0.01
+
+
+def _gpt_columns(seed: int = 0) -> dict[str, Any]:
+    """One SGD step of `examples/gpt.py` at :data:`GPT_SIZE`: `tdflow.sgd_step` of its
+    program, eager autograd with sgd_update, and PyTorch on the same `loss` function."""
+    import gpt
+    from tdflow.runtime.engine import get_engine
+
+    import tdflow
+
+    F = tdflow.functional
+    cfg = gpt.Config(**GPT_SIZE)
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, cfg.vocab, (cfg.batch, cfg.context)).astype(np.int64)
+    targets = rng.integers(0, cfg.vocab, (cfg.batch, cfg.context)).astype(np.int64)
+    params = gpt.init_params(cfg, seed)
+    names = list(params)
+    step = tdflow.sgd_step(gpt.program(cfg), lr=LR, wrt=names)
+    gp = [params[k].copy() for k in names]
+    ep = {k: tdflow.tensor(v.copy(), requires_grad=True) for k, v in params.items()}
+    tt, tg = tdflow.tensor(tokens), tdflow.tensor(targets)
+
+    def eager() -> None:
+        for t in ep.values():
+            t.grad = None
+        gpt.loss(F, ep, tt, tg, cfg, cfg.batch, cfg.context).backward()
+        with tdflow.no_grad():
+            for t in ep.values():
+                F.sgd_update(t, t.grad, learning_rate_val=LR)
+        get_engine().wait_all()  # eager ops run asynchronously: time them to the end
+
+    cols = {"graph": lambda: step(tokens, targets, *gp), "eager": eager}
     try:
-        import gpt
+        import torch
     except ImportError:
-        return None
-    hook = getattr(gpt, "bench_steps", None)
-    return hook() if hook is not None else None
+        return cols
+    ops = TorchOps(torch)
+    qp = {k: torch.tensor(v.copy(), requires_grad=True) for k, v in params.items()}
+    qt, qg = torch.tensor(tokens), torch.tensor(targets)
+
+    def torch_step() -> None:
+        for t in qp.values():
+            t.grad = None
+        gpt.loss(ops, qp, qt, qg, cfg, cfg.batch, cfg.context).backward()
+        with torch.no_grad():
+            for t in qp.values():
+                t.sub_(t.grad, alpha=LR)
+
+    cols["torch"] = torch_step
+    return cols
 
 
 @contextlib.contextmanager
@@ -186,9 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, float]] = {}
     with threads(args.threads):
         results["resnet (batch 64, 8x8)"] = time_columns(_resnet_columns(), args.rounds)
-        gpt_cols = _gpt_columns()
-        if gpt_cols:
-            results["gpt"] = time_columns(gpt_cols, args.rounds)
+        size = ", ".join(f"{k} {v}" for k, v in GPT_SIZE.items())
+        results[f"gpt ({size})"] = time_columns(_gpt_columns(), args.rounds)
     text = table(results)
     meta = (f"{datetime.date.today()}, {platform.python_version()}, numpy {np.__version__}, "
             f"{os.cpu_count()} CPUs, {args.threads} thread(s) for BLAS and torch, load "
