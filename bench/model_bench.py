@@ -283,10 +283,12 @@ WHERE_THE_TIME_GOES = """Where the time goes (cProfile of the graph steps): the 
 convolution kernels (im2col + one BLAS matmul per group, `runtime/kernels/conv.py`) take about
 75% of its step: `conv_data_grad` alone a third. PyTorch's oneDNN convolutions are direct or
 Winograd kernels; matching them needs a different algorithm than im2col on 8x8 images, not
-less overhead. The GPT's graph step is dominated by its matmuls and batch matmuls, which run at
-numpy's BLAS speed; the rest is ~30 small elementwise, layer-norm and softmax kernels per block.
-Eager mode pays Python per op on top (about 20 us an op, forward and backward), which is what
-separates it from graph mode at these sizes. None of the four targets is met yet."""
+less overhead. In the GPT's graph step the matmuls and batch matmuls take about 30% (numpy's
+BLAS speed) and the exact erf of GELU and of its derivative about 45%: `lowering/erf_numpy.py`
+computes erf in float64 with Cody's rational approximations (about ten numpy passes; exact to
+the float32 result), where PyTorch uses a vectorised float32 erf. A float32 erf that stays
+correctly rounded is the first thing to do for the GPT. Eager mode pays Python per op on top
+(about 20 us an op, forward and backward). None of the four targets is met yet."""
 
 
 def _write_docs(text: str, meta: str) -> None:
