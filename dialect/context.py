@@ -136,4 +136,17 @@ def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike
     dirs, defs = list(include_dirs), list(defines)
     for path in paths:
         libraries.append(load_dialect(path, dirs, defs))
-    return Context(libraries, standard=standard)
+    ctx = Context(libraries, standard=standard)
+    _check_grad_fields(ctx)
+    return ctx
+
+
+def _check_grad_fields(ctx: Context) -> None:
+    """Parse and check every ``grad`` field of the user's libraries now, against the whole
+    context, so a bad one is a located load error rather than a surprise at the first
+    backward (the standard library's are checked by its tests and on first use)."""
+    from .grad import gradient_of
+
+    for op in ctx.user_ops():
+        if op.grad_code:
+            gradient_of(ctx, op)

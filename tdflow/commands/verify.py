@@ -217,9 +217,9 @@ def _gradient_summary(context, dialect, args: argparse.Namespace) -> tuple[str, 
                 f"{len(missing)} differentiable ops have none")
     diags = []
     for e in errors:
-        file, line, col = (getattr(e, "file", None), getattr(e, "line", 0), getattr(e, "col", 0))
-        diags.append(Diagnostic(getattr(e, "message", str(e)),
-                                Location(file, line, col) if file else None))
+        file = getattr(e, "file", None)
+        where = Location(file, getattr(e, "line", 0), getattr(e, "col", 0)) if file else None
+        diags.append(Diagnostic(getattr(e, "message", str(e)), where))
     severity = "error" if args.strict_hooks else "warning"
     shown = missing if args.verbose else missing[:0]
     for op in shown:

@@ -57,10 +57,9 @@ def test_parse_errors_are_located(text, where, message):
     ("x: dy.size", "unknown field '.size'"),
 ])
 def test_check_errors_are_located_in_the_field(tmp_path, grad, message):
-    ctx, path = _lib(tmp_path, _op(grad))
-    op = ctx.lookup("u.foo")
-    with pytest.raises(TdError, match=message) as e:
-        gradient_of(ctx, op)
+    path = tmp_path / "u.td"
+    with pytest.raises(TdError, match=message) as e:  # at load: load_ops checks grad fields
+        _lib(tmp_path, _op(grad))
     # the error points inside the grad field's text, on the line of `let grad`
     line = (HEADER + textwrap.dedent(_op(grad))).split("\n").index(
         next(ln for ln in textwrap.dedent(_op(grad)).split("\n") if "let grad" in ln)) + 1
@@ -69,9 +68,8 @@ def test_check_errors_are_located_in_the_field(tmp_path, grad, message):
 
 
 def test_integer_input_takes_no_gradient(tmp_path):
-    ctx, _ = _lib(tmp_path, _op("i: dy", args="TDF_Tensor:$x, TDF_IntTensor:$i"))
     with pytest.raises(TdError, match="input 'i' of 'u.foo' takes no gradient"):
-        gradient_of(ctx, ctx.lookup("u.foo"))
+        _lib(tmp_path, _op("i: dy", args="TDF_Tensor:$x, TDF_IntTensor:$i"))
 
 
 def test_two_definitions_is_an_error(tmp_path):
@@ -114,3 +112,11 @@ def test_saves_only_what_the_definition_reads():
     assert gradient_of(ctx, ctx.lookup("tdflow.broadcast_mul")).saves({}) == {"x", "y"}
     assert gradient_of(ctx, ctx.lookup("tdflow.softmax")).saves({}) == {"out"}
     assert gradient_of(ctx, ctx.lookup("tdflow.exp")).saves({}) == {"x"}
+
+
+def test_a_bad_grad_field_is_a_load_error(tmp_path):
+    path = tmp_path / "u.td"
+    path.write_text(HEADER + textwrap.dedent(_op("x: dyy")))
+    with pytest.raises(TdError, match="unknown name 'dyy'") as e:
+        load_ops(path)
+    assert e.value.file == str(path)
