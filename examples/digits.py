@@ -19,7 +19,8 @@ training and 360 test images. ``pip install -e '.[examples]'`` installs scikit-l
 ``logits``), :class:`GraphSGD` the graph half of a model given as one MLIR program (the MLP
 and the CNN); :func:`fit` runs a stepper for a number of steps and :func:`main` is their
 common command line (progress bar, summary table, exit status 1 when the stated accuracy
-target is missed).
+target is missed); :func:`train_modes`, its mode loop with the progress bar, serves
+``train_gpt.py`` too.
 
 >>> images(d.x_train[:2]).shape
 (2, 1, 8, 8)
@@ -211,13 +212,35 @@ def fit(mode: str, stepper: Stepper, steps: int, seed: int,
 TrainFn = Callable[..., Run]
 
 
+def train_modes(train: TrainFn, mode: str, steps: int, seed: int, quiet: bool,
+                console) -> list:
+    """``train(mode, steps, seed, on_step=...)`` for ``mode`` (``"both"``: eager, then
+    graph), each with a rich progress bar showing step and loss unless ``quiet``; the runs."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    runs = []
+    for m in (("eager", "graph") if mode == "both" else (mode,)):
+        if quiet:
+            runs.append(train(m, steps, seed))
+            continue
+        with Progress(TextColumn(f"{m:>5}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("loss {task.fields[loss]:.4f}"), TimeElapsedColumn(),
+                      console=console, transient=False) as bar:
+            task = bar.add_task(m, total=steps, loss=float("nan"))
+
+            def on_step(i: int, loss: float, bar=bar, task=task) -> None:
+                bar.update(task, completed=i, loss=loss)
+
+            runs.append(train(m, steps, seed, on_step=on_step))
+    return runs
+
+
 def main(argv: Sequence[str] | None, *, name: str, train: TrainFn, steps: int,
          target: float, doc: str) -> int:
     """The examples' command line: ``--mode eager|graph|both``, ``--steps``, ``--seed``,
     ``--quiet`` (no progress bar). Prints a summary table; returns 1 when a mode's test
     accuracy is below ``target``."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     ap = argparse.ArgumentParser(prog=name, description=doc.split("\n\n")[0])
@@ -227,20 +250,7 @@ def main(argv: Sequence[str] | None, *, name: str, train: TrainFn, steps: int,
     ap.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
     args = ap.parse_args(argv)
     console = Console()
-    runs = []
-    for mode in (("eager", "graph") if args.mode == "both" else (args.mode,)):
-        if args.quiet:
-            runs.append(train(mode, args.steps, args.seed))
-            continue
-        with Progress(TextColumn(f"{mode:>5}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("loss {task.fields[loss]:.4f}"), TimeElapsedColumn(),
-                      console=console, transient=False) as bar:
-            task = bar.add_task(mode, total=args.steps, loss=float("nan"))
-
-            def on_step(i: int, loss: float, bar=bar, task=task) -> None:
-                bar.update(task, completed=i, loss=loss)
-
-            runs.append(train(mode, args.steps, args.seed, on_step=on_step))
+    runs = train_modes(train, args.mode, args.steps, args.seed, args.quiet, console)
     table = Table(title=f"{name}: target test accuracy >= {target:.2f} in {args.steps} steps")
     for col in ("mode", "steps", "final loss", "test accuracy", "wall time", "target"):
         table.add_column(col, justify="left" if col == "mode" else "right")

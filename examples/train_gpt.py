@@ -42,6 +42,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: gpt.py lies next to this file
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import digits  # noqa: E402 - its train_modes: the progress loop the examples share
 import gpt  # noqa: E402
 
 import tdflow  # noqa: E402
@@ -248,7 +249,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``--prompt``/``--length``/``--temperature`` for the sample. Prints a summary table and
     a sample of the last run's model; returns 1 when a mode misses :data:`TARGET`."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     ap = argparse.ArgumentParser(prog="train_gpt", description=__doc__.split("\n\n")[0])
@@ -261,20 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--temperature", type=float, default=0.0, help="0: greedy")
     args = ap.parse_args(argv)
     console = Console()
-    runs = []
-    for mode in (("eager", "graph") if args.mode == "both" else (args.mode,)):
-        if args.quiet:
-            runs.append(train(mode, args.steps, args.seed))
-            continue
-        with Progress(TextColumn(f"{mode:>5}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("loss {task.fields[loss]:.4f}"), TimeElapsedColumn(),
-                      console=console, transient=False) as bar:
-            task = bar.add_task(mode, total=args.steps, loss=float("nan"))
-
-            def on_step(i: int, loss: float, bar=bar, task=task) -> None:
-                bar.update(task, completed=i, loss=loss)
-
-            runs.append(train(mode, args.steps, args.seed, on_step=on_step))
+    runs = digits.train_modes(train, args.mode, args.steps, args.seed, args.quiet, console)
     table = Table(title=f"train_gpt ({CONFIG.layers} layers, width {CONFIG.width}, "
                         f"{CONFIG.heads} heads, context {CONFIG.context}, batch "
                         f"{CONFIG.batch}, Adam): target loss < {TARGET} in {args.steps} steps")
