@@ -18,7 +18,7 @@ from tdflow.commands import run_command
 
 # Exception classes that never reach a user: control flow inside one module.
 INTERNAL = {"tdflow.dialect.ir.parser._Fallback",  # the fast path declines
-            "tdflow.dialect.formula.parse._Located"}  # re-raised as a located TdError
+            "tdflow.dialect.formula.lalr.Located"}  # re-raised as a located TdError
 
 
 def _tdflow_modules():

@@ -1,5 +1,6 @@
 """What tdflow's small LALR grammars share (the ``formula`` and ``grad`` fields): a parser built
-once on first use, and syntax errors said in words, at a position.
+once on first use, trees whose depth is bounded while they are built, and every failure as a
+located ``TdError`` (syntax errors said in words).
 
 >>> p = SharedParser(Path(__file__).with_name("formula.lark"), lambda: None)
 >>> p.get().options.parser
@@ -15,12 +16,84 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token
+import lark
+from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from tdflow.tdparser.errors import TdError
 
 Pos = tuple[int, int]
 
-__all__ = ["SharedParser", "expected_text", "syntax_error", "token_pos"]
+__all__ = ["DepthTracking", "Located", "SharedParser", "expected_text", "parse_located",
+           "syntax_error", "token_pos"]
+
+
+class Located(Exception):
+    """An error raised inside a parse callback, at a position of the parsed text."""
+
+    def __init__(self, message: str, pos: Pos) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
+_depths = threading.local()
+
+
+def _depth_table() -> dict[int, int]:
+    """Depth of each node built during one parse, keyed by ``id`` (nodes are alive while the
+    parse runs, so ids are stable), kept per thread because the parser is shared."""
+    t = getattr(_depths, "table", None)
+    if t is None:
+        t = _depths.table = {}
+    return t
+
+
+class DepthTracking(Transformer):
+    """A transformer whose callbacks record each node's depth as the parser reduces, so a
+    tree deeper than ``max_depth`` is a located error before anything recurses over it.
+    Subclasses set ``max_depth`` and ``too_deep`` (the message)."""
+
+    max_depth = 100
+    too_deep = "nesting too deep"
+
+    def _made(self, node: Any, depth: int) -> Any:
+        if depth > self.max_depth:
+            raise Located(self.too_deep, node.pos)
+        _depth_table()[id(node)] = depth
+        return node
+
+    @staticmethod
+    def _depth(*nodes: Any) -> int:
+        table = _depth_table()
+        return max((table.get(id(n), 1) for n in nodes), default=0)
+
+
+def parse_located(parser: Lark, text: str, origin: Any, what: str,
+                  syntax: Callable[[UnexpectedInput, str, Pos], tuple[str, Pos]]) -> Any:
+    """``parser.parse(text)``, every failure a :class:`TdError` at its place in the ``.td``
+    file (``origin.loc(pos)`` maps a position in the text; ``syntax`` words Lark's syntax
+    errors; ``what`` names the text in the rest)."""
+    table = _depth_table()
+    table.clear()
+    try:
+        return parser.parse(text)
+    except Located as e:
+        loc = origin.loc(e.pos)
+        raise TdError(e.message, loc.file, loc.line, loc.col) from None
+    except lark.exceptions.VisitError as e:  # a callback's Located, wrapped by Lark
+        inner = e.orig_exc
+        if isinstance(inner, Located):
+            loc = origin.loc(inner.pos)
+            raise TdError(inner.message, loc.file, loc.line, loc.col) from None
+        raise TdError(f"bad {what}: {inner}", origin.file, origin.line, origin.col) from None
+    except UnexpectedInput as e:
+        message, pos = syntax(e, text, origin.end_pos())
+        loc = origin.loc(pos)
+        raise TdError(message, loc.file, loc.line, loc.col) from None
+    except lark.exceptions.LarkError as e:  # pragma: no cover - defensive: still located
+        raise TdError(f"bad {what}: {e}", origin.file, origin.line, origin.col) from None
+    finally:
+        table.clear()
 
 
 class SharedParser:

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from pathlib import Path
 
-import lark
-from lark import Lark, Token, Transformer
+from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 from tdflow.tdparser.errors import TdError
 
-from .lalr import SharedParser, syntax_error
+from .lalr import DepthTracking, Located, SharedParser, parse_located, syntax_error
 from .syntax import BinaryOp, Call, Cond, Formula, Name, Node, Number, Pos, Stmt, UnaryOp
 
 GRAMMAR_PATH = Path(__file__).with_name("formula.lark")
@@ -55,29 +53,6 @@ _TERMINAL_ORDER = ("NAME", "NUMBER", "LPAR", "ADDOP", "BANG", "MULOP", "RELOP", 
 _BLANK = re.compile(r"(?:\s|//[^\n]*)*")
 
 
-class _Located(Exception):
-    """An error raised inside a parse callback, at a position of the formula text."""
-
-    def __init__(self, message: str, pos: Pos) -> None:
-        super().__init__(message)
-        self.message = message
-        self.pos = pos
-
-
-class _Depth:
-    """Depth of each node built during one parse, keyed by ``id`` (nodes are alive while the
-    parse runs, so ids are stable), kept per thread because the parser is shared."""
-
-    local = threading.local()
-
-    @classmethod
-    def table(cls) -> dict[int, int]:
-        t = getattr(cls.local, "table", None)
-        if t is None:
-            t = cls.local.table = {}
-        return t
-
-
 def _pos(tok: Token) -> Pos:
     return (tok.line or 1, tok.column or 1)
 
@@ -86,20 +61,12 @@ def _node_pos(node: Node) -> Pos:
     return node.pos  # type: ignore[attr-defined]
 
 
-class _ToSyntax(Transformer):
+class _ToSyntax(DepthTracking):
     """One callback per rule alias of ``formula.lark``, run as the parser reduces."""
 
-    def _made(self, node: Node, depth: int) -> Node:
-        if depth > MAX_DEPTH:
-            raise _Located(f"formula nesting too deep (more than {MAX_DEPTH} levels; a chain "
-                           f"like a + b + ... counts one level per operator)", _node_pos(node))
-        _Depth.table()[id(node)] = depth
-        return node
-
-    @staticmethod
-    def _depth(*nodes: Node) -> int:
-        t = _Depth.table()
-        return max((t.get(id(n), 1) for n in nodes), default=0)
+    max_depth = MAX_DEPTH
+    too_deep = (f"formula nesting too deep (more than {MAX_DEPTH} levels; a chain like "
+                f"a + b + ... counts one level per operator)")
 
     def number(self, c: list[Token]) -> Node:
         tok = c[0]
@@ -107,13 +74,13 @@ class _ToSyntax(Transformer):
         if any(ch in text for ch in ".eE"):
             value: int | float = float(text)
             if math.isinf(value):
-                raise _Located(f"float literal {text} is out of range (it overflows f64)", _pos(tok))
+                raise Located(f"float literal {text} is out of range (it overflows f64)", _pos(tok))
         else:
             # The length test comes first: int() of a huge digit string is slow (and refused
             # past 4300 digits).
             if len(text) > 19 or int(text) > _I64_MAX:
                 shown = text if len(text) <= 30 else text[:27] + "..."
-                raise _Located(f"integer literal {shown} is out of range (at most 2**63 - 1)",
+                raise Located(f"integer literal {shown} is out of range (at most 2**63 - 1)",
                                _pos(tok))
             value = int(text)
         return self._made(Number(text, value, _pos(tok)), 1)
@@ -196,19 +163,5 @@ def parse_formula(text: str, *, file: str, line: int, col: int) -> Formula:
     if len(text) > MAX_LENGTH:
         raise TdError(f"formula is too long ({len(text)} characters; at most {MAX_LENGTH})",
                       file, line, col)
-    table = _Depth.table()
-    table.clear()
-    try:
-        body = parser().parse(text)
-    except _Located as e:
-        loc = origin.loc(e.pos)
-        raise TdError(e.message, loc.file, loc.line, loc.col) from None
-    except UnexpectedInput as e:
-        message, pos = _syntax_error(e, text, origin.end_pos())
-        loc = origin.loc(pos)
-        raise TdError(message, loc.file, loc.line, loc.col) from None
-    except lark.exceptions.LarkError as e:  # pragma: no cover - defensive: still located
-        raise TdError(f"bad formula: {e}", file, line, col) from None
-    finally:
-        table.clear()
+    body = parse_located(parser(), text, origin, "formula", _syntax_error)
     return Formula(body, file, line, col, text)

@@ -16,14 +16,18 @@ first use and shared. Every bad input is a located :class:`TdError`, and nesting
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
-import lark
-from lark import Lark, Token, Transformer
+from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
-from tdflow.dialect.formula.lalr import SharedParser, syntax_error, token_pos
-from tdflow.dialect.formula.parse import _Located  # the formula parser's: same role
+from tdflow.dialect.formula.lalr import (
+    DepthTracking,
+    Located,
+    SharedParser,
+    parse_located,
+    syntax_error,
+    token_pos,
+)
 from tdflow.dialect.formula.syntax import Formula
 from tdflow.tdparser.errors import TdError
 
@@ -60,30 +64,11 @@ _TERMINAL_ORDER = ("NAME", "NUMBER", "STRING", "LPAR", "LBRACK", "ADDOP", "BANG"
 _pos = token_pos
 
 
-_depths = threading.local()
-
-
-def _depth_table() -> dict[int, int]:
-    t = getattr(_depths, "table", None)
-    if t is None:
-        t = _depths.table = {}
-    return t
-
-
-class _ToSyntax(Transformer):
+class _ToSyntax(DepthTracking):
     """One callback per rule; tracks each node's depth so deep input fails, located."""
 
-    def _made(self, node: Node, depth: int) -> Node:
-        if depth > MAX_DEPTH:
-            raise _Located(f"grad field nesting too deep (more than {MAX_DEPTH} levels)",
-                           node.pos)
-        _depth_table()[id(node)] = depth
-        return node
-
-    @staticmethod
-    def _depth(*nodes: Node) -> int:
-        table = _depth_table()
-        return max((table.get(id(n), 1) for n in nodes), default=0)
+    max_depth = MAX_DEPTH
+    too_deep = f"grad field nesting too deep (more than {MAX_DEPTH} levels)"
 
     def number(self, c: list[Token]) -> Node:
         text = str(c[0])
@@ -118,7 +103,7 @@ class _ToSyntax(Transformer):
             if isinstance(a, Keyword):
                 seen_kw = True
             elif seen_kw:
-                raise _Located("a positional argument follows a keyword argument", a.pos)
+                raise Located("a positional argument follows a keyword argument", a.pos)
         return self._made(Call(op, positional, keywords, callee.pos),
                           self._depth(*args) + 1)
 
@@ -148,7 +133,7 @@ def _callee_name(node: Node) -> str:
         return node.name
     if isinstance(node, Member) and isinstance(node.obj, Name):
         return f"{node.obj.name}.{node.field}"
-    raise _Located("only an op can be called (`matmul(...)` or `tdflow.matmul(...)`)", node.pos)
+    raise Located("only an op can be called (`matmul(...)` or `tdflow.matmul(...)`)", node.pos)
 
 
 _PARSER = SharedParser(GRAMMAR_PATH, lambda: _ToSyntax())
@@ -192,27 +177,7 @@ def parse_grad(text: str, *, file: str, line: int, col: int) -> Formula:
     if len(text) > MAX_LENGTH:
         raise TdError(f"grad field is too long ({len(text)} characters; at most {MAX_LENGTH})",
                       file, line, col)
-    table = _depth_table()
-    table.clear()
-    try:
-        body = parser().parse(text)
-    except _Located as e:
-        loc = origin.loc(e.pos)
-        raise TdError(e.message, loc.file, loc.line, loc.col) from None
-    except lark.exceptions.VisitError as e:  # a callback's _Located, wrapped by Lark
-        inner = e.orig_exc
-        if isinstance(inner, _Located):
-            loc = origin.loc(inner.pos)
-            raise TdError(inner.message, loc.file, loc.line, loc.col) from None
-        raise TdError(f"bad grad field: {inner}", file, line, col) from None
-    except UnexpectedInput as e:
-        message, pos = _syntax_error(e, text, origin.end_pos())
-        loc = origin.loc(pos)
-        raise TdError(message, loc.file, loc.line, loc.col) from None
-    except lark.exceptions.LarkError as e:  # pragma: no cover - defensive: still located
-        raise TdError(f"bad grad field: {e}", file, line, col) from None
-    finally:
-        table.clear()
+    body = parse_located(parser(), text, origin, "grad field", _syntax_error)
     seen: dict[str, Entry] = {}
     for entry in body:
         if entry.name in seen:
