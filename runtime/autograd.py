@@ -230,9 +230,10 @@ def emitter_for(ctx: Any) -> EagerEmitter:
 
 
 def _add(g: EagerEmitter, a: Tensor | None, b: Tensor) -> Tensor:
+    """Gradients accumulate with ``broadcast_add``, as the autodiff pass accumulates them."""
     if a is None:
         return b
-    return g.op("tdflow.fused_elementwise", [[a, b]], {"expr": "add(in0, in1)"})[0]
+    return g.op("tdflow.broadcast_add", [a, b], {})[0]
 
 
 def _topo(root: Node) -> list[Node]:
@@ -283,15 +284,14 @@ def backward(t: Tensor, grad: Tensor | None = None, retain_graph: bool = False) 
     root = t.grad_fn
     with no_grad():
         if root is None:  # a leaf: its own gradient is the seed
-            t.grad = seed if t.grad is None else _leaf_add(t.grad, seed)
+            if t.grad is None:
+                t.grad = seed
+            else:
+                from tdflow.dialect.context import standard_context
+
+                t.grad = _add(emitter_for(standard_context()), t.grad, seed)
             return
         _run(root, root.index_of[id(t)], seed, retain_graph)
-
-
-def _leaf_add(a: Tensor, b: Tensor) -> Tensor:
-    from . import functional as F
-
-    return F.add(a, b)
 
 
 def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
