@@ -303,6 +303,21 @@ def kind_description(kind: str, enum: EnumInfo | None = None) -> str:
     return {"bool": "bool", "str": "string", "dtype": "data type (f32, i64, ...)"}.get(kind, kind)
 
 
+def as_stored(kind: str, value: Any) -> Any:
+    """``value`` as an attribute of ``kind`` holds it: an ``f32`` float rounded to float32
+    (what a compiled program's IR attribute carries), anything else unchanged. Eager calls
+    and kernel attributes filled from defaults go through it, so both compute the same bits.
+
+    >>> as_stored("f32", 0.1), as_stored("f64", 0.1), as_stored("si32", 3)
+    (0.10000000149011612, 0.1, 3)
+    """
+    if kind == "f32" and isinstance(value, float):
+        import numpy as np
+
+        return float(np.float32(value))
+    return value
+
+
 def coerce(kind: str, value: Any, enum: EnumInfo | None = None) -> Any:
     """Check a Python value against ``kind`` and return its canonical form.
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 from tdflow.tdparser.errors import TdflowError
 
@@ -106,9 +107,8 @@ class OpRunner:
         attrs = dict(self._fixed)
         attrs.update(zip(self.attr_names, attr_vals))
         for name in self._f32:
-            v = attrs.get(name)
-            if isinstance(v, float):
-                attrs[name] = float(np.float32(v))
+            if name in attrs:
+                attrs[name] = as_stored("f32", attrs[name])
         return attrs
 
     # -- the slow path: infer and select, once per (types, attrs) ---------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.ir import RETURN
 from tdflow.dialect.ir.attrs import to_python
 from tdflow.dialect.types import TensorType
@@ -122,8 +123,8 @@ def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
     d = op_def(dialect, op.name)
     for a in getattr(d, "attributes", ()):
-        if a.default is not None:
-            attrs[a.name] = a.default
+        if a.default is not None:  # as the IR would hold it (an f32 default rounded)
+            attrs[a.name] = as_stored(a.kind, a.default)
     attrs.update((k, to_python(v)) for k, v in op.attributes.items())
     if op.name == FUSED_OP and isinstance(attrs.get("expr"), str):
         attrs["expr"] = parse_expr(attrs["expr"])

@@ -252,9 +252,9 @@ def _scalar(t: Any) -> float | None:
 
 
 def _f32(attrs: Mapping[str, Any], name: str, default: float) -> float:
-    """An f32 attribute as the IR holds it (rounded to float32), present or defaulted, so
-    eager calls and compiled programs compute the same bits."""
-    return float(np.float32(attrs.get(name, default)))
+    """An f32 attribute (eager calls and compiled programs both pass it rounded to float32,
+    as the IR holds it: attr_kinds.as_stored); ``default`` only for a direct kernel call."""
+    return float(attrs.get(name, default))
 
 
 @register_kernel("tdflow.adam_update", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=0)
