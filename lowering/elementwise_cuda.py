@@ -132,6 +132,13 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
             opnd = operand_dtype(n, types, context)
             a = conv(go(n.a, opnd), _value_type(n.a, types, opnd), opnd)
             b = conv(go(n.b, opnd), _value_type(n.b, types, opnd), opnd)
+            if n.op == "div" and opnd in ("i8", "i32", "i64"):
+                # numpy's kernels (elementwise_numpy._int_div): truncation, x / 0 == 0, and
+                # INT_MIN / -1 wraps to INT_MIN (C traps on both on x86, where cudasim runs).
+                t = C_TYPES[opnd]
+                u = {"i8": "uint8_t", "i32": "uint32_t", "i64": "uint64_t"}[opnd]
+                return (f"([](const {t} a, const {t} b) -> {t} {{ return b == 0 ? ({t})0 : "
+                        f"b == -1 ? ({t})(({u})0 - ({u})a) : ({t})(a / b); }}({a}, {b}))")
             if n.op in _INFIX:
                 return f"({a} {_INFIX[n.op]} {b})"
             if opnd in ("f32", "f64"):

@@ -106,6 +106,9 @@ def register_formula_kernel(opdef: Any) -> bool:
     if not kernel_table("cpu").candidates(opdef.name):
         # Below a hand-written kernel of the op (priority 0), which wins if one is added.
         _register(d, -1)
+    from tdflow.runtime.kernels.device import register_generated
+
+    register_generated(opdef.name, opdef)  # and its generated CUDA C on the GPU devices
     return True
 
 

@@ -320,6 +320,9 @@ def _load_builtin_kernels() -> None:
 
     configure_blas_threads()
     _loaded.append(True)
+    from tdflow.runtime.kernels.device import register_standard
+
+    register_standard()  # the GPU devices' generated kernels, mirroring the CPU's constraints
 
 
 def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = None

@@ -66,7 +66,9 @@ def test_rendered_text():
     assert "__expf(" in render_cuda(ELEMENTWISE_OPS["tdflow.sigmoid"].bind(), ["f32"])
     assert "expf(" in render_cuda(ELEMENTWISE_OPS["tdflow.sigmoid"].bind(), ["f32"],
                                   fast_math=False)
-    assert render_cuda(x / Input(1), ["i32", "i32"]) == "(x0 / x1)"
+    # integer division as the numpy kernels do it: x / 0 == 0, INT_MIN / -1 wraps (no trap)
+    div = render_cuda(x / Input(1), ["i32", "i32"])
+    assert "b == 0 ? (int32_t)0" in div and "(a / b)" in div and div.endswith("(x0, x1))")
     assert render_cuda(Input(0) * float("inf"), ["f32"]) == "(x0 * INFINITY)"
     assert render_cuda(Input(0) * -2.0, ["f64"]) == "(x0 * (-2.0))"
 

@@ -1,0 +1,3 @@
+"""Imports every module of generators so that they register (see ``code._load_builtin``)."""
+
+from tdflow.lowering.cuda import elementwise  # noqa: F401

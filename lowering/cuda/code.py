@@ -1,0 +1,235 @@
+"""What CUDA code generation produces: kernel source plus the launches that run it.
+
+A generator turns one op, at static input/output shapes and dtypes and fixed attributes, into a
+:class:`KernelCode`: self-contained CUDA C (one or more ``extern "C" __global__`` kernels and the
+``__device__`` helpers they use) and the ordered :class:`LaunchSpec` list that computes the op.
+Everything a kernel needs to know about sizes is baked into its source as constants (kernels are
+specialised on shape and dtype, as the issue asks), so every kernel argument is a pointer:
+
+* ``"in<i>"``: operand ``i``'s device buffer (``None`` for an absent optional operand is
+  never passed: generators only name operands that are present);
+* ``"out<i>"``: result ``i``'s buffer (or, for an op without results, nothing);
+* ``"tmp<i>"``: scratch buffer ``i`` of ``KernelCode.scratch`` (bytes), owned by the backend for
+  the duration of the op's launches;
+* ``"rng"``: a device ``uint64_t[2]`` holding ``(seed, offset)``, filled by the backend at launch
+  time from the host's counter-based RNG state (:mod:`tdflow.runtime.rng`), for ops that draw
+  random numbers (``dropout``).
+
+Kernel names in a generator's source may be anything; :func:`generate` makes them unique by
+suffixing the source's digest, and :func:`translation_unit` wraps every code object in its own
+namespace, so many ops' kernels compile together in one ``nvcc`` call (``extern "C"`` names are
+the only names visible outside).
+
+>>> from tdflow.lowering.cuda import generate
+>>> code = generate("tdflow.relu", [TensorSpec((4,), "f32")], [TensorSpec((4,), "f32")], {})
+>>> [(ln.args, ln.grid, ln.block) for ln in code.launches]
+[(('in0', 'out0'), (1, 1, 1), (32, 1, 1))]
+>>> code.launches[0].kernel.startswith("relu_f32_")
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tdflow.tdparser.errors import TdflowError
+
+__all__ = ["TensorSpec", "LaunchSpec", "KernelCode", "CudaCodegenError", "cuda_generator",
+           "generate", "generator_for", "generated_ops", "translation_unit", "Generator"]
+
+
+class CudaCodegenError(TdflowError, ValueError):
+    """An op (or its shapes, dtypes or attributes) has no CUDA code generator."""
+
+
+@dataclass(frozen=True, slots=True)
+class TensorSpec:
+    """A dense, row-major tensor's static shape and MLIR dtype: ``TensorSpec((2, 3), "f32")``."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+def _dim3(v: int | Sequence[int]) -> tuple[int, int, int]:
+    t = (int(v),) if isinstance(v, int) else tuple(int(x) for x in v)
+    t = t + (1,) * (3 - len(t))
+    if len(t) != 3 or min(t) < 1:
+        raise ValueError(f"a launch dimension must be 1-3 positive integers, got {v!r}")
+    return t  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchSpec:
+    """One kernel launch: ``kernel<<<grid, block>>>(args...)`` (static shared memory only).
+
+    >>> LaunchSpec("k", 4, 256, ("in0", "out0")).grid
+    (4, 1, 1)
+    """
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: tuple[str, ...]
+
+    def __init__(self, kernel: str, grid: int | Sequence[int], block: int | Sequence[int],
+                 args: Sequence[str]) -> None:
+        object.__setattr__(self, "kernel", kernel)
+        object.__setattr__(self, "grid", _dim3(grid))
+        object.__setattr__(self, "block", _dim3(block))
+        object.__setattr__(self, "args", tuple(args))
+        for a in self.args:
+            if not _ARG.fullmatch(a):
+                raise ValueError(f"kernel argument {a!r} is not in<i>, out<i>, tmp<i> or rng")
+        threads = self.block[0] * self.block[1] * self.block[2]
+        if threads > 1024:
+            raise ValueError(f"{kernel}: {threads} threads per block (at most 1024)")
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+
+_ARG = re.compile(r"(in|out|tmp)\d+|rng")
+
+
+@dataclass(frozen=True)
+class KernelCode:
+    """Generated code for one op at static types: source, launches, scratch and host uploads.
+
+    ``scratch`` is the byte size of each ``tmp<i>`` buffer; ``zero_outputs`` lists results the
+    backend must zero before the launches (accumulating kernels such as scatter-adds);
+    ``op`` and ``key`` say what it was generated for (shown by ``tdflow lower --emit cuda``).
+    """
+
+    op: str
+    source: str
+    launches: tuple[LaunchSpec, ...]
+    scratch: tuple[int, ...] = ()
+    zero_outputs: tuple[int, ...] = ()
+    key: str = ""
+    digest: str = field(default="", compare=False)
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        """The distinct kernel names the launches use, in first-use order."""
+        return tuple(dict.fromkeys(ln.kernel for ln in self.launches))
+
+
+Generator = Callable[[Sequence[TensorSpec], Sequence[TensorSpec], Mapping[str, Any]], KernelCode]
+
+_GENERATORS: dict[str, Generator] = {}
+_FALLBACKS: list[Callable[[str, Any], Generator | None]] = []
+
+
+def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
+    """Register ``gen(inputs, outputs, attrs) -> KernelCode`` as the CUDA generator of ``ops``.
+
+    ``inputs``/``outputs`` are :class:`TensorSpec` lists in the op's operand/result order
+    (a variadic operand spread flat; absent optional operands left out), ``attrs`` the
+    kernel attributes with defaults filled (``select_kernels.kernel_attrs``).
+    """
+
+    def deco(fn: Generator) -> Generator:
+        for op in ops:
+            _GENERATORS[op] = fn
+        return fn
+
+    return deco
+
+
+def add_fallback(finder: Callable[[str, Any], Generator | None]) -> None:
+    """A finder asked, for an op without a registered generator, whether it can make one from
+    the op's definition (``finder(op_name, opdef)``): formula ops get theirs this way."""
+    _FALLBACKS.append(finder)
+
+
+def _load_builtin() -> None:
+    from tdflow.lowering.cuda import _builtin  # noqa: F401  (registers the generators)
+
+
+def generator_for(op: str, opdef: Any = None) -> Generator | None:
+    """The generator of ``op`` (a registered one, else one derived from ``opdef``'s formula)."""
+    _load_builtin()
+    gen = _GENERATORS.get(op)
+    if gen is not None:
+        return gen
+    for finder in _FALLBACKS:
+        gen = finder(op, opdef)
+        if gen is not None:
+            return gen
+    return None
+
+
+def generated_ops() -> list[str]:
+    """Every op with a registered CUDA generator (formula ops of user libraries come on top)."""
+    _load_builtin()
+    return sorted(_GENERATORS)
+
+
+def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec],
+             attrs: Mapping[str, Any], opdef: Any = None) -> KernelCode:
+    """Generate CUDA C for ``op`` at these static types; kernel names made unique.
+
+    Raises :class:`CudaCodegenError` naming the op when it has no generator or the generator
+    refuses the types (a dtype it does not implement, say).
+    """
+    gen = generator_for(op, opdef)
+    if gen is None:
+        raise CudaCodegenError(f"no CUDA code generator for {op}")
+    ins, outs = tuple(inputs), tuple(outputs)
+    try:
+        code = gen(ins, outs, attrs)
+    except CudaCodegenError:
+        raise
+    except (ValueError, KeyError, TypeError, NotImplementedError) as e:
+        types = ", ".join(f"{'x'.join(map(str, s.shape)) or 'scalar'}x{s.dtype}" for s in ins)
+        raise CudaCodegenError(f"{op}: cannot generate CUDA code for inputs ({types}): {e}") from e
+    return _uniquified(code, op, ins, outs)
+
+
+def _uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
+                outs: Sequence[TensorSpec]) -> KernelCode:
+    names = code.kernels
+    # the launched kernels are part of the identity: their C entry points are made from them
+    digest = hashlib.sha256("\0".join((code.source, *names)).encode()).hexdigest()[:12]
+    source = code.source
+    rename = {n: f"{n}_{digest}" for n in names}
+    if names:
+        source = re.sub(r"\b(" + "|".join(map(re.escape, names)) + r")\b",
+                        lambda m: rename[m.group(1)], source)
+    launches = tuple(LaunchSpec(rename[ln.kernel], ln.grid, ln.block, ln.args)
+                     for ln in code.launches)
+    key = code.key or (f"{op}(" + ", ".join(f"{s.shape}:{s.dtype}" for s in ins) + ") -> ("
+                       + ", ".join(f"{s.shape}:{s.dtype}" for s in outs) + ")")
+    return KernelCode(op, source, launches, code.scratch, code.zero_outputs, key, digest)
+
+
+def translation_unit(codes: Sequence[KernelCode], prelude: str) -> str:
+    """One ``.cu`` file holding every distinct code object, each in its own namespace, after
+    ``prelude`` (the CUDA headers for nvcc, the simulator's shim for g++)."""
+    seen: dict[str, KernelCode] = {}
+    for c in codes:
+        seen.setdefault(c.digest, c)
+    parts = [prelude.rstrip() + "\n"]
+    for digest, c in seen.items():
+        parts.append(f"// ---- {c.key}\nnamespace tdf_{digest} {{\n{c.source.rstrip()}\n}}"
+                     f"  // namespace tdf_{digest}\n")
+    return "\n".join(parts)

@@ -1,0 +1,140 @@
+"""CUDA kernels of elementwise ops: every ``formula`` op, ``fused_elementwise`` and ``bias_add``.
+
+The math comes from the op's formula (or a fused op's ``expr``), rendered by
+:func:`~tdflow.lowering.elementwise_cuda.render_cuda`, the same expression tree the numpy
+backend renders, so both backends compute one definition. The kernel is a grid-stride loop;
+inputs of another shape are broadcast numpy-style by index arithmetic
+(:func:`~tdflow.lowering.cuda.common.broadcast_index`); when every operand is a full-size
+``f32`` tensor and the size is a multiple of 4, each thread moves ``float4`` vectors.
+
+>>> from tdflow.lowering.cuda.code import TensorSpec
+>>> from tdflow.lowering.elementwise import Input, maximum
+>>> code = elementwise_code("relu", [maximum(Input(0), 0)], [TensorSpec((2, 3), "f32")],
+...                         [TensorSpec((2, 3), "f32")])
+>>> "fmaxf(v0, 0.0f)" in code.source
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tdflow.lowering.elementwise import Expr
+from tdflow.lowering.elementwise_cuda import render_cuda
+from tdflow.lowering.elementwise_ops import elementwise_def
+
+from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, add_fallback, cuda_generator
+from .common import broadcast_index, ctype, launch_1d
+
+
+def _ident(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name)
+
+
+def elementwise_code(name: str, exprs: Sequence[Expr], inputs: Sequence[TensorSpec],
+                     outputs: Sequence[TensorSpec], fast_math: bool = True) -> KernelCode:
+    """One kernel computing ``outputs[k] = exprs[k](inputs...)`` elementwise (inputs broadcast
+    to the output's shape)."""
+    if not outputs:
+        raise CudaCodegenError(f"{name}: an elementwise kernel needs a result")
+    shape = outputs[0].shape
+    if any(o.shape != shape for o in outputs):
+        raise CudaCodegenError(f"{name}: results of different shapes {[o.shape for o in outputs]}")
+    n = outputs[0].numel
+    in_dts = [s.dtype for s in inputs]
+    kname = f"{_ident(name)}_{'_'.join(o.dtype for o in outputs)}"
+    params = [f"const {ctype(s.dtype)}* __restrict__ x{i}" for i, s in enumerate(inputs)]
+    params += [f"{ctype(o.dtype)}* __restrict__ y{k}" for k, o in enumerate(outputs)]
+    rendered = [render_cuda(e, in_dts, o.dtype, names=[f"v{i}" for i in range(len(inputs))],
+                            fast_math=fast_math) for e, o in zip(exprs, outputs)]
+    vector = (n % 4 == 0 and n >= 4 and all(s.dtype == "f32" and s.shape == shape for s in inputs)
+              and all(o.dtype == "f32" for o in outputs))
+    lines = [f'extern "C" __global__ void {kname}({", ".join(params)}) {{']
+    if vector:
+        # float4: four elements per load and store (device buffers are 256-byte aligned).
+        lines.append(f"  const long long n4 = {n // 4}LL;")
+        lines.append("  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+                     "j < n4; j += (long long)blockDim.x * gridDim.x) {")
+        for i in range(len(inputs)):
+            lines.append(f"    const float4 q{i} = reinterpret_cast<const float4*>(x{i})[j];")
+        for k in range(len(outputs)):
+            lines.append(f"    float4 r{k};")
+        for c in "xyzw":
+            lines.append("    {")
+            for i in range(len(inputs)):
+                lines.append(f"      const float v{i} = q{i}.{c};")
+            for k, text in enumerate(rendered):
+                lines.append(f"      r{k}.{c} = {text};")
+            lines.append("    }")
+        for k in range(len(outputs)):
+            lines.append(f"    reinterpret_cast<float4*>(y{k})[j] = r{k};")
+        lines.append("  }")
+        grid, block = launch_1d(n // 4)
+    else:
+        lines.append("  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+                     f"i < {n}LL; i += (long long)blockDim.x * gridDim.x) {{")
+        for i, s in enumerate(inputs):
+            lines.append(f"    const {ctype(s.dtype)} v{i} = x{i}[{broadcast_index('i', shape, s.shape)}];")
+        for k, text in enumerate(rendered):
+            lines.append(f"    y{k}[i] = {text};")
+        lines.append("  }")
+        grid, block = launch_1d(n)
+    lines.append("}")
+    args = [f"in{i}" for i in range(len(inputs))] + [f"out{k}" for k in range(len(outputs))]
+    return KernelCode(name, "\n".join(lines) + "\n", (LaunchSpec(kname, grid, block, args),))
+
+
+def _formula_generator(d: Any):
+    def gen(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+            attrs: Mapping[str, Any]) -> KernelCode:
+        exprs = [d.bind(attrs, k) for k in range(len(outs))]
+        return elementwise_code(d.mnemonic, exprs, ins, outs)
+
+    gen.__doc__ = f"CUDA kernel of {d.name} from its formula"
+    return gen
+
+
+def _formula_fallback(op: str, opdef: Any) -> Any:
+    """A generator for any op with a ``formula`` (a user library's included)."""
+    if opdef is None:
+        from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
+
+        d = ELEMENTWISE_OPS.get(op)
+    else:
+        d = elementwise_def(opdef)
+    return _formula_generator(d) if d is not None else None
+
+
+add_fallback(_formula_fallback)
+
+
+@cuda_generator("tdflow.fused_elementwise")
+def fused_elementwise(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                      attrs: Mapping[str, Any]) -> KernelCode:
+    """A fused chain: ``attrs["expr"]`` (an Expr, or its text) over the inputs, one kernel."""
+    expr = attrs["expr"]
+    if isinstance(expr, str):
+        from tdflow.dialect.formula.text import parse_expr
+
+        expr = parse_expr(expr)
+    return elementwise_code("fused", [expr], ins, outs)
+
+
+@cuda_generator("tdflow.bias_add")
+def bias_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+             attrs: Mapping[str, Any]) -> KernelCode:
+    """``out = a + b`` with the 1-D ``b`` along ``axis``."""
+    a, b = ins
+    axis = int(attrs.get("axis", 0))
+    if axis < 0:
+        axis += a.ndim
+    if not 0 <= axis < a.ndim or b.shape != (a.shape[axis],):
+        raise CudaCodegenError(f"tdflow.bias_add: b of shape {b.shape} does not match axis "
+                               f"{axis} of a with shape {a.shape}")
+    from tdflow.lowering.elementwise import Input
+
+    shape = [1] * a.ndim
+    shape[axis] = b.shape[0]
+    b_view = TensorSpec(tuple(shape), b.dtype)
+    return elementwise_code("bias_add", [Input(0) + Input(1)], [a, b_view], outs)

@@ -1,0 +1,198 @@
+"""Compile generated CUDA C: ``nvcc`` to cubins for GPUs, ``g++`` to shared objects for cudasim.
+
+Both keep their outputs on disk under tdflow's cache dir (``cuda/`` and ``cudasim/``; the
+directory policy of :mod:`tdflow.tdparser.cache_dir`: private, refused when others can write
+it, off with ``TDFLOW_NO_CACHE``), keyed by the SHA-256 of the source, the compiler's version
+string and the flags. Writes are atomic (temporary file, then rename); an entry that is not what
+it claims (a cubin without the ELF magic, a shared object that does not load) is rebuilt. Within
+a process, results are also kept in memory.
+
+A compile error shows the compiler's message with the generated source line it points at, so
+a bad kernel can be read without finding the temporary file.
+
+>>> key = cache_key("__global__ void k() {}", "nvcc 13.0", ("-arch=sm_90",))
+>>> len(key)
+64
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from functools import cache
+from pathlib import Path
+
+from tdflow.tdparser.cache_dir import atomic_write, usable_dir
+from tdflow.tdparser.errors import TdflowError
+
+__all__ = ["CompileError", "cache_key", "compile_cubin", "build_shared_object", "nvcc_version",
+           "DEFAULT_ARCH", "NVCC_FLAGS"]
+
+DEFAULT_ARCH = os.environ.get("TDFLOW_CUDA_ARCH", "sm_90")
+NVCC_FLAGS = ("-O3", "-std=c++17", "--use_fast_math")
+GXX_FLAGS = ("-O2", "-std=c++17", "-shared", "-fPIC", "-w", "-fno-strict-aliasing")
+ELF_MAGIC = b"\x7fELF"
+
+
+class CompileError(TdflowError, RuntimeError):
+    """The compiler rejected generated code; the message quotes the offending source lines."""
+
+    def render(self) -> str:
+        return f"error: {self}"
+
+
+def cache_key(source: str, compiler: str, flags: Sequence[str]) -> str:
+    """The cache key: SHA-256 over the source, the compiler version text and the flags."""
+    h = hashlib.sha256()
+    for part in (source, compiler, "\0".join(flags)):
+        h.update(part.encode())
+        h.update(b"\0\0")
+    return h.hexdigest()
+
+
+@cache
+def _version(tool: str) -> str:
+    try:
+        out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"{tool}: {e}"
+    return out.stdout.strip()
+
+
+def nvcc_version(nvcc: str) -> str:
+    """``nvcc --version``'s text (part of every cubin's cache key)."""
+    return _version(nvcc)
+
+
+def _quote_errors(stderr: str, source: str, file: str) -> str:
+    """The compiler's messages, each followed by the generated line it names."""
+    lines = source.splitlines()
+    out = []
+    # nvcc writes "file(LINE): error"; g++ already prints the line itself
+    pat = re.compile(re.escape(file) + r"\((\d+)\)")
+    for msg in stderr.strip().splitlines()[:40]:
+        out.append(msg.replace(file, "<generated>.cu"))
+        m = pat.search(msg)
+        if m and 0 < int(m.group(1)) <= len(lines):
+            out.append(f"    {int(m.group(1))} | {lines[int(m.group(1)) - 1].strip()}")
+    return "\n".join(out)
+
+
+@contextlib.contextmanager
+def _progress(what: str, count: int) -> Iterator[None]:
+    """A rich spinner while a compiler runs (only on a terminal; CI logs stay clean)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TimeElapsedColumn(),
+                  transient=True) as bar:
+        bar.add_task(f"{what} {count} kernel{'s' if count != 1 else ''}", total=None)
+        yield
+
+
+def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: str,
+             count: int) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="tdflow-cuda-") as tmp:
+        src = os.path.join(tmp, "kernels" + suffix)
+        out = os.path.join(tmp, "kernels" + out_suffix)
+        Path(src).write_text(source)
+        with _progress(what, count):
+            try:
+                done = subprocess.run(cmd + [src, "-o", out], capture_output=True, text=True,
+                                      timeout=900)
+            except subprocess.TimeoutExpired:
+                raise CompileError(f"{cmd[0]} did not finish within 900 s") from None
+        if done.returncode != 0:
+            raise CompileError(f"{os.path.basename(cmd[0])} failed on generated code:\n"
+                               + _quote_errors(done.stderr or done.stdout, source, src))
+        return Path(out).read_bytes()
+
+
+_memory: dict[str, bytes] = {}
+
+
+def _cached(folder: str, key: str, suffix: str, valid, build) -> tuple[bytes, Path | None]:
+    data = _memory.get(key)
+    d = usable_dir(folder)
+    path = d / f"{key}{suffix}" if d is not None else None
+    if data is None and path is not None and path.is_file():
+        data = path.read_bytes()
+        if not valid(data):
+            data = None  # corrupt or truncated: rebuild it
+    if data is None:
+        data = build()
+        if path is not None:
+            atomic_write(path, data)
+    _memory[key] = data
+    return data, path
+
+
+def compile_cubin(source: str, arch: str = DEFAULT_ARCH, flags: Sequence[str] = (),
+                  nvcc: str | None = None, kernels: int = 1) -> bytes:
+    """The cubin of ``source`` for ``arch`` (cached); :class:`CompileError` on failure."""
+    from tdflow.runtime.backends.cuda_status import find_nvcc
+
+    nvcc = nvcc or find_nvcc()
+    if nvcc is None:
+        raise CompileError("nvcc not found on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin")
+    all_flags = (f"-arch={arch}", "--cubin", *NVCC_FLAGS, *flags)
+    key = cache_key(source, nvcc_version(nvcc), all_flags)
+    data, _ = _cached("cuda", key, ".cubin", lambda b: b[:4] == ELF_MAGIC,
+                      lambda: _compile([nvcc, *all_flags], source, ".cu", ".cubin",
+                                       "nvcc: compiling", kernels))
+    return data
+
+
+def ptxas_report(source: str, arch: str = DEFAULT_ARCH, nvcc: str | None = None) -> str:
+    """``ptxas -v``'s resource report (registers, shared memory, spills) for ``source``."""
+    from tdflow.runtime.backends.cuda_status import find_nvcc
+
+    nvcc = nvcc or find_nvcc()
+    if nvcc is None:
+        raise CompileError("nvcc not found on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin")
+    with tempfile.TemporaryDirectory(prefix="tdflow-cuda-") as tmp:
+        src = os.path.join(tmp, "kernels.cu")
+        Path(src).write_text(source)
+        done = subprocess.run([nvcc, f"-arch={arch}", "--cubin", *NVCC_FLAGS, "-Xptxas", "-v",
+                               src, "-o", os.path.join(tmp, "k.cubin")],
+                              capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise CompileError("nvcc failed on generated code:\n"
+                           + _quote_errors(done.stderr, source, src))
+    return done.stderr
+
+
+def build_shared_object(source: str, flags: Sequence[str] = (), cxx: str | None = None,
+                        kernels: int = 1) -> Path:
+    """A shared object built from ``source`` by ``g++`` (cached); the path to load.
+
+    Without a usable cache dir the object is written to a private temporary directory that
+    lives as long as the process.
+    """
+    cxx = cxx or os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        raise CompileError("no C++ compiler (g++) found: cudasim needs one")
+    all_flags = (*GXX_FLAGS, *flags)
+    key = cache_key(source, _version(cxx), all_flags)
+    data, path = _cached("cudasim", key, ".so", lambda b: b[:4] == ELF_MAGIC,
+                         lambda: _compile([cxx, *all_flags], source, ".cpp", ".so",
+                                          "g++: compiling (cudasim)", kernels))
+    if path is None or not path.is_file():
+        path = Path(_private_dir()) / f"{key}.so"
+        if not path.is_file():
+            path.write_bytes(data)
+    return path
+
+
+@cache
+def _private_dir() -> str:
+    return tempfile.mkdtemp(prefix="tdflow-cudasim-")
