@@ -116,6 +116,8 @@ class KernelCode:
 
     ``scratch`` is the byte size of each ``tmp<i>`` buffer; ``zero_outputs`` lists results the
     backend must zero before the launches (accumulating kernels such as scatter-adds);
+    ``uploads`` are ``(result index, bytes)`` pairs the backend copies from the host into that
+    result before the launches (a ``constant``'s value, too big to bake into source);
     ``op`` and ``key`` say what it was generated for (shown by ``tdflow lower --emit cuda``).
     """
 
@@ -124,6 +126,7 @@ class KernelCode:
     launches: tuple[LaunchSpec, ...]
     scratch: tuple[int, ...] = ()
     zero_outputs: tuple[int, ...] = ()
+    uploads: tuple[tuple[int, bytes], ...] = ()
     key: str = ""
     digest: str = field(default="", compare=False)
 
@@ -219,7 +222,8 @@ def _uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
                      for ln in code.launches)
     key = code.key or (f"{op}(" + ", ".join(f"{s.shape}:{s.dtype}" for s in ins) + ") -> ("
                        + ", ".join(f"{s.shape}:{s.dtype}" for s in outs) + ")")
-    return KernelCode(op, source, launches, code.scratch, code.zero_outputs, key, digest)
+    return KernelCode(op, source, launches, code.scratch, code.zero_outputs, code.uploads, key,
+                      digest)
 
 
 def translation_unit(codes: Sequence[KernelCode], prelude: str) -> str:

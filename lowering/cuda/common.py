@@ -154,7 +154,12 @@ def prelude(target: str) -> str:
     if target == "nvcc":
         head = _NVCC_HEADERS
     elif target == "sim":
-        head = resources.files("tdflow.runtime.backends").joinpath("cudasim_shim.h").read_text()
+        # the shim, then its extensions (cudasim_wmma.h, ...) in name order
+        folder = resources.files("tdflow.runtime.backends")
+        names = sorted(p.name for p in folder.iterdir()
+                       if p.name.startswith("cudasim_") and p.name.endswith(".h"))
+        names.remove("cudasim_shim.h")
+        head = "\n".join(folder.joinpath(n).read_text() for n in ["cudasim_shim.h", *names])
     else:
         raise ValueError(f"unknown prelude target {target!r} (nvcc or sim)")
     return head + "\n" + device_header()

@@ -155,6 +155,8 @@ class CudasimBackend:
             bufs[f"in{i}"] = _pointer(a, f"{code.op} input {i}")
         for k in code.zero_outputs:
             outs[k].fill(0)
+        for k, data in code.uploads:
+            outs[k].reshape(-1).view(np.uint8)[:] = np.frombuffer(data, np.uint8)
         for k, a in enumerate(outs):
             bufs[f"out{k}"] = _pointer(a, f"{code.op} result {k}")
         keep = [np.zeros(max(1, (n + 7) // 8), np.uint64) for n in code.scratch]
@@ -177,10 +179,23 @@ class CudasimBackend:
         """Generate (once per types), compile (once per code) and run ``op``."""
         if any(o is None for o in outs):
             raise CudasimError(f"{op}: cudasim kernels write into preallocated results")
-        return self.run(self.code_for(op, attrs, inputs, outs, opdef), inputs, outs, rng)
+        code = self.code_for(op, attrs, inputs, outs, opdef)
+        if rng is None and any("rng" in ln.args for ln in code.launches):
+            rng = rng_for(code, attrs, outs)
+        return self.run(code, inputs, outs, rng)
 
     def __repr__(self) -> str:
         return "<CudasimBackend>"
+
+
+def rng_for(code: KernelCode, attrs: Mapping[str, Any], outs: Sequence[Any]) -> tuple[int, int]:
+    """The ``(stream, offset)`` a random op's launch reads: its ``seed`` attribute's stream
+    advanced by the elements of its first result (:mod:`tdflow.runtime.rng`), exactly as the
+    numpy kernel draws them."""
+    from tdflow.runtime.rng import take
+
+    n = int(outs[0].size) if outs else 0
+    return take(int(attrs.get("seed", 0)), n)
 
 
 def attrs_key(attrs: Mapping[str, Any]) -> tuple:
