@@ -108,6 +108,7 @@ class LaunchSpec:
 
 
 _ARG = re.compile(r"(in|out|tmp)\d+|rng")
+_KERNEL_DEF = re.compile(r'extern\s+"C"\s+__global__\s+(?:__launch_bounds__\([^)]*\)\s+)?void\s+(\w+)')
 
 
 @dataclass(frozen=True)
@@ -210,9 +211,11 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
 
 def _uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
                 outs: Sequence[TensorSpec]) -> KernelCode:
-    names = code.kernels
-    # the launched kernels are part of the identity: their C entry points are made from them
-    digest = hashlib.sha256("\0".join((code.source, *names)).encode()).hexdigest()[:12]
+    # every kernel of the source gets the suffix (extern "C" names ignore namespaces), not
+    # only the launched ones; the launched kernels are part of the identity too, since the
+    # simulator makes its entry points from them
+    names = tuple(dict.fromkeys((*_KERNEL_DEF.findall(code.source), *code.kernels)))
+    digest = hashlib.sha256("\0".join((code.source, *code.kernels)).encode()).hexdigest()[:12]
     source = code.source
     rename = {n: f"{n}_{digest}" for n in names}
     if names:
