@@ -152,3 +152,39 @@ def test_the_same_source_compiles_with_nvcc() -> None:
              ("reverse", "shuffles", "block_sum", "histogram", "early_exit", "early_exit_warp")]
     codes.append(_code("coords", 1, 32, ("out0",)))
     assert "Compiling entry function" in nvcc_compile_all(codes)
+
+
+ASAN_SCRIPT = r'''
+import numpy as np
+from tdflow.lowering.cuda.code import KernelCode, LaunchSpec, _uniquified
+from tdflow.runtime.backends import get_backend
+src = """extern "C" __global__ void off_by_one(const float* __restrict__ x, float* __restrict__ y) {
+  __shared__ float t[32];
+  t[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  y[threadIdx.x + 1] = t[31 - threadIdx.x];
+}"""
+c = _uniquified(KernelCode("t", src, (LaunchSpec("off_by_one", 1, 32, ("in0", "out0")),)), "t", [], [])
+get_backend("cudasim").run(c, [np.arange(32, dtype=np.float32)], [np.empty(32, np.float32)])
+'''
+
+
+def test_addresssanitizer_build_finds_an_out_of_bounds_write(tmp_path) -> None:
+    """``TDFLOW_CUDASIM_ASAN=1`` (with libasan preloaded) reports a kernel's bad write."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    need_gxx()
+    gxx = shutil.which("g++")
+    lib = subprocess.run([gxx, "-print-file-name=libasan.so"], capture_output=True,
+                         text=True).stdout.strip() if gxx else ""
+    if not lib or not os.path.isabs(lib):
+        pytest.skip("g++ has no AddressSanitizer runtime (libasan.so)")
+    env = dict(os.environ, TDFLOW_CUDASIM_ASAN="1", ASAN_OPTIONS="detect_leaks=0",
+               LD_PRELOAD=lib, TDFLOW_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", ASAN_SCRIPT], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode != 0
+    assert "heap-buffer-overflow" in done.stderr and "off_by_one" in done.stderr
