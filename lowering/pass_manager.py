@@ -37,8 +37,17 @@ def default_pipeline(device: str = "cpu") -> str:
 
     >>> default_pipeline("cpu").split(",")[-2:]
     ['select-kernels{device=cpu}', 'plan-memory']
+    >>> default_pipeline("cudasim").split(",")[-1]
+    'plan-memory{tile=0}'
     """
+    if device.split(":", 1)[0] in GPU_DEVICES:
+        # a GPU kernel is specialised per shape and runs the whole tensor in one launch:
+        # slicing elementwise launches into cache-sized tiles would only add kernels
+        return (DEFAULT_PIPELINE % device).replace("plan-memory", "plan-memory{tile=0}")
     return DEFAULT_PIPELINE % device
+
+
+GPU_DEVICES = ("cuda", "cudasim")
 
 
 class PipelineError(TdflowError):

@@ -251,6 +251,9 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
             raise ArgumentError(f"@{entry}: argument #{i} has type {t}; only tensors can be passed")
         arguments.append((a.name or f"arg{i}", t.shape, t.dtype))
     static = all(t.is_static for t in func.arg_types)
+    from tdflow.runtime.backends import get_backend
+
+    backend = get_backend(device)  # BackendUnavailableError("CUDA unavailable: ...") first
     table = kernel_table(device, getattr(context, "served_by", None))
     engine = None
     if mode != "direct":
@@ -266,6 +269,6 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
         result = lower(m, device, entry, pipeline, donate=donate, ops=context)
         plan = result.plan(entry)
         return result, plan, Executor(plan, lambda name: table.get(name).fn, mode=mode,
-                                      engine=engine)
+                                      engine=engine, backend=backend)
 
     return CompiledProgram(entry, arguments, build, static)

@@ -52,6 +52,20 @@ def _any_requires_grad(tensors: tuple) -> bool:
     return False
 
 
+def _device_of(tensors: tuple) -> str | None:
+    """The first non-CPU device among ``tensors`` (None when all are on the CPU)."""
+    for t in tensors:
+        if t is None:
+            continue
+        if type(t) is tuple:
+            for e in t:
+                if e.device != "cpu":
+                    return e.device
+        elif t.device != "cpu":
+            return t.device
+    return None
+
+
 class EagerError(TdflowError, ValueError):
     """An eager call the op's hooks reject (shapes, dtypes, attributes); names the op."""
 
@@ -89,6 +103,7 @@ class OpRunner:
             a.name: a.default for a in opdef.attributes
             if a.name not in attr_names and a.has_default and a.kind != "other"}
         self._cache: dict[tuple, _Entry] = {}
+        self._devices: dict[str, OpRunner] = {}  # runners of this op on GPU devices
         self._f32 = tuple(a.name for a in opdef.attributes if a.kind == "f32")
         # these take the engine's BLAS slot (an op served by a standard BLAS op does too)
         self._aliases = getattr(dialect, "served_by", None) or None
@@ -161,9 +176,80 @@ class OpRunner:
         self._cache[key] = entry
         return entry
 
+    # -- GPU devices ------------------------------------------------------------------------------
+    def on_device(self, device: str, tensors: tuple, attr_vals: tuple) -> Any:
+        """Run on tensors of a GPU device (``cudasim``, ``cuda``): the device's kernel, results
+        allocated by its backend, the work ordered by the engine like any other op."""
+        runner = self._devices.get(device)
+        if runner is None:
+            runner = self._devices[device] = OpRunner(self.opdef, self.attr_names,
+                                                      self.dialect, device)
+        return runner._run_here(tensors, attr_vals)
+
+    def _run_here(self, tensors: tuple, attr_vals: tuple) -> Any:
+        from tdflow.runtime.backends import get_backend
+
+        arrays: list = []
+        reads: list = []
+        writes: list = []
+        key: list = [attr_vals]
+        flat = []
+        for i, t in enumerate(tensors):
+            if t is None:
+                arrays.append(None)
+                key.append(None)
+                continue
+            group = t if type(t) is tuple else (t,)
+            if type(t) is tuple:
+                key.append(len(t))
+            for e in group:
+                if e.device != self.device:
+                    raise EagerError(f"'{self.name}': operand tensors are on devices "
+                                     f"{self.device!r} and {e.device!r}; move them to one "
+                                     f"device first (tensor.to({self.device!r}))")
+                arrays.append(e._buf)
+                flat.append(e)
+                key.append(e._buf.shape)
+                key.append(e._buf.dtype)
+                v = var_of(e)
+                if self.mutable and i in self.mutable:
+                    e._version += 1
+                    writes.append(v)
+                else:
+                    reads.append(v)
+        k = tuple(key)
+        entry = self._cache.get(k)
+        if entry is None:
+            entry = self._prepare(k, arrays, attr_vals)
+        backend = get_backend(self.device)
+        eng = get_engine()
+        outs = [backend.allocate(shape, dt) for shape, _, dt in entry.specs]
+        results = []
+        for o, (_, _, dt) in zip(outs, entry.specs):
+            r = _wrap(o, dt, self.device)
+            r._sync = v = Var(None, eng)
+            results.append(r)
+            writes.append(v)
+        reads = [v for v in dict.fromkeys(reads) if v not in writes]
+        fn, attrs = entry.fn, entry.attrs
+
+        def work():
+            fn(attrs, arrays, outs)
+
+        eng.push(work, tuple(reads), tuple(dict.fromkeys(writes)), name=self.name,
+                 cost=entry.cost, uses_blas=False)
+        if results and _grad_mode.enabled and _any_requires_grad(tensors):
+            _record(self, tensors, attr_vals, results)
+        if self.n_results == 1:
+            return results[0]
+        return tuple(results) if results else None
+
     # -- the hot paths ---------------------------------------------------------------------------
     def run(self, tensors: tuple, attr_vals: tuple) -> Any:
         """Run on ``tensors`` (one per operand: a Tensor, ``None`` or a tuple for variadic)."""
+        device = _device_of(tensors)
+        if device is not None:
+            return self.on_device(device, tensors, attr_vals)
         arrays: list = []
         reads: list = []
         inplace: list = []
@@ -246,6 +332,9 @@ class OpRunner:
         blas = self._uses_blas
 
         def calln(tensors, attr_vals):
+            device = _device_of(tensors)
+            if device is not None:
+                return self.on_device(device, tensors, attr_vals)
             arrays = []
             key = [attr_vals]
             reads = []
@@ -294,6 +383,8 @@ class OpRunner:
         blas = self._uses_blas
 
         def call1a(t, attr_vals=()):
+            if t.device != "cpu":
+                return self.on_device(t.device, (t,), attr_vals)
             a = t._buf
             k = (attr_vals, a.shape, a.dtype)
             entry = cache.get(k)
@@ -329,6 +420,8 @@ class OpRunner:
         blas = self._uses_blas
 
         def call2(t, u):
+            if t.device != "cpu" or u.device != "cpu":
+                return self.on_device(u.device if t.device == "cpu" else t.device, (t, u), ())
             a = t._buf
             b = u._buf
             k = (a.shape, a.dtype, b.shape, b.dtype)

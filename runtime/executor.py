@@ -80,7 +80,7 @@ class Executor:
     """
 
     def __init__(self, plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]],
-                 *, mode: str = "auto", engine: Any = None):
+                 *, mode: str = "auto", engine: Any = None, backend: Any = None):
         if mode not in ("auto", "direct", "engine"):
             raise ValueError(f"mode must be 'auto', 'direct' or 'engine', not {mode!r}")
         self.plan = plan
@@ -104,14 +104,21 @@ class Executor:
                 self._result_slots.append(dyn[r.buffer])
             self._result_specs.append((r.shape, DTYPES[r.dtype]))
 
-        storage = {b.id: np.empty(b.shape, DTYPES[b.dtype]) for b in plan.buffers
-                   if b.id not in dyn}
+        # a GPU device's buffers come from its backend (numpy arrays for cudasim, device
+        # memory for cuda, whose arguments and results are then copied in and out per call)
+        gpu = backend is not None and backend.name != "cpu"
+        self._backend = backend if gpu else None
+        self._device_memory = gpu and not getattr(backend, "host_memory", True)
+        alloc = backend.allocate if gpu else (lambda shape, dt: np.empty(shape, DTYPES[dt]))
+        storage = {b.id: alloc(b.shape, b.dtype) for b in plan.buffers if b.id not in dyn}
         self._storage = storage
 
         def view(buf: int, shape: tuple[int, ...]) -> np.ndarray:
             base = storage[buf]
             if base.shape == shape:
                 return base
+            if not isinstance(base, np.ndarray):
+                return base.view(shape)  # a DeviceArray: its first elements
             n = int(np.prod(shape, dtype=np.int64))
             return base.reshape(-1)[:n].reshape(shape)
 
@@ -130,6 +137,8 @@ class Executor:
         # The direct loop's work list: one flat tuple per launch, nothing looked up per call.
         self._steps = [(fn, ln.attrs, ins, outs, patches, ln, len(outs) > 1)
                        for ln, (fn, ins, outs, patches) in zip(plan.launches, self._launches)]
+        if gpu and hasattr(backend, "prepare"):
+            backend.prepare(plan_codes(plan, resolve))  # one compiler call for the whole plan
         for ln, (fn, ins, outs, _) in zip(plan.prologue, map(prepare, plan.prologue)):
             self._call(ln, fn, ins, outs)
         self._direct = self._choose_direct(mode, engine)
@@ -141,6 +150,8 @@ class Executor:
     def _choose_direct(self, mode: str, engine: Any) -> bool:
         if mode != "auto":
             return mode == "direct"
+        if self._backend is not None:
+            return True  # GPU launches are asynchronous (cuda) or simulated: nothing to overlap
         if engine is None or type(engine).__name__ == "NaiveEngine":
             return True
         return _little_to_overlap(self.plan) or _is_chain(self.plan)
@@ -172,7 +183,12 @@ class Executor:
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """Run the plan on checked arguments (as from ``bind_arguments``); returns results."""
-        dynamic = arrays + [np.empty(s, d) for s, d in self._result_specs]
+        if self._device_memory:
+            be = self._backend
+            dynamic = [be.from_numpy(a) for a in arrays] + [be.allocate(s, d)
+                                                             for s, d in self._result_specs]
+        else:
+            dynamic = arrays + [np.empty(s, d) for s, d in self._result_specs]
         if self._direct:
             with self._lock:
                 for fn, attrs, ins, outs, patches, ln, several in self._steps:
@@ -187,6 +203,9 @@ class Executor:
         else:
             with self._lock:  # the plan's buffers serve one call at a time
                 self._run_on_engine(dynamic)
+        if self._device_memory:
+            return [self._backend.to_numpy(self._storage[-1 - slot] if slot < 0
+                                           else dynamic[slot]) for slot in self._result_slots]
         results = []
         for k, slot in enumerate(self._result_slots):
             if slot < 0:
@@ -229,6 +248,33 @@ class Executor:
                 if ln.op == getattr(exc, "op_name", None) and ln.loc == getattr(exc, "loc", None):
                     raise KernelFailure(ln, getattr(exc, "original", exc)) from exc
             raise
+
+
+class _Spec:
+    """A buffer's shape and numpy dtype: what code generation needs before any data exists."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple[int, ...], dtype: str) -> None:
+        self.shape, self.dtype = tuple(shape), DTYPES[dtype]
+
+
+def plan_codes(plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]]) -> list[Any]:
+    """The generated :class:`~tdflow.lowering.cuda.KernelCode` of every launch of a GPU plan
+    (prologue first), in launch order: what ``backend.prepare`` compiles in one call and
+    ``tdflow lower --emit cuda`` prints. Launches whose kernel is no generated one are left
+    out."""
+    dtypes = {b.id: b.dtype for b in plan.buffers}
+    codes = []
+    for ln in (*plan.prologue, *plan.launches):
+        code_for = getattr(resolve(ln.kernel), "code_for", None)
+        if code_for is None:
+            continue
+        ins = [None if b is None else _Spec(s, dtypes[b])
+               for b, s in zip(ln.inputs, ln.input_shapes)]
+        outs = [_Spec(s, dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
+        codes.append(code_for(ln.attrs, ins, outs))
+    return codes
 
 
 def _fits(shape: tuple[int, ...], want: tuple[int | None, ...] | None) -> bool:

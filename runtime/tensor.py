@@ -150,6 +150,17 @@ class Tensor:
             return get_backend(self.device).to_numpy(self._buf)
         return self._buf
 
+    def to(self, device: str) -> Tensor:
+        """This tensor on ``device`` (``"cpu"``, ``"cudasim"``, ``"cuda"``): itself when it is
+        there already, else a copy (not recorded for autograd).
+
+        >>> tensor([1.0, 2.0]).to("cpu").device
+        'cpu'
+        """
+        if device == self.device:
+            return self
+        return tensor(self, device=device)
+
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         a = self.numpy()
         if dtype is not None and np.dtype(dtype) != a.dtype:

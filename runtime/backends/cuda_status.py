@@ -36,9 +36,38 @@ def find_nvcc() -> str | None:
     return None
 
 
+# cuInit's results that say why there is no usable driver (CUDA driver API error codes)
+_CU_ERRORS = {
+    34: "the CUDA driver is a stub (libcuda.so.1 from the toolkit's stubs/ directory, not a "
+        "driver): install the NVIDIA driver",
+    100: "no CUDA device found",
+    999: "cuInit failed (unknown error: is the NVIDIA kernel module loaded?)",
+}
+
+
+def driver_problem(load=None) -> str | None:
+    """Why the CUDA driver library cannot run kernels here (``None`` when it can): no
+    ``libcuda.so.1``, a stub library, no device. Loaded with ctypes, so pycuda is not needed.
+
+    >>> driver_problem(lambda name: (_ for _ in ()).throw(OSError("not found")))
+    'libcuda.so.1 not found (no NVIDIA driver on this machine): not found'
+    """
+    import ctypes
+
+    try:
+        lib = (load or ctypes.CDLL)("libcuda.so.1")
+    except OSError as e:
+        return f"libcuda.so.1 not found (no NVIDIA driver on this machine): {e}"
+    rc = int(lib.cuInit(0))
+    if rc == 0:
+        return None
+    return _CU_ERRORS.get(rc, f"cuInit failed with CUDA error {rc}")
+
+
 @cache
 def cuda_status() -> CudaStatus:
-    """Check pycuda, the driver and a device; the first failure is the reason."""
+    """Check pycuda, the driver library (present, not a stub), a device; the first failure is
+    the reason."""
     nvcc = find_nvcc()
     try:
         if os.environ.get("TDFLOW_DISABLE_CUDA"):
@@ -46,6 +75,9 @@ def cuda_status() -> CudaStatus:
         if importlib.util.find_spec("pycuda") is None:
             return CudaStatus(False, "pycuda is not installed (pip install 'tdflow[cuda]')",
                               nvcc=nvcc)
+        driver = driver_problem()
+        if driver is not None:
+            return CudaStatus(False, driver, nvcc=nvcc)
         import pycuda.driver as drv  # imported only here, on demand
 
         drv.init()

@@ -33,14 +33,43 @@ class GeneratedKernel:
         self.__doc__ = f"{op} on {device}: generated CUDA C"
         self._backend: Any = None
 
-    def __call__(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                 outs: Sequence[Any]) -> list[Any]:
+    @property
+    def backend(self) -> Any:
         backend = self._backend
         if backend is None:
             from tdflow.runtime.backends import get_backend
 
             backend = self._backend = get_backend(self.device)
-        return backend.run_op(self.op, attrs, inputs, outs, self.opdef)
+        return backend
+
+    def __call__(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any]) -> list[Any]:
+        return self.backend.run_op(self.op, attrs, inputs, outs, self.opdef)
+
+    def code_for(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any]) -> Any:
+        """The :class:`KernelCode` a call with buffers of these shapes and dtypes runs
+        (anything with ``.shape`` and a numpy ``.dtype`` will do): what a plan's loader
+        compiles in one go (``backend.prepare``)."""
+        return generated_code(self.op, attrs, inputs, outs, self.opdef)
+
+
+_CODES: dict[Any, Any] = {}
+
+
+def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                   outs: Sequence[Any], opdef: Any = None) -> Any:
+    """``op``'s generated code for buffers of these shapes and dtypes (memoised); needs no
+    backend, so ``tdflow lower --emit cuda`` works on machines without CUDA."""
+    from tdflow.lowering.cuda import generate
+    from tdflow.runtime.backends.cudasim import attrs_key, specs_of
+
+    ins, res = specs_of(inputs), specs_of(outs)
+    key = (op, ins, res, attrs_key(attrs), id(opdef))
+    code = _CODES.get(key)
+    if code is None:
+        code = _CODES[key] = generate(op, ins, res, attrs, opdef)
+    return code
 
 
 def register_generated(op: str, opdef: Any = None, devices: Sequence[str] = GPU_DEVICES) -> bool:

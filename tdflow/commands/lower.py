@@ -27,7 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pipeline", default=None, metavar="P",
                    help="comma-separated passes, options in braces "
                    "(default: the standard pipeline for --device)")
-    p.add_argument("--device", default="cpu", help="target device (default: cpu)")
+    p.add_argument("--device", default=None,
+                   help="target device (default: cpu; cuda with --emit cuda)")
+    p.add_argument("--emit", choices=("ir", "cuda"), default="ir",
+                   help="what to print: the lowered IR and plan (ir, the default) or the "
+                   "generated CUDA source of the plan's launches (cuda)")
     p.add_argument("--entry", default=None, metavar="NAME",
                    help="plan only function NAME (default: every function)")
     p.add_argument("--print-ir-after-all", action="store_true",
@@ -59,20 +63,56 @@ def run(args: argparse.Namespace) -> int:
     from tdflow.runtime.compiled import lower
 
     check_ops_args(args)
+    device = args.device or ("cuda" if args.emit == "cuda" else "cpu")
+    if args.emit == "cuda" and device.split(":")[0] not in ("cuda", "cudasim"):
+        sys.stderr.write("usage: tdflow lower PROGRAM.mlir --emit cuda [--device cuda]\n"
+                         f"tdflow lower: error: --emit cuda needs a GPU device (cuda or "
+                         f"cudasim), not {device!r}\n")
+        return 2
     name = "<stdin>" if args.program == "-" else args.program
     module = parse_module(read_input(args.program), name)
-    result = lower(module, args.device, args.entry, args.pipeline, ops=context_from_args(args),
+    result = lower(module, device, args.entry, args.pipeline, ops=context_from_args(args),
                    verify_each=not args.no_verify_each,
                    print_ir_after_all=args.print_ir_after_all,
                    print_ir_after=args.print_ir_after, timing=args.timing, stream=sys.stdout)
     for w in result.context.warnings:
         print_diagnostic(w.render() if hasattr(w, "render") else f"warning: {w}")
+    if args.emit == "cuda":
+        print(cuda_source(result.plans.values(), device, context_from_args(args)), end="")
+        return 0
     print("// -----// IR after lowering //----- //")
     print(print_module(result.module).rstrip("\n"))
     for plan in result.plans.values():
         print()
         print_plan(plan)
     return 0
+
+
+def cuda_source(plans, device: str, context=None) -> str:
+    """The CUDA translation unit of every launch of ``plans`` (lowered for a GPU device), after
+    a comment per launch naming its op, location, kernels and launch shapes.
+
+    Each op's code is generated once per shapes; nvcc compiles this very text."""
+    from tdflow.lowering.cuda import translation_unit
+    from tdflow.lowering.cuda.common import prelude
+    from tdflow.runtime.executor import plan_codes
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    table = kernel_table(device, getattr(context, "served_by", None))
+    head, codes = [], []
+    for plan in plans:
+        head.append(f"// plan @{plan.name} on {plan.device}")
+        found = plan_codes(plan, lambda n: table.get(n).fn)
+        for i, (ln, code) in enumerate(zip((*plan.prologue, *plan.launches), found)):
+            shapes = "; ".join(f"{k.kernel}<<<{_dim(k.grid)}, {_dim(k.block)}>>>"
+                               for k in code.launches)
+            head.append(f"//   launch {i}: {ln.op} at {ln.loc}: {shapes}")
+        codes.extend(found)
+    return "\n".join(head) + "\n" + translation_unit(codes, prelude("nvcc"))
+
+
+def _dim(d) -> str:
+    return "(" + ", ".join(map(str, d)) + ")"
 
 
 def _list_passes() -> int:

@@ -1,0 +1,392 @@
+"""The ``cuda`` backend: tdflow's generated CUDA C compiled by nvcc and run through pycuda.
+
+pycuda is imported only when the backend is first built (``get_backend("cuda")``, which first
+asks :func:`~tdflow.runtime.backends.cuda_status.cuda_status` and raises
+``BackendUnavailableError("CUDA unavailable: <reason>")`` when it cannot run), never at
+``import tdflow``.
+
+* Buffers are :class:`DeviceArray` objects (shape, numpy dtype, device pointer, byte size);
+  a view of the first elements of a larger buffer serves the executor's reused buffers.
+* Memory comes from a :class:`CachingAllocator`: freed blocks go back to size-bucketed free
+  lists and are reused, as PyTorch's allocator does, so a plan called in a loop or eager ops
+  allocate from the driver only at first. Reuse is safe because every kernel and copy of the
+  backend runs on its one stream, in order.
+* One CUDA stream per backend (the engine's device context): kernels of an op are enqueued on
+  it in the order the engine runs them, so the engine's dependency tracking holds on the GPU;
+  :meth:`CudaBackend.to_numpy` (``Tensor.numpy()``) synchronises the stream, then copies back.
+* :meth:`CudaBackend.prepare` compiles many ops' kernels in one nvcc call
+  (:func:`~tdflow.runtime.backends.kernel_build.compile_cubin`, cached on disk) and loads the
+  cubin with ``pycuda.driver.module_from_buffer``.
+
+Launch arguments are device pointers only (the contract of :mod:`tdflow.lowering.cuda.code`):
+``in<i>``/``out<i>`` the buffers, ``tmp<i>`` scratch from the allocator, ``rng`` a
+``uint64_t[2]`` ``(seed, offset)`` written before the launches, exactly as cudasim does.
+
+>>> CachingAllocator.bucket(1), CachingAllocator.bucket(513), CachingAllocator.bucket(3 << 20)
+(512, 1024, 4194304)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.types import DTYPES
+from tdflow.lowering.cuda import KernelCode, translation_unit
+from tdflow.lowering.cuda.common import prelude
+from tdflow.runtime.backends.cudasim import attrs_key, rng_for, specs_of
+from tdflow.tdparser.errors import TdflowError
+
+__all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend"]
+
+
+class CudaError(TdflowError, RuntimeError):
+    """A CUDA launch or copy failed, or a buffer was used the backend cannot use."""
+
+
+class _Flags:
+    """What callers ask of a numpy array's ``flags`` that a device buffer also answers."""
+
+    writeable = True
+    c_contiguous = True
+
+
+class DeviceArray:
+    """A dense, row-major tensor in device memory: ``shape``, numpy ``dtype``, ``ptr``.
+
+    ``base`` keeps the owning allocation alive for a view; the owner hands its block back to
+    the allocator when it is garbage collected.
+    """
+
+    __slots__ = ("shape", "dtype", "ptr", "nbytes", "base", "_block", "_allocator",
+                 "__weakref__")
+    flags = _Flags()
+
+    def __init__(self, shape: Sequence[int], dtype: Any, ptr: int, nbytes: int,
+                 base: DeviceArray | None = None, block: Any = None,
+                 allocator: CachingAllocator | None = None) -> None:
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.ptr = int(ptr)
+        self.nbytes = int(nbytes)
+        self.base = base
+        self._block = block
+        self._allocator = allocator
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def view(self, shape: Sequence[int], dtype: Any = None) -> DeviceArray:
+        """The first elements of this buffer seen as ``shape`` (no copy)."""
+        dt = self.dtype if dtype is None else np.dtype(dtype)
+        n = 1
+        for d in shape:
+            n *= int(d)
+        if n * dt.itemsize > self.nbytes:
+            raise CudaError(f"a {tuple(shape)} {dt} view needs {n * dt.itemsize} bytes; the "
+                            f"buffer holds {self.nbytes}")
+        return DeviceArray(shape, dt, self.ptr, n * dt.itemsize, self.base or self)
+
+    def reshape(self, *shape: Any) -> DeviceArray:
+        dims = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], tuple | list) \
+            else shape
+        if -1 in dims:
+            known = 1
+            for d in dims:
+                if d != -1:
+                    known *= d
+            dims = tuple(self.size // max(known, 1) if d == -1 else d for d in dims)
+        return self.view(dims)
+
+    def __int__(self) -> int:
+        return self.ptr
+
+    def __del__(self) -> None:
+        if self._block is not None and self._allocator is not None:
+            try:
+                self._allocator.release(self._block)
+            except Exception:  # noqa: BLE001 - interpreter shutdown: the driver may be gone
+                pass
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, ptr=0x{self.ptr:x})"
+
+
+class CachingAllocator:
+    """Device memory from ``alloc(nbytes)`` (pycuda's ``mem_alloc``), kept after use.
+
+    Sizes round up to a bucket (512 B steps below 1 MiB, then 2 MiB steps) and a released
+    block waits on its bucket's free list for the next request of that bucket. When the
+    driver is out of memory, every cached block is freed and the request retried once.
+    """
+
+    SMALL = 1 << 20
+
+    def __init__(self, alloc: Callable[[int], Any]) -> None:
+        self._alloc = alloc
+        self._free: dict[int, list[Any]] = {}
+        self._lock = threading.Lock()
+        self.allocated = 0  # bytes obtained from the driver and not given back
+        self.cached = 0  # bytes of those waiting on free lists
+        self.driver_calls = 0
+
+    @classmethod
+    def bucket(cls, nbytes: int) -> int:
+        n = max(int(nbytes), 1)
+        step = 512 if n < cls.SMALL else 2 << 20
+        return (n + step - 1) // step * step
+
+    def malloc(self, nbytes: int) -> tuple[int, Any]:
+        """``(size, block)`` of a block of at least ``nbytes`` (``int(block)`` its pointer)."""
+        size = self.bucket(nbytes)
+        with self._lock:
+            free = self._free.get(size)
+            if free:
+                self.cached -= size
+                return size, free.pop()
+        try:
+            block = self._alloc(size)
+        except Exception as first:  # noqa: BLE001 - pycuda's MemoryError: drop the cache, retry
+            if not self.empty_cache():
+                raise CudaError(f"cannot allocate {size} bytes of device memory: {first}") \
+                    from first
+            try:
+                block = self._alloc(size)
+            except Exception as e:  # noqa: BLE001
+                raise CudaError(f"cannot allocate {size} bytes of device memory: {e}") from e
+        self.driver_calls += 1
+        with self._lock:
+            self.allocated += size
+        return size, block
+
+    def release(self, entry: tuple[int, Any]) -> None:
+        size, block = entry
+        with self._lock:
+            self._free.setdefault(size, []).append(block)
+            self.cached += size
+
+    def empty_cache(self) -> int:
+        """Give every cached block back to the driver; the bytes freed."""
+        with self._lock:
+            blocks = [(s, b) for s, bs in self._free.items() for b in bs]
+            self._free.clear()
+            self.cached = 0
+            self.allocated -= sum(s for s, _ in blocks)
+        for _, b in blocks:
+            b.free()
+        return sum(s for s, _ in blocks)
+
+
+class _Loaded:
+    """Functions of one loaded cubin, prepared with an all-pointer signature."""
+
+    def __init__(self, module: Any, codes: Sequence[KernelCode]) -> None:
+        self.module = module
+        self.fns: dict[str, Any] = {}
+        for c in codes:
+            for ln in c.launches:
+                if ln.kernel not in self.fns:
+                    fn = module.get_function(ln.kernel)
+                    fn.prepare("P" * len(ln.args))
+                    self.fns[ln.kernel] = fn
+
+
+class CudaBackend:
+    """See the module docstring. ``driver`` is ``pycuda.driver`` (tests pass a fake)."""
+
+    name = "cuda"
+    host_memory = False  # buffers live on the device: the executor copies arguments in
+
+    def __init__(self, driver: Any = None, device: int = 0,
+                 compile_cubin: Callable[..., bytes] | None = None) -> None:
+        if driver is None:
+            import pycuda.driver as driver  # noqa: PLC0415 - lazily, never at import tdflow
+
+            driver.init()
+        if compile_cubin is None:
+            from tdflow.runtime.backends.kernel_build import compile_cubin
+        self.drv = driver
+        self._compile = compile_cubin
+        self.context = driver.Device(device).retain_primary_context()
+        self._tls = threading.local()
+        self._make_current()
+        self.stream = driver.Stream()
+        self.allocator = CachingAllocator(driver.mem_alloc)
+        self._codes: dict[Any, KernelCode] = {}
+        self._loaded: dict[str, _Loaded] = {}  # KernelCode digest -> its module's functions
+        self._lock = threading.Lock()
+
+    def _make_current(self) -> None:
+        # a context is current per thread: engine workers push it on their first CUDA call
+        if not getattr(self._tls, "current", False):
+            self.context.push()
+            self._tls.current = True
+
+    # -- buffers ------------------------------------------------------------------------------
+    def allocate(self, shape: Sequence[int], dtype: str) -> DeviceArray:
+        self._make_current()
+        dt = DTYPES[dtype] if isinstance(dtype, str) else np.dtype(dtype)
+        n = 1
+        for d in shape:
+            n *= int(d)
+        entry = self.allocator.malloc(n * dt.itemsize)
+        return DeviceArray(shape, dt, int(entry[1]), n * dt.itemsize, block=entry,
+                           allocator=self.allocator)
+
+    def zeros(self, shape: Sequence[int], dtype: str) -> DeviceArray:
+        buf = self.allocate(shape, dtype)
+        self.fill_zero(buf)
+        return buf
+
+    def fill_zero(self, buf: DeviceArray) -> None:
+        if buf.nbytes:
+            self._make_current()
+            self.drv.memset_d8_async(buf.ptr, 0, buf.nbytes, self.stream)
+
+    def from_numpy(self, array: np.ndarray) -> DeviceArray:
+        """A device copy of ``array`` (enqueued on the stream)."""
+        a = np.ascontiguousarray(array)
+        buf = self.allocate(a.shape, a.dtype)
+        self.copy_from_host(buf, a)
+        return buf
+
+    def copy_from_host(self, buf: DeviceArray, array: np.ndarray) -> None:
+        a = np.ascontiguousarray(array, dtype=buf.dtype)
+        if a.nbytes != buf.nbytes:
+            raise CudaError(f"copying {a.nbytes} bytes into a {buf.nbytes}-byte device buffer")
+        if a.nbytes:
+            self._make_current()
+            # pageable host memory: the driver stages the copy before the call returns, so the
+            # array may go away afterwards; the copy stays ordered on the stream
+            self.drv.memcpy_htod_async(buf.ptr, a, self.stream)
+
+    def to_numpy(self, buf: Any) -> np.ndarray:
+        """The buffer's values on the host: waits for the stream, then copies."""
+        if isinstance(buf, np.ndarray):
+            return buf
+        out = np.empty(buf.shape, buf.dtype)
+        self.synchronize()
+        if buf.nbytes:
+            self.drv.memcpy_dtoh(out, buf.ptr)
+        return out
+
+    def synchronize(self) -> None:
+        self._make_current()
+        self.stream.synchronize()
+
+    @cached_property
+    def kernels(self) -> Any:
+        from tdflow.runtime.kernels.registry import kernel_table
+
+        return kernel_table("cuda")
+
+    def launch(self, kernel: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
+               outs: Sequence[Any] | None = None) -> list[Any]:
+        return kernel(attrs, inputs, outs)
+
+    # -- generated code -----------------------------------------------------------------------
+    def code_for(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any], opdef: Any = None) -> KernelCode:
+        """The generated code of ``op`` for these buffers' shapes and dtypes (memoised)."""
+        from tdflow.lowering.cuda import generate
+
+        ins, res = specs_of(inputs), specs_of(outs)
+        key = (op, ins, res, attrs_key(attrs), id(opdef))
+        code = self._codes.get(key)
+        if code is None:
+            code = self._codes[key] = generate(op, ins, res, attrs, opdef)
+        return code
+
+    def source_of(self, codes: Sequence[KernelCode]) -> str:
+        """The ``.cu`` translation unit nvcc compiles for ``codes``."""
+        return translation_unit(codes, prelude("nvcc"))
+
+    def prepare(self, codes: Sequence[KernelCode]) -> None:
+        """Compile every code object not loaded yet in one nvcc call and load the cubin."""
+        with self._lock:
+            todo = list({c.digest: c for c in codes if c.digest not in self._loaded}.values())
+            if not todo:
+                return
+            cubin = self._compile(self.source_of(todo), kernels=sum(len(c.kernels)
+                                                                    for c in todo))
+            self._make_current()
+            loaded = _Loaded(self.drv.module_from_buffer(cubin), todo)
+            for c in todo:
+                self._loaded[c.digest] = loaded
+
+    def run(self, code: KernelCode, inputs: Sequence[Any], outs: Sequence[Any],
+            rng: tuple[int, int] | None = None) -> list[Any]:
+        """Enqueue ``code``'s launches on the stream over device buffers (``outs`` given)."""
+        self.prepare([code])
+        self._make_current()
+        fns = self._loaded[code.digest].fns
+        bufs: dict[str, int] = {}
+        for i, a in enumerate(x for x in inputs if x is not None):
+            bufs[f"in{i}"] = self._pointer(a, f"{code.op} input {i}")
+        for k, a in enumerate(outs):
+            bufs[f"out{k}"] = self._pointer(a, f"{code.op} result {k}")
+        for k in code.zero_outputs:
+            self.fill_zero(outs[k])
+        for k, data in code.uploads:
+            self.copy_from_host(outs[k].view((len(data),), np.uint8),
+                                np.frombuffer(data, np.uint8))
+        # scratch goes back to the allocator after the launches are enqueued: a later user
+        # of the block runs after them on the same stream
+        keep = [self.allocate((max(8, n),), "i8") for n in code.scratch]
+        for i, t in enumerate(keep):
+            bufs[f"tmp{i}"] = t.ptr
+        if rng is not None:
+            state = self.allocate((2,), "i64")
+            self.copy_from_host(state, np.array(rng, np.uint64).view(np.int64))
+            keep.append(state)
+            bufs["rng"] = state.ptr
+        for ln in code.launches:
+            try:
+                fns[ln.kernel].prepared_async_call(ln.grid, ln.block, self.stream,
+                                                   *[bufs[a] for a in ln.args])
+            except Exception as e:  # noqa: BLE001 - pycuda's LaunchError and friends
+                raise CudaError(f"{code.op}: launching {ln.kernel} failed: {e}") from e
+        del keep
+        return list(outs)
+
+    def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
+               outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None
+               ) -> list[Any]:
+        """Generate (once per types), compile (once per code) and enqueue ``op``."""
+        if any(o is None for o in outs):
+            raise CudaError(f"{op}: cuda kernels write into preallocated results")
+        code = self.code_for(op, attrs, inputs, outs, opdef)
+        if rng is None and any("rng" in ln.args for ln in code.launches):
+            rng = rng_for(code, attrs, outs)
+        return self.run(code, inputs, outs, rng)
+
+    @staticmethod
+    def _pointer(a: Any, what: str) -> int:
+        if isinstance(a, DeviceArray):
+            return a.ptr
+        raise CudaError(f"{what}: a {type(a).__name__} is not a cuda device buffer "
+                        f"(move it with tdflow.tensor(x, device='cuda') or .to('cuda'))")
+
+    def __repr__(self) -> str:
+        return f"<CudaBackend stream={self.stream!r}>"
+
+
+_instance: list[CudaBackend] = []
+
+
+def backend() -> CudaBackend:
+    """The process's cuda backend (device 0), built on first use."""
+    if not _instance:
+        _instance.append(CudaBackend())
+    return _instance[0]

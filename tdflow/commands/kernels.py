@@ -1,0 +1,192 @@
+"""``tdflow kernels``: the CUDA kernels tdflow compiled, with their resources.
+
+    $ tdflow kernels                      # every cubin in tdflow's cache dir (cuda/)
+    $ tdflow kernels examples/mlp.mlir    # compile the program's kernels, ptxas's report
+
+Without a program, each cached cubin's kernels are listed with registers and static shared
+memory read from the cubin itself (its ELF ``.nv.info.<kernel>`` register count and
+``.nv.shared.<kernel>`` section), and stack/spills when ``tdflow kernels PROGRAM`` recorded
+ptxas's report for it. With a program, it is lowered for ``--device`` (default cuda), every
+launch's code compiled in one nvcc call (and cached, as a run would), and ptxas's report
+(registers, shared memory, stack frame, spill stores and loads) printed per kernel with the
+op and location it computes. Without nvcc it says so (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import struct
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "kernels",
+        help="list compiled CUDA kernels with registers, shared memory and spills",
+        description="List the cubins in tdflow's cache dir, or compile PROGRAM.mlir's kernels "
+        "and print ptxas's resource report for each.",
+    )
+    p.add_argument("program", metavar="PROGRAM.mlir", nargs="?",
+                   help="compile this program's kernels and report on them")
+    p.add_argument("--device", default="cuda", help="GPU device to lower for (default: cuda)")
+    p.add_argument("--entry", default=None, metavar="NAME", help="only function NAME")
+    from tdflow.dialect.cli_support import add_ops_args
+
+    add_ops_args(p)
+
+
+_FUNC = re.compile(r"Function properties for (\S+)\n\s*(\d+) bytes stack frame, (\d+) bytes "
+                   r"spill stores, (\d+) bytes spill loads\n.*?Used (\d+) registers"
+                   r"(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?", re.S)
+
+
+def parse_ptxas(report: str) -> dict[str, dict[str, int]]:
+    """Per kernel: registers, smem, stack, spill_stores, spill_loads from ``ptxas -v``.
+
+    >>> r = parse_ptxas("ptxas info    : Function properties for k\\n    8 bytes stack frame, "
+    ...                 "4 bytes spill stores, 4 bytes spill loads\\nptxas info    : Used 40 "
+    ...                 "registers, used 1 barriers, 1024 bytes smem, 356 bytes cmem[0]\\n")
+    >>> r["k"]["registers"], r["k"]["smem"], r["k"]["spill_stores"]
+    (40, 1024, 4)
+    """
+    out = {}
+    for m in _FUNC.finditer(report):
+        name, stack, st, ld, regs, smem = m.groups()
+        out[name] = {"registers": int(regs), "smem": int(smem or 0), "stack": int(stack),
+                     "spill_stores": int(st), "spill_loads": int(ld)}
+    return out
+
+
+def cubin_kernels(data: bytes) -> dict[str, dict[str, int]]:
+    """Kernels of a cubin (ELF64) with ``registers`` and ``smem`` read from its sections.
+
+    The register count is the ``EIATTR_REGCOUNT`` (0x2f) attribute of ``.nv.info.<kernel>``
+    (format ``EIFMT_SVAL``: symbol index, count); static shared memory the size of
+    ``.nv.shared.<kernel>``. Returns ``{}`` for data that is not an ELF64 file.
+    """
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return {}
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    sections = []
+    for i in range(shnum):
+        name, _, _, _, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+        sections.append((name, off, size))
+    strtab = sections[shstrndx]
+
+    def name_of(idx: int) -> str:
+        start = strtab[1] + idx
+        return data[start:data.index(b"\0", start)].decode(errors="replace")
+
+    named = {name_of(n): (off, size) for n, off, size in sections}
+    kernels: dict[str, dict[str, int]] = {}
+    for sec in named:
+        if sec.startswith(".text."):
+            k = sec[len(".text."):]
+            info = kernels[k] = {"registers": -1, "smem": named.get(f".nv.shared.{k}",
+                                                                   (0, 0))[1]}
+            off, size = named.get(f".nv.info.{k}", (0, 0))
+            pos = off
+            while pos + 4 <= off + size:
+                fmt, attr, length = struct.unpack_from("<BBH", data, pos)
+                if fmt == 0x04:  # EIFMT_SVAL: a payload of `length` bytes
+                    if attr == 0x2F and length >= 8:
+                        info["registers"] = struct.unpack_from("<I", data, pos + 8)[0]
+                    pos += 4 + length
+                else:  # EIFMT_NVAL / BVAL / HVAL: the value sits in the length field
+                    pos += 4
+    return kernels
+
+
+def run(args: argparse.Namespace) -> int:
+    from tdflow.runtime.backends.cuda_status import find_nvcc
+    from tdflow.runtime.backends.kernel_build import CompileError
+
+    if find_nvcc() is None:
+        raise CompileError("nvcc not found on PATH, under $CUDA_HOME/bin or "
+                           "/usr/local/cuda/bin: tdflow kernels needs the CUDA toolkit")
+    if args.program is None:
+        return _list_cache()
+    return _report_program(args)
+
+
+def _reports_dir():
+    from tdflow.tdparser.cache_dir import usable_dir
+
+    return usable_dir("cuda-reports")
+
+
+def _list_cache() -> int:
+    from rich.table import Table
+
+    from tdflow.dialect.cli_support import console
+    from tdflow.tdparser.cache_dir import usable_dir
+
+    folder = usable_dir("cuda")
+    cubins = sorted(folder.glob("*.cubin")) if folder is not None else []
+    reports = _reports_dir()
+    table = Table(title=f"{len(cubins)} cached cubin(s) in {folder}", title_justify="left")
+    for col in ("cubin", "kernel", "registers", "smem", "stack", "spills (st/ld)"):
+        table.add_column(col, justify="left" if col in ("cubin", "kernel") else "right")
+    for path in cubins:
+        known = {}
+        rep = reports / f"{path.stem}.json" if reports is not None else None
+        if rep is not None and rep.is_file():
+            try:
+                known = json.loads(rep.read_text())
+            except (OSError, ValueError):
+                known = {}  # a damaged report: the cubin's own numbers still show
+        for name, res in sorted(cubin_kernels(path.read_bytes()).items()):
+            r = known.get(name, {})
+            spills = f"{r['spill_stores']}/{r['spill_loads']}" if r else "-"
+            table.add_row(path.stem[:12], name, str(res["registers"]), str(res["smem"]),
+                          str(r.get("stack", "-")), spills)
+    console(min_width=120).print(table)
+    return 0
+
+
+def _report_program(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from tdflow.commands.lower import cuda_source
+    from tdflow.dialect.cli_support import check_ops_args, console, context_from_args, read_input
+    from tdflow.dialect.ir import parse_module
+    from tdflow.runtime.backends.cuda_status import find_nvcc
+    from tdflow.runtime.backends.kernel_build import (
+        DEFAULT_ARCH, NVCC_FLAGS, cache_key, compile_cubin, nvcc_version, ptxas_report)
+    from tdflow.runtime.compiled import lower
+
+    check_ops_args(args)
+    context = context_from_args(args)
+    name = "<stdin>" if args.program == "-" else args.program
+    module = parse_module(read_input(args.program), name)
+    result = lower(module, args.device, args.entry, ops=context)
+    source = cuda_source(result.plans.values(), args.device, context)
+    compile_cubin(source)  # cached, as a run on the GPU would
+    report = parse_ptxas(ptxas_report(source))
+    reports = _reports_dir()
+    if reports is not None:
+        from tdflow.tdparser.cache_dir import atomic_write
+
+        nvcc = find_nvcc()
+        key = cache_key(source, nvcc_version(nvcc), (f"-arch={DEFAULT_ARCH}", "--cubin",
+                                                     *NVCC_FLAGS))
+        atomic_write(reports / f"{key}.json", json.dumps(report).encode())
+    where = {}
+    for line in source.splitlines():
+        m = re.match(r"//   launch \d+: (\S+) at (\S+): (.*)", line)
+        if m:
+            for k in re.findall(r"(\w+)<<<", m.group(3)):
+                where.setdefault(k, (m.group(1), m.group(2)))
+    table = Table(title=f"{len(report)} kernel(s) of {name} for {DEFAULT_ARCH}",
+                  title_justify="left")
+    for col in ("kernel", "op", "loc", "registers", "smem", "stack", "spill stores",
+                "spill loads"):
+        table.add_column(col, justify="left" if col in ("kernel", "op", "loc") else "right")
+    for k, r in report.items():
+        op, loc = where.get(k, ("?", "?"))
+        table.add_row(k, op, loc, str(r["registers"]), str(r["smem"]), str(r["stack"]),
+                      str(r["spill_stores"]), str(r["spill_loads"]))
+    console(min_width=140).print(table)
+    return 0
