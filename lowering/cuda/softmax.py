@@ -1,0 +1,280 @@
+"""CUDA kernels of the softmax family and the cross entropies (all over the last axis).
+
+``softmax``, ``log_softmax``, ``softmax_grad``, ``sparse_softmax_cross_entropy`` and
+``softmax_cross_entropy`` give each row to a warp (rows up to 1024) or a 256-thread block.
+A row that fits in registers (:class:`Rows`: up to 32 values a thread) is read from global
+memory once: the max is exact, then the sum of ``exp(x - max)``, then the results, as the numpy
+kernels compute them. A longer row is read twice: an online pass keeps ``(max, sum)`` pairs
+(rescaling the sum when the max grows) and merges them across lanes, then the results pass.
+The two ``_grad`` ops of the cross entropies are elementwise grid-stride kernels.
+
+Half types compute in float, f64 in double. Labels of ``sparse_*`` are any integer type (or
+``i1``); one outside ``[0, depth)`` gives a loss of 0 and no one-hot term, as on the CPU.
+
+>>> from tdflow.lowering.cuda.code import TensorSpec
+>>> Rows(64, 1000, "float").warp, Rows(64, 1000, "float").cached, Rows(8, 20000, "float").cached
+(True, True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
+from .common import MAX_GRID, acc_type, ctype, launch_1d, load, store
+
+FLOATS = ("f16", "bf16", "f32", "f64")
+LABELS = ("i1", "i8", "i32", "i64")
+
+
+def math_fn(name: str, acc: str) -> str:
+    """The C function ``name`` ("exp", "log", "sqrt") of ``acc``: ``expf`` for float."""
+    return name + "f" if acc == "float" else name
+
+
+class Rows:
+    """``n`` rows of ``length`` elements, each row to one warp or one block of 256 threads.
+
+    ``arrays`` is how many row-long arrays a thread would keep in registers: a row is cached
+    when they fit in about 32 registers a thread. The generated kernel iterates ``row``; its
+    threads are ``tid`` in ``[0, gs)``; :meth:`loop` emits a loop over the thread's columns
+    ``c`` (slot ``j`` when cached). ``rsum``/``rmax`` reduce over the row's threads.
+    """
+
+    def __init__(self, n: int, length: int, acc: str, arrays: int = 1) -> None:
+        self.n, self.length, self.acc = n, length, acc
+        self.warp = length <= 1024
+        self.gs = 32 if self.warp else 256
+        self.v = max(1, -(-length // self.gs))
+        self.cached = self.v * arrays * (2 if acc == "double" else 1) <= 32
+        self.idx = "int" if n * max(length, 1) < (1 << 31) - 1 else "long long"
+
+    def helpers(self) -> str:
+        """Typedef and row-wide reductions (``rmax`` propagates NaN, as numpy's max does)."""
+        mx = "(b > a || b != b) ? b : a"
+        if self.warp:
+            red = """__device__ __forceinline__ acc_t rsum(acc_t v, acc_t*) { return tdf_warp_sum(v); }
+__device__ __forceinline__ acc_t rmax(acc_t v, acc_t*) {
+  for (int o = 16; o > 0; o >>= 1) v = mx(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+"""
+        else:
+            red = """__device__ __forceinline__ acc_t rsum(acc_t v, acc_t* sh) { return tdf_block_sum(v, sh); }
+__device__ __forceinline__ acc_t rmax(acc_t v, acc_t* sh) {
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int o = 16; o > 0; o >>= 1) v = mx(v, __shfl_xor_sync(0xffffffffu, v, o));
+  __syncthreads();  // sh may still be read by the previous reduction
+  if (lane == 0) sh[warp] = v;
+  __syncthreads();
+  v = sh[lane & 7];  // 8 warps: every group of 8 lanes reduces all of them
+  for (int o = 4; o > 0; o >>= 1) v = mx(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+"""
+        return (f"typedef {self.acc} acc_t;\n"
+                f"__device__ __forceinline__ acc_t mx(acc_t a, acc_t b) {{ return {mx}; }}\n"
+                + red)
+
+    def kernel(self, name: str, params: tuple[list[str], list[str]],
+               body: str) -> tuple[str, LaunchSpec]:
+        """The kernel running ``body`` once per row (``row``, ``tid`` and ``sh`` in scope)."""
+        if self.warp:
+            head = ("  const int tid = threadIdx.x & 31;\n"
+                    f"  for ({self.idx} row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);"
+                    f" row < {self.n}; row += gridDim.x * (blockDim.x >> 5)) {{\n")
+            per = min(8, self.n)
+            launch = LaunchSpec(name, min(MAX_GRID, -(-self.n // per)), 32 * per, params[1])
+        else:
+            head = ("  const int tid = threadIdx.x;\n"
+                    f"  for ({self.idx} row = blockIdx.x; row < {self.n}; row += gridDim.x) {{\n")
+            launch = LaunchSpec(name, min(MAX_GRID, self.n), self.gs, params[1])
+        src = (f'extern "C" __global__ void {name}({", ".join(params[0])}) {{\n'
+               "  __shared__ acc_t sh[32];\n" + head + body + "  }\n}\n")
+        return src, launch
+
+    def loop(self, stmt: str) -> str:
+        """``stmt`` for each of this thread's columns ``c`` of the row."""
+        if self.cached:
+            return ("#pragma unroll\n"
+                    f"    for (int j = 0; j < {self.v}; ++j) {{\n"
+                    f"      const {self.idx} c = tid + j * {self.gs};\n"
+                    f"      if (c < {self.length}) {{ {stmt} }}\n    }}\n")
+        return (f"    for ({self.idx} c = tid; c < {self.length}; c += {self.gs}) {{ {stmt} }}\n")
+
+    def cache(self, name: str, expr: str) -> str:
+        """Read ``expr`` (of column ``c``) into registers once when the row is cached."""
+        if not self.cached:
+            return ""
+        return f"    acc_t {name}[{self.v}];\n" + self.loop(f"{name}[j] = {expr};")
+
+    def val(self, name: str, expr: str) -> str:
+        """The cached value of column ``c``, or ``expr`` read again."""
+        return f"{name}[j]" if self.cached else f"({expr})"
+
+    def stats(self, x: str) -> str:
+        """``m = max(x)`` and ``s = sum(exp(x - m))`` over the row, ``x`` a value of ``c``."""
+        e = math_fn("exp", self.acc)
+        if self.cached:
+            return ("    acc_t m = -INFINITY;\n" + self.loop(f"m = mx(m, {x});")
+                    + "    m = rmax(m, sh);\n    acc_t s = 0;\n"
+                    + self.loop(f"s += {e}({x} - m);") + "    s = rsum(s, sh);\n")
+        # online: rescale the running sum when the max grows; -inf adds nothing, NaN spreads
+        return ("    acc_t m = -INFINITY, s = 0;\n"
+                + self.loop(f"const acc_t x = {x}; if (x > m) {{ s = s * {e}(m - x) + 1; m = x; }}"
+                            f" else if (x != -INFINITY) s += {e}(x - m);")
+                + "    const acc_t mrow = rmax(m, sh);\n"
+                f"    s = rsum(m == -INFINITY ? (acc_t)0 : s * {e}(m - mrow), sh);\n"
+                # an infinite max makes x - max NaN in numpy: the whole row is NaN
+                "    m = mrow;\n    if (m == INFINITY) s = NAN;\n")
+
+
+def params(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+           mutable: Sequence[int] = ()) -> tuple[list[str], list[str]]:
+    """C parameters ``in<i>``/``out<k>`` (inputs in ``mutable`` writable) and launch args."""
+    c = [f"{'' if i in mutable else 'const '}{ctype(s.dtype)}* __restrict__ in{i}"
+         for i, s in enumerate(ins)]
+    c += [f"{ctype(s.dtype)}* __restrict__ out{k}" for k, s in enumerate(outs)]
+    return c, [f"in{i}" for i in range(len(ins))] + [f"out{k}" for k in range(len(outs))]
+
+
+def _floats(op: str, *specs: TensorSpec) -> None:
+    for s in specs:
+        if s.dtype not in FLOATS:
+            raise CudaCodegenError(f"{op}: no CUDA kernel for dtype {s.dtype}")
+
+
+def _rows_of(x: TensorSpec) -> tuple[int, int]:
+    return (_prod(x.shape[:-1]), x.shape[-1]) if x.ndim else (1, 1)
+
+
+def _prod(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _code(op: str, rows: Rows, name: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+          body: str) -> KernelCode:
+    if rows.n == 0:
+        return KernelCode(op, rows.helpers(), ())
+    src, launch = rows.kernel(name, params(ins, outs), body)
+    return KernelCode(op, rows.helpers() + src, (launch,))
+
+
+def _x(dt: str, ptr: str = "in0") -> str:
+    """Column ``c`` of this row of ``ptr`` as acc_t."""
+    return f"(acc_t){load(dt, f'{ptr}[(long long)row * L + c]')}"
+
+
+def _row_op(op: str, kind: str):
+    def gen(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+            attrs: Mapping[str, Any]) -> KernelCode:
+        x = ins[0]
+        _floats(op, x, outs[0])
+        acc = acc_type(x.dtype)
+        n, length = _rows_of(x)
+        rows = Rows(n, length, acc, 2 if kind in ("grad", "ce") else 1)
+        e, lg = math_fn("exp", acc), math_fn("log", acc)
+        xv = rows.val("xv", _x(x.dtype))
+        o0 = "out0[(long long)row * L + c]"
+        body = f"    const {rows.idx} L = {length};\n" + rows.cache("xv", _x(x.dtype))
+        st0 = outs[0].dtype
+        if kind == "softmax":
+            body += rows.stats(xv) + rows.loop(f"{o0} = {store(st0, f'{e}({xv} - m) / s')};")
+        elif kind == "log":
+            body += (rows.stats(xv) + f"    const acc_t ls = {lg}(s);\n"
+                     + rows.loop(f"{o0} = {store(st0, f'({xv} - m) - ls')};"))
+        elif kind == "grad":  # dx = y * (dy - sum(y * dy))
+            _floats(op, ins[1])
+            dv = rows.val("dv", _x(ins[1].dtype, "in1"))
+            body += (rows.cache("dv", _x(ins[1].dtype, "in1")) + "    acc_t dot = 0;\n"
+                     + rows.loop(f"dot += {xv} * {dv};") + "    dot = rsum(dot, sh);\n"
+                     + rows.loop(f"{o0} = {store(st0, f'{xv} * ({dv} - dot)')};"))
+        elif kind == "sparse":
+            lab = ins[1]
+            if lab.dtype not in LABELS:
+                raise CudaCodegenError(f"{op}: label dtype {lab.dtype} is not an integer type")
+            depth = int(attrs.get("depth", 0)) or length
+            if depth != length or lab.shape != x.shape[:-1]:
+                raise CudaCodegenError(f"{op}: prediction {x.shape} has {length} classes, depth "
+                                       f"{depth}, label shape {lab.shape}")
+            pick = _x(x.dtype).replace(" + c]", " + lab]")
+            body += (rows.stats(xv) + f"    const acc_t ls = {lg}(s);\n"
+                     + rows.loop(f"{o0} = {store(st0, f'{e}(({xv} - m) - ls)')};")
+                     + "    if (tid == 0) {\n      const long long lab = (long long)in1[row];\n"
+                     f"      out1[row] = lab >= 0 && lab < {depth} ? "
+                     f"{store(outs[1].dtype, f'-(({pick} - m) - ls)')} : "
+                     f"{store(outs[1].dtype, '(acc_t)0')};\n    }}\n")
+        else:  # soft-label cross entropy: loss = -sum(label * ((x - m) - log s))
+            _floats(op, ins[1])
+            lv = rows.val("lv", _x(ins[1].dtype, "in1"))
+            body += (rows.stats(xv) + f"    const acc_t ls = {lg}(s);\n"
+                     + rows.cache("lv", _x(ins[1].dtype, "in1")) + "    acc_t t = 0;\n"
+                     + rows.loop(f"t += {lv} * (({xv} - m) - ls);") + "    t = rsum(t, sh);\n"
+                     + rows.loop(f"{o0} = {store(st0, f'{e}({xv} - m) / s')};")
+                     + f"    if (tid == 0) out1[row] = {store(outs[1].dtype, '-t')};\n")
+        return _code(op, rows, op.split(".")[1], ins, outs, body)
+
+    gen.__name__ = gen.__qualname__ = op.split(".")[1]
+    gen.__doc__ = f"CUDA code of ``{op}``: one warp or block per row (see the module docstring)."
+    cuda_generator(op)(gen)
+
+
+for _op, _kind in (("tdflow.softmax", "softmax"), ("tdflow.log_softmax", "log"),
+                   ("tdflow.softmax_grad", "grad"),
+                   ("tdflow.sparse_softmax_cross_entropy", "sparse"),
+                   ("tdflow.softmax_cross_entropy", "ce")):
+    _row_op(_op, _kind)
+
+
+def _pointwise(op: str, name: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+               length: int, stmt: str) -> KernelCode:
+    """A grid-stride loop over ``outs[0]``: ``stmt`` sets ``g`` from ``i``, ``row``, ``c``."""
+    out = outs[0]
+    n = out.numel
+    acc = acc_type(out.dtype)
+    if n == 0:
+        return KernelCode(op, "", ())
+    cparams, args = params(ins, outs)
+    grid, block = launch_1d(n)
+    src = (f"typedef {acc} acc_t;\n"
+           f'extern "C" __global__ void {name}({", ".join(cparams)}) {{\n'
+           f"  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < {n}LL;"
+           " i += (long long)blockDim.x * gridDim.x) {\n"
+           f"    const long long row = i / {length}, c = i % {length};\n"
+           f"    {stmt}\n    out0[i] = {store(out.dtype, 'g')};\n  }}\n}}\n")
+    return KernelCode(op, src, (LaunchSpec(name, grid, block, args),))
+
+
+@cuda_generator("tdflow.sparse_softmax_cross_entropy_grad")
+def sparse_softmax_cross_entropy_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                                      attrs: Mapping[str, Any]) -> KernelCode:
+    """``(prob - onehot(label)) * dy[row]``, one thread per element (a grid-stride loop)."""
+    op = "tdflow.sparse_softmax_cross_entropy_grad"
+    label, dy, prob = ins
+    if label.dtype not in LABELS:
+        raise CudaCodegenError(f"{op}: label dtype {label.dtype} is not an integer type")
+    _floats(op, dy, prob, outs[0])
+    length = prob.shape[-1] if prob.ndim else 1
+    depth = int(attrs.get("depth", 0)) or length
+    stmt = (f"const long long lab = (long long)in0[row];\n"
+            f"    acc_t g = (acc_t){load(prob.dtype, 'in2[i]')};\n"
+            f"    if (lab == c && lab < {depth}) g -= 1;\n"
+            f"    g *= (acc_t){load(dy.dtype, 'in1[row]')};")
+    return _pointwise(op, "sparse_ce_grad", ins, outs, max(length, 1), stmt)
+
+
+@cuda_generator("tdflow.softmax_cross_entropy_grad")
+def softmax_cross_entropy_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                               attrs: Mapping[str, Any]) -> KernelCode:
+    """``(prob - label) * dy[row]``, one thread per element (a grid-stride loop)."""
+    op = "tdflow.softmax_cross_entropy_grad"
+    dy, label, prob = ins
+    _floats(op, dy, label, prob, outs[0])
+    length = prob.shape[-1] if prob.ndim else 1
+    stmt = (f"const acc_t g = ((acc_t){load(prob.dtype, 'in2[i]')} - "
+            f"(acc_t){load(label.dtype, 'in1[i]')}) * (acc_t){load(dy.dtype, 'in0[row]')};")
+    return _pointwise(op, "ce_grad", ins, outs, max(length, 1), stmt)
