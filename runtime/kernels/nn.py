@@ -8,8 +8,8 @@
   in the gradient. ``..._grad(label, dy, prob) -> (prob - onehot(label)) * dy``.
 * ``dropout(in, _add_to_output?; rate, seed) -> (out, mask)``: ``mask`` (``i1``) keeps an
   element with probability ``1 - rate``; ``out = in * mask / (1 - rate) (+ add)``. Each nonzero
-  ``seed`` owns a generator that advances call after call; ``seed = 0`` uses the global one
-  (``manual_seed``).
+  ``seed`` owns a counter-based stream (:mod:`tdflow.runtime.rng`) that advances call after
+  call; ``seed = 0`` uses the global one (``manual_seed``).
 
 >>> import numpy as np
 >>> softmax({}, [np.zeros((1, 4), np.float32)], [None])[0].tolist()
@@ -18,11 +18,11 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.runtime import rng
 from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands, out_buffer
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel, same_dtype
 
@@ -148,40 +148,33 @@ def sparse_softmax_cross_entropy_grad(attrs: Mapping[str, Any], inputs: Sequence
 
 # ---- dropout -------------------------------------------------------------------------------
 
-_lock = threading.Lock()
-_generators: dict[int, np.random.Generator] = {}
-_global = [np.random.default_rng()]
-
 
 def manual_seed(seed: int) -> None:
-    """Reseed the generator ``dropout`` uses when its ``seed`` attribute is 0."""
-    with _lock:
-        _global[0] = np.random.default_rng(seed)
-
-
-def _generator(seed: int) -> np.random.Generator:
-    if seed == 0:
-        return _global[0]
-    with _lock:
-        g = _generators.get(seed)
-        if g is None:
-            # Every si64 seed is valid (the attribute's kind): a negative one seeds with its
-            # two's complement, which no non-negative si64 shares (numpy takes only seeds >= 0).
-            g = _generators[seed] = np.random.default_rng(seed & 0xFFFF_FFFF_FFFF_FFFF)
-        return g
+    """Restart the stream ``dropout`` draws from when its ``seed`` attribute is 0
+    (:func:`tdflow.runtime.rng.manual_seed`; every backend draws from the same streams)."""
+    rng.manual_seed(seed)
 
 
 @register_kernel("tdflow.dropout", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=2,
                  inplace={0: 0})
 def dropout(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """out = in * mask * 1/(1-rate) (+ _add_to_output); mask = uniform >= rate."""
+    """out = in * mask * 1/(1-rate) (+ _add_to_output); mask = uniform >= rate.
+
+    The uniforms are :func:`tdflow.runtime.rng.uniform` over the next ``in.size`` counters of
+    the ``seed`` stream, reserved even at rate 0, so a call sequence draws the same masks on
+    every backend (the generated CUDA kernel computes the same numbers).
+    """
     x, add = operands(inputs, attrs, 2)
     rate = float(attrs.get("rate", 0.0))
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"dropout: rate must be in [0, 1], got {rate}")
-    gen = _generator(int(attrs.get("seed", 0)))
-    with _lock:
-        keep = gen.random(x.shape, dtype=np.float32) >= rate if rate > 0 else np.ones(x.shape, bool)
+    # Every si64 seed is valid (the attribute's kind): rng.take keys a negative one by its
+    # two's complement, which no non-negative si64 shares.
+    state = rng.take(int(attrs.get("seed", 0)), x.size)
+    if rate > 0:
+        keep = rng.uniform(state, x.size).reshape(x.shape) >= np.float32(rate)
+    else:
+        keep = np.ones(x.shape, bool)
     scale = 0.0 if rate >= 1.0 else 1.0 / (1.0 - rate)
     mask = out_buffer(outs, 1, x.shape, np.bool_)
     np.copyto(mask, keep, casting="unsafe")

@@ -1,0 +1,279 @@
+"""CUDA kernels of the optimizer steps (``sgd_update``, ``adam_update``, in place) and ``dropout``.
+
+The steps repeat the numpy kernels' arithmetic operation for operation: every attribute and
+runtime scalar (a ``learning_rate`` tensor, ``scale_by_tensor``, the bias corrections) is
+combined in double precision, as Python floats are, then rounded once to the compute type
+(f32 for half models); each multiply, add, divide and square root rounds separately
+(``__fmul_rn`` and friends: no fused multiply-add and exact division and sqrt even under
+``--use_fast_math``), so a GPU step equals the CPU's bit for bit in f32 and f64. ``skip_if``
+is read on the device: a non-zero value leaves every buffer untouched.
+
+Optional operands: ``ins`` holds only the present ones, so which they are comes from
+``operandSegmentSizes`` (a compiled program's op carries it) or, without it, from the count
+when that is unambiguous (``model, model_diff`` [``, m, v``] alone).
+
+``dropout`` draws element ``i``'s uniform as ``tdf_uniform(key, counter + i)`` from the launch's
+``rng = (stream key, first counter)`` (:mod:`tdflow.runtime.rng`), the numbers the numpy kernel
+draws for the same seed and call sequence.
+
+>>> from tdflow.lowering.cuda.code import TensorSpec
+>>> f = TensorSpec((8,), "f32")
+>>> code = sgd_update([f, f], [], {"learning_rate_val": 0.5})
+>>> code.launches[0].args
+('in0', 'in1')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
+from .common import ctype, launch_1d, load, store
+from .layout import CONVERT_HELPERS, empty_code, index_type, literal, loop
+from .shape import convert
+
+_SGD = ("model", "model_diff", "model_copy", "learning_rate", "scale_by_tensor", "skip_if")
+_ADAM = ("model", "model_diff", "model_copy", "learning_rate", "scale_by_tensor", "skip_if",
+         "bias_correction1", "bias_correction2", "m", "v", "max_v")
+_OPTIONAL = {"model_copy", "learning_rate", "scale_by_tensor", "skip_if", "bias_correction1",
+             "bias_correction2", "max_v"}
+
+
+def present_operands(op: str, names: Sequence[str], ins: Sequence[TensorSpec],
+                     attrs: Mapping[str, Any]) -> dict[str, int]:
+    """``{operand name: index in ins}`` of the present operands."""
+    seg = attrs.get("operandSegmentSizes")
+    if seg is not None and len(seg) == len(names) and sum(int(s) for s in seg) == len(ins):
+        present = [n for n, s in zip(names, seg) if int(s)]
+    else:
+        required = [n for n in names if n not in _OPTIONAL]
+        if len(ins) != len(required):
+            raise CudaCodegenError(
+                f"{op}: {len(ins)} operands without operandSegmentSizes; which optional "
+                f"operands are present cannot be told (pass operandSegmentSizes)")
+        present = required
+    return {n: k for k, n in enumerate(present)}
+
+
+# Rounding-exact arithmetic: nvcc would otherwise contract a * b + c into one fma and, under
+# --use_fast_math, approximate / and sqrt; g++ for cudasim does neither at -O2 on x86-64.
+_EXACT = """#ifdef __CUDACC__
+__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ float div(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ float root(float a) { return __fsqrt_rn(a); }
+__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ double div(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ double root(double a) { return __dsqrt_rn(a); }
+#else
+template <typename T> inline T mul(T a, T b) { return a * b; }
+template <typename T> inline T add(T a, T b) { return a + b; }
+template <typename T> inline T sub(T a, T b) { return a - b; }
+template <typename T> inline T div(T a, T b) { return a / b; }
+inline float root(float a) { return sqrtf(a); }
+inline double root(double a) { return sqrt(a); }
+#endif
+// numpy's sign: NaN stays NaN, both zeros give +0
+template <typename T> __device__ __forceinline__ T sign_of(T w) {
+  return w > (T)0 ? (T)1 : (w < (T)0 ? (T)-1 : (w != w ? w : (T)0));
+}
+// numpy's maximum: NaN in either operand gives NaN
+template <typename T> __device__ __forceinline__ T nan_max(T a, T b) {
+  return (a != a || a > b) ? a : b;
+}
+"""
+
+
+def D(v: float) -> str:  # noqa: N802  (short: the step's formulas read as math)
+    """A bit-exact C double literal."""
+    return literal(v, "f64")
+
+
+def _wide(dt: str) -> str:
+    return "double" if dt == "f64" else "float"
+
+
+def _scalar(name: str, spec: TensorSpec | None, fallback: float) -> str:
+    """C double of a 1-element operand's first value, else the attribute's value."""
+    if spec is None:
+        return literal(fallback, "f64")
+    return f"((double){load(spec.dtype, f'{name}[0]')})"
+
+
+def _params(names: dict[str, int], ins: Sequence[TensorSpec], mutable: set[str]
+            ) -> tuple[list[str], list[str]]:
+    params, args = [], []
+    for n, k in sorted(names.items(), key=lambda kv: kv[1]):
+        t = ctype(ins[k].dtype)
+        params.append(f"{t}* {n}" if n in mutable else f"const {t}* __restrict__ {n}")
+        args.append(f"in{k}")
+    return params, args
+
+
+def _check_like(op: str, names: dict[str, int], ins: Sequence[TensorSpec], which: Sequence[str]
+                ) -> TensorSpec:
+    model = ins[names["model"]]
+    for n in which:
+        if n in names and ins[names[n]].shape != model.shape:
+            raise CudaCodegenError(f"{op}: '{n}' has shape {ins[names[n]].shape}, 'model' "
+                                   f"{model.shape}")
+    return model
+
+
+@cuda_generator("tdflow.sgd_update")
+def sgd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+               attrs: Mapping[str, Any]) -> KernelCode:
+    """In place: ``model -= lr * (scale * diff + l1 * sign(model) + (l2 + wd) * model)``."""
+    op = "tdflow.sgd_update"
+    names = present_operands(op, _SGD, ins, attrs)
+    model = _check_like(op, names, ins, ("model_diff", "model_copy"))
+    if model.numel == 0:
+        return empty_code(op)
+    spec = {n: ins[k] for n, k in names.items()}
+    dt, w = model.dtype, _wide(model.dtype)
+    l1, l2, wd = (float(attrs.get(k, 0.0)) for k in ("l1", "l2", "weight_decay"))
+    lr = _scalar("learning_rate", spec.get("learning_rate"),
+                 float(attrs.get("learning_rate_val", 0.0)))
+    lr_scale = literal(float(attrs.get("learning_rate_scale", 1.0)), "f64")
+    lines = ["  if (" + _scalar("skip_if", spec["skip_if"], 0.0) + " != 0.0) return;"
+             if "skip_if" in spec else "",
+             f"  const {w} lr = ({w})({lr} * {lr_scale});",
+             f"  const {w} sc = ({w})({literal(float(attrs.get('scale', 1.0)), 'f64')}"
+             + (f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0)}"
+                if "scale_by_tensor" in spec else "") + ");",
+             f"  {loop('i', model.numel, index_type(model))}",
+             f"    const {w} m = {load(dt, 'model[i]')};",
+             f"    {w} g = mul(({w}){load(spec['model_diff'].dtype, 'model_diff[i]')}, sc);"]
+    if l1:
+        lines.append(f"    g = add(g, mul(({w}){literal(l1, 'f64')}, sign_of(m)));")
+    if l2 or wd:
+        lines.append(f"    g = add(g, mul(({w}){literal(l2 + wd, 'f64')}, m));")
+    lines.append(f"    const {w} nm = sub(m, mul(g, lr));")
+    lines.append(f"    model[i] = {store(dt, 'nm')};")
+    if "model_copy" in spec:
+        lines.append(f"    model_copy[i] = {convert(dt, spec['model_copy'].dtype, 'model[i]')};")
+    lines += ["  }", "}"]
+    params, args = _params(names, ins, {"model", "model_copy"})
+    src = (CONVERT_HELPERS + _EXACT + f'extern "C" __global__ void sgd_update({", ".join(params)}) {{\n'
+           + "\n".join(x for x in lines if x) + "\n")
+    grid, block = launch_1d(model.numel)
+    return KernelCode(op, src, (LaunchSpec("sgd_update", grid, block, args),))
+
+
+@cuda_generator("tdflow.adam_update")
+def adam_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                attrs: Mapping[str, Any]) -> KernelCode:
+    """In place, OneFlow's AdamUpdateFunctor (see the op's description and the numpy kernel)."""
+    op = "tdflow.adam_update"
+    names = present_operands(op, _ADAM, ins, attrs)
+    model = _check_like(op, names, ins, ("model_diff", "model_copy", "m", "v", "max_v"))
+    amsgrad = bool(attrs.get("amsgrad", False))
+    if amsgrad and "max_v" not in names:
+        raise CudaCodegenError("adam_update: amsgrad = true needs the 'max_v' operand")
+    if model.numel == 0:
+        return empty_code(op)
+    spec: dict[str, TensorSpec | None] = {n: ins[k] for n, k in names.items()}
+    dt, w = model.dtype, _wide(model.dtype)
+    f = {k: float(attrs.get(k, d)) for k, d in (
+        ("learning_rate_val", 0.0), ("learning_rate_scale", 1.0), ("bias_correction1_val", 1.0),
+        ("bias_correction2_val", 1.0), ("scale", 1.0), ("l1", 0.0), ("l2", 0.0), ("beta1", 0.9),
+        ("beta2", 0.999), ("epsilon", 0.0), ("weight_decay", 0.0))}
+    if attrs.get("do_bias_correction", True):
+        bc1 = _scalar("bias_correction1", spec.get("bias_correction1"), f["bias_correction1_val"])
+        bc2 = _scalar("bias_correction2", spec.get("bias_correction2"), f["bias_correction2_val"])
+    else:
+        bc1 = bc2 = D(1.0)
+    lr = (f"({_scalar('learning_rate', spec.get('learning_rate'), f['learning_rate_val'])}"
+          f" * {D(f['learning_rate_scale'])})")
+    scale = D(f["scale"]) + (f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0)}"
+                             if "scale_by_tensor" in spec else "")
+    lines = [f"  if ({_scalar('skip_if', spec['skip_if'], 0.0)} != 0.0) return;"
+             if "skip_if" in spec else "",
+             f"  const double lr = {lr}, bc1 = {bc1}, bc2 = {bc2};",
+             f"  const {w} sc = ({w})({scale}), step_lr = ({w})(lr / bc1);",
+             f"  const {w} root_bc2 = ({w})sqrt(bc2), lr_wd = ({w})(lr * {D(f['weight_decay'])});",
+             f"  const {w} b1 = ({w}){D(f['beta1'])}, c1 = ({w}){D(1.0 - f['beta1'])};",
+             f"  const {w} b2 = ({w}){D(f['beta2'])}, c2 = ({w}){D(1.0 - f['beta2'])};",
+             f"  const {w} eps = ({w}){D(f['epsilon'])};",
+             f"  {loop('i', model.numel, index_type(model))}",
+             f"    const {w} x = {load(dt, 'model[i]')};",
+             f"    {w} g = mul(({w}){load(spec['model_diff'].dtype, 'model_diff[i]')}, sc);"]
+    if f["l1"]:
+        lines.append(f"    g = add(g, mul(({w}){D(f['l1'])}, sign_of(x)));")
+    if f["l2"]:
+        lines.append(f"    g = add(g, mul(({w}){D(f['l2'])}, x));")
+    mt, vt = spec["m"].dtype, spec["v"].dtype
+    lines += [f"    const {w} nm = add(mul(b1, ({w}){load(mt, 'm[i]')}), mul(c1, g));",
+              f"    {w} nv = add(mul(b2, ({w}){load(vt, 'v[i]')}), mul(mul(c2, g), g));",
+              f"    m[i] = {store(mt, 'nm')};", f"    v[i] = {store(vt, 'nv')};"]
+    if amsgrad:
+        xt = spec["max_v"].dtype
+        lines += [f"    nv = nan_max(({w}){load(xt, 'max_v[i]')}, nv);",
+                  f"    max_v[i] = {store(xt, 'nv')};"]
+    lines.append(f"    {w} step = mul(step_lr, div(nm, add(div(root(nv), root_bc2), eps)));")
+    if f["weight_decay"]:
+        lines.append("    step = add(step, mul(lr_wd, x));")
+    lines.append(f"    model[i] = {store(dt, 'sub(x, step)')};")
+    if "model_copy" in spec:
+        lines.append(f"    model_copy[i] = {convert(dt, spec['model_copy'].dtype, 'model[i]')};")
+    lines += ["  }", "}"]
+    params, args = _params(names, ins, {"model", "model_copy", "m", "v", "max_v"})
+    src = (CONVERT_HELPERS + _EXACT + f'extern "C" __global__ void adam_update({", ".join(params)}) {{\n'
+           + "\n".join(x for x in lines if x) + "\n")
+    grid, block = launch_1d(model.numel)
+    return KernelCode(op, src, (LaunchSpec("adam_update", grid, block, args),))
+
+
+@cuda_generator("tdflow.dropout")
+def dropout(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+            attrs: Mapping[str, Any]) -> KernelCode:
+    """``mask = uniform >= rate``; ``out = in * mask * 1/(1 - rate) (+ _add_to_output)``,
+    each step rounded to ``in``'s type as numpy's in-place multiplies and add round."""
+    x, out, mask = ins[0], outs[0], outs[1]
+    add = ins[1] if len(ins) > 1 else None
+    rate = float(attrs.get("rate", 0.0))
+    if not 0.0 <= rate <= 1.0:
+        raise CudaCodegenError(f"dropout: rate must be in [0, 1], got {rate}")
+    if out.shape != x.shape or mask.shape != x.shape or (add is not None and add.shape != x.shape):
+        raise CudaCodegenError(f"dropout: 'in' {x.shape}, '_add_to_output' "
+                               f"{None if add is None else add.shape}, results {out.shape} and "
+                               f"{mask.shape} must agree")
+    if x.numel == 0:
+        return empty_code("tdflow.dropout")
+    dt, w = x.dtype, _wide(x.dtype)
+    half = dt in ("f16", "bf16")
+    scale = 0.0 if rate >= 1.0 else 1.0 / (1.0 - rate)
+
+    def rounded(text: str) -> str:  # a value rounded to dt, back in the compute type
+        return load(dt, store(dt, text)) if half else text
+
+    # numpy multiplies by a Python float in the array's type: scale rounds to dt first
+    s = literal(scale, dt)
+    s = load(dt, s) if half else s
+    keep = f"u >= {literal(rate, 'f32')}" if rate > 0 else "true"
+    lines = ["  const unsigned long long key = rng[0], first = rng[1];",
+             f"  {loop('i', x.numel, index_type(x))}",
+             "    const float u = tdf_uniform(key, first + (unsigned long long)i);",
+             f"    const bool keep = {keep};",
+             f"    {w} v = mul(({w}){load(dt, 'x[i]')}, keep ? ({w})1 : ({w})0);"]
+    if scale != 1.0:
+        lines.append(f"    v = {rounded(f'mul(v, ({w}){s})')};")
+    if add is not None:
+        other = load(add.dtype, "a[i]")
+        lines.append(f"    v = {rounded(f'add(v, ({w}){other})')};")
+    lines += [f"    y[i] = {store(dt, 'v')};", "    m[i] = keep;", "  }", "}"]
+    t = ctype(dt)
+    params = [f"const {t}* __restrict__ x"]
+    if add is not None:
+        params.append(f"const {ctype(add.dtype)}* __restrict__ a")
+    params += [f"{t}* __restrict__ y", "bool* __restrict__ m",
+               "const unsigned long long* __restrict__ rng"]
+    src = (_EXACT + f'extern "C" __global__ void dropout({", ".join(params)}) {{\n'
+           + "\n".join(lines) + "\n")
+    args = ["in0"] + (["in1"] if add is not None else []) + ["out0", "out1", "rng"]
+    grid, block = launch_1d(x.numel)
+    return KernelCode("tdflow.dropout", src, (LaunchSpec("dropout", grid, block, args),))

@@ -1,0 +1,354 @@
+"""CUDA kernels of the shape and type ops: cast, transpose, cat, reshape, expand_dims, squeeze,
+expand, broadcast_like, constant, ones_like and add_n.
+
+Pure data movement copies elements as same-size unsigned integers (the bits, whatever the
+dtype). A transpose that keeps the innermost dimension is a strided copy whose reads and writes
+are both coalesced; one that moves it goes through 32x33 shared-memory tiles (32x8 threads, each
+moving four elements), so global reads and writes stay coalesced. ``reshape``, ``expand_dims``
+and ``squeeze`` are copies of the whole buffer, 16 bytes per thread where the size allows.
+
+>>> from tdflow.lowering.cuda.code import TensorSpec
+>>> code = transpose([TensorSpec((64, 48), "f32")], [TensorSpec((48, 64), "f32")], {"perm": [1, 0]})
+>>> "__shared__" in code.source, code.launches[0].block
+(True, (32, 8, 1))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
+from .common import MAX_GRID, ctype, launch_1d, load, store, strides
+from .layout import (
+    CONVERT_HELPERS,
+    affine_offset,
+    empty_code,
+    exact_value,
+    index_type,
+    literal,
+    loop,
+    merge_dims,
+    suffix,
+)
+
+_BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+
+
+def bits_type(dtype: str) -> str:
+    return _BITS[{"i1": 1, "i8": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4, "f64": 8,
+                  "i64": 8}[dtype]]
+
+
+def strided_copy(op: str, x: TensorSpec, out: TensorSpec, in_strides: Sequence[int],
+                 base: int = 0) -> KernelCode:
+    """``out[c] = x[base + sum c_d * in_strides[d]]`` over the output coordinates ``c``."""
+    it = index_type(x, out)
+    t = bits_type(x.dtype)
+    off = affine_offset("i", out.shape, in_strides, suffix(it), base)
+    if out.numel == 0:
+        return empty_code(op)
+    src = (f'extern "C" __global__ void copy_{x.dtype}(const {t}* __restrict__ x, '
+           f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, it)}\n    y[i] = x[{off}];\n"
+           "  }\n}\n")
+    grid, block = launch_1d(out.numel)
+    return KernelCode(op, src, (LaunchSpec(f"copy_{x.dtype}", grid, block, ("in0", "out0")),))
+
+
+def flat_copy(op: str, x: TensorSpec, out: TensorSpec) -> KernelCode:
+    """The whole buffer copied (same bytes, new shape): 16 bytes per thread, then the tail."""
+    if x.numel != out.numel:
+        raise CudaCodegenError(f"{op}: 'in' has {x.numel} elements, the result {out.numel}")
+    if out.numel == 0:
+        return empty_code(op)
+    t = bits_type(x.dtype)
+    size = {"unsigned char": 1, "unsigned short": 2, "unsigned int": 4, "unsigned long long": 8}[t]
+    nbytes = out.numel * size
+    vec, tail = nbytes // 16, (nbytes % 16) // size
+    it = index_type(out)
+    # `x` may be `y` (an in-place reshape): no __restrict__, each element rewrites itself
+    lines = [f'extern "C" __global__ void flat_copy(const {t}* x, {t}* y) {{']
+    if vec:
+        lines += [f"  {loop('j', vec, it)}",
+                  "    reinterpret_cast<float4*>(y)[j] = reinterpret_cast<const float4*>(x)[j];",
+                  "  }"]
+    if tail:
+        first = vec * 16 // size
+        lines += [f"  {loop('j', tail, it)}", f"    y[{first}{suffix(it)} + j] = "
+                  f"x[{first}{suffix(it)} + j];", "  }"]
+    lines.append("}")
+    grid, block = launch_1d(max(vec, tail))
+    return KernelCode(op, "\n".join(lines) + "\n",
+                      (LaunchSpec("flat_copy", grid, block, ("in0", "out0")),))
+
+
+@cuda_generator("tdflow.reshape", "tdflow.expand_dims", "tdflow.squeeze")
+def same_elements(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                  attrs: Mapping[str, Any]) -> KernelCode:
+    """reshape, expand_dims, squeeze: the same row-major elements under a new shape (the
+    result's shape, from the op's shape hook, says which)."""
+    return flat_copy("tdflow.reshape", ins[0], outs[0])
+
+
+def convert(src: str, dst: str, text: str) -> str:
+    """``text`` (a ``src`` value) converted to ``dst`` as numpy's ``astype`` converts: floats to
+    integers truncate, nonzero to ``i1`` is true, f64 to half types rounds once."""
+    if src == dst:
+        return text
+    if dst == "f16":
+        return f"tdf_d2h({text})" if src == "f64" else store("f16", f"((float)({load(src, text)}))")
+    if dst == "bf16":
+        return (f"tdf_d2bf({text})" if src == "f64"
+                else store("bf16", f"((float)({load(src, text)}))"))
+    if dst == "i1" and src in ("f16", "bf16"):
+        return f"({load(src, text)} != 0.0f)"
+    return f"(({ctype(dst)})({load(src, text)}))"
+
+
+@cuda_generator("tdflow.cast")
+def cast(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+         attrs: Mapping[str, Any]) -> KernelCode:
+    """``out = (dtype) in`` elementwise (out-of-range float to integer conversions are
+    undefined in C, as they are in numpy)."""
+    x, out = ins[0], outs[0]
+    if out.numel == 0:
+        return empty_code("tdflow.cast")
+    if x.dtype == out.dtype:
+        return flat_copy("tdflow.cast", x, out)
+    it = index_type(out)
+    src = (CONVERT_HELPERS +
+           f'extern "C" __global__ void cast_{x.dtype}_{out.dtype}(const {ctype(x.dtype)}* '
+           f"__restrict__ x, {ctype(out.dtype)}* __restrict__ y) {{\n"
+           f"  {loop('i', out.numel, it)}\n    y[i] = {convert(x.dtype, out.dtype, 'x[i]')};\n"
+           "  }\n}\n")
+    grid, block = launch_1d(out.numel)
+    name = f"cast_{x.dtype}_{out.dtype}"
+    return KernelCode("tdflow.cast", src, (LaunchSpec(name, grid, block, ("in0", "out0")),))
+
+
+@cuda_generator("tdflow.transpose")
+def transpose(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+              attrs: Mapping[str, Any]) -> KernelCode:
+    """``out = in.transpose(perm)``: a strided copy, tiled through shared memory when the
+    innermost dimension moves."""
+    x, out = ins[0], outs[0]
+    perm = [int(p) + x.ndim if int(p) < 0 else int(p) for p in attrs["perm"]]
+    if sorted(perm) != list(range(x.ndim)):
+        raise CudaCodegenError(f"tdflow.transpose: perm {list(attrs['perm'])} is not a "
+                               f"permutation of {x.ndim} dims")
+    if out.numel == 0:
+        return empty_code("tdflow.transpose")
+    st = strides(x.shape)
+    in_st = [st[p] for p in perm]
+    dims = merge_dims(out.shape, [in_st])
+    if not dims or dims[-1][1][0] == 1:
+        return strided_copy("tdflow.transpose", x, out, in_st)
+    return _tiled_transpose(x, [(d, s[0]) for d, s in dims])
+
+
+def _tiled_transpose(x: TensorSpec, dims: list[tuple[int, int]]) -> KernelCode:
+    """``dims``: the merged output dims as ``(size, input stride)``; the last one (``a``, the
+    output's innermost) has a stride above 1, and one other (``b``) has stride 1."""
+    it = index_type(x)
+    sfx = suffix(it)
+    out_st = strides([d for d, _ in dims])
+    a = len(dims) - 1
+    b = next(k for k, (_, s) in enumerate(dims) if s == 1)
+    size_a, stride_a = dims[a]
+    size_b, ostride_b = dims[b][0], out_st[b]
+    rest = [(d, s, o) for k, ((d, s), o) in enumerate(zip(dims, out_st)) if k not in (a, b)]
+    ta, tb = -(-size_a // 32), -(-size_b // 32)
+    n_rest = int(np.prod([d for d, _, _ in rest], dtype=np.int64)) if rest else 1
+    tiles = n_rest * ta * tb
+    in_base, out_base = ["0" + sfx], ["0" + sfx]
+    rst = strides([d for d, _, _ in rest])
+    for (d, s, o), q in zip(rest, rst):
+        c = f"((r / {q}{sfx}) % {d}{sfx})"
+        in_base.append(f"{c} * {s}{sfx}")
+        out_base.append(f"{c} * {o}{sfx}")
+    t = bits_type(x.dtype)
+    src = f"""extern "C" __global__ void transpose_tiled(const {t}* __restrict__ x, {t}* __restrict__ y) {{
+  __shared__ {t} tile[32][33];  // 33: the column reads of the store phase hit 32 banks
+  const unsigned tx = threadIdx.x, ty = threadIdx.y;
+  for ({it} t = blockIdx.x; t < {tiles}{sfx}; t += gridDim.x) {{
+    const {it} r = t / {ta * tb}{sfx}, ia0 = ((t / {tb}{sfx}) % {ta}{sfx}) * 32{sfx}, ib0 = (t % {tb}{sfx}) * 32{sfx};
+    const {it} in_base = {" + ".join(in_base)}, out_base = {" + ".join(out_base)};
+    for (unsigned k = ty; k < 32u; k += 8u) {{  // read rows of a, contiguous along b
+      const {it} ia = ia0 + k, ib = ib0 + tx;
+      if (ia < {size_a}{sfx} && ib < {size_b}{sfx}) tile[k][tx] = x[in_base + ia * {stride_a}{sfx} + ib];
+    }}
+    __syncthreads();
+    for (unsigned k = ty; k < 32u; k += 8u) {{  // write rows of b, contiguous along a
+      const {it} ib = ib0 + k, ia = ia0 + tx;
+      if (ia < {size_a}{sfx} && ib < {size_b}{sfx}) y[out_base + ib * {ostride_b}{sfx} + ia] = tile[tx][k];
+    }}
+    __syncthreads();  // the tile is reloaded next iteration
+  }}
+}}
+"""
+    launch = LaunchSpec("transpose_tiled", min(tiles, MAX_GRID), (32, 8), ("in0", "out0"))
+    return KernelCode("tdflow.transpose", src, (launch,))
+
+
+@cuda_generator("tdflow.cat")
+def cat(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+        attrs: Mapping[str, Any]) -> KernelCode:
+    """Concatenation along ``axis``: one launch per non-empty input copying it into its
+    slab of the result (coalesced on both sides)."""
+    out = outs[0]
+    if not ins:
+        raise CudaCodegenError("tdflow.cat: needs at least one input")
+    axis = int(attrs.get("axis", 0))
+    axis = axis + out.ndim if axis < 0 else axis
+    if not 0 <= axis < out.ndim:
+        raise CudaCodegenError(f"tdflow.cat: axis {attrs.get('axis')} is out of range for rank "
+                               f"{out.ndim}")
+    inner = int(np.prod(out.shape[axis + 1:], dtype=np.int64))
+    it = index_type(out)
+    sfx = suffix(it)
+    t = bits_type(out.dtype)
+    parts, launches, off = [], [], 0
+    for k, x in enumerate(ins):
+        if x.ndim != out.ndim or any(a != b for d, (a, b) in enumerate(zip(x.shape, out.shape))
+                                     if d != axis):
+            raise CudaCodegenError(f"tdflow.cat: input {k} of shape {x.shape} does not fit the "
+                                   f"result {out.shape} along axis {axis}")
+        chunk, out_chunk = x.shape[axis] * inner, out.shape[axis] * inner
+        if x.numel:
+            dest = (f"{off * inner}{sfx} + e" if chunk == out_chunk or x.numel == chunk else
+                    f"(e / {chunk}{sfx}) * {out_chunk}{sfx} + {off * inner}{sfx} + e % {chunk}{sfx}")
+            parts.append(f'extern "C" __global__ void cat_part{k}(const {t}* __restrict__ x, '
+                         f"{t}* __restrict__ y) {{\n  {loop('e', x.numel, it)}\n"
+                         f"    y[{dest}] = x[e];\n  }}\n}}\n")
+            grid, block = launch_1d(x.numel)
+            launches.append(LaunchSpec(f"cat_part{k}", grid, block, (f"in{k}", "out0")))
+        off += x.shape[axis]
+    if off != out.shape[axis]:
+        raise CudaCodegenError(f"tdflow.cat: the inputs add up to {off} along axis {axis}, the "
+                               f"result has {out.shape[axis]}")
+    return KernelCode("tdflow.cat", "".join(parts), tuple(launches))
+
+
+def broadcast_copy(op: str, x: TensorSpec, shape: Sequence[int], out: TensorSpec) -> KernelCode:
+    """``out = broadcast_to(x viewed as shape, out.shape)`` (stride 0 along repeated dims)."""
+    shape = tuple(shape)
+    if len(shape) != out.ndim or any(s not in (1, o) for s, o in zip(shape, out.shape)):
+        raise CudaCodegenError(f"{op}: cannot broadcast {x.shape} to {out.shape}")
+    st = strides(shape)
+    return strided_copy(op, x, out, [0 if s == 1 else q for s, q in zip(shape, st)])
+
+
+@cuda_generator("tdflow.expand")
+def expand(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+           attrs: Mapping[str, Any]) -> KernelCode:
+    """``broadcast_to(in, expand_shape)`` materialised (leading dims added)."""
+    x, out = ins[0], outs[0]
+    if out.ndim < x.ndim:
+        raise CudaCodegenError(f"tdflow.expand: result {out.shape} has fewer dims than {x.shape}")
+    return broadcast_copy("tdflow.expand", x, (1,) * (out.ndim - x.ndim) + x.shape, out)
+
+
+@cuda_generator("tdflow.broadcast_like")
+def broadcast_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                   attrs: Mapping[str, Any]) -> KernelCode:
+    """``x`` broadcast to ``like``'s shape; missing dims go at ``broadcast_axes`` when those
+    name exactly the missing ones, else in front (the CPU kernel's rule)."""
+    x, like = ins[0], ins[1]
+    nd = like.ndim
+    axes = sorted({int(a) + nd if int(a) < 0 else int(a) for a in attrs.get("broadcast_axes") or ()})
+    shape = list(x.shape)
+    if x.ndim < nd:
+        missing = nd - x.ndim
+        if axes and len(axes) == missing:
+            for a in axes:
+                shape.insert(a, 1)
+        else:
+            shape = [1] * missing + shape
+    return broadcast_copy("tdflow.broadcast_like", x, shape, outs[0])
+
+
+def fill(op: str, out: TensorSpec, value: np.generic) -> KernelCode:
+    """Every element of ``out`` set to ``value`` (already of ``out.dtype``), bit for bit."""
+    if out.numel == 0:
+        return empty_code(op)
+    it = index_type(out)
+    name = f"fill_{out.dtype}"
+    src = (f'extern "C" __global__ void {name}({ctype(out.dtype)}* __restrict__ y) {{\n'
+           f"  const {ctype(out.dtype)} v = {literal(value, out.dtype)};\n"
+           f"  {loop('i', out.numel, it)} y[i] = v; }}\n}}\n")
+    grid, block = launch_1d(out.numel)
+    return KernelCode(op, src, (LaunchSpec(name, grid, block, ("out0",)),))
+
+
+@cuda_generator("tdflow.ones_like")
+def ones_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+              attrs: Mapping[str, Any]) -> KernelCode:
+    """Ones of ``like``'s shape and dtype."""
+    return fill("tdflow.ones_like", outs[0], exact_value(1, outs[0].dtype))
+
+
+#: A constant at most this big is uploaded from the host (no kernel to compile per value);
+#: a bigger one is filled on the device (no host-to-device copy of its whole size).
+UPLOAD_BYTES = 1 << 16
+
+
+@cuda_generator("tdflow.constant")
+def constant(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+             attrs: Mapping[str, Any]) -> KernelCode:
+    """``shape`` filled with the value, converted to ``dtype`` exactly as numpy's fill does
+    (the CPU kernel computes the element, so an integer that does not fit fails the same way)."""
+    from tdflow.runtime.kernels.shape import constant as cpu_constant
+
+    out = outs[0]
+    one = cpu_constant({**attrs, "shape": [1]}, [], [None])[0]
+    # bf16 is float32 on the host: its device bits are filled by a kernel, never uploaded
+    if out.dtype != "bf16" and out.numel * one.itemsize <= UPLOAD_BYTES:
+        data = np.full(out.shape, one[0], one.dtype).tobytes()
+        return KernelCode("tdflow.constant", "// the value is uploaded from the host\n", (),
+                          uploads=((0, data),) if out.numel else ())
+    return fill("tdflow.constant", out, one[0])
+
+
+@cuda_generator("tdflow.add_n")
+def add_n(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+          attrs: Mapping[str, Any]) -> KernelCode:
+    """``out = in0 + in1 + ...`` left to right, each sum rounded to the inputs' type (numpy's
+    order and roundings; integers wrap)."""
+    out = outs[0]
+    if len(ins) < 2:
+        raise CudaCodegenError(f"tdflow.add_n: needs at least 2 inputs, got {len(ins)}")
+    for k, s in enumerate(ins):
+        if s.shape != out.shape or s.dtype != out.dtype:
+            raise CudaCodegenError(f"tdflow.add_n: input {k} is {s.shape}x{s.dtype}, the "
+                                   f"result {out.shape}x{out.dtype}")
+    if out.numel == 0:
+        return empty_code("tdflow.add_n")
+    dt, t = out.dtype, ctype(out.dtype)
+    it = index_type(out)
+    # x0 may be y (add_n runs in place on its first input): those two are not __restrict__
+    params = ", ".join([f"const {t}* {'' if k == 0 else '__restrict__ '}x{k}"
+                        for k in range(len(ins))] + [f"{t}* y"])
+    if dt in ("f16", "bf16"):
+        body = [f"    {t} s = x0[i];"]
+        for k in range(1, len(ins)):
+            total = load(dt, "s") + " + " + load(dt, f"x{k}[i]")
+            body.append(f"    s = {store(dt, total)};")
+    elif dt in ("f32", "f64"):
+        body = [f"    {t} s = x0[i];"] + [f"    s = s + x{k}[i];" for k in range(1, len(ins))]
+    else:  # wrap as numpy does: unsigned arithmetic (signed overflow is undefined in C)
+        u = {"i8": "unsigned char", "i32": "unsigned int", "i64": "unsigned long long"}[dt]
+        body = [f"    {u} s = ({u})x0[i];"] + [f"    s = ({u})(s + ({u})x{k}[i]);"
+                                             for k in range(1, len(ins))]
+    body.append(f"    y[i] = ({t})s;")
+    src = (f'extern "C" __global__ void add_n_{dt}({params}) {{\n  {loop("i", out.numel, it)}\n'
+           + "\n".join(body) + "\n  }\n}\n")
+    grid, block = launch_1d(out.numel)
+    args = [f"in{k}" for k in range(len(ins))] + ["out0"]
+    return KernelCode("tdflow.add_n", src, (LaunchSpec(f"add_n_{dt}", grid, block, args),))
+
+
+__all__ = ["cast", "transpose", "cat", "same_elements", "expand", "broadcast_like", "ones_like",
+           "constant", "add_n", "strided_copy", "flat_copy", "fill", "convert", "bits_type",
+           ]
