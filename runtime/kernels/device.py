@@ -106,3 +106,126 @@ def register_standard() -> None:
     std = standard_dialect()
     for op in sorted(set(generated_ops()) | set(ELEMENTWISE_OPS)):
         register_generated(op, std.lookup(op))
+
+
+# -- user CUDA kernels -------------------------------------------------------------------------
+USER_KERNEL_DOC = """How a hand-written CUDA kernel body is templated (``register_kernel(op, device="cuda",
+source=BODY)``), as OneFlow's ``.cu`` kernels are on dtype and shape. BODY is the body of
+
+    extern "C" __global__ void kernel(const T_IN0* __restrict__ in0, ..., T_OUT0* out0, ...)
+
+(one pointer per present operand, then one per result), compiled once per input/output
+shapes, dtypes and attribute values, with these constants defined before it:
+
+* ``T``: the C type of input 0 (of result 0 for an op without operands); ``T_IN<i>`` and
+  ``T_OUT<k>`` the C type of each operand and result (``__half``/``__nv_bfloat16`` for
+  f16/bf16: load and store them with ``__half2float``/``__float2half`` and friends);
+* ``N``: the number of elements of result 0 (of input 0 for an op without results);
+* ``IN<i>_NUMEL``, ``IN<i>_NDIM``, ``IN<i>_DIM<d>`` (and ``OUT<k>_...``): each tensor's
+  element count, rank and sizes, and ``IN0_SHAPE``/``OUT0_SHAPE`` as ``{d0, d1, ...}``
+  initialiser text for a local array;
+* ``ATTR_<name>``: each bool, integer or float attribute's value (``bool``, ``long long``,
+  ``double``).
+
+All are ``constexpr`` (``long long`` for sizes). The decorated function returns the launch
+shape from the static types: ``launch(ins, outs, attrs) -> (grid, block)`` where ``ins`` and
+``outs`` are :class:`~tdflow.lowering.cuda.TensorSpec` lists; grid and block are an int or a
+1-3 tuple. The same source serves ``cuda`` (nvcc) and ``cudasim`` (g++), cached like
+generated kernels.
+"""
+
+
+class UserCudaKernel(GeneratedKernel):
+    """A user's CUDA kernel body (see :data:`USER_KERNEL_DOC`) as a GPU device's kernel."""
+
+    def __init__(self, op: str, device: str, source: str, launch: Any) -> None:
+        super().__init__(op, device)
+        self.source, self.launch = source, launch
+        self.__qualname__ = f"UserCudaKernel[{device}:{op}]"
+        self.__doc__ = f"{op} on {device}: a user's CUDA C kernel"
+        self._codes: dict[Any, Any] = {}
+
+    def __call__(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any]) -> list[Any]:
+        if any(o is None for o in outs):
+            raise ValueError(f"{self.op}: a CUDA kernel writes into preallocated results")
+        return self.backend.run(self.code_for(attrs, inputs, outs), inputs, outs)
+
+    def code_for(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                 outs: Sequence[Any]) -> Any:
+        from tdflow.runtime.backends.cudasim import attrs_key, specs_of
+
+        ins, res = specs_of(inputs), specs_of(outs)
+        key = (ins, res, attrs_key(attrs))
+        code = self._codes.get(key)
+        if code is None:
+            code = self._codes[key] = user_kernel_code(self.op, self.source, self.launch,
+                                                       ins, res, attrs)
+        return code
+
+
+def user_kernel_code(op: str, body: str, launch: Any, ins: Sequence[Any], outs: Sequence[Any],
+                     attrs: Mapping[str, Any]) -> Any:
+    """The :class:`KernelCode` of a user's kernel body at these types (USER_KERNEL_DOC).
+
+    >>> from tdflow.lowering.cuda import TensorSpec
+    >>> c = user_kernel_code("my.neg", "for (long long i = threadIdx.x; i < N; i += blockDim.x)"
+    ...                      " out0[i] = -in0[i];", lambda i, o, a: (1, 32),
+    ...                      [TensorSpec((5,), "f32")], [TensorSpec((5,), "f32")], {})
+    >>> "constexpr long long N = 5;" in c.source, c.launches[0].block
+    (True, (32, 1, 1))
+    """
+    from tdflow.lowering.cuda import KernelCode, LaunchSpec
+    from tdflow.lowering.cuda.code import CudaCodegenError, _uniquified
+    from tdflow.lowering.cuda.common import ctype
+
+    lines = [f"// {op}: a user's kernel"]
+    params = []
+    for side, specs in (("IN", ins), ("OUT", outs)):
+        for i, s in enumerate(specs):
+            p = f"{side}{i}"
+            lines.append(f"typedef {ctype(s.dtype)} T_{p};")
+            lines.append(f"constexpr long long {p}_NUMEL = {s.numel}; "
+                         f"constexpr int {p}_NDIM = {s.ndim};")
+            lines.extend(f"constexpr long long {p}_DIM{d} = {n};" for d, n in enumerate(s.shape))
+            lines.append(f"#define {p}_SHAPE {{{', '.join(map(str, s.shape)) or '1'}}}")
+            params.append(f"const T_{p}* __restrict__ in{i}" if side == "IN"
+                          else f"T_{p}* out{i}")
+    first = ins[0] if ins else outs[0]
+    lines.append(f"typedef {ctype(first.dtype)} T;")
+    lines.append(f"constexpr long long N = {(outs[0] if outs else ins[0]).numel};")
+    for name, v in sorted(attrs.items()):
+        if not name.isidentifier():
+            continue
+        if isinstance(v, bool):
+            lines.append(f"constexpr bool ATTR_{name} = {'true' if v else 'false'};")
+        elif isinstance(v, int):
+            lines.append(f"constexpr long long ATTR_{name} = {v}LL;")
+        elif isinstance(v, float):
+            lines.append(f"constexpr double ATTR_{name} = {float(v)!r};".replace("inf", "1e999")
+                         if v == v else f"constexpr double ATTR_{name} = 0.0 / 0.0;")
+    name = "user_" + "".join(c if c.isalnum() else "_" for c in op)
+    src = ("\n".join(lines) + f'\nextern "C" __global__ void {name}({", ".join(params)}) {{\n'
+           f"{body.strip()}\n}}\n")
+    # the #defines would leak into the next code object of a translation unit
+    src += "".join(f"#undef {side}{i}_SHAPE\n" for side, specs in (("IN", ins), ("OUT", outs))
+                   for i in range(len(specs)))
+    try:
+        grid, block = launch(list(ins), list(outs), dict(attrs))
+        spec = LaunchSpec(name, grid, block, [f"in{i}" for i in range(len(ins))]
+                          + [f"out{k}" for k in range(len(outs))])
+    except (TypeError, ValueError) as e:
+        raise CudaCodegenError(f"{op}: the kernel's launch function failed: {e}") from e
+    return _uniquified(KernelCode(op, src, (spec,)), op, ins, outs)
+
+
+def register_user_cuda(op: str, source: str, launch: Any, **kernel_args: Any) -> None:
+    """Register ``source`` (a kernel body) as ``op``'s kernel on ``cuda`` and ``cudasim``."""
+    from tdflow.runtime.kernels.registry import default_kernel_name
+
+    name = kernel_args.pop("name", None)
+    for device in GPU_DEVICES:
+        add_kernel(Kernel(
+            name=(f"{name}.{device}" if name else default_kernel_name(op, device)), op=op,
+            device=device, fn=UserCudaKernel(op, device, source, launch),
+            doc=f"a user's CUDA C kernel for {op}", **kernel_args))

@@ -269,7 +269,8 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
                     match: MatchFn | None = None, priority: int = 0,
                     inplace: Mapping[int, int] | None = None, num_outputs: int = 1,
                     name: str | None = None, elementwise: Any = None,
-                    uses_blas: bool = False) -> Callable[[KernelFn], KernelFn]:
+                    uses_blas: bool = False, source: str | None = None
+                    ) -> Callable[[KernelFn], KernelFn]:
     """Decorator registering ``fn(attrs, inputs, outs)`` as a kernel of ``op``.
 
     This is the public way to give a user's op a kernel (OneFlow's ``REGISTER_USER_KERNEL(...)
@@ -283,7 +284,35 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
     ...     return [np.multiply(inputs[0], 2, out=outs[0])]
     >>> kernel_table("cpu").select("doc.twice", ("f32",)).name
     'cpu.doc.twice'
+
+    With ``source`` (``device="cuda"``), the kernel is hand-written CUDA C: ``source`` is the
+    body of a kernel templated on dtype and shape (``T``, ``N``, ``IN0_DIM0``, ``ATTR_<name>``...:
+    :data:`tdflow.runtime.kernels.device.USER_KERNEL_DOC`), registered on ``cuda`` and
+    ``cudasim``, and the decorated function gives the launch shape from the static types:
+    ``launch(ins, outs, attrs) -> (grid, block)``.
+
+    >>> @register_kernel("doc.neg", device="cuda", dtypes=("f32",), source='''
+    ...     for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < N;
+    ...          i += gridDim.x * blockDim.x) out0[i] = -in0[i];''')
+    ... def neg_launch(ins, outs, attrs):
+    ...     return min(1024, (outs[0].numel + 255) // 256), 256
+    >>> kernel_table("cudasim").select("doc.neg", ("f32",)).name
+    'cudasim.doc.neg'
     """
+    if source is not None:
+        if device not in ("cuda", "cudasim"):
+            raise ValueError(f"register_kernel({op!r}): a CUDA source needs device='cuda', "
+                             f"not {device!r}")
+
+        def deco_cuda(launch: Callable[..., Any]) -> Callable[..., Any]:
+            from tdflow.runtime.kernels.device import register_user_cuda
+
+            register_user_cuda(op, source, launch, num_outputs=num_outputs,
+                               dtypes=frozenset(dtypes) if dtypes is not None else None,
+                               match=match, priority=priority, name=name)
+            return launch
+
+        return deco_cuda
 
     def deco(fn: KernelFn) -> KernelFn:
         add_kernel(Kernel(

@@ -61,7 +61,7 @@ def parse_ptxas(report: str) -> dict[str, dict[str, int]]:
 def cubin_kernels(data: bytes) -> dict[str, dict[str, int]]:
     """Kernels of a cubin (ELF64) with ``registers`` and ``smem`` read from its sections.
 
-    The register count is the ``EIATTR_REGCOUNT`` (0x2f) attribute of ``.nv.info.<kernel>``
+    The register count is an ``EIATTR_REGCOUNT`` (0x2f) attribute of the ``.nv.info`` section
     (format ``EIFMT_SVAL``: symbol index, count); static shared memory the size of
     ``.nv.shared.<kernel>``. Returns ``{}`` for data that is not an ELF64 file.
     """
@@ -80,22 +80,31 @@ def cubin_kernels(data: bytes) -> dict[str, dict[str, int]]:
         return data[start:data.index(b"\0", start)].decode(errors="replace")
 
     named = {name_of(n): (off, size) for n, off, size in sections}
+    symbols: list[str] = []
+    if ".symtab" in named and ".strtab" in named:
+        off, size = named[".symtab"]
+        strs = named[".strtab"][0]
+        for pos in range(off, off + size, 24):  # Elf64_Sym
+            n = struct.unpack_from("<I", data, pos)[0]
+            symbols.append(data[strs + n:data.index(b"\0", strs + n)].decode(errors="replace"))
     kernels: dict[str, dict[str, int]] = {}
     for sec in named:
         if sec.startswith(".text."):
             k = sec[len(".text."):]
-            info = kernels[k] = {"registers": -1, "smem": named.get(f".nv.shared.{k}",
-                                                                   (0, 0))[1]}
-            off, size = named.get(f".nv.info.{k}", (0, 0))
-            pos = off
-            while pos + 4 <= off + size:
-                fmt, attr, length = struct.unpack_from("<BBH", data, pos)
-                if fmt == 0x04:  # EIFMT_SVAL: a payload of `length` bytes
-                    if attr == 0x2F and length >= 8:
-                        info["registers"] = struct.unpack_from("<I", data, pos + 8)[0]
-                    pos += 4 + length
-                else:  # EIFMT_NVAL / BVAL / HVAL: the value sits in the length field
-                    pos += 4
+            kernels[k] = {"registers": -1, "smem": named.get(f".nv.shared.{k}", (0, 0))[1]}
+    # EIATTR_REGCOUNT entries of the global .nv.info: (symbol index, registers)
+    off, size = named.get(".nv.info", (0, 0))
+    pos = off
+    while pos + 4 <= off + size:
+        fmt, attr, length = struct.unpack_from("<BBH", data, pos)
+        if fmt != 0x04:  # EIFMT_NVAL / BVAL / HVAL: the value sits in the length field
+            pos += 4
+            continue
+        if attr == 0x2F and length >= 8:
+            sym, regs = struct.unpack_from("<II", data, pos + 4)
+            if sym < len(symbols) and symbols[sym] in kernels:
+                kernels[symbols[sym]]["registers"] = regs
+        pos += 4 + length
     return kernels
 
 
@@ -154,7 +163,13 @@ def _report_program(args: argparse.Namespace) -> int:
     from tdflow.dialect.ir import parse_module
     from tdflow.runtime.backends.cuda_status import find_nvcc
     from tdflow.runtime.backends.kernel_build import (
-        DEFAULT_ARCH, NVCC_FLAGS, cache_key, compile_cubin, nvcc_version, ptxas_report)
+        DEFAULT_ARCH,
+        NVCC_FLAGS,
+        cache_key,
+        compile_cubin,
+        nvcc_version,
+        ptxas_report,
+    )
     from tdflow.runtime.compiled import lower
 
     check_ops_args(args)
