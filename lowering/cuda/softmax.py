@@ -54,14 +54,16 @@ class Rows:
         """Typedef and row-wide reductions (``rmax`` propagates NaN, as numpy's max does)."""
         mx = "(b > a || b != b) ? b : a"
         if self.warp:
-            red = """__device__ __forceinline__ acc_t rsum(acc_t v, acc_t*) { return tdf_warp_sum(v); }
+            red = """template <typename T> __device__ __forceinline__ T rsum(T v, T*) { return tdf_warp_sum(v); }
 __device__ __forceinline__ acc_t rmax(acc_t v, acc_t*) {
   for (int o = 16; o > 0; o >>= 1) v = mx(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
 """
         else:
-            red = """__device__ __forceinline__ acc_t rsum(acc_t v, acc_t* sh) { return tdf_block_sum(v, sh); }
+            red = """template <typename T> __device__ __forceinline__ T rsum(T v, T* sh) {
+  return tdf_block_sum(v, sh);
+}
 __device__ __forceinline__ acc_t rmax(acc_t v, acc_t* sh) {
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int o = 16; o > 0; o >>= 1) v = mx(v, __shfl_xor_sync(0xffffffffu, v, o));
