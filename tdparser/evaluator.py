@@ -392,9 +392,14 @@ class Evaluator(MulticlassStatements):
             self.soft(e)
 
     def instantiate(self, cls, args):
-        """The anonymous def for ``cls<args>`` (llvm's ``VarDefInit::instantiate``)."""
-        key = (id(cls), tuple((n, str(v.ty) if v.ty is not None else "", str(v))
-                              for n, _, v in args))
+        """The anonymous def for ``cls<args>`` (llvm's ``VarDefInit::instantiate``).
+
+        llvm-tblgen makes one record per distinct argument list *as written*: ``C<"a", x=1>``,
+        ``C<"a", 1>`` and ``C<"a", 1, 0>`` (0 the default) are three records, since its
+        ``VarDefInit``s are uniqued by their ``ArgumentInit``s (named or positional, in the
+        order given); only the values are compared by content here (llvm uniques those)."""
+        key = (id(cls), tuple((n, named, str(v.ty) if v.ty is not None else "", str(v))
+                              for n, named, v in args))
         d = self.anon_memo.get(key)
         if d is not None:
             return d

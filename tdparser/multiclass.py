@@ -9,7 +9,7 @@ derives from its prototypes. Records come back as ``(record, made_in_argument_lo
 from __future__ import annotations
 
 from . import ast as A
-from .expr import Scope, err
+from .expr import Scope, declared_uncast, err
 from .values import UNSET, StringInit, TypedInit
 
 
@@ -117,8 +117,13 @@ class MulticlassStatements:
             else:
                 raise err(f"value not specified for template argument '{mc.node.name}::{name}'",
                           loc)
-            if parent_ref and name in given:
-                pass  # as given, uncast: VOP2eInst's -1 for a bits<5> argument stays -1
+            if name in given and (parent_ref or declared_uncast(given[name], scope, ty)):
+                # As given, uncast: VOP2eInst's -1 for a bits<5> argument stays -1; and a
+                # reference to such an argument passes it on as it is (llvm-tblgen checked
+                # the reference's declared type, not the value substituted later).
+                if inner.uncast is None:
+                    inner.uncast = {}
+                inner.uncast[name] = ty
             elif isinstance(v, TypedInit):
                 c = v.cast_to(ty)
                 if c is None:
