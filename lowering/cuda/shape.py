@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.types import DTYPES
 
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import MAX_GRID, ctype, launch_1d, load, store, strides
@@ -297,12 +298,20 @@ UPLOAD_BYTES = 1 << 16
 @cuda_generator("tdflow.constant")
 def constant(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
              attrs: Mapping[str, Any]) -> KernelCode:
-    """``shape`` filled with the value, converted to ``dtype`` exactly as numpy's fill does
-    (the CPU kernel computes the element, so an integer that does not fit fails the same way)."""
-    from tdflow.runtime.kernels.shape import constant as cpu_constant
-
+    """``shape`` filled with the value, converted to ``dtype`` exactly as the CPU kernel's
+    ``fill`` converts it (an integer that does not fit the dtype is refused, as there)."""
     out = outs[0]
-    one = cpu_constant({**attrs, "shape": [1]}, [], [None])[0]
+    np_dt = np.dtype(DTYPES[str(attrs["dtype"])])
+    if attrs.get("is_floating_value", False):
+        value: Any = float(attrs.get("floating_value", 0.0))
+    else:
+        value = int(attrs.get("integer_value", 0))
+        if np_dt.kind in "iu" and not np.iinfo(np_dt).min <= value <= np.iinfo(np_dt).max:
+            raise CudaCodegenError(f"tdflow.constant: integer_value {value} does not fit "
+                                   f"{attrs['dtype']} [{np.iinfo(np_dt).min}, "
+                                   f"{np.iinfo(np_dt).max}]")
+    one = np.empty(1, np_dt)
+    one.fill(value)
     # bf16 is float32 on the host: its device bits are filled by a kernel, never uploaded
     if out.dtype != "bf16" and out.numel * one.itemsize <= UPLOAD_BYTES:
         data = np.full(out.shape, one[0], one.dtype).tobytes()
