@@ -117,14 +117,15 @@ def layer_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     for n in x.shape[a:]:
         d *= n
     rows = Rows(x.numel // d if d else 0, d, acc_type(x.dtype))
-    present = [s for s in (x, beta, gamma) if s is not None]  # in<i> numbers these
+    # present operands are numbered in order: x, then beta, then gamma
+    names = {"beta": "in1", "gamma": "in2" if beta is not None else "in1"}
     specs = [("in0", x)]
     affine = ""
-    for flag, spec, opname in ((scale, gamma, "*="), (center, beta, "+=")):
+    for flag, spec, opname, role in ((scale, gamma, "*=", "gamma"), (center, beta, "+=", "beta")):
         if flag and spec is not None:
             g = spec.numel
             at = f"c % {g}" if g and d % g == 0 else f"((long long)row * {d} + c) % {g}"
-            p = f"in{next(j for j, t in enumerate(present) if t is spec)}"
+            p = names[role]
             affine += f"y {opname} {_ld(spec, p, at)};"
             specs.append((p, spec))
     cparams, args = _sig(specs, outs)
@@ -234,7 +235,8 @@ def batch_norm_code(x: TensorSpec, axis: int, moving: tuple[TensorSpec, TensorSp
                     f"    const long long o0 = (long long)(b % {s}) * {ch};\n"
                     f"    const long long o1 = o0 + {ch} < {o} ? o0 + {ch} : {o};\n"
                     "    double t = 0;\n"
-                    f"    if (j < {cc * i}) {{\n      const long long c = j / {i};\n"
+                    f"    if (j < {cc * i}) {{\n"
+                    + (f"      const long long c = j / {i};\n" if p == 2 else "") +
                     f"      for (long long r = o0 + ty; r < o1; r += 8) {{\n"
                     f"        const long long e = r * {cc * i} + j; {val}\n      }}\n    }}\n"
                     "    sh[ty][tx] = t;\n    __syncthreads();\n"

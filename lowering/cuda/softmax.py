@@ -1,8 +1,9 @@
 """CUDA kernels of the softmax family and the cross entropies (all over the last axis).
 
 ``softmax``, ``log_softmax``, ``softmax_grad``, ``sparse_softmax_cross_entropy`` and
-``softmax_cross_entropy`` give each row to a warp (rows up to 1024) or a 256-thread block.
-A row that fits in registers (:class:`Rows`: up to 32 values a thread) is read from global
+``softmax_cross_entropy`` give each row to a warp (rows up to 256) or a block (256 threads,
+512 past 4096).
+A row that fits in registers (:class:`Rows`: up to 16 values a thread) is read from global
 memory once: the max is exact, then the sum of ``exp(x - max)``, then the results, as the numpy
 kernels compute them. A longer row is read twice: an online pass keeps ``(max, sum)`` pairs
 (rescaling the sum when the max grows) and merges them across lanes, then the results pass.
@@ -12,7 +13,7 @@ Half types compute in float, f64 in double. Labels of ``sparse_*`` are any integ
 ``i1``); one outside ``[0, depth)`` gives a loss of 0 and no one-hot term, as on the CPU.
 
 >>> from tdflow.lowering.cuda.code import TensorSpec
->>> Rows(64, 1000, "float").warp, Rows(64, 1000, "float").cached, Rows(8, 20000, "float").cached
+>>> Rows(64, 200, "float").warp, Rows(64, 4000, "float").cached, Rows(8, 9000, "float").cached
 (True, True, False)
 """
 
@@ -37,17 +38,19 @@ class Rows:
     """``n`` rows of ``length`` elements, each row to one warp or one block of 256 threads.
 
     ``arrays`` is how many row-long arrays a thread would keep in registers: a row is cached
-    when they fit in about 32 registers a thread. The generated kernel iterates ``row``; its
+    when they fit in 16 registers a thread. The generated kernel iterates ``row``; its
     threads are ``tid`` in ``[0, gs)``; :meth:`loop` emits a loop over the thread's columns
     ``c`` (slot ``j`` when cached). ``rsum``/``rmax`` reduce over the row's threads.
     """
 
     def __init__(self, n: int, length: int, acc: str, arrays: int = 1) -> None:
         self.n, self.length, self.acc = n, length, acc
-        self.warp = length <= 1024
-        self.gs = 32 if self.warp else 256
+        # a warp for rows up to 256 (8 values a lane), else 256 or (rows > 4096) 512 threads;
+        # at most 16 cached registers a thread keep ptxas well under 128 registers
+        self.warp = length <= 256
+        self.gs = 32 if self.warp else 256 if length <= 4096 else 512
         self.v = max(1, -(-length // self.gs))
-        self.cached = self.v * arrays * (2 if acc == "double" else 1) <= 32
+        self.cached = self.v * arrays * (2 if acc == "double" else 1) <= 16
         self.idx = "int" if n * max(length, 1) < (1 << 31) - 1 else "long long"
 
     def helpers(self) -> str:
@@ -70,12 +73,13 @@ __device__ __forceinline__ acc_t rmax(acc_t v, acc_t* sh) {
   __syncthreads();  // sh may still be read by the previous reduction
   if (lane == 0) sh[warp] = v;
   __syncthreads();
-  v = sh[lane & 7];  // 8 warps: every group of 8 lanes reduces all of them
-  for (int o = 4; o > 0; o >>= 1) v = mx(v, __shfl_xor_sync(0xffffffffu, v, o));
+  v = sh[lane & (NW - 1)];  // every group of NW lanes holds all the warps' values
+  for (int o = NW / 2; o > 0; o >>= 1) v = mx(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
 """
-        return (f"typedef {self.acc} acc_t;\n"
+        nw = "" if self.warp else f"constexpr int NW = {self.gs // 32};  // warps a block\n"
+        return (f"typedef {self.acc} acc_t;\n{nw}"
                 f"__device__ __forceinline__ acc_t mx(acc_t a, acc_t b) {{ return {mx}; }}\n"
                 + red)
 
@@ -92,8 +96,9 @@ __device__ __forceinline__ acc_t rmax(acc_t v, acc_t* sh) {
             head = ("  const int tid = threadIdx.x;\n"
                     f"  for ({self.idx} row = blockIdx.x; row < {self.n}; row += gridDim.x) {{\n")
             launch = LaunchSpec(name, min(MAX_GRID, self.n), self.gs, params[1])
+        shared = "  __shared__ acc_t sh[32];\n" if "sh)" in body else ""
         src = (f'extern "C" __global__ void {name}({", ".join(params[0])}) {{\n'
-               "  __shared__ acc_t sh[32];\n" + head + body + "  }\n}\n")
+               + shared + head + body + "  }\n}\n")
         return src, launch
 
     def loop(self, stmt: str) -> str:
@@ -242,11 +247,12 @@ def _pointwise(op: str, name: str, ins: Sequence[TensorSpec], outs: Sequence[Ten
         return KernelCode(op, "", ())
     cparams, args = params(ins, outs)
     grid, block = launch_1d(n)
+    cdecl = f", c = i % {length}" if "== c" in stmt else ""
     src = (f"typedef {acc} acc_t;\n"
            f'extern "C" __global__ void {name}({", ".join(cparams)}) {{\n'
            f"  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < {n}LL;"
            " i += (long long)blockDim.x * gridDim.x) {\n"
-           f"    const long long row = i / {length}, c = i % {length};\n"
+           f"    const long long row = i / {length}{cdecl};\n"
            f"    {stmt}\n    out0[i] = {store(out.dtype, 'g')};\n  }}\n}}\n")
     return KernelCode(op, src, (LaunchSpec(name, grid, block, args),))
 
