@@ -41,6 +41,8 @@ if [ "$mode" != "--cpu" ]; then
     || timeout 60 "$PY" -m pip install -q --no-index --no-deps --target "$SITE" \
       .wheelhouse/deps/tdflow-*.whl >> "$OUT/report.txt" 2>&1 || log "tdflow install failed"
   export PYTHONPATH="$SITE"
+  # the installed tdflow, not this tree's tdflow/ folder (the facade alone) from the cwd
+  export PYTHONSAFEPATH=1
 fi
 export TDFLOW_CACHE_DIR="$OUT/cache" PYTHONUNBUFFERED=1
 "$PY" -c "import tdflow, sys; from tdflow.runtime.backends.cuda_status import cuda_status; \
