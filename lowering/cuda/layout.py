@@ -22,35 +22,47 @@ from collections.abc import Sequence
 import numpy as np
 from tdflow.dialect.types import DTYPES
 
-from .code import KernelCode, LaunchSpec, TensorSpec
-from .common import ctype, launch_1d, strides
+from .code import KernelCode, TensorSpec
+from .common import ctype, strides
 
-__all__ = ["index_type", "suffix", "literal", "affine_offset", "merge_dims", "copy_kernel",
-           "empty_code", "loop", "exact_value", "CONVERT_HELPERS"]
+__all__ = ["index_type", "suffix", "literal", "affine_offset", "merge_dims", "empty_code", "loop",
+           "exact_value", "CONVERT_HELPERS"]
 
 _BIG = 1 << 31
 
 
 def index_type(*specs: TensorSpec | int) -> str:
-    """``"unsigned"`` when every tensor (or count) is below 2**31 elements, else 64-bit."""
+    """``"unsigned"`` when every tensor (or count) is below 2**31 elements, else 64-bit.
+
+    >>> index_type(TensorSpec((1 << 16, 1 << 15), "f32"))
+    'unsigned long long'
+    """
     n = max([s if isinstance(s, int) else s.numel for s in specs] + [1])
     return "unsigned" if n < _BIG else "unsigned long long"
 
 
 def suffix(it: str) -> str:
-    """The literal suffix of index type ``it``: ``u`` or ``ull``."""
+    """The literal suffix of index type ``it``: ``suffix("unsigned") == "u"``, else ``ull``."""
     return "u" if it == "unsigned" else "ull"
 
 
 def loop(var: str, n: int, it: str) -> str:
-    """The head of a grid-stride loop of ``var`` over ``[0, n)`` (the body's brace left open)."""
+    """The head of a grid-stride loop of ``var`` over ``[0, n)`` (the body's brace left open).
+
+    >>> loop("i", 10, "unsigned").split(";")[1]
+    ' i < 10u'
+    """
     s = suffix(it)
     return (f"for ({it} {var} = ({it})blockIdx.x * blockDim.x + threadIdx.x; {var} < {n}{s}; "
             f"{var} += ({it})blockDim.x * gridDim.x) {{")
 
 
 def exact_value(value: int | float | bool, dtype: str) -> np.generic:
-    """``value`` converted to ``dtype`` as numpy converts it (``np.array(value).astype``)."""
+    """``value`` converted to ``dtype`` as numpy converts it (``np.array(value).astype``).
+
+    >>> exact_value(300, "i8"), exact_value(0.1, "f16")
+    (np.int8(44), np.float16(0.1))
+    """
     if dtype == "bf16":
         return np.float32(np.array(value).astype(np.float32))
     return np.array(value).astype(DTYPES[dtype])[()]
@@ -82,7 +94,11 @@ def literal(value: int | float | bool | np.generic, dtype: str) -> str:
 def merge_dims(shape: Sequence[int], in_strides: Sequence[Sequence[int]]
                ) -> list[tuple[int, list[int]]]:
     """``(size, [stride per input])`` of the output dims with size-1 dims dropped and adjacent
-    dims merged where every input walks them as one (outer stride = inner stride * inner size)."""
+    dims merged where every input walks them as one (outer stride = inner stride * inner size).
+
+    >>> merge_dims((2, 1, 3, 4), [(0, 0, 4, 1)])   # a broadcast row, then a contiguous block
+    [(2, [0]), (12, [1])]
+    """
     out: list[tuple[int, list[int]]] = []
     for k, d in enumerate(shape):
         if d == 1:
@@ -113,22 +129,12 @@ def affine_offset(var: str, shape: Sequence[int], in_strides: Sequence[int], sfx
 
 
 def empty_code(op: str) -> KernelCode:
-    """The code of an op whose results are empty: nothing to launch."""
+    """The code of an op whose results are empty: nothing to launch.
+
+    >>> empty_code("tdflow.cast").launches
+    ()
+    """
     return KernelCode(op, "// nothing to compute: every result is empty\n", ())
-
-
-def copy_kernel(op: str, name: str, x: TensorSpec, out: TensorSpec, offset: str,
-                it: str) -> KernelCode:
-    """``out[i] = x[offset(i)]`` over every output element (``offset`` in terms of ``i``)."""
-    if out.numel == 0:
-        return empty_code(op)
-    t = ctype(x.dtype)
-    src = (f'extern "C" __global__ void {name}(const {t}* __restrict__ x, {t}* __restrict__ y) {{\n'
-           f"  {loop('i', out.numel, it)}\n"
-           f"    y[i] = x[{offset}];\n"
-           "  }\n}\n")
-    grid, block = launch_1d(out.numel)
-    return KernelCode(op, src, (LaunchSpec(name, grid, block, ("in0", "out0")),))
 
 
 # Conversions a cast needs beyond common.load/store: double -> half types rounds once (numpy's

@@ -42,7 +42,12 @@ _OPTIONAL = {"model_copy", "learning_rate", "scale_by_tensor", "skip_if", "bias_
 
 def present_operands(op: str, names: Sequence[str], ins: Sequence[TensorSpec],
                      attrs: Mapping[str, Any]) -> dict[str, int]:
-    """``{operand name: index in ins}`` of the present operands."""
+    """``{operand name: index in ins}`` of the present operands.
+
+    >>> f = TensorSpec((4,), "f32")
+    >>> present_operands("sgd", _SGD, [f, f, f], {"operandSegmentSizes": [1, 1, 0, 1, 0, 0]})
+    {'model': 0, 'model_diff': 1, 'learning_rate': 2}
+    """
     seg = attrs.get("operandSegmentSizes")
     if seg is not None and len(seg) == len(names) and sum(int(s) for s in seg) == len(ins):
         present = [n for n, s in zip(names, seg) if int(s)]

@@ -39,13 +39,20 @@ _BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigne
 
 
 def bits_type(dtype: str) -> str:
+    """The unsigned C integer as wide as ``dtype``, which copies move: ``bits_type("f16")``
+    is ``"unsigned short"``."""
     return _BITS[{"i1": 1, "i8": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4, "f64": 8,
                   "i64": 8}[dtype]]
 
 
 def strided_copy(op: str, x: TensorSpec, out: TensorSpec, in_strides: Sequence[int],
                  base: int = 0) -> KernelCode:
-    """``out[c] = x[base + sum c_d * in_strides[d]]`` over the output coordinates ``c``."""
+    """``out[c] = x[base + sum c_d * in_strides[d]]`` over the output coordinates ``c``.
+
+    >>> code = strided_copy("t", TensorSpec((3, 4), "f32"), TensorSpec((4, 3), "f32"), (1, 4))
+    >>> "y[i] = x[(i / 3u) + (i % 3u) * 4u];" in code.source
+    True
+    """
     it = index_type(x, out)
     t = bits_type(x.dtype)
     off = affine_offset("i", out.shape, in_strides, suffix(it), base)
@@ -59,7 +66,11 @@ def strided_copy(op: str, x: TensorSpec, out: TensorSpec, in_strides: Sequence[i
 
 
 def flat_copy(op: str, x: TensorSpec, out: TensorSpec) -> KernelCode:
-    """The whole buffer copied (same bytes, new shape): 16 bytes per thread, then the tail."""
+    """The whole buffer copied (same bytes, new shape): 16 bytes per thread, then the tail.
+
+    >>> len(flat_copy("r", TensorSpec((7,), "f32"), TensorSpec((7,), "f32")).source.split("for"))
+    3
+    """
     if x.numel != out.numel:
         raise CudaCodegenError(f"{op}: 'in' has {x.numel} elements, the result {out.numel}")
     if out.numel == 0:
@@ -95,7 +106,11 @@ def same_elements(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
 
 def convert(src: str, dst: str, text: str) -> str:
     """``text`` (a ``src`` value) converted to ``dst`` as numpy's ``astype`` converts: floats to
-    integers truncate, nonzero to ``i1`` is true, f64 to half types rounds once."""
+    integers truncate, nonzero to ``i1`` is true, f64 to half types rounds once.
+
+    >>> convert("f64", "f16", "x"), convert("i32", "f64", "x")
+    ('tdf_d2h(x)', '((double)(x))')
+    """
     if src == dst:
         return text
     if dst == "f16":
@@ -271,7 +286,11 @@ def broadcast_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
 
 
 def fill(op: str, out: TensorSpec, value: np.generic) -> KernelCode:
-    """Every element of ``out`` set to ``value`` (already of ``out.dtype``), bit for bit."""
+    """Every element of ``out`` set to ``value`` (already of ``out.dtype``), bit for bit.
+
+    >>> "-0x" not in fill("f", TensorSpec((5,), "f32"), np.float32(-0.0)).source  # by its bits
+    True
+    """
     if out.numel == 0:
         return empty_code(op)
     it = index_type(out)
