@@ -130,6 +130,7 @@ class CudasimBackend:
                  outs: Sequence[Any], opdef: Any = None) -> KernelCode:
         """The generated code of ``op`` for these buffers' shapes and dtypes (memoised)."""
         ins, res = specs_of(inputs), specs_of(outs)
+        attrs = with_segments(attrs, inputs, opdef)
         key = (op, ins, res, attrs_key(attrs), id(opdef))
         code = self._codes.get(key)
         if code is None:
@@ -186,6 +187,24 @@ class CudasimBackend:
 
     def __repr__(self) -> str:
         return "<CudasimBackend>"
+
+
+def with_segments(attrs: Mapping[str, Any], inputs: Sequence[Any], opdef: Any = None
+                  ) -> Mapping[str, Any]:
+    """``attrs`` plus ``operandSegmentSizes`` when some optional operands are absent (``None``
+    in ``inputs``, as eager calls pass them), so a generator, which sees only the present
+    operands, knows which they are. A compiled program's op carries the attribute already.
+
+    >>> with_segments({}, [1, None, 2])["operandSegmentSizes"]
+    [1, 0, 1]
+    """
+    operands = getattr(opdef, "operands", None)
+    padded = list(inputs)
+    if operands is not None and not any(o.is_variadic for o in operands):
+        padded += [None] * (len(operands) - len(padded))  # trailing absent operands left off
+    if "operandSegmentSizes" in attrs or all(a is not None for a in padded):
+        return attrs
+    return {**attrs, "operandSegmentSizes": [0 if a is None else 1 for a in padded]}
 
 
 def rng_for(code: KernelCode, attrs: Mapping[str, Any], outs: Sequence[Any]) -> tuple[int, int]:

@@ -36,7 +36,10 @@ __all__ = ["CompileError", "cache_key", "compile_cubin", "build_shared_object", 
            "DEFAULT_ARCH", "NVCC_FLAGS"]
 
 DEFAULT_ARCH = os.environ.get("TDFLOW_CUDA_ARCH", "sm_90")
-NVCC_FLAGS = ("-O3", "-std=c++17", "--use_fast_math")
+# No --use_fast_math: it flushes f32 subnormals to zero and approximates division and square
+# roots, so the GPU would differ from numpy and cudasim; fast exp is chosen per expression
+# (render_cuda's fast_math renders __expf) instead.
+NVCC_FLAGS = ("-O3", "-std=c++17")
 GXX_FLAGS = ("-O2", "-std=c++17", "-shared", "-fPIC", "-w", "-fno-strict-aliasing")
 ELF_MAGIC = b"\x7fELF"
 
