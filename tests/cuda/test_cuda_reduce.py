@@ -55,7 +55,16 @@ def _compiled_together() -> None:
              for op, dt, shape, axis, keep in CASES]
     cases += [("tdflow.reduce_sum_like", _like_inputs(dt, xs, ls), {"axis": ax})
               for xs, ls, ax in LIKE for dt in OPS["tdflow.reduce_sum"]]
+    cases += [(op, [_special()], {"axis": [1]}) for op in
+              ("tdflow.reduce_max", "tdflow.reduce_min", "tdflow.reduce_sum")]
+    cases.append(("tdflow.reduce_sum", [np.full((3, 6000), 100, np.int8)], {"axis": [1]}))
     prebuild(cases)
+
+
+def _special() -> np.ndarray:
+    x = rand((4, 9), "f32", seed=3)
+    x[1, 3], x[2, :], x[3, 2] = np.nan, -np.inf, np.inf
+    return x
 
 
 @pytest.mark.parametrize("op,dt,shape,axis,keep", CASES,
@@ -74,8 +83,7 @@ def test_reduce_sum_like(dt) -> None:
 
 
 def test_nan_and_infinities() -> None:
-    x = rand((4, 9), "f32", seed=3)
-    x[1, 3], x[2, :], x[3, 2] = np.nan, -np.inf, np.inf
+    x = _special()
     for op in ("tdflow.reduce_max", "tdflow.reduce_min", "tdflow.reduce_sum"):
         got = check(op, [x], {"axis": [1]}, atol=1e-6)[0]  # atol: the scale is infinite
         assert np.isnan(got[1])
