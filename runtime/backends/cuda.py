@@ -363,13 +363,33 @@ class CudaBackend:
     def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
                outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None
                ) -> list[Any]:
-        """Generate (once per types), compile (once per code) and enqueue ``op``."""
+        """Generate (once per types), compile (once per code) and enqueue ``op``.
+
+        Host (numpy) buffers are accepted too, for tests and debugging: they are copied to the
+        device, the op runs, and the results (and operands, which an op without results
+        updates in place) are copied back before this returns."""
         if any(o is None for o in outs):
             raise CudaError(f"{op}: cuda kernels write into preallocated results")
+        if any(isinstance(a, np.ndarray) for a in (*inputs, *outs)):
+            return self._on_host_buffers(op, attrs, inputs, outs, opdef, rng)
         code = self.code_for(op, attrs, inputs, outs, opdef)
         if rng is None and any("rng" in ln.args for ln in code.launches):
             rng = rng_for(code, attrs, outs)
         return self.run(code, inputs, outs, rng)
+
+    def _on_host_buffers(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
+                         outs: Sequence[Any], opdef: Any, rng: tuple[int, int] | None
+                         ) -> list[Any]:
+        def dev(a: Any) -> Any:
+            return self.from_numpy(a) if isinstance(a, np.ndarray) else a
+
+        d_in = [None if a is None else dev(a) for a in inputs]
+        d_out = [dev(o) for o in outs]
+        self.run_op(op, attrs, d_in, d_out, opdef, rng)
+        for host, d in (*zip(inputs, d_in), *zip(outs, d_out)):
+            if isinstance(host, np.ndarray) and host.flags.writeable:
+                host[...] = self.to_numpy(d).reshape(host.shape)
+        return list(outs)
 
     @staticmethod
     def _pointer(a: Any, what: str) -> int:

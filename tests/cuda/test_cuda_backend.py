@@ -120,7 +120,11 @@ def test_run_op_marshals_pointers_and_waits_before_reading(fake):
     assert drv.streams[-1].queue, "the launch is asynchronous until the stream syncs"
     np.testing.assert_array_equal(be.to_numpy(dy), np.maximum(x, 0))
     with pytest.raises(CudaError, match="not a cuda device buffer"):
-        be.run_op("tdflow.relu", {}, [x], [dy])
+        be.run(be.code_for("tdflow.relu", {}, [x], [dy]), [x], [dy])
+    # host buffers: copied in, run, copied back before run_op returns
+    host = np.empty(5, np.float32)
+    assert be.run_op("tdflow.relu", {}, [x], [host])[0] is host
+    np.testing.assert_array_equal(host, np.maximum(x, 0))
 
 
 def test_scratch_rng_zeroed_outputs_and_uploads(fake):
@@ -232,3 +236,26 @@ def test_generated_code_is_the_nvcc_translation_unit(fake):
     be.prepare([code])
     assert len(drv.compiled) == 1 and f"namespace tdf_{code.digest}" in drv.compiled[0]
     assert drv.calls("get_function") == [("get_function", code.launches[0].kernel)]
+
+
+def test_the_gpu_check_runs_family_cases_through_the_backend(as_cuda):
+    """test_cuda_gpu's check, on the fake driver: a case of each of a dozen ops, compiled in
+    one go, through the harness's device-agnostic run (host buffers copied in and out)."""
+    from cuda_harness import full_attrs, result_types
+    from tdflow.dialect.types import DTYPES
+    from test_cuda_gpu import check_on_cuda, family_cases
+
+    drv, be = as_cuda
+    picked: dict[str, tuple] = {}
+    for case in family_cases():
+        picked.setdefault(case[0], case)
+    cases = list(picked.values())[::max(1, len(picked) // 12)][:12]
+    codes = []
+    for op, inputs, attrs in cases:
+        a = full_attrs(op, dict(attrs))
+        outs = [np.empty(t.shape, DTYPES[t.dtype]) for t in result_types(op, list(inputs), a)]
+        codes.append(be.code_for(op, a, list(inputs), outs))
+    be.prepare(codes)
+    for op, inputs, attrs in cases:
+        check_on_cuda(op, [None if x is None else np.array(x) for x in inputs], dict(attrs))
+    assert len(drv.compiled) == 1

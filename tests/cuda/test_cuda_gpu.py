@@ -22,28 +22,63 @@ def _gpu():
         pytest.skip(str(status))
 
 
-def _cases():
+def family_cases() -> list[tuple[str, list, dict]]:
+    """Every ``(op, inputs, attrs)`` case the cudasim family modules (tests/cuda/test_cuda_*.py)
+    hold in module-level lists or dicts of lists, plus every formula op in each dtype from the
+    elementwise module: the same cases, run on the GPU."""
+    import importlib
+
+    out: list[tuple[str, list, dict]] = []
+    for path in sorted(Path(__file__).parent.glob("test_cuda_*.py")):
+        if path.stem in ("test_cuda_gpu", "test_cuda_backend"):
+            continue
+        mod = importlib.import_module(path.stem)
+        for value in vars(mod).values():
+            items = value if isinstance(value, list) else (
+                [c for v in value.values() if isinstance(v, list) for c in v]
+                if isinstance(value, dict) else [])
+            out.extend(c for c in items if isinstance(c, tuple) and len(c) == 3
+                       and isinstance(c[0], str) and "." in c[0] and isinstance(c[2], dict)
+                       and isinstance(c[1], list | tuple))
+    ew = importlib.import_module("test_cuda_elementwise")
     from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
-    from tdflow.runtime.kernels.registry import kernel_table
 
-    cpu = kernel_table("cpu")
-    return sorted(op for op, d in ELEMENTWISE_OPS.items() if len(d.inputs) == 1
-                  and any(k.dtypes is None or "f32" in k.dtypes for k in cpu.candidates(op)))
+    for name, dt in ew.CASES:
+        out.append((name, ew._inputs(ELEMENTWISE_OPS[name], dt, (37, 129)), ew._attrs(name, dt)))
+    return out
 
 
-@pytest.mark.parametrize("op", _cases())
-def test_unary_generated_ops_on_cuda_match_numpy(op):
-    from tdflow.runtime.backends import get_backend
-    from tdflow.runtime.kernels.registry import kernel_table
+def check_on_cuda(op: str, inputs: list, attrs: dict) -> None:
+    """The cuda kernel's results equal numpy's (the harness's tolerances)."""
+    from cuda_harness import RTOL, full_attrs, result_types, run
+    from tdflow.dialect.types import dtype_from_numpy
 
-    be = get_backend("cuda")
-    x = np.random.default_rng(0).uniform(0.5, 2.0, (37, 129)).astype(np.float32)
-    cpu = kernel_table("cpu").select(op, ("f32",), {})
-    gpu = kernel_table("cuda").select(op, ("f32",), {})
-    (want,) = cpu({}, [x])
-    out = be.allocate(want.shape, str(want.dtype).replace("float", "f").replace("bool", "i1"))
-    gpu({}, [be.from_numpy(x)], [out])
-    np.testing.assert_allclose(be.to_numpy(out), want, rtol=1e-5, atol=1e-6)
+    attrs = full_attrs(op, attrs)
+    types = result_types(op, inputs, attrs)
+    want, got = run("cpu", op, inputs, attrs, types), run("cuda", op, inputs, attrs, types)
+    for k, (g, w) in enumerate(zip(got, want)):
+        dt = dtype_from_numpy(w.dtype)
+        assert g.shape == w.shape and g.dtype == w.dtype, (op, k)
+        if dt not in RTOL:
+            np.testing.assert_array_equal(g, w, err_msg=f"{op} result {k}")
+        else:
+            scale = float(np.max(np.abs(w.astype(np.float64)))) if w.size else 0.0
+            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
+                                       rtol=RTOL[dt], atol=RTOL[dt] * max(scale, 1.0) * 1e-2,
+                                       err_msg=f"{op} result {k}")
+
+
+def test_every_family_case_on_cuda_matches_numpy():
+    cases = family_cases()
+    assert cases
+    failures = []
+    for op, inputs, attrs in cases:
+        try:
+            check_on_cuda(op, list(inputs), dict(attrs))
+        except AssertionError as e:
+            failures.append(f"{op}: {str(e).splitlines()[0]}")
+    assert not failures, f"{len(failures)} of {len(cases)} cases differ:\n" + "\n".join(
+        failures[:40])
 
 
 def test_mlp_on_cuda_matches_the_cpu():
