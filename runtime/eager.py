@@ -193,7 +193,6 @@ class OpRunner:
         reads: list = []
         writes: list = []
         key: list = [attr_vals]
-        flat = []
         for i, t in enumerate(tensors):
             if t is None:
                 arrays.append(None)
@@ -207,10 +206,14 @@ class OpRunner:
                     raise EagerError(f"'{self.name}': operand tensors are on devices "
                                      f"{self.device!r} and {e.device!r}; move them to one "
                                      f"device first (tensor.to({self.device!r}))")
-                arrays.append(e._buf)
-                flat.append(e)
-                key.append(e._buf.shape)
-                key.append(e._buf.dtype)
+                a = e._buf
+                if type(a) is np.ndarray and not a.flags.c_contiguous:
+                    # a broadcast view (autograd's shape-only operands): GPU kernels index
+                    # dense row-major buffers
+                    a = np.ascontiguousarray(a)
+                arrays.append(a)
+                key.append(a.shape)
+                key.append(a.dtype)
                 v = var_of(e)
                 if self.mutable and i in self.mutable:
                     e._version += 1

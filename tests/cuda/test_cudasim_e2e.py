@@ -95,3 +95,20 @@ def test_eager_tensors_on_cudasim():
     assert r.to("cpu").device == "cpu" and r.to("cudasim") is r
     with pytest.raises(TdflowError, match="devices 'cudasim' and 'cpu'"):
         t + tdflow.tensor(x)
+
+
+def test_eager_backward_on_cudasim_equals_the_cpu():
+    import tdflow.functional as F
+
+    x = np.random.default_rng(3).standard_normal((4, 6)).astype(np.float32)
+    b = np.random.default_rng(4).standard_normal(6).astype(np.float32)
+    grads = {}
+    for device in ("cpu", "cudasim"):
+        t = tdflow.tensor(x, device=device, requires_grad=True)
+        u = tdflow.tensor(b, device=device, requires_grad=True)
+        loss = F.reduce_sum(F.relu(t + u) * t, axis=[0, 1])
+        loss.backward()
+        assert t.grad.device == device
+        grads[device] = (loss.numpy(), t.grad.numpy(), u.grad.numpy())
+    for g, w in zip(grads["cudasim"], grads["cpu"]):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
