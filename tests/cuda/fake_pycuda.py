@@ -78,6 +78,8 @@ class FakeFunction:
     def prepared_async_call(self, grid: tuple, block: tuple, stream: FakeStream,
                             *args: int) -> None:
         assert self.signature == "P" * len(args), (self.signature, args)
+        # pycuda takes a non-tuple block for the deprecated stream-first calling convention
+        assert isinstance(block, tuple) and isinstance(grid, tuple) and len(grid) <= 3
         for a in args:
             assert isinstance(a, int) and self.driver.owner(a) is not None, a
         self.driver.log.append(("launch", self.name, tuple(grid), tuple(block), stream))
