@@ -37,7 +37,7 @@ import numpy as np
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering.cuda import KernelCode, translation_unit
 from tdflow.lowering.cuda.common import prelude
-from tdflow.runtime.backends.cudasim import attrs_key, rng_for, specs_of
+from tdflow.runtime.backends.cudasim import attrs_key, rng_for, specs_of, with_segments
 from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend"]
@@ -302,6 +302,7 @@ class CudaBackend:
         from tdflow.lowering.cuda import generate
 
         ins, res = specs_of(inputs), specs_of(outs)
+        attrs = with_segments(attrs, inputs, opdef)  # which optional operands are present
         key = (op, ins, res, attrs_key(attrs), id(opdef))
         code = self._codes.get(key)
         if code is None:

@@ -62,9 +62,10 @@ def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
     """``op``'s generated code for buffers of these shapes and dtypes (memoised); needs no
     backend, so ``tdflow lower --emit cuda`` works on machines without CUDA."""
     from tdflow.lowering.cuda import generate
-    from tdflow.runtime.backends.cudasim import attrs_key, specs_of
+    from tdflow.runtime.backends.cudasim import attrs_key, specs_of, with_segments
 
     ins, res = specs_of(inputs), specs_of(outs)
+    attrs = with_segments(attrs, inputs, opdef)  # as the backends do: the same digest
     key = (op, ins, res, attrs_key(attrs), id(opdef))
     code = _CODES.get(key)
     if code is None:
