@@ -32,8 +32,7 @@ def _inputs(program):
     return [random_array(rng, shape, dt) for _, shape, dt in program.arguments]
 
 
-# cnn.mlir and resnet.mlir wait for the conv2d and pool generators
-@pytest.mark.parametrize("example", ["mlp.mlir", "gpt.mlir"])
+@pytest.mark.parametrize("example", ["mlp.mlir", "cnn.mlir", "resnet.mlir", "gpt.mlir"])
 def test_examples_on_cudasim_match_the_cpu(example):
     path = ROOT / "examples" / example
     sim = tdflow.compile(path, device="cudasim")
@@ -112,3 +111,31 @@ def test_eager_backward_on_cudasim_equals_the_cpu():
         grads[device] = (loss.numpy(), t.grad.numpy(), u.grad.numpy())
     for g, w in zip(grads["cudasim"], grads["cpu"]):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("script", ["train_mlp", "train_cnn"])
+def test_example_models_eager_forward_and_backward_on_cudasim(script):
+    """The training scripts' eager models: the loss and every parameter's gradient on cudasim
+    equal the CPU's for one batch."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        mod = importlib.import_module(script)
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    params = mod.init_params(0)
+    rng = np.random.default_rng(5)
+    n = 8
+    shape = (n, 64) if script == "train_mlp" else (n, 1, 8, 8)
+    x = rng.uniform(0, 1, shape).astype(np.float32)
+    y = rng.integers(0, 10, n).astype(np.int32)
+    out = {}
+    for device in ("cpu", "cudasim"):
+        p = {k: tdflow.tensor(v, device=device, requires_grad=True) for k, v in params.items()}
+        loss = mod.eager_loss(p, tdflow.tensor(x, device=device), tdflow.tensor(y, device=device))
+        loss.backward()
+        assert loss.device == device
+        out[device] = [loss.numpy()] + [p[k].grad.numpy() for k in sorted(p)]
+    for g, w in zip(out["cudasim"], out["cpu"]):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
