@@ -101,7 +101,13 @@ def _sig(specs: Sequence[tuple[str, TensorSpec]], outs: Sequence[TensorSpec]) ->
 @cuda_generator("tdflow.layer_norm")
 def layer_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                attrs: Mapping[str, Any]) -> KernelCode:
-    """A warp or block per row of ``x.shape[begin_norm_axis:]``."""
+    """A warp or block per row of ``x.shape[begin_norm_axis:]``.
+
+    >>> x, s = TensorSpec((64, 768), "f32"), TensorSpec((64,), "f32")
+    >>> code = layer_norm([x], [x, s, s], {"begin_norm_axis": 1, "epsilon": 1e-5})
+    >>> code.launches[0].grid, code.launches[0].block   # a 256-thread block per row
+    ((64, 1, 1), (256, 1, 1))
+    """
     op = "tdflow.layer_norm"
     scale, center = bool(attrs.get("scale")), bool(attrs.get("center"))
     x, beta, gamma = _optional(ins, attrs, 3, {1: (True, False, False), 3: (True,) * 3,
@@ -136,7 +142,12 @@ def layer_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
 @cuda_generator("tdflow.group_norm")
 def group_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                attrs: Mapping[str, Any]) -> KernelCode:
-    """A warp or block per (sample, group); ``channels_last`` gathers the group's channels."""
+    """A warp or block per (sample, group); ``channels_last`` gathers the group's channels.
+
+    >>> x, s = TensorSpec((2, 4, 3, 3), "f32"), TensorSpec((2, 2), "f32")
+    >>> group_norm([x], [x, s, s], {"num_groups": 2}).launches[0].block  # 4 rows of 18: warps
+    (128, 1, 1)
+    """
     op = "tdflow.group_norm"
     x, beta, gamma = _optional(ins, attrs, 3, {1: (True, False, False), 3: (True,) * 3}, op)
     _check(op, x, beta, gamma, *outs)
@@ -341,7 +352,13 @@ def _size(acc: str) -> int:
 @cuda_generator("tdflow.normalization")
 def normalization(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                   attrs: Mapping[str, Any]) -> KernelCode:
-    """Batch norm (see :func:`batch_norm_code`); ``moving_*`` are updated in place."""
+    """Batch norm (see :func:`batch_norm_code`); ``moving_*`` are updated in place.
+
+    >>> x, c = TensorSpec((8, 4, 5, 5), "f32"), TensorSpec((4,), "f32")
+    >>> code = normalization([x, c, c, c, c], [x], {"axis": 1, "training": False})
+    >>> [ln.kernel for ln in code.launches]   # inference: the moving statistics, then y
+    ['bn_stats', 'bn_apply']
+    """
     op = "tdflow.normalization"
     x, mm, mv, gamma, beta, add = _optional(
         ins, attrs, 6, {3: (True, False, False, True, True, False),

@@ -190,7 +190,12 @@ def _runs(shape: Sequence[int], axes: set[int]) -> list[list]:
 def reduce_code(kind: str, x: TensorSpec, axes: Sequence[int], out: TensorSpec,
                 op: str = "") -> KernelCode:
     """Kernels reducing ``x`` over ``axes`` (normalised, non-negative) into ``out`` with the
-    ``kind`` reduction ("sum", "prod", "max", "min"); ``out`` has the kept dims' elements."""
+    ``kind`` reduction ("sum", "prod", "max", "min"); ``out`` has the kept dims' elements.
+
+    >>> code = reduce_code("sum", TensorSpec((3, 5, 40), "f32"), (0, 2), TensorSpec((5,), "f32"))
+    >>> [ln.args for ln in code.launches], code.scratch   # axis 2 into scratch, then axis 0
+    ([('in0', 'tmp0'), ('tmp0', 'out0')], (120,))
+    """
     acc = acc_of(kind, x.dtype)
     ident = f"(acc_t){_identity(kind, x.dtype)}"
     runs = _runs(x.shape, set(axes))

@@ -30,7 +30,11 @@ LABELS = ("i1", "i8", "i32", "i64")
 
 
 def math_fn(name: str, acc: str) -> str:
-    """The C function ``name`` ("exp", "log", "sqrt") of ``acc``: ``expf`` for float."""
+    """The C function ``name`` ("exp", "log", "sqrt") of ``acc``.
+
+    >>> math_fn("exp", "float"), math_fn("log", "double")
+    ('expf', 'log')
+    """
     return name + "f" if acc == "float" else name
 
 
@@ -139,7 +143,11 @@ __device__ __forceinline__ acc_t rmax(acc_t v, acc_t* sh) {
 
 def params(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
            mutable: Sequence[int] = ()) -> tuple[list[str], list[str]]:
-    """C parameters ``in<i>``/``out<k>`` (inputs in ``mutable`` writable) and launch args."""
+    """C parameters ``in<i>``/``out<k>`` (inputs in ``mutable`` writable) and launch args.
+
+    >>> params([TensorSpec((2,), "f16")], [TensorSpec((2,), "f32")])
+    (['const __half* __restrict__ in0', 'float* __restrict__ out0'], ['in0', 'out0'])
+    """
     c = [f"{'' if i in mutable else 'const '}{ctype(s.dtype)}* __restrict__ in{i}"
          for i, s in enumerate(ins)]
     c += [f"{ctype(s.dtype)}* __restrict__ out{k}" for k, s in enumerate(outs)]
@@ -260,7 +268,14 @@ def _pointwise(op: str, name: str, ins: Sequence[TensorSpec], outs: Sequence[Ten
 @cuda_generator("tdflow.sparse_softmax_cross_entropy_grad")
 def sparse_softmax_cross_entropy_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                                       attrs: Mapping[str, Any]) -> KernelCode:
-    """``(prob - onehot(label)) * dy[row]``, one thread per element (a grid-stride loop)."""
+    """``(prob - onehot(label)) * dy[row]``, one thread per element (a grid-stride loop).
+
+    >>> code = sparse_softmax_cross_entropy_grad(
+    ...     [TensorSpec((4,), "i64"), TensorSpec((4,), "f32"), TensorSpec((4, 10), "f32")],
+    ...     [TensorSpec((4, 10), "f32")], {"depth": 10})
+    >>> code.launches[0].args
+    ('in0', 'in1', 'in2', 'out0')
+    """
     op = "tdflow.sparse_softmax_cross_entropy_grad"
     label, dy, prob = ins
     if label.dtype not in LABELS:
@@ -278,7 +293,12 @@ def sparse_softmax_cross_entropy_grad(ins: Sequence[TensorSpec], outs: Sequence[
 @cuda_generator("tdflow.softmax_cross_entropy_grad")
 def softmax_cross_entropy_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                                attrs: Mapping[str, Any]) -> KernelCode:
-    """``(prob - label) * dy[row]``, one thread per element (a grid-stride loop)."""
+    """``(prob - label) * dy[row]``, one thread per element (a grid-stride loop).
+
+    >>> p = TensorSpec((4, 10), "f64")
+    >>> softmax_cross_entropy_grad([TensorSpec((4,), "f64"), p, p], [p], {}).launches[0].grid
+    (1, 1, 1)
+    """
     op = "tdflow.softmax_cross_entropy_grad"
     dy, label, prob = ins
     _floats(op, dy, label, prob, outs[0])
