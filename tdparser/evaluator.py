@@ -30,6 +30,10 @@ from .values import (
     VarInit,
 )
 
+# A def's own name while llvm-tblgen would not know it yet (see Evaluator.st_Def); the `!`
+# keeps it apart from every field and argument name.
+LATE_NAME = VarInit("!NAME", T.STRING)
+
 
 class Evaluator(MulticlassStatements):
     """Runs a program's statements; the results are ``classes`` and ``defs``."""
@@ -53,6 +57,7 @@ class Evaluator(MulticlassStatements):
         self.let_stack: list = []
         self.in_multiclass = False
         self.mc_out = None
+        self.late_name = None  # the def whose parents see NAME as LATE_NAME (see st_Def)
         # llvm-tblgen appends a defm's location only to records that are direct entries of the
         # multiclass, not to those made inside a foreach/if of its body.
         self.loop_depth = 0  # enclosing loops of a multiclass body that depend on its arguments
@@ -277,6 +282,8 @@ class Evaluator(MulticlassStatements):
             r.set(qn, v)
         if rec.is_class:
             r.set(cls.name + ":NAME", VarInit(rec.name + ":NAME", T.STRING))
+        elif rec is self.late_name:
+            r.set(cls.name + ":NAME", LATE_NAME)
         else:
             r.set(cls.name + ":NAME", StringInit(rec.name))
         rec.assertions.extend(cls.assertions)
@@ -320,7 +327,21 @@ class Evaluator(MulticlassStatements):
         else:
             name, anon = self.object_name(s.name, scope, s.name_loc)
         rec = Rec(name, self, [s.name_loc if not anon else s.loc], anonymous=anon)
-        self.record_body(rec, s.parents, s.body, Scope(scope, rec))
+        # llvm-tblgen parses a def whose name depends on a multiclass argument (NAME) or a
+        # loop iterator with that name unresolved: its parents' NAME stays a reference until
+        # the defm or loop resolves it, after the body and the lets, so `C<NAME>` in a parent
+        # field that a let replaces is never made (RISCV's PseudoToVInst under
+        # `let BaseInstr = ...`). LATE_NAME stands for it until the body is done.
+        late = not anon and (self.in_multiclass or (self.taint and _mentions(s.name, self.taint)))
+        saved, self.late_name = self.late_name, rec if late else None
+        try:
+            self.record_body(rec, s.parents, s.body, Scope(scope, rec))
+        finally:
+            self.late_name = saved
+        if late:
+            r = Resolver(rec)
+            r.set(LATE_NAME.name, StringInit(rec.name))
+            rec.resolve(r)
         self.finish_def(rec)
 
     def finish_def(self, rec, in_loops=()):
