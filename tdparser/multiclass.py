@@ -9,8 +9,9 @@ derives from its prototypes. Records come back as ``(record, made_in_argument_lo
 from __future__ import annotations
 
 from . import ast as A
+from .errors import TdError
 from .expr import Scope, declared_uncast, err
-from .values import UNSET, StringInit, TypedInit
+from .values import UNSET, IntInit, ListInit, StringInit, TypedInit
 
 
 class MulticlassInfo:
@@ -41,19 +42,91 @@ def _visible_vars(scope) -> Scope | None:
     return out
 
 
-def _anonymous_statements(body):
-    """The anonymous ``def``s and ``defm``s of a multiclass body, in source order (into
-    ``foreach``, ``if`` and ``let`` blocks)."""
+def _idents(node):
+    """The identifiers ``node`` refers to (a named argument's name is not one)."""
+    if isinstance(node, A.Ident):
+        yield node.name
+    elif isinstance(node, A.Arg):
+        if not isinstance(node.name, A.Ident):
+            yield from _idents(node.name)
+        yield from _idents(node.value)
+    elif isinstance(node, tuple):
+        for x in node:
+            yield from _idents(x)
+    elif hasattr(node, "__dataclass_fields__"):
+        for f in node.__dataclass_fields__:
+            if f != "loc":
+                yield from _idents(getattr(node, f))
+
+
+def _anon_insts(node, tainted):
+    """The ``C<...>`` of a value in parse order: outermost ones that mention nothing in
+    ``tainted``, and inside the others those that do not."""
+    if isinstance(node, A.AnonInst):
+        if not A.mentions(node.args, tainted):
+            yield node
+            return
+        yield from _anon_insts(node.args, tainted)
+    elif isinstance(node, A.Arg):
+        yield from _anon_insts(node.value, tainted)
+    elif isinstance(node, tuple):
+        for x in node:
+            yield from _anon_insts(x, tainted)
+    elif hasattr(node, "__dataclass_fields__") and not isinstance(node, A.TypeRef):
+        for f in node.__dataclass_fields__:
+            if f != "loc":
+                yield from _anon_insts(getattr(node, f), tainted)
+
+
+def _parse_time_nodes(body, tainted, classes):
+    """What llvm-tblgen meets while parsing a multiclass body, in order: anonymous ``def``s
+    and ``defm``s (it names them) and class instances (``C<...>``) not mentioning ``tainted``
+    (arguments, loop iterators, locals of the body, fields of the record being defined). Both
+    arms of an ``if`` are parsed."""
     for st in body or ():
-        if isinstance(st, (A.Def, A.Defm)) and st.name is None:
-            yield st
-        elif isinstance(st, A.Foreach):
-            yield from _anonymous_statements(st.body)
-        elif isinstance(st, A.If):
-            yield from _anonymous_statements(st.then)
-            yield from _anonymous_statements(st.orelse)
-        elif isinstance(st, A.Let):
-            yield from _anonymous_statements(st.body)
+        t = type(st)
+        if t is A.Def:
+            if st.name is None:
+                yield st
+            else:
+                yield from _anon_insts(st.name, tainted)
+            fields = set(tainted)
+            for ref in st.parents:
+                yield from _anon_insts(ref.args, fields)
+                cls = classes.get(ref.name)
+                if cls is not None and cls.values:
+                    fields.update(cls.values)
+            for item in st.body or ():
+                if isinstance(item, A.FieldDecl):
+                    fields.add(item.name)
+            for item in st.body or ():
+                yield from _anon_insts(item, fields)
+                if isinstance(item, A.Defvar):
+                    fields.add(item.name)
+        elif t is A.Defm:
+            if st.name is None:
+                yield st
+            else:
+                yield from _anon_insts(st.name, tainted)
+            for ref in st.refs:
+                yield from _anon_insts(ref.args, tainted)
+        elif t is A.Foreach:
+            yield from _anon_insts(st.iter, tainted)
+            yield from _parse_time_nodes(st.body, tainted | {st.var}, classes)
+            yield st  # then expanded, if its list is known
+        elif t is A.If:
+            yield from _anon_insts(st.cond, tainted)
+            yield from _parse_time_nodes(st.then, tainted, classes)
+            yield from _parse_time_nodes(st.orelse, tainted, classes)
+        elif t is A.Let:
+            for it in st.items:
+                yield from _anon_insts(it.value, tainted)
+            yield from _parse_time_nodes(st.body, tainted, classes)
+        elif t is A.Defvar:
+            yield from _anon_insts(st.value, tainted)
+            tainted = tainted | {st.name}
+        elif t in (A.Assert, A.Dump):
+            yield from _anon_insts(st, tainted)
 
 
 class MulticlassStatements:
@@ -74,12 +147,69 @@ class MulticlassStatements:
         for ref in s.parents:
             if ref.name not in self.multiclasses:
                 raise err(f"Couldn't find multiclass '{ref.name}'", ref.loc)
-        # llvm-tblgen names an anonymous def (or defm) of a multiclass body once, while parsing
-        # the body; every instantiation starts from that name (a clash renames it when added).
-        for st in _anonymous_statements(s.body):
-            self.anon_name_of(st)
-        self.multiclasses[s.name] = MulticlassInfo(s, tuple(self.let_stack), targs,
-                                                   _visible_vars(scope))
+        info = MulticlassInfo(s, tuple(self.let_stack), targs, _visible_vars(scope))
+        # llvm-tblgen parses the body here: it names each anonymous def (or defm) once (every
+        # instantiation starts from that name; a clash renames it when added) and makes the
+        # class instances whose arguments it already knows (`Operand<i32>`), in source order.
+        tainted = {t[0] for t in targs} | {"NAME"}
+        heads = [*(ta.default for ta in s.targs), *(ref.args for ref in s.parents)]
+        for node in (*_anon_insts(tuple(heads), tainted),
+                     *_parse_time_nodes(s.body, tainted, self.classes)):
+            if isinstance(node, (A.Def, A.Defm)):
+                self.anon_name_of(node)
+            elif isinstance(node, A.Foreach):
+                self._expand_at_parse(node, tainted, info.scope or Scope(None), set())
+            else:
+                self._make_closed(node, info.scope)
+        self.multiclasses[s.name] = info
+
+    def _make_closed(self, node, scope, new=None):
+        """Make the class instance ``node`` if its arguments are known in ``scope`` (and,
+        with ``new``, mention one of those names)."""
+        if self._closed(node, scope) and (new is None or A.mentions(node, new)):
+            try:
+                self.value(node, scope, None)
+            except TdError:
+                pass  # reported, if at all, where a defm evaluates it
+
+    def _expand_at_parse(self, loop, tainted, scope, bound):
+        """llvm-tblgen expands a loop of a multiclass body whose list it knows right after
+        parsing it: per element, the instances that mention the iterators become known."""
+        it = loop.iter
+        if A.mentions(it, tainted) or not self._closed(it, scope):
+            return
+        try:
+            if it.hi is None and isinstance(it.lo, A.BitsLit):
+                items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]
+            elif it.hi is None:
+                v = self.value(it.lo, scope, None)
+                items = v.items if isinstance(v, ListInit) else None
+            else:
+                items = [IntInit(i) for i in self.eb.ranges((it,), scope, None)]
+        except TdError:
+            return
+        if not items:
+            return
+        new = bound | {loop.var}
+        for x in items:
+            inner = Scope(scope)
+            inner.vars[loop.var] = x
+            for node in _parse_time_nodes(loop.body, tainted - new, self.classes):
+                if isinstance(node, A.Foreach):
+                    self._expand_at_parse(node, tainted, inner, new)
+                elif not isinstance(node, (A.Def, A.Defm)):
+                    self._make_closed(node, inner, new)
+
+    def _closed(self, node, scope) -> bool:
+        """Whether every name in ``node`` is a global, a def or a local visible at top level
+        (its value is known while the multiclass is parsed)."""
+        for name in _idents(node):
+            if name in self.globals or name in self.defs:
+                continue
+            if scope is not None and name in scope.vars:
+                continue
+            return False
+        return True
 
     def mc_args(self, mc, args, scope, loc, parent_ref=False, defm_name=None):
         """Bind a multiclass's template arguments; returns the scope for its body.
