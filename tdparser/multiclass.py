@@ -112,7 +112,9 @@ def _parse_time_nodes(body, tainted, classes):
                 yield from _anon_insts(ref.args, tainted)
         elif t is A.Foreach:
             yield from _anon_insts(st.iter, tainted)
-            yield from _parse_time_nodes(st.body, tainted | {st.var}, classes)
+            # Loops inside are expanded with this one (see _expand_at_parse), not alone.
+            yield from (n for n in _parse_time_nodes(st.body, tainted | {st.var}, classes)
+                        if type(n) is not A.Foreach)
             yield st  # then expanded, if its list is known
         elif t is A.If:
             yield from _anon_insts(st.cond, tainted)
@@ -206,9 +208,11 @@ class MulticlassStatements:
         for name in _idents(node):
             if name in self.globals or name in self.defs:
                 continue
-            if scope is not None and name in scope.vars:
-                continue
-            return False
+            s = scope
+            while s is not None and name not in s.vars:
+                s = s.parent
+            if s is None:
+                return False
         return True
 
     def mc_args(self, mc, args, scope, loc, parent_ref=False, defm_name=None):

@@ -1,5 +1,11 @@
 """Differential tests from LLVM's own target descriptions (issue 12).
 
+``../shared/corpus/llvm19-targets/<T>/<T>.td`` for X86, ARM, RISCV, AArch64 and AMDGPU: one
+test per target, tdflow and llvm-tblgen run at the same time (``targets_oracle``); the record
+names (``anonymous_N`` included) must be llvm-tblgen's and the documents equal
+(``jsoncompare.diff_documents``). A target that differs is listed in ``TARGET_KNOWN`` with the
+reason and xfails strictly. conftest.py prints ``llvm targets: N/5 identical``.
+
 ``../shared/corpus/tablegen-repros/`` holds minimal reproducers of the ways tdflow differed from
 llvm-tblgen on the X86, AArch64, ARM, RISCV and AMDGPU ``.td`` files; llvm-tblgen-19 accepts each.
 One test per file: tdflow's ``--dump-json`` document and ``--print-records`` text must equal
@@ -52,23 +58,58 @@ def test_repro_matches_llvm_tblgen(path: Path | None, llvm_tblgen: str) -> None:
 
 TARGETS = ROOT.parent / "shared" / "corpus" / "llvm19-targets"
 
+# Targets whose document differs from llvm-tblgen's, with the precise reason (strict xfail: a
+# target that starts matching fails until it is taken off this list). See
+# docs/tablegen-compat.md, "LLVM's target descriptions".
+TARGET_KNOWN: dict[str, str] = {
+    "RISCV": "anonymous_N numbering: the same 131,883 records, but from anonymous_10828 on "
+             "70 numbers are taken later than llvm-tblgen takes them (class instances "
+             "llvm-tblgen makes while parsing multiclass bodies, e.g. in loops over lists "
+             "that depend on outer loops, tdflow makes at the first defm)",
+    "AMDGPU": "tdflow does not finish AMDGPU within its time limit (ran > 400 s, 3 GB, on "
+              "2026-12-01; llvm-tblgen about 83 s): the evaluation is being sped up",
+}
 
-@pytest.mark.slow
-def test_arm_target_matches_llvm_tblgen(llvm_tblgen: str) -> None:
-    """LLVM's ARM target (38,718 records; about 30 s here) resolves as llvm-tblgen does, record
-    names included. X86 matches too but takes twice as long; see docs/tablegen-compat.md."""
+# tdflow's time limit per target; a target it cannot finish in time fails with that reason.
+# AMDGPU's is short so that CI spends at most that long learning it is still too slow.
+TARGET_LIMIT_S: dict[str, float] = {"AMDGPU": 150.0}
+DEFAULT_LIMIT_S = 600.0
+
+
+def _target_params() -> list:
+    out = []
+    for name in ("X86", "ARM", "RISCV", "AArch64", "AMDGPU"):
+        marks = []
+        if name in TARGET_KNOWN:
+            marks.append(pytest.mark.xfail(strict=True, reason=TARGET_KNOWN[name]))
+        out.append(pytest.param(name, id=name, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("target", _target_params())
+def test_target_matches_llvm_tblgen(target: str, llvm_tblgen: str) -> None:
+    """LLVM's target description ``target`` gives llvm-tblgen's ``--dump-json`` document:
+    the same record names (``anonymous_N`` included) and the same records. Both tools run at
+    once (targets_oracle.run_target); conftest.py prints ``llvm targets: N/5 identical``."""
     from jsoncompare import diff_documents
+    from targets_oracle import run_target
 
-    td = TARGETS / "ARM" / "ARM.td"
+    td = TARGETS / target / f"{target}.td"
     if not td.is_file():
         pytest.skip(f"shared corpus absent ({TARGETS}); LLVM target test skipped")
     include = mlir_include_dir()  # LLVM 19's include dir, which holds include/llvm too
     if include is None:
         pytest.skip("LLVM 19's .td files (Debian llvm-19-dev) not installed")
-    incs = [str(td.parent), str(include)]
-    theirs = llvm_json(llvm_tblgen, td, incs)
-    assert theirs is not None, "llvm-tblgen-19 rejects the ARM target"
-    ours = ours_json(td, incs)
-    assert sorted(ours) == sorted(theirs)
-    diffs = diff_documents(ours, theirs, limit=10)
-    assert not diffs, "ARM: differences from llvm-tblgen:\n  " + "\n  ".join(diffs)
+    run = run_target(llvm_tblgen, td, [str(td.parent), str(include)],
+                     TARGET_LIMIT_S.get(target, DEFAULT_LIMIT_S))
+    print(f"{target}: tdflow {run.ours_s:.1f} s, llvm-tblgen {run.llvm_s:.1f} s")
+    assert not run.ours_error, f"{target}: {run.ours_error}"
+    assert run.theirs is not None, f"llvm-tblgen-19 rejects the {target} target"
+    ours = sorted(k for k in run.ours if not k.startswith("!"))
+    theirs = sorted(k for k in run.theirs if not k.startswith("!"))
+    only_ours, only_theirs = sorted(set(ours) - set(theirs)), sorted(set(theirs) - set(ours))
+    assert ours == theirs, (f"{target}: record names differ: {len(ours)} vs {len(theirs)} "
+                            f"records; only tdflow {only_ours[:5]}, only llvm-tblgen "
+                            f"{only_theirs[:5]}")
+    diffs = diff_documents(run.ours, run.theirs, limit=10)
+    assert not diffs, f"{target}: differences from llvm-tblgen:\n  " + "\n  ".join(diffs)
