@@ -72,7 +72,9 @@ class Gemm:
     int k)`` and ``T load_b(const Args& P, int z, int k, int n)`` (called only in range),
     ``store_c`` of ``void store_c(const Args& P, int z, int m, int n, ACC acc)``. ``a_k_fast``/
     ``b_n_fast`` say which index walks memory contiguously (loads are arranged to coalesce).
-    ``index`` is the C type of element offsets (``I`` in the bodies).
+    ``index`` is the C type of element offsets (``I`` in the bodies); ``prefetch`` overlaps
+    the next tile's global loads with the current multiply through registers (off for
+    gathering loaders, whose index arithmetic would then spill).
     """
 
     name: str
@@ -89,6 +91,7 @@ class Gemm:
     b_n_fast: bool = True
     index: str = "int"
     helpers: str = ""
+    prefetch: bool = True
 
 
 _SIMT_TILES = {"large": (128, 128, 8, 8, 8), "medium": (64, 64, 16, 4, 4),
@@ -132,15 +135,21 @@ constexpr int BM = @BM@, BN = @BN@, BK = @BK@, MT = (M + BM - 1) / BM;
 constexpr bool A_K_FAST = @AKF@, B_N_FAST = @BNF@;
 """
 
-# The loops over this block's M tiles and (batch, K split) pairs: grid-stride, so grids stay
-# within CUDA's y/z limits; every thread of the block runs the same iterations (the barriers
-# inside are uniform).
+# Which M tile and (batch, K split) pair a block computes. Grid-stride loops only where the
+# grid would pass CUDA's y/z limits (every thread runs the same iterations, so the barriers
+# inside stay uniform); otherwise straight from blockIdx, which keeps registers free.
 _LOOPS = """  const Args P = {@MEMBERS@};
   const int tid = threadIdx.x, n0 = blockIdx.x * BN;
   for (int mt = blockIdx.y; mt < MT; mt += gridDim.y) {
   const int m0 = mt * BM;
   for (int zs = blockIdx.z; zs < Z * SPLIT; zs += gridDim.z) {
-    const int z = zs / SPLIT, sp = zs % SPLIT, k_lo = sp * KCHUNK;
+@ZS@"""
+_BLOCK = """  const Args P = {@MEMBERS@};
+  const int tid = threadIdx.x, n0 = blockIdx.x * BN;
+  { const int m0 = blockIdx.y * BM;
+  { const int zs = blockIdx.z;
+@ZS@"""
+_ZS = """    const int z = zs / SPLIT, sp = zs % SPLIT, k_lo = sp * KCHUNK;
     const int k_hi = k_lo + KCHUNK < K ? k_lo + KCHUNK : K;
     const int nk = (k_hi - k_lo + BK - 1) / BK;
 """
@@ -173,12 +182,28 @@ _STASH = """    #pragma unroll
     }
 """
 
+# Without register prefetch: global straight to shared (for gathering loaders, whose index
+# arithmetic would otherwise hold too many registers across the multiply).
+_DIRECT = """    #pragma unroll
+    for (int e = 0; e < APT; ++e) {
+      const int idx = tid + e * NT, kk = A_K_FAST ? idx % BK : idx / BM;
+      const int mm = A_K_FAST ? idx / BK : idx % BM, gm = m0 + mm, gk = @K0@ + kk;
+      @AS@ = (gm < M && gk < k_hi) ? load_a(P, z, gm, gk) : zero;
+    }
+    #pragma unroll
+    for (int e = 0; e < BPT; ++e) {
+      const int idx = tid + e * NT, kk = B_N_FAST ? idx / BN : idx % BK;
+      const int nn = B_N_FAST ? idx % BN : idx / BK, gn = n0 + nn, gk = @K0@ + kk;
+      @BS@ = (gn < N && gk < k_hi) ? load_b(P, z, gk, gn) : zero;
+    }
+"""
+
 _RESULT = "store_c(P, z, gm, gn, @V@);"
 _PARTIAL = "P.part[((long long)sp * Z + z) * ((long long)M * N) + (long long)gm * N + gn] = @V@;"
 
 _SIMT = """constexpr int TM = @TM@, TN = @TN@, TX = BN / TN, TY = BM / TM, NT = TX * TY;
 constexpr int APT = BM * BK / NT, BPT = BK * BN / NT;
-extern "C" __global__ __launch_bounds__(NT) void @NAME@(@PARAMS@) {
+extern "C" __global__ __launch_bounds__(NT, 1) void @NAME@(@PARAMS@) {
   // +4: the k-fastest global walk stores down a column; padding spreads it over the banks
   __shared__ T As[2][BK][BM + 4];
   __shared__ T Bs[2][BK][BN + 4];
@@ -189,15 +214,12 @@ extern "C" __global__ __launch_bounds__(NT) void @NAME@(@PARAMS@) {
     for (int i = 0; i < TM; ++i)
       #pragma unroll
       for (int j = 0; j < TN; ++j) acc[i][j] = ACC(0);
-    T ra[APT], rb[BPT];
-@FETCH0@    { const int buf = 0;
-@STASH@    }
+@REGS@@FETCH0@    { const int buf = 0;
+@STASH0@    }
     __syncthreads();
     for (int t = 0; t < nk; ++t) {
       const int cur = t & 1;
-      if (t + 1 < nk) {
-@FETCHN@      }
-      #pragma unroll
+@NEXT@      #pragma unroll
       for (int kk = 0; kk < BK; ++kk) {
         ACC av[TM], bv[TN];
         #pragma unroll
@@ -209,9 +231,7 @@ extern "C" __global__ __launch_bounds__(NT) void @NAME@(@PARAMS@) {
           #pragma unroll
           for (int j = 0; j < TN; ++j) acc[i][j] += av[i] * bv[j];
       }
-      if (t + 1 < nk) { const int buf = cur ^ 1;
-@STASH@      }
-      __syncthreads();
+@STASHN@      __syncthreads();
     }
     #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -239,7 +259,7 @@ typedef @FT@ FT;
 typedef wm::fragment<wm::matrix_a, 16, 16, WK, FT, @ALAYOUT@> FragA;
 typedef wm::fragment<wm::matrix_b, 16, 16, WK, FT, @BLAYOUT@> FragB;
 typedef wm::fragment<wm::accumulator, 16, 16, WK, float> FragC;
-extern "C" __global__ __launch_bounds__(NT) void @NAME@(@PARAMS@) {
+extern "C" __global__ __launch_bounds__(NT, 1) void @NAME@(@PARAMS@) {
   __shared__ __align__(32) T As[(A_K_FAST ? BM : BK) * LDA];
   __shared__ __align__(32) T Bs[(B_N_FAST ? BK : BN) * LDB];
   __shared__ __align__(32) float Cs[BM * LDC];
@@ -250,13 +270,10 @@ extern "C" __global__ __launch_bounds__(NT) void @NAME@(@PARAMS@) {
     for (int i = 0; i < FM; ++i)
       #pragma unroll
       for (int j = 0; j < FN; ++j) wm::fill_fragment(acc[i][j], 0.0f);
-    T ra[APT], rb[BPT];
-@FETCH0@    for (int t = 0; t < nk; ++t) {
+@REGS@@FETCH0@    for (int t = 0; t < nk; ++t) {
       __syncthreads();  // the previous tile's fragments are loaded
-@STASH@      __syncthreads();
-      if (t + 1 < nk) {
-@FETCHN@      }
-      #pragma unroll
+@STASHT@      __syncthreads();
+@NEXT@      #pragma unroll
       for (int kk = 0; kk < BK; kk += WK) {
         FragA fa[FM];
         FragB fb[FN];
@@ -326,17 +343,23 @@ def gemm_code(g: Gemm) -> tuple[str, list[LaunchSpec], tuple[int, ...]]:
          "BNF": str(g.b_n_fast).lower(), "NAME": g.name,
          "PARAMS": ", ".join(f"{decl} {name}" for decl, name, _ in fields),
          "MEMBERS": ", ".join(name for _, name, _ in fields)}
-    v["LOOPS"] = _fill(_LOOPS, v)
+    loops = _LOOPS if -(-g.m // bm) > 65535 or g.z * split > 65535 else _BLOCK
+    v["LOOPS"] = _fill(loops, {**v, "ZS": _ZS})
     result = _PARTIAL if split > 1 else _RESULT
-    v["FETCH0"] = _fill(_FETCH, {"K0": "k_lo"})
-    v["FETCHN"] = _fill(_FETCH, {"K0": "(k_lo + (t + 1) * BK)"})
+    pre = g.prefetch
+    v["REGS"] = "    T ra[APT], rb[BPT];\n" if pre else ""
+    v["FETCH0"] = _fill(_FETCH, {"K0": "k_lo"}) if pre else ""
+    fetch_next = _fill(_FETCH, {"K0": "(k_lo + (t + 1) * BK)"})
     if wmma:
         tf32 = g.dtype == "f32"
         a_sh = "As[mm * LDA + kk]" if g.a_k_fast else "As[kk * LDA + mm]"
         b_sh = "Bs[kk * LDB + nn]" if g.b_n_fast else "Bs[nn * LDB + kk]"
         cvt = ("          for (int q = 0; q < {f}.num_elements; ++q) "
                "{f}.x[q] = wm::__float_to_tf32({f}.x[q]);\n")
-        v.update(STASH=_fill(_STASH, {"AS": a_sh, "BS": b_sh}), WK=8 if tf32 else 16,
+        sh = {"AS": a_sh, "BS": b_sh}
+        v.update(STASHT=_fill(_STASH, sh) if pre else _fill(_DIRECT, {**sh, "K0": "(k_lo + t * BK)"}),
+                 NEXT=f"      if (t + 1 < nk) {{\n{fetch_next}      }}\n" if pre else "",
+                 WK=8 if tf32 else 16,
                  FT="wm::precision::tf32" if tf32 else "T",
                  ALAYOUT="wm::row_major" if g.a_k_fast else "wm::col_major",
                  BLAYOUT="wm::row_major" if g.b_n_fast else "wm::col_major",
@@ -348,8 +371,13 @@ def gemm_code(g: Gemm) -> tuple[str, list[LaunchSpec], tuple[int, ...]]:
         body, threads = _fill(_WMMA, v), 128
     else:
         tm, tn = _SIMT_TILES[tile][3:]
-        v.update(TM=tm, TN=tn, STASH=_fill(_STASH, {"AS": "As[buf][kk][mm]",
-                                                      "BS": "Bs[buf][kk][nn]"}),
+        sh = {"AS": "As[buf][kk][mm]", "BS": "Bs[buf][kk][nn]"}
+        stash = _fill(_STASH, sh)
+        nxt = "      if (t + 1 < nk) {{ const int buf = cur ^ 1;\n{}      }}\n"
+        v.update(TM=tm, TN=tn, STASH0=stash if pre else _fill(_DIRECT, {**sh, "K0": "k_lo"}),
+                 NEXT=f"      if (t + 1 < nk) {{\n{fetch_next}      }}\n" if pre else
+                 nxt.format(_fill(_DIRECT, {**sh, "K0": "(k_lo + (t + 1) * BK)"})),
+                 STASHN=nxt.format(stash) if pre else "",
                  RESULT=_fill(result, {"V": "acc[i][j]"}))
         body, threads = _fill(_SIMT, v), (bm // tm) * (bn // tn)
     source = _fill(_HEAD, v) + body
