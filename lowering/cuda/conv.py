@@ -112,7 +112,14 @@ class Geometry:
 def geometry(op: str, x: TensorSpec, w_or_dw: TensorSpec, dy_or_out: TensorSpec,
              attrs: Mapping[str, Any]) -> Geometry:
     """The convolution ``x`` (activation) ``*`` filter ``->`` output, checked as the CPU
-    kernel checks it (``CudaCodegenError`` naming ``op`` otherwise)."""
+    kernel checks it (``CudaCodegenError`` naming ``op`` otherwise).
+
+    >>> g = geometry("tdflow.conv2d", TensorSpec((2, 6, 9, 9), "f32"),
+    ...              TensorSpec((4, 3, 3, 3), "f32"), TensorSpec((2, 4, 4, 4), "f32"),
+    ...              {"strides": [2, 2], "padding_before": [0, 0], "groups": 2})
+    >>> (g.cg, g.og, g.oh, g.ow)
+    (3, 2, 4, 4)
+    """
     fmt = str(attrs.get("data_format", "channels_first"))
     if fmt not in _FIRST + _LAST:
         raise CudaCodegenError(f"{op}: unknown data_format {fmt!r}")

@@ -52,7 +52,11 @@ def gemm_acc(dtype: str) -> str:
 
 
 def tf32_enabled() -> bool:
-    """Whether f32 GEMMs use TF32 tensor cores (``TDFLOW_CUDA_TF32=1`` at generation time)."""
+    """Whether f32 GEMMs use TF32 tensor cores (``TDFLOW_CUDA_TF32=1`` at generation time).
+
+    >>> tf32_enabled() == (os.environ.get("TDFLOW_CUDA_TF32") == "1")
+    True
+    """
     return os.environ.get("TDFLOW_CUDA_TF32", "") == "1"
 
 
@@ -322,7 +326,16 @@ _SPLIT_SUM = """extern "C" __global__ void @NAME@_sum(@PARAMS@) {
 
 
 def gemm_code(g: Gemm) -> tuple[str, list[LaunchSpec], tuple[int, ...]]:
-    """``(source, launches, scratch)`` of the GEMM ``g`` (see :class:`Gemm`)."""
+    """``(source, launches, scratch)`` of the GEMM ``g`` (see :class:`Gemm`).
+
+    >>> g = Gemm("mm", "f32", 1, 8, 9, 1100, [("const float* __restrict__", "a", "in0"),
+    ...          ("const float* __restrict__", "b", "in1"), ("float*", "c", "out0")],
+    ...          "return P.a[m * 1100 + k];", "return P.b[k * 9 + n];", "P.c[m * 9 + n] = acc;")
+    >>> src, launches, scratch = gemm_code(g)
+    >>> [(ln.kernel, ln.grid, ln.args) for ln in launches], scratch  # K split in two
+    ([('mm', (1, 1, 2), ('in0', 'in1', 'out0', 'tmp0')), ('mm_sum', (1, 1, 1), ('in0', 'in1', \
+'out0', 'tmp0'))], (576,))
+    """
     if max(g.m, g.n, g.k, g.z) >= 2 ** 31:
         raise CudaCodegenError(f"{g.name}: GEMM of {g.z}x{g.m}x{g.n}x{g.k} exceeds 32-bit extents")
     tile = gemm_tile(g.dtype, g.m, g.n)

@@ -31,7 +31,11 @@ from .gemm import INT_ACC, Gemm, gemm_acc, gemm_code
 
 def c_scalar(dtype: str, value: float) -> str:
     """``value`` as a C literal of the type ``dtype`` computes in, rounded as numpy's
-    ``dtype.type(value)`` rounds it (f32 for half types, truncation for integers)."""
+    ``dtype.type(value)`` rounds it (f32 for half types, truncation for integers).
+
+    >>> c_scalar("f32", 0.1), c_scalar("i8", -2.5), c_scalar("f64", 0.1)
+    ('0.10000000149011612f', '((uint32_t)254ULL)', '0.1')
+    """
     if dtype == "f64":
         return repr(float(value))
     if dtype in INT_ACC:
