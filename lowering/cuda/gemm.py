@@ -341,6 +341,8 @@ def gemm_code(g: Gemm) -> tuple[str, list[LaunchSpec], tuple[int, ...]]:
     tile = gemm_tile(g.dtype, g.m, g.n)
     wmma = tile.startswith("wmma")
     bm, bn, bk = (_WMMA_TILES[tile] if wmma else _SIMT_TILES[tile][:3])
+    if wmma and g.dtype == "f32":
+        bk = 16  # TF32 tiles are twice the bytes: a 32-deep prefetch ran out of registers
     acc = "float" if wmma else gemm_acc(g.dtype)
     tiles = -(-g.n // bn) * -(-g.m // bm) * g.z
     split, chunk = _split_k(tiles, g.k, bk)
