@@ -133,6 +133,7 @@ __device__ @STORE_INLINE@ void store_c(const Args& P, int z, int m, int n, ACC a
 constexpr int M = @M@, N = @N@, K = @K@, Z = @Z@, SPLIT = @SPLIT@, KCHUNK = @KCHUNK@;
 constexpr int BM = @BM@, BN = @BN@, BK = @BK@, MT = (M + BM - 1) / BM;
 constexpr bool A_K_FAST = @AKF@, B_N_FAST = @BNF@;
+static_assert(MT > 0 && Z > 0 && (SPLIT == 1 || KCHUNK % BK == 0), "GEMM tiling");
 """
 
 # Which M tile and (batch, K split) pair a block computes. Grid-stride loops only where the
