@@ -115,6 +115,14 @@ def test_block_reductions(sim) -> None:
     np.testing.assert_array_equal(y[1::2], x.reshape(3, 96).max(1))
 
 
+def test_block_max_propagates_nan(sim) -> None:
+    x = np.arange(96.0)
+    x[70] = np.nan
+    y = np.empty(2)
+    sim.run(_code("block_sum", 1, 96, ("in0", "out0")), [x], [y])
+    assert np.isnan(y[0]) and np.isnan(y[1])
+
+
 def test_3d_blocks_and_grids(sim) -> None:
     grid, block = (2, 3, 2), (4, 2, 3)
     y = np.full(12 * 24, -1, np.int32)
