@@ -1,11 +1,9 @@
 """The tiled GEMM every matrix-product kernel shares (matmul, batch_matmul, the convolutions).
 
 :func:`gemm_code` writes one batched GEMM ``C[z] = A[z] @ B[z]`` whose operands are read, and
-whose result is written, by small generated device functions (``load_a(P, z, m, k)``,
-``load_b(P, z, k, n)``, ``store_c(P, z, m, n, acc)``): a matmul reads plain (maybe transposed,
-maybe broadcast) matrices and applies ``alpha`` and ``_add_to_output``
-(``lowering/cuda/matmul.py``); the convolutions read their operands as implicit im2col
-matrices (``lowering/cuda/conv.py``). Two kernel families:
+whose result written, by generated device functions (``load_a(P, z, m, k)``, ``load_b(P, z, k,
+n)``, ``store_c(P, z, m, n, acc)``): plain or transposed matrices with alpha and
+``_add_to_output`` (``matmul.py``), implicit im2col matrices (``conv.py``). Two families:
 
 * SIMT (f32, f64, integers): shared-memory tiles of A and B, double-buffered (the next tile is
   fetched into registers while the current one is multiplied, then stored into the other
@@ -70,11 +68,9 @@ class Gemm:
     int k)`` and ``T load_b(const Args& P, int z, int k, int n)`` (called only in range),
     ``store_c`` of ``void store_c(const Args& P, int z, int m, int n, ACC acc)``. ``a_k_fast``/
     ``b_n_fast`` say which index walks memory contiguously (loads are arranged to coalesce).
-    ``index`` is the C type of element offsets (``I`` in the bodies). ``gather`` marks
-    accessors heavy with index arithmetic (the convolutions'): their loads then go straight
-    to shared memory after each multiply instead of through prefetch registers, and
-    ``store_c`` stays out of line; inlined into the unrolled epilogue, both ran ptxas out of
-    registers.
+    ``index`` is the C type of element offsets (``I`` in the bodies). ``gather`` marks heavy
+    accessors (the convolutions'): loads go to shared memory after each multiply, not through
+    prefetch registers, and ``store_c`` stays out of line (else ptxas ran out of registers).
     """
 
     name: str
@@ -90,7 +86,6 @@ class Gemm:
     a_k_fast: bool = True
     b_n_fast: bool = True
     index: str = "int"
-    helpers: str = ""
     gather: bool = False
 
 
@@ -113,8 +108,7 @@ def _split_k(tiles: int, k: int, bk: int) -> tuple[int, int]:
     if tiles >= SMS or k < 1024:
         return 1, max(k, 1)
     split = max(1, min(-(-2 * SMS // tiles), k // 512))
-    per = -(-k // split)
-    chunk = -(-per // bk) * bk
+    chunk = ((k + split - 1) // split + bk - 1) // bk * bk
     return -(-k // chunk), chunk
 
 
@@ -122,11 +116,8 @@ def _fill(template: str, values: Mapping[str, Any]) -> str:
     return re.sub(r"@(\w+)@", lambda mt: str(values[mt.group(1)]), template)
 
 
-_HEAD = """typedef @T@ T;
-typedef @ACC@ ACC;
-typedef @I@ I;
+_HEAD = """typedef @T@ T; typedef @ACC@ ACC; typedef @I@ I;
 struct Args { @FIELDS@ };
-@HELPERS@
 __device__ __forceinline__ T load_a(const Args& P, int z, int m, int k) { @LOAD_A@ }
 __device__ __forceinline__ T load_b(const Args& P, int z, int k, int n) { @LOAD_B@ }
 __device__ @STORE_INLINE@ void store_c(const Args& P, int z, int m, int n, ACC acc) { @STORE_C@ }
@@ -341,22 +332,21 @@ def gemm_code(g: Gemm) -> tuple[str, list[LaunchSpec], tuple[int, ...]]:
         raise CudaCodegenError(f"{g.name}: GEMM of {g.z}x{g.m}x{g.n}x{g.k} exceeds 32-bit extents")
     tile = gemm_tile(g.dtype, g.m, g.n)
     wmma = tile.startswith("wmma")
-    bm, bn, bk = (_WMMA_TILES[tile] if wmma else _SIMT_TILES[tile][:3])
+    bm, bn, bk = _WMMA_TILES[tile] if wmma else _SIMT_TILES[tile][:3]
     if wmma and g.dtype == "f32":
         bk = 16  # TF32 tiles are twice the bytes: a 32-deep prefetch ran out of registers
     acc = "float" if wmma else gemm_acc(g.dtype)
     tiles = -(-g.n // bn) * -(-g.m // bm) * g.z
     split, chunk = _split_k(tiles, g.k, bk)
     fields = list(g.fields) + ([(f"{acc}*", "part", "tmp0")] if split > 1 else [])
-    v = {"T": ctype(g.dtype), "ACC": acc, "I": g.index, "HELPERS": g.helpers,
+    v = {"T": ctype(g.dtype), "ACC": acc, "I": g.index,
          "FIELDS": " ".join(f"{decl.replace('__restrict__', '').strip()} {name};"
                             for decl, name, _ in fields),
          "LOAD_A": g.load_a, "LOAD_B": g.load_b, "STORE_C": g.store_c,
          "STORE_INLINE": "__noinline__" if g.gather else "__forceinline__",
-         "M": g.m, "N": g.n, "K": g.k, "Z": g.z, "SPLIT": split, "KCHUNK": chunk,
-         "BM": bm, "BN": bn, "BK": bk, "AKF": str(g.a_k_fast).lower(),
-         "BNF": str(g.b_n_fast).lower(), "NAME": g.name,
-         "PARAMS": ", ".join(f"{decl} {name}" for decl, name, _ in fields),
+         "M": g.m, "N": g.n, "K": g.k, "Z": g.z, "SPLIT": split, "KCHUNK": chunk, "BM": bm,
+         "BN": bn, "BK": bk, "AKF": str(g.a_k_fast).lower(), "BNF": str(g.b_n_fast).lower(),
+         "NAME": g.name, "PARAMS": ", ".join(f"{decl} {name}" for decl, name, _ in fields),
          "MEMBERS": ", ".join(name for _, name, _ in fields)}
     loops = _LOOPS if -(-g.m // bm) > 65535 or g.z * split > 65535 else _BLOCK
     v["LOOPS"] = _fill(loops, {**v, "ZS": _ZS})
