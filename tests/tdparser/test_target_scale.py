@@ -1,0 +1,69 @@
+"""Scale kinds found on LLVM's target descriptions (issue 12): inputs whose values share
+sub-values, which must resolve in time linear in the shared graph, not in its unfolded tree.
+
+AMDGPU's ``MIMG_Sampler_AddrSizes`` folds a list with ``!foldl`` where each step's result holds
+the accumulator three times (``!if(c, !listconcat(lhs, [X<..., !empty(lhs)>]), lhs)``) and the
+condition waits for a field. Resolving each occurrence again made AMDGPU run for hours; the
+resolvers now memoize per value (``tdparser/resolvers.py``). The test below would not finish
+without that, so it runs in a subprocess with a time limit; the differential one checks the
+result against llvm-tblgen at a size llvm-tblgen itself resolves quickly.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from oracle import compare, llvm_json, ours_json
+
+# str.format template: {{ }} are the braces of the TableGen text.
+SHARED_FOLD = """\
+class Sz<int n, bit first> {{ int N = n; bit First = first; }}
+class InList<int x, list<int> l> {{ bit ret = !foldl(0, l, a, b, !or(a, !eq(b, x))); }}
+class Sizes<list<int> words, int steps> {{
+  list<int> Words = words;
+  list<Sz> Instrs = !foldl([]<Sz>, !range(steps), lhs, dw,
+      !if(InList<dw, Words>.ret, !listconcat(lhs, [Sz<dw, !empty(lhs)>]), lhs));
+}}
+def A : Sizes<[1, 3, 5, {last}], {steps}>;
+def B : Sizes<[0, 7], {steps}>;
+"""
+
+_CHILD = """
+import json, sys
+from tdflow.tdparser import parse_file
+rk = parse_file(sys.argv[1], use_cache=False)
+out = {}
+for d in ("A", "B"):
+    out[d] = [[rk[x.name]["N"], rk[x.name]["First"]] for x in rk[d]["Instrs"]]
+print(json.dumps(out))
+"""
+
+
+def _write(tmp_path: Path, steps: int) -> Path:
+    p = tmp_path / f"shared_fold_{steps}.td"
+    p.write_text(SHARED_FOLD.format(steps=steps, last=steps - 1))
+    return p
+
+
+def test_shared_fold_accumulator_resolves_linearly(tmp_path: Path) -> None:
+    # 40 steps: 3^40 visits unshared (never finishes), about 40 * 10 shared (well under 1 s).
+    path = _write(tmp_path, 40)
+    res = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout)
+    assert got["A"] == [[1, 1], [3, 0], [5, 0], [39, 0]]
+    assert got["B"] == [[0, 1], [7, 0]]
+
+
+@pytest.mark.oracle
+def test_shared_fold_matches_llvm_tblgen(tmp_path: Path, llvm_tblgen: str) -> None:
+    path = _write(tmp_path, 12)
+    diffs = compare(llvm_tblgen, path)
+    assert not diffs, "\n".join(diffs)
+    theirs, ours = llvm_json(llvm_tblgen, path), ours_json(path)
+    assert sorted(ours) == sorted(theirs)
