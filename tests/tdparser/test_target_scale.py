@@ -67,3 +67,41 @@ def test_shared_fold_matches_llvm_tblgen(tmp_path: Path, llvm_tblgen: str) -> No
     assert not diffs, "\n".join(diffs)
     theirs, ours = llvm_json(llvm_tblgen, path), ours_json(path)
     assert sorted(ours) == sorted(theirs)
+
+
+# Numbering: llvm-tblgen makes the anonymous record of a class instantiation with known
+# arguments while it parses a multiclass body, between the names of the body's anonymous defs
+# (AMDGPU's IMAD32_Pats: `def : GCNPat<(ThreeOpFrag<mul, add> ...)>` three times).
+MC_INST_ORDER = """\
+class F<int a> { int A = a; }
+class P<F f, int y> { F Frag = f; int Y = y; }
+defvar g = 7;
+multiclass M<int x> {
+  def : P<F<1>, x>;
+  def : P<F<1>, x>;
+  let Y = 3 in def : P<F<g>, x>;
+  def : P<F<x>, x>;
+}
+defm : M<0>;
+defm Named : M<5>;
+"""
+# The F records as llvm-tblgen-19 names them: the two with known arguments between the
+# names of the body's defs (0, 2, 3, 5), the two with `x` when the defms run.
+MC_INST_NAMES = {"anonymous_1": 1, "anonymous_4": 7, "anonymous_7": 0, "anonymous_8": 5}
+
+
+def test_multiclass_class_instances_are_numbered_as_parsed(tmp_path: Path) -> None:
+    from tdflow.tdparser import parse_string
+
+    rk = parse_string(MC_INST_ORDER)
+    made = {r.name: r["A"] for r in rk if r.isa("F")}
+    assert made == MC_INST_NAMES
+
+
+@pytest.mark.oracle
+def test_multiclass_class_instances_match_llvm_tblgen(tmp_path: Path, llvm_tblgen: str) -> None:
+    path = tmp_path / "mc_inst_order.td"
+    path.write_text(MC_INST_ORDER)
+    diffs = compare(llvm_tblgen, path)
+    assert not diffs, "\n".join(diffs)
+    assert sorted(ours_json(path)) == sorted(llvm_json(llvm_tblgen, path))
