@@ -138,15 +138,19 @@ class MulticlassStatements:
 
     def _name_statement(self, st, local):
         """Name ``st`` (if anonymous) and make its constant class instantiations, in the order
-        llvm-tblgen's parser meets them; loop and ``if`` bodies are only named (their values
-        wait for the iteration or the condition)."""
+        llvm-tblgen's parser meets them (it parses loop and ``if`` bodies whole, before
+        running them)."""
         if isinstance(st, A.Let):
             for it in st.body:
                 self._name_statement(it, local)
             return
-        if isinstance(st, (A.Foreach, A.If)):
-            for inner in _anonymous_statements((st,)):
-                self.anon_name_of(inner)
+        if isinstance(st, A.Foreach):
+            for inner in st.body:
+                self._name_statement(inner, local)
+            return
+        if isinstance(st, A.If):
+            for inner in (*(st.then or ()), *(st.orelse or ())):
+                self._name_statement(inner, local)
             return
         if isinstance(st, (A.Def, A.Defm)) and st.name is None:
             self.anon_name_of(st)

@@ -105,3 +105,45 @@ def test_multiclass_class_instances_match_llvm_tblgen(tmp_path: Path, llvm_tblge
     diffs = compare(llvm_tblgen, path)
     assert not diffs, "\n".join(diffs)
     assert sorted(ours_json(path)) == sorted(llvm_json(llvm_tblgen, path))
+
+
+# Numbering: llvm-tblgen parses a top-level foreach body whole before its first iteration, so
+# the body's anonymous defs and defms, and its class instances with known arguments (`Q<7>`),
+# are numbered first (AMDGPU's `foreach as = ["flat", "global"] in { defm : ...; }`).
+LOOP_ORDER = """\
+class P<int y> { int Y = y; }
+class Q<int a> { int A = a; }
+multiclass M<int x> { def : P<x>; def : P<!add(x, 1)>; }
+foreach i = [1, 2] in {
+  defm : M<i>;
+  def : P<!mul(i, 100)>;
+  def : P<Q<7>.A>;
+  defm : M<!mul(i, 10)>;
+  foreach j = [3] in {
+    defm : M<!add(i, j)>;
+    def : P<!add(i, 1000)>;
+  }
+}
+def : P<0>;
+"""
+# (name number, Y or A) as llvm-tblgen-19 makes them.
+LOOP_NAMES = [(0, 1), (1, 2), (3, 100), (4, 7), (5, 7), (8, 1001), (9, 10), (10, 11), (11, 4),
+              (12, 5), (13, 2), (14, 3), (15, 200), (16, 7), (17, 20), (18, 21), (19, 5),
+              (20, 6), (21, 1002), (22, 0)]
+
+
+def test_loop_body_is_numbered_before_its_first_iteration() -> None:
+    from tdflow.tdparser import parse_string
+
+    rk = parse_string(LOOP_ORDER)
+    got = sorted((int(r.name.split("_")[1]), r.get("Y", r.get("A"))) for r in rk)
+    assert got == LOOP_NAMES
+
+
+@pytest.mark.oracle
+def test_loop_body_numbering_matches_llvm_tblgen(tmp_path: Path, llvm_tblgen: str) -> None:
+    path = tmp_path / "loop_order.td"
+    path.write_text(LOOP_ORDER)
+    diffs = compare(llvm_tblgen, path)
+    assert not diffs, "\n".join(diffs)
+    assert sorted(ours_json(path)) == sorted(llvm_json(llvm_tblgen, path))
