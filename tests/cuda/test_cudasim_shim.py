@@ -1,4 +1,4 @@
-"""The simulator's CUDA semantics (runtime/backends/cudasim_shim.h), kernel by kernel.
+"""The simulator's CUDA semantics (lowering/cuda/cudasim_shim.h), kernel by kernel.
 
 Hand-written kernels exercise what generated code relies on: block barriers with shared memory,
 every warp shuffle (with widths), ``__syncwarp``, 2-D/3-D blocks and grids, atomics, and the
