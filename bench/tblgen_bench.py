@@ -3,6 +3,7 @@
 
     python3 bench/tblgen_bench.py                    # ArithOps.td and SPIRVOps.td
     python3 bench/tblgen_bench.py --runs 9 --cold-runs 3 --markdown
+    python3 bench/tblgen_bench.py --targets X86 AMDGPU   # LLVM's targets (bench/tblgen_targets.py)
 
 For each file, the median of N runs of:
 
@@ -164,8 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", action="store_true", help="also print a markdown table")
     ap.add_argument("--write-docs", action="store_true",
                     help=f"replace (or append) the '{SECTION}' section of docs/benchmarks.md")
+    ap.add_argument("--targets", nargs="+", metavar="T",
+                    help="LLVM target descriptions of the shared corpus (X86, AMDGPU, ...) "
+                         "instead of files: cold/fill/warm CLI processes vs llvm-tblgen")
+    ap.add_argument("--target-runs", type=int, default=1, help="rounds per target")
     ap.add_argument("files", nargs="*", default=FILES, help="paths under the include dir")
     args = ap.parse_args(argv)
+    if args.targets:
+        return main_targets(args)
 
     tblgen, inc = find_tool("llvm-tblgen"), mlir_include_dir()
     if tblgen is None or inc is None:
@@ -197,6 +204,46 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_docs:
         write_docs(rows, args, load)
         print(f"wrote the '{SECTION}' section of {DOCS}")
+    return 0
+
+
+TARGETS_SECTION = "## TableGen: LLVM's target descriptions"
+
+
+def main_targets(args) -> int:
+    """``--targets``: see ``bench/tblgen_targets.py``."""
+    import platform
+
+    import tblgen_targets as tt
+
+    tblgen, inc = find_tool("llvm-tblgen"), mlir_include_dir()
+    if tblgen is None or inc is None or not tt.corpus_dir(ROOT).is_dir():
+        print("needs llvm-tblgen-19, LLVM 19's include dir and ../shared/corpus/llvm19-targets")
+        return 2
+    load = os.getloadavg()[0]
+    rows = []
+    for name in args.targets:
+        r = tt.bench_target(name, ROOT, tblgen, str(inc), args.target_runs)
+        print(tt.report(name, r), flush=True)
+        rows.append((name, r))
+    table = tt.markdown(rows)
+    if args.markdown:
+        print()
+        print(table)
+    if args.write_docs:
+        cmd = "python bench/tblgen_bench.py --write-docs --targets " + " ".join(args.targets)
+        body = (f"{TARGETS_SECTION}\n\nCommand: `{cmd}` (`--target-runs {args.target_runs}`; "
+                f"medians). Machine: {platform.machine()}, {os.cpu_count()} CPUs shared with "
+                f"other jobs (load average {load:.1f} at the start), Python "
+                f"{platform.python_version()}. Every measure is a process with the same "
+                "arguments as `llvm-tblgen-19 --dump-json -I <T> -I <llvm include> <T>/<T>.td`, "
+                "output discarded; peak memory is that process's own `ru_maxrss`. *fill* is the "
+                "first cached run on an empty cache dir (its entries are written by a child it "
+                "forks after the output is ready), *warm* the run after it. Targets (issue 12): "
+                "cold within 3x of llvm-tblgen and below its peak memory, warm within 0.2x, fill "
+                f"no slower than cold.\n\n{table}\n")
+        write_docs_section(TARGETS_SECTION, body)
+        print(f"wrote the '{TARGETS_SECTION}' section of {DOCS}")
     return 0
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from importlib import resources
 
 from tdflow.lowering.elementwise import (
     Binary,
@@ -190,45 +191,6 @@ def _value_type(n: Expr, types: dict[Expr, str], default: str) -> str:
     return compute_dtype(types[n])
 
 
-# A header that lets rendered CUDA C compile with a host C++ compiler (g++ -std=c++17): the
-# ``cudasim`` backend includes it instead of the CUDA headers and launches kernels with
-# ``tdf_launch(grid, block, kernel, args...)``, which runs every thread in turn on the CPU.
-CUDASIM_SHIM = r"""
-#pragma once
-#include <cmath>
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <algorithm>
-#define __global__ extern "C"
-#define __device__ inline
-#define __host__
-#define __forceinline__ inline
-#define __restrict__ __restrict
-struct tdf_dim3 { unsigned x = 1, y = 1, z = 1; };
-static thread_local tdf_dim3 threadIdx, blockIdx, blockDim, gridDim;
-typedef _Float16 __half;
-struct __nv_bfloat16 { uint16_t bits; };
-inline float __half2float(__half h) { return (float)h; }
-inline __half __float2half(float f) { return (__half)f; }
-inline float __bfloat162float(__nv_bfloat16 b) {
-  uint32_t u = (uint32_t)b.bits << 16; float f; std::memcpy(&f, &u, 4); return f;
-}
-inline __nv_bfloat16 __float2bfloat16(float f) {
-  uint32_t u; std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return __nv_bfloat16{(uint16_t)((u >> 16) | 0x40)};
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return __nv_bfloat16{(uint16_t)(u >> 16)};
-}
-inline float __expf(float x) { return expf(x); }
-inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-inline double rsqrt(double x) { return 1.0 / sqrt(x); }
-using std::max;
-using std::min;
-template <typename F, typename... A>
-inline void tdf_launch(unsigned grid, unsigned block, F kernel, A... args) {
-  gridDim.x = grid; blockDim.x = block;
-  for (unsigned b = 0; b < grid; ++b)
-    for (unsigned t = 0; t < block; ++t) { blockIdx.x = b; threadIdx.x = t; kernel(args...); }
-}
-"""
+# The simulator's header (lowering/cuda/cudasim_shim.h), for tests and hand-written drivers
+# that include it directly and start kernels with ``tdf_launch(grid, block, kernel, args...)``.
+CUDASIM_SHIM = resources.files("tdflow.lowering.cuda").joinpath("cudasim_shim.h").read_text()

@@ -184,68 +184,9 @@ class OpRunner:
         if runner is None:
             runner = self._devices[device] = OpRunner(self.opdef, self.attr_names,
                                                       self.dialect, device)
-        return runner._run_here(tensors, attr_vals)
+        from .eager_device import run_on_device
 
-    def _run_here(self, tensors: tuple, attr_vals: tuple) -> Any:
-        from tdflow.runtime.backends import get_backend
-
-        arrays: list = []
-        reads: list = []
-        writes: list = []
-        key: list = [attr_vals]
-        for i, t in enumerate(tensors):
-            if t is None:
-                arrays.append(None)
-                key.append(None)
-                continue
-            group = t if type(t) is tuple else (t,)
-            if type(t) is tuple:
-                key.append(len(t))
-            for e in group:
-                if e.device != self.device:
-                    raise EagerError(f"'{self.name}': operand tensors are on devices "
-                                     f"{self.device!r} and {e.device!r}; move them to one "
-                                     f"device first (tensor.to({self.device!r}))")
-                a = e._buf
-                if type(a) is np.ndarray and not a.flags.c_contiguous:
-                    # a broadcast view (autograd's shape-only operands): GPU kernels index
-                    # dense row-major buffers
-                    a = np.ascontiguousarray(a)
-                arrays.append(a)
-                key.append(a.shape)
-                key.append(a.dtype)
-                v = var_of(e)
-                if self.mutable and i in self.mutable:
-                    e._version += 1
-                    writes.append(v)
-                else:
-                    reads.append(v)
-        k = tuple(key)
-        entry = self._cache.get(k)
-        if entry is None:
-            entry = self._prepare(k, arrays, attr_vals)
-        backend = get_backend(self.device)
-        eng = get_engine()
-        outs = [backend.allocate(shape, dt) for shape, _, dt in entry.specs]
-        results = []
-        for o, (_, _, dt) in zip(outs, entry.specs):
-            r = _wrap(o, dt, self.device)
-            r._sync = v = Var(None, eng)
-            results.append(r)
-            writes.append(v)
-        reads = [v for v in dict.fromkeys(reads) if v not in writes]
-        fn, attrs = entry.fn, entry.attrs
-
-        def work():
-            fn(attrs, arrays, outs)
-
-        eng.push(work, tuple(reads), tuple(dict.fromkeys(writes)), name=self.name,
-                 cost=entry.cost, uses_blas=False)
-        if results and _grad_mode.enabled and _any_requires_grad(tensors):
-            _record(self, tensors, attr_vals, results)
-        if self.n_results == 1:
-            return results[0]
-        return tuple(results) if results else None
+        return run_on_device(runner, tensors, attr_vals)
 
     # -- the hot paths ---------------------------------------------------------------------------
     def run(self, tensors: tuple, attr_vals: tuple) -> Any:

@@ -139,6 +139,7 @@ def load_or_render(
     build: Callable[[], RecordKeeper],
     render: Callable[[RecordKeeper], bytes],
     kind: str,
+    background: bool = True,
 ) -> bytes:
     """``render(keeper)``, itself cached next to the keeper under the name ``kind``.
 
@@ -147,6 +148,10 @@ def load_or_render(
     of the keeper (the same files, hashes and shadowing checks). ``kind`` must change whenever
     ``render`` would produce different bytes (name a format version in it); the parser's own
     fingerprint is already part of the key.
+
+    With ``background`` (the default), a miss stores the keeper and the output in a forked child
+    (:func:`.cache_bg.run_detached`) after rendering, so filling the cache costs the caller
+    (a ``tdflow tblgen`` process) nothing; the entries appear once the child is done.
     """
     global last_event
     folder = _records_dir()
@@ -162,6 +167,15 @@ def load_or_render(
         if refreshed:
             _write(derived, data, files, absent)
         last_event = "hit"
+        return data
+    if background and _read_entry(key) is None:
+        start_ns = time.time_ns()
+        rk = build()
+        data = render(rk)
+        from .cache_bg import run_detached
+
+        run_detached(lambda: _store_rendered(key, derived, rk, data, start_ns))
+        last_event = "miss"
         return data
     rk, header = _keeper(key, build)
     event = last_event
@@ -322,6 +336,15 @@ def _store(key: _Key, rk: RecordKeeper, start_ns: int) -> tuple[list, tuple] | N
     except Exception:  # noqa: BLE001 - an unpicklable keeper is simply not cached
         return None
     return (files, absent) if _write(key, payload, files, absent) else None
+
+
+def _store_rendered(key: _Key, derived: _Key, rk: RecordKeeper, data: bytes,
+                    start_ns: int) -> None:
+    """Store the keeper and its rendered output (the background half of a miss)."""
+    header = _store(key, rk, start_ns)
+    if header is not None:
+        _write(derived, data, *header)
+        _prune(key.path.parent)
 
 
 def _mark_used(entry: Path) -> None:

@@ -14,7 +14,7 @@ from . import types as T
 from .errors import SourceLoc, TdError
 from .expr import ExprBuilder, Scope, err
 from .limits import MAX_RECORDS, check_count, too_deep
-from .multiclass import MulticlassInfo, MulticlassStatements
+from .multiclass import MulticlassInfo, MulticlassStatements, _local_names
 from .ops import as_int, fatal
 from .rec import Rec, RecordVal
 from .values import (
@@ -492,6 +492,13 @@ class Evaluator(MulticlassStatements):
             self.let_stack.pop()
 
     def st_Foreach(self, s, scope):
+        if not self.loop_vars and not self.in_multiclass:
+            # llvm-tblgen parses the whole body before the first iteration, naming each
+            # anonymous def/defm of it and making the class instances with known arguments
+            # then (AMDGPU: `foreach as = [...] in { defm : ...; }`).
+            local = {s.var} | _local_names(s.body)
+            for st in s.body:
+                self._name_statement(st, local)
         it = s.iter
         if it.hi is None and isinstance(it.lo, A.BitsLit):
             items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]

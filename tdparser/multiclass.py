@@ -131,6 +131,57 @@ def _parse_time_nodes(body, tainted, classes):
             yield from _anon_insts(st, tainted)
 
 
+def _local_names(body) -> set:
+    """Names a multiclass body binds itself: loop iterators and ``defvar``s."""
+    out: set = set()
+    for st in body or ():
+        if isinstance(st, A.Foreach):
+            out.add(st.var)
+            out |= _local_names(st.body)
+        elif isinstance(st, A.Defvar):
+            out.add(st.name)
+        elif isinstance(st, A.If):
+            out |= _local_names(st.then) | _local_names(st.orelse)
+        elif isinstance(st, A.Let):
+            out |= _local_names(st.body)
+        elif isinstance(st, A.Def):
+            out |= {it.name for it in st.body or () if isinstance(it, A.Defvar)}
+    return out
+
+
+def _constant_insts(node, local, ev):
+    """The ``Class<args>`` values in syntax ``node`` whose arguments name only global defs and
+    variables (none of ``local``), innermost first, as llvm-tblgen's parser folds them."""
+    if isinstance(node, A.AnonInst):
+        inner = list(_constant_insts(node.args, local, ev))
+        yield from inner
+        if _only_globals(node.args, local, ev):
+            yield node
+        return
+    if isinstance(node, tuple):
+        for x in node:
+            yield from _constant_insts(x, local, ev)
+    elif hasattr(node, "__dataclass_fields__"):
+        for f in node.__dataclass_fields__:
+            if f != "loc":
+                yield from _constant_insts(getattr(node, f), local, ev)
+
+
+def _only_globals(node, local, ev) -> bool:
+    if isinstance(node, A.Ident):
+        return node.name not in local and (node.name in ev.defs or node.name in ev.globals)
+    if isinstance(node, A.Arg):
+        return _only_globals(node.value, local, ev)
+    if isinstance(node, (A.Bang, A.Cond, A.Paste)):
+        return False  # may depend on the record being defined (!cast, NAME, ...)
+    if isinstance(node, tuple):
+        return all(_only_globals(x, local, ev) for x in node)
+    if hasattr(node, "__dataclass_fields__"):
+        return all(_only_globals(getattr(node, f), local, ev) for f in node.__dataclass_fields__
+                   if f != "loc")
+    return True
+
+
 class MulticlassStatements:
     def st_Multiclass(self, s, scope):
         if s.name in self.multiclasses:
@@ -214,6 +265,31 @@ class MulticlassStatements:
             if s is None:
                 return False
         return True
+
+    def _name_statement(self, st, local):
+        """Name ``st`` (if anonymous) and make its constant class instantiations, in the order
+        llvm-tblgen's parser meets them (it parses loop and ``if`` bodies whole, before
+        running them)."""
+        if isinstance(st, A.Let):
+            for it in st.body:
+                self._name_statement(it, local)
+            return
+        if isinstance(st, A.Foreach):
+            for inner in st.body:
+                self._name_statement(inner, local)
+            return
+        if isinstance(st, A.If):
+            for inner in (*(st.then or ()), *(st.orelse or ())):
+                self._name_statement(inner, local)
+            return
+        if isinstance(st, (A.Def, A.Defm)) and st.name is None:
+            self.anon_name_of(st)
+        if isinstance(st, A.Def):
+            for node in _constant_insts((st.parents, st.body), local, self):
+                try:
+                    self.eb.anon_inst(node, None, None)
+                except TdError:
+                    pass  # reported where the record is made, as before
 
     def mc_args(self, mc, args, scope, loc, parent_ref=False, defm_name=None):
         """Bind a multiclass's template arguments; returns the scope for its body.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import types as T
 from .errors import TdError
 from .limits import MAX_ITEMS, MAX_STRING, check_count
+from .resolvers import memoized
 from .values import (
     UNSET,
     BitInit,
@@ -65,6 +66,7 @@ class UnOp(OpInit):
             return f"!{op}<{self.ty}>({self.arg})"
         return f"!{op}({self.arg})"
 
+    @memoized
     def resolve(self, r):
         a = self.arg.resolve(r)
         if a is self.arg and not (r.final and self.op == "cast"):
@@ -214,6 +216,7 @@ class BinOp(OpInit):
         name = "!con" if op == "concat" else "!" + op
         return f"{name}({self.lhs}, {self.rhs})"
 
+    @memoized
     def resolve(self, r):
         lhs = self.lhs.resolve(r)
         rhs = self.rhs.resolve(r)
@@ -406,6 +409,7 @@ class VarDefInit(TypedInit):
     def concrete(self):
         return False
 
+    @memoized
     def resolve(self, r):
         tr = TrackResolver(r)
         new = [(n, k, v.resolve(tr)) for n, k, v in self.args]

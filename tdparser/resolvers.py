@@ -7,6 +7,14 @@
 
 from __future__ import annotations
 
+# Resolving a value is memoized per resolver by the identity of the (composite) value: values
+# share sub-values (a `!foldl` accumulator appears in each step's result several times), and
+# resolving each occurrence again is exponential -- AMDGPU's `MIMG_Sampler_AddrSizes` folds
+# make trees of 3^13 nodes that way. A resolver's answers stay the same while it is used, except
+# while it resolves a name for itself (that name is hidden then, against cycles), so those inner
+# resolutions get a memo of their own. ``tmemo`` is the memo of the TrackResolvers over it. ``memo`` maps id(value) to (value, result),
+# the value kept so that its id cannot be reused by another object.
+
 
 def _unset():
     from .values import UNSET
@@ -17,7 +25,8 @@ def _unset():
 class Resolver:
     """Maps variable names to values (llvm's ``MapResolver``)."""
 
-    __slots__ = ("map", "done", "cur", "final", "keep_unset")
+    __slots__ = ("map", "done", "cur", "final", "keep_unset", "memo", "tmemo")
+    tracks = False
 
     def __init__(self, cur=None, final=False):
         self.map = {}
@@ -25,9 +34,13 @@ class Resolver:
         self.cur = cur
         self.final = final
         self.keep_unset = False
+        self.memo = {}
+        self.tmemo = {}
 
     def set(self, name, value):
         self.map[name] = value
+        if self.memo or self.tmemo:
+            self.memo, self.tmemo = {}, {}
 
     def resolve(self, name):
         m = self.map
@@ -36,7 +49,12 @@ class Resolver:
         v = m[name]
         if name not in self.done and len(m) > 1:
             del m[name]
-            v = v.resolve(self)
+            memos = self.memo, self.tmemo
+            self.memo, self.tmemo = {}, {}
+            try:
+                v = v.resolve(self)
+            finally:
+                self.memo, self.tmemo = memos
             m[name] = v
             self.done.add(name)
         return v
@@ -45,7 +63,8 @@ class Resolver:
 class RecordResolver:
     """Resolves references to a record's own fields (llvm's ``RecordResolver``)."""
 
-    __slots__ = ("rec", "cache", "stack", "name", "cur", "final", "keep_unset")
+    __slots__ = ("rec", "cache", "stack", "name", "cur", "final", "keep_unset", "memo", "tmemo")
+    tracks = False
 
     def __init__(self, rec, name=None, final=False):
         self.rec = rec
@@ -55,6 +74,8 @@ class RecordResolver:
         self.name = name
         self.final = final
         self.keep_unset = True
+        self.memo = {}
+        self.tmemo = {}
 
     def resolve(self, name):
         c = self.cache
@@ -67,8 +88,13 @@ class RecordResolver:
         if rv is not None:
             if rv.value is not _unset():
                 self.stack.append(name)
-                v = rv.value.resolve(self)
-                self.stack.pop()
+                memos = self.memo, self.tmemo
+                self.memo, self.tmemo = {}, {}
+                try:
+                    v = rv.value.resolve(self)
+                finally:
+                    self.memo, self.tmemo = memos
+                    self.stack.pop()
         elif self.name is not None and name == self.rec.name:
             v = self.name
         c[name] = v
@@ -78,7 +104,8 @@ class RecordResolver:
 class ShadowResolver:
     """Delegates to ``inner`` except for the names bound by an enclosing ``!foreach``."""
 
-    __slots__ = ("inner", "shadow", "cur", "final", "keep_unset")
+    __slots__ = ("inner", "shadow", "cur", "final", "keep_unset", "memo", "tmemo")
+    tracks = False
 
     def __init__(self, inner, shadow):
         self.inner = inner
@@ -86,6 +113,8 @@ class ShadowResolver:
         self.cur = inner.cur
         self.final = inner.final
         self.keep_unset = inner.keep_unset
+        self.memo = {}
+        self.tmemo = {}
 
     def resolve(self, name):
         if name in self.shadow:
@@ -96,7 +125,8 @@ class ShadowResolver:
 class TrackResolver:
     """Delegates to ``inner`` (if any) and notes whether anything stayed unresolved."""
 
-    __slots__ = ("inner", "unresolved", "cur", "final", "keep_unset")
+    __slots__ = ("inner", "unresolved", "cur", "final", "keep_unset", "memo")
+    tracks = True
 
     def __init__(self, inner=None):
         self.inner = inner
@@ -104,6 +134,13 @@ class TrackResolver:
         self.cur = inner.cur if inner else None
         self.final = inner.final if inner else False
         self.keep_unset = inner.keep_unset if inner else False
+        # Trackers over the same resolver share one memo whose entries also say whether a
+        # lookup stayed unresolved under them, so that a hit sets ``unresolved`` as the walk
+        # it replaces would have (trackers nested in trackers see the same lookups).
+        base = inner
+        while base is not None and base.tracks:
+            base = base.inner
+        self.memo = base.tmemo if base is not None else {}
 
     def resolve(self, name):
         v = None
@@ -114,3 +151,46 @@ class TrackResolver:
         if v is None:
             self.unresolved = True
         return v
+
+
+def memoized(resolve):
+    """Wrap a composite value's ``resolve(self, r)`` in ``r``'s memo (see the module notes).
+
+    >>> class V:
+    ...     calls = 0
+    ...     @memoized
+    ...     def resolve(self, r):
+    ...         V.calls += 1
+    ...         return 42
+    >>> v, r = V(), Resolver(); v.resolve(r), v.resolve(r), V.calls
+    (42, 42, 1)
+    """
+    def wrapper(self, r):
+        m = r.memo
+        if m is None or not self.refs:
+            return resolve(self, r)
+        hit = m.get(id(self))
+        if r.tracks:
+            if hit is not None and hit[0] is self:
+                if hit[2]:
+                    t = r
+                    while t is not None and t.tracks:
+                        t.unresolved = True
+                        t = t.inner
+                return hit[1]
+            before = r.unresolved
+            r.unresolved = False
+            v = resolve(self, r)
+            flag = r.unresolved
+            r.unresolved = before or flag
+            m[id(self)] = (self, v, flag)
+            return v
+        if hit is not None and hit[0] is self:
+            return hit[1]
+        v = resolve(self, r)
+        m[id(self)] = (self, v)
+        return v
+
+    wrapper.__name__ = resolve.__name__
+    wrapper.__doc__ = resolve.__doc__
+    return wrapper

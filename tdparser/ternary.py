@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import types as T
 from .ops import OpInit, _check_items, _check_string, _dag_key, as_int, fatal, range_len
+from .resolvers import memoized
 from .values import (
     UNSET,
     DagInit,
@@ -34,6 +35,7 @@ class TernOp(OpInit):
         a = self.a.unquoted() if self.op in ("foreach", "filter") else str(self.a)
         return f"!{self.op}({a}, {self.b}, {self.c})"
 
+    @memoized
     def resolve(self, r):
         a = self.a.resolve(r)
         if self.op == "if" and a is not self.a:
@@ -179,6 +181,7 @@ class CondOp(OpInit):
     def __str__(self):
         return "!cond(" + ", ".join(f"{c}: {v}" for c, v in zip(self.conds, self.vals)) + ")"
 
+    @memoized
     def resolve(self, r):
         cs = [c.resolve(r) for c in self.conds]
         vs = [v.resolve(r) for v in self.vals]
@@ -212,6 +215,7 @@ class FoldOp(OpInit):
         return (f"!foldl({self.start}, {self.lst}, {self.acc.value}, {self.var.value}, "
                 f"{self.expr})")
 
+    @memoized
     def resolve(self, r):
         s = self.start.resolve(r)
         lst = self.lst.resolve(r)
@@ -243,6 +247,7 @@ class IsAOp(OpInit):
     def __str__(self):
         return f"!isa<{self.check}>({self.expr})"
 
+    @memoized
     def resolve(self, r):
         e = self.expr.resolve(r)
         return self if e is self.expr else IsAOp(self.check, e).fold(r.cur, r.final)
@@ -272,6 +277,7 @@ class ExistsOp(OpInit):
     def __str__(self):
         return f"!exists<{self.check}>({self.expr})"
 
+    @memoized
     def resolve(self, r):
         e = self.expr.resolve(r)
         if e is self.expr and not r.final:

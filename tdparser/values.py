@@ -10,6 +10,7 @@ classes cheap. ``str(v)`` is llvm-tblgen's ``getAsString`` (the JSON ``printable
 from __future__ import annotations
 
 from . import types as T
+from .resolvers import memoized
 
 
 class Init:
@@ -292,6 +293,7 @@ class ListInit(TypedInit):
             out.append(c)
         return ListInit(out, et) if changed else self
 
+    @memoized
     def resolve(self, r):
         if not self.refs:
             return self
@@ -330,6 +332,7 @@ class DagInit(TypedInit):
         return self if ty.kind == "dag" else None
 
 
+    @memoized
     def resolve(self, r):
         if not self.refs:
             return self
@@ -422,6 +425,7 @@ class FieldInit(TypedInit):
     def concrete(self):
         return False
 
+    @memoized
     def resolve(self, r):
         nr = self.rec.resolve(r)
         if nr is not self.rec:

@@ -155,7 +155,7 @@ def prelude(target: str) -> str:
         head = _NVCC_HEADERS
     elif target == "sim":
         # the shim, then its extensions (cudasim_wmma.h, ...) in name order
-        folder = resources.files("tdflow.runtime.backends")
+        folder = resources.files("tdflow.lowering.cuda")
         names = sorted(p.name for p in folder.iterdir()
                        if p.name.startswith("cudasim_") and p.name.endswith(".h"))
         names.remove("cudasim_shim.h")

@@ -1,6 +1,6 @@
 """CUDA kernels of ``conv2d``, ``conv_data_grad`` and ``conv_filter_grad``: implicit GEMM.
 
-Each op is one batched GEMM of :func:`~tdflow.lowering.cuda.matmul.gemm_code` (the tiled
+Each op is one batched GEMM of :func:`~tdflow.lowering.cuda.gemm.gemm_code` (the tiled
 SIMT kernel, or tensor cores for f16/bf16), batched over ``groups``, whose operand loaders
 gather the im2col matrix on the fly instead of materialising it (no scratch, one pass over
 the input per tile):
@@ -36,7 +36,7 @@ from typing import Any
 
 from .code import CudaCodegenError, KernelCode, TensorSpec, cuda_generator
 from .common import ctype, load, store
-from .matmul import Gemm, gemm_acc, gemm_code
+from .gemm import Gemm, gemm_acc, gemm_code
 
 _FIRST = ("channels_first", "NCHW")
 _LAST = ("channels_last", "NHWC")
@@ -112,7 +112,14 @@ class Geometry:
 def geometry(op: str, x: TensorSpec, w_or_dw: TensorSpec, dy_or_out: TensorSpec,
              attrs: Mapping[str, Any]) -> Geometry:
     """The convolution ``x`` (activation) ``*`` filter ``->`` output, checked as the CPU
-    kernel checks it (``CudaCodegenError`` naming ``op`` otherwise)."""
+    kernel checks it (``CudaCodegenError`` naming ``op`` otherwise).
+
+    >>> g = geometry("tdflow.conv2d", TensorSpec((2, 6, 9, 9), "f32"),
+    ...              TensorSpec((4, 3, 3, 3), "f32"), TensorSpec((2, 4, 4, 4), "f32"),
+    ...              {"strides": [2, 2], "padding_before": [0, 0], "groups": 2})
+    >>> (g.cg, g.og, g.oh, g.ow)
+    (3, 2, 4, 4)
+    """
     fmt = str(attrs.get("data_format", "channels_first"))
     if fmt not in _FIRST + _LAST:
         raise CudaCodegenError(f"{op}: unknown data_format {fmt!r}")
@@ -194,7 +201,7 @@ def conv2d(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
              load_b=load_b,
              store_c=f"{pix} const int o = z * {geo.og} + m; "
                      f"const I e = {geo.y_at('b', 'o', 'oh', 'ow')}; P.y[e] = {store(dt, value)};",
-             a_k_fast=True, b_n_fast=not geo.last, index=_index_type(*ins, out))
+             a_k_fast=True, b_n_fast=not geo.last, index=_index_type(*ins, out), gather=True)
     return _code(op, g)
 
 
@@ -233,7 +240,7 @@ def conv_data_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
              geo.og * geo.kh * geo.kw, fields, load_a=load_a, load_b=load_b,
              store_c=f"{pix} const I e = {geo.x_at('b', f'z * {geo.cg} + m', 'h', 'w')}; "
                      f"P.dx[e] = {store(dt, value)};",
-             a_k_fast=not geo.last, b_n_fast=not geo.last, index=_index_type(*ins, out))
+             a_k_fast=not geo.last, b_n_fast=not geo.last, index=_index_type(*ins, out), gather=True)
     return _code(op, g)
 
 
@@ -262,5 +269,5 @@ def conv_filter_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
              load_a=f"{pix} return P.dy[{geo.y_at('b', f'z * {geo.og} + m', 'oh', 'ow')}];",
              load_b=load_b,
              store_c=f"P.dw[(I)(z * {geo.og} + m) * {n_cols} + n] = {store(dt, 'acc')};",
-             a_k_fast=not geo.last, b_n_fast=geo.last, index=_index_type(*ins, out))
+             a_k_fast=not geo.last, b_n_fast=geo.last, index=_index_type(*ins, out), gather=True)
     return _code(op, g)

@@ -7,6 +7,8 @@ A row that fits in registers (:class:`Rows`: up to 16 values a thread) is read f
 memory once: the max is exact, then the sum of ``exp(x - max)``, then the results, as the numpy
 kernels compute them. A longer row is read twice: an online pass keeps ``(max, sum)`` pairs
 (rescaling the sum when the max grows) and merges them across lanes, then the results pass.
+``softmax``/``log_softmax`` of fewer than 132 rows of 16384 or more split each row over blocks
+(chunk pairs in scratch, then every chunk's block merges its row's pairs and writes).
 The two ``_grad`` ops of the cross entropies are elementwise grid-stride kernels.
 
 Half types compute in float, f64 in double. Labels of ``sparse_*`` are any integer type (or
@@ -184,6 +186,55 @@ def _x(dt: str, ptr: str = "in0") -> str:
     return f"(acc_t){load(dt, f'{ptr}[(long long)row * L + c]')}"
 
 
+SPLIT_MIN, SPLIT_CHUNK = 16384, 4096  # rows this long, this few (< 132), split over blocks
+
+
+def _split(op: str, kind: str, x: TensorSpec, out: TensorSpec, n: int, length: int
+           ) -> KernelCode:
+    """softmax / log_softmax of a few long rows: chunks of each row spread over blocks.
+
+    A first kernel reduces each chunk to an online ``(max, sum)`` pair in scratch; a second
+    merges a row's pairs (every block of the row, redundantly: there are few) and writes its
+    chunk, so the GPU fills when one block per row would leave most SMs idle.
+    """
+    acc = acc_type(x.dtype)
+    e, lg = math_fn("exp", acc), math_fn("log", acc)
+    s = min(-(-length // SPLIT_CHUNK), max(2, MAX_GRID // n))
+    ch = -(-length // s)
+    s = -(-length // ch)
+    rows = Rows(n * s, ch, acc)  # a chunk per "row": 256 threads (ch <= 4096)
+    where = (f"    const long long r = row / {s}, c0 = (long long)(row % {s}) * {ch};\n"
+             f"    const long long c1 = c0 + {ch} < {length} ? c0 + {ch} : {length};\n")
+    xv = f"(acc_t){load(x.dtype, f'in0[r * {length} + c]')}"
+    part = (where + "    acc_t m = -INFINITY, s = 0;\n"
+            "    for (long long c = c0 + tid; c < c1; c += 256) {\n"
+            f"      const acc_t x = {xv};\n"
+            f"      if (x > m) {{ s = s * {e}(m - x) + 1; m = x; }}"
+            f" else if (x != -INFINITY) s += {e}(x - m);\n    }}\n"
+            "    const acc_t mrow = rmax(m, sh);\n"
+            f"    s = rsum(m == -INFINITY ? (acc_t)0 : s * {e}(m - mrow), sh);\n"
+            "    if (tid == 0) { tmp0[2 * row] = mrow; tmp0[2 * row + 1] = s; }\n")
+    res = f"{e}(x - m) / s" if kind == "softmax" else "(x - m) - ls"
+    write = (where + "    acc_t m = -INFINITY, s = 0;\n"
+             f"    for (int k = 0; k < {s}; ++k) m = mx(m, tmp0[2 * (r * {s} + k)]);\n"
+             f"    for (int k = 0; k < {s}; ++k) {{\n"
+             f"      const acc_t mk = tmp0[2 * (r * {s} + k)];\n"
+             f"      if (mk != -INFINITY) s += tmp0[2 * (r * {s} + k) + 1] * {e}(mk - m);\n"
+             "    }\n    if (m == INFINITY) s = NAN;  // x - max is NaN in numpy\n"
+             f"    const acc_t ls = {lg}(s);\n    (void)ls;\n"
+             "    for (long long c = c0 + tid; c < c1; c += 256) {\n"
+             f"      const acc_t x = {xv};\n"
+             f"      out0[r * {length} + c] = {store(out.dtype, res)};\n    }}\n")
+    c_x = f"const {ctype(x.dtype)}* __restrict__ in0"
+    src1, l1 = rows.kernel("softmax_part", ([c_x, "acc_t* __restrict__ tmp0"], ["in0", "tmp0"]),
+                           part)
+    src2, l2 = rows.kernel("softmax_write", ([c_x, "const acc_t* __restrict__ tmp0",
+                                              f"{ctype(out.dtype)}* __restrict__ out0"],
+                                             ["in0", "tmp0", "out0"]), write)
+    size = 8 if acc == "double" else 4
+    return KernelCode(op, rows.helpers() + src1 + src2, (l1, l2), (2 * n * s * size,))
+
+
 def _row_op(op: str, kind: str):
     def gen(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
             attrs: Mapping[str, Any]) -> KernelCode:
@@ -191,6 +242,8 @@ def _row_op(op: str, kind: str):
         _floats(op, x, outs[0])
         acc = acc_type(x.dtype)
         n, length = _rows_of(x)
+        if kind in ("softmax", "log") and 0 < n < 132 and length >= SPLIT_MIN:
+            return _split(op, kind, x, outs[0], n, length)
         rows = Rows(n, length, acc, 2 if kind in ("grad", "ce") else 1)
         e, lg = math_fn("exp", acc), math_fn("log", acc)
         xv = rows.val("xv", _x(x.dtype))

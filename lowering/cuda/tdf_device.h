@@ -2,17 +2,18 @@
 // CUDA's headers and by g++ after cudasim_shim.h, so it uses only names both define.
 #pragma once
 
-// Sum / max of v over the 32 lanes of a warp; every lane gets the result.
+// Sum / max / min of v over the 32 lanes of a warp; every lane gets the result. Max and min
+// propagate NaN, as numpy's do (`w != w` is false for integers).
 template <typename T> __device__ __forceinline__ T tdf_warp_sum(T v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
 template <typename T> __device__ __forceinline__ T tdf_warp_max(T v) {
-  for (int o = 16; o > 0; o >>= 1) { T w = __shfl_xor_sync(0xffffffffu, v, o); v = w > v ? w : v; }
+  for (int o = 16; o > 0; o >>= 1) { T w = __shfl_xor_sync(0xffffffffu, v, o); v = (w > v || w != w) ? w : v; }
   return v;
 }
 template <typename T> __device__ __forceinline__ T tdf_warp_min(T v) {
-  for (int o = 16; o > 0; o >>= 1) { T w = __shfl_xor_sync(0xffffffffu, v, o); v = w < v ? w : v; }
+  for (int o = 16; o > 0; o >>= 1) { T w = __shfl_xor_sync(0xffffffffu, v, o); v = (w < v || w != w) ? w : v; }
   return v;
 }
 

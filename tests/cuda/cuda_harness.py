@@ -114,11 +114,18 @@ def prebuild(cases: Sequence[tuple[str, Sequence[np.ndarray | None], Mapping[str
 
 def nvcc_compile_all(codes: Sequence[KernelCode] | None = None) -> str:
     """Compile ``codes`` (default: everything generated so far) with nvcc for sm_90 with
-    ptxas warnings as errors (spills included); returns ptxas's report."""
+    ptxas warnings as errors (spills included); returns ptxas's report.
+
+    Without ``codes``: the kernels generated since the previous call (and forgets them)."""
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("nvcc not found on PATH or under /usr/local/cuda/bin; CUDA compile check skipped")
-    codes = list(GENERATED if codes is None else codes)
+    if codes is None:
+        # what this module generated since the last call (modules end with this test), once:
+        # compiling everything every module generated again would grow quadratically
+        codes = list(GENERATED)
+        GENERATED.clear()
+    codes = list({c.digest: c for c in codes}.values())
     assert codes, "no generated kernels to compile"
     src = translation_unit(codes, prelude("nvcc"))
     with tempfile.TemporaryDirectory() as tmp:

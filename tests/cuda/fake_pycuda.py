@@ -100,7 +100,8 @@ class FakeModule:
         codes = []
         for digest, body in re.findall(r"namespace tdf_(\w+) \{\n(.*?)\n\}  // namespace",
                                        source, re.S):
-            names = re.findall(r'extern "C" __global__ void (\w+)\s*\(', body)
+            names = re.findall(r'extern "C" __global__\s+(?:__launch_bounds__\([^)]*\)\s+)?'
+                               r'void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(', body)
             codes.append(SimpleNamespace(digest=digest, kernels=tuple(names)))
         sim = prelude("sim").rstrip() + source[len(head):] + "\n" + _wrappers(codes)
         self.lib = ctypes.CDLL(str(build_shared_object(sim)))

@@ -259,3 +259,16 @@ def test_the_gpu_check_runs_family_cases_through_the_backend(as_cuda):
     for op, inputs, attrs in cases:
         check_on_cuda(op, [None if x is None else np.array(x) for x in inputs], dict(attrs))
     assert len(drv.compiled) == 1
+
+
+def test_the_gpu_module_on_the_fake_driver(as_cuda):
+    """test_cuda_gpu's end-to-end checks (an example, a user kernel, eager forward and backward)
+    run here against the fake driver, so the GPU run meets no surprise in them."""
+    import test_cuda_gpu as gpu
+
+    drv, _ = as_cuda
+    gpu.test_examples_on_cuda_match_the_cpu("mlp.mlir")
+    gpu.test_user_cuda_kernel_on_cuda()
+    gpu.test_eager_on_cuda()
+    gpu.test_training_script_gradients_on_cuda()
+    assert drv.calls("launch") and not any(s.queue for s in drv.streams)

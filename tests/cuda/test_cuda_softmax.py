@@ -1,7 +1,8 @@
 """Generated softmax-family and cross-entropy kernels on cudasim equal the numpy backend: every
 float dtype, rows that take each path (a warp per row, a block with the row in registers, a
-block with the online (max, sum) pass, 512-thread blocks), 3-D inputs, every label dtype with
-labels out of range, -inf/inf/NaN logits; then all compile with nvcc."""
+block with the online (max, sum) pass, 512-thread blocks, few long rows split over blocks),
+3-D inputs, every label dtype with labels out of range, -inf/inf/NaN logits; then all compile
+with nvcc."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 from cuda_harness import check, full_attrs, nvcc_compile_all, prebuild, rand, run
 from tdflow.dialect.types import TensorType
+from tdflow.lowering.cuda import TensorSpec, generate
 from tdflow.lowering.cuda.softmax import Rows
 
 FLOATS = ("f16", "bf16", "f32", "f64")
@@ -58,13 +60,20 @@ def _special(n: int) -> np.ndarray:
 
 
 LABEL_SHAPES = ((5, 7), (2, 3, 300))
+SPLIT = ((2, 20000), (1, 3, 17000))  # few long rows: softmax and log_softmax split them
+
+
+def _split_cases(dt: str, shape):
+    x = rand(shape, dt, lo=-4, hi=4, seed=8)
+    return [("tdflow.softmax", [x], {}), ("tdflow.log_softmax", [x], {})]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _compiled_together() -> None:
     cases = [c for dt in FLOATS for shape in SHAPES for c in _cases(dt, shape)]
     cases += [c for lt in LABELS for shape in LABEL_SHAPES for c in _cases("f32", shape, lt)[3:5]]
-    cases += [(op, [_special(n)], {}) for n in (9, 3000, 9000)
+    cases += [c for dt in FLOATS for shape in SPLIT for c in _split_cases(dt, shape)]
+    cases += [(op, [_special(n)], {}) for n in (9, 3000, 9000, 20000)
               for op in ("tdflow.softmax", "tdflow.log_softmax")]
     prebuild(cases)
 
@@ -106,11 +115,21 @@ def test_boolean_labels() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's inf - inf
-@pytest.mark.parametrize("n", (9, 3000, 9000))
+@pytest.mark.parametrize("n", (9, 3000, 9000, 20000))
 def test_infinities_and_nan(n) -> None:
     for op in ("tdflow.softmax", "tdflow.log_softmax"):
         got = check(op, [_special(n)], atol=1e-6)[0]  # atol: the scale is infinite
         assert np.isnan(got[1:]).all() and not np.isnan(got[0]).any()
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_few_long_rows_split_over_blocks(dt) -> None:
+    for shape in SPLIT:
+        for op, ins, attrs in _split_cases(dt, shape):
+            check(op, ins, attrs)
+    code = generate("tdflow.softmax", [TensorSpec((2, 20000), dt)],
+                    [TensorSpec((2, 20000), dt)], {})
+    assert [ln.grid[0] for ln in code.launches] == [10, 10] and len(code.scratch) == 1
 
 
 def test_paths() -> None:

@@ -1,4 +1,4 @@
-"""The simulator's CUDA semantics (runtime/backends/cudasim_shim.h), kernel by kernel.
+"""The simulator's CUDA semantics (lowering/cuda/cudasim_shim.h), kernel by kernel.
 
 Hand-written kernels exercise what generated code relies on: block barriers with shared memory,
 every warp shuffle (with widths), ``__syncwarp``, 2-D/3-D blocks and grids, atomics, and the
@@ -113,6 +113,14 @@ def test_block_reductions(sim) -> None:
     sim.run(_code("block_sum", 3, 96, ("in0", "out0")), [x], [y])
     np.testing.assert_allclose(y[0::2], x.reshape(3, 96).sum(1), rtol=1e-12)
     np.testing.assert_array_equal(y[1::2], x.reshape(3, 96).max(1))
+
+
+def test_block_max_propagates_nan(sim) -> None:
+    x = np.arange(96.0)
+    x[70] = np.nan
+    y = np.empty(2)
+    sim.run(_code("block_sum", 1, 96, ("in0", "out0")), [x], [y])
+    assert np.isnan(y[0]) and np.isnan(y[1])
 
 
 def test_3d_blocks_and_grids(sim) -> None:

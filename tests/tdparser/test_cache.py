@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tdflow.tdparser import cache
+from tdflow.tdparser.cache_bg import wait_for_writes
 from tdflow.tdparser.records import Code, Dag, DefRef, Record, RecordKeeper
 
 
@@ -364,7 +365,9 @@ def test_rendered_output_is_cached_with_the_keeper(cdir, project, monkeypatch):
 
     def run(kind="k1"):
         b = FakeBuild(main, [inc])
-        return cache.load_or_render(main, [inc], [], b, render, kind), b
+        out = cache.load_or_render(main, [inc], [], b, render, kind)
+        wait_for_writes()  # a miss stores its entries in a forked child
+        return out, b
 
     data, b = run()
     assert (data, b.calls, len(renders), cache.last_event) == (b"3 defs", 1, 1, "miss")
@@ -386,6 +389,30 @@ def test_rendered_output_is_cached_with_the_keeper(cdir, project, monkeypatch):
     assert (b.calls, len(renders), cache.last_event) == (1, 4, "disabled")
 
 
+def test_a_rendered_miss_is_stored_after_the_caller_has_its_output(cdir, project, monkeypatch):
+    main, inc = project
+    slow_store = cache._store
+
+    def store(*a):
+        time.sleep(1.5)  # in the forked child: the caller must not wait for it
+        return slow_store(*a)
+
+    monkeypatch.setattr(cache, "_store", store)
+    t0 = time.perf_counter()
+    data = cache.load_or_render(main, [inc], [], FakeBuild(main, [inc]), lambda rk: b"out", "k")
+    assert time.perf_counter() - t0 < 1.0
+    assert (data, cache.last_event) == (b"out", "miss")
+    wait_for_writes()
+    assert len(entries(cdir)) == 2  # the keeper and the output
+    b = FakeBuild(main, [inc])
+    assert cache.load_or_render(main, [inc], [], b, lambda rk: b"new", "k") == b"out"
+    assert (b.calls, cache.last_event) == (0, "hit")
+    # in the foreground the entry is there when the call returns, with nothing to wait for
+    cache.load_or_render(main, [inc], [], FakeBuild(main, [inc]), lambda rk: b"out", "k2",
+                         background=False)
+    assert len(entries(cdir)) == 3
+
+
 def test_rendered_output_of_an_uncacheable_build_is_not_stored(cdir, project):
     main, inc = project
     inner = FakeBuild(main, [inc])
@@ -397,4 +424,5 @@ def test_rendered_output_of_an_uncacheable_build_is_not_stored(cdir, project):
         return rk
 
     cache.load_or_render(main, [inc], [], build, lambda rk: b"x", "k")
+    wait_for_writes()
     assert entries(cdir) == []

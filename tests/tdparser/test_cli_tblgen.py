@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,10 @@ def test_no_cache_flag(small, tmp_path):
     assert run_tdflow("--no-cache", str(small), env=env_off).returncode == 0
     assert not any(cdir.rglob("*.rk"))
     first = run_tdflow("--dump-json", str(small), env=env_off)
-    assert any(cdir.rglob("*.rk"))
+    # The entries are written by a child the command forks after its output is ready.
+    deadline = time.monotonic() + 60
+    while len(list(cdir.rglob("*.rk"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(list(cdir.rglob("*.rk"))) == 2
     second = run_tdflow("--dump-json", str(small), env=env_off)  # served from the cache
     assert first.returncode == second.returncode == 0 and first.stdout == second.stdout

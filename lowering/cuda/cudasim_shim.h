@@ -263,3 +263,14 @@ template <typename... P>
 inline void tdf_call(void (*k)(P...), void** a) {
   tdf_invoke(k, a, std::index_sequence_for<P...>{});
 }
+
+// A direct launch from hand-written C++ (tests, drivers): kernel(args...) as grid x block
+// threads of one dimension; 0 on success, else tdf_last_error() says why.
+#include <functional>
+static thread_local std::function<void()> tdf_direct_body;
+template <typename K, typename... A>
+inline int tdf_launch(unsigned grid, unsigned block, K kernel, A... args) {
+  tdf_direct_body = [=]() { kernel(args...); };
+  return tdf_run("tdf_launch", dim3(grid), dim3(block), [](void**) { tdf_direct_body(); },
+                 nullptr);
+}

@@ -1,0 +1,73 @@
+"""Cache writes off the critical path: a forked child pickles and writes, the caller goes on.
+
+Storing a large keeper costs seconds (X86's 68k records: pickling and writing the entry and
+the rendered text), which made the first, cache-filling ``tdflow tblgen`` run slower than a
+``--no-cache`` one. :func:`run_detached` runs such a write in a child process forked after the
+result is ready: the parent returns the result at once and the child, which shares the
+parent's memory copy-on-write, writes the entries and exits. Entries are written atomically
+(:func:`.cache_dir.atomic_write`), so a reader that comes before the child is done sees no
+entry (a miss, rebuilt), never part of one. Nothing here reads anything back.
+
+The child's standard streams go to ``/dev/null`` (a pipe the parent writes to, as in
+``tdflow tblgen ... | jq``, must not stay open until the child is done), its garbage collector
+is off (a collection would touch, and so copy, every page of the parent's heap) and it leaves
+with ``os._exit``, so no buffer or exit handler of the parent runs twice.
+
+>>> run_detached(lambda: None) in (True, False)
+True
+>>> wait_for_writes()
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+from collections.abc import Callable
+
+_pending: list[int] = []  # children not yet waited for
+
+
+def run_detached(write: Callable[[], object]) -> bool:
+    """Run ``write()`` in a forked child and return at once (``True``); where ``fork`` is not
+    available, or other threads are running (a fork would copy their held locks), run it here
+    and return ``False``."""
+    _reap(block=False)
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        write()
+        return False
+    try:
+        pid = os.fork()
+    except OSError:
+        write()
+        return False
+    if pid == 0:  # the child: write, then leave without running anything of the parent's
+        code = 0
+        try:
+            gc.disable()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            write()
+        except BaseException:  # noqa: BLE001 - a failed write is just no entry
+            code = 1
+        finally:
+            os._exit(code)
+    _pending.append(pid)
+    return True
+
+
+def wait_for_writes() -> None:
+    """Wait until every write started by :func:`run_detached` in this process is done (tests,
+    benchmarks, and callers that read the entries back at once)."""
+    _reap(block=True)
+
+
+def _reap(block: bool) -> None:
+    for pid in list(_pending):
+        try:
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _pending.remove(pid)
