@@ -158,6 +158,7 @@ def memoized(resolve):
 
     >>> class V:
     ...     calls = 0
+    ...     refs = True  # holds references (only such values are memoized)
     ...     @memoized
     ...     def resolve(self, r):
     ...         V.calls += 1
