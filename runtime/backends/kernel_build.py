@@ -88,6 +88,33 @@ def _quote_errors(stderr: str, source: str, file: str) -> str:
     return "\n".join(out)
 
 
+def _code_of(stderr: str, source: str, file: str) -> str:
+    """What the compiler's messages point into: "the generated code of OP(...)" for the ops
+    (translation_unit's ``// ---- KEY`` headers) whose code holds a line they name, so a user
+    kernel's error names its op even though the compiler only knows a mangled kernel name.
+
+    >>> src = "// ---- my.op((3,):f32) -> ((3,):f32)\\nnamespace n {\\nbad;\\n}"
+    >>> _code_of("/t/k.cu:3:1: error: 'bad' was not declared", src, "/t/k.cu")
+    'the generated code of my.op((3,):f32) -> ((3,):f32)'
+    >>> _code_of("nvcc fatal   : Unsupported gpu architecture 'x'", src, "/t/k.cu")
+    'generated code'
+    """
+    lines = source.splitlines()
+    pat = re.compile(re.escape(file) + r"(?::(\d+):|\((\d+)\))")
+    keys: list[str] = []
+    for m in pat.finditer(stderr):
+        n = int(m.group(1) or m.group(2))
+        for k in range(min(n, len(lines)) - 1, -1, -1):
+            if lines[k].startswith("// ---- "):
+                key = lines[k][len("// ---- "):].strip()
+                if key not in keys:
+                    keys.append(key)
+                break
+    if not keys:
+        return "generated code"
+    return "the generated code of " + "; ".join(keys[:4]) + (" ..." if len(keys) > 4 else "")
+
+
 @contextlib.contextmanager
 def _progress(what: str, count: int) -> Iterator[None]:
     """A rich spinner while a compiler runs (only on a terminal; CI logs stay clean)."""
@@ -115,8 +142,9 @@ def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: st
             except subprocess.TimeoutExpired:
                 raise CompileError(f"{cmd[0]} did not finish within 900 s") from None
         if done.returncode != 0:
-            raise CompileError(f"{os.path.basename(cmd[0])} failed on generated code:\n"
-                               + _quote_errors(done.stderr or done.stdout, source, src))
+            msgs = done.stderr or done.stdout
+            raise CompileError(f"{os.path.basename(cmd[0])} failed on {_code_of(msgs, source, src)}"
+                               f":\n" + _quote_errors(msgs, source, src))
         return Path(out).read_bytes()
 
 
@@ -169,7 +197,7 @@ def ptxas_report(source: str, arch: str = DEFAULT_ARCH, nvcc: str | None = None)
                                src, "-o", os.path.join(tmp, "k.cubin")],
                               capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
-        raise CompileError("nvcc failed on generated code:\n"
+        raise CompileError(f"nvcc failed on {_code_of(done.stderr, source, src)}:\n"
                            + _quote_errors(done.stderr, source, src))
     return done.stderr
 

@@ -5,7 +5,8 @@
 
 Without a program, each cached cubin's kernels are listed with registers and static shared
 memory read from the cubin itself (its ELF ``.nv.info.<kernel>`` register count and
-``.nv.shared.<kernel>`` section), and stack/spills when ``tdflow kernels PROGRAM`` recorded
+``.nv.shared.<kernel>`` section, less sm_90's system-reserved 1 KiB, as ptxas counts it;
+ptxas's own figure where a report was recorded), and stack/spills when ``tdflow kernels PROGRAM`` recorded
 ptxas's report for it. With a program, it is lowered for ``--device`` (default cuda), every
 launch's code compiled in one nvcc call (and cached, as a run would), and ptxas's report
 (registers, shared memory, stack frame, spill stores and loads) printed per kernel with the
@@ -18,6 +19,7 @@ import argparse
 import json
 import re
 import struct
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +65,8 @@ def cubin_kernels(data: bytes) -> dict[str, dict[str, int]]:
 
     The register count is an ``EIATTR_REGCOUNT`` (0x2f) attribute of the ``.nv.info`` section
     (format ``EIFMT_SVAL``: symbol index, count); static shared memory the size of
-    ``.nv.shared.<kernel>``. Returns ``{}`` for data that is not an ELF64 file.
+    ``.nv.shared.<kernel>``, less the 1 KiB a ``.nv.shared.reserved.*`` section says is
+    reserved in it (sm_90). Returns ``{}`` for data that is not an ELF64 file.
     """
     if data[:4] != b"\x7fELF" or data[4] != 2:
         return {}
@@ -87,11 +90,16 @@ def cubin_kernels(data: bytes) -> dict[str, dict[str, int]]:
         for pos in range(off, off + size, 24):  # Elf64_Sym
             n = struct.unpack_from("<I", data, pos)[0]
             symbols.append(data[strs + n:data.index(b"\0", strs + n)].decode(errors="replace"))
+    # sm_90 cubins place the block's system-reserved 1 KiB of shared memory (a
+    # .nv.shared.reserved.<n> section) inside each kernel's .nv.shared.<kernel> section;
+    # ptxas's "bytes smem" (what `tdflow kernels PROGRAM` prints) counts only the kernel's own
+    reserved = 1024 if any(n.startswith(".nv.shared.reserved.") for n in named) else 0
     kernels: dict[str, dict[str, int]] = {}
     for sec in named:
         if sec.startswith(".text."):
             k = sec[len(".text."):]
-            kernels[k] = {"registers": -1, "smem": named.get(f".nv.shared.{k}", (0, 0))[1]}
+            smem = named.get(f".nv.shared.{k}", (0, 0))[1]
+            kernels[k] = {"registers": -1, "smem": smem - reserved if smem >= reserved else smem}
     # EIATTR_REGCOUNT entries of the global .nv.info: (symbol index, registers)
     off, size = named.get(".nv.info", (0, 0))
     pos = off
@@ -120,6 +128,23 @@ def run(args: argparse.Namespace) -> int:
     return _report_program(args)
 
 
+def _table(title: str, columns: tuple[str, ...], n_names: int, rows: list[tuple[str, ...]]):
+    """A rich table whose first ``n_names`` columns are names: the kernel column keeps its
+    whole width (a kernel name is searched for, so it never ends in "…" in a narrow terminal);
+    other names and the headings fold onto more lines instead."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    kernel = columns.index("kernel")
+    for i, col in enumerate(columns):
+        widest = max((len(r[i]) for r in rows), default=0) if i == kernel else None
+        table.add_column(col, justify="left" if i < n_names else "right", overflow="fold",
+                         min_width=widest, no_wrap=i == kernel)
+    for r in rows:
+        table.add_row(*r)
+    return table
+
+
 def _reports_dir():
     from tdflow.tdparser.cache_dir import usable_dir
 
@@ -127,7 +152,6 @@ def _reports_dir():
 
 
 def _list_cache() -> int:
-    from rich.table import Table
 
     from tdflow.dialect.cli_support import console
     from tdflow.tdparser.cache_dir import usable_dir
@@ -135,9 +159,7 @@ def _list_cache() -> int:
     folder = usable_dir("cuda")
     cubins = sorted(folder.glob("*.cubin")) if folder is not None else []
     reports = _reports_dir()
-    table = Table(title=f"{len(cubins)} cached cubin(s) in {folder}", title_justify="left")
-    for col in ("cubin", "kernel", "registers", "smem", "stack", "spills (st/ld)"):
-        table.add_column(col, justify="left" if col in ("cubin", "kernel") else "right")
+    rows = []
     for path in cubins:
         known = {}
         rep = reports / f"{path.stem}.json" if reports is not None else None
@@ -149,14 +171,15 @@ def _list_cache() -> int:
         for name, res in sorted(cubin_kernels(path.read_bytes()).items()):
             r = known.get(name, {})
             spills = f"{r['spill_stores']}/{r['spill_loads']}" if r else "-"
-            table.add_row(path.stem[:12], name, str(res["registers"]), str(res["smem"]),
-                          str(r.get("stack", "-")), spills)
+            rows.append((path.stem[:12], name, str(res["registers"]),
+                         str(r.get("smem", res["smem"])), str(r.get("stack", "-")), spills))
+    table = _table(f"{len(cubins)} cached cubin(s) in {folder}",
+                   ("cubin", "kernel", "registers", "smem", "stack", "spills (st/ld)"), 2, rows)
     console(min_width=120).print(table)
     return 0
 
 
 def _report_program(args: argparse.Namespace) -> int:
-    from rich.table import Table
 
     from tdflow.commands.lower import cuda_source
     from tdflow.dialect.cli_support import check_ops_args, console, context_from_args, read_input
@@ -173,6 +196,12 @@ def _report_program(args: argparse.Namespace) -> int:
     from tdflow.runtime.compiled import lower
 
     check_ops_args(args)
+    if args.device.split(":")[0] not in ("cuda", "cudasim"):
+        # the cpu device has no CUDA kernels: an empty report would look like success
+        sys.stderr.write("usage: tdflow kernels [PROGRAM.mlir] [--device cuda]\n"
+                         "tdflow kernels: error: PROGRAM.mlir's kernels need a GPU device (cuda "
+                         f"or cudasim), not {args.device!r}\n")
+        return 2
     context = context_from_args(args)
     name = "<stdin>" if args.program == "-" else args.program
     module = parse_module(read_input(args.program), name)
@@ -194,14 +223,11 @@ def _report_program(args: argparse.Namespace) -> int:
         if m:
             for k in re.findall(r"(\w+)<<<", m.group(3)):
                 where.setdefault(k, (m.group(1), m.group(2)))
-    table = Table(title=f"{len(report)} kernel(s) of {name} for {DEFAULT_ARCH}",
-                  title_justify="left")
-    for col in ("kernel", "op", "loc", "registers", "smem", "stack", "spill stores",
-                "spill loads"):
-        table.add_column(col, justify="left" if col in ("kernel", "op", "loc") else "right")
-    for k, r in report.items():
-        op, loc = where.get(k, ("?", "?"))
-        table.add_row(k, op, loc, str(r["registers"]), str(r["smem"]), str(r["stack"]),
-                      str(r["spill_stores"]), str(r["spill_loads"]))
+    rows = [(k, *where.get(k, ("?", "?")), str(r["registers"]), str(r["smem"]),
+             str(r["stack"]), str(r["spill_stores"]), str(r["spill_loads"]))
+            for k, r in report.items()]
+    table = _table(f"{len(report)} kernel(s) of {name} for {DEFAULT_ARCH}",
+                   ("kernel", "op", "loc", "registers", "smem", "stack", "spill stores",
+                    "spill loads"), 3, rows)
     console(min_width=140).print(table)
     return 0
