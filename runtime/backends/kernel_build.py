@@ -75,17 +75,52 @@ def nvcc_version(nvcc: str) -> str:
 
 
 def _quote_errors(stderr: str, source: str, file: str) -> str:
-    """The compiler's messages, each followed by the generated line it names."""
+    """The compiler's messages, each with the generated line it names; warnings are left out
+    when there are errors (nvcc warns about every template constant a user body leaves unused,
+    which buried the error).
+
+    >>> src = "int a;\\nint b = c;\\n"
+    >>> print(_quote_errors("/t/k.cu(1): warning: a unused\\n/t/k.cu(2): error: c undefined",
+    ...                     src, "/t/k.cu"))
+    <generated>.cu(2): error: c undefined
+        2 | int b = c;
+    """
     lines = source.splitlines()
-    out = []
-    # nvcc writes "file(LINE): error"; g++ already prints the line itself
-    pat = re.compile(re.escape(file) + r"\((\d+)\)")
-    for msg in stderr.strip().splitlines()[:40]:
-        out.append(msg.replace(file, "<generated>.cu"))
-        m = pat.search(msg)
-        if m and 0 < int(m.group(1)) <= len(lines):
-            out.append(f"    {int(m.group(1))} | {lines[int(m.group(1)) - 1].strip()}")
-    return "\n".join(out)
+    # nvcc writes "file(LINE): error"; g++ "file:LINE:COL: error" and prints the line itself
+    start = re.compile(re.escape(file) + r"(?:\((\d+)\)|:(\d+)(?::\d+)?)?: *(\w[\w ]*?)[:\s]")
+    blocks: list[tuple[str, int, list[str]]] = []  # (kind, line, message lines)
+    for msg in stderr.strip().splitlines():
+        m = start.match(msg)
+        if m:
+            blocks.append((m.group(3), int(m.group(1) or m.group(2) or 0), [msg]))
+        elif msg.startswith("Remark: The warnings can be suppressed"):
+            continue
+        elif blocks:
+            blocks[-1][2].append(msg)
+        else:
+            blocks.append(("", 0, [msg]))
+    if any(kind.endswith("error") for kind, _, _ in blocks):
+        blocks = [b for b in blocks if not b[0].endswith("warning")]
+    out: list[str] = []
+    for _, n, msgs in blocks:
+        text = [m.replace(file, "<generated>.cu") for m in msgs]
+        out.append(text[0])
+        rest = text[1:]
+        if 0 < n <= len(lines) and not any(f"{n} | " in t for t in rest):  # g++ quotes itself
+            code = lines[n - 1].strip()
+            quote = f"    {n} | {code}"
+            # recent nvcc echoes the bare line with a caret under it: ours replaces the echo
+            # and the caret moves right with it
+            echo = next((i for i, t in enumerate(rest) if t.strip() == code), None)
+            if echo is None:
+                out.append(quote)
+            else:
+                shift = len(quote) - len(code) - (len(rest[echo]) - len(rest[echo].lstrip()))
+                rest[echo] = quote
+                if echo + 1 < len(rest) and rest[echo + 1].strip().startswith("^"):
+                    rest[echo + 1] = " " * max(shift, 0) + rest[echo + 1]
+        out.extend(rest)
+    return "\n".join(out[:60])
 
 
 def _code_of(stderr: str, source: str, file: str) -> str:

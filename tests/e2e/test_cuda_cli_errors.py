@@ -81,3 +81,17 @@ def test_kernels_for_the_cpu_device_is_an_error(tmp_path, capsys):
     prog = _program(tmp_path, "cpu_only")
     code, out, err = cli(capsys, "kernels", *OPS, prog, "--device", "cpu")
     assert code == 2 and "kernels need a GPU device (cuda or cudasim), not 'cpu'" in err and not out
+
+
+def test_nvcc_errors_quote_the_line_once_without_warnings(tmp_path, capsys):
+    """nvcc's report of a user body's error was buried under a "#pragma once in main file"
+    warning and one "declared but never referenced" warning per unused template constant, and
+    quoted the bad line twice (nvcc prints it, and so did tdflow)."""
+    if find_nvcc() is None:
+        pytest.skip("nvcc not found")
+    prog = _program(tmp_path, "bad_body")
+    code, out, err = cli(capsys, "kernels", *OPS, prog)
+    assert code == 1 and "failed on the generated code of hqerr.bad_body((3, 5):f32)" in err
+    assert 'identifier "undefined_scale" is undefined' in err
+    assert err.count("out0[i] = in0[i] * undefined_scale;") == 1, err
+    assert "warning" not in err, err
