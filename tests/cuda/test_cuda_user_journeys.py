@@ -52,7 +52,7 @@ def test_the_program_compiled_equals_numpy(lib, device):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("shape", [(3, 130), (1, 1), (4, 64)])  # a tail past 64 threads
+@pytest.mark.parametrize("shape", [(3, 130), (1, 1)])  # a tail past 64 threads, one element
 def test_eager_calls_on_cudasim_equal_the_cpu(lib, shape):
     F = lib.functional
     x, lim = _inputs(shape, seed=shape[1])
