@@ -48,7 +48,12 @@ def test_disk_cache_hit_and_corrupt_entry(fresh_cache, monkeypatch) -> None:
     assert path.parent == folder / "cudasim" and oct(folder.stat().st_mode & 0o777) == "0o700"
     monkeypatch.setattr(kernel_build, "_memory", {})  # a new process: only the disk remains
     assert build_shared_object(SRC) == path and len(calls) == 1  # a hit: no compiler call
-    path.write_bytes(b"garbage")  # a truncated or planted entry is not an ELF object: rebuilt
+    # a truncated or planted entry is not an ELF object: rebuilt. (Replaced, not overwritten in
+    # place: this process has the object mapped, and truncating a mapped file is a SIGBUS when
+    # the loader runs its finalisers at exit.)
+    planted = path.with_suffix(".planted")
+    planted.write_bytes(b"garbage")
+    planted.replace(path)
     monkeypatch.setattr(kernel_build, "_memory", {})
     path2 = build_shared_object(SRC)
     assert len(calls) == 2 and path2.read_bytes()[:4] == b"\x7fELF"
