@@ -28,7 +28,12 @@ def plain(v):
     if t is BitInit:
         return 1 if v.value else 0
     if t is DefInit:
-        return DefRef(v.rec.name)
+        # One DefRef per record (they are immutable): ~900k fewer objects on X86.
+        rec = v.rec
+        d = rec.defref
+        if d is None or d.name != rec.name:
+            d = rec.defref = DefRef(rec.name)
+        return d
     if v is UNSET:
         return None
     if t is ListInit:

@@ -52,6 +52,7 @@ class Evaluator(MulticlassStatements):
         # resolves those conditions finally (a missing record makes `!exists` false).
         self.exists_final = False
         self.types: dict[str, T.RecTy] = {}
+        self.record_tys: dict[tuple, T.RecordTy] = {}  # see types.record_ty
         self.anon = 0
         self.anon_memo: dict = {}
         self.let_stack: list = []

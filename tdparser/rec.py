@@ -42,7 +42,7 @@ class RecordVal:
 
 class Rec:
     __slots__ = ("name", "keeper", "locs", "is_class", "anonymous", "values", "targs", "supers",
-                 "super_set", "assertions", "dumps", "_type", "direct")
+                 "super_set", "assertions", "dumps", "_type", "direct", "defref")
 
     def __init__(self, name, keeper, locs, is_class=False, anonymous=False):
         self.name = name
@@ -58,6 +58,7 @@ class Rec:
         self.dumps: list = []
         self._type = None
         self.direct: list[Rec] = []
+        self.defref = None  # its records.DefRef, made by the conversion (see convert.plain)
 
     def __repr__(self):
         return f"<Rec {self.name}>"

@@ -17,9 +17,16 @@ from __future__ import annotations
 
 
 def _unset():
-    from .values import UNSET
+    """values.UNSET (imported on first use: values imports this module)."""
+    global _UNSET
+    if _UNSET is None:
+        from .values import UNSET
 
-    return UNSET
+        _UNSET = UNSET
+    return _UNSET
+
+
+_UNSET = None
 
 
 class Resolver:
@@ -86,7 +93,7 @@ class RecordResolver:
         v = None
         rv = self.rec.values.get(name)
         if rv is not None:
-            if rv.value is not _unset():
+            if rv.value is not (_UNSET or _unset()):
                 self.stack.append(name)
                 memos = self.memo, self.tmemo
                 self.memo, self.tmemo = {}, {}

@@ -115,7 +115,8 @@ INT = RecTy("int")
 STRING = RecTy("string")
 DAG = RecTy("dag")
 _BITS: dict[int, BitsTy] = {}
-_RECORD_TYS: dict[tuple, RecordTy] = {}
+# The record type of no class (``!cast`` to an unknown record type): it holds no record.
+_NO_CLASS_TY = RecordTy(())
 
 
 def BITS(n: int) -> BitsTy:  # noqa: N802 - reads like the TableGen spelling
@@ -130,10 +131,17 @@ def list_of(t: RecTy) -> ListTy:
 
 
 def record_ty(classes) -> RecordTy:
-    """The uniqued record type of ``classes`` (as LLVM: sorted by name, redundant ones removed)."""
+    """The uniqued record type of ``classes`` (as LLVM: sorted by name, redundant ones removed).
+
+    Types are uniqued per evaluator (the classes' ``keeper.record_tys``), keyed by the
+    classes' ids, which stay theirs while that evaluator lives: a module-wide table would keep
+    every evaluator, and all its records, alive for as long as the process runs.
+    """
+    if not classes:
+        return _NO_CLASS_TY
+    table = classes[0].keeper.record_tys
     if len(classes) == 1:
-        c = classes[0]
-        t = _RECORD_TYS.get((id(c),))
+        t = table.get((id(classes[0]),))
         if t is not None:
             return t
     cs = []
@@ -143,9 +151,9 @@ def record_ty(classes) -> RecordTy:
     cs = [c for c in cs if not any(o is not c and o.is_subclass_of(c) for o in cs)]
     cs.sort(key=lambda c: c.name)
     key = tuple(id(c) for c in cs)
-    t = _RECORD_TYS.get(key)
+    t = table.get(key)
     if t is None:
-        t = _RECORD_TYS[key] = RecordTy(tuple(cs))
+        t = table[key] = RecordTy(tuple(cs))
     return t
 
 
