@@ -42,7 +42,9 @@ def _run(pre: Preprocessor, lex) -> RecordKeeper:
             first = ev.errors[0]
             first.others.extend(ev.errors[1:])
             raise first
-        return to_keeper(ev, pre.files)
+        rk = to_keeper(ev, pre.files)
+        ev.release()  # freed now, not by the cycle collector while the output is written
+        return rk
     except TdError as e:
         if not e.line:  # an error raised where no location was at hand: the main file
             e.file, e.line, e.col = _main(pre), 1, 1

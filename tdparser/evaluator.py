@@ -79,6 +79,22 @@ class Evaluator(MulticlassStatements):
         self.dump_output: list[str] = []
         self.eb = ExprBuilder(self)
 
+    def release(self):
+        """Take this finished evaluation apart, so that it is freed as soon as it is dropped.
+
+        Records, classes and their types refer to each other in cycles, which only the cycle
+        collector could free, walking the millions of objects of a large target (X86: ~5M)
+        each time it runs while the output is written. Nothing may use the evaluator after.
+        """
+        for rec in (*self.classes.values(), *self.defs.values()):
+            rec.keeper = rec._type = rec.defref = None
+            rec.values = {}
+            rec.supers = []
+            rec.super_set = set()
+            rec.direct = []
+            rec.assertions = rec.dumps = []
+        self.__dict__.clear()
+
     # ---- helpers ----------------------------------------------------------------------------
     def new_anon(self) -> str:
         n = f"anonymous_{self.anon}"
