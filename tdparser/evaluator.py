@@ -93,6 +93,9 @@ class Evaluator(MulticlassStatements):
             rec.super_set = set()
             rec.direct = []
             rec.assertions = rec.dumps = []
+        for t in self.record_tys.values():  # a type and its cached list type hold each other
+            while t is not None:
+                t._list, t = None, t._list
         self.__dict__.clear()
 
     # ---- helpers ----------------------------------------------------------------------------
