@@ -84,7 +84,13 @@ def to_json(rk: RecordKeeper) -> dict:
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        return run_deep(_to_json, rk)
+        doc = run_deep(_to_json, rk)
+        if gc_was_on:
+            # One full collection now moves the document's millions of containers to the
+            # oldest generation; left young, they are walked by several collections while
+            # the caller serialises them (X86: 2.4 s here saves 4.5 s in json.dumps).
+            gc.collect()
+        return doc
     finally:
         if gc_was_on:
             gc.enable()
