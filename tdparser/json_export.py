@@ -75,6 +75,9 @@ def json_value(v):
     return v
 
 
+LARGE_DOCUMENT = 10_000  # records; see to_json
+
+
 def to_json(rk: RecordKeeper) -> dict:
     """The document ``llvm-tblgen --dump-json`` writes for the same program.
 
@@ -85,10 +88,13 @@ def to_json(rk: RecordKeeper) -> dict:
     gc.disable()
     try:
         doc = run_deep(_to_json, rk)
-        if gc_was_on:
+        if gc_was_on and len(rk.defs) >= LARGE_DOCUMENT:
             # One full collection now moves the document's millions of containers to the
             # oldest generation; left young, they are walked by several collections while
-            # the caller serialises them (X86: 2.4 s here saves 4.5 s in json.dumps).
+            # the caller serialises them (X86: 2.4 s here saves 4.5 s in json.dumps). Only
+            # for large documents: a full collection costs as much as the whole heap, which
+            # a small document's serialisation would never pay (many small calls in a big
+            # process would).
             gc.collect()
         return doc
     finally:
