@@ -38,7 +38,7 @@ from tdflow.dialect.types import DTYPES
 from tdflow.lowering.cuda import KernelCode, translation_unit
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.cuda_memory import CachingAllocator, CudaError, DeviceArray
-from tdflow.runtime.backends.cudasim import attrs_key, rng_for, specs_of, with_segments
+from tdflow.runtime.backends.cudasim import rng_for
 
 __all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend"]
 
@@ -78,7 +78,6 @@ class CudaBackend:
         self._make_current()
         self.stream = driver.Stream()
         self.allocator = CachingAllocator(driver.mem_alloc)
-        self._codes: dict[Any, KernelCode] = {}
         self._loaded: dict[str, _Loaded] = {}  # KernelCode digest -> its module's functions
         self._lock = threading.Lock()
 
@@ -153,16 +152,11 @@ class CudaBackend:
     # -- generated code -----------------------------------------------------------------------
     def code_for(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any], opdef: Any = None) -> KernelCode:
-        """The generated code of ``op`` for these buffers' shapes and dtypes (memoised)."""
-        from tdflow.lowering.cuda import generate
+        """The generated code of ``op`` for these buffers' shapes and dtypes (one memo for
+        every GPU device: :func:`tdflow.runtime.kernels.device.generated_code`)."""
+        from tdflow.runtime.kernels.device import generated_code
 
-        ins, res = specs_of(inputs), specs_of(outs)
-        attrs = with_segments(attrs, inputs, opdef)  # which optional operands are present
-        key = (op, ins, res, attrs_key(attrs), id(opdef))
-        code = self._codes.get(key)
-        if code is None:
-            code = self._codes[key] = generate(op, ins, res, attrs, opdef)
-        return code
+        return generated_code(op, attrs, inputs, outs, opdef)
 
     def source_of(self, codes: Sequence[KernelCode]) -> str:
         """The ``.cu`` translation unit nvcc compiles for ``codes``."""

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES, dtype_from_numpy
-from tdflow.lowering.cuda import KernelCode, TensorSpec, generate, translation_unit
+from tdflow.lowering.cuda import KernelCode, TensorSpec, translation_unit
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.kernel_build import build_shared_object
 from tdflow.tdparser.errors import TdflowError
@@ -96,7 +96,6 @@ class CudasimBackend:
     name = "cudasim"
 
     def __init__(self) -> None:
-        self._codes: dict[Any, KernelCode] = {}
         self._modules: dict[str, _Module] = {}  # KernelCode digest -> its loaded module
 
     # -- buffers ------------------------------------------------------------------------------
@@ -128,14 +127,11 @@ class CudasimBackend:
     # -- generated code -----------------------------------------------------------------------
     def code_for(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any], opdef: Any = None) -> KernelCode:
-        """The generated code of ``op`` for these buffers' shapes and dtypes (memoised)."""
-        ins, res = specs_of(inputs), specs_of(outs)
-        attrs = with_segments(attrs, inputs, opdef)
-        key = (op, ins, res, attrs_key(attrs), id(opdef))
-        code = self._codes.get(key)
-        if code is None:
-            code = self._codes[key] = generate(op, ins, res, attrs, opdef)
-        return code
+        """The generated code of ``op`` for these buffers' shapes and dtypes (one memo for
+        every GPU device: :func:`tdflow.runtime.kernels.device.generated_code`)."""
+        from tdflow.runtime.kernels.device import generated_code
+
+        return generated_code(op, attrs, inputs, outs, opdef)
 
     def prepare(self, codes: Sequence[KernelCode]) -> None:
         """Compile every not yet loaded code object in one g++ call (a plan's kernels)."""
