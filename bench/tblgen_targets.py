@@ -45,7 +45,8 @@ def timed(cmd: list[str], env: dict) -> tuple[float, float]:
 
 
 def _entries(cdir: Path) -> int:
-    return len(list(cdir.rglob("*.rk")))
+    """Finished entries: a file being written is ``.tmp-*.rk`` until its rename."""
+    return sum(1 for p in cdir.rglob("*.rk") if not p.name.startswith(".tmp-"))
 
 
 def bench_target(name: str, root: Path, tblgen: str, llvm_inc: str, runs: int) -> dict:
