@@ -95,11 +95,11 @@ def _parse(path: str, include_dirs: list[str], defines: list[str]):
 
 
 def _render_json(records) -> bytes:
-    from tdflow.tdparser import to_json
-    from tdflow.tdparser.deep import run_deep
+    from tdflow.tdparser.json_text import json_text
 
-    # json.dumps recurses once per nesting level: deep values need the deep thread's stack
-    return run_deep(lambda: _encode(dump_json_text(to_json(records))))
+    # dump_json_text(to_json(records)), byte for byte, without the intermediate document
+    # (X86: 68k records, millions of dicts and lists made only to be serialised)
+    return _encode(json_text(records))
 
 
 def _render_records(records) -> bytes:
@@ -109,7 +109,9 @@ def _render_records(records) -> bytes:
 
 
 def _encode(text: str) -> bytes:
-    if _SURROGATE.search(text):  # undecodable source bytes: LLVM prints U+FFFD for them
+    # Undecodable source bytes: LLVM prints U+FFFD for them. isascii() is O(1) (a flag of
+    # the string), the search a scan of the whole text (X86: 140 MB).
+    if not text.isascii() and _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
     return text.encode("utf-8")
 
