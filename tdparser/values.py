@@ -245,20 +245,33 @@ class BitsInit(TypedInit):
             return self
         new = []
         changed = False
-        cache_ref = cache_val = None
+        keep_unset = r.keep_unset
+        # Runs of bits of one variable (`let Inst{7-0} = opc`) resolve it once; a variable
+        # that resolves to itself keeps its bits as they are (bit() would make equal copies,
+        # and a new BitsInit of them: each instantiation of a class, before the fields it
+        # mentions are known).
+        cache_ref = cache_val = cache_bits = None
         for b in self.bits:
-            nb = b
-            if isinstance(b, VarBitInit):
-                if b.var is not cache_ref:
-                    cache_ref = b.var
-                    cache_val = cache_ref.resolve(r)
-                nb = cache_val.bit(b.index)
-            elif b.refs:
+            if not b.refs:
+                new.append(b)
+                continue
+            if type(b) is VarBitInit:
+                var = b.var
+                if var is not cache_ref:
+                    cache_ref = var
+                    cache_val = var.resolve(r)
+                    cache_bits = cache_val.bits if type(cache_val) is BitsInit else None
+                if cache_val is var:
+                    new.append(b)
+                    continue
+                nb = cache_bits[b.index] if cache_bits is not None else cache_val.bit(b.index)
+            else:
                 nb = b.resolve(r).bit(0)
-            if nb is UNSET and r.keep_unset:
-                nb = b
             if nb is not b:
-                changed = True
+                if nb is UNSET and keep_unset:
+                    nb = b
+                else:
+                    changed = True
             new.append(nb)
         return BitsInit(new) if changed else self
 
