@@ -286,15 +286,25 @@ class Evaluator(MulticlassStatements):
         if args is None:
             args = self.eb.class_args(cls, ref.args, scope, rec, ref.loc)
         values = rec.values
+        todo = []  # the fields just copied from `cls` whose values hold references
         for name, crv in cls.values.items():
             if crv.targ:
                 continue
             rv = values.get(name)
             if rv is None:
-                values[name] = crv.copy()
+                rv = values[name] = crv.copy()
             elif not rv.set(crv.value):
                 raise err(f"New definition of '{name}' of type '{crv.ty}' is incompatible with "
                           f"previous definition of type '{rv.ty}'", ref.loc)
+            if rv.value.refs:
+                todo.append(name)
+        rec.assertions.extend(cls.assertions)
+        rec.dumps.extend(cls.dumps)
+        if not todo and not rec.assertions and not rec.dumps:
+            # Nothing can mention the arguments: resolving would change nothing (X86: over
+            # 55k of its 181k class references), so the resolver is not even made.
+            self.add_supers(rec, cls, ref)
+            return
         r = Resolver(rec)
         for qn in cls.targs:
             r.set(qn, cls.values[qn].value)
@@ -306,11 +316,14 @@ class Evaluator(MulticlassStatements):
             r.set(cls.name + ":NAME", LATE_NAME)
         else:
             r.set(cls.name + ":NAME", StringInit(rec.name))
-        rec.assertions.extend(cls.assertions)
-        rec.dumps.extend(cls.dumps)
         # llvm-tblgen resolves the whole record here, but only the fields just copied from
-        # `cls` can mention its arguments, so the others are left alone (same result).
-        rec.resolve(r, [n for n, crv in cls.values.items() if not crv.targ])
+        # `cls` can mention its arguments, so the others are left alone (same result), and of
+        # those only the ones holding references can change.
+        rec.resolve(r, todo)
+        self.add_supers(rec, cls, ref)
+
+    def add_supers(self, rec, cls, ref):
+        """Make ``cls`` and its superclasses superclasses of ``rec``."""
         for sc in cls.supers:
             if sc in rec.super_set:
                 raise err(f"Already subclass of '{sc.name}'!", ref.loc)
