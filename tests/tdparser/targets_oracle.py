@@ -1,11 +1,19 @@
 """Run llvm-tblgen-19 and tdflow side by side on one of LLVM's target descriptions (issue 12).
 
 A target takes tens of seconds in each tool, so the two run as parallel processes (the CI
-machine has two cores), each writing its ``--dump-json`` document to a file; tdflow's side
-gets a time limit, so a target tdflow cannot finish yet costs a bounded time. llvm-tblgen's
-document is memoised per test session.
+machine has two cores). tdflow's side parses once and writes both its ``--dump-json`` document
+and, when asked, its ``--print-records`` text; llvm-tblgen's side runs ``--dump-json`` and then
+``--print-records`` one after the other in the background while tdflow works (two llvm-tblgen
+runs at once would need AMDGPU's 16 GB twice). tdflow's side gets a time limit, so a target
+tdflow cannot finish yet costs a bounded time. llvm-tblgen's outputs are memoised per session.
 
-As a script it is tdflow's side: ``python targets_oracle.py TD OUT.json INCLUDE...``.
+>>> run = run_target("llvm-tblgen-19", Path("X86/X86.td"), ["X86", "include"], 600,
+...                  printed=True)                                     # doctest: +SKIP
+>>> compare_target(run)                                                # doctest: +SKIP
+TargetResult(names=[], documents=[], printed=[], bytes_identical=False)
+
+As a script it is tdflow's side: ``python targets_oracle.py TD OUT.json [--print-records
+OUT.txt] INCLUDE...``.
 """
 
 from __future__ import annotations
@@ -14,43 +22,111 @@ import json
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+TARGET_NAMES = ("X86", "ARM", "RISCV", "AArch64", "AMDGPU")
 
 
 @dataclass
 class TargetRun:
-    """Both documents (``ours`` is None when tdflow failed or ran out of time) and times."""
+    """Both tools' outputs (``ours``/``ours_text`` are None when tdflow failed or ran out of
+    time; the texts are None when ``--print-records`` was not asked for) and times."""
 
     theirs: dict[str, Any] | None
     ours: dict[str, Any] | None
     llvm_s: float
     ours_s: float
     ours_error: str = ""
+    theirs_text: str | None = None
+    ours_text: str | None = None
 
 
-_LLVM_CACHE: dict[tuple, tuple[dict | None, float]] = {}
+@dataclass
+class TargetResult:
+    """What differs between the two tools on one target; every list empty means identical.
+
+    ``names``: the sorted record names (``anonymous_N`` included) are not llvm-tblgen's;
+    ``documents``: the JSON documents after anonymous records are renamed by content;
+    ``printed``: the ``--print-records`` texts block by block, renamed the same way;
+    ``bytes_identical``: the texts are equal as they are (anonymous numbering included)."""
+
+    names: list[str] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)
+    printed: list[str] = field(default_factory=list)
+    bytes_identical: bool = False
 
 
-def _start_llvm(tblgen: str, td: Path, incs: list[str], out: Path):
-    with open(out, "wb") as f:
-        return subprocess.Popen([tblgen, "--dump-json", *(f"-I{d}" for d in incs), str(td)],
-                                stdout=f, stderr=subprocess.DEVNULL)
+_LLVM_CACHE: dict[tuple, tuple[dict | None, str | None, float]] = {}
 
 
-def run_target(tblgen: str, td: Path, incs: list[str], ours_limit_s: float) -> TargetRun:
-    """Run both tools on ``td`` at the same time; tdflow is stopped after ``ours_limit_s``."""
-    key = (tblgen, str(td), tuple(incs))
+class _LlvmSide:
+    """llvm-tblgen's ``--dump-json`` then (optionally) ``--print-records``, in a thread."""
+
+    def __init__(self, tblgen: str, td: Path, incs: list[str], tmp: Path, printed: bool):
+        self.args = [tblgen, *(f"-I{d}" for d in incs), str(td)]
+        self.outs = [(Path(tmp) / "llvm.json", "--dump-json")]
+        if printed:
+            self.outs.append((Path(tmp) / "llvm.txt", "--print-records"))
+        self.codes: list[int] = []
+        self.proc: subprocess.Popen | None = None
+        self.stopped = False
+        self.lock = threading.Lock()
+        self.t0 = time.perf_counter()
+        self.elapsed = float("nan")
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        for out, action in self.outs:
+            with self.lock:
+                if self.stopped:
+                    return
+                with open(out, "wb") as f:
+                    self.proc = subprocess.Popen([self.args[0], action, *self.args[1:]],
+                                                 stdout=f, stderr=subprocess.DEVNULL)
+            self.codes.append(self.proc.wait())
+        self.elapsed = time.perf_counter() - self.t0
+
+    def kill(self) -> None:
+        with self.lock:
+            self.stopped = True
+            if self.proc is not None:
+                self.proc.kill()
+        self.thread.join()
+
+    def result(self) -> tuple[dict | None, str | None, float]:
+        self.thread.join()
+        ok = [c == 0 for c in self.codes] + [False] * (len(self.outs) - len(self.codes))
+        doc = json.loads(self.outs[0][0].read_bytes()) if ok[0] else None
+        text = None
+        if len(self.outs) > 1 and ok[1]:
+            text = self.outs[1][0].read_text(encoding="utf-8")
+        return doc, text, self.elapsed
+
+
+def run_target(tblgen: str, td: Path, incs: list[str], ours_limit_s: float, *,
+               printed: bool = False) -> TargetRun:
+    """Run both tools on ``td`` at the same time; tdflow is stopped after ``ours_limit_s``.
+    With ``printed`` both also give their ``--print-records`` text (tdflow from the same parse).
+    """
+    key = (tblgen, str(td), tuple(incs), printed)
     with tempfile.TemporaryDirectory(prefix="tdflow-target-") as tmp:
-        llvm_out, ours_out = Path(tmp) / "llvm.json", Path(tmp) / "ours.json"
+        ours_out, ours_txt = Path(tmp) / "ours.json", Path(tmp) / "ours.txt"
         t0 = time.perf_counter()
-        llvm = None if key in _LLVM_CACHE else _start_llvm(tblgen, td, incs, llvm_out)
-        ours = subprocess.Popen([sys.executable, __file__, str(td), str(ours_out), *incs],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        llvm = None if key in _LLVM_CACHE else _LlvmSide(tblgen, td, incs, Path(tmp), printed)
+        cmd = [sys.executable, __file__, str(td), str(ours_out)]
+        if printed:
+            cmd += ["--print-records", str(ours_txt)]
+        ours = subprocess.Popen([*cmd, *incs], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
         error = ""
         try:
             _, err = ours.communicate(timeout=ours_limit_s)
@@ -65,23 +141,55 @@ def run_target(tblgen: str, td: Path, incs: list[str], ours_limit_s: float) -> T
         if llvm is not None:
             if error and ours_s >= ours_limit_s:
                 llvm.kill()  # nothing to compare with; do not wait for it
-                llvm.wait()
-                _LLVM_CACHE[key] = (None, float("nan"))
+                _LLVM_CACHE[key] = (None, None, float("nan"))
             else:
-                llvm.wait()
-                doc = json.loads(llvm_out.read_bytes()) if llvm.returncode == 0 else None
-                _LLVM_CACHE[key] = (doc, time.perf_counter() - t0)
-        theirs, llvm_s = _LLVM_CACHE[key]
+                _LLVM_CACHE[key] = llvm.result()
+        theirs, theirs_text, llvm_s = _LLVM_CACHE[key]
         doc = json.loads(ours_out.read_bytes()) if not error else None
-    return TargetRun(theirs, doc, llvm_s, ours_s, error)
+        text = ours_txt.read_text(encoding="utf-8") if printed and not error else None
+    return TargetRun(theirs, doc, llvm_s, ours_s, error, theirs_text, text)
+
+
+def compare_target(run: TargetRun, *, limit: int = 10, names_only: bool = False) -> TargetResult:
+    """Compare a finished :func:`run_target` (both documents present), at most ``limit``
+    lines per kind; the texts are compared when both are present. ``names_only``: only the
+    record names (seconds, where the rest takes minutes on the largest targets)."""
+    from jsoncompare import diff_documents, diff_print_records
+
+    res = TargetResult()
+    ours = sorted(k for k in run.ours if not k.startswith("!"))
+    theirs = sorted(k for k in run.theirs if not k.startswith("!"))
+    if ours != theirs:
+        diff = len(set(ours) ^ set(theirs))
+        only_ours, only_theirs = sorted(set(ours) - set(theirs)), sorted(set(theirs) - set(ours))
+        res.names = [f"{len(ours)} vs {len(theirs)} records, {diff} names differ; only tdflow "
+                     f"{only_ours[:5]}, only llvm-tblgen {only_theirs[:5]}"]
+    if names_only:
+        return res
+    res.documents = diff_documents(run.ours, run.theirs, limit=limit)
+    if run.ours_text is not None and run.theirs_text is not None:
+        res.bytes_identical = run.ours_text == run.theirs_text
+        if not res.bytes_identical:
+            res.printed = diff_print_records(run.ours_text, run.theirs_text, run.ours,
+                                             run.theirs, limit=limit)
+    return res
 
 
 def _main(argv: list[str]) -> int:
+    """``TD OUT.json [--print-records OUT.txt] INCLUDE...``: one parse, both outputs."""
     sys.setrecursionlimit(100000)
     from tdflow.tdparser import parse_file, to_json
+    from tdflow.tdparser.json_export import print_records
 
     td, out, *incs = argv
-    doc = to_json(parse_file(td, include_dirs=incs, use_cache=False))
+    text_out = None
+    if incs[:1] == ["--print-records"]:
+        text_out, incs = incs[1], incs[2:]
+    records = parse_file(td, include_dirs=incs, use_cache=False)
+    if text_out is not None:
+        with open(text_out, "w", encoding="utf-8") as f:
+            f.write(print_records(records))
+    doc = to_json(records)
     with open(out, "w", encoding="utf-8") as f:
         json.dump(doc, f)
     return 0
