@@ -74,6 +74,11 @@ class Evaluator(MulticlassStatements):
         self.outer_depths: list[int] = []
         self.taint: set = set()
         self.suppress = 0
+        self.top_loops = 0  # top-level foreach/if bodies being run (see st_Defm)
+        self.lates = 0  # class instances made late so far (ops.LateVarDefInit)
+        self._nobody = Rec("", self, [])
+        self.proto_free: dict = {}  # see prototypes.PrototypeParse._info
+        self.proto = False  # replaying llvm-tblgen's parse of a multiclass (see prototypes)
         self.defsets: list = []
         self.errors: list[TdError] = []
         self.dump_output: list[str] = []
@@ -141,6 +146,14 @@ class Evaluator(MulticlassStatements):
 
     def value(self, node, scope, cur, hint=None):
         return self.eb.value(node, scope, cur, hint)
+
+    def forced(self, v):
+        """``v`` with its late class instances made: for what must be known at once (names,
+        ``if`` conditions, loop lists), which llvm-tblgen resolves there too."""
+        if self.lates and v.refs:
+            # A record of no name as the current one, so that `!cast`s find the defs.
+            return v.resolve(Resolver(self._nobody))
+        return v
 
     def soft(self, e: TdError):
         """Record an error that does not stop evaluation (llvm-tblgen keeps going too)."""
@@ -248,7 +261,8 @@ class Evaluator(MulticlassStatements):
             except TdError as e:
                 if e.message.startswith("Variable not defined") or \
                         e.message.startswith("value not specified"):
-                    self.soft(e)
+                    if not self.proto:  # a prototype's errors are the defm's to report
+                        self.soft(e)
                 else:
                     raise
 
@@ -338,7 +352,7 @@ class Evaluator(MulticlassStatements):
             return self.new_anon(), True
         nm = [False]
         before = self.eb.name_refs
-        v = self.eb.value(node, scope, None, T.STRING, name_mode=nm)
+        v = self.forced(self.eb.value(node, scope, None, T.STRING, name_mode=nm))
         nm[0] = self.eb.name_refs != before
         if isinstance(v, TypedInit) and v.ty is not T.STRING:
             c = v.cast_to(T.STRING)
@@ -367,6 +381,7 @@ class Evaluator(MulticlassStatements):
         # `let BaseInstr = ...`). LATE_NAME stands for it until the body is done.
         late = not anon and (self.in_multiclass or (self.taint and _mentions(s.name, self.taint)))
         saved, self.late_name = self.late_name, rec if late else None
+        lates = self.lates
         try:
             self.record_body(rec, s.parents, s.body, Scope(scope, rec))
         finally:
@@ -375,6 +390,10 @@ class Evaluator(MulticlassStatements):
             r = Resolver(rec)
             r.set(LATE_NAME.name, StringInit(rec.name))
             rec.resolve(r)
+        elif self.lates != lates:
+            # llvm-tblgen resolves the prototype whole here (the loop or defm substituting
+            # into it): its late class instances are made in the order of its fields.
+            rec.resolve(Resolver(rec))
         self.finish_def(rec)
 
     def finish_def(self, rec, in_loops=()):
@@ -503,11 +522,11 @@ class Evaluator(MulticlassStatements):
         self.types[s.name] = self.type_of(s.type)
 
     def st_Assert(self, s, scope):
-        self.check_assert(s.loc, self.value(s.cond, scope, None),
-                          self.value(s.message, scope, None))
+        self.check_assert(s.loc, self.forced(self.value(s.cond, scope, None)),
+                          self.forced(self.value(s.message, scope, None)))
 
     def st_Dump(self, s, scope):
-        v = self.value(s.value, scope, None)
+        v = self.forced(self.value(s.value, scope, None))
         self.dump_output.append(v.unquoted() if isinstance(v, StringInit) else str(v))
 
     def st_Let(self, s, scope):
@@ -537,7 +556,7 @@ class Evaluator(MulticlassStatements):
             items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]
         elif it.hi is None:
             v = self.final_value(it.lo, scope) if isinstance(it.lo, A.Bang) and \
-                it.lo.op == "if" else self.value(it.lo, scope, None)
+                it.lo.op == "if" else self.forced(self.value(it.lo, scope, None))
             iv = v.convert(T.INT) if isinstance(v, TypedInit) and v.ty.kind != "list" else None
             if isinstance(iv, IntInit):
                 v = ListInit([iv], T.INT)  # a single value is a one-element range
@@ -565,6 +584,8 @@ class Evaluator(MulticlassStatements):
             if not isinstance(it.lo, A.ListLit) and _mentions(s.iter, t):
                 t.add(s.var)
                 self.outer_depths[i] += 1
+        top = not self.in_multiclass
+        self.top_loops += top
         try:
             for x in items:
                 inner = Scope(scope)
@@ -575,6 +596,7 @@ class Evaluator(MulticlassStatements):
                 finally:
                     self.loop_vars.pop()
         finally:
+            self.top_loops -= top
             self.loop_depth -= deferred
             self.taint, self.mc_taint, self.outer_taints, self.outer_depths = saved
 
@@ -584,7 +606,7 @@ class Evaluator(MulticlassStatements):
         saved = self.exists_final
         self.exists_final = True
         try:
-            return self.value(node, scope, None)
+            return self.forced(self.value(node, scope, None))
         finally:
             self.exists_final = saved
 
@@ -602,9 +624,12 @@ class Evaluator(MulticlassStatements):
             saved = list(self.outer_depths)
             for i, t in enumerate(self.outer_taints):
                 self.outer_depths[i] += _mentions(s.cond, t)
+            top = not self.in_multiclass  # llvm-tblgen runs an `if` as a loop
+            self.top_loops += top
             try:
                 self.run(body, Scope(scope))
             finally:
+                self.top_loops -= top
                 self.loop_depth -= deferred
                 self.outer_depths = saved
 

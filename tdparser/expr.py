@@ -8,7 +8,7 @@ from . import ast as A
 from . import types as T
 from .errors import TdError
 from .limits import MAX_BITS, MAX_ITEMS, MAX_STRING, check_count, too_deep
-from .ops import BinOp, CondOp, UnOp, VarDefInit
+from .ops import BinOp, CondOp, LateVarDefInit, UnOp, VarDefInit
 from .values import (
     FALSE,
     TRUE,
@@ -246,7 +246,7 @@ class ExprBuilder:
         (list slices). A range longer than :data:`.limits.MAX_ITEMS` is an error, not a hang."""
         out = []
         for r in ranges:
-            lo = self.value(r.lo, scope, cur)
+            lo = self.k.forced(self.value(r.lo, scope, cur))
             li = lo.convert(T.INT) if isinstance(lo, TypedInit) else None
             if not isinstance(li, IntInit):
                 raise err("expected integer or bitrange", r.loc)
@@ -255,7 +255,7 @@ class ExprBuilder:
                     raise err("invalid range, cannot be negative", r.loc)
                 out.append(li.value & 0xFFFFFFFF if unsigned else li.value)
                 continue
-            hi = self.value(r.hi, scope, cur)
+            hi = self.k.forced(self.value(r.hi, scope, cur))
             hv = hi.convert(T.INT) if isinstance(hi, TypedInit) else None
             if not isinstance(hv, IntInit):
                 raise err("expected integer value as end of range", r.loc)
@@ -425,8 +425,12 @@ class ExprBuilder:
             raise err(f"Class '{node.cls}' is not defined", node.loc)
         args = self.class_args(cls, node.args, scope, cur, node.loc)
         k = self.k
-        if k.suppress and k.taint and _mentions_any(node.args, k.taint):
-            return VarDefInit(cls, args)
+        if k.taint and _mentions_any(node.args, k.taint):
+            if k.suppress:
+                return VarDefInit(cls, args)
+            if not any(v.refs for _, _, v in args):
+                k.lates += 1
+                return LateVarDefInit(cls, args)
         return VarDefInit(cls, args).fold()
 
 

@@ -11,17 +11,20 @@ from __future__ import annotations
 from . import ast as A
 from .errors import TdError
 from .expr import Scope, declared_uncast, err
+from .prototypes import PrototypeParse
 from .values import UNSET, IntInit, ListInit, StringInit, TypedInit
 
 
 class MulticlassInfo:
-    __slots__ = ("node", "lets", "targs", "scope")
+    __slots__ = ("node", "lets", "targs", "scope", "protos")
 
     def __init__(self, node, lets, targs, scope=None):
         self.node = node
         self.lets = lets
         self.targs = targs  # [(name, RecTy, default node or None)]
         self.scope = scope  # the local variables visible where it was defined
+        # The prototypes llvm-tblgen would keep that can still make records (see prototypes).
+        self.protos: list = []
 
 
 def _visible_vars(scope) -> Scope | None:
@@ -182,6 +185,35 @@ def _only_globals(node, local, ev) -> bool:
     return True
 
 
+class _Sink(list):
+    """The records list of a multiclass body being run for a defm that takes each record as
+    it is made: ``append`` hands it to ``fn`` with the evaluator's state back to the defm's
+    (``state``: what ``instantiate_mc`` saved; ``loop_vars``: the defm's loops)."""
+
+    def __init__(self, ev, fn, state, loop_vars):
+        super().__init__()
+        self.ev, self.fn, self.state, self.loop_vars = ev, fn, state, loop_vars
+
+    def append(self, item):
+        ev = self.ev
+        cur = (ev.let_stack, ev.mc_out, ev.in_multiclass, ev.mc_name, ev.loop_depth,
+               ev.mc_taint, ev.taint, ev.outer_taints, ev.outer_depths)
+        cur_vars = ev.loop_vars
+        (ev.let_stack, ev.mc_out, ev.in_multiclass, ev.mc_name, ev.loop_depth, ev.mc_taint,
+         ev.taint, ev.outer_taints, ev.outer_depths) = self.state
+        ev.loop_vars = self.loop_vars
+        try:
+            self.fn(*item)
+        finally:
+            (ev.let_stack, ev.mc_out, ev.in_multiclass, ev.mc_name, ev.loop_depth,
+             ev.mc_taint, ev.taint, ev.outer_taints, ev.outer_depths) = cur
+            ev.loop_vars = cur_vars
+
+    def extend(self, items):
+        for x in items:
+            self.append(x)
+
+
 class MulticlassStatements:
     def st_Multiclass(self, s, scope):
         if s.name in self.multiclasses:
@@ -203,18 +235,9 @@ class MulticlassStatements:
         info = MulticlassInfo(s, tuple(self.let_stack), targs, _visible_vars(scope))
         # llvm-tblgen parses the body here: it names each anonymous def (or defm) once (every
         # instantiation starts from that name; a clash renames it when added) and makes the
-        # class instances whose arguments it already knows (`Operand<i32>`), in source order.
-        tainted = {t[0] for t in targs} | {"NAME"}
-        heads = [*(ta.default for ta in s.targs), *(ref.args for ref in s.parents)]
-        for node in (*_anon_insts(tuple(heads), tainted),
-                     *_parse_time_nodes(s.body, tainted, self.classes)):
-            if isinstance(node, (A.Def, A.Defm)):
-                self.anon_name_of(node)
-            elif isinstance(node, A.Foreach):
-                self._expand_at_parse(node, tainted, info.scope or Scope(None), set())
-            else:
-                self._make_closed(node, info.scope)
+        # class instances whose arguments it knows by then, in its order (see prototypes).
         self.multiclasses[s.name] = info
+        info.protos = PrototypeParse(self).multiclass(s, info)
 
     def _make_closed(self, node, scope, new=None):
         """Make the class instance ``node`` if its arguments are known in ``scope`` (and,
@@ -300,7 +323,8 @@ class MulticlassStatements:
         is NAME for the defaults (AMDGPU: ``string name = !tolower(NAME)``)."""
         inner = Scope(mc.scope)
         if defm_name is not None:
-            inner.vars["NAME"] = StringInit(defm_name)
+            inner.vars["NAME"] = (defm_name if isinstance(defm_name, TypedInit)
+                                  else StringInit(defm_name))
         targs = mc.targs
         given = {}
         pos = 0
@@ -373,18 +397,20 @@ class MulticlassStatements:
             out.append(rel)
         return out
 
-    def instantiate_mc(self, mc, inner, name, upto=None, rel_taints=()):
+    def instantiate_mc(self, mc, inner, name, upto=None, rel_taints=(), sink=None):
         """The records of ``defm name : mc<...>`` (``inner`` binds the arguments); with
         ``upto``, only the first ``upto`` statements of the body run (see :meth:`_own_prefix`).
         ``rel_taints`` (from :meth:`sub_taints`) relate its body to the multiclasses around
         the defm. Each record comes with its loop flags (see ``finish_def``), one per level
-        of ``rel_taints`` and a last one for ``mc`` itself.
+        of ``rel_taints`` and a last one for ``mc`` itself. With ``sink``, each record is
+        handed to ``sink(rec, flags)`` as soon as it is made, in the state around the defm
+        (see :class:`_Sink`), and nothing is returned.
         """
         saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
                  self.loop_depth, self.mc_taint, self.taint, self.outer_taints,
                  self.outer_depths)
         self.let_stack = list(mc.lets)
-        self.mc_out = []
+        self.mc_out = [] if sink is None else _Sink(self, sink, saved, list(self.loop_vars))
         self.loop_depth = 0
         self.outer_taints = [set(t) for t in rel_taints]
         self.outer_depths = [0] * len(rel_taints)
@@ -413,7 +439,7 @@ class MulticlassStatements:
                     self.stmt(st, inner)
             finally:
                 self.mc_active.pop()
-            return self.mc_out
+            return self.mc_out if sink is None else []
         finally:
             (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name,
              self.loop_depth, self.mc_taint, self.taint, self.outer_taints,
@@ -443,7 +469,27 @@ class MulticlassStatements:
             mcs.append(refs.pop(0))
         if not mcs:
             raise err(f"Couldn't find multiclass '{refs[0].name}'", refs[0].loc)
+        for ref in refs:
+            if ref.name not in self.classes:
+                raise err(f"Couldn't find class '{ref.name}'", ref.loc)
         new = []
+        class_args = []
+
+        def finish(rec, in_loops):
+            if len(class_args) < len(refs):  # read when the first record needs them
+                class_args[:] = [self.eb.class_args(self.classes[r.name], r.args, scope, None,
+                                                    r.loc) for r in refs]
+            for ref, args in zip(refs, class_args):
+                self.add_subclass(rec, ref, scope, args)
+            for lets in self.let_stack:
+                for lname, bits, v, loc in lets:
+                    self.set_value(rec, lname, bits, v, loc)
+            self.finish_def(rec, in_loops)
+
+        # In a top-level foreach or if, llvm-tblgen resolves and adds the defm's records one
+        # by one, so each is finished (its final resolution makes its class instances)
+        # before the next is made; elsewhere all are made, then finished.
+        one_by_one = self.top_loops > 0 and not self.in_multiclass
         for ref in mcs:
             mc = self.multiclasses[ref.name]
             inner = self.mc_args(mc, ref.args, scope, ref.loc, defm_name=name)
@@ -456,20 +502,20 @@ class MulticlassStatements:
                 own.vars.update((t[0], inner.vars[t[0]]) for t in mc.targs)
                 mc_name, _ = self.object_name(s.name, own, s.name_loc, is_defm=True)
             rel = self.sub_taints(mc, ref.args)
-            for rec, flags in self.instantiate_mc(mc, inner, mc_name, upto, rel):
+
+            def made(rec, flags, ref=ref):
                 if not flags[-1]:
                     rec.locs.append(ref.loc)
-                new.append((rec, flags[:-1]))
-        for ref in refs:
-            cls = self.classes.get(ref.name)
-            if cls is None:
-                raise err(f"Couldn't find class '{ref.name}'", ref.loc)
-            args = self.eb.class_args(cls, ref.args, scope, None, ref.loc)
-            for rec, _ in new:
-                self.add_subclass(rec, ref, scope, args)
+                if one_by_one:
+                    finish(rec, flags[:-1])
+                else:
+                    new.append((rec, flags[:-1]))
+
+            if one_by_one:
+                self.instantiate_mc(mc, inner, mc_name, upto, rel, sink=made)
+            else:
+                for rec, flags in self.instantiate_mc(mc, inner, mc_name, upto, rel):
+                    made(rec, flags)
         for rec, in_loops in new:
-            for lets in self.let_stack:
-                for lname, bits, v, loc in lets:
-                    self.set_value(rec, lname, bits, v, loc)
-            self.finish_def(rec, in_loops)
+            finish(rec, in_loops)
 

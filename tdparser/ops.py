@@ -429,6 +429,30 @@ class VarDefInit(TypedInit):
         return self.cls.keeper.instantiate(self.cls, self.args)
 
 
+class LateVarDefInit(VarDefInit):
+    """``Class<args>`` with known arguments that llvm-tblgen would only learn when it resolves
+    a prototype (they mention a loop iterator or a multiclass argument there): made, and
+    numbered, the first time it is resolved, in the order the record's fields are resolved,
+    not when its arguments are read (X86's ``X86VectorVTInfo<4, EltVT32, VR128X>`` arguments of
+    a defm in a multiclass; RISCV's ``SubRegSet<n, m>`` in a loop). One never resolved is never
+    made, as in llvm-tblgen (an argument no field uses)."""
+
+    __slots__ = ()
+
+    @memoized
+    def resolve(self, r):
+        tr = TrackResolver(r)
+        new = [(n, k, v.resolve(tr)) for n, k, v in self.args]
+        if not tr.unresolved and not any(v.refs for _, _, v in new):
+            return self.cls.keeper.instantiate(self.cls, new)
+        if all(x[2] is y[2] for x, y in zip(new, self.args)):
+            return self
+        return LateVarDefInit(self.cls, new)
+
+    def fold(self):
+        return self
+
+
 Init.__module__ = __name__ if False else Init.__module__
 BitsInit = BitsInit
 BitInit = BitInit
