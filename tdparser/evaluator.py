@@ -390,9 +390,10 @@ class Evaluator(MulticlassStatements):
             r = Resolver(rec)
             r.set(LATE_NAME.name, StringInit(rec.name))
             rec.resolve(r)
-        elif self.lates != lates:
+        elif self.lates and (self.lates != lates or self.taint):
             # llvm-tblgen resolves the prototype whole here (the loop or defm substituting
-            # into it): its late class instances are made in the order of its fields.
+            # into it): its late class instances (made by its parents' arguments, or held
+            # by a let, a defvar or an argument around it) are made in its fields' order.
             rec.resolve(Resolver(rec))
         self.finish_def(rec)
 

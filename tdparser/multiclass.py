@@ -12,7 +12,7 @@ from . import ast as A
 from .errors import TdError
 from .expr import Scope, declared_uncast, err
 from .prototypes import PrototypeParse
-from .values import UNSET, IntInit, ListInit, StringInit, TypedInit
+from .values import UNSET, IntInit, ListInit, Resolver, StringInit, TypedInit
 
 
 class MulticlassInfo:
@@ -484,6 +484,10 @@ class MulticlassStatements:
             for lets in self.let_stack:
                 for lname, bits, v, loc in lets:
                     self.set_value(rec, lname, bits, v, loc)
+            if one_by_one and self.lates:
+                # The loop resolves the record before adding it: the late instances its
+                # lets hold come before its anonymous name's renaming.
+                rec.resolve(Resolver(rec))
             self.finish_def(rec, in_loops)
 
         # In a top-level foreach or if, llvm-tblgen resolves and adds the defm's records one
