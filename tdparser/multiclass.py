@@ -12,7 +12,7 @@ from . import ast as A
 from .errors import TdError
 from .expr import Scope, declared_uncast, err
 from .prototypes import PrototypeParse
-from .values import UNSET, IntInit, ListInit, Resolver, StringInit, TypedInit
+from .values import UNSET, Resolver, StringInit, TypedInit
 
 
 class MulticlassInfo:
@@ -43,95 +43,6 @@ def _visible_vars(scope) -> Scope | None:
     for vars_ in reversed(chain):
         out.vars.update(vars_)
     return out
-
-
-def _idents(node):
-    """The identifiers ``node`` refers to (a named argument's name is not one)."""
-    if isinstance(node, A.Ident):
-        yield node.name
-    elif isinstance(node, A.Arg):
-        if not isinstance(node.name, A.Ident):
-            yield from _idents(node.name)
-        yield from _idents(node.value)
-    elif isinstance(node, tuple):
-        for x in node:
-            yield from _idents(x)
-    elif hasattr(node, "__dataclass_fields__"):
-        for f in node.__dataclass_fields__:
-            if f != "loc":
-                yield from _idents(getattr(node, f))
-
-
-def _anon_insts(node, tainted):
-    """The ``C<...>`` of a value in parse order: outermost ones that mention nothing in
-    ``tainted``, and inside the others those that do not."""
-    if isinstance(node, A.AnonInst):
-        if not A.mentions(node.args, tainted):
-            yield node
-            return
-        yield from _anon_insts(node.args, tainted)
-    elif isinstance(node, A.Arg):
-        yield from _anon_insts(node.value, tainted)
-    elif isinstance(node, tuple):
-        for x in node:
-            yield from _anon_insts(x, tainted)
-    elif hasattr(node, "__dataclass_fields__") and not isinstance(node, A.TypeRef):
-        for f in node.__dataclass_fields__:
-            if f != "loc":
-                yield from _anon_insts(getattr(node, f), tainted)
-
-
-def _parse_time_nodes(body, tainted, classes):
-    """What llvm-tblgen meets while parsing a multiclass body, in order: anonymous ``def``s
-    and ``defm``s (it names them) and class instances (``C<...>``) not mentioning ``tainted``
-    (arguments, loop iterators, locals of the body, fields of the record being defined). Both
-    arms of an ``if`` are parsed."""
-    for st in body or ():
-        t = type(st)
-        if t is A.Def:
-            if st.name is None:
-                yield st
-            else:
-                yield from _anon_insts(st.name, tainted)
-            fields = set(tainted)
-            for ref in st.parents:
-                yield from _anon_insts(ref.args, fields)
-                cls = classes.get(ref.name)
-                if cls is not None and cls.values:
-                    fields.update(cls.values)
-            for item in st.body or ():
-                if isinstance(item, A.FieldDecl):
-                    fields.add(item.name)
-            for item in st.body or ():
-                yield from _anon_insts(item, fields)
-                if isinstance(item, A.Defvar):
-                    fields.add(item.name)
-        elif t is A.Defm:
-            if st.name is None:
-                yield st
-            else:
-                yield from _anon_insts(st.name, tainted)
-            for ref in st.refs:
-                yield from _anon_insts(ref.args, tainted)
-        elif t is A.Foreach:
-            yield from _anon_insts(st.iter, tainted)
-            # Loops inside are expanded with this one (see _expand_at_parse), not alone.
-            yield from (n for n in _parse_time_nodes(st.body, tainted | {st.var}, classes)
-                        if type(n) is not A.Foreach)
-            yield st  # then expanded, if its list is known
-        elif t is A.If:
-            yield from _anon_insts(st.cond, tainted)
-            yield from _parse_time_nodes(st.then, tainted, classes)
-            yield from _parse_time_nodes(st.orelse, tainted, classes)
-        elif t is A.Let:
-            for it in st.items:
-                yield from _anon_insts(it.value, tainted)
-            yield from _parse_time_nodes(st.body, tainted, classes)
-        elif t is A.Defvar:
-            yield from _anon_insts(st.value, tainted)
-            tainted = tainted | {st.name}
-        elif t in (A.Assert, A.Dump):
-            yield from _anon_insts(st, tainted)
 
 
 def _local_names(body) -> set:
@@ -238,56 +149,6 @@ class MulticlassStatements:
         # class instances whose arguments it knows by then, in its order (see prototypes).
         self.multiclasses[s.name] = info
         info.protos = PrototypeParse(self).multiclass(s, info)
-
-    def _make_closed(self, node, scope, new=None):
-        """Make the class instance ``node`` if its arguments are known in ``scope`` (and,
-        with ``new``, mention one of those names)."""
-        if self._closed(node, scope) and (new is None or A.mentions(node, new)):
-            try:
-                self.value(node, scope, None)
-            except TdError:
-                pass  # reported, if at all, where a defm evaluates it
-
-    def _expand_at_parse(self, loop, tainted, scope, bound):
-        """llvm-tblgen expands a loop of a multiclass body whose list it knows right after
-        parsing it: per element, the instances that mention the iterators become known."""
-        it = loop.iter
-        if A.mentions(it, tainted) or not self._closed(it, scope):
-            return
-        try:
-            if it.hi is None and isinstance(it.lo, A.BitsLit):
-                items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]
-            elif it.hi is None:
-                v = self.value(it.lo, scope, None)
-                items = v.items if isinstance(v, ListInit) else None
-            else:
-                items = [IntInit(i) for i in self.eb.ranges((it,), scope, None)]
-        except TdError:
-            return
-        if not items:
-            return
-        new = bound | {loop.var}
-        for x in items:
-            inner = Scope(scope)
-            inner.vars[loop.var] = x
-            for node in _parse_time_nodes(loop.body, tainted - new, self.classes):
-                if isinstance(node, A.Foreach):
-                    self._expand_at_parse(node, tainted, inner, new)
-                elif not isinstance(node, (A.Def, A.Defm)):
-                    self._make_closed(node, inner, new)
-
-    def _closed(self, node, scope) -> bool:
-        """Whether every name in ``node`` is a global, a def or a local visible at top level
-        (its value is known while the multiclass is parsed)."""
-        for name in _idents(node):
-            if name in self.globals or name in self.defs:
-                continue
-            s = scope
-            while s is not None and name not in s.vars:
-                s = s.parent
-            if s is None:
-                return False
-        return True
 
     def _name_statement(self, st, local):
         """Name ``st`` (if anonymous) and make its constant class instantiations, in the order

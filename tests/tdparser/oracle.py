@@ -126,7 +126,7 @@ def compare(tblgen: str, file, include_dirs=(), defines=(), *, limit: int = 20,
         err = run_llvm(tblgen, file, include_dirs, defines).stderr.strip().splitlines()
         return [f"tdflow accepts what llvm-tblgen rejects: {err[0] if err else '?'}"]
     ours = to_json(records)
-    diffs = diff_documents(ours, theirs, limit=limit)
+    diffs = diff_documents(ours, theirs, limit=limit) or numbering_diffs(ours, theirs, limit)
     if diffs or not printed:
         return diffs
     from tdflow.tdparser.json_export import print_records
@@ -134,6 +134,27 @@ def compare(tblgen: str, file, include_dirs=(), defines=(), *, limit: int = 20,
     text = run_llvm(tblgen, file, include_dirs, defines, action="--print-records").stdout
     return ["--print-records: " + d
             for d in diff_print_records(print_records(records), text, ours, theirs, limit=limit)]
+
+
+def numbering_diffs(ours: dict, theirs: dict, limit: int = 20) -> list[str]:
+    """Where two documents equal up to the numbering of anonymous records differ as they are:
+    llvm-tblgen's numbers name real records (``anonymous_8877DATA_DROP``), so they must match.
+
+    >>> numbering_diffs({"anonymous_0": {"x": 1}}, {"anonymous_0": {"x": 1}})
+    []
+    >>> numbering_diffs({"anonymous_0": {"x": 2}}, {"anonymous_0": {"x": 1}})
+    ['anonymous_0: not llvm-tblgen\'s record of that name (anonymous records numbered in another order)']
+    """
+    if ours == theirs:
+        return []
+    out = []
+    for name in sorted(set(ours) | set(theirs)):
+        if ours.get(name) != theirs.get(name):
+            out.append(f"{name}: not llvm-tblgen's record of that name (anonymous records "
+                       f"numbered in another order)")
+            if len(out) >= limit:
+                break
+    return out
 
 
 def known_mismatches() -> dict[str, str]:

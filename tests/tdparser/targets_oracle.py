@@ -155,6 +155,7 @@ def compare_target(run: TargetRun, *, limit: int = 10, names_only: bool = False)
     lines per kind; the texts are compared when both are present. ``names_only``: only the
     record names (seconds, where the rest takes minutes on the largest targets)."""
     from jsoncompare import diff_documents, diff_print_records
+    from oracle import numbering_diffs
 
     res = TargetResult()
     ours = sorted(k for k in run.ours if not k.startswith("!"))
@@ -166,13 +167,29 @@ def compare_target(run: TargetRun, *, limit: int = 10, names_only: bool = False)
                      f"{only_ours[:5]}, only llvm-tblgen {only_theirs[:5]}"]
     if names_only:
         return res
-    res.documents = diff_documents(run.ours, run.theirs, limit=limit)
+    if run.ours != run.theirs:  # equal documents need no (minutes-long) renaming
+        res.documents = (diff_documents(run.ours, run.theirs, limit=limit)
+                         or numbering_diffs(run.ours, run.theirs, limit=limit))
     if run.ours_text is not None and run.theirs_text is not None:
         res.bytes_identical = run.ours_text == run.theirs_text
         if not res.bytes_identical:
             res.printed = diff_print_records(run.ours_text, run.theirs_text, run.ours,
-                                             run.theirs, limit=limit)
+                                             run.theirs, limit=limit) or \
+                [_first_line_difference(run.ours_text, run.theirs_text)]
     return res
+
+
+def _first_line_difference(ours: str, theirs: str) -> str:
+    """Where two texts equal up to anonymous record numbering first differ.
+
+    >>> _first_line_difference("a\nb\n", "a\nc\n")
+    "line 2: tdflow 'b' != llvm-tblgen 'c' (anonymous_N numbering)"
+    """
+    a, b = ours.splitlines(), theirs.splitlines()
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"line {i + 1}: tdflow {x!r} != llvm-tblgen {y!r} (anonymous_N numbering)"
+    return f"{len(a)} vs {len(b)} lines (anonymous_N numbering)"
 
 
 def _main(argv: list[str]) -> int:

@@ -1,11 +1,12 @@
 """Differential tests from LLVM's own target descriptions (issue 12).
 
 ``../shared/corpus/llvm19-targets/<T>/<T>.td`` for X86, ARM, RISCV, AArch64 and AMDGPU: one
-test per target, tdflow and llvm-tblgen run at the same time (``targets_oracle``); the
-``--dump-json`` documents (``jsoncompare.diff_documents``) and the ``--print-records`` texts
-(``jsoncompare.diff_print_records``, block by block; for ``PRINTED_TARGETS`` only, for time)
-must be equal with anonymous records renamed by content, and the record names (``anonymous_N``
-included) llvm-tblgen's. A target that differs is listed in
+test per target, tdflow and llvm-tblgen run at the same time (``targets_oracle``): the
+``--dump-json`` documents must be equal as parsed JSON, each ``anonymous_N`` naming the record
+llvm-tblgen gives that number (real records' names are built from them), and the
+``--print-records`` texts byte for byte (``PRINTED_TARGETS``); on a difference the report says
+where (``jsoncompare.diff_documents`` and ``diff_print_records``, with anonymous records renamed
+by content, then ``oracle.numbering_diffs``). A target that differs is listed in
 ``TARGET_KNOWN`` with the reason and xfails strictly. conftest.py prints ``llvm targets: N/5
 identical``.
 
@@ -64,23 +65,12 @@ TARGETS = ROOT.parent / "shared" / "corpus" / "llvm19-targets"
 # Targets whose document differs from llvm-tblgen's, with the precise reason (strict xfail: a
 # target that starts matching fails until it is taken off this list). See
 # docs/tablegen-compat.md, "LLVM's target descriptions".
-TARGET_KNOWN: dict[str, str] = {
-    "RISCV": "anonymous_N numbering: the same 131,883 records, but 112 anonymous names "
-             "differ, from anonymous_10860 on (50 numbers taken later than llvm-tblgen takes "
-             "them: class instances made in parent-class fields of defs that llvm-tblgen "
-             "resolves while expanding loops of a multiclass body at its definition, e.g. "
-             "GetVRegNoV0<vreg> in VPseudoUSSegLoad, tdflow makes at the first defm)",
-    "AMDGPU": "anonymous_N numbering: the same 107,351 records and documents equal after "
-              "renaming by content, but 24 anonymous names differ (BUFInstructions.td's "
-              "getAddrName/getMTBUFAsmOps instances, made by llvm-tblgen while it builds a "
-              "multiclass prototype, are made later by tdflow)",
-}
+TARGET_KNOWN: dict[str, str] = {}
 
 # Targets whose --print-records text CI compares too, from the same tdflow parse as the JSON
-# (llvm-tblgen's run follows its --dump-json in the background). Not RISCV and AMDGPU: their
-# names check xfails first, and comparing their documents and texts anyway cost about 8 min on
-# the CI machine; `tools/tblgen_sweep.py --targets` compares all five (docs/tablegen-compat.md).
-PRINTED_TARGETS = frozenset({"X86", "ARM", "AArch64"})
+# (llvm-tblgen's run follows its --dump-json in the background). Equal texts compare in a
+# moment; only a difference takes the slow block-by-block report.
+PRINTED_TARGETS = frozenset({"X86", "ARM", "AArch64", "RISCV", "AMDGPU"})
 
 # tdflow's time limit per target; a target it cannot finish in time fails with that reason.
 TARGET_LIMIT_S: dict[str, float] = {}
@@ -99,11 +89,10 @@ def _target_params() -> list:
 
 @pytest.mark.parametrize("target", _target_params())
 def test_target_matches_llvm_tblgen(target: str, llvm_tblgen: str) -> None:
-    """LLVM's target description ``target`` gives llvm-tblgen's ``--dump-json`` document (the
-    same record names, ``anonymous_N`` included, and the same records) and, for
-    ``PRINTED_TARGETS``, its ``--print-records`` text (block by block, anonymous records renamed
-    by content). Both tools run at once (targets_oracle.run_target); conftest.py prints
-    ``llvm targets: N/5 identical``."""
+    """LLVM's target description ``target`` gives llvm-tblgen's ``--dump-json`` document as it
+    is (the same record under each name, ``anonymous_N`` included) and, for
+    ``PRINTED_TARGETS``, its ``--print-records`` text byte for byte. Both tools run at once
+    (targets_oracle.run_target); conftest.py prints ``llvm targets: N/5 identical``."""
     from targets_oracle import compare_target, run_target
 
     td = TARGETS / target / f"{target}.td"
