@@ -14,8 +14,9 @@ from . import types as T
 from .errors import SourceLoc, TdError
 from .expr import ExprBuilder, Scope, err
 from .limits import MAX_RECORDS, check_count, too_deep
-from .multiclass import MulticlassInfo, MulticlassStatements, _local_names
+from .multiclass import MulticlassInfo, MulticlassStatements
 from .ops import as_int, fatal
+from .prototypes import PrototypeParse
 from .rec import Rec, RecordVal
 from .values import (
     UNSET,
@@ -369,7 +370,7 @@ class Evaluator(MulticlassStatements):
         return name, False
 
     def st_Def(self, s, scope):
-        if s.name is None and (self.in_multiclass or self.loop_vars):
+        if s.name is None and (self.in_multiclass or self.loop_vars or self.top_loops):
             name, anon = self.anon_name_of(s), True
         else:
             name, anon = self.object_name(s.name, scope, s.name_loc)
@@ -545,13 +546,10 @@ class Evaluator(MulticlassStatements):
             self.let_stack.pop()
 
     def st_Foreach(self, s, scope):
-        if not self.loop_vars and not self.in_multiclass:
-            # llvm-tblgen parses the whole body before the first iteration, naming each
-            # anonymous def/defm of it and making the class instances with known arguments
-            # then (AMDGPU: `foreach as = [...] in { defm : ...; }`).
-            local = {s.var} | _local_names(s.body)
-            for st in s.body:
-                self._name_statement(st, local)
+        if not self.loop_vars and not self.in_multiclass and not self.top_loops:
+            # llvm-tblgen parses the whole body before the first iteration: it names each
+            # anonymous def/defm of it and makes the class instances it knows by then.
+            PrototypeParse(self).toplevel(s, scope)
         it = s.iter
         if it.hi is None and isinstance(it.lo, A.BitsLit):
             items = [IntInit(i) for i in self.eb.ranges(it.lo.items, scope, None)]
@@ -612,6 +610,8 @@ class Evaluator(MulticlassStatements):
             self.exists_final = saved
 
     def st_If(self, s, scope):
+        if not self.loop_vars and not self.in_multiclass and not self.top_loops:
+            PrototypeParse(self).toplevel(s, scope)  # both arms are parsed, as for foreach
         c = self.final_value(s.cond, scope)
         i = as_int(c)
         if i is None:

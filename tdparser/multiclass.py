@@ -9,7 +9,6 @@ derives from its prototypes. Records come back as ``(record, made_in_argument_lo
 from __future__ import annotations
 
 from . import ast as A
-from .errors import TdError
 from .expr import Scope, declared_uncast, err
 from .prototypes import PrototypeParse
 from .values import UNSET, Resolver, StringInit, TypedInit
@@ -43,57 +42,6 @@ def _visible_vars(scope) -> Scope | None:
     for vars_ in reversed(chain):
         out.vars.update(vars_)
     return out
-
-
-def _local_names(body) -> set:
-    """Names a multiclass body binds itself: loop iterators and ``defvar``s."""
-    out: set = set()
-    for st in body or ():
-        if isinstance(st, A.Foreach):
-            out.add(st.var)
-            out |= _local_names(st.body)
-        elif isinstance(st, A.Defvar):
-            out.add(st.name)
-        elif isinstance(st, A.If):
-            out |= _local_names(st.then) | _local_names(st.orelse)
-        elif isinstance(st, A.Let):
-            out |= _local_names(st.body)
-        elif isinstance(st, A.Def):
-            out |= {it.name for it in st.body or () if isinstance(it, A.Defvar)}
-    return out
-
-
-def _constant_insts(node, local, ev):
-    """The ``Class<args>`` values in syntax ``node`` whose arguments name only global defs and
-    variables (none of ``local``), innermost first, as llvm-tblgen's parser folds them."""
-    if isinstance(node, A.AnonInst):
-        inner = list(_constant_insts(node.args, local, ev))
-        yield from inner
-        if _only_globals(node.args, local, ev):
-            yield node
-        return
-    if isinstance(node, tuple):
-        for x in node:
-            yield from _constant_insts(x, local, ev)
-    elif hasattr(node, "__dataclass_fields__"):
-        for f in node.__dataclass_fields__:
-            if f != "loc":
-                yield from _constant_insts(getattr(node, f), local, ev)
-
-
-def _only_globals(node, local, ev) -> bool:
-    if isinstance(node, A.Ident):
-        return node.name not in local and (node.name in ev.defs or node.name in ev.globals)
-    if isinstance(node, A.Arg):
-        return _only_globals(node.value, local, ev)
-    if isinstance(node, (A.Bang, A.Cond, A.Paste)):
-        return False  # may depend on the record being defined (!cast, NAME, ...)
-    if isinstance(node, tuple):
-        return all(_only_globals(x, local, ev) for x in node)
-    if hasattr(node, "__dataclass_fields__"):
-        return all(_only_globals(getattr(node, f), local, ev) for f in node.__dataclass_fields__
-                   if f != "loc")
-    return True
 
 
 class _Sink(list):
@@ -149,31 +97,6 @@ class MulticlassStatements:
         # class instances whose arguments it knows by then, in its order (see prototypes).
         self.multiclasses[s.name] = info
         info.protos = PrototypeParse(self).multiclass(s, info)
-
-    def _name_statement(self, st, local):
-        """Name ``st`` (if anonymous) and make its constant class instantiations, in the order
-        llvm-tblgen's parser meets them (it parses loop and ``if`` bodies whole, before
-        running them)."""
-        if isinstance(st, A.Let):
-            for it in st.body:
-                self._name_statement(it, local)
-            return
-        if isinstance(st, A.Foreach):
-            for inner in st.body:
-                self._name_statement(inner, local)
-            return
-        if isinstance(st, A.If):
-            for inner in (*(st.then or ()), *(st.orelse or ())):
-                self._name_statement(inner, local)
-            return
-        if isinstance(st, (A.Def, A.Defm)) and st.name is None:
-            self.anon_name_of(st)
-        if isinstance(st, A.Def):
-            for node in _constant_insts((st.parents, st.body), local, self):
-                try:
-                    self.eb.anon_inst(node, None, None)
-                except TdError:
-                    pass  # reported where the record is made, as before
 
     def mc_args(self, mc, args, scope, loc, parent_ref=False, defm_name=None):
         """Bind a multiclass's template arguments; returns the scope for its body.
@@ -321,7 +244,8 @@ class MulticlassStatements:
             if self.in_multiclass:
                 name = self.mc_name + self.anon_name_of(s)
             else:
-                name = self.anon_name_of(s) if self.loop_vars else self.new_anon()
+                name = self.anon_name_of(s) if self.loop_vars or self.top_loops \
+                    else self.new_anon()
         else:
             name, _ = self.object_name(s.name, scope, s.name_loc, is_defm=True)
         refs = list(s.refs)

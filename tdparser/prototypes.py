@@ -148,6 +148,19 @@ class PrototypeParse:
             (ev.in_multiclass, ev.mc_name, ev.late_name, ev.let_stack, ev.taint,
              ev.mc_taint, ev.loop_vars, ev.proto) = saved
 
+    def toplevel(self, st, scope):
+        """Parse the top-level ``foreach`` or ``if`` ``st`` as llvm-tblgen does before it runs
+        it: anonymous defs and defms named, the class instances known then made, both arms of
+        an ``if`` read; nothing is expanded (the evaluator runs the iterations after)."""
+        ev = self.ev
+        saved = (ev.late_name, ev.taint, ev.proto, ev.let_stack)
+        ev.late_name, ev.taint, ev.proto, ev.let_stack = None, set(), True, list(ev.let_stack)
+        self.loops = 1  # as inside a loop: its entries stay there
+        try:
+            self._try(lambda: self.stmt(st, Scope(scope), []))
+        finally:
+            ev.late_name, ev.taint, ev.proto, ev.let_stack = saved
+
     @staticmethod
     def _try(fn):
         try:
