@@ -1,5 +1,5 @@
 """``python -m tdflow`` is the ``tdflow`` command."""
 
-from tdflow.cli import main
+from tdflow.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -174,7 +174,7 @@ def load_or_render(
         data = render(rk)
         from .cache_bg import run_detached
 
-        run_detached(lambda: _store_rendered(key, derived, rk, data, start_ns))
+        run_detached(lambda: _store_rendered(key, derived, rk, data, start_ns), hold=rk)
         last_event = "miss"
         return data
     rk, header = _keeper(key, build)
