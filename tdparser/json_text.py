@@ -39,9 +39,18 @@ def json_text(rk: RecordKeeper) -> str:
     >>> json_text(rk).endswith('"r":{"def":"B","kind":"def","printable":"B"},"s":"\\\\u000c"}}\\n')
     True
     """
-    text = run_deep(_Writer().document, rk)
+    return llvm_escapes(run_deep(_Writer().document, rk))
+
+
+def llvm_escapes(text: str) -> str:
+    """JSON text from Python's encoder with LLVM's escapes: Python writes ``\\b`` and ``\\f``
+    short, LLVM spells them ``\\u0008`` and ``\\u000c`` (the text is only rescanned when it
+    holds one of them).
+
+    >>> llvm_escapes('"a\\\\bc\\\\fd"')
+    '"a\\\\u0008c\\\\u000cd"'
+    """
     if "\\b" in text or "\\f" in text:
-        # Python writes \b and \f short; LLVM spells them \u0008 and \u000c (as dump_json_text).
         text = _ESCAPE.sub(_llvm_escape, text)
     return text
 

@@ -138,26 +138,13 @@ def dump_json_text(doc: dict) -> str:
     """
     import json
 
-    text = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    if "\\b" in text or "\\f" in text:
-        # Python writes \b and \f short; LLVM spells them \u0008 and \u000c.
-        text = _ESCAPE.sub(_llvm_escape, text)
-    return text + "\n"
+    from tdflow.tdparser.json_text import llvm_escapes
+
+    return llvm_escapes(json.dumps(doc, sort_keys=True, ensure_ascii=False,
+                                   separators=(",", ":"))) + "\n"
 
 
-_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _llvm_escape(m: re.Match) -> str:
-    esc = m.group(1)
-    if esc == "b":
-        return "\\u0008"
-    if esc == "f":
-        return "\\u000c"
-    if esc[0] == "u":
-        return "\\" + esc.lower()
-    return m.group(0)
 
 
 def _emit(data: bytes, output: str) -> int:
