@@ -382,7 +382,6 @@ class Evaluator(MulticlassStatements):
         # `let BaseInstr = ...`). LATE_NAME stands for it until the body is done.
         late = not anon and (self.in_multiclass or (self.taint and _mentions(s.name, self.taint)))
         saved, self.late_name = self.late_name, rec if late else None
-        lates = self.lates
         try:
             self.record_body(rec, s.parents, s.body, Scope(scope, rec))
         finally:
@@ -391,7 +390,7 @@ class Evaluator(MulticlassStatements):
             r = Resolver(rec)
             r.set(LATE_NAME.name, StringInit(rec.name))
             rec.resolve(r)
-        elif self.lates and (self.lates != lates or self.taint):
+        elif self.lates and self.taint:  # only a tainted C<...> is late (anon_inst)
             # llvm-tblgen resolves the prototype whole here (the loop or defm substituting
             # into it): its late class instances (made by its parents' arguments, or held
             # by a let, a defvar or an argument around it) are made in its fields' order.

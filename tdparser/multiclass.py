@@ -55,17 +55,13 @@ class _Sink(list):
 
     def append(self, item):
         ev = self.ev
-        cur = (ev.let_stack, ev.mc_out, ev.in_multiclass, ev.mc_name, ev.loop_depth,
-               ev.mc_taint, ev.taint, ev.outer_taints, ev.outer_depths)
-        cur_vars = ev.loop_vars
-        (ev.let_stack, ev.mc_out, ev.in_multiclass, ev.mc_name, ev.loop_depth, ev.mc_taint,
-         ev.taint, ev.outer_taints, ev.outer_depths) = self.state
+        cur, cur_vars = ev.body_state(), ev.loop_vars
+        ev.set_body_state(self.state)
         ev.loop_vars = self.loop_vars
         try:
             self.fn(*item)
         finally:
-            (ev.let_stack, ev.mc_out, ev.in_multiclass, ev.mc_name, ev.loop_depth,
-             ev.mc_taint, ev.taint, ev.outer_taints, ev.outer_depths) = cur
+            ev.set_body_state(cur)
             ev.loop_vars = cur_vars
 
     def extend(self, items):
@@ -190,9 +186,7 @@ class MulticlassStatements:
         handed to ``sink(rec, flags)`` as soon as it is made, in the state around the defm
         (see :class:`_Sink`), and nothing is returned.
         """
-        saved = (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
-                 self.loop_depth, self.mc_taint, self.taint, self.outer_taints,
-                 self.outer_depths)
+        saved = self.body_state()
         self.let_stack = list(mc.lets)
         self.mc_out = [] if sink is None else _Sink(self, sink, saved, list(self.loop_vars))
         self.loop_depth = 0
@@ -225,9 +219,18 @@ class MulticlassStatements:
                 self.mc_active.pop()
             return self.mc_out if sink is None else []
         finally:
-            (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name,
-             self.loop_depth, self.mc_taint, self.taint, self.outer_taints,
-             self.outer_depths) = saved
+            self.set_body_state(saved)
+
+    def body_state(self) -> tuple:
+        """What running a multiclass body changes in the evaluator (see ``instantiate_mc``),
+        to put back with :meth:`set_body_state`."""
+        return (self.let_stack, self.mc_out, self.in_multiclass, getattr(self, "mc_name", ""),
+                self.loop_depth, self.mc_taint, self.taint, self.outer_taints,
+                self.outer_depths)
+
+    def set_body_state(self, state: tuple) -> None:
+        (self.let_stack, self.mc_out, self.in_multiclass, self.mc_name, self.loop_depth,
+         self.mc_taint, self.taint, self.outer_taints, self.outer_depths) = state
 
     def _own_prefix(self, mc):
         """For a ``defm`` of ``mc`` inside ``mc``'s own body: how many of its statements

@@ -366,10 +366,10 @@ class PrototypeParse:
     def _resolve_def(self, e, substs, pend):
         """Entry ``e`` with ``substs`` applied after its own substitution: the record is
         copied and resolved only if that can make (or later make) a class instance."""
-        _, rec, env = e
-        _, names, pending = self._info(rec)
         if not substs:
             return e
+        _, rec, env = e
+        _, names, pending = self._info(rec)
         r = None
         new_env = {}
         for n, v in env.items():
