@@ -98,15 +98,6 @@ def test_multiclass_class_instances_are_numbered_as_parsed(tmp_path: Path) -> No
     assert made == MC_INST_NAMES
 
 
-@pytest.mark.oracle
-def test_multiclass_class_instances_match_llvm_tblgen(tmp_path: Path, llvm_tblgen: str) -> None:
-    path = tmp_path / "mc_inst_order.td"
-    path.write_text(MC_INST_ORDER)
-    diffs = compare(llvm_tblgen, path)
-    assert not diffs, "\n".join(diffs)
-    assert sorted(ours_json(path)) == sorted(llvm_json(llvm_tblgen, path))
-
-
 # Numbering: llvm-tblgen parses a top-level foreach body whole before its first iteration, so
 # the body's anonymous defs and defms, and its class instances with known arguments (`Q<7>`),
 # are numbered first (AMDGPU's `foreach as = ["flat", "global"] in { defm : ...; }`).
@@ -141,9 +132,12 @@ def test_loop_body_is_numbered_before_its_first_iteration() -> None:
 
 
 @pytest.mark.oracle
-def test_loop_body_numbering_matches_llvm_tblgen(tmp_path: Path, llvm_tblgen: str) -> None:
-    path = tmp_path / "loop_order.td"
-    path.write_text(LOOP_ORDER)
+@pytest.mark.parametrize("name, text", [("mc_inst_order", MC_INST_ORDER),
+                                        ("loop_order", LOOP_ORDER)])
+def test_numbering_programs_match_llvm_tblgen(tmp_path: Path, llvm_tblgen: str, name: str,
+                                              text: str) -> None:
+    path = tmp_path / f"{name}.td"
+    path.write_text(text)
     diffs = compare(llvm_tblgen, path)
     assert not diffs, "\n".join(diffs)
     assert sorted(ours_json(path)) == sorted(llvm_json(llvm_tblgen, path))
