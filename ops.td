@@ -1254,6 +1254,32 @@ def TDF_ConstantOp : TDF_Op<"constant", [NoMemoryEffect, NoGrad]> {
   let has_nd_sbp_infer_fn = 1;
 }
 
+def TDF_DenseConstantOp : TDF_Op<"dense_constant", [NoMemoryEffect, NoGrad]> {
+  let summary = "a constant tensor given element by element";
+  let description = [{
+    Returns the tensor held by `value`, an MLIR dense elements attribute: inline
+    (`dense<[1, 2, 3]> : tensor<3xi64>`, a splat `dense<0.5> : tensor<4xf32>`) or a blob of the
+    module's `dialect_resources` section (`dense_resource<w> : tensor<64x3xf32>`), as MLIR's
+    `arith.constant` holds it. The result's type is the attribute's. Imported models carry their
+    weights and folded shapes this way (OneFlow keeps such tensors as frozen variables).
+
+    Example:
+
+    ```mlir
+    %c = "tdflow.dense_constant"() {value = dense<[1, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
+    ```
+  }];
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let attrs = (ins
+    ElementsAttr:$value
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_data_type_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+}
+
 def TDF_OnesLikeOp : TDF_Op<"ones_like", [NoMemoryEffect, NoGrad, Idempotent, SameOperandsAndResultType]> {
   let summary = "a tensor of ones shaped like another";
   let description = [{

@@ -3,6 +3,8 @@ reduce_sum_like and broadcast_like."""
 
 from __future__ import annotations
 
+from tdflow.dialect.types import TensorType
+
 from .context import HookError, InferContext, InputArgModifier
 from .reduce import reduced_shape
 from .registry import (
@@ -239,6 +241,27 @@ def constant_data_type(ctx: InferContext) -> None:
 _INT_RANGES = {"i1": (0, 1), "bool": (0, 1), "i8": (-(1 << 7), (1 << 7) - 1),
                "ui8": (0, (1 << 8) - 1), "i16": (-(1 << 15), (1 << 15) - 1),
                "i32": (-(1 << 31), (1 << 31) - 1), "i64": (-(1 << 63), (1 << 63) - 1)}
+
+
+@infer_logical_tensor_desc("tdflow.dense_constant")
+def dense_constant_tensor_desc(ctx: InferContext) -> None:
+    """The result has the static shape of ``value``'s tensor type."""
+    t = getattr(ctx.attr("value"), "type", None)
+    if not isinstance(t, TensorType) or not t.is_static:
+        raise HookError(f"value must be a dense constant of a static tensor type, got "
+                        f"{ctx.attr('value')}", attr="value")
+    ctx.set_output_shape("out", t.shape)
+
+
+@infer_data_type("tdflow.dense_constant")
+def dense_constant_data_type(ctx: InferContext) -> None:
+    ctx.set_output_dtype("out", ctx.attr("value").type.dtype)
+
+
+@get_sbp("tdflow.dense_constant")
+def dense_constant_sbp(ctx: InferContext):
+    """A constant is the same on every device."""
+    return [signature(ctx, {}, "B")]
 
 
 @infer_logical_tensor_desc("tdflow.ones_like")

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.ir.elements import to_numpy
 from tdflow.dialect.types import DTYPES
 
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
@@ -337,6 +338,20 @@ def constant(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         return KernelCode("tdflow.constant", "// the value is uploaded from the host\n", (),
                           uploads=((0, data),) if out.numel else ())
     return fill("tdflow.constant", out, one[0])
+
+
+@cuda_generator("tdflow.dense_constant")
+def dense_constant(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                   attrs: Mapping[str, Any]) -> KernelCode:
+    """The value's bytes are uploaded from the host once, when the plan is loaded."""
+    arr = to_numpy(attrs["value"])
+    if outs[0].dtype == "bf16":  # the device holds bf16 bits: the upper half of each float32
+        data = (np.ascontiguousarray(arr, np.float32).view(np.uint32) >> 16).astype(
+            np.uint16).tobytes()
+    else:
+        data = np.ascontiguousarray(arr, DTYPES[outs[0].dtype]).tobytes()
+    return KernelCode("tdflow.dense_constant", "// the value is uploaded from the host\n", (),
+                      uploads=((0, data),) if arr.size else ())
 
 
 @cuda_generator("tdflow.add_n")

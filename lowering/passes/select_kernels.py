@@ -16,7 +16,7 @@ from typing import Any
 
 from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.ir import RETURN
-from tdflow.dialect.ir.attrs import to_python
+from tdflow.dialect.ir.attrs import DenseElementsAttr, DenseResourceAttr, to_python
 from tdflow.dialect.types import TensorType
 
 from ..ir_access import diagnostic, is_pure, op_def
@@ -78,7 +78,7 @@ def op_signature(op: Any) -> tuple[list[str], list[str], dict[str, Any]]:
     """``(input dtypes, output dtypes, attributes as Python values)`` of ``op``."""
     ins = [t.dtype if isinstance(t, TensorType) else str(t) for t in op.operand_types]
     outs = [t.dtype if isinstance(t, TensorType) else str(t) for t in op.result_types]
-    return ins, outs, {k: to_python(v) for k, v in op.attributes.items()}
+    return ins, outs, {k: kernel_value(v) for k, v in op.attributes.items()}
 
 
 def choose(table: Any, op: Any, device: str, dialect: Any = None) -> KernelChoice | Any:
@@ -112,6 +112,15 @@ def run_for_folding(context: PassContext, op: Any, inputs: list[Any]) -> list[An
     return [np.asarray(g) for g in got]
 
 
+def kernel_value(attr: Any) -> Any:
+    """An attribute as kernels see it: its Python value, except constant tensors, which stay
+    the IR attribute (a kernel decodes its data once, with ``dialect.ir.elements.to_numpy``,
+    instead of receiving a tuple of every element)."""
+    if isinstance(attr, (DenseElementsAttr, DenseResourceAttr)):
+        return attr
+    return to_python(attr)
+
+
 def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
     """The attributes a kernel receives: the op's, as Python values, defaults filled in.
 
@@ -125,7 +134,7 @@ def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
     for a in getattr(d, "attributes", ()):
         if a.default is not None:  # as the IR would hold it (an f32 default rounded)
             attrs[a.name] = as_stored(a.kind, a.default)
-    attrs.update((k, to_python(v)) for k, v in op.attributes.items())
+    attrs.update((k, kernel_value(v)) for k, v in op.attributes.items())
     if op.name == FUSED_OP and isinstance(attrs.get("expr"), str):
         attrs["expr"] = parse_expr(attrs["expr"])
         t = op.results[0].type if op.results else None

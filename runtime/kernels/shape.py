@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.ir.elements import to_numpy
 from tdflow.dialect.types import DTYPES
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
@@ -133,6 +134,32 @@ def constant(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
     out = out_buffer(outs, 0, shape, dt)
     out.fill(value)
     return [out]
+
+
+@register_kernel("tdflow.dense_constant", "cpu", dtypes=None)
+def dense_constant(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                   outs: Sequence[Any]) -> list[np.ndarray]:
+    """The tensor of ``value`` (decoded once per attribute: a model's weights are not copied
+    again on every call)."""
+    arr = _decoded(attrs["value"])
+    out = outs[0] if outs else None
+    if out is None:
+        return [arr]
+    np.copyto(out, arr)
+    return [out]
+
+
+def _decoded(attr: Any) -> np.ndarray:
+    arr = _DECODED.get(attr)
+    if arr is None or arr[0] is not attr:
+        value = to_numpy(attr)
+        value.flags.writeable = False  # shared by every call: a kernel must not write it
+        arr = _DECODED[attr] = (attr, value)
+    return arr[1]
+
+
+#: attribute -> (attribute, array); keyed by the frozen attribute (its type and data name)
+_DECODED: dict[Any, tuple[Any, np.ndarray]] = {}
 
 
 @register_kernel("tdflow.ones_like", "cpu", dtypes=ALL_DTYPES)

@@ -254,6 +254,14 @@ def UnitAttr : Attr<CPred<"::llvm::isa<::mlir::UnitAttr>($_self)">, "unit attrib
   let returnType = [{ bool }];
   let constBuilderCall = "(($0) ? $_builder.getUnitAttr() : nullptr)";
 }
+// A constant tensor (`dense<[1, 2]> : tensor<2xi64>`, `dense_resource<w> : tensor<...>`);
+// tdflow keeps it as an attribute of kind `other`, the IR object itself.
+def ElementsAttr : Attr<CPred<"::llvm::isa<::mlir::ElementsAttr>($_self)">,
+                        "constant vector/tensor attribute"> {
+  let storageType = [{ ::mlir::ElementsAttr }];
+  let returnType = [{ ::mlir::ElementsAttr }];
+  let convertFromStorage = "$_self";
+}
 // Dense i32 elements, as OneFlow's `operand_segment_sizes` are spelled.
 def I32ElementsAttr : Attr<CPred<"::llvm::isa<::mlir::DenseIntElementsAttr>($_self)">,
                            "32-bit integer elements attribute"> {
