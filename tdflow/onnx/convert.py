@@ -1,0 +1,307 @@
+"""Lowering ``onnx.*`` to ``tdflow.*``: each op through its rule, constants folded on the way.
+
+The converter walks a function in order. An ONNX op whose inputs are all known (initializers,
+``Constant`` nodes, values folded before it, graph inputs the caller specialises on) is folded:
+its rule runs on tdflow's eager kernels and the result is a constant. Any other op's rule builds
+``tdflow.*`` IR, with result types from tdflow's inference hooks. A rule that needs a value only
+known at run time (a ``Reshape`` whose shape is a graph input) raises :class:`NeedsValue`
+naming the graph inputs it comes from; :func:`convert` with those inputs' ``values`` lowers the
+specialised program (onnx-mlir's "constant" mode).
+
+Ops that are not ``onnx.*`` are copied, so a program may mix dialects.
+
+>>> import numpy as np, onnx
+>>> from onnx import helper, TensorProto
+>>> from tdflow.onnx.importer import import_model
+>>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+>>> m = import_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+>>> print(convert(m), end="")
+func.func @g(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = "tdflow.relu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tdflow.dialect.attr_convert import to_value
+from tdflow.dialect.context import Context
+from tdflow.dialect.ir.builder import Builder
+from tdflow.dialect.ir.core import RETURN, FuncOp, Module, Operation
+from tdflow.dialect.ir.elements import elements_attr, to_numpy
+from tdflow.dialect.types import TensorType
+
+from .rules import load_rules, rule_for
+from .rules.api import Const, Lowerer, LoweringError, NeedsValue, Node
+
+__all__ = ["convert", "has_onnx_ops", "NeedsValue", "LoweringError", "unsupported_ops"]
+
+_VERSIONED = re.compile(r"^(.*?)V(\d+)$")
+_LATEST = 10**6
+
+
+def has_onnx_ops(module: Module) -> bool:
+    """Whether any function of ``module`` holds an ``onnx.*`` op."""
+    return any(op.name.startswith("onnx.") for f in module for op in f.body.ops)
+
+
+def op_version(mnemonic: str) -> tuple[str, int]:
+    """``("ReduceSum", 13)`` for ``ReduceSumV13``; the newest schema's version for a bare
+    name (``_LATEST`` when onnx is not installed)."""
+    m = _VERSIONED.match(mnemonic)
+    if m:
+        return m.group(1), int(m.group(2))
+    try:
+        import onnx
+
+        return mnemonic, onnx.defs.get_schema(mnemonic, "").since_version
+    except Exception:  # noqa: BLE001 - onnx absent, or an op it does not know
+        return mnemonic, _LATEST
+
+
+def unsupported_ops(module: Module) -> list[LoweringError]:
+    """Every ``onnx.*`` op without a lowering rule, each a located error."""
+    load_rules()
+    errors = []
+    for f in module:
+        for op in f.body.ops:
+            if op.name.startswith("onnx."):
+                op_type, version = op_version(op.name[5:])
+                if rule_for(op_type, version) is None:
+                    errors.append(LoweringError(f"ONNX op {op_type} (version {version}) has no "
+                                                f"lowering to tdflow ops", loc=op.loc))
+    return errors
+
+
+def convert(module: Module, ctx: Context | None = None, *,
+            values: Mapping[str, Any] | None = None,
+            arg_types: Mapping[str, TensorType] | None = None, fold: bool = True) -> Module:
+    """A new module in which every ``onnx.*`` op is lowered to ``tdflow.*`` ops.
+
+    ``values`` maps function argument names to arrays to specialise on (they stay arguments,
+    unused); ``arg_types`` gives arguments other (static) types; ``fold=False`` folds nothing, so every op's rule builds IR. Raises
+    :class:`LoweringError` (all unsupported ops at once) or :class:`NeedsValue`.
+    """
+    from .importer import onnx_context
+
+    ctx = ctx or onnx_context()
+    errors = unsupported_ops(module)
+    if errors:
+        if len(errors) == 1:
+            raise errors[0]
+        raise LoweringError(f"{len(errors)} ops cannot be lowered:\n  " +
+                            "\n  ".join(f"{e.loc}: {e}" if e.loc else str(e) for e in errors))
+    out = Module()
+    out.resources = module.resources
+    for f in module:
+        _Converter(ctx, out, dict(values or {}), dict(arg_types or {}), fold).run(f)
+    return out
+
+
+class _Converter:
+    def __init__(self, ctx: Context, out: Module, values: dict[str, Any],
+                 arg_types: dict[str, TensorType], fold: bool) -> None:
+        self.ctx = ctx
+        self.arg_types = arg_types
+        self.out = out
+        self.values = values
+        self.fold = fold
+        self.b = Builder(out)
+        self.env: dict[Any, Any] = {}
+        self.prov: dict[int, frozenset[str]] = {}
+        self._graph = None
+        self._eager = None
+        self._n_const = 0
+
+    # -- values -----------------------------------------------------------------------------
+    def materialize(self, c: Const) -> Any:
+        if c.materialized is None:
+            self._n_const += 1
+            if c.array.size == 0:  # no elements to hold: a fill of the shape
+                c.materialized = self._graph.op("tdflow.constant", [], {
+                    "shape": list(c.array.shape), "dtype": c.type.dtype})[0]
+            else:
+                attr = elements_attr(c.array, self.out, f"cst{self._n_const}")
+                op = self.b.create("tdflow.dense_constant", [], [attr.type], {"value": attr})
+                c.materialized = op.results[0]
+            self.prov[id(c.materialized)] = frozenset()
+        return c.materialized
+
+    def provenance(self, v: Any) -> frozenset[str]:
+        if isinstance(v, Const):
+            return frozenset()
+        return self.prov.get(id(v), frozenset())
+
+    def run(self, f: FuncOp) -> None:
+        import numpy as np
+
+        from tdflow.lowering.passes.autodiff import GraphEmitter
+
+        arg_names = [a.name or f"arg{i}" for i, a in enumerate(f.args)]
+        types = [self.arg_types.get(n, a.type) for n, a in zip(arg_names, f.args)]
+        with self.b.func(f.name, types, None, arg_names=arg_names,
+                         loc=f.loc) as nf:
+            self._graph = GraphEmitter(self.ctx, self.b)
+            for old, new, name in zip(f.args, nf.args, arg_names):
+                if name in self.values:
+                    self.env[old] = Const(np.asarray(self.values[name]))
+                else:
+                    self.env[old] = new
+                    self.prov[id(new)] = frozenset({name})
+            for op in f.body.ops:
+                if op.name == RETURN:
+                    self.b.ret(*[self._ir(self.env[v]) for v in op.operands], loc=op.loc)
+                elif op.name.startswith("onnx."):
+                    self._lower(op)
+                else:
+                    self._copy(op)
+
+    def _ir(self, v: Any) -> Any:
+        return self.materialize(v) if isinstance(v, Const) else v
+
+    def _copy(self, op: Operation) -> None:
+        new = self.b.create(op.name, [self._ir(self.env[v]) for v in op.operands],
+                            [r.type for r in op.results], dict(op.attributes), op.loc)
+        for r, nr in zip(op.results, new.results):
+            self.env[r] = nr
+            self.prov[id(nr)] = frozenset().union(
+                *(self.provenance(self.env[v]) for v in op.operands))
+
+    # -- ONNX ops ---------------------------------------------------------------------------
+    def _node(self, op: Operation) -> Node:
+        opdef = self.ctx.lookup(op.name)
+        op_type, version = op_version(op.name[5:])
+        inputs: list[Any] = []
+        groups = _operand_groups(op, opdef)
+        for od, vals in zip(opdef.operands, groups):
+            if od.is_variadic:
+                inputs.extend(self.env[v] for v in vals)
+            else:
+                inputs.append(self.env[vals[0]] if vals else None)
+        attrs: dict[str, Any] = {}
+        for a in opdef.attributes:
+            if a.name in op.attributes:
+                attrs[a.name] = _attr_python(a.kind, op.attributes[a.name])
+            else:
+                attrs[a.name] = a.default
+        return Node(op_type, version, str(op.loc) if op.loc else op_type, inputs, attrs,
+                    len(op.results), [r.type for r in op.results])
+
+    def _lower(self, op: Operation) -> None:
+        node = self._node(op)
+        fn = rule_for(node.op_type, node.version)
+        results = None
+        known = all(v is None or isinstance(v, Const) for v in node.inputs)
+        opdef = self.ctx.lookup(op.name)
+        if self.fold and known and opdef.has_trait("NoMemoryEffect"):
+            results = self._fold(fn, node)
+        if results is None:
+            self._graph.loc = op.loc
+            cx = Lowerer(self._graph, self.materialize, self.provenance, node)
+            try:
+                results = list(fn(cx, node))
+            except LoweringError as exc:
+                if exc.loc is None:
+                    exc.loc = op.loc
+                raise
+            except (TypeError, ValueError, KeyError, IndexError) as exc:
+                raise _located(exc, node, op) from exc
+            except Exception as exc:
+                if hasattr(exc, "render"):  # a tdflow diagnostic: the hooks refused the op
+                    raise _located(exc, node, op) from exc
+                raise
+        if len(results) < len(op.results):
+            results += [None] * (len(op.results) - len(results))
+        src = frozenset().union(*(self.provenance(v) for v in node.inputs if v is not None))
+        for r, v in zip(op.results, results):
+            if v is None:
+                if r.users:
+                    raise LoweringError(f"output {r.index} is used but the lowering gives none",
+                                        node, op.loc)
+                continue
+            self.env[r] = v
+            if not isinstance(v, Const):
+                self.prov.setdefault(id(v), src)
+
+    def _fold(self, fn: Any, node: Node) -> list[Any] | None:
+        """The op's results computed now by tdflow's eager kernels, or ``None`` when it cannot
+        be (no kernel for a dtype, ...): it is then lowered to IR."""
+        import tdflow
+        from tdflow.runtime.autograd import EagerEmitter
+
+        if self._eager is None:
+            self._eager = EagerEmitter(self.ctx)
+        tensors: dict[int, Any] = {}
+
+        def materialize(c: Const) -> Any:
+            t = tensors.get(id(c))
+            if t is None:
+                t = tensors[id(c)] = tdflow.tensor(c.array)
+            return t
+
+        cx = Lowerer(self._eager, materialize, lambda v: frozenset(), node, eager=True)
+        try:
+            with tdflow.no_grad():
+                outs = list(fn(cx, node))
+            return [None if v is None else v if isinstance(v, Const) else
+                    Const(v.numpy()) for v in outs]
+        except NeedsValue:
+            return None
+        except Exception:  # noqa: BLE001 - any failure to fold: lower to IR instead
+            return None
+
+
+def _located(exc: Exception, node: Node, op: Operation) -> LoweringError:
+    text = str(exc.args[0]) if exc.args and isinstance(exc.args[0], str) else str(exc)
+    return LoweringError(f"{type(exc).__name__}: {text}" if not hasattr(exc, "render") else text,
+                         node, op.loc)
+
+
+def _operand_groups(op: Operation, opdef: Any) -> list[list[Any]]:
+    """The op's operands split into its ``.td`` operand groups (segment sizes when given)."""
+    from tdflow.dialect.infer import SEGMENT_ATTR
+
+    seg = op.attributes.get(SEGMENT_ATTR)
+    operands = list(op.operands)
+    if seg is not None:
+        sizes = list(seg.value)
+    else:
+        n_fixed = sum(1 for d in opdef.operands if d.is_single)
+        extra = len(operands) - n_fixed
+        sizes = []
+        for d in opdef.operands:
+            if d.is_single:
+                sizes.append(1)
+            elif d.is_variadic:
+                sizes.append(max(extra, 0))
+                extra = 0
+            else:
+                k = 1 if extra > 0 else 0
+                sizes.append(k)
+                extra -= k
+    groups, pos = [], 0
+    for n in sizes:
+        groups.append(operands[pos:pos + n])
+        pos += n
+    return groups
+
+
+def _attr_python(kind: str, attr: Any) -> Any:
+    if kind == "other":
+        try:
+            return to_numpy(attr)
+        except ValueError:
+            return attr
+    v = to_value(kind, attr)
+    return list(v) if isinstance(v, tuple) else v
+
+
+def result_type(v: Any) -> TensorType | None:
+    """The tensor type of a lowered value (IR value or constant)."""
+    return v.type if isinstance(getattr(v, "type", None), TensorType) else None

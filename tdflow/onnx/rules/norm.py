@@ -1,0 +1,82 @@
+"""ONNX's normalizations: BatchNormalization (inference), LayerNormalization,
+InstanceNormalization, GroupNormalization and RMSNormalization."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .api import Lowerer, Node, rule
+from .common import norm_axis, reshape
+
+
+@rule("BatchNormalization")
+def batch_norm(cx: Lowerer, n: Node) -> list:
+    """Inference with the running statistics: ``(x - mean) / sqrt(var + eps) * scale + B``."""
+    if n.attrs.get("training_mode"):
+        cx.unsupported("training_mode = 1 (the running statistics' update) is not supported")
+    x, scale, bias, mean, var = (n.input(i) for i in range(5))
+    y = cx.ops("tdflow.normalization", [x, mean, var, scale, bias],
+               {"axis": 1, "epsilon": float(n.attrs["epsilon"]), "training": False,
+                "momentum": 0.0})
+    return [y[0]]
+
+
+@rule("LayerNormalization")
+def layer_norm(cx: Lowerer, n: Node) -> list:
+    x = n.input(0)
+    shape = list(cx.shape_of(x))
+    axis = norm_axis(n.attrs["axis"], len(shape), cx)
+    scale = n.input(1)
+    norm_shape = shape[axis:]
+    scale = reshape(cx, cx.op("tdflow.expand", [reshape(cx, scale, [1] * (
+        len(norm_shape) - len(cx.shape_of(scale))) + list(cx.shape_of(scale)))],
+        {"expand_shape": norm_shape}), norm_shape) if list(cx.shape_of(scale)) != norm_shape \
+        else scale
+    operands = [x, n.inputs[2] if n.has_input(2) else None, scale]
+    y, mean, inv = cx.ops("tdflow.layer_norm", operands, {
+        "center": n.has_input(2), "scale": True, "begin_norm_axis": axis,
+        "begin_params_axis": axis, "epsilon": float(n.attrs["epsilon"])})
+    stat_shape = shape[:axis] + [1] * (len(shape) - axis)
+    return [y, reshape(cx, mean, stat_shape), reshape(cx, inv, stat_shape)][:n.num_outputs]
+
+
+@rule("InstanceNormalization")
+def instance_norm(cx: Lowerer, n: Node) -> list:
+    x = n.input(0)
+    c = cx.shape_of(x)[1]
+    y = cx.ops("tdflow.group_norm", [x, n.input(2), n.input(1)],
+               {"affine": True, "num_groups": c, "epsilon": float(n.attrs["epsilon"])})
+    return [y[0]]
+
+
+@rule("GroupNormalization")
+def group_norm(cx: Lowerer, n: Node) -> list:
+    x, scale, bias = n.input(0), n.input(1), n.input(2)
+    shape = cx.shape_of(x)
+    g = int(n.attrs["num_groups"])
+    c = shape[1]
+    eps = float(n.attrs["epsilon"])
+    if n.version < 21:  # scale and bias per group: repeat each for its channels
+        idx = np.repeat(np.arange(g, dtype=np.int64), c // g)
+        scale = cx.op("tdflow.gather", [scale, cx.constant(idx)], {"axis": 0})
+        bias = cx.op("tdflow.gather", [bias, cx.constant(idx)], {"axis": 0})
+    y = cx.ops("tdflow.group_norm", [x, bias, scale],
+               {"affine": True, "num_groups": g, "epsilon": eps})
+    return [y[0]]
+
+
+@rule("RMSNormalization")
+def rms_norm(cx: Lowerer, n: Node) -> list:
+    """``x / sqrt(mean(x^2 over axis..) + eps) * scale``."""
+    x, scale = n.input(0), n.input(1)
+    shape = cx.shape_of(x)
+    axis = norm_axis(n.attrs["axis"], len(shape), cx)
+    axes = list(range(axis, len(shape)))
+    count = int(np.prod(shape[axis:], dtype=np.int64))
+    sq = cx.op("tdflow.broadcast_mul", [x, x])
+    ms = cx.op("tdflow.broadcast_div", [cx.op("tdflow.reduce_sum", [sq], {
+        "axis": axes, "keepdims": True}), cx.scalar(count, x)])
+    inv = cx.op("tdflow.rsqrt", [cx.op("tdflow.broadcast_add", [ms, cx.scalar(
+        float(n.attrs["epsilon"]), x)])])
+    y = cx.op("tdflow.broadcast_mul", [x, inv])
+    return [cx.op("tdflow.broadcast_mul", [y, scale])]
