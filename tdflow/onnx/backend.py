@@ -63,8 +63,8 @@ class TdflowRep(BackendRep):
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        types = {n: TensorType(tuple(a.shape), dtype_from_numpy(a.dtype))
-                 for n, a in zip(self.arg_names, arrays)}
+        types = {n: TensorType(tuple(a.shape), _dtype_of(a, t.dtype))
+                 for n, a, t in zip(self.arg_names, arrays, self.func.arg_types)}
         while True:
             values = {n: a for n, a in zip(self.arg_names, arrays) if n in self.specialized}
             try:
@@ -86,10 +86,9 @@ class TdflowRep(BackendRep):
     def run(self, inputs: Any, **kwargs: Any) -> tuple:
         arrays = self._bind(inputs)
         plan = self.compiled(arrays)
-        used = [a for n, a in zip(self.arg_names, arrays)]
-        out = plan(*used)
+        out = plan(*arrays)
         outs = out if isinstance(out, tuple) else (out,)
-        return tuple(np.asarray(o) for o in outs)
+        return tuple(_to_onnx(np.asarray(o), t) for o, t in zip(outs, self.func.result_types))
 
     def _bind(self, inputs: Any) -> list[np.ndarray]:
         if isinstance(inputs, Mapping):
@@ -102,7 +101,31 @@ class TdflowRep(BackendRep):
             if len(vals) != len(self.arg_names):
                 raise ValueError(f"the model takes {len(self.arg_names)} inputs "
                                  f"({', '.join(self.arg_names)}), got {len(vals)}")
-        return [np.ascontiguousarray(v) for v in vals]
+        return [_from_onnx(np.asarray(v)) for v in vals]
+
+
+def _is_bf16(a: np.ndarray) -> bool:
+    return a.dtype.name == "bfloat16"  # ml_dtypes' type, which onnx uses for BFLOAT16
+
+
+def _from_onnx(a: np.ndarray) -> np.ndarray:
+    """An input array as tdflow's CPU backend holds it: bf16 widened to float32."""
+    if _is_bf16(a):
+        a = a.astype(np.float32)
+    return np.ascontiguousarray(a)
+
+
+def _dtype_of(a: np.ndarray, declared: str) -> str:
+    return "bf16" if declared == "bf16" and a.dtype == np.float32 else dtype_from_numpy(a.dtype)
+
+
+def _to_onnx(a: np.ndarray, t: Any) -> np.ndarray:
+    """A result as ONNX gives it: a bf16 result rounded to ml_dtypes' bfloat16."""
+    if isinstance(t, TensorType) and t.dtype == "bf16":
+        import ml_dtypes
+
+        return a.astype(ml_dtypes.bfloat16)
+    return a
 
 
 class TdflowBackend(Backend):

@@ -127,7 +127,7 @@ class _Converter:
                 c.materialized = self._graph.op("tdflow.constant", [], {
                     "shape": list(c.array.shape), "dtype": c.type.dtype})[0]
             else:
-                attr = elements_attr(c.array, self.out, f"cst{self._n_const}")
+                attr = elements_attr(c.array, self.out, f"cst{self._n_const}", dtype=c.dtype)
                 op = self.b.create("tdflow.dense_constant", [], [attr.type], {"value": attr})
                 c.materialized = op.results[0]
             self.prov[id(c.materialized)] = frozenset()
@@ -150,7 +150,9 @@ class _Converter:
             self._graph = GraphEmitter(self.ctx, self.b)
             for old, new, name in zip(f.args, nf.args, arg_names):
                 if name in self.values:
-                    self.env[old] = Const(np.asarray(self.values[name]))
+                    dt = types[arg_names.index(name)].dtype
+                    self.env[old] = Const(np.asarray(self.values[name]),
+                                          dtype=dt if dt == "bf16" else None)
                 else:
                     self.env[old] = new
                     self.prov[id(new)] = frozenset({name})
@@ -242,7 +244,7 @@ class _Converter:
         def materialize(c: Const) -> Any:
             t = tensors.get(id(c))
             if t is None:
-                t = tensors[id(c)] = tdflow.tensor(c.array)
+                t = tensors[id(c)] = tdflow.tensor(c.array, dtype=c.dtype)
             return t
 
         cx = Lowerer(self._eager, materialize, lambda v: frozenset(), node, eager=True)
@@ -250,7 +252,7 @@ class _Converter:
             with tdflow.no_grad():
                 outs = list(fn(cx, node))
             return [None if v is None else v if isinstance(v, Const) else
-                    Const(v.numpy()) for v in outs]
+                    Const(v.numpy(), dtype="bf16" if v.dtype == "bf16" else None) for v in outs]
         except NeedsValue:
             return None
         except Exception:  # noqa: BLE001 - any failure to fold: lower to IR instead

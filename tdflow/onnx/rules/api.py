@@ -82,17 +82,19 @@ class NeedsValue(LoweringError):
 @dataclass(eq=False)
 class Const:
     """A value known while lowering: its numpy array (and, once an IR op needs it, the
-    ``tdflow.dense_constant`` that materialises it)."""
+    ``tdflow.dense_constant`` that materialises it). ``dtype`` names the MLIR element type
+    when the array's own is only how the CPU holds it (``bf16`` in float32)."""
 
     array: Any
     materialized: Any = None
+    dtype: str | None = None
 
     @property
     def type(self) -> TensorType:
         from tdflow.dialect.types import dtype_from_numpy
 
         return TensorType(tuple(int(d) for d in self.array.shape),
-                          dtype_from_numpy(self.array.dtype))
+                          self.dtype or dtype_from_numpy(self.array.dtype))
 
 
 @dataclass
@@ -156,11 +158,12 @@ class Lowerer:
             raise LoweringError(f"{name} has no result", self.node)
         return out[0]
 
-    def constant(self, array: Any) -> Const:
-        """A value holding ``array`` (a numpy array or anything ``numpy.asarray`` takes)."""
+    def constant(self, array: Any, dtype: str | None = None) -> Const:
+        """A value holding ``array`` (a numpy array or anything ``numpy.asarray`` takes);
+        ``dtype="bf16"`` for a float32 array that stands for bfloat16 values."""
         import numpy as np
 
-        return Const(np.asarray(array))
+        return Const(np.asarray(array), dtype=dtype)
 
     def scalar(self, value: float | int | bool, like: Any, dtype: str | None = None) -> Const:
         """A 0-d constant of ``like``'s element type (or ``dtype``), for broadcasting."""
@@ -169,7 +172,7 @@ class Lowerer:
         from tdflow.dialect.types import DTYPES
 
         dt = dtype or self.type_of(like).dtype
-        return Const(np.array(value, DTYPES[dt]))
+        return Const(np.array(value, DTYPES[dt]), dtype=dt if dt == "bf16" else None)
 
     # -- reading ----------------------------------------------------------------------------
     def type_of(self, v: Any) -> TensorType:

@@ -86,7 +86,8 @@ def attention(cx: Lowerer, n: Node) -> list:
         if mshape[-1] < kvl:
             fill = np.zeros if is_bool else (lambda sh, d: np.full(sh, -np.inf, d))
             pad = cx.constant(fill([*mshape[:-1], kvl - mshape[-1]],
-                                   np.bool_ if is_bool else np_dt))
+                                   np.bool_ if is_bool else np_dt),
+                              dtype=None if is_bool else cx.type_of(mask).dtype)
             mask = cx.op("tdflow.cat", [[mask, pad]], {"axis": len(mshape) - 1})
         if is_bool:
             mask = cx.op("tdflow.where", [mask, cx.scalar(0, q, dt), cx.scalar(-np.inf, q, dt)])
@@ -108,8 +109,8 @@ def attention(cx: Lowerer, n: Node) -> list:
         pad = pad.reshape(batch, 1, 1, kvl)
         pattern = pad if pattern is None else pattern + pad
     if pattern is not None:
-        bias = cx.constant(pattern) if bias is None else cx.op(
-            "tdflow.broadcast_add", [bias, cx.constant(pattern)])
+        pat = cx.constant(pattern, dtype=dt)
+        bias = pat if bias is None else cx.op("tdflow.broadcast_add", [bias, pat])
 
     # grouped-query attention: each KV head serves q_heads / kv_heads query heads
     if hq != hk and hq % hk == 0:
