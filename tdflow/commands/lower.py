@@ -69,8 +69,12 @@ def run(args: argparse.Namespace) -> int:
                          f"tdflow lower: error: --emit cuda needs a GPU device (cuda or "
                          f"cudasim), not {device!r}\n")
         return 2
+    from .programs import is_onnx_path, load_onnx, lowered, with_onnx
+
     name = "<stdin>" if args.program == "-" else args.program
-    module = parse_module(read_input(args.program), name)
+    module = (load_onnx(args.program) if is_onnx_path(args.program)
+              else parse_module(read_input(args.program), name))
+    module = lowered(module, with_onnx(context_from_args(args), module))
     result = lower(module, device, args.entry, args.pipeline, ops=context_from_args(args),
                    verify_each=not args.no_verify_each,
                    print_ir_after_all=args.print_ir_after_all,

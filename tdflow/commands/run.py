@@ -91,14 +91,18 @@ def run(args: argparse.Namespace) -> int:
     check_ops_args(args)
     # Parse (and check) here, before compiling: what `compile` would trip over (no function, a
     # scalar argument, a tensor too big to allocate) becomes a located diagnostic.
+    from .programs import is_onnx_path, load_onnx, lowered, with_onnx
+
     file = "<stdin>" if args.program == "-" else args.program
-    text = read_input(args.program)
-    module = parse_module(text, file)
+    onnx_model = is_onnx_path(args.program)
+    text = b"" if onnx_model else read_input(args.program)
+    module = load_onnx(args.program) if onnx_model else parse_module(text, file)
     func = _entry(module, args.entry.lstrip("@") if args.entry else None)
-    context = context_from_args(args)
+    context = with_onnx(context_from_args(args), module)
     errors = [d for d in verify_module(module, context) if d.severity == "error"]
     if errors:  # what is wrong with the program comes before what this machine cannot do
         raise DiagnosticError(errors)
+    converted = lowered(module, context)
     check_runnable(func, set(bindings))
     names = [a.name or f"arg{i}" for i, a in enumerate(func.args)]
     unknown = sorted(set(bindings) - set(names))
@@ -113,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
 
     # A path (not the parsed module) so that compile's locations name the file too.
     source = Path(args.program) if args.program != "-" else decode_source(text, file)
+    if converted is not module:  # onnx.* ops: the tdflow.* program they lower to
+        source = converted
     try:
         program = tdflow.compile(source, device=args.device, entry=func.name,
                                  pipeline=args.pipeline, ops=context)

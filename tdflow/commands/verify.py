@@ -84,12 +84,17 @@ def _verify_file(path: str, context, args: argparse.Namespace) -> int:
     from tdflow.dialect.ir.source import decode_source
     from tdflow.dialect.ir.split_input import check_chunks
 
+    from .programs import is_onnx_path, onnx_context_for, verify_onnx
+
     name = "<stdin>" if path == "-" else path
+    if is_onnx_path(path):
+        return verify_onnx(path, context, args.quiet)
     try:
         text = decode_source(read_input(path), name)
     except (DiagnosticError, FileAccessError) as exc:
         print_diagnostic(exc.render())
         return 1
+    context = onnx_context_for(context, text)
     results = check_chunks(text, name, partial(verify_module, dialect=context),
                            split=args.split_input_file,
                            verify_diagnostics=args.verify_diagnostics)
