@@ -1276,6 +1276,7 @@ def TDF_DenseConstantOp : TDF_Op<"dense_constant", [NoMemoryEffect, NoGrad]> {
     ElementsAttr:$value
   );
   let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
   let has_data_type_infer_fn = 1;
   let has_get_sbp_fn = 1;
 }

@@ -244,8 +244,10 @@ _INT_RANGES = {"i1": (0, 1), "bool": (0, 1), "i8": (-(1 << 7), (1 << 7) - 1),
 
 
 @infer_logical_tensor_desc("tdflow.dense_constant")
+@infer_physical_tensor_desc("tdflow.dense_constant")
 def dense_constant_tensor_desc(ctx: InferContext) -> None:
-    """The result has the static shape of ``value``'s tensor type."""
+    """The result has the static shape of ``value``'s tensor type (whole on every device: its
+    only signature is broadcast)."""
     t = getattr(ctx.attr("value"), "type", None)
     if not isinstance(t, TensorType) or not t.is_static:
         raise HookError(f"value must be a dense constant of a static tensor type, got "

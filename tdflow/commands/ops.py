@@ -49,7 +49,7 @@ def summary(library) -> str:
 
     >>> from tdflow.dialect import standard_dialect
     >>> summary(standard_dialect())
-    '95 ops in 1 dialect (tdflow)'
+    '96 ops in 1 dialect (tdflow)'
     """
     dialects = list(dict.fromkeys(op.dialect for op in library))
     n = len(dialects)

@@ -43,8 +43,8 @@ from . import ONNX_TD as _ONNX_TD
 from .extra import ONNX_DTYPES, onnx_dtype_name, require_onnx
 from .rules.api import LoweringError
 
-__all__ = ["import_model", "onnx_context", "load_model", "OnnxImportError", "ONNX_TD",
-           "resolve_op"]
+__all__ = ["import_model", "initializers", "onnx_context", "load_model", "OnnxImportError",
+           "ONNX_TD", "resolve_op"]
 
 ONNX_TD = os.fspath(_ONNX_TD)
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -145,11 +145,13 @@ def tensor_type(tp: Any) -> TensorType | None:
 
 
 def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
-                 func_name: str | None = None) -> Module:
+                 func_name: str | None = None, weights_as_args: bool = False) -> Module:
     """The model as a Module of ``onnx.*`` ops (one function, named after the graph).
 
     ``model`` is a ``ModelProto``, a path or the serialized bytes; raises
-    :class:`OnnxImportError` listing every problem found.
+    :class:`OnnxImportError` listing every problem found. ``weights_as_args`` makes the
+    initializers arguments after the graph's inputs (their values: :func:`initializers`), so
+    that ``tdflow.value_and_grad`` can differentiate with respect to them and fine-tune.
     """
     onnx = require_onnx()
     proto, source = load_model(model, source)
@@ -176,6 +178,10 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
 
     inits = {t.name: t for t in g.initializer}
     args = [vi for vi in g.input if vi.name not in inits]
+    if weights_as_args:
+        args += [onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                 for t in g.initializer]
+        inits = {}
     arg_types = []
     for vi in args:
         t = tensor_type(vi.type)
@@ -231,6 +237,14 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
             raise OnnxImportError(source, problems)
         b.ret(*outs)
     return module
+
+
+def initializers(model: Any) -> dict[str, Any]:
+    """The model's initializers as numpy arrays, by the argument names
+    ``import_model(..., weights_as_args=True)`` gives them."""
+    onnx = require_onnx()
+    proto, _ = load_model(model)
+    return {_value_name(t.name): onnx.numpy_helper.to_array(t) for t in proto.graph.initializer}
 
 
 def _type_text(tp: Any) -> str:

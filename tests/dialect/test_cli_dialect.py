@@ -51,7 +51,7 @@ def test_ops_table():
 
 def test_verify_dialect_contract_ok():
     proc = tdflow("verify")
-    assert proc.returncode == 0 and "95 ops" in proc.stdout
+    assert proc.returncode == 0 and "96 ops" in proc.stdout
 
 
 def test_verify_good_programs():
@@ -208,4 +208,4 @@ def test_verify_accepts_the_td_file_first():
     proc = tdflow("verify", "ops.td", "examples/mlp.mlir")
     assert proc.returncode == 0 and "examples/mlp.mlir: verified" in proc.stdout
     proc = tdflow("verify", "ops.td")
-    assert proc.returncode == 0 and "95 ops" in proc.stdout
+    assert proc.returncode == 0 and "96 ops" in proc.stdout

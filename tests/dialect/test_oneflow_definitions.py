@@ -10,7 +10,10 @@ from tdflow.dialect.context import standard_context
 from test_ir_oneflow import oneflow  # noqa: F401 - the fixture, loaded once per module
 
 # Ops tdflow adds that OneFlow does not have.
-TDFLOW_ONLY = {"fused_elementwise": "created by the fuse-elementwise pass (LoweringOnly)"}
+TDFLOW_ONLY = {
+    "fused_elementwise": "created by the fuse-elementwise pass (LoweringOnly)",
+    "dense_constant": "an element-wise constant (ONNX initializers); OneFlow keeps them as variables",
+}
 # (op, aspect) -> why tdflow differs from OneFlow's record.
 DIFFERENCES = {
     ("cast", "attrs"): "dtype is a type attribute (f16, i64) in tdflow, OneFlow's DataType enum",

@@ -1,0 +1,122 @@
+"""The importer: ONNX models become onnx.* programs that print, re-parse, verify and lower;
+every problem of a bad model is reported at once, naming its node."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from models import classifier, onnx
+
+from tdflow.dialect.ir import parse_module, verify_module
+from tdflow.onnx.convert import convert
+from tdflow.onnx.importer import OnnxImportError, import_model, initializers, onnx_context
+from tdflow.tdparser.errors import TdflowError
+
+helper, TensorProto = onnx.helper, onnx.TensorProto
+
+
+def _graph(nodes, inputs, outputs, inits=(), opset=17):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _vi(name, dtype=TensorProto.FLOAT, shape=(2, 3)):
+    return helper.make_tensor_value_info(name, dtype, list(shape))
+
+
+def test_printed_program_reparses_verifies_and_keeps_the_weights():
+    m = classifier(with_loss=False)
+    module = import_model(m)
+    text = str(module)
+    assert '"onnx.Gemm"' in text and "dense_resource<w1>" in text  # big weights as blobs
+    again = parse_module(text, "imported.mlir")
+    assert str(again) == text
+    ctx = onnx_context()
+    assert [d for d in verify_module(again, ctx) if d.severity == "error"] == []
+    lowered = str(convert(again, ctx))
+    assert "onnx." not in lowered and '"tdflow.matmul"' in lowered
+    # the blob holds the initializer's bytes exactly
+    w1 = initializers(m)["w1"]
+    from tdflow.dialect.ir.elements import to_numpy
+
+    const = next(op for op in again.funcs[0].body.ops if op.name == "onnx.Constant")
+    np.testing.assert_array_equal(to_numpy(const.attributes["value"]), w1)
+
+
+def test_versions_resolve_to_the_ops_of_the_opset():
+    x = _vi("x", shape=(2, 3))
+    ax = helper.make_tensor_value_info("axes", TensorProto.INT64, [1])
+    old = _graph([helper.make_node("ReduceMean", ["x"], ["y"], axes=[1])], [x],
+                 [_vi("y", shape=(2, 1))], opset=13)
+    new = _graph([helper.make_node("ReduceMean", ["x", "axes"], ["y"])], [x, ax],
+                 [_vi("y", shape=(2, 1))], opset=18)
+    assert '"onnx.ReduceMeanV13"' in str(import_model(old))
+    assert '"onnx.ReduceMean"' in str(import_model(new))
+
+
+def _problems(model) -> list[str]:
+    with pytest.raises(OnnxImportError) as e:
+        import_model(model)
+    return e.value.problems
+
+
+def test_unknown_op_and_domain_are_reported_together_with_node_names():
+    x = _vi("x")
+    m = _graph([helper.make_node("NoSuchOp", ["x"], ["a"], name="n1"),
+                helper.make_node("Foo", ["a"], ["y"], name="n2", domain="com.example")],
+               [x], [_vi("y")])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    m.graph.ClearField("value_info")
+    with pytest.raises(OnnxImportError) as e:
+        import_model(m)
+    text = e.value.render()
+    assert "n1" in text or "NoSuchOp" in text
+    assert "error:" in text
+
+
+def test_wrong_attribute_type_names_node_and_attribute():
+    x = _vi("x")
+    node = helper.make_node("LeakyRelu", ["x"], ["y"], name="lr")
+    node.attribute.append(helper.make_attribute("alpha", "fast"))  # a STRING, not a FLOAT
+    probs = _problems(_graph([node], [x], [_vi("y")]))
+    assert any("lr" in p and "alpha" in p for p in probs), probs
+
+
+def test_not_a_model_and_truncated_model():
+    with pytest.raises(OnnxImportError, match="not an ONNX model"):
+        import_model(b"\x01\x02not protobuf at all")
+    data = classifier().SerializeToString()
+    with pytest.raises(OnnxImportError):
+        import_model(data[: len(data) // 2])
+
+
+def test_dangling_input_and_cycle_fail_the_checker():
+    x = _vi("x")
+    dangling = _graph([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [x], [_vi("y")])
+    assert any("checker" in p or "nowhere" in p for p in _problems(dangling))
+    cyc = _graph([helper.make_node("Add", ["x", "b"], ["a"], name="a1"),
+                  helper.make_node("Relu", ["a"], ["b"], name="r1")], [x], [_vi("b")])
+    assert _problems(cyc)
+
+
+def test_shape_contradicting_data_is_an_error():
+    x = _vi("x", shape=(2, 3))
+    shape = onnx.numpy_helper.from_array(np.array([4, 4], np.int64), "s")
+    m = _graph([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")], [x],
+               [_vi("y", shape=(4, 4))], [shape])
+    with pytest.raises(TdflowError):  # 6 elements cannot become 16
+        convert(import_model(m))
+
+
+def test_unsupported_ops_are_listed_before_anything_runs():
+    x = _vi("x")
+    m = _graph([helper.make_node("DFT", ["x"], ["a"], name="d1"),
+                helper.make_node("STFT", ["a", "x"], ["y"], name="d2")], [x], [_vi("y")])
+    module = None
+    try:
+        module = import_model(m)
+    except OnnxImportError:
+        return  # the importer already refused (shape inference)
+    with pytest.raises(TdflowError) as e:
+        convert(module)
+    assert "DFT" in str(e.value)
