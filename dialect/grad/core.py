@@ -205,9 +205,9 @@ def _resolve(ctx: Any, opdef: Any) -> GradDef | None:
 
 def needs_gradient(ctx: Any, opdef: Any) -> bool:
     """Whether a missing gradient definition is a problem ``tdflow verify`` reports: the op is
-    not ``NoGrad``, not created by lowering only, and has an operand that may be
-    floating-point."""
-    if opdef.has_trait("NoGrad") or opdef.has_trait("LoweringOnly"):
+    not ``NoGrad``, not created by lowering only, not lowered before autodiff runs
+    (``LoweredFirst``: ONNX's ops), and has an operand that may be floating-point."""
+    if any(opdef.has_trait(t) for t in ("NoGrad", "LoweringOnly", "LoweredFirst")):
         return False
     return bool(_default_differentiable(ctx, opdef))
 

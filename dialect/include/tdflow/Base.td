@@ -86,10 +86,15 @@ def F32  : ElementType<"f32", 32, "32-bit float">;
 def F64  : ElementType<"f64", 64, "64-bit float">;
 def I1   : ElementType<"i1", 1, "1-bit signless integer">;
 def I8   : ElementType<"i8", 8, "8-bit signless integer">;
+def I16  : ElementType<"i16", 16, "16-bit signless integer">;
 def I32  : ElementType<"i32", 32, "32-bit signless integer">;
 def I64  : ElementType<"i64", 64, "64-bit signless integer">;
 def SI32 : ElementType<"i32", 32, "32-bit signed integer">;
 def SI64 : ElementType<"i64", 64, "64-bit signed integer">;
+def UI8  : ElementType<"ui8", 8, "8-bit unsigned integer">;
+def UI16 : ElementType<"ui16", 16, "16-bit unsigned integer">;
+def UI32 : ElementType<"ui32", 32, "32-bit unsigned integer">;
+def UI64 : ElementType<"ui64", 64, "64-bit unsigned integer">;
 
 class AnyTypeOf<list<Type> allowed, string descr = ""> :
     Type<TruePred, descr> {
@@ -324,6 +329,9 @@ def Involution : NativeOpTrait<"IsInvolution">;                // f(f(x)) == x
 // An op the lowering passes create, not one users call: programs may carry it (printed IR
 // parses back and verifies), but it has no function in the functional API.
 def LoweringOnly : NativeOpTrait<"LoweringOnly">;
+// An op of an imported dialect (onnx.*) that is lowered onto standard ops before any pass runs,
+// autodiff included: its gradient is the gradient of its lowering, so it needs none of its own.
+def LoweredFirst : NativeOpTrait<"LoweredFirst">;
 def Commutative : NativeOpTrait<"IsCommutative">;
 
 //===----------------------------------------------------------------------===//
