@@ -112,7 +112,7 @@ def _from_onnx(a: np.ndarray) -> np.ndarray:
     """An input array as tdflow's CPU backend holds it: bf16 widened to float32."""
     if _is_bf16(a):
         a = a.astype(np.float32)
-    return np.ascontiguousarray(a)
+    return a if a.flags.c_contiguous else a.copy()  # ascontiguousarray makes 0-d arrays 1-d
 
 
 def _dtype_of(a: np.ndarray, declared: str) -> str:

@@ -80,3 +80,36 @@ def rms_norm(cx: Lowerer, n: Node) -> list:
         float(n.attrs["epsilon"]), x)])])
     y = cx.op("tdflow.broadcast_mul", [x, inv])
     return [cx.op("tdflow.broadcast_mul", [y, scale])]
+
+
+@rule("LpNormalization")
+def lp_normalization(cx: Lowerer, n: Node) -> list:
+    """``x / ||x||_p`` along ``axis`` (p = 1 or 2)."""
+    x = n.input(0)
+    axis = norm_axis(int(n.attrs.get("axis", -1)), len(cx.shape_of(x)), cx)
+    p = int(n.attrs.get("p", 2))
+    if p == 1:
+        norm = cx.op("tdflow.reduce_sum", [cx.op("tdflow.abs", [x])],
+                     {"axis": [axis], "keepdims": True})
+    elif p == 2:
+        sq = cx.op("tdflow.broadcast_mul", [x, x])
+        norm = cx.op("tdflow.sqrt", [cx.op("tdflow.reduce_sum", [sq], {"axis": [axis],
+                                                                       "keepdims": True})])
+    else:
+        cx.unsupported(f"p = {p} (ONNX allows 1 and 2)")
+    return [cx.op("tdflow.broadcast_div", [x, norm])]
+
+
+@rule("MeanVarianceNormalization")
+def mean_variance_normalization(cx: Lowerer, n: Node) -> list:
+    """``(x - mean) / sqrt(var + 1e-9)`` over ``axes`` (default N, H, W)."""
+    x = n.input(0)
+    rank = len(cx.shape_of(x))
+    axes = sorted({norm_axis(int(a), rank, cx) for a in (n.attrs.get("axes") or [0, 2, 3])})
+    count = int(np.prod([cx.shape_of(x)[a] for a in axes], dtype=np.int64))
+    mean_of = lambda v: cx.op("tdflow.broadcast_div", [  # noqa: E731
+        cx.op("tdflow.reduce_sum", [v], {"axis": axes, "keepdims": True}), cx.scalar(count, v)])
+    centred = cx.op("tdflow.broadcast_sub", [x, mean_of(x)])
+    var = mean_of(cx.op("tdflow.broadcast_mul", [centred, centred]))
+    std = cx.op("tdflow.sqrt", [cx.op("tdflow.broadcast_add", [var, cx.scalar(1e-9, var)])])
+    return [cx.op("tdflow.broadcast_div", [centred, std])]
