@@ -27,7 +27,7 @@ from tdflow.dialect.types import TensorType, dtype_from_numpy
 
 from .convert import NeedsValue, convert
 from .extra import require_onnx
-from .importer import import_model, onnx_context
+from .importer import import_model, onnx_context, value_name
 
 require_onnx()
 from onnx.backend.base import Backend, BackendRep  # noqa: E402
@@ -91,7 +91,8 @@ class TdflowRep(BackendRep):
         return tuple(_to_onnx(np.asarray(o), t) for o, t in zip(outs, self.func.result_types))
 
     def _bind(self, inputs: Any) -> list[np.ndarray]:
-        if isinstance(inputs, Mapping):
+        if isinstance(inputs, Mapping):  # by ONNX name or by IR name
+            inputs = {value_name(k): v for k, v in inputs.items()}
             missing = [n for n in self.arg_names if n not in inputs]
             if missing:
                 raise ValueError(f"missing inputs: {', '.join(missing)}")

@@ -44,7 +44,7 @@ from .extra import ONNX_DTYPES, onnx_dtype_name, require_onnx
 from .rules.api import LoweringError
 
 __all__ = ["import_model", "initializers", "onnx_context", "load_model", "OnnxImportError",
-           "ONNX_TD", "resolve_op"]
+           "ONNX_TD", "resolve_op", "value_name"]
 
 ONNX_TD = os.fspath(_ONNX_TD)
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -124,7 +124,13 @@ def resolve_op(op_type: str, opset: int) -> tuple[str, int] | None:
 _NAME_RE = re.compile(r"[^A-Za-z0-9_$.\-]")
 
 
-def _value_name(name: str) -> str:
+def value_name(name: str) -> str:
+    """The IR value name of ONNX value ``name`` (characters MLIR names cannot hold become
+    ``_``; a leading digit gets a ``v``).
+
+    >>> value_name("gpu_0/data_0"), value_name("0")
+    ('gpu_0_data_0', 'v0')
+    """
     n = _NAME_RE.sub("_", name)
     return n if n and not n[0].isdigit() else f"v{n}"
 
@@ -217,8 +223,8 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
     module = Module()
     b = Builder(module)
     env: dict[str, Any] = {}
-    with b.func(_value_name(func_name or g.name or "main"), arg_types, None,
-                arg_names=[_value_name(a.name) for a in args]) as f:
+    with b.func(value_name(func_name or g.name or "main"), arg_types, None,
+                arg_names=[value_name(a.name) for a in args]) as f:
         for vi, v in zip(args, f.args):
             env[vi.name] = v
         const_def = ctx.lookup("onnx.Constant")
@@ -244,7 +250,7 @@ def initializers(model: Any) -> dict[str, Any]:
     ``import_model(..., weights_as_args=True)`` gives them."""
     onnx = require_onnx()
     proto, _ = load_model(model)
-    return {_value_name(t.name): onnx.numpy_helper.to_array(t) for t in proto.graph.initializer}
+    return {value_name(t.name): onnx.numpy_helper.to_array(t) for t in proto.graph.initializer}
 
 
 def _type_text(tp: Any) -> str:
@@ -259,9 +265,9 @@ def _constant(b: Builder, ctx: Context, const_def: Any, module: Module, name: st
     arr, dtype = _tensor_array(tensor, problems, f"initializer '{name}'")
     if arr is None:
         return None
-    attr = elements_attr(arr, module, _value_name(name), dtype=dtype)
+    attr = elements_attr(arr, module, value_name(name), dtype=dtype)
     op = b.create("onnx.Constant", [], [attr.type], {"value": attr}, NameLoc(name))
-    op.results[0].name = _value_name(name)
+    op.results[0].name = value_name(name)
     return op.results[0]
 
 
@@ -371,5 +377,5 @@ def _import_node(b: Builder, ctx: Context, module: Module, node: Any, opdef: Any
                built if isinstance(built, tuple) else (built,))
     for o, r in zip(outs, results):
         if o:
-            r.name = _value_name(o)
+            r.name = value_name(o)
             env[o] = r
