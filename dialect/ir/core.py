@@ -40,7 +40,7 @@ from tdflow.dialect.types import FunctionType, TensorType
 
 Type = TensorType | FunctionType | str
 
-__all__ = ["Block", "FuncOp", "Location", "Module", "Operation", "Type", "UNKNOWN_LOC", "Value",
+__all__ = ["Block", "FuncOp", "Location", "Module", "NameLoc", "Operation", "Type", "UNKNOWN_LOC", "Value",
            "RETURN", "FUNC", "JOB", "FUNC_KINDS"]
 
 #: Name of the terminator of every function body.
@@ -90,6 +90,22 @@ class Location:
 #: Location of IR built from Python without a source position.
 UNKNOWN_LOC = Location("<unknown>", 0, 0)
 
+
+
+class NameLoc(Location):
+    """MLIR's ``loc("name")``: a named location (an ONNX node's name), no file position.
+
+    >>> str(NameLoc("conv1")), NameLoc("conv1").line
+    ('conv1', 0)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, 0, 0)
+
+    def __str__(self) -> str:
+        return self.file
 
 class Value:
     """An SSA value: a result of an operation or an argument of a block.
@@ -453,7 +469,7 @@ class Module:
     """
 
     __slots__ = ("funcs", "loc", "name", "attributes", "parse_diagnostics", "placeholder_locs",
-                 "forward_use_locs", "resources")
+                 "forward_use_locs", "resources", "value_names")
 
     def __init__(self, funcs: Iterable[FuncOp] = (), loc: Location | None = None) -> None:
         self.funcs: list[FuncOp] = []
@@ -468,6 +484,8 @@ class Module:
         #: The blobs of ``dense_resource`` constants (name -> ``"0x..."`` text, as written in the
         #: file's ``{-# dialect_resources: { builtin: {...} } #-}`` section, which prints back).
         self.resources: dict[str, str] = {}
+        # print op results by their names (an imported model's value names) instead of numbers
+        self.value_names = False
         for f in funcs:
             self.add(f)
 

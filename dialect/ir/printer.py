@@ -4,7 +4,9 @@ Operations always print in MLIR's generic form; ``func.func`` and ``return`` pri
 custom form unless ``generic=True`` (then the whole module is what ``mlir-opt
 --mlir-print-op-generic`` would accept). Op results are numbered ``%0, %1, ...`` per function
 (``%0:2`` and ``%0#1`` for several results); function arguments keep their names when they
-have valid, unique ones, else ``%arg0, %arg1, ...``. Printing then parsing gives an equal module.
+have valid, unique ones, else ``%arg0, %arg1, ...``; a module with ``value_names`` set (an
+imported ONNX model) keeps its single results' names too. Printing then parsing gives an equal
+module.
 
 >>> from tdflow.dialect.ir.parser import parse_module
 >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {'
@@ -30,7 +32,16 @@ from tdflow.dialect.ir.attrs import (
     attr_name,
     escape_string,
 )
-from tdflow.dialect.ir.core import FUNC_KINDS, RETURN, FuncOp, Location, Module, Operation, Value
+from tdflow.dialect.ir.core import (
+    FUNC_KINDS,
+    RETURN,
+    FuncOp,
+    Location,
+    Module,
+    NameLoc,
+    Operation,
+    Value,
+)
 from tdflow.dialect.types import FunctionType
 
 __all__ = ["print_module", "print_func", "print_op", "print_type"]
@@ -50,13 +61,16 @@ def _symbol(name: str) -> str:
 
 
 def _loc_str(loc: Location) -> str:
+    if isinstance(loc, NameLoc):
+        return f" loc({escape_string(loc.file)})"
     return f" loc({escape_string(loc.file)}:{loc.line}:{loc.col})" if loc.line > 0 else ""
 
 
 class _Printer:
-    __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names")
+    __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names", "value_names")
 
-    def __init__(self, generic: bool, locs: bool) -> None:
+    def __init__(self, generic: bool, locs: bool, value_names: bool = False) -> None:
+        self.value_names = value_names
         self.generic = generic
         self.locs = locs
         self.out: list[str] = []
@@ -156,11 +170,19 @@ class _Printer:
                 names[a] = f"%arg{i}"
                 used.add(f"arg{i}")
         n = 0
+        if self.value_names:  # a named result keeps its name when no other value has it
+            for op in f.body:
+                for r in op.results[:1] if len(op.results) == 1 else ():
+                    if r.name and _ARG_NAME.match(r.name) and not _DIGITS.match(r.name) \
+                            and r.name not in used:
+                        names[r] = "%" + r.name
+                        used.add(r.name)
         for op in f.body:
             results = op.results
             if len(results) == 1:
-                names[results[0]] = f"%{n}"
-                n += 1
+                if results[0] not in names:
+                    names[results[0]] = f"%{n}"
+                    n += 1
             elif results:
                 for j, r in enumerate(results):
                     names[r] = f"%{n}#{j}"
@@ -229,7 +251,7 @@ def _use(names: dict[Value, str], v: Value) -> str:
 def print_module(module: Module, generic: bool = False, locs: bool = False) -> str:
     """The module as text. ``generic=True`` also prints ``func.func``/``return`` generically;
     ``locs=True`` adds ``loc("file":line:col)`` trailers."""
-    p = _Printer(generic, locs)
+    p = _Printer(generic, locs, getattr(module, "value_names", False))
     wrap = bool(module.attributes) or module.name is not None
     if wrap:
         name = f" {_symbol(module.name)}" if module.name is not None else ""

@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lower", action="store_true",
                    help="print the tdflow.* program the model lowers to instead")
     p.add_argument("-o", dest="output", default="-", metavar="OUT", help="write to OUT")
+    p.add_argument("--no-locs", action="store_true",
+                   help="leave out the loc(\"node name\") of each op")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,5 +32,5 @@ def run(args: argparse.Namespace) -> int:
     from .programs import load_onnx
 
     module = load_onnx(args.model, lower=args.lower)
-    write_output(print_module(module), args.output)
+    write_output(print_module(module, locs=not args.no_locs), args.output)
     return 0

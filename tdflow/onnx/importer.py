@@ -19,8 +19,8 @@ of the wrong type, shapes that contradict the data.
 >>> m = import_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
 >>> print(m, end="")
 func.func @g(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  %0 = "onnx.Relu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %0 : tensor<2x3xf32>
+  %y = "onnx.Relu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
 }
 """
 
@@ -35,7 +35,7 @@ from tdflow.dialect.attr_convert import to_attr
 from tdflow.dialect.builder import op_method
 from tdflow.dialect.context import Context, load_ops
 from tdflow.dialect.ir.builder import Builder
-from tdflow.dialect.ir.core import Location, Module
+from tdflow.dialect.ir.core import Module, NameLoc
 from tdflow.dialect.ir.elements import elements_attr
 from tdflow.dialect.types import TensorType
 
@@ -64,17 +64,6 @@ class OnnxImportError(LoweringError):
         head = f"{self.source}: " if self.source else ""
         return "\n".join(f"{head}error: {p}" for p in self.problems)
 
-
-class NameLoc(Location):
-    """MLIR's ``loc("name")``: an ONNX node's name as the op's location."""
-
-    __slots__ = ()
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name, 0, 0)
-
-    def __str__(self) -> str:
-        return self.file
 
 
 @functools.lru_cache(maxsize=1)
@@ -221,6 +210,7 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
         raise OnnxImportError(source, problems)
 
     module = Module()
+    module.value_names = True  # print ONNX's value names, not numbers
     b = Builder(module)
     env: dict[str, Any] = {}
     with b.func(value_name(func_name or g.name or "main"), arg_types, None,

@@ -29,7 +29,9 @@ def test_printed_program_reparses_verifies_and_keeps_the_weights():
     module = import_model(m)
     text = str(module)
     assert '"onnx.Gemm"' in text and "dense_resource<w1>" in text  # big weights as blobs
+    assert "%w1 = " in text and "%logits = " in text  # ONNX's value names
     again = parse_module(text, "imported.mlir")
+    again.value_names = True  # a print option of the module: parsing keeps the names
     assert str(again) == text
     ctx = onnx_context()
     assert [d for d in verify_module(again, ctx) if d.severity == "error"] == []
