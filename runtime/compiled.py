@@ -37,11 +37,12 @@ def module_loader(source: Any) -> Callable[[], Any]:
     """
     import os
 
-    from tdflow.dialect.ir import Module, parse_file, parse_module, print_module
+    from tdflow.dialect.ir import Module, parse_file, parse_module
 
     if isinstance(source, Module):
-        text = print_module(source)
-        return lambda: parse_module(text, "<module>")
+        # a deep copy per call (passes rewrite the program), not a print and parse: an imported
+        # model's weights would go through megabytes of hex text
+        return source.clone
     if isinstance(source, os.PathLike):
         path = os.fspath(source)
         return lambda: parse_file(path)

@@ -46,7 +46,7 @@ from typing import Any
 __all__ = [
     "Attribute", "BoolAttr", "IntegerAttr", "FloatAttr", "StringAttr", "ArrayAttr",
     "DenseArrayAttr", "TypeAttr", "UnitAttr", "UNIT", "DictAttr", "SymbolRefAttr",
-    "OpaqueAttr", "DenseElementsAttr", "DenseResourceAttr", "blob_bytes", "element_bytes",
+    "OpaqueAttr", "DenseElementsAttr", "DenseResourceAttr", "blob_bytes", "blob_text", "element_bytes",
     "to_python", "format_float", "round_float", "escape_string", "print_attr_dict",
     "attr_name", "INT_TYPES_RE", "FLOAT_TYPES", "int_range",
 ]
@@ -419,22 +419,41 @@ def element_bytes(dtype: str) -> int | None:
     return struct.calcsize("<" + code) if code else None
 
 
-def blob_bytes(hex_text: str) -> bytes:
+def blob_bytes(blob: str | bytes) -> bytes | memoryview:
     """The data of a ``dialect_resources`` blob: ``"0x"`` then hex, whose first 4 bytes are the
-    alignment (little-endian u32, as MLIR writes it); raises ``ValueError`` for malformed text.
+    alignment (little-endian u32, as MLIR writes it), or those bytes themselves (blobs a
+    program made rather than parsed stay binary: no hex round trip for a model's weights);
+    raises ``ValueError`` for malformed text.
 
     >>> blob_bytes("0x040000000000803F").hex()
     '0000803f'
+    >>> bytes(blob_bytes(b"\\x04\\x00\\x00\\x00\\x00\\x00\\x80?"))
+    b'\\x00\\x00\\x80?'
     """
-    if not hex_text.startswith("0x"):
+    if isinstance(blob, (bytes, bytearray, memoryview)):
+        if len(blob) < 4:
+            raise ValueError("a blob starts with its 4-byte alignment, then the data")
+        return memoryview(blob)[4:]
+    if not blob.startswith("0x"):
         raise ValueError("a blob is hexadecimal text starting with '0x'")
     try:
-        raw = bytes.fromhex(hex_text[2:])
+        raw = bytes.fromhex(blob[2:])
     except ValueError:
         raise ValueError("a blob holds an even number of hexadecimal digits after '0x'") from None
     if len(raw) < 4:
         raise ValueError("a blob starts with its 4-byte alignment (e.g. 0x04000000), then the data")
     return raw[4:]
+
+
+def blob_text(blob: str | bytes) -> str:
+    """A blob as the file's ``"0x..."`` text (quotes included).
+
+    >>> blob_text(b"\\x04\\x00\\x00\\x00\\x01"), blob_text("0x0400000001")
+    ('"0x0400000001"', '"0x0400000001"')
+    """
+    if isinstance(blob, (bytes, bytearray, memoryview)):
+        return '"0x' + bytes(blob).hex().upper() + '"'
+    return escape_string(blob)
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,7 +462,7 @@ class DenseResourceAttr(Attribute):
     file's ``{-# dialect_resources: { builtin: { w: "0x04000000..." } } #-}`` section.
 
     ``resources`` is the module's blob table (``module.resources``: name -> hex text, kept as
-    written); ``value`` decodes the elements like :class:`DenseElementsAttr`'s (a splat when all
+    written, or the bytes of a blob a program made); ``value`` decodes the elements like :class:`DenseElementsAttr`'s (a splat when all
     are equal), ``as_dense()`` gives that attribute. Equality is by name and type: the blobs
     are compared with the module.
 

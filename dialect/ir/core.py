@@ -483,7 +483,7 @@ class Module:
         self.forward_use_locs: dict[Operation, Location] = {}
         #: The blobs of ``dense_resource`` constants (name -> ``"0x..."`` text, as written in the
         #: file's ``{-# dialect_resources: { builtin: {...} } #-}`` section, which prints back).
-        self.resources: dict[str, str] = {}
+        self.resources: dict[str, str | bytes] = {}
         # print op results by their names (an imported model's value names) instead of numbers
         self.value_names = False
         for f in funcs:
@@ -517,6 +517,8 @@ class Module:
         m = Module([f.clone() for f in self.funcs], self.loc)
         m.name = self.name
         m.attributes = dict(self.attributes)
+        m.resources = self.resources  # blobs never change: the copy's attributes share them
+        m.value_names = self.value_names
         return m
 
     @property

@@ -127,5 +127,5 @@ def elements_attr(array: Any, module: Any = None, name: str | None = None,
     while name in module.resources:  # names are unique in a module
         name = f"{base}_{k}"
         k += 1
-    module.resources[name] = "0x04000000" + data.hex().upper()
+    module.resources[name] = b"\x04\x00\x00\x00" + data  # alignment 4, then the data
     return DenseResourceAttr(t, name, module.resources)

@@ -30,6 +30,7 @@ from tdflow.dialect.ir.attrs import (
     TypeAttr,
     UnitAttr,
     attr_name,
+    blob_text,
     escape_string,
 )
 from tdflow.dialect.ir.core import (
@@ -264,7 +265,7 @@ def print_module(module: Module, generic: bool = False, locs: bool = False) -> s
     if wrap:
         p.out.append("}\n")
     if module.resources:  # as mlir-opt prints them: after the module
-        blobs = ",\n".join(f"      {attr_name(k)}: {escape_string(v)}"
+        blobs = ",\n".join(f"      {attr_name(k)}: {blob_text(v)}"
                            for k, v in module.resources.items())
         p.out.append(f"\n{{-#\n  dialect_resources: {{\n    builtin: {{\n{blobs}\n    }}\n  }}\n#-}}\n")
     return "".join(p.out)

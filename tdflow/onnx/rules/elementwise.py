@@ -13,7 +13,7 @@ from tdflow.dialect.types import FLOAT_DTYPES
 
 from ..extra import ONNX_DTYPES
 from .api import Lowerer, Node, rule
-from .common import cast
+from .common import cast, reshape
 
 _BINARY = {
     "Add": "tdflow.broadcast_add", "Sub": "tdflow.broadcast_sub",
@@ -176,6 +176,10 @@ def thresholded_relu(cx: Lowerer, n: Node) -> list:
 @rule("PRelu")
 def prelu(cx: Lowerer, n: Node) -> list:
     x, slope = n.input(0), n.input(1)
+    xs, ss = cx.shape_of(x), cx.shape_of(slope)
+    if n.version < 7 and len(ss) == 1 and len(xs) > 2 and ss[0] == xs[1] != xs[-1]:
+        # before opset 7 a 1-D slope is one value per channel (axis 1)
+        slope = reshape(cx, slope, [ss[0]] + [1] * (len(xs) - 2))
     return [_select_positive(cx, x, cx.op("tdflow.broadcast_mul", [x, slope]))]
 
 
