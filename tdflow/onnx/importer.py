@@ -152,24 +152,26 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
     proto, source = load_model(model, source)
     ctx = ctx or onnx_context()
     problems: list[str] = []
+    skeleton = _skeleton(proto)
     try:
-        onnx.checker.check_model(proto)
+        onnx.checker.check_model(skeleton)
     except onnx.checker.ValidationError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
         raise OnnxImportError(source, [f"the model fails ONNX's checker: {first}"]) from None
     opsets = {o.domain: o.version for o in proto.opset_import}
     opset = next((opsets[d] for d in DEFAULT_DOMAINS if d in opsets), None)
     try:
-        inferred = onnx.shape_inference.infer_shapes(proto, check_type=True, strict_mode=True,
-                                                     data_prop=True)
+        inferred = onnx.shape_inference.infer_shapes(skeleton, check_type=True,
+                                                     strict_mode=True, data_prop=True)
     except Exception as exc:  # noqa: BLE001 - onnx raises InferenceError and plain errors
         msg = str(exc).strip().splitlines()
         raise OnnxImportError(source, [f"shape inference failed: "
                                        f"{msg[-1] if msg else type(exc).__name__}"]) from None
-    g = inferred.graph
     types: dict[str, Any] = {}
-    for vi in list(g.input) + list(g.value_info) + list(g.output):
+    for vi in list(inferred.graph.input) + list(inferred.graph.value_info) + \
+            list(inferred.graph.output):
         types[vi.name] = vi.type
+    g = proto.graph
 
     inits = {t.name: t for t in g.initializer}
     args = [vi for vi in g.input if vi.name not in inits]
@@ -233,6 +235,32 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
             raise OnnxImportError(source, problems)
         b.ret(*outs)
     return module
+
+
+#: initializers with more elements than this are checked and inferred as typed graph inputs
+_BIG_INITIALIZER = 4096
+
+
+def _skeleton(proto: Any) -> Any:
+    """``proto`` with its big initializers turned into typed graph inputs: ONNX's checker and
+    shape inference serialize the whole model (seconds for ResNet-50's weights), and only
+    small initializers (shapes, axes) carry values that inference uses."""
+    import math
+
+    onnx = require_onnx()
+    big = [t for t in proto.graph.initializer if math.prod(t.dims) > _BIG_INITIALIZER]
+    if not big:
+        return proto
+    sk = onnx.ModelProto()
+    sk.CopyFrom(proto)
+    names = {t.name for t in big}
+    keep = [t for t in sk.graph.initializer if t.name not in names]
+    del sk.graph.initializer[:]
+    sk.graph.initializer.extend(keep)
+    listed = {vi.name for vi in sk.graph.input}
+    sk.graph.input.extend(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                          for t in big if t.name not in listed)
+    return sk
 
 
 def initializers(model: Any) -> dict[str, Any]:
