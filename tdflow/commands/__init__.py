@@ -18,6 +18,9 @@ def run_command(args) -> int:
 
     module = importlib.import_module(f"tdflow.commands.{args.command.replace('-', '_')}")
     try:
+        from .programs import register_library_hooks
+
+        register_library_hooks(args)
         return int(module.run(args) or 0)
     except KeyboardInterrupt:
         return 130

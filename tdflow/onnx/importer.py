@@ -68,7 +68,10 @@ class OnnxImportError(LoweringError):
 
 @functools.lru_cache(maxsize=1)
 def onnx_context() -> Context:
-    """The standard ops plus the ``onnx`` dialect, loaded once."""
+    """The standard ops plus the ``onnx`` dialect (its inference hooks registered), loaded
+    once."""
+    from . import infer  # noqa: F401 - registers the hooks
+
     return load_ops(ONNX_TD)
 
 
@@ -152,14 +155,38 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
     proto, source = load_model(model, source)
     ctx = ctx or onnx_context()
     problems: list[str] = []
+    opsets = {o.domain: o.version for o in proto.opset_import}
+    opset = next((opsets[d] for d in DEFAULT_DOMAINS if d in opsets), None)
+    g = proto.graph
+    # ops and domains first: ONNX's checker would stop at the first, without its node
+    resolved: list[tuple[Any, Any, int]] = []
+    for i, node in enumerate(g.node):
+        where = f"node '{node.name or f'#{i}'}' ({node.op_type})"
+        if node.domain not in DEFAULT_DOMAINS:
+            problems.append(f"{where}: domain '{node.domain}' is not supported (only the "
+                            f"default ONNX domain is)")
+            continue
+        if opset is None:
+            problems.append(f"{where}: the model imports no opset of the default domain")
+            continue
+        r = resolve_op(node.op_type, opset)
+        if r is None:
+            problems.append(f"{where}: ONNX opset {opset} has no op '{node.op_type}'")
+            continue
+        opdef = ctx.lookup(f"onnx.{r[0]}")
+        if opdef is None:
+            problems.append(f"{where}: op {node.op_type} (opset {opset}, version {r[1]}) is "
+                            f"not in the onnx dialect")
+            continue
+        resolved.append((node, opdef, r[1]))
+    if problems:
+        raise OnnxImportError(source, problems)
     skeleton = _skeleton(proto)
     try:
         onnx.checker.check_model(skeleton)
     except onnx.checker.ValidationError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
         raise OnnxImportError(source, [f"the model fails ONNX's checker: {first}"]) from None
-    opsets = {o.domain: o.version for o in proto.opset_import}
-    opset = next((opsets[d] for d in DEFAULT_DOMAINS if d in opsets), None)
     try:
         inferred = onnx.shape_inference.infer_shapes(skeleton, check_type=True,
                                                      strict_mode=True, data_prop=True)
@@ -188,26 +215,6 @@ def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
             t = TensorType(None, "f32")
         arg_types.append(t)
 
-    resolved: list[tuple[Any, Any, int]] = []
-    for i, node in enumerate(g.node):
-        where = f"node '{node.name or f'#{i}'}' ({node.op_type})"
-        if node.domain not in DEFAULT_DOMAINS:
-            problems.append(f"{where}: domain '{node.domain}' is not supported (only the "
-                            f"default ONNX domain is)")
-            continue
-        if opset is None:
-            problems.append(f"{where}: the model imports no opset of the default domain")
-            continue
-        r = resolve_op(node.op_type, opset)
-        if r is None:
-            problems.append(f"{where}: ONNX opset {opset} has no op '{node.op_type}'")
-            continue
-        opdef = ctx.lookup(f"onnx.{r[0]}")
-        if opdef is None:
-            problems.append(f"{where}: op {node.op_type} (opset {opset}, version {r[1]}) is "
-                            f"not in the onnx dialect")
-            continue
-        resolved.append((node, opdef, r[1]))
     if problems:
         raise OnnxImportError(source, problems)
 

@@ -19,9 +19,12 @@ def ONNX_Dialect : Dialect {
 
 // Every ONNX op: `onnxName` and `sinceVersion` name the schema it was generated from. ONNX ops
 // are lowered onto tdflow's (tdflow/onnx/rules/) before any pass: LoweredFirst says their
-// gradients are their lowerings'.
+// gradients are their lowerings'. Their result types are inferred by ONNX's shape inference.
 class ONNX_Op<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits # [LoweredFirst]> {
   let opDialect = ONNX_Dialect;
+  // one hook for every op: ONNX's own shape inference (tdflow/onnx/infer.py)
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_data_type_infer_fn = 1;
   string onnxName = "";
   int sinceVersion = 0;
 }

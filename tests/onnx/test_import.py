@@ -72,7 +72,7 @@ def test_unknown_op_and_domain_are_reported_together_with_node_names():
     with pytest.raises(OnnxImportError) as e:
         import_model(m)
     text = e.value.render()
-    assert "n1" in text or "NoSuchOp" in text
+    assert "node 'n1' (NoSuchOp)" in text and "node 'n2' (Foo)" in text  # both, at once
     assert "error:" in text
 
 
