@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .api import Lowerer, Node, rule
-from .common import reshape, transpose
+from .common import cast, reshape, transpose
 
 
 # -- padding and sizes -------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def pool_out_size(size: int, k: int, pb: int, pa: int, s: int, d: int, ceil: boo
 
 def pad_value(cx: Lowerer, x: Any, before: Sequence[int], after: Sequence[int],
               value: float, first: int = 2) -> Any:
-    """``x`` padded with ``value`` on the axes from ``first`` on (``after`` < 0 crops)."""
+    """``x`` padded with ``value`` on the axes from ``first`` on (a negative count crops)."""
     dt = cx.type_of(x).dtype
     from tdflow.dialect.types import DTYPES
 
@@ -92,13 +92,15 @@ def pad_value(cx: Lowerer, x: Any, before: Sequence[int], after: Sequence[int],
     for i, (b, a) in enumerate(zip(before, after)):
         ax = first + i
         shape = list(cx.shape_of(x))
-        if a < 0:
+        if a < 0 or b < 0:
+            start = [0] * len(shape)
             stop = shape.copy()
-            stop[ax] += a
-            x = cx.op("tdflow.slice", [x], {"start": [0] * len(shape), "stop": stop,
+            start[ax] = max(-b, 0)
+            stop[ax] += min(a, 0)
+            x = cx.op("tdflow.slice", [x], {"start": start, "stop": stop,
                                             "step": [1] * len(shape)})
-            shape = stop
-            a = 0
+            shape = [e - st for st, e in zip(start, stop)]
+            a, b = max(a, 0), max(b, 0)
         parts = []
         for cnt in (b, a):
             if cnt > 0:
@@ -177,10 +179,10 @@ def conv_transpose(cx: Lowerer, n: Node) -> list:
     if out_shape:
         out_shape = [int(t) for t in out_shape][-nd:]
         total = [f - o for f, o in zip(full, out_shape)]
-        if auto == "SAME_LOWER":
-            before = [t - t // 2 for t in total]
-        else:
+        if auto == "SAME_UPPER":
             before = [t // 2 for t in total]
+        else:
+            before = [t - t // 2 for t in total]
         after = [t - b for t, b in zip(total, before)]
     elif auto in ("SAME_UPPER", "SAME_LOWER"):
         total = [f - i * st for f, i, st in zip(full, xs[2:], s)]
@@ -216,13 +218,6 @@ def conv_transpose(cx: Lowerer, n: Node) -> list:
         ys = cx.shape_of(y)
         y = reshape(cx, y, [ys[0], ys[1], ys[3]])
     return [y]
-
-
-def _crop(cx: Lowerer, x: Any, before: Sequence[int], after: Sequence[int]) -> Any:
-    shape = list(cx.shape_of(x))
-    start = [0, 0] + list(before)
-    stop = shape[:2] + [sz - a for sz, a in zip(shape[2:], after)]
-    return cx.op("tdflow.slice", [x], {"start": start, "stop": stop, "step": [1] * len(shape)})
 
 
 # -- pooling ----------------------------------------------------------------------------------
@@ -264,14 +259,24 @@ def _to_2d(cx: Lowerer, x: Any, xs) -> Any:
     return reshape(cx, x, [xs[0], xs[1], 1, xs[2]])
 
 
+_POOL_DTYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
+
+
+def _retyped(n: Node, x: Any) -> Node:
+    return Node(n.op_type, n.version, n.name, [x, *n.inputs[1:]], n.attrs, n.num_outputs,
+                n.output_types)
+
+
 @rule("MaxPool")
 def max_pool(cx: Lowerer, n: Node) -> list:
     x = n.input(0)
     xs = cx.shape_of(x)
     nd, k, s, d, before, after, ceil, out = _pool_geometry(cx, n, xs)
     want_idx = n.num_outputs > 1
-    if want_idx and int(n.attrs.get("storage_order") or 0):
-        cx.unsupported("storage_order = 1 (column-major Indices)")
+    dt = cx.type_of(x).dtype
+    if dt not in _POOL_DTYPES:  # the kernels hold these; order is kept by the widening
+        y = max_pool(cx, _retyped(n, cast(cx, x, "i64" if dt.startswith("ui") else "i32")))
+        return [cast(cx, y[0], dt), *y[1:]]
     if nd in (1, 2) and _native_ok(k, before, after):
         x2 = _to_2d(cx, x, xs) if nd == 1 else x
         one = [1] if nd == 1 else []
@@ -285,6 +290,10 @@ def max_pool(cx: Lowerer, n: Node) -> list:
         if not want_idx:
             return [y]
         plane = math.prod(xs[2:])
+        if int(n.attrs.get("storage_order") or 0):  # column-major: h*W + w -> w*H + h
+            hw = np.arange(plane, dtype=np.int64).reshape(xs[2:])
+            col = np.moveaxis(hw, -1, 0).reshape(-1).argsort().astype(np.int64)
+            idx = cx.op("tdflow.gather", [cx.constant(col), idx], {"axis": 0})
         off = (np.arange(xs[0] * xs[1], dtype=np.int64) * plane).reshape(
             [xs[0], xs[1]] + [1] * nd)
         return [y, cx.op("tdflow.broadcast_add", [idx, cx.constant(off)])]
@@ -417,16 +426,19 @@ def lrn(cx: Lowerer, n: Node) -> list:
 
 
 # -- Resize -----------------------------------------------------------------------------------
-def _coord(mode: str, o: np.ndarray, scale: float, length: int, out: int,
+def _coord(mode: str, o: np.ndarray, scale: float, length: int, out_int: int,
            roi: tuple[float, float]) -> np.ndarray:
+    """Input coordinates of outputs ``o`` (onnx's formulas; ``out`` is ``scale * length``,
+    not rounded)."""
+    out = scale * length
     if mode == "half_pixel":
         return (o + 0.5) / scale - 0.5
     if mode == "half_pixel_symmetric":
-        adj = out / (scale * length)
+        adj = out_int / out
         center = length / 2
         return center * (1 - adj) + (o + 0.5) / scale - 0.5
     if mode == "pytorch_half_pixel":
-        return (o + 0.5) / scale - 0.5 if out > 1 else np.zeros_like(o)
+        return (o + 0.5) / scale - 0.5 if out > 1 else np.full_like(o, -0.5)
     if mode == "align_corners":
         return np.zeros_like(o) if out == 1 else o * (length - 1) / (out - 1)
     if mode == "asymmetric":
@@ -435,7 +447,7 @@ def _coord(mode: str, o: np.ndarray, scale: float, length: int, out: int,
         a, b = roi
         if out > 1:
             return a * (length - 1) + o * (b - a) * (length - 1) / (out - 1)
-        return np.full_like(o, 0.5 * (a + b) * (length - 1))
+        return np.full_like(o, (b - a) * (length - 1) / 2 + a * (length - 1))
     raise ValueError(mode)
 
 
@@ -476,22 +488,31 @@ def interp_matrix(length: int, out: int, scale: float, mode: str, ctm: str,
     if mode == "nearest":
         idx = np.clip(_nearest(xo, nearest_mode).astype(np.int64), 0, length - 1)
         m[rows, idx] = 1.0
-    else:
-        support = 1 if mode == "linear" else 2
+    else:  # onnx's reference: base = ceil(x) - 1, taps base + i, edge-clamped
         ss = min(scale, 1.0) if antialias else 1.0
-        reach = int(math.ceil(support / ss))
-        base = np.floor(xo).astype(np.int64)
-        for j in range(-reach + 1, reach + 1):
-            src = base + j
-            dist = (xo - src) * ss
-            wgt = np.maximum(0.0, 1 - np.abs(dist)) if mode == "linear" else _cubic(dist, cubic_a)
-            ok = (src >= 0) & (src < length)
-            if exclude_outside or antialias:
-                wgt = np.where(ok, wgt, 0.0)
+        base = np.ceil(xo).astype(np.int64) - 1
+        r = xo - base
+        if mode == "linear":
+            start = int(np.floor(-1 / ss) + 1)
+            taps = range(start, 2 - start)
+        else:
+            start = int(np.floor(-2 / ss) + 1)
+            taps = range(start, 2 - start)
+        wts = []
+        for i in taps:
+            dist = ss * (i - r)
+            wts.append(np.clip(1 - np.abs(dist), 0, 1) if mode == "linear"
+                       else _cubic(dist, cubic_a))
+        tot = np.sum(wts, axis=0)
+        for i, wgt in zip(taps, wts):
+            src = base + i
+            wgt = wgt / tot
+            if exclude_outside:
+                wgt = np.where((src >= 0) & (src < length), wgt, 0.0)
             np.add.at(m, (rows, np.clip(src, 0, length - 1)), wgt)
-        if antialias or exclude_outside:
-            tot = m.sum(axis=1, keepdims=True)
-            m = m / np.where(tot == 0, 1, tot)
+        if exclude_outside:
+            t2 = m.sum(axis=1, keepdims=True)
+            m = m / np.where(t2 == 0, 1, t2)
     m[~inside] = 0.0
     return m, inside
 
