@@ -84,6 +84,15 @@ def test_conv_2d_asymmetric_groups_dilations(attrs):
 
 
 @pytest.mark.parametrize("attrs", [
+    {"pads": [1, 0, 1, 2, 1, 0], "dilations": [2, 1, 1], "strides": [1, 2, 1], "group": 2},
+    {"auto_pad": "SAME_UPPER", "strides": [2, 1, 2]},
+])
+def test_conv_3d(attrs):
+    _check("Conv", [("x", _r(2, 4, 7, 6, 5))], attrs,
+           consts=[("w", _r(6, 4 // attrs.get("group", 1), 3, 2, 3)), ("b", _r(6))])
+
+
+@pytest.mark.parametrize("attrs", [
     {"strides": [2], "pads": [1, 0], "output_padding": [1]},
     {"strides": [3], "dilations": [2], "auto_pad": "SAME_LOWER"},
 ])

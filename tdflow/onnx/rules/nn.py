@@ -136,8 +136,11 @@ def conv(cx: Lowerer, n: Node) -> list:
     d = _ints(n.attrs.get("dilations"), nd, 1)
     g = int(n.attrs.get("group") or 1)
     before, after = _pads(cx, n, xs[2:], k, s, d)
-    if nd not in (1, 2):
-        cx.unsupported(f"{nd}-D convolution (tdflow has conv2d; 1-D is reshaped to 2-D)")
+    if nd == 3:
+        return [_conv3d(cx, n, x, w, k, s, d, g, before, after)]
+    if nd != 2 and nd != 1:
+        cx.unsupported(f"{nd}-D convolution (tdflow has conv2d; 1-D is reshaped to 2-D, "
+                       f"3-D composed from 2-D ones)")
     if nd == 1:
         x = reshape(cx, x, [xs[0], xs[1], 1, xs[2]])
         w = reshape(cx, w, [ws[0], ws[1], 1, ws[2]])
@@ -153,6 +156,36 @@ def conv(cx: Lowerer, n: Node) -> list:
         ys = cx.shape_of(y)
         y = reshape(cx, y, [ys[0], ys[1], ys[3]])
     return [y]
+
+
+def _conv3d(cx: Lowerer, n: Node, x: Any, w: Any, k, s, d, g, before, after) -> Any:
+    """A 3-D convolution as the sum over the depth taps ``j`` of 2-D convolutions of the
+    depth slices ``j * dilation + stride * t`` (moved into the batch) with ``w[:, :, j]``."""
+    sym = [0] + [min(b, a) for b, a in zip(before[1:], after[1:])]
+    x = pad_value(cx, x, [b - p for b, p in zip(before, sym)],
+                  [a - p for a, p in zip(after, sym)], 0.0)
+    xs, ws = cx.shape_of(x), cx.shape_of(w)
+    nb, c, dp, h, wd = xs
+    o = ws[0]
+    dout = (dp - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    bias = n.inputs[2] if n.has_input(2) else None
+    parts = []
+    for j in range(k[0]):
+        sl = cx.op("tdflow.slice", [x], {
+            "start": [0, 0, j * d[0], 0, 0],
+            "stop": [nb, c, j * d[0] + s[0] * (dout - 1) + 1, h, wd], "step": [1, 1, s[0], 1, 1]})
+        sl = reshape(cx, transpose(cx, sl, [0, 2, 1, 3, 4]), [nb * dout, c, h, wd])
+        wj = cx.op("tdflow.slice", [w], {"start": [0, 0, j, 0, 0],
+                                         "stop": [o, ws[1], j + 1, ws[3], ws[4]],
+                                         "step": [1] * 5})
+        wj = reshape(cx, wj, [o, ws[1], ws[3], ws[4]])
+        parts.append(cx.op("tdflow.conv2d", [sl, wj, bias if j == 0 else None, None], {
+            "filters": int(o), "padding_before": sym[1:], "data_format": "channels_first",
+            "kernel_size": k[1:], "strides": s[1:], "dilation_rate": d[1:], "groups": g}))
+    y = parts[0] if len(parts) == 1 else cx.op("tdflow.add_n", [parts])
+    ys = cx.shape_of(y)
+    y = reshape(cx, y, [nb, dout, o, ys[2], ys[3]])
+    return transpose(cx, y, [0, 2, 1, 3, 4])
 
 
 @rule("ConvTranspose")
