@@ -101,6 +101,15 @@ def test_conv_transpose_1d(attrs):
                                                                   ("b", _r(3))])
 
 
+@pytest.mark.parametrize("attrs", [
+    {"strides": [2, 1, 3], "pads": [1, 0, 1, 0, 1, 2], "dilations": [2, 1, 1]},
+    {"strides": [3, 2, 1], "output_padding": [1, 1, 0]},
+])
+def test_conv_transpose_3d(attrs):
+    _check("ConvTranspose", [("x", _r(2, 4, 3, 4, 2))], attrs,
+           consts=[("w", _r(4, 3, 3, 2, 2)), ("b", _r(3 * attrs.get("group", 1)))])
+
+
 def test_conv_transpose_2d_asymmetric_pads():
     _check("ConvTranspose", [("x", _r(1, 4, 3, 4))], {"strides": [2, 1],
                                                        "pads": [1, 0, 0, 1]},

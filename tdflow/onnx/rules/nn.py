@@ -194,8 +194,8 @@ def conv_transpose(cx: Lowerer, n: Node) -> list:
     x, w = n.input(0), n.input(1)
     xs, ws = cx.shape_of(x), cx.shape_of(w)
     nd = len(xs) - 2
-    if nd not in (1, 2):
-        cx.unsupported(f"{nd}-D ConvTranspose (tdflow's conv_data_grad is used in 2-D)")
+    if nd not in (1, 2, 3):
+        cx.unsupported(f"{nd}-D ConvTranspose (conv_data_grad is used in 1-D to 3-D)")
     g = int(n.attrs.get("group") or 1)
     k = _ints(n.attrs.get("kernel_shape"), nd, 0) if n.attrs.get("kernel_shape") else \
         list(ws[2:])
@@ -234,12 +234,8 @@ def conv_transpose(cx: Lowerer, n: Node) -> list:
         w = reshape(cx, w, [ws[0], ws[1], 1, ws[2]])
         k, s, d, full = [1] + k, [1] + s, [1] + d, [1] + full
         before, after = [0] + before, [0] + after
-    like = cx.op("tdflow.constant", [], {
-        "floating_value": 0.0, "is_floating_value": True, "dtype": cx.type_of(x).dtype,
-        "shape": [xs[0], m, *full]})
-    y = cx.op("tdflow.conv_data_grad", [x, w, like, None], {
-        "num_spatial_dims": 2, "padding_before": [0, 0], "data_format": "channels_first",
-        "kernel_size": k, "strides": s, "dilation_rate": d, "groups": g})
+    y = _deconv3d(cx, x, w, m, k, s, d, g, full) if nd == 3 else \
+        _deconv2d(cx, x, w, m, k[-2:], s[-2:], d[-2:], g, full[-2:])
     y = pad_value(cx, y, [-b for b in before], [-a for a in after], 0.0) \
         if any(before) or any(after) else y
     if n.has_input(2):
@@ -251,6 +247,38 @@ def conv_transpose(cx: Lowerer, n: Node) -> list:
         ys = cx.shape_of(y)
         y = reshape(cx, y, [ys[0], ys[1], ys[3]])
     return [y]
+
+
+def _deconv2d(cx: Lowerer, x: Any, w: Any, m: int, k, s, d, g, full) -> Any:
+    like = cx.op("tdflow.constant", [], {
+        "floating_value": 0.0, "is_floating_value": True, "dtype": cx.type_of(x).dtype,
+        "shape": [cx.shape_of(x)[0], m, *full]})
+    return cx.op("tdflow.conv_data_grad", [x, w, like, None], {
+        "num_spatial_dims": 2, "padding_before": [0, 0], "data_format": "channels_first",
+        "kernel_size": list(k), "strides": list(s), "dilation_rate": list(d), "groups": g})
+
+
+def _deconv3d(cx: Lowerer, x: Any, w: Any, m: int, k, s, d, g, full) -> Any:
+    """A 3-D transposed convolution (no pads) as the sum over the depth taps ``j`` of 2-D
+    ones of every depth slice (moved into the batch) with ``w[:, :, j]``, each placed at
+    depths ``stride * i + dilation * j`` (zeros interleaved, then shifted)."""
+    nb, c, din, h, wd = cx.shape_of(x)
+    ws = cx.shape_of(w)
+    xb = reshape(cx, transpose(cx, x, [0, 2, 1, 3, 4]), [nb * din, c, h, wd])
+    parts = []
+    for j in range(k[0]):
+        wj = reshape(cx, cx.op("tdflow.slice", [w], {
+            "start": [0, 0, j, 0, 0], "stop": [ws[0], ws[1], j + 1, ws[3], ws[4]],
+            "step": [1] * 5}), [ws[0], ws[1], ws[3], ws[4]])
+        z = _deconv2d(cx, xb, wj, m, k[1:], s[1:], d[1:], g, full[1:])
+        z = reshape(cx, z, [nb, din, 1, m, full[1], full[2]])
+        if s[0] > 1:
+            z = pad_value(cx, z, [0], [s[0] - 1], 0.0, first=2)
+        z = reshape(cx, z, [nb, din * s[0], m, full[1], full[2]])
+        z = pad_value(cx, z, [j * d[0]], [full[0] - j * d[0] - din * s[0]], 0.0, first=1)
+        parts.append(z)
+    y = parts[0] if len(parts) == 1 else cx.op("tdflow.add_n", [parts])
+    return transpose(cx, y, [0, 2, 1, 3, 4])
 
 
 # -- pooling ----------------------------------------------------------------------------------
