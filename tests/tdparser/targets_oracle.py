@@ -47,6 +47,7 @@ class TargetRun:
     ours_error: str = ""
     theirs_text: str | None = None
     ours_text: str | None = None
+    llvm_failure: str = ""
 
 
 @dataclass
@@ -65,6 +66,8 @@ class TargetResult:
 
 
 _LLVM_CACHE: dict[tuple, tuple[dict | None, str | None, float]] = {}
+#: why llvm-tblgen gave no document, per key (its exit status or signal)
+_LLVM_FAILURE: dict[tuple, str] = {}
 
 
 class _LlvmSide:
@@ -102,6 +105,27 @@ class _LlvmSide:
                 self.proc.kill()
         self.thread.join()
 
+    def killed(self) -> bool:
+        """Whether a run was ended by a signal (the kernel's OOM killer, when tdflow's side and
+        the test session's own memory left too little for llvm-tblgen's peak)."""
+        self.thread.join()
+        return any(c < 0 for c in self.codes)
+
+    def rerun_alone(self) -> None:
+        """Run every output again, now that tdflow's side has finished and freed its memory."""
+        self.codes = []
+        self.t0 = time.perf_counter()
+        self._run()
+
+    def failure(self) -> str:
+        """Why llvm-tblgen gave no document: its exit status or the signal that ended it."""
+        bad = [c for c in self.codes if c != 0]
+        if not bad:
+            return "" if len(self.codes) == len(self.outs) else "not run"
+        c = bad[0]
+        return f"killed by signal {-c}" + (" (out of memory?)" if c == -9 else "") if c < 0 \
+            else f"exit status {c}"
+
     def result(self) -> tuple[dict | None, str | None, float]:
         self.thread.join()
         ok = [c == 0 for c in self.codes] + [False] * (len(self.outs) - len(self.codes))
@@ -113,9 +137,12 @@ class _LlvmSide:
 
 
 def run_target(tblgen: str, td: Path, incs: list[str], ours_limit_s: float, *,
-               printed: bool = False) -> TargetRun:
+               printed: bool = False, memo: bool = True) -> TargetRun:
     """Run both tools on ``td`` at the same time; tdflow is stopped after ``ours_limit_s``.
     With ``printed`` both also give their ``--print-records`` text (tdflow from the same parse).
+    ``memo=False`` keeps nothing of llvm-tblgen's outputs for later calls: a target's document
+    is gigabytes as Python objects, and five of them held for the session left too little
+    memory for AMDGPU's llvm-tblgen (16 GB) next to tdflow.
     """
     key = (tblgen, str(td), tuple(incs), printed)
     with tempfile.TemporaryDirectory(prefix="tdflow-target-") as tmp:
@@ -143,11 +170,18 @@ def run_target(tblgen: str, td: Path, incs: list[str], ours_limit_s: float, *,
                 llvm.kill()  # nothing to compare with; do not wait for it
                 _LLVM_CACHE[key] = (None, None, float("nan"))
             else:
+                if llvm.killed():  # both at once did not fit in memory: llvm-tblgen alone
+                    llvm.rerun_alone()
                 _LLVM_CACHE[key] = llvm.result()
+                _LLVM_FAILURE[key] = llvm.failure()
         theirs, theirs_text, llvm_s = _LLVM_CACHE[key]
+        failure = _LLVM_FAILURE.get(key, "")
+        if not memo:
+            del _LLVM_CACHE[key]
+            _LLVM_FAILURE.pop(key, None)
         doc = json.loads(ours_out.read_bytes()) if not error else None
         text = ours_txt.read_text(encoding="utf-8") if printed and not error else None
-    return TargetRun(theirs, doc, llvm_s, ours_s, error, theirs_text, text)
+    return TargetRun(theirs, doc, llvm_s, ours_s, error, theirs_text, text, failure)
 
 
 def compare_target(run: TargetRun, *, limit: int = 10, names_only: bool = False) -> TargetResult:

@@ -63,3 +63,32 @@ def test_json_only_and_time_limit(small_td: Path, llvm_tblgen: str, tmp_path: Pa
     late = run_target(llvm_tblgen, other, [str(tmp_path)], 0.01, printed=True)
     assert late.ours_error == "tdflow did not finish within 0 s"
     assert late.ours is None and late.theirs is None
+
+
+def test_llvm_side_killed_runs_again_alone(small_td: Path, llvm_tblgen: str,
+                                           tmp_path: Path) -> None:
+    """An llvm-tblgen ended by a signal (the OOM killer, when both tools and the test session
+    did not fit in memory together) runs again once tdflow's side is done; one that ends by a
+    signal again is reported with the signal, and ``memo=False`` keeps nothing."""
+    import os
+    import stat
+
+    marker = tmp_path / "killed-once"
+    flaky = tmp_path / "flaky-tblgen"
+    flaky.write_text(f"#!/bin/sh\nif [ ! -e {marker} ]; then touch {marker}; kill -9 $$; fi\n"
+                     f'exec {llvm_tblgen} "$@"\n')
+    flaky.chmod(flaky.stat().st_mode | stat.S_IEXEC)
+    run = run_target(str(flaky), small_td, [str(small_td.parent)], 120, memo=False)
+    assert marker.exists() and run.theirs is not None and run.llvm_failure == ""
+    assert compare_target(run).documents == []
+
+    dying = tmp_path / "dying-tblgen"
+    dying.write_text("#!/bin/sh\nkill -9 $$\n")
+    dying.chmod(dying.stat().st_mode | stat.S_IEXEC)
+    run = run_target(str(dying), small_td, [str(small_td.parent)], 120, memo=False)
+    assert run.theirs is None
+    assert run.llvm_failure == "killed by signal 9 (out of memory?)"
+    from targets_oracle import _LLVM_CACHE
+
+    assert not any(str(dying) == k[0] or str(flaky) == k[0] for k in _LLVM_CACHE)
+    assert os.path.exists(small_td)
