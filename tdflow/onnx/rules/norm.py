@@ -1,4 +1,4 @@
-"""ONNX's normalizations: BatchNormalization (inference), LayerNormalization,
+"""ONNX's normalizations: BatchNormalization (inference and training mode), LayerNormalization,
 InstanceNormalization, GroupNormalization and RMSNormalization."""
 
 from __future__ import annotations
@@ -11,14 +11,43 @@ from .common import norm_axis, reshape
 
 @rule("BatchNormalization")
 def batch_norm(cx: Lowerer, n: Node) -> list:
-    """Inference with the running statistics: ``(x - mean) / sqrt(var + eps) * scale + B``."""
-    if n.attrs.get("training_mode"):
-        cx.unsupported("training_mode = 1 (the running statistics' update) is not supported")
+    """Inference with the running statistics: ``(x - mean) / sqrt(var + eps) * scale + B``;
+    with ``training_mode`` the batch's own statistics (the population variance over every axis
+    but 1) normalise, and the running ones come back updated by ``momentum``."""
     x, scale, bias, mean, var = (n.input(i) for i in range(5))
+    if n.attrs.get("training_mode"):
+        return _batch_norm_training(cx, n, x, scale, bias, mean, var)
     y = cx.ops("tdflow.normalization", [x, mean, var, scale, bias],
                {"axis": 1, "epsilon": float(n.attrs["epsilon"]), "training": False,
                 "momentum": 0.0})
     return [y[0]]
+
+
+def _batch_norm_training(cx: Lowerer, n: Node, x, scale, bias, mean, var) -> list:
+    shape = cx.shape_of(x)
+    axes = [a for a in range(len(shape)) if a != 1]
+    count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    stat = [1] * len(shape)
+    stat[1] = shape[1]
+
+    def batch_mean(v):
+        s = cx.op("tdflow.reduce_sum", [v], {"axis": axes, "keepdims": True})
+        return cx.op("tdflow.broadcast_div", [s, cx.scalar(count, s)])
+
+    m = batch_mean(x)
+    d = cx.op("tdflow.broadcast_sub", [x, m])
+    v = batch_mean(cx.op("tdflow.broadcast_mul", [d, d]))
+    m1, v1 = reshape(cx, m, [shape[1]]), reshape(cx, v, [shape[1]])
+    y = cx.ops("tdflow.normalization", [x, m1, v1, scale, bias],
+               {"axis": 1, "epsilon": float(n.attrs["epsilon"]), "training": False,
+                "momentum": 0.0})[0]
+    k = float(n.attrs["momentum"])
+
+    def running(old, new):
+        return cx.op("tdflow.broadcast_add", [cx.op("tdflow.broadcast_mul", [old, cx.scalar(k, old)]),
+                                             cx.op("tdflow.broadcast_mul", [new, cx.scalar(1 - k, new)])])
+
+    return [y, running(mean, m1), running(var, v1)][:n.num_outputs]
 
 
 @rule("LayerNormalization")

@@ -39,6 +39,26 @@ def _count(cx: Lowerer, x: Any, axes: list[int]) -> int:
     return int(np.prod([shape[a] for a in axes], dtype=np.int64))
 
 
+def _empty_extremum(cx: Lowerer, x: Any, axes: list[int], keep: bool, is_max: bool) -> Any:
+    """ReduceMax/ReduceMin over no elements: the identity of the reduction, as ONNX defines it
+    (the lowest value of the type for a max, ``-inf`` for floats and ``False`` for bool; the
+    highest for a min), in the reduced shape."""
+    from tdflow.dialect.types import DTYPES
+
+    shape = cx.shape_of(x)
+    out = [1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes]
+    dt = cx.type_of(x).dtype
+    np_dt = np.dtype(DTYPES[dt]) if dt != "bf16" else np.dtype(np.float32)
+    if np_dt.kind == "b":
+        fill = not is_max
+    elif np_dt.kind == "f":
+        fill = -np.inf if is_max else np.inf
+    else:
+        info = np.iinfo(np_dt)
+        fill = info.min if is_max else info.max
+    return cx.constant(np.full(out, fill, np_dt), dtype="bf16" if dt == "bf16" else None)
+
+
 def _square(cx: Lowerer, x: Any) -> Any:
     return cx.op("tdflow.broadcast_mul", [x, x])
 
@@ -55,7 +75,7 @@ def reduce(cx: Lowerer, n: Node) -> list:
         axes = []
     if t in ("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"):
         if _count(cx, x, axes) == 0 and axes and t in ("ReduceMax", "ReduceMin"):
-            cx.unsupported(f"{t} over an empty axis")
+            return [_empty_extremum(cx, x, axes, keep, t == "ReduceMax")]
         op = {"ReduceSum": "tdflow.reduce_sum", "ReduceMax": "tdflow.reduce_max",
               "ReduceMin": "tdflow.reduce_min", "ReduceProd": "tdflow.reduce_prod"}[t]
         return [_reduce(cx, op, x, axes, keep)]
