@@ -158,6 +158,9 @@ class _Converter:
                     self.prov[id(new)] = frozenset({name})
             for op in f.body.ops:
                 if op.name == RETURN:
+                    if any(isinstance(self.env[v], list) for v in op.operands):
+                        raise LoweringError("a sequence as a graph output: tdflow functions "
+                                            "return tensors", loc=op.loc)
                     self.b.ret(*[self._ir(self.env[v]) for v in op.operands], loc=op.loc)
                 elif op.name.startswith("onnx."):
                     self._lower(op)

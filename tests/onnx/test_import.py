@@ -122,3 +122,32 @@ def test_unsupported_ops_are_listed_before_anything_runs():
     with pytest.raises(TdflowError) as e:
         convert(module)
     assert "DFT" in str(e.value)
+
+
+def test_sequences_of_known_length_lower_to_their_tensors():
+    """SplitToSequence -> SequenceErase -> SequenceInsert -> ConcatFromSequence(new_axis):
+    the sequence is a list while lowering, so the program is slices and one cat; a sequence
+    that reaches the graph's output is a located error."""
+    from tdflow.onnx.backend import TdflowBackend
+
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["s"], axis=1, keepdims=0),
+             helper.make_node("Constant", [], ["p"], value=helper.make_tensor(
+                 "p", TensorProto.INT64, [], [-2])),
+             helper.make_node("SequenceErase", ["s", "p"], ["s2"]),
+             helper.make_node("SequenceInsert", ["s2", "z"], ["s3"]),
+             helper.make_node("ConcatFromSequence", ["s3"], ["y"], axis=0, new_axis=1),
+             helper.make_node("SequenceLength", ["s3"], ["n"])]
+    m = _graph(nodes, [_vi("x", shape=(2, 3)), _vi("z", shape=(2,))],
+               [_vi("y", shape=(3, 2)), _vi("n", TensorProto.INT64, ())], opset=17)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    z = np.array([7, 8], np.float32)
+    y, n = TdflowBackend.prepare(m).run({"x": x, "z": z})
+    np.testing.assert_array_equal(y, np.stack([x[:, 0], x[:, 2], z]))
+    assert int(n) == 3
+    lowered = str(convert(import_model(m), onnx_context()))
+    assert "onnx." not in lowered and lowered.count('"tdflow.cat"') == 1
+
+    bad = _graph(nodes[:1], [_vi("x", shape=(2, 3))],
+                 [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)])
+    with pytest.raises(TdflowError, match="sequence as a graph output"):
+        TdflowBackend.prepare(bad).run({"x": x})
