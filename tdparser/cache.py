@@ -60,18 +60,27 @@ import os
 import pickle
 import struct
 import time
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .cache_dir import atomic_write, cache_dir, cache_disabled, restricted_loads, usable_dir
+from .cache_dir import (
+    atomic_write,
+    cache_dir,
+    cache_disabled,
+    entry_mac,
+    mac_ok,
+    read_owned,
+    restricted_loads,
+    usable_dir,
+    warn_rejected,
+)
 from .records import RecordKeeper
 
-FORMAT = 1
+FORMAT = 2  # 2: a MAC (cache_dir.entry_mac) instead of a crc32
 MAGIC = b"TDFRK%d\n" % FORMAT
 PRUNE_AFTER_S = 7 * 24 * 3600  # entries of other parser versions unused this long are removed
 RACY_NS = 2_000_000_000  # covers 2 s timestamp granularity (FAT) as well as ext4's ticks
-_HEAD = struct.Struct("<QQI")  # header length, payload length, payload crc32
+_HEAD = struct.Struct("<QQ32s")  # header length, payload length, MAC of header + payload
 
 #: Every class a pickled :class:`RecordKeeper` may name (field values are otherwise plain
 #: ``None``/``int``/``str``/``list``/``tuple``/``dict``, which a pickle builds without naming
@@ -239,24 +248,24 @@ def _read_entry(key: _Key) -> tuple[memoryview, list, tuple, bool] | None:
     """(payload, files, absent, refreshed) of a valid entry, else ``None``.
 
     ``files`` carries fresh stats when ``refreshed`` (the caller should rewrite the entry)."""
-    try:
-        with open(key.path, "rb") as fh:
-            blob = fh.read()
-    except OSError:
+    blob = read_owned(key.path)
+    if blob is None:
         return None
     try:
         if not blob.startswith(MAGIC):
             return None
         pos = len(MAGIC)
-        head_len, payload_len, crc = _HEAD.unpack_from(blob, pos)
+        head_len, payload_len, mac = _HEAD.unpack_from(blob, pos)
         pos += _HEAD.size
-        # marshal builds data (and at most code objects, which nothing here calls); the
-        # header is only compared and unpacked, so a foreign one is just a miss.
-        header = marshal.loads(blob[pos : pos + head_len])
-        pos += head_len
-        payload = memoryview(blob)[pos:]
-        if len(payload) != payload_len:
+        body = memoryview(blob)[pos:]
+        if len(body) != head_len + payload_len:
             return None  # truncated or trailing junk
+        if not mac_ok(mac, body):
+            # not written by tdflow with this cache dir's key: edited, planted or copied in
+            warn_rejected(key.path, "its content is not what tdflow wrote (MAC mismatch)")
+            return None
+        header = marshal.loads(body[:head_len])
+        payload = body[head_len:]
         stored_key, written_ns, files, absent = header
         if stored_key != key.text:
             return None  # hash collision on the entry name, or a foreign file
@@ -264,8 +273,6 @@ def _read_entry(key: _Key) -> tuple[memoryview, list, tuple, bool] | None:
         if refreshed is None:
             return None
         if any(os.path.lexists(p) for p in absent):
-            return None
-        if zlib.crc32(payload) != crc:
             return None
         if not refreshed:
             _mark_used(key.path)
@@ -380,9 +387,10 @@ def _prune(folder: Path) -> None:
 def _write(key: _Key, payload: bytes, files: list, absent: tuple) -> bool:
     entry = key.path
     header = marshal.dumps((key.text, time.time_ns(), tuple(files), tuple(absent)))
-    blob = b"".join(
-        (MAGIC, _HEAD.pack(len(header), len(payload), zlib.crc32(payload)), header, payload)
-    )
+    mac = entry_mac(header, payload)
+    if mac is None:
+        return False
+    blob = b"".join((MAGIC, _HEAD.pack(len(header), len(payload), mac), header, payload))
     # The folder was checked (and created 0700) by usable_dir() when the key was made.
     return atomic_write(entry, blob)
 

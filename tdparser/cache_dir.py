@@ -12,7 +12,13 @@ Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache o
   since whoever can write there could plant an entry;
 * entries are read back with :func:`restricted_loads`, an unpickler that builds only the classes
   a cache names in its allow-list, so even a planted entry cannot run code; anything else is a
-  miss and the entry is rebuilt (:func:`atomic_write`).
+  miss and the entry is rebuilt (:func:`atomic_write`);
+* every entry carries a MAC (:func:`entry_mac`: HMAC-SHA256 under a random key kept in the cache
+  dir, ``.key``, mode 0600) over its bytes, checked before anything in it is used: an entry
+  tdflow did not write here (edited, planted, restored from another machine or user) is a miss
+  and is rebuilt, so a cache can never change a result or run code. Files are opened once,
+  without following a symlink, and their owner and mode are checked on the opened file
+  (:func:`read_owned`). The contract and the tests that hold it: ``docs/caches.md``.
 
 >>> from unittest import mock
 >>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR=tempfile.mkdtemp()):
@@ -23,6 +29,8 @@ Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache o
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import io
 import os
 import pickle
@@ -107,15 +115,23 @@ def usable_dir(*parts: str) -> Path | None:
 
 
 def _ensure_private(folder: Path) -> bool:
-    try:
-        folder.mkdir(parents=True, mode=0o700)
-        # mkdir's mode is masked by the umask, which may also remove our own rights; the folder
-        # is new and ours, so no one else could have entered it in between.
-        os.chmod(folder, 0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return False  # unwritable place: just no caching, as before
+    missing = []
+    parent = folder
+    while not os.path.lexists(parent) and parent.parent != parent:
+        missing.append(parent)
+        parent = parent.parent
+    # Every folder tdflow creates is private, the cache dir's parents included (Path.mkdir's
+    # parents=True would make them with the umask's default mode).
+    for new in reversed(missing):
+        try:
+            new.mkdir(mode=0o700)
+            # mkdir's mode is masked by the umask, which may also remove our own rights; the
+            # folder is new and ours, so no one else could have entered it in between.
+            os.chmod(new, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            return False  # unwritable place: just no caching, as before
     try:
         st = os.stat(folder)
     except OSError:
@@ -201,3 +217,111 @@ def atomic_write(path: Path, data: bytes) -> bool:
             except OSError:
                 pass
         return False
+
+
+def read_owned(path: Path) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file, not a symlink, owned by the current
+    user and not writable by its group or others, all checked on the opened file (no race
+    between a check and the open); ``None`` otherwise or when it cannot be read.
+
+    >>> p = Path(tempfile.mkdtemp()) / "entry"
+    >>> _ = p.write_bytes(b"data"); read_owned(p)
+    b'data'
+    >>> os.chmod(p, 0o666); read_owned(p) is None
+    True
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        uid = os.getuid() if hasattr(os, "getuid") else st.st_uid
+        if (not stat.S_ISREG(st.st_mode) or st.st_uid != uid
+                or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+KEY_NAME = ".key"
+_keys: dict[str, bytes | None] = {}
+
+
+def _secret() -> bytes | None:
+    """This cache dir's MAC key (32 random bytes in ``.key``, mode 0600), made on first use;
+    ``None`` when caching is off or the key cannot be had (then nothing is cached)."""
+    if cache_disabled():
+        return None
+    root = cache_dir()
+    known = _keys.get(str(root), b"")
+    if known != b"":
+        return known
+    key = None
+    if _ensure_private(root):
+        path = root / KEY_NAME
+        for _ in range(2):
+            key = read_owned(path)
+            if key is not None or os.path.lexists(path):
+                break  # ours, or a file we must not trust (a symlink, another owner)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL |
+                             getattr(os, "O_NOFOLLOW", 0), 0o600)
+            except FileExistsError:
+                continue  # another process made it first: read theirs
+            except OSError:
+                break
+            new = os.urandom(32)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(new)
+            key = new
+            break
+        if key is not None and len(key) != 32:
+            key = None
+        if key is None:
+            _warn(str(path), "its MAC key is not a private 32-byte file tdflow made")
+    _keys[str(root)] = key
+    return key
+
+
+def entry_mac(*parts: bytes | memoryview) -> bytes | None:
+    """The MAC (32 bytes) a cache entry made of ``parts`` carries, or ``None`` when entries
+    cannot be sealed (caching off, no key): then nothing is written.
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR=tempfile.mkdtemp()):
+    ...     mac = entry_mac(b"head", b"body"); mac_ok(mac, b"head", b"body"), mac_ok(mac, b"x")
+    (True, False)
+    """
+    key = _secret()
+    if key is None:
+        return None
+    h = hmac.new(key, digestmod=hashlib.sha256)
+    for part in parts:
+        h.update(part)
+    return h.digest()
+
+
+def mac_ok(mac: bytes | memoryview, *parts: bytes | memoryview) -> bool:
+    """Whether ``mac`` is this cache dir's MAC of ``parts`` (compared in constant time)."""
+    want = entry_mac(*parts)
+    return want is not None and hmac.compare_digest(want, bytes(mac))
+
+
+def _warn(what: str, why: str) -> None:
+    if what in _warned:
+        return
+    _warned.add(what)
+    import logging
+
+    logging.getLogger("tdflow.cache").warning("tdflow: %s: %s; not trusting it", what, why)
+
+
+def warn_rejected(path: Path, why: str) -> None:
+    """One warning per entry and process: a cache entry was refused (and is rebuilt)."""
+    _warn(f"cache entry {path}", f"{why} (rebuilt)")

@@ -23,9 +23,17 @@ from pathlib import Path
 
 import lark
 
-from .cache_dir import atomic_write, restricted_loads, usable_dir
+from .cache_dir import (
+    atomic_write,
+    entry_mac,
+    mac_ok,
+    read_owned,
+    restricted_loads,
+    usable_dir,
+    warn_rejected,
+)
 
-FORMAT = 1
+FORMAT = 2  # 2: a MAC after the key
 MAGIC = b"TDFLARK%d\n" % FORMAT
 NAME = "tablegen-lark.cache"
 
@@ -77,18 +85,20 @@ def load_parser(grammar_path: str, *, lexer: type, transformer) -> lark.Lark:
 
 
 def _load(path: Path, key: bytes, lexer: type, transformer) -> lark.Lark | None:
-    try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
-    except OSError:
+    blob = read_owned(path)
+    if blob is None:
         return None
     head = MAGIC + key + b"\n"
     if not blob.startswith(head):
         return None  # another format (Lark's own cache file), grammar or version
+    mac, table = memoryview(blob)[len(head):len(head) + 32], memoryview(blob)[len(head) + 32:]
+    if not mac_ok(mac, head, table):
+        warn_rejected(path, "its content is not what tdflow wrote (MAC mismatch)")
+        return None  # an edited table would parse TableGen differently
     # Only the token feed class may be named: Lark.save writes plain data plus the lexer class.
     allowed = {lexer.__module__: frozenset({lexer.__qualname__})}
     try:
-        data = restricted_loads(memoryview(blob)[len(head):], allowed)
+        data = restricted_loads(table, allowed)
         # Lark's loader, given the unpickled dict (it would otherwise unpickle by itself).
         return lark.Lark.__new__(lark.Lark)._load(
             data, transformer=transformer, **{k: _OPTIONS[k] for k in _LOAD_OPTIONS})
@@ -102,4 +112,7 @@ def _store(path: Path, key: bytes, parser: lark.Lark) -> None:
         parser.save(buf, _NOT_SAVED)
     except Exception:  # noqa: BLE001 - a Lark that cannot save: just no cache
         return
-    atomic_write(path, MAGIC + key + b"\n" + buf.getvalue())
+    head, table = MAGIC + key + b"\n", buf.getvalue()
+    mac = entry_mac(head, table)
+    if mac is not None:
+        atomic_write(path, head + mac + table)

@@ -5,8 +5,9 @@ One JSON entry per library load, keyed by everything the check depends on: each 
 its op's operands, results and attributes (names, arities, element types, kinds, defaults), the
 formula package's own source (sizes and modification times) and tdflow's version. An entry
 holds each formula's expression trees in the text form the fused op uses
-(:mod:`.text`, read back by a small parser, never ``eval``'d); anything unexpected in it is a
-miss. Only formulas that checked are stored: a library with an error is checked (and reports
+(:mod:`.text`, read back by a small parser, never ``eval``'d), after the cache dir's MAC of them
+(an entry tdflow did not write, an edited expression say, is a miss); anything unexpected in it
+is a miss. Only formulas that checked are stored: a library with an error is checked (and reports
 it) on every load. The cache lives in tdflow's cache dir and obeys its switches
 (``TDFLOW_NO_CACHE``, ``--no-cache``, refused unsafe dirs), see
 :mod:`tdflow.tdparser.cache_dir`.
@@ -32,7 +33,7 @@ from .text import format_expr, parse_expr
 
 __all__ = ["load", "store", "key_of", "to_entry", "from_entry"]
 
-FORMAT = 1
+FORMAT = 2  # 2: entries carry a MAC
 _HERE = Path(__file__).resolve().parent
 
 
@@ -100,9 +101,17 @@ def load(key: str, formulas: Sequence[Formula]) -> list[CheckedFormula] | None:
     path = _path(key)
     if path is None:
         return None
+    from tdflow.tdparser.cache_dir import mac_ok, read_owned, warn_rejected
+
+    blob = read_owned(path)
+    if blob is None:
+        return None
+    if not mac_ok(blob[:32], blob[32:]):
+        # edited or not written here: an expression in it would change what the op computes
+        warn_rejected(path, "its content is not what tdflow wrote (MAC mismatch)")
+        return None
     try:
-        with open(path, encoding="utf-8") as fh:
-            entries = json.load(fh)
+        entries = json.loads(blob[32:])
         if not isinstance(entries, list) or len(entries) != len(formulas):
             return None
         return [from_entry(e, f) for e, f in zip(entries, formulas)]
@@ -112,10 +121,12 @@ def load(key: str, formulas: Sequence[Formula]) -> list[CheckedFormula] | None:
 
 def store(key: str, checked: Sequence[CheckedFormula]) -> None:
     """Remember ``checked`` under ``key`` (quietly skipped when caching is off or fails)."""
-    from tdflow.tdparser.cache_dir import atomic_write
+    from tdflow.tdparser.cache_dir import atomic_write, entry_mac
 
     path = _path(key)
     if path is None:
         return
     data = json.dumps([to_entry(c) for c in checked]).encode()
-    atomic_write(path, data)
+    mac = entry_mac(data)
+    if mac is not None:
+        atomic_write(path, mac + data)

@@ -28,7 +28,7 @@ import numpy as np
 from tdflow.dialect.types import DTYPES, dtype_from_numpy
 from tdflow.lowering.cuda import KernelCode, TensorSpec, translation_unit
 from tdflow.lowering.cuda.common import prelude
-from tdflow.runtime.backends.kernel_build import build_shared_object
+from tdflow.runtime.backends.kernel_build import CompileError, build_shared_object
 from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["CudasimBackend", "BACKEND", "CudasimError", "specs_of"]
@@ -71,7 +71,12 @@ class _Module:
     def __init__(self, codes: Sequence[KernelCode]) -> None:
         flags = ("-fsanitize=address", "-g") if os.environ.get("TDFLOW_CUDASIM_ASAN") else ()
         n = sum(len(c.kernels) for c in codes)
-        self.lib = ctypes.CDLL(str(build_shared_object(sim_source(codes), flags, kernels=n)))
+        path = build_shared_object(sim_source(codes), flags, kernels=n)
+        try:
+            self.lib = ctypes.CDLL(str(path))
+        except OSError as exc:  # built by us and verified, yet the loader refuses it
+            raise CompileError(f"cudasim: the kernels built with g++ do not load: {exc}") \
+                from exc
         self.lib.tdf_error_text.restype = ctypes.c_char_p
         self.fns: dict[str, Any] = {}
 

@@ -3,9 +3,13 @@
 Both keep their outputs on disk under tdflow's cache dir (``cuda/`` and ``cudasim/``; the
 directory policy of :mod:`tdflow.tdparser.cache_dir`: private, refused when others can write
 it, off with ``TDFLOW_NO_CACHE``), keyed by the SHA-256 of the source, the compiler's version
-string and the flags. Writes are atomic (temporary file, then rename); an entry that is not what
-it claims (a cubin without the ELF magic, a shared object that does not load) is rebuilt. Within
-a process, results are also kept in memory.
+string and the flags. Writes are atomic (temporary file, then rename). A built object is code,
+so it is used only when it is what tdflow wrote there: each object has a ``.mac`` beside it (the
+cache dir's MAC of its bytes, :func:`~tdflow.tdparser.cache_dir.entry_mac`), and the object is
+read once, without following symlinks, owner and mode checked on the opened file; a shared object
+is then loaded from a process-private copy of those verified bytes, never from the cache path.
+Anything else (planted, edited, a symlink, not an ELF object) is a miss: rebuilt, with one
+warning. Within a process, results are also kept in memory.
 
 A compile error shows the compiler's message with the generated source line it points at, so
 a bad kernel can be read without finding the temporary file.
@@ -29,7 +33,14 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
-from tdflow.tdparser.cache_dir import atomic_write, usable_dir
+from tdflow.tdparser.cache_dir import (
+    atomic_write,
+    entry_mac,
+    mac_ok,
+    read_owned,
+    usable_dir,
+    warn_rejected,
+)
 from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["CompileError", "cache_key", "compile_cubin", "build_shared_object", "nvcc_version",
@@ -188,20 +199,43 @@ def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: st
 _memory: dict[str, bytes] = {}
 
 
-def _cached(folder: str, key: str, suffix: str, valid, build) -> tuple[bytes, Path | None]:
+def _cached(folder: str, key: str, suffix: str, valid, build) -> bytes:
     data = _memory.get(key)
     d = usable_dir(folder)
     path = d / f"{key}{suffix}" if d is not None else None
-    if data is None and path is not None and path.is_file():
-        data = path.read_bytes()
-        if not valid(data):
-            data = None  # corrupt or truncated: rebuild it
+    if data is None and path is not None:
+        data = _read_verified(path, valid)
     if data is None:
         data = build()
-        if path is not None:
-            atomic_write(path, data)
+        mac = entry_mac(data) if path is not None else None
+        # the object first, then its MAC: a reader in between sees a mismatch (a miss)
+        if mac is not None and atomic_write(path, data):
+            atomic_write(_mac_path(path), mac)
     _memory[key] = data
-    return data, path
+    return data
+
+
+def _mac_path(path: Path) -> Path:
+    return path.with_name(path.name + ".mac")
+
+
+def _read_verified(path: Path, valid) -> bytes | None:
+    """The entry's bytes when tdflow wrote them there, else ``None`` (warned once when an
+    entry exists but is refused)."""
+    if not os.path.lexists(path):
+        return None
+    data = read_owned(path)
+    mac = read_owned(_mac_path(path))
+    if data is None:
+        why = "a symlink, not a file, or not private to this user"
+    elif mac is None or not mac_ok(mac, data):
+        why = "its content is not what tdflow built (MAC mismatch or missing)"
+    elif not valid(data):
+        why = "not an ELF object"
+    else:
+        return data
+    warn_rejected(path, why)
+    return None
 
 
 def compile_cubin(source: str, arch: str = DEFAULT_ARCH, flags: Sequence[str] = (),
@@ -214,7 +248,7 @@ def compile_cubin(source: str, arch: str = DEFAULT_ARCH, flags: Sequence[str] = 
         raise CompileError("nvcc not found on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin")
     all_flags = (f"-arch={arch}", "--cubin", *NVCC_FLAGS, *flags)
     key = cache_key(source, nvcc_version(nvcc), all_flags)
-    data, _ = _cached("cuda", key, ".cubin", lambda b: b[:4] == ELF_MAGIC,
+    data = _cached("cuda", key, ".cubin", lambda b: b[:4] == ELF_MAGIC,
                       lambda: _compile([nvcc, *all_flags], source, ".cu", ".cubin",
                                        "nvcc: compiling", kernels))
     return data
@@ -243,24 +277,30 @@ def build_shared_object(source: str, flags: Sequence[str] = (), cxx: str | None 
                         kernels: int = 1) -> Path:
     """A shared object built from ``source`` by ``g++`` (cached); the path to load.
 
-    Without a usable cache dir the object is written to a private temporary directory that
-    lives as long as the process.
+    The returned path is in a private temporary directory that lives as long as the process
+    (the cache dir holds the verified bytes, not what is loaded).
     """
     cxx = cxx or os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         raise CompileError("no C++ compiler (g++) found: cudasim needs one")
     all_flags = (*GXX_FLAGS, *flags)
     key = cache_key(source, _version(cxx), all_flags)
-    data, path = _cached("cudasim", key, ".so", lambda b: b[:4] == ELF_MAGIC,
-                         lambda: _compile([cxx, *all_flags], source, ".cpp", ".so",
-                                          "g++: compiling (cudasim)", kernels))
-    if path is None or not path.is_file():
-        path = Path(_private_dir()) / f"{key}.so"
-        if not path.is_file():
-            path.write_bytes(data)
+    data = _cached("cudasim", key, ".so", lambda b: b[:4] == ELF_MAGIC,
+                   lambda: _compile([cxx, *all_flags], source, ".cpp", ".so",
+                                    "g++: compiling (cudasim)", kernels))
+    # The loader opens a path; the verified bytes go to a folder only this process writes, so
+    # what is loaded is what was checked, whatever happens in the cache dir meanwhile.
+    path = Path(_private_dir()) / f"{key}.so"
+    if not path.is_file():
+        path.write_bytes(data)
     return path
 
 
 @cache
 def _private_dir() -> str:
-    return tempfile.mkdtemp(prefix="tdflow-cudasim-")
+    import atexit
+
+    folder = tempfile.mkdtemp(prefix="tdflow-cudasim-")  # mode 0700
+    # unlinking a loaded object is safe (its mapping stays); the folder goes with the process
+    atexit.register(shutil.rmtree, folder, True)
+    return folder

@@ -3,6 +3,7 @@ compile errors that quote the generated line."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -45,18 +46,91 @@ def test_disk_cache_hit_and_corrupt_entry(fresh_cache, monkeypatch) -> None:
 
     path = build_shared_object(SRC)
     assert ctypes.CDLL(str(path)).tdf_answer() == 42 and len(calls) == 1
-    assert path.parent == folder / "cudasim" and oct(folder.stat().st_mode & 0o777) == "0o700"
+    entry = _entry(folder)
+    assert oct(folder.stat().st_mode & 0o777) == "0o700"
+    assert path.parent != entry.parent  # loaded from a private copy, not from the cache
     monkeypatch.setattr(kernel_build, "_memory", {})  # a new process: only the disk remains
-    assert build_shared_object(SRC) == path and len(calls) == 1  # a hit: no compiler call
+    assert build_shared_object(SRC).read_bytes() == entry.read_bytes() and len(calls) == 1
     # a truncated or planted entry is not an ELF object: rebuilt. (Replaced, not overwritten in
-    # place: this process has the object mapped, and truncating a mapped file is a SIGBUS when
-    # the loader runs its finalisers at exit.)
-    planted = path.with_suffix(".planted")
+    # place: a process may have the object mapped.)
+    planted = entry.with_suffix(".planted")
     planted.write_bytes(b"garbage")
-    planted.replace(path)
+    planted.replace(entry)
     monkeypatch.setattr(kernel_build, "_memory", {})
     path2 = build_shared_object(SRC)
     assert len(calls) == 2 and path2.read_bytes()[:4] == b"\x7fELF"
+
+
+def _entry(folder):
+    (entry,) = (folder / "cudasim").glob("*.so")
+    assert (folder / "cudasim" / (entry.name + ".mac")).is_file()
+    return entry
+
+
+HOSTILE = ('#include <stdio.h>\nextern "C" int tdf_answer() {{ return 666; }}\n'
+           '__attribute__((constructor)) static void planted() {{\n'
+           '  FILE* f = fopen("{marker}", "w"); if (f) fclose(f);\n}}\n')
+
+
+def _hostile_object(tmp_path, marker):
+    """A real shared object whose constructor leaves ``marker``: what a planted entry runs."""
+    src = tmp_path / "hostile.cpp"
+    src.write_text(HOSTILE.format(marker=marker))
+    out = tmp_path / "hostile.so"
+    subprocess.run(["g++", "-shared", "-fPIC", str(src), "-o", str(out)], check=True)
+    return out
+
+
+@pytest.mark.parametrize("how", ["planted", "symlink", "planted-with-old-mac", "world-writable"])
+def test_a_planted_object_never_runs(fresh_cache, monkeypatch, tmp_path, caplog, how) -> None:
+    """Issue 24: an object in the kernel cache that tdflow did not write there (a planted ELF,
+    a symlink to one, one given another entry's MAC, one others may write) is not loaded: it is
+    rebuilt, with a warning, and its constructor never runs."""
+    need_gxx()
+    import ctypes
+
+    folder, calls = fresh_cache
+    build_shared_object(SRC)
+    entry = _entry(folder)
+    marker = tmp_path / "constructor-ran"
+    hostile = _hostile_object(tmp_path, marker)
+    if how == "symlink":
+        entry.unlink()
+        entry.symlink_to(hostile)
+    elif how == "world-writable":
+        entry.chmod(0o666)
+    else:
+        entry.write_bytes(hostile.read_bytes())
+        if how == "planted-with-old-mac":
+            other = build_shared_object(SRC + "// another entry\n")
+            mac = (folder / "cudasim" / (kernel_build.cache_key(
+                SRC + "// another entry\n", kernel_build._version("g++"),
+                kernel_build.GXX_FLAGS) + ".so.mac"))
+            assert other.is_file() and mac.is_file()
+            (folder / "cudasim" / (entry.name + ".mac")).write_bytes(mac.read_bytes())
+    monkeypatch.setattr(kernel_build, "_memory", {})
+    n = len(calls)
+    with caplog.at_level("WARNING", logger="tdflow.cache"):
+        path = build_shared_object(SRC)
+    assert ctypes.CDLL(str(path)).tdf_answer() == 42
+    assert not marker.exists(), "the planted object's constructor ran"
+    assert len(calls) == n + 1, "the entry was not rebuilt"
+    assert any("not trusting it" in r.getMessage() for r in caplog.records)
+    assert not entry.is_symlink() and entry.read_bytes() == path.read_bytes()
+
+
+def test_parents_of_the_cache_dir_are_made_private(tmp_path, monkeypatch) -> None:
+    from tdflow.tdparser.cache_dir import usable_dir
+
+    monkeypatch.setenv("TDFLOW_CACHE_DIR", str(tmp_path / "a" / "b" / "cache"))
+    monkeypatch.delenv("TDFLOW_NO_CACHE", raising=False)
+    old = os.umask(0o022)
+    try:
+        assert usable_dir("cudasim") is not None
+    finally:
+        os.umask(old)
+    for d in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "cache"):
+        assert oct(d.stat().st_mode & 0o777) == "0o700", d
 
 
 def test_no_cache_switch(fresh_cache, monkeypatch) -> None:

@@ -76,6 +76,25 @@ def test_a_corrupt_entry_is_checked_again(lib, garbage):
     assert got == want and lark  # checked again with the parser, and right
 
 
+def test_an_edited_entry_never_changes_a_result(lib):
+    """Issue 24: an entry whose expression was edited (its MAC kept, or recomputed without the
+    cache dir's key) is refused and the formulas are checked again: the op computes what its
+    record says."""
+    import hashlib
+    import hmac
+
+    path, cache = lib
+    want, _ = _probe(path, cache)
+    (entry,) = [p for p in (cache / "formulas").glob("*.json") if b"fc." in p.read_bytes()]
+    blob = entry.read_bytes()
+    edited = blob[32:].replace(b"tanh(div(in0, in1))", b"tanh(mul(in0, in1))")
+    assert edited != blob[32:]
+    for mac in (blob[:32], hmac.new(b"x" * 32, edited, hashlib.sha256).digest()):
+        entry.write_bytes(mac + edited)
+        got, lark = _probe(path, cache)
+        assert got == want and lark
+
+
 def test_a_changed_formula_is_a_new_entry(lib):
     path, cache = lib
     _probe(path, cache)
@@ -93,7 +112,7 @@ def test_errors_are_not_cached(lib):
         with pytest.raises(TdError, match="unknown name 'alhpa'"):
             load_dialect(path)
     assert not [p for p in (cache / "formulas").glob("*.json")
-                if "alhpa" in p.read_text() or "fc." in p.read_text()]
+                if b"alhpa" in p.read_bytes() or b"fc." in p.read_bytes()]
 
 
 def test_no_cache_writes_nothing(lib):
@@ -105,7 +124,8 @@ def test_no_cache_writes_nothing(lib):
 def test_entries_are_plain_json_of_expression_text(lib):
     path, cache = lib
     _probe(path, cache)
-    docs = [json.loads(p.read_text()) for p in (cache / "formulas").glob("*.json")]
+    # after the 32-byte MAC
+    docs = [json.loads(p.read_bytes()[32:]) for p in (cache / "formulas").glob("*.json")]
     ours = next(d for d in docs if d[0]["op"].startswith("fc."))
     assert [e["exprs"] for e in ours] == [["where(gt(in0, 0), in0, mul(in0, @alpha))"],
                                          ["mul(in1, tanh(div(in0, in1)))"]]

@@ -69,18 +69,37 @@ def _values(rk) -> dict:
 # -- record cache: planted pickles -------------------------------------------------------------
 
 
-def _replace_payload(entry: Path, payload: bytes) -> None:
-    """Swap an entry's payload, keeping a valid header and CRC: only the unpickler stands
-    between the planted bytes and code."""
-    import struct
-    import zlib
+def _replace_payload(entry: Path, payload: bytes, *, key_known: bool = True) -> None:
+    """Swap an entry's payload, keeping a valid header and, with ``key_known``, a valid MAC (as
+    if the attacker had the cache dir's key): only the unpickler stands between the planted
+    bytes and code. Without it the MAC is made with another key."""
+    import hashlib
+    import hmac
+
+    from tdflow.tdparser.cache_dir import entry_mac
 
     blob = entry.read_bytes()
     pos = len(cache.MAGIC)
     head_len, _, _ = cache._HEAD.unpack_from(blob, pos)
     header = blob[pos + cache._HEAD.size: pos + cache._HEAD.size + head_len]
-    entry.write_bytes(cache.MAGIC + struct.pack("<QQI", head_len, len(payload), zlib.crc32(payload))
+    mac = (entry_mac(header, payload) if key_known
+           else hmac.new(b"k" * 32, header + payload, hashlib.sha256).digest())
+    entry.write_bytes(cache.MAGIC + cache._HEAD.pack(head_len, len(payload), mac)
                       + header + payload)
+
+
+def test_an_entry_without_the_dirs_mac_is_never_unpickled(cdir, td, tmp_path, monkeypatch):
+    """Issue 24: an entry tdflow did not write with this cache dir's key (planted, copied from
+    another machine) is a miss before any of its bytes are unpickled."""
+    marker = tmp_path / "PWNED"
+    assert _values(parse_file(td)) == {"A": 1, "B": 2}
+    (entry,) = (cdir / "records").glob("*.rk")
+    _replace_payload(entry, pickle.dumps(Evil(marker), protocol=5), key_known=False)
+    unpickled = []
+    real = cache.restricted_loads
+    monkeypatch.setattr(cache, "restricted_loads", lambda *a: unpickled.append(1) or real(*a))
+    assert _values(parse_file(td)) == {"A": 1, "B": 2} and cache.last_event == "miss"
+    assert not marker.exists() and unpickled == []
 
 
 @pytest.mark.parametrize("shape", ["bare", "nested"])
