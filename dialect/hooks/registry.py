@@ -49,7 +49,7 @@ class HookRegistry:
             raise ValueError(f"unknown hook kind '{kind}'{hint} (kinds: {', '.join(HOOK_KINDS)})")
         key = (qualify(op), kind)
         old = self._hooks.get(key)
-        if old is not None and not replace and _qualname(old) != _qualname(fn):
+        if old is not None and not replace and definition_id(old) != definition_id(fn):
             raise ValueError(f"op '{key[0]}' already has a {kind} hook ({_qualname(old)}); "
                              f"pass replace=True to override it with {_qualname(fn)}")
         self._hooks[key] = fn
@@ -85,6 +85,24 @@ class HookRegistry:
 
 def _qualname(fn: Hook) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def definition_id(fn: Any) -> str:
+    """What makes two function objects the same definition: the source file they were written
+    in and their qualified name (``module.qualname`` for functions without code). A hooks
+    module run twice, once by ``import my_hooks`` and once through ``load_ops(hooks=[...])``,
+    has two module names but one file: its hooks and kernels re-register, they do not clash.
+
+    >>> def f(): pass
+    >>> definition_id(f) == definition_id(f), definition_id(len)
+    (True, 'builtins.len')
+    """
+    import os
+
+    code = getattr(fn, "__code__", None)
+    if code is not None and code.co_filename and not code.co_filename.startswith("<"):
+        return f"{os.path.realpath(code.co_filename)}:{getattr(fn, '__qualname__', '?')}"
+    return _qualname(fn)
 
 
 HOOKS = HookRegistry()

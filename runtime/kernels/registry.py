@@ -233,8 +233,9 @@ _loaded: list[bool] = []
 def add_kernel(kernel: Kernel) -> Kernel:
     """Register an already built :class:`Kernel` (names are unique).
 
-    Registering again a kernel of the same name, op and function (same module and qualified
-    name: a hooks module imported twice) replaces the first, so re-importing is idempotent;
+    Registering again a kernel of the same name, op and function (same source file and
+    qualified name: a hooks module imported twice, under any module names) replaces the
+    first, so re-importing is idempotent;
     a different function under a taken name is an error.
     """
     old = _BY_NAME.get(kernel.name)
@@ -251,7 +252,9 @@ def add_kernel(kernel: Kernel) -> Kernel:
 
 
 def _fn_id(fn: Any) -> str:
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    from tdflow.dialect.hooks.registry import definition_id
+
+    return definition_id(fn)
 
 
 def default_kernel_name(op: str, device: str) -> str:

@@ -248,3 +248,35 @@ def test_every_declared_hook_runs_on_the_examples():
             elif kind in ("infer_logical_tensor_desc", "infer_physical_tensor_desc",
                           "infer_data_type", "check_attr"):
                 assert out is None
+
+
+@pytest.mark.parametrize("order", ["import first", "load_ops first", "twice"])
+def test_a_hooks_module_is_an_ordinary_module(order):
+    """Issue 24: ``import my_hooks`` and ``load_ops(hooks=["my_hooks.py"])`` in either order,
+    any number of times, register each hook and kernel once (one definition: one source file
+    and qualified name), and the op then runs. A fresh interpreter, so nothing is registered
+    before."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    lib = Path(__file__).resolve().parent.parent / "data" / "userlib"
+    steps = {"import first": ["import my_hooks", "load"],
+             "load_ops first": ["load", "import my_hooks"],
+             "twice": ["load", "import my_hooks", "load", "import importlib; "
+                       "importlib.reload(my_hooks)"]}[order]
+    lines = [f"import sys; sys.path.insert(0, {str(lib)!r})",
+             "import numpy as np, tdflow",
+             "from tdflow.dialect.context import load_ops"]
+    for step in steps:
+        lines.append(f"ctx = load_ops({str(lib / 'my_ops.td')!r}, hooks=[{str(lib / 'my_hooks.py')!r}])"
+                     if step == "load" else step)
+    lines += ["from tdflow.dialect.hooks.registry import HOOKS",
+              "from tdflow.runtime.kernels.registry import kernel_table",
+              "print(sorted(k for (op, k) in HOOKS._hooks if op == 'mylib.scale_shift'))",
+              "print(len(kernel_table('cpu').candidates('mylib.scale_shift')))"]
+    proc = subprocess.run([sys.executable, "-c", "\n".join(lines)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    hooks, kernels = proc.stdout.strip().splitlines()[-2:]
+    assert hooks == "['infer_data_type', 'infer_logical_tensor_desc']" and kernels == "1"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from cpu_clock import cpu_clock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tdflow.dialect.ir import DiagnosticError, parse_module, print_module, verify_module
@@ -164,9 +165,9 @@ def test_locations_naming_special_files_are_not_read():
     """``loc("/dev/zero":1:1)`` must not make rendering read forever (or block on stdin)."""
     for special in ("/dev/zero", "/dev/stdin", "/nonexistent/x", "with\x00nul"):
         d = Diagnostic("boom", Location(special, 1, 1))
-        start = time.perf_counter()
+        start = time.perf_counter()  # wall time here: a blocked read spends no CPU
         assert d.render().splitlines()[0].endswith("error: boom")
-        assert time.perf_counter() - start < 1
+        assert time.perf_counter() - start < 10
 
 
 def test_many_diagnostics_render_in_linear_time():
@@ -174,9 +175,9 @@ def test_many_diagnostics_render_in_linear_time():
     text = HEAD + "".join('  "t.op"(%nope) : (tensor<4xf32>) -> ()\n' for _ in range(n)) + TAIL
     diags = verify_module(parse_module(text, "many.mlir"))
     assert len(diags) == n
-    start = time.perf_counter()
-    rendered = DiagnosticError(diags).render()
-    assert time.perf_counter() - start < 5 and rendered.endswith(f"{n} errors")
+    with cpu_clock() as clock:
+        rendered = DiagnosticError(diags).render()
+    assert clock.seconds < 5 and rendered.endswith(f"{n} errors")
 
 
 def test_megabyte_lines_are_quoted_around_the_column():
@@ -197,20 +198,20 @@ TOKENS = ["func.func", "@f", "@g", "(", ")", "{", "}", "[", "]", "<", ">", "<{",
           "true", "unit", "dense<1>", "^bb0", "//", "\n", " ", "\x00", "\\", "attributes",
           "private", '"func.func"', '"builtin.module"', "0.5", "3 : si32", "\udcff", "é"]
 
-#: Per example, far above what a linear parse of a few kilobytes takes, even on a busy machine.
+#: CPU seconds per example, far above what a linear parse of a few kilobytes takes.
 TIME_BOUND = 3.0
 
 
 def _only_diagnostics(data) -> None:
-    start = time.perf_counter()
-    try:
-        m = parse_module(data, "fuzz.mlir")
-        diags = verify_module(m)
-        DiagnosticError(diags).render()
-        print_module(m)
-    except TdflowError as exc:  # the only exceptions allowed
-        exc.render()
-    assert time.perf_counter() - start < TIME_BOUND
+    with cpu_clock() as clock:
+        try:
+            m = parse_module(data, "fuzz.mlir")
+            diags = verify_module(m)
+            DiagnosticError(diags).render()
+            print_module(m)
+        except TdflowError as exc:  # the only exceptions allowed
+            exc.render()
+    assert clock.seconds < TIME_BOUND
 
 
 FUZZ = settings(max_examples=150, deadline=None,
@@ -272,14 +273,14 @@ SCALING = {
 def _cost(text) -> float:
     best = float("inf")
     for _ in range(3):
-        start = time.perf_counter()
-        try:
-            m = parse_module(text, "scale.mlir")
-            DiagnosticError(verify_module(m)).render()
-            print_module(m)
-        except DiagnosticError as exc:
-            exc.render()
-        best = min(best, time.perf_counter() - start)
+        with cpu_clock() as clock:  # CPU time: the load of other processes does not skew it
+            try:
+                m = parse_module(text, "scale.mlir")
+                DiagnosticError(verify_module(m)).render()
+                print_module(m)
+            except DiagnosticError as exc:
+                exc.render()
+        best = min(best, clock.seconds)
     return best
 
 
