@@ -26,6 +26,7 @@ from .infer import (
     bounded_put,
     cache_key,
     group_inputs,
+    holds_constant,
     run_inference,
     typed_attrs,
 )
@@ -257,7 +258,10 @@ class Dialect:
 
     def input_arg_modifiers(self, op_name: str, attrs: dict[str, Any] | None = None) -> dict:
         """``{operand name: InputArgModifier}`` from the op's ``modify_input_arg`` hook."""
-        return _modifiers(self, op_name, _freeze(attrs), self.registry.version)
+        frozen = _freeze(attrs)
+        if frozen is _UNCACHEABLE:
+            return dict(self.run_hook(op_name, "modify_input_arg", (), dict(attrs)) or {})
+        return _modifiers(self, op_name, frozen, self.registry.version)
 
     def mutable_operands(self, op: Any) -> tuple[int, ...]:
         """Flat operand indices an op instance (or op name) writes in place.
@@ -304,15 +308,23 @@ def _modifiers(dialect: Dialect, op_name: str, attrs: tuple | None, _version: in
     return dict(out or {})
 
 
+_UNCACHEABLE = object()
+
+
 def _freeze(attrs):
+    """The attributes as a cache key; ``_UNCACHEABLE`` for unhashable ones and for constants
+    (an element attribute pins its module's weights: a cache entry would keep every model
+    loaded in the process alive)."""
     if not attrs:
         return None
+    if holds_constant(attrs):
+        return _UNCACHEABLE
     try:  # (lists, as Python callers pass axes, become tuples: the cache keys on them)
         t = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items()))
         hash(t)
         return t
     except TypeError:
-        return None
+        return _UNCACHEABLE
 
 
 # -- loading -------------------------------------------------------------------------------

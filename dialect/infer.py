@@ -205,9 +205,23 @@ def _first_input(ctx: InferContext) -> TensorType:
     raise HookError("cannot infer result types without operands")
 
 
+def holds_constant(attrs) -> bool:
+    """Whether an attribute is a tensor constant (``dense<...>``, ``dense_resource<...>``).
+    Memos keyed by attributes skip such ops: the key would pin the constant, and a blob's
+    attribute its module's whole blob table (a process that runs many models would keep all
+    their weights), while each constant op is unique anyway.
+
+    >>> holds_constant({"axis": 1}), holds_constant(None)
+    (False, False)
+    """
+    return bool(attrs) and any(hasattr(v, "resources") or type(v).__name__ == "DenseElementsAttr"
+                               for v in attrs.values())
+
+
 def cache_key(op_name: str, input_types, attrs) -> tuple | None:
-    """A hashable key for the result cache, or ``None`` when the arguments are not hashable."""
-    if isinstance(input_types, dict):
+    """A hashable key for the result cache, or ``None`` when the arguments are not hashable
+    or hold a constant (:func:`holds_constant`)."""
+    if isinstance(input_types, dict) or holds_constant(attrs):
         return None
     try:
         key = (op_name, tuple(input_types), tuple(attrs.items()) if attrs else ())

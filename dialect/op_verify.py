@@ -24,7 +24,7 @@ from typing import Any
 
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
-from .infer import SEGMENT_ATTR, InferError
+from .infer import SEGMENT_ATTR, InferError, holds_constant
 from .opdef import OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
@@ -172,9 +172,10 @@ def verify_operation(dialect, op: Any, emit) -> None:
     if dialect._version != dialect.registry.version:
         dialect.op_info(op.name)  # hooks changed: drops every memo
     try:
-        key = (op.name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
-               tuple(attrs.items()) if attrs else ())
-        if key in dialect._verified:
+        key = None if holds_constant(attrs) else (
+            op.name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
+            tuple(attrs.items()) if attrs else ())
+        if key is not None and key in dialect._verified:
             return
     except TypeError:  # an unhashable attribute value: verify without memo
         key = None

@@ -460,6 +460,19 @@ class FuncOp:
         return f"<FuncOp @{self.name} {self.function_type}>"
 
 
+class Resources(dict):
+    """A module's blob table (``dense_resource`` name -> ``"0x..."`` text or bytes): a dict that
+    can be weakly referenced, so that what is derived from the blobs (the runtime's decoded
+    constants) lives as long as the module's blobs do, and no longer.
+
+    >>> import weakref
+    >>> r = Resources(w="0x0400000000"); weakref.ref(r)() is r
+    True
+    """
+
+    __slots__ = ("__weakref__",)
+
+
 class Module:
     """A list of functions. ``module[name]`` finds a function by name.
 
@@ -483,7 +496,7 @@ class Module:
         self.forward_use_locs: dict[Operation, Location] = {}
         #: The blobs of ``dense_resource`` constants (name -> ``"0x..."`` text, as written in the
         #: file's ``{-# dialect_resources: { builtin: {...} } #-}`` section, which prints back).
-        self.resources: dict[str, str | bytes] = {}
+        self.resources: dict[str, str | bytes] = Resources()
         # print op results by their names (an imported model's value names) instead of numbers
         self.value_names = False
         for f in funcs:

@@ -30,6 +30,7 @@ from tdflow.dialect.ir.attrs import (
     float_from_bits,
     int_range,
 )
+from tdflow.dialect.ir.core import Resources
 from tdflow.dialect.ir.diagnostics import register_source
 from tdflow.dialect.ir.lexer import (
     _BARE_ID,
@@ -83,7 +84,7 @@ class TypeAttrParser(Lexer):
         # The blobs of `{-# dialect_resources: { builtin: {...} } #-}` (name -> "0x..." text),
         # filled when the section is read (it ends the file); dense_resource attributes keep a
         # reference. Each use: (attribute, position), checked against the blobs at the end.
-        self.resources: dict[str, str] = {}
+        self.resources: dict[str, str] = Resources()
         self.resource_uses: list[tuple[DenseResourceAttr, int]] = []
 
     def balanced_body(self, pos: int, what: str) -> int:

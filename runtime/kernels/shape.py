@@ -14,6 +14,7 @@ Without a preallocated output, ``reshape`` returns a view of its input when nump
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -150,16 +151,33 @@ def dense_constant(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 
 def _decoded(attr: Any) -> np.ndarray:
-    arr = _DECODED.get(attr)
-    if arr is None or arr[0] is not attr:
-        value = to_numpy(attr)
-        value.flags.writeable = False  # shared by every call: a kernel must not write it
-        arr = _DECODED[attr] = (attr, value)
-    return arr[1]
+    """The constant's array, decoded once. A blob's array is kept with its module's blob
+    table (dropped when the module goes); an inline ``dense<...>`` one in a small bounded
+    memo (a process that runs many models must not keep every model's weights)."""
+    table = getattr(attr, "resources", None)
+    if table is not None and hasattr(table, "__weakref__"):
+        memo = _BY_TABLE.get(id(table))
+        if memo is None:
+            memo = _BY_TABLE[id(table)] = {}
+            weakref.finalize(table, _BY_TABLE.pop, id(table), None)
+        key = (attr.name, attr.type)
+    else:
+        memo, key = _INLINE, attr
+    arr = memo.get(key)
+    if arr is None:
+        arr = to_numpy(attr)
+        arr.flags.writeable = False  # shared by every call: a kernel must not write it
+        if memo is _INLINE and len(_INLINE) >= _INLINE_MAX:
+            _INLINE.pop(next(iter(_INLINE)))  # the oldest
+        memo[key] = arr
+    return arr
 
 
-#: attribute -> (attribute, array); keyed by the frozen attribute (its type and data name)
-_DECODED: dict[Any, tuple[Any, np.ndarray]] = {}
+#: id(module blob table) -> {(blob name, type): array}; an entry goes with its table
+_BY_TABLE: dict[int, dict[tuple, np.ndarray]] = {}
+#: inline constant attribute -> array, the last ``_INLINE_MAX`` of them
+_INLINE: dict[Any, np.ndarray] = {}
+_INLINE_MAX = 256
 
 
 @register_kernel("tdflow.ones_like", "cpu", dtypes=ALL_DTYPES)

@@ -151,3 +151,29 @@ def test_sequences_of_known_length_lower_to_their_tensors():
                  [helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)])
     with pytest.raises(TdflowError, match="sequence as a graph output"):
         TdflowBackend.prepare(bad).run({"x": x})
+
+
+def test_a_finished_model_leaves_no_weights_behind():
+    """The blobs of a model that was imported, compiled and run are freed once the caller
+    drops it: no memo (verified ops, inferred types, input modifiers, decoded constants) keeps
+    a module's blob table alive. (A test session runs hundreds of models in one process.)"""
+    import gc
+    import weakref
+
+    from tdflow.dialect.ir.core import Resources
+    from tdflow.onnx.backend import TdflowBackend
+
+    def tables() -> dict[int, weakref.ref]:
+        return {id(o): weakref.ref(o) for o in gc.get_objects()
+                if isinstance(o, Resources) and len(o)}
+
+    before = tables()
+    m = classifier(n_in=64, hidden=512, with_loss=False)
+    rep = TdflowBackend.prepare(m, "CPU")
+    (out,) = rep.run({"x": np.ones((32, 64), np.float32)})
+    assert out.shape == (32, 3)
+    new = [r for i, r in tables().items() if i not in before]
+    assert new, "the model's weights were expected as blobs"
+    del rep
+    gc.collect()
+    assert [r for r in new if r() is not None] == []
