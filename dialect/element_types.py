@@ -76,9 +76,6 @@ FLOAT_DTYPES: tuple[str, ...] = ("f16", "bf16", "f32", "f64")
 DTYPE_NAMES: tuple[str, ...] = FLOAT_DTYPES + ("i1",) + INT_DTYPES
 #: Every number type (not ``i1``).
 NUMERIC_DTYPES: tuple[str, ...] = FLOAT_DTYPES + INT_DTYPES
-#: The integer types kernels written before the unsigned ones accept (GEMM, convolution,
-#: segment sums keep to these; their generators accumulate in 32 or 64 bits).
-CLASSIC_INT_DTYPES: tuple[str, ...] = ("i8", "i32", "i64")
 
 
 def is_int(dtype: str) -> bool:

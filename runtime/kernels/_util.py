@@ -6,16 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.dialect.element_types import CLASSIC_INT_DTYPES, FLOAT_DTYPES, INT_DTYPES
+from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
 
 # The dtype sets kernels register with, from the one table of element types.
 FLOATS = frozenset(FLOAT_DTYPES)
 INTS = frozenset(INT_DTYPES)  # i8, i16, i32, i64, ui8, ui16, ui32, ui64
 NUMERIC = FLOATS | INTS
 ALL_DTYPES = NUMERIC | {"i1"}
-#: The integer types GEMM and convolution kernels take: their CUDA generators accumulate
-#: i8/i32/i64 only (the 16-bit and unsigned types have no ONNX MatMul/Conv cases either).
-GEMM_INTS = frozenset(CLASSIC_INT_DTYPES)
 
 
 def out_buffer(outs: Sequence[Any], i: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:

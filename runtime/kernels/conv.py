@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import FLOATS, GEMM_INTS, acc_dtype, operands, store
+from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands, store
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 _FIRST = ("channels_first", "NCHW", "NCW", "NCDHW")
@@ -148,7 +148,7 @@ def _dy_onos(dy: np.ndarray, geo: ConvGeometry, wide: np.dtype) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(dy, -1 if geo.last else 1, 0), dtype=wide)
 
 
-_CONV_DTYPES = FLOATS | GEMM_INTS
+_CONV_DTYPES = FLOATS | INTS
 
 
 @register_kernel("tdflow.conv2d", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1, 2, 3),

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import FLOATS, GEMM_INTS, acc_dtype, operands
+from tdflow.runtime.kernels._util import NUMERIC, acc_dtype, operands
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
@@ -69,14 +69,14 @@ def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
     return [out]
 
 
-@register_kernel("tdflow.matmul", "cpu", dtypes=FLOATS | GEMM_INTS, match=same_dtype(1, 2),
+@register_kernel("tdflow.matmul", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
                  inplace={0: 2}, uses_blas=True)
 def matmul(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """out = alpha * op(a) @ op(b) + _add_to_output."""
     return _product(attrs, inputs, outs, "tdflow.matmul", batched=False)
 
 
-@register_kernel("tdflow.batch_matmul", "cpu", dtypes=FLOATS | GEMM_INTS, match=same_dtype(1, 2),
+@register_kernel("tdflow.batch_matmul", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
                  inplace={0: 2}, uses_blas=True)
 def batch_matmul(attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any]) -> list[np.ndarray]:

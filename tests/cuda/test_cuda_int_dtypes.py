@@ -1,7 +1,7 @@
 """The integer types i16, ui8, ui16, ui32, ui64 on cudasim equal the numpy backend: values over
 each type's whole range (so arithmetic wraps and ui16 products overflow C's int), division and
 remainder by zero, casts between every pair, reductions down each kernel variant, max pooling,
-gather, scatter-adds, add_n and tril; then all of them compile with nvcc for sm_90."""
+gather, scatter-adds, add_n, tril, matmul and conv2d; then all of them compile with nvcc for sm_90."""
 
 from __future__ import annotations
 
@@ -71,6 +71,16 @@ for _dt in NEW:
     CASES += [("tdflow.add_n", [full_range(_dt, seed=s) for s in (9, 10, 11)], {})]
     CASES += [("tdflow.tril", [full_range(_dt, (2, 5, 7), seed=12)],
                {"diagonal": -1, "integer_fill_value": 3})]
+    # GEMMs: small and 128x128 tiles, alpha and _add_to_output; sums of products wrap
+    CASES += [("tdflow.matmul", [full_range(_dt, (m, k), seed=13), full_range(_dt, (k, n), seed=14),
+                                 *extra], {"transpose_a": False, "transpose_b": False, "alpha": al})
+              for (m, k, n), al, extra in (((7, 40, 9), 1.0, ()), ((130, 9, 129), 3.0, ()),
+                                           ((5, 3, 7), 1.0, (full_range(_dt, (5, 7), seed=15),)))]
+    CASES += [("tdflow.conv2d", [full_range(_dt, (2, 3, 7, 6), seed=16),
+                                 full_range(_dt, (4, 3, 3, 3), seed=17),
+                                 full_range(_dt, (4,), seed=18)],
+               {"data_format": "channels_first", "kernel_size": [3, 3], "strides": [1, 1],
+                "padding_before": [1, 1], "dilation_rate": [1, 1], "groups": 1})]
 
 
 def _id(case: tuple[str, list, dict]) -> str:
