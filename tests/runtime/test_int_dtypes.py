@@ -54,6 +54,14 @@ def test_the_table_gives_numpy_c_and_range():
         assert dtype_from_numpy(NP[n]) == n and TensorType.parse(f"tensor<4x{n}>").np_dtype == NP[n]
 
 
+def test_base_td_lists_the_integer_types_of_the_table():
+    # TableGen cannot import the Python table: Base.td's TDF_IntTypes restates it, kept equal
+    d = standard_dialect()
+    mask = d.lookup("tdflow.dropout_grad").operands[1].dtypes
+    assert [t for t in mask if t in INT_TYPES] == list(INT_TYPES)
+    assert "i1" in mask and "f32" in mask
+
+
 def test_promotion_follows_numpy_for_mixed_signs():
     for a in INT_TYPES:
         for b in INT_TYPES:
@@ -162,6 +170,13 @@ def test_eager_ops_with_broadcasting(dtype):
         np.testing.assert_array_equal(r.numpy(), a * b)
     np.testing.assert_array_equal(F.broadcast_less(tdflow.tensor(a), tdflow.tensor(b)).numpy(),
                                   a < b)
+
+
+@pytest.mark.parametrize("dtype", NEW)
+def test_where_takes_an_integer_condition(dtype):
+    c = np.array([0, 3, 0, 255], NP[dtype])
+    x, y = np.arange(4, dtype=np.float32), -np.ones(4, np.float32)
+    np.testing.assert_array_equal(run("tdflow.where", [c, x, y]), np.where(c, x, y))
 
 
 def test_unary_ops_on_unsigned_types():
