@@ -205,6 +205,19 @@ def test_formula_casts_to_the_new_types():
     np.testing.assert_array_equal(got, a.astype(np.int16) + b)
 
 
+def test_formula_text_casts_to_the_new_types():
+    from tdflow.dialect.formula.check import check_formula
+    from tdflow.dialect.formula.dtypes import result_dtypes
+    from tdflow.dialect.formula.parse import parse_formula
+    from tdflow.lowering.fused_expr import format_expr, parse_expr
+
+    op = standard_dialect().lookup("tdflow.relu")
+    c = check_formula(parse_formula("ui16(x) * 2", file="-", line=1, col=1), op)
+    assert c.exprs == (Cast(Input(0), "ui16") * 2,) and result_dtypes(c, ["i8"]) == ("ui16",)
+    e = Cast(Input(0) + Input(1), "ui64") * 3
+    assert format_expr(e) == "mul(cast(add(in0, in1), ui64), 3)" and parse_expr(format_expr(e)) == e
+
+
 # ---- cast, reductions, pooling, indexing ------------------------------------------------------
 
 
