@@ -52,7 +52,7 @@ _F64 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "t
         "max": "fmax", "min": "fmin", "pow": "pow", "mod": "fmod"}
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">",
           "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
-# Integer arithmetic that wraps in numpy and is rendered in 32-bit unsigned for narrow types.
+# Integer arithmetic that wraps in numpy: rendered in unsigned C types (see render_cuda).
 _WRAPPING = frozenset({"add", "sub", "mul"})
 # Every function name a rendered expression may call (for shim headers and tests).
 CUDA_FUNCTIONS = frozenset(_F32.values()) | frozenset(_F64.values()) | {
@@ -152,12 +152,12 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
                             f"({t})(a / b); }}({a}, {b}))")
                 return (f"([](const {t} a, const {t} b) -> {t} {{ return b == 0 ? ({t})0 : "
                         f"b == -1 ? ({t})(({u})0 - ({u})a) : ({t})(a / b); }}({a}, {b}))")
-            if it is not None and it.bits < 32 and n.op in _WRAPPING:
-                # C promotes 8- and 16-bit operands to int: a ui16 product can overflow int
-                # (undefined), and numpy wraps every step to the type, so compute in 32-bit
-                # unsigned and convert back.
-                return (f"(({it.c_type})((uint32_t)({a}) {_INFIX[n.op]} "
-                        f"(uint32_t)({b})))")
+            wide = "uint64_t" if it is not None and it.bits == 64 else "uint32_t"
+            if it is not None and n.op in _WRAPPING and it.c_type != wide:
+                # numpy wraps every step to the type; in C signed overflow is undefined and
+                # 8- and 16-bit operands are promoted to int (a ui16 product can overflow it),
+                # so compute in unsigned 32 or 64 bits and convert back.
+                return f"(({it.c_type})(({wide})({a}) {_INFIX[n.op]} ({wide})({b})))"
             if n.op in _INFIX:
                 return f"({a} {_INFIX[n.op]} {b})"
             if opnd in ("f32", "f64"):
