@@ -1,21 +1,15 @@
-"""The integer element types i16, ui8, ui16, ui32, ui64 end to end on the CPU: IR text, the
+"""The integer element types i16, ui8, ui16, ui32, ui64 end to end on the CPU: a program, the
 dtype attribute, formula promotion and casts, and the kernels of the elementwise, comparison,
 cast, reduction, pool and index ops against numpy (wrapping arithmetic, C's truncating
 division with ``x / 0 == 0``)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
 from tdflow.dialect import standard_dialect
 from tdflow.dialect.element_types import INT_TYPES, promote_int
 from tdflow.dialect.formula.types import promote
-from tdflow.dialect.ir import verify_module
-from tdflow.dialect.ir.parser import parse_module
-from tdflow.dialect.ir.printer import print_module
 from tdflow.dialect.types import TensorType, dtype_from_numpy
 from tdflow.lowering.elementwise import Cast, Input
 from tdflow.lowering.elementwise_numpy import render_numpy
@@ -85,12 +79,7 @@ func.func @f(%a: tensor<5xui8>, %b: tensor<5xui8>, %c: tensor<5xi16>) -> (tensor
 """
 
 
-def test_program_in_the_new_types_verifies_round_trips_and_runs():
-    m = parse_module(PROGRAM, "p.mlir")
-    assert verify_module(m, standard_dialect()) == []
-    text = print_module(m)
-    assert "tensor<5xui8>" in text and "dtype = ui64" in text
-    assert parse_module(text, "q.mlir") == m
+def test_program_in_the_new_types_runs():
     a = np.array([250, 3, 0, 255, 7], np.uint8)
     b = np.array([10, 4, 0, 255, 7], np.uint8)
     c = np.array([-32768, 5, 0, -7, 32767], np.int16)
@@ -100,16 +89,6 @@ def test_program_in_the_new_types_verifies_round_trips_and_runs():
     np.testing.assert_array_equal(lt, a < b)
     np.testing.assert_array_equal(wide, (a + b).astype(np.uint64))
     np.testing.assert_array_equal(q, [1, 1, 0, 1, 1])  # 0 / 0 == 0
-
-
-@pytest.mark.skipif(not (shutil.which("mlir-opt-19") or shutil.which("mlir-opt")),
-                    reason="mlir-opt-19 is not installed")
-def test_mlir_opt_accepts_what_tdflow_prints(tmp_path):
-    text = print_module(parse_module(PROGRAM, "p.mlir"))
-    tool = shutil.which("mlir-opt-19") or shutil.which("mlir-opt")
-    out = subprocess.run([tool, "--allow-unregistered-dialect", "--mlir-print-op-generic"],
-                         input=text, capture_output=True, text=True, check=True).stdout
-    assert parse_module(out, "r.mlir") == parse_module(text, "q.mlir")
 
 
 def test_dtype_attribute_and_tensors_take_the_new_types():
