@@ -14,8 +14,9 @@ from typing import Any
 
 # The element types tdflow computes in come from one table (dialect/element_types.py).
 from .element_types import DTYPE_NAMES, INT_TYPES
+from .element_types import FLOAT_DTYPES as _FLOATS
 
-FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
+FLOAT_DTYPES = frozenset(_FLOATS)
 INT_DTYPES = frozenset(INT_TYPES)
 #: Element types with a sign (``si64``, as OneFlow prints its tensors), which tdflow has no
 #: kernels of its own for. The verifier treats them as MLIR does (``si64`` is not ``i64``: an

@@ -31,8 +31,8 @@ _new = object.__new__
 
 def _mlir_dtype(dtype: Any) -> str:
     """``"f32"``, ``np.float32``, ``"float32"`` or ``float`` -> ``"f32"``."""
-    # Tensors hold the element types tdflow computes in; the IR's extra spellings (si64, ui8)
-    # have no kernels.
+    # Tensors hold the element types tdflow computes in; the IR's signed spellings (si64) have
+    # no kernels.
     if isinstance(dtype, str) and dtype in DTYPE_NAMES:
         return dtype
     if dtype is float:
