@@ -36,6 +36,8 @@ from typing import Any
 
 from tdflow.tdparser.errors import TdflowError
 
+from .element_types import DTYPE_NAMES as _ELEMENT_DTYPES
+
 SCALAR_KINDS = ("bool", "si32", "si64", "f32", "f64", "str", "dtype")
 ARRAY_KINDS = tuple(f"{k}_array" for k in SCALAR_KINDS) + ("shape", "shape_array")
 KINDS = SCALAR_KINDS + ARRAY_KINDS + ("enum", "enum_array", "other")
@@ -62,8 +64,10 @@ INT_RANGE = {"si32": (-(2**31), 2**31 - 1), "si64": (-(2**63), 2**63 - 1)}
 ONEFLOW_DTYPES = {
     "kFloat": "f32", "kDouble": "f64", "kFloat16": "f16", "kBFloat16": "bf16",
     "kInt8": "i8", "kInt32": "i32", "kInt64": "i64", "kBool": "i1", "kChar": "i8",
+    "kUInt8": "ui8", "kInt16": "i16", "kUInt16": "ui16", "kUInt32": "ui32", "kUInt64": "ui64",
 }
-DTYPE_NAMES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
+# The dtype attribute's values: tdflow's element types (one table, element_types.py).
+DTYPE_NAMES = _ELEMENT_DTYPES
 
 _INT_RE = re.compile(r"^([+-]?)(0[xX][0-9a-fA-F]+|\d+)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU])$")
 _FLOAT_RE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fFlL]?$")

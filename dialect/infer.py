@@ -11,6 +11,7 @@ from typing import Any
 from tdflow.tdparser.errors import TdflowError
 
 from .attr_convert import to_value
+from .element_types import FLOAT_DTYPES, INT_DTYPES
 from .hooks.context import HookError, InferContext
 from .opdef import OpDef
 from .segments import SegmentError, group_flat
@@ -164,7 +165,7 @@ def formula_result_types(op: OpDef, inputs: list[TensorType],
     checked = op.formula
     admitted = formula_dtypes(checked)
     if inputs and inputs[0].dtype not in admitted:
-        order = ("i1", "i8", "i32", "i64", "f16", "bf16", "f32", "f64")
+        order = ("i1",) + INT_DTYPES + FLOAT_DTYPES
         raise HookError(f"operand '{op.operands[0].name}' has element type {inputs[0].dtype}; "
                         f"the formula admits {'|'.join(d for d in order if d in admitted)}",
                         operand=op.operands[0].name)

@@ -42,7 +42,8 @@ from .opdef import (
 # Base.td's `tdfDtype` field, e.g. MLIR's own F32).
 _DTYPE_BY_TYPE = {
     "F16": "f16", "BF16": "bf16", "F32": "f32", "F64": "f64", "I1": "i1", "I8": "i8",
-    "I32": "i32", "I64": "i64", "SI32": "i32", "SI64": "i64", "SI8": "i8", "UI8": "i8",
+    "I32": "i32", "I64": "i64", "SI32": "i32", "SI64": "i64", "SI8": "i8", "I16": "i16",
+    "UI8": "ui8", "UI16": "ui16", "UI32": "ui32", "UI64": "ui64",
 }
 
 

@@ -12,16 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: MLIR element type spellings, in the order messages list them.
-DTYPE_NAMES: tuple[str, ...] = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
-FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
-INT_DTYPES = frozenset({"i8", "i32", "i64"})
-#: Element types with a sign (``si64``, as OneFlow prints its tensors) or unsigned (``ui8``), and
-#: the signless widths tdflow has no kernels of its own for. The verifier treats them as MLIR
-#: does (``si64`` is not ``i64``: an op declaring ``I64`` refuses it); kernels compute them in
-#: the numpy dtype of the same width and sign, and printing keeps the spelling.
-EXTRA_ELEMENT_TYPES: tuple[str, ...] = ("i16", "si8", "si16", "si32", "si64",
-                                        "ui8", "ui16", "ui32", "ui64")
+# The element types tdflow computes in come from one table (dialect/element_types.py).
+from .element_types import DTYPE_NAMES, INT_TYPES
+from .element_types import FLOAT_DTYPES as _FLOATS
+
+FLOAT_DTYPES = frozenset(_FLOATS)
+INT_DTYPES = frozenset(INT_TYPES)
+#: Element types with a sign (``si64``, as OneFlow prints its tensors), which tdflow has no
+#: kernels of its own for. The verifier treats them as MLIR does (``si64`` is not ``i64``: an
+#: op declaring ``I64`` refuses it); kernels compute them in the numpy dtype of the same width
+#: and sign, and printing keeps the spelling.
+EXTRA_ELEMENT_TYPES: tuple[str, ...] = ("si8", "si16", "si32", "si64")
 #: Every element type a tensor type may have.
 ELEMENT_TYPES: tuple[str, ...] = DTYPE_NAMES + EXTRA_ELEMENT_TYPES
 _DTYPE_SET = frozenset(ELEMENT_TYPES)
@@ -30,9 +31,8 @@ _DTYPE_SET = frozenset(ELEMENT_TYPES)
 # is built on first access (PEP 562), so that parsing and verifying IR never imports numpy:
 # `tdflow verify` starts in a fraction of the time.
 _NUMPY_NAMES = {"f16": "float16", "bf16": "float32", "f32": "float32", "f64": "float64",
-                "i1": "bool", "i8": "int8", "i32": "int32", "i64": "int64",
-                "i16": "int16", "si8": "int8", "si16": "int16", "si32": "int32", "si64": "int64",
-                "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}
+                "i1": "bool", "si8": "int8", "si16": "int16", "si32": "int32", "si64": "int64",
+                **{n: t.numpy for n, t in INT_TYPES.items()}}
 
 
 def __getattr__(name: str) -> Any:

@@ -23,6 +23,7 @@ import math
 from collections.abc import Sequence
 from importlib import resources
 
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.lowering.elementwise import (
     Binary,
     Cast,
@@ -41,7 +42,7 @@ from tdflow.lowering.elementwise_types import (
 )
 
 C_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
-           "i1": "bool", "i8": "int8_t", "i32": "int32_t", "i64": "int64_t"}
+           "i1": "bool", **{n: t.c_type for n, t in INT_TYPES.items()}}
 
 _F32 = {"exp": "expf", "log": "logf", "sqrt": "sqrtf", "rsqrt": "rsqrtf", "tanh": "tanhf",
         "erf": "erff", "floor": "floorf", "ceil": "ceilf", "abs": "fabsf",
@@ -51,6 +52,8 @@ _F64 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "t
         "max": "fmax", "min": "fmin", "pow": "pow", "mod": "fmod"}
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">",
           "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
+# Integer arithmetic that wraps in numpy: rendered in unsigned C types (see render_cuda).
+_WRAPPING = frozenset({"add", "sub", "mul"})
 # Every function name a rendered expression may call (for shim headers and tests).
 CUDA_FUNCTIONS = frozenset(_F32.values()) | frozenset(_F64.values()) | {
     "__expf", "abs", "llabs", "__half2float", "__float2half", "__bfloat162float",
@@ -61,8 +64,12 @@ def _literal(value: object, dtype: str) -> str:
     """A C literal of ``value`` in compute type ``dtype``."""
     if dtype == "i1":
         return "true" if value else "false"
-    if dtype in ("i8", "i32", "i64"):
+    it = INT_TYPES.get(dtype)
+    if it is not None:
         v = int(value)  # type: ignore[call-overload]
+        if not it.signed:  # the value the constant has in the type (-1 is 255 in ui8)
+            v = it.wrap(v)
+            return f"{v}ULL" if it.bits == 64 else f"{v}U"
         text = f"{v}LL" if dtype == "i64" else str(v)
         return f"({text})" if v < 0 else text
     v = float(value)  # type: ignore[arg-type]
@@ -127,19 +134,30 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
                     fn = "__expf"
                 return f"{fn}({x})"
             if n.op == "abs":
+                if t in INT_TYPES and not INT_TYPES[t].signed:
+                    return x  # |x| of an unsigned value is itself
                 return f"{'llabs' if t == 'i64' else 'abs'}({x})"
             raise ValueError(f"{n.op} is not defined for {t}")
         if isinstance(n, Binary):
             opnd = operand_dtype(n, types, context)
             a = conv(go(n.a, opnd), _value_type(n.a, types, opnd), opnd)
             b = conv(go(n.b, opnd), _value_type(n.b, types, opnd), opnd)
-            if n.op == "div" and opnd in ("i8", "i32", "i64"):
+            it = INT_TYPES.get(opnd)
+            if n.op == "div" and it is not None:
                 # numpy's kernels (elementwise_numpy._int_div): truncation, x / 0 == 0, and
                 # INT_MIN / -1 wraps to INT_MIN (C traps on both on x86, where cudasim runs).
-                t = C_TYPES[opnd]
-                u = {"i8": "uint8_t", "i32": "uint32_t", "i64": "uint64_t"}[opnd]
+                t, u = it.c_type, it.c_unsigned
+                if not it.signed:  # no -1 divisor (b == -1 would compare with the type's max)
+                    return (f"([](const {t} a, const {t} b) -> {t} {{ return b == 0 ? ({t})0 : "
+                            f"({t})(a / b); }}({a}, {b}))")
                 return (f"([](const {t} a, const {t} b) -> {t} {{ return b == 0 ? ({t})0 : "
                         f"b == -1 ? ({t})(({u})0 - ({u})a) : ({t})(a / b); }}({a}, {b}))")
+            wide = "uint64_t" if it is not None and it.bits == 64 else "uint32_t"
+            if it is not None and n.op in _WRAPPING and it.c_type != wide:
+                # numpy wraps every step to the type; in C signed overflow is undefined and
+                # 8- and 16-bit operands are promoted to int (a ui16 product can overflow it),
+                # so compute in unsigned 32 or 64 bits and convert back.
+                return f"(({it.c_type})(({wide})({a}) {_INFIX[n.op]} ({wide})({b})))"
             if n.op in _INFIX:
                 return f"({a} {_INFIX[n.op]} {b})"
             if opnd in ("f32", "f64"):
@@ -155,7 +173,8 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
                 # INT_MIN % -1 traps on x86, which cudasim runs on). A lambda evaluates each
                 # operand once, so nested mods do not grow the text exponentially.
                 t = C_TYPES[opnd]
-                return (f"([](const {t} a, const {t} b) -> {t} {{ return (b == 0 || b == -1) "
+                zero = "b == 0" if it is not None and not it.signed else "(b == 0 || b == -1)"
+                return (f"([](const {t} a, const {t} b) -> {t} {{ return ({zero}) "
                         f"? ({t})0 : ({t})(a % b); }}({a}, {b}))")
             raise ValueError(f"{n.op} is not defined for {opnd}")  # pragma: no cover
         if isinstance(n, Select):

@@ -126,7 +126,9 @@ def _scalar(v):
 
 _DTYPE_ALIASES = {"float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32",
                   "float": "f32", "float64": "f64", "double": "f64", "bool": "i1",
-                  "int8": "i8", "int32": "i32", "int": "i32", "int64": "i64", "long": "i64"}
+                  "int8": "i8", "int32": "i32", "int": "i32", "int64": "i64", "long": "i64",
+                  "int16": "i16", "short": "i16", "uint8": "ui8", "uint16": "ui16",
+                  "uint32": "ui32", "uint64": "ui64"}
 
 
 def _dtype(v):

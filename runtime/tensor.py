@@ -9,7 +9,7 @@ tensor([[1., 2.],
 >>> tensor(3).item(), tensor([True]).dtype
 (3, 'i1')
 
-``dtype`` is the MLIR spelling (``f16 bf16 f32 f64 i1 i8 i32 i64``); on the CPU the buffer is a
+``dtype`` is the MLIR spelling (``f16 bf16 f32 f64 i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64``); on the CPU the buffer is a
 numpy array (``bf16`` is stored as ``f32``, its values rounded to bf16 by ``tensor()``). ``Tensor._wrap(ndarray)`` is the fast path used by
 kernels and the functional API: no copy, no checks, a handful of slot stores.
 
@@ -31,8 +31,8 @@ _new = object.__new__
 
 def _mlir_dtype(dtype: Any) -> str:
     """``"f32"``, ``np.float32``, ``"float32"`` or ``float`` -> ``"f32"``."""
-    # Tensors hold the element types tdflow computes in; the IR's extra spellings (si64, ui8)
-    # have no kernels.
+    # Tensors hold the element types tdflow computes in; the IR's signed spellings (si64) have
+    # no kernels.
     if isinstance(dtype, str) and dtype in DTYPE_NAMES:
         return dtype
     if dtype is float:
@@ -49,7 +49,7 @@ def _mlir_dtype(dtype: Any) -> str:
         pass
     name = str(np.dtype(dtype)) if isinstance(dtype, np.dtype) else repr(dtype)
     raise TypeError(f"unsupported dtype {name}; expected one of {', '.join(DTYPE_NAMES)} (numpy: "
-                    f"float16, float32, float64, bool, int8, int32, int64)") from None
+                    f"float16, float32, float64, bool, int8...int64, uint8...uint64)") from None
 
 
 class Tensor:

@@ -39,6 +39,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.types import FLOAT_DTYPES
 
 from .tensor import Tensor, tensor
@@ -46,8 +47,7 @@ from .tensor import Tensor, tensor
 __all__ = ["OPERATORS", "install"]
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
-_INT_RANGES = {"i1": (0, 1), "i8": (-(2**7), 2**7 - 1), "i32": (-(2**31), 2**31 - 1),
-               "i64": (-(2**63), 2**63 - 1)}
+_INT_RANGES = {"i1": (0, 1), **{n: t.range for n, t in INT_TYPES.items()}}
 _functional: ModuleType | None = None
 
 

@@ -7,7 +7,7 @@
 ...     op = standard_dialect().lookup(name)
 ...     return sorted(formula_dtypes(check_formula(parse_formula(text, file="-", line=1, col=1), op)))
 >>> admitted("tdflow.relu", "max(x, 0)")
-['bf16', 'f16', 'f32', 'f64', 'i32', 'i64', 'i8']
+['bf16', 'f16', 'f32', 'f64', 'i16', 'i32', 'i64', 'i8', 'ui16', 'ui32', 'ui64', 'ui8']
 >>> admitted("tdflow.relu", "x * 0.5"), "i1" in admitted("tdflow.broadcast_maximum", "max(x, y)")
 (['bf16', 'f16', 'f32', 'f64'], True)
 
@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
+
 from .check import CheckedFormula
 from .expr import (
     COMPARE_OPS,
@@ -49,8 +51,8 @@ from .expr import (
 )
 from .types import default_out_dtype
 
-FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
-INTS = frozenset({"i8", "i32", "i64"})
+FLOATS = frozenset(FLOAT_DTYPES)
+INTS = frozenset(INT_DTYPES)
 NUMERIC = FLOATS | INTS
 _FLOAT_KINDS = frozenset({"f32", "f64"})
 _ORDER_BINARY = frozenset({"max", "min"}) | COMPARE_OPS | LOGICAL_BINARY_OPS

@@ -45,6 +45,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tdflow.dialect.element_types import DTYPE_NAMES
+
 Scalar = bool | int | float
 
 # Operator vocabulary. Unary "float" functions promote integer inputs to a float type.
@@ -56,7 +58,7 @@ ARITH_BINARY_OPS = frozenset({"add", "sub", "mul", "div", "mod", "max", "min", "
 COMPARE_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 LOGICAL_BINARY_OPS = frozenset({"and", "or"})
 BINARY_OPS = ARITH_BINARY_OPS | COMPARE_OPS | LOGICAL_BINARY_OPS
-CAST_DTYPES = frozenset({"f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64"})
+CAST_DTYPES = frozenset(DTYPE_NAMES)  # every element type (the table in element_types.py)
 
 
 def as_expr(value: Expr | Scalar) -> Expr:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tdflow.dialect.element_types import DTYPE_NAMES
+
 from .expr import Binary, Cast, Expr, Unary, sigmoid
 
 
@@ -50,7 +52,7 @@ FUNCTIONS: dict[str, Function] = {
         _binary("min", "min", "order"),
         _binary("max", "max", "order"),
         _binary("pow", "pow", "arith"),
-        *(_cast(t, t) for t in ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")),
+        *(_cast(t, t) for t in DTYPE_NAMES),  # f32(x), ui8(x): a cast to each element type
         _cast("bool", "i1"),
     )
 }

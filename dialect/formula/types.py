@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tdflow.dialect.element_types import INT_DTYPES, promote_int
 from tdflow.dialect.formula.expr import (
     COMPARE_OPS,
     FLOAT_UNARY_OPS,
@@ -26,7 +27,9 @@ from tdflow.dialect.formula.expr import (
 )
 
 _FLOAT_RANK = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
-_INT_RANK = {"i1": 0, "i8": 1, "i32": 2, "i64": 3}
+# Integers combine by numpy's rule (element_types.promote_int); the rank orders the kinds for
+# messages and callers that sort types.
+_INT_RANK = {"i1": 0, **{n: i + 1 for i, n in enumerate(INT_DTYPES)}}
 
 
 def compute_dtype(dtype: str) -> str:
@@ -37,15 +40,15 @@ def compute_dtype(dtype: str) -> str:
 def promote(a: str, b: str) -> str:
     """C-like promotion of two compute types: float beats int, wider beats narrower.
 
-    >>> promote("i32", "f32"), promote("i8", "i64"), promote("f16", "f64")
-    ('f32', 'i64', 'f64')
+    >>> promote("i32", "f32"), promote("i8", "i64"), promote("f16", "f64"), promote("ui8", "i8")
+    ('f32', 'i64', 'f64', 'i16')
     """
     fa, fb = a in _FLOAT_RANK, b in _FLOAT_RANK
     if fa and fb:
         return compute_dtype(a if _FLOAT_RANK[a] >= _FLOAT_RANK[b] else b)
     if fa or fb:
         return compute_dtype(a if fa else b)
-    return a if _INT_RANK[a] >= _INT_RANK[b] else b
+    return promote_int(a, b)
 
 
 def infer_dtypes(expr: Expr, in_dtypes: Sequence[str], context: str = "f32") -> dict[Expr, str]:

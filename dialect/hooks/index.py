@@ -31,6 +31,7 @@ from .registry import (
 from .sbp import blob, signature, split_all
 from .shape_util import (
     FLOAT_DTYPES,
+    INT_DTYPES,
     compatible,
     dx_like_dy,
     fmt,
@@ -42,8 +43,8 @@ from .shape_util import (
 Shape = tuple[int | None, ...]
 
 #: Element types an index operand may have (OneFlow's kernels take int32 and int64; tdflow's
-#: numpy kernels take every signed integer type).
-INDEX_DTYPES = ("i8", "i32", "i64")
+#: kernels take every integer type of element_types.py).
+INDEX_DTYPES = INT_DTYPES
 
 
 def require_index(ctx: InferContext, name: str) -> None:

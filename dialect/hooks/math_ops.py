@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tdflow.dialect.element_types import NUMERIC_DTYPES
+
 from ..grad.core import Emitter, Forward, grad_rule
 from .context import HookError, InferContext, InputArgModifier
 from .registry import (
@@ -56,8 +58,7 @@ def unary_data_type(ctx: InferContext) -> None:
     src, dst, needs_float = UNARY[ctx.op.mnemonic]
     dtype = require_float(ctx, src) if needs_float else ctx.input_dtype(src)
     if dtype == "i1" and not needs_float:
-        raise HookError(f"'{src}' must be a number tensor (i8, i32, i64, f16, bf16, f32, f64), "
-                        f"got i1", operand=src)
+        raise HookError(f"'{src}' must be a number tensor ({', '.join(NUMERIC_DTYPES)}), got i1", operand=src)
     if ctx.op.mnemonic == "scalar_div":
         has_int, has_float = ctx.attr("has_int_operand"), ctx.attr("has_float_operand")
         if has_int == has_float:

@@ -102,7 +102,7 @@ def softmax_complexity(ctx: InferContext) -> float | None:
 def _check_labels(ctx: InferContext, pred_shape) -> None:
     label = ctx.input_shape("label")
     if ctx.input_dtype("label") not in INT_DTYPES:
-        raise HookError(f"'label' must hold integer class indices (i8, i32, i64), got "
+        raise HookError(f"'label' must hold integer class indices ({', '.join(INT_DTYPES)}), got "
                         f"{ctx.input_dtype('label')}", operand="label")
     if pred_shape is not None and label is not None and not compatible(label, pred_shape[:-1]):
         raise HookError(f"'label' has shape {fmt(label)} but 'prediction' {fmt(pred_shape)} needs "

@@ -3,6 +3,7 @@ reduce_sum_like and broadcast_like."""
 
 from __future__ import annotations
 
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.types import TensorType
 
 from .context import HookError, InferContext, InputArgModifier
@@ -238,9 +239,7 @@ def constant_data_type(ctx: InferContext) -> None:
 
 # The values each integer element type holds (a constant must fit its dtype when it is made,
 # not fail later when the kernel fills the tensor).
-_INT_RANGES = {"i1": (0, 1), "bool": (0, 1), "i8": (-(1 << 7), (1 << 7) - 1),
-               "ui8": (0, (1 << 8) - 1), "i16": (-(1 << 15), (1 << 15) - 1),
-               "i32": (-(1 << 31), (1 << 31) - 1), "i64": (-(1 << 63), (1 << 63) - 1)}
+_INT_RANGES = {"i1": (0, 1), "bool": (0, 1), **{n: t.range for n, t in INT_TYPES.items()}}
 
 
 @infer_logical_tensor_desc("tdflow.dense_constant")

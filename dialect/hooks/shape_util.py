@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tdflow.dialect.element_types import FLOAT_DTYPES as _FLOATS
+from tdflow.dialect.element_types import INT_DTYPES as _INTS
+
 from .context import HookError
 
 Shape = tuple  # tuple[int | None, ...]
@@ -137,8 +140,8 @@ def require_same_dtype(ctx, a: str, b: str, ai: int = 0, bi: int = 0) -> str:
     return da
 
 
-FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
-INT_DTYPES = ("i8", "i32", "i64")
+FLOAT_DTYPES = _FLOATS
+INT_DTYPES = _INTS  # i8 ... ui64 (element_types.py); i1 is not among them
 
 
 def require_float(ctx, name: str, index: int = 0) -> str:

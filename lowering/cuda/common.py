@@ -16,15 +16,36 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.lowering.elementwise_cuda import C_TYPES
 
-__all__ = ["C_TYPES", "ctype", "launch_1d", "strides", "broadcast_index", "prelude",
+__all__ = ["C_TYPES", "INT_LIMITS", "c_int_literal", "ctype", "launch_1d", "strides", "broadcast_index", "prelude",
            "MAX_GRID", "is_float", "acc_type", "load", "store", "unravel"]
 
 #: Blocks a grid-stride launch uses at most: 8 per SM of an H200 (132 SMs); each thread then
 #: loops, which keeps launches cheap and lets the simulator run big tensors.
 MAX_GRID = 132 * 8
 FLOATS = ("f16", "bf16", "f32", "f64")
+
+
+def c_int_literal(v: int) -> str:
+    """A C literal of the integer ``v`` with a type that holds it; the most negative 32- and
+    64-bit values have none, so they are expressions.
+
+    >>> c_int_literal(-128), c_int_literal(-(1 << 63)), c_int_literal((1 << 64) - 1)
+    ('(-128)', '(-9223372036854775807LL - 1)', '18446744073709551615ULL')
+    """
+    if v == -(1 << 63):
+        return "(-9223372036854775807LL - 1)"
+    if v == -(1 << 31):
+        return "(-2147483647 - 1)"
+    text = f"{v}ULL" if v >= 1 << 63 else f"{v}LL" if abs(v) >= 1 << 31 else str(v)
+    return f"({text})" if v < 0 else text
+
+
+#: (lowest, highest) of each integer dtype as C literals (max/min identities, pool padding).
+INT_LIMITS = {n: (c_int_literal(t.range[0]), c_int_literal(t.range[1]))
+              for n, t in INT_TYPES.items()}
 
 
 def ctype(dtype: str) -> str:

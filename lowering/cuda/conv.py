@@ -17,7 +17,7 @@ the input per tile):
 
 For ``channels_last`` the reduction index runs channel-fastest (``(r, s, c)``), which is how
 such tensors lie in memory, so loads still coalesce. Sums run in float for f32 and half types,
-double for f64 and wrap-around unsigned integers for i8/i32/i64 (numpy's integer matmul).
+double for f64 and wrap-around unsigned integers for the integer types (numpy's integer matmul).
 
 >>> from tdflow.lowering.cuda.code import TensorSpec
 >>> attrs = {"data_format": "channels_first", "kernel_size": [3, 3], "strides": [1, 1],

@@ -36,11 +36,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tdflow.dialect.element_types import INT_TYPES
+
 from .code import CudaCodegenError, LaunchSpec
 from .common import acc_type, ctype, launch_1d, store
 
 SMS = 132  # H200 streaming multiprocessors: the block count a launch should at least reach
-INT_ACC = {"i8": "uint32_t", "i32": "uint32_t", "i64": "uint64_t"}
+# Integers accumulate in unsigned 32 or 64 bits: the low bits of a wrapped sum are numpy's.
+INT_ACC = {n: "uint64_t" if t.bits == 64 else "uint32_t" for n, t in INT_TYPES.items()}
 TENSOR_CORE = ("f16", "bf16")
 
 
@@ -98,7 +101,7 @@ def gemm_tile(dtype: str, m: int, n: int) -> str:
     """The tile configuration a GEMM of ``dtype`` and ``m x n`` results gets."""
     if dtype in TENSOR_CORE or (dtype == "f32" and tf32_enabled()):
         return "wmma64" if m >= 64 and n >= 64 else "wmma32"
-    if m >= 128 and n >= 128 and dtype not in ("f64", "i64"):
+    if m >= 128 and n >= 128 and dtype not in ("f64", "i64", "ui64"):
         return "large"
     return "medium" if m >= 64 and n >= 64 else "small"
 

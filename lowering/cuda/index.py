@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import INT_TYPES
 
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import ctype, launch_1d, load, store, strides
@@ -234,7 +235,8 @@ def scatter_add(op: str, data: TensorSpec, ids: TensorSpec, out: TensorSpec, axi
     sfx = suffix(it)
     J = ids.numel
     # where to accumulate: the result itself where CUDA has the atomic, else 32-bit scratch
-    direct = {"f32": "float", "f64": "double", "i32": "int", "i64": "unsigned long long"}
+    direct = {"f32": "float", "f64": "double", "i32": "int", "i64": "unsigned long long",
+              "ui32": "unsigned", "ui64": "unsigned long long"}
     acc = direct.get(dt) or ("float" if dt in ("f16", "bf16") else "unsigned")
     parts, launches, scratch = [_DIV_HELPERS], [], []
     target = "out0" if dt in direct else "tmp0"
@@ -285,7 +287,9 @@ def scatter_add(op: str, data: TensorSpec, ids: TensorSpec, out: TensorSpec, axi
     launches.append(LaunchSpec("scatter_add", grid, block,
                                ins_ + (target,) + ((cnt,) if by_freq else ())))
     if dt not in direct:
-        cv = store(dt, "a[i]") if dt in ("f16", "bf16") else "(int8_t)(unsigned char)a[i]"
+        # 8- and 16-bit integers wrap as numpy's sums do: the low bits of the 32-bit sum
+        cv = (store(dt, "a[i]") if dt in ("f16", "bf16")
+              else f"({ctype(dt)})({INT_TYPES[dt].c_unsigned})a[i]")
         parts.append(f'extern "C" __global__ void finish(const {acc}* __restrict__ a, '
                      f"{ctype(dt)}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))}"
                      f" y[i] = {cv}; }}\n}}\n")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.types import DTYPES
 
 from .code import KernelCode, TensorSpec
@@ -73,8 +74,11 @@ def literal(value: int | float | bool | np.generic, dtype: str) -> str:
     by their bits, so NaN, infinities and -0.0 survive."""
     if dtype == "i1":
         return "true" if bool(value) else "false"
-    if dtype in ("i8", "i32", "i64"):
+    it = INT_TYPES.get(dtype)
+    if it is not None:
         v = int(value)
+        if not it.signed:
+            return f"(({ctype(dtype)})({it.wrap(v)}ULL))"
         if dtype == "i64":
             # -2**63 has no literal: write it as an expression
             return "(-9223372036854775807LL - 1LL)" if v == -(1 << 63) else f"({v}LL)"

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import INT_TYPES
 
 from .code import CudaCodegenError, KernelCode, TensorSpec, cuda_generator
 from .common import broadcast_index, ctype, load, store
@@ -39,7 +40,7 @@ def c_scalar(dtype: str, value: float) -> str:
     if dtype == "f64":
         return repr(float(value))
     if dtype in INT_ACC:
-        bits = {"i8": 8, "i32": 32, "i64": 64}[dtype]
+        bits = INT_TYPES[dtype].bits
         return f"(({gemm_acc(dtype)}){int(value) % (1 << bits)}ULL)"
     return f"{float(np.float32(value))!r}f"
 

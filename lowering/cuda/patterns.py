@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tdflow.dialect.element_types import INT_TYPES
+
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import ctype, launch_1d, load, store
 from .layout import CONVERT_HELPERS, empty_code, exact_value, index_type, literal, loop, suffix
@@ -109,7 +111,7 @@ def _tril(op: str, x: TensorSpec, out: TensorSpec, attrs: Mapping[str, Any],
         elif dt in ("f32", "f64"):
             v = "x[i] * s"
         else:  # integers wrap, as numpy's do (unsigned: signed overflow is undefined in C)
-            u = {"i8": "unsigned", "i32": "unsigned", "i64": "unsigned long long"}[dt]
+            u = "unsigned long long" if INT_TYPES[dt].bits == 64 else "unsigned"
             v = f"({t})(({u})x[i] * ({u})s)"
     it = index_type(x)
     sfx = suffix(it)

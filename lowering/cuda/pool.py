@@ -33,9 +33,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
-from .common import acc_type, ctype, launch_1d, load, store
+from .common import INT_LIMITS, acc_type, ctype, launch_1d, load, store
 
-_LOWEST = {"i8": "(-128)", "i32": "(-2147483647 - 1)", "i64": "(-9223372036854775807LL - 1)"}
+_LOWEST = {n: low for n, (low, _) in INT_LIMITS.items()}
 
 
 def _pair(attrs: Mapping[str, Any], name: str, default: int, op: str) -> tuple[int, int]:

@@ -27,13 +27,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
-from .common import MAX_GRID, ctype, load, store
+from tdflow.dialect.element_types import NUMERIC_DTYPES
 
-_INT_LIMITS = {"i8": ("(-128)", "127"), "i32": ("(-2147483647 - 1)", "2147483647"),
-               "i64": ("(-9223372036854775807LL - 1)", "9223372036854775807LL"),
-               "i1": ("0", "1")}
-_SIZE = {"float": 4, "double": 8, "int": 4, "long long": 8, "unsigned long long": 8}
+from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
+from .common import INT_LIMITS, MAX_GRID, ctype, load, store
+
+_INT_LIMITS = {"i1": ("0", "1"), **INT_LIMITS}
+# max/min of an integer type accumulate in a C type holding every value (not 8-bit ones:
+# warp shuffles move 32 and 64 bits).
+_ORDER_ACC = {"i64": "long long", "ui32": "unsigned", "ui64": "unsigned long long"}
+_SIZE = {"float": 4, "double": 8, "int": 4, "unsigned": 4, "long long": 8,
+         "unsigned long long": 8}
 THREAD_MAX, WARP_MAX = 16, 2048  # reduced extents served by a thread / a warp per output
 SPLIT_MIN, CHUNK = 4096, 2048    # two passes from this extent on, chunks of about CHUNK
 FEW_BLOCKS = 2 * 132             # fewer blocks than this leave H200 SMs idle
@@ -49,7 +53,7 @@ def acc_of(kind: str, dtype: str) -> str:
         return "float"
     if kind in ("sum", "prod"):
         return "double" if dtype in ("f32", "f64") else "unsigned long long"
-    return {"f32": "float", "f64": "double", "i64": "long long"}.get(dtype, "int")
+    return {"f32": "float", "f64": "double", **_ORDER_ACC}.get(dtype, "int")
 
 
 def _identity(kind: str, dtype: str) -> str:
@@ -261,7 +265,7 @@ def _axes(attrs: Mapping[str, Any], ndim: int, op: str, every: bool) -> tuple[in
 
 def _check(op: str, kind: str, x: TensorSpec, out: TensorSpec) -> None:
     allowed = ("i1",) if kind in ("max", "min") else ()
-    if x.dtype not in ("f16", "bf16", "f32", "f64", "i8", "i32", "i64") + allowed:
+    if x.dtype not in NUMERIC_DTYPES + allowed:
         raise CudaCodegenError(f"{op}: no CUDA kernel for dtype {x.dtype}")
     if out.dtype != x.dtype:
         raise CudaCodegenError(f"{op}: result dtype {out.dtype} differs from the input's {x.dtype}")

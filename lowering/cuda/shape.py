@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.ir.elements import to_numpy
 from tdflow.dialect.types import DTYPES
 
@@ -42,8 +43,10 @@ _BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigne
 def bits_type(dtype: str) -> str:
     """The unsigned C integer as wide as ``dtype``, which copies move: ``bits_type("f16")``
     is ``"unsigned short"``."""
-    return _BITS[{"i1": 1, "i8": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4, "f64": 8,
-                  "i64": 8}[dtype]]
+    it = INT_TYPES.get(dtype)
+    if it is not None:
+        return _BITS[it.bits // 8]
+    return _BITS[{"i1": 1, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}[dtype]]
 
 
 def strided_copy(op: str, x: TensorSpec, out: TensorSpec, in_strides: Sequence[int],
@@ -381,7 +384,7 @@ def add_n(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     elif dt in ("f32", "f64"):
         body = [f"    {t} s = x0[i];"] + [f"    s = s + x{k}[i];" for k in range(1, len(ins))]
     else:  # wrap as numpy does: unsigned arithmetic (signed overflow is undefined in C)
-        u = {"i8": "unsigned char", "i32": "unsigned int", "i64": "unsigned long long"}[dt]
+        u = INT_TYPES[dt].c_unsigned
         body = [f"    {u} s = ({u})x0[i];"] + [f"    s = ({u})(s + ({u})x{k}[i]);"
                                              for k in range(1, len(ins))]
     body.append(f"    y[i] = ({t})s;")

@@ -24,11 +24,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tdflow.dialect.element_types import INT_DTYPES
+
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import MAX_GRID, acc_type, ctype, launch_1d, load, store
 
 FLOATS = ("f16", "bf16", "f32", "f64")
-LABELS = ("i1", "i8", "i32", "i64")
+LABELS = ("i1",) + INT_DTYPES
 
 
 def math_fn(name: str, acc: str) -> str:

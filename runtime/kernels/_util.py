@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
 
-FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
-INTS = frozenset({"i8", "i32", "i64"})
+# The dtype sets kernels register with, from the one table of element types.
+FLOATS = frozenset(FLOAT_DTYPES)
+INTS = frozenset(INT_DTYPES)  # i8, i16, i32, i64, ui8, ui16, ui32, ui64
 NUMERIC = FLOATS | INTS
 ALL_DTYPES = NUMERIC | {"i1"}
 

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import DTYPE_NAMES
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.elementwise import Expr
 from tdflow.lowering.elementwise_numpy import NumpyProgram, render_numpy
@@ -39,7 +40,7 @@ from tdflow.runtime.kernels.registry import (
     same_dtype,
 )
 
-ALL_DTYPES = frozenset({"i1", "i8", "i32", "i64", "f16", "bf16", "f32", "f64"})
+ALL_DTYPES = frozenset(DTYPE_NAMES)
 
 
 def _mlir(dt: np.dtype) -> str:

@@ -23,11 +23,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import INT_DTYPES
 from tdflow.dialect.types import DTYPES
 from tdflow.runtime.kernels._util import ALL_DTYPES, FLOATS, NUMERIC, acc_dtype, out_buffer, store
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
 
-_INDEX = ("i8", "i32", "i64")
+_INDEX = INT_DTYPES  # index operands: every integer type (hooks/index.py's INDEX_DTYPES)
 
 
 def check_indices(op: str, name: str, idx: np.ndarray, size: int) -> np.ndarray:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
 from tdflow.tdparser.errors import TdflowError
 
 KernelFn = Callable[[Mapping[str, Any], Sequence[Any], Sequence[Any]], list[np.ndarray]]
@@ -107,7 +108,7 @@ class Kernel:
         return f"<Kernel {self.describe()}>"
 
 
-_DTYPE_ORDER = ("i1", "i8", "i32", "i64", "f16", "bf16", "f32", "f64")
+_DTYPE_ORDER = ("i1",) + INT_DTYPES + FLOAT_DTYPES
 
 
 def _ordered(dtypes: Iterable[str]) -> list[str]:

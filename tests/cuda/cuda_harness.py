@@ -191,6 +191,8 @@ def rand(shape: Sequence[int], dtype: str = "f32", lo: float = -2.0, hi: float =
     rng = np.random.default_rng(seed)
     if dtype == "i1":
         return rng.random(shape) < 0.5
-    if dtype.startswith("i"):
-        return rng.integers(max(-5, int(lo)), 6, size=shape).astype(DTYPES[dtype])
+    if dtype.startswith(("i", "ui")):
+        # unsigned types get small non-negative values (their arithmetic still wraps: 2 - 5)
+        low = 0 if dtype.startswith("u") else max(-5, int(lo))
+        return rng.integers(low, 6, size=shape).astype(DTYPES[dtype])
     return rng.uniform(lo, hi, size=shape).astype(DTYPES[dtype])

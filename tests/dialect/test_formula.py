@@ -374,7 +374,7 @@ def test_dtype_admission(text, expected):
     op = _fake(operands=("x", "y"), attrs=(("alpha", "f32", 0.1), ("n", "si32", 2),
                                            ("on", "bool", True)))
     want = {"FLOATS": {"f16", "bf16", "f32", "f64"}}
-    want["NUMERIC"] = want["FLOATS"] | {"i8", "i32", "i64"}
+    want["NUMERIC"] = want["FLOATS"] | {"i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"}
     want["NUMERIC+i1"] = want["NUMERIC"] | {"i1"}
     assert formula_dtypes(_checked(op, text)) == want[expected]
 

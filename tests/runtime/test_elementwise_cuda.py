@@ -14,6 +14,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.lowering.elementwise import ELEMENTWISE_OPS, Input, maximum, render_cuda, where
 from tdflow.lowering.elementwise_cuda import C_TYPES, CUDASIM_SHIM
 from tdflow.lowering.elementwise_numpy import render_numpy
@@ -27,8 +28,8 @@ ATTRS = {
     "tdflow.scalar_pow": {"has_int_operand": True, "int_operand": 2},
     "tdflow.scalar_div": {"has_float_operand": True, "float_operand": 4.0},
 }
-NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i32": np.int32,
-      "i64": np.int64, "i1": np.bool_}
+NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
+      **{n: np.dtype(t.numpy).type for n, t in INT_TYPES.items()}}
 
 
 def _cases(include_bf16: bool):
@@ -124,8 +125,8 @@ def _sample(dt, n, seed, positive=False, nonzero=False):
     rng = np.random.default_rng(seed)
     if dt == "i1":
         return rng.random(n) < 0.5
-    if dt.startswith("i"):
-        v = rng.integers(1 if positive else -9, 10, size=n)
+    if dt in INT_TYPES:  # unsigned types: small non-negative values (differences still wrap)
+        v = rng.integers(1 if positive else (-9 if INT_TYPES[dt].signed else 0), 10, size=n)
         if nonzero:
             v[v == 0] = 2
         return v.astype(NP[dt])
@@ -151,7 +152,7 @@ def test_g_plus_plus_build_matches_numpy(simlib):
         getattr(lib, fn)(*[ctypes.c_void_p(a.ctypes.data) for a in xs],
                          ctypes.c_void_p(out.ctypes.data), ctypes.c_long(n))
         want = render_numpy(d.bind(ATTRS.get(op, {})), in_dts, dt)(xs)
-        if dt.startswith("i"):
+        if dt == "i1" or dt in INT_TYPES:
             np.testing.assert_array_equal(out, want, err_msg=f"{op} {dt}")
         else:
             tol = {"f16": 2e-3, "f32": 2e-6, "f64": 1e-13}[dt]

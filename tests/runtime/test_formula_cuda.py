@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.formula.types import default_out_dtype
 from tdflow.dialect.ir import parse_module
 from tdflow.dialect.ir.attrs import to_python
@@ -76,8 +77,8 @@ def Cu_PowCastOp : Cu_Op<"pow_cast", [NoMemoryEffect, Elementwise]> {
 # Attribute values the kernels are built with (defaults for what is not given).
 ATTRS = {"cu.gated": {"alpha": 0.5}, "cu.near": {}, "cu.wrap": {"period": -4},
          "cu.pow_cast": {"scale": 2.0}}
-NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i32": np.int32,
-      "i64": np.int64, "i1": np.bool_}
+NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
+      **{n: np.dtype(t.numpy).type for n, t in INT_TYPES.items()}}
 HEADERS = ["#include <cstdint>", "#include <cuda_fp16.h>", "#include <cuda_bf16.h>"]
 
 
@@ -145,7 +146,7 @@ def run_cudasim(lib: ctypes.CDLL, name: str, xs: Sequence[np.ndarray], out_dt: s
 
 def assert_matches(got: np.ndarray, want: np.ndarray, dt: str, what: str) -> None:
     assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
-    if dt in ("i1", "i8", "i32", "i64"):
+    if dt == "i1" or dt in INT_TYPES:
         np.testing.assert_array_equal(got, want, err_msg=what)
     else:
         tol = {"f16": 2e-3, "f32": 2e-6, "f64": 1e-13}[dt]
@@ -206,8 +207,8 @@ def test_every_op_compiles_with_nvcc_for_sm90(lib, nvcc, tmp_path):
 
 def _sample(dt: str, shape, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    if dt.startswith("i"):
-        return rng.integers(-20, 21, size=shape).astype(NP[dt])
+    if dt in INT_TYPES:  # unsigned types: small non-negative values (differences still wrap)
+        return rng.integers(-20 if INT_TYPES[dt].signed else 0, 21, size=shape).astype(NP[dt])
     return rng.normal(scale=2.0, size=shape).astype(NP[dt])
 
 

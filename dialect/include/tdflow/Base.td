@@ -101,7 +101,10 @@ class AnyTypeOf<list<Type> allowed, string descr = ""> :
   list<Type> allowedTypes = allowed;
 }
 def AnyFloat : AnyTypeOf<[F16, BF16, F32, F64], "floating-point">;
-def AnyInteger : AnyTypeOf<[I1, I8, I32, I64], "integer">;
+// The integer element types tdflow has kernels for: dialect/element_types.py's INT_TYPES (a
+// test checks that the two lists agree).
+defvar TDF_IntTypes = [I8, I16, I32, I64, UI8, UI16, UI32, UI64];
+def AnyInteger : AnyTypeOf<!listconcat([I1], TDF_IntTypes), "integer">;
 
 // A tensor whose element type is one of `allowed` (`AnyType` allows every dtype).
 class TensorOf<list<Type> allowed, string descr = "tensor"> :
@@ -397,9 +400,9 @@ def TDF_Dialect : Dialect {
 def TDF_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def OneFlow_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def TDF_FloatTensor : TensorOf<[F16, BF16, F32, F64], "tensor of floating-point values">;
-def TDF_IntTensor : TensorOf<[I8, I32, I64], "tensor of integer values">;
+def TDF_IntTensor : TensorOf<TDF_IntTypes, "tensor of integer values">;
 // A mask: bool or any number type (dropout_grad's `mask` need not have `dy`'s type).
-def TDF_MaskTensor : TensorOf<[I1, I8, I32, I64, F16, BF16, F32, F64],
+def TDF_MaskTensor : TensorOf<!listconcat([I1], TDF_IntTypes, [F16, BF16, F32, F64]),
                               "mask tensor (bool or any number type)">;
 
 // The base of every tdflow op. Operands, results and attributes are declared in OneFlow's

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .api import Lowerer, Node, rule
-from .common import cast, reshape, transpose
+from .common import reshape, transpose
 
 
 # -- padding and sizes -------------------------------------------------------------------------
@@ -320,24 +320,12 @@ def _to_2d(cx: Lowerer, x: Any, xs) -> Any:
     return reshape(cx, x, [xs[0], xs[1], 1, xs[2]])
 
 
-_POOL_DTYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
-
-
-def _retyped(n: Node, x: Any) -> Node:
-    return Node(n.op_type, n.version, n.name, [x, *n.inputs[1:]], n.attrs, n.num_outputs,
-                n.output_types)
-
-
 @rule("MaxPool")
 def max_pool(cx: Lowerer, n: Node) -> list:
     x = n.input(0)
     xs = cx.shape_of(x)
     nd, k, s, d, before, after, ceil, out = _pool_geometry(cx, n, xs)
     want_idx = n.num_outputs > 1
-    dt = cx.type_of(x).dtype
-    if dt not in _POOL_DTYPES:  # the kernels hold these; order is kept by the widening
-        y = max_pool(cx, _retyped(n, cast(cx, x, "i64" if dt.startswith("ui") else "i32")))
-        return [cast(cx, y[0], dt), *y[1:]]
     if nd in (1, 2) and _native_ok(k, before, after):
         x2 = _to_2d(cx, x, xs) if nd == 1 else x
         one = [1] if nd == 1 else []
