@@ -300,11 +300,6 @@ def _d_mod(n: Binary, da: Deriv, db: Deriv, live: Callable[[Expr], bool]) -> Der
     return _sub(da, _mul(_div(_sub(n.a, n), n.b), db))
 
 
-def _d_floor_mod(n: Binary, da: Deriv, db: Deriv, live: Callable[[Expr], bool]) -> Deriv:
-    # floor_mod(a, b) = a - floor(a / b) * b, and floor(a / b) = (a - floor_mod(a, b)) / b
-    return _d_mod(n, da, db, live)
-
-
 def _d_pow(n: Binary, da: Deriv, db: Deriv, live: Callable[[Expr], bool]) -> Deriv:
     a, b = n.a, n.b
     c = _number(b)
@@ -343,7 +338,9 @@ BINARY_RULES: dict[str, Callable[[Binary, Deriv, Deriv, Callable[[Expr], bool]],
     "mul": lambda n, da, db, live: _add(_mul(da, n.b), _mul(n.a, db)),
     "div": _d_div,
     "mod": _d_mod,
-    "floor_mod": _d_floor_mod,
+    # floor_mod(a, b) = a - floor(a / b) * b: the same form, (a - floor_mod(a, b)) / b being
+    # floor(a / b) (the rule reads the node itself, so one rule serves both)
+    "floor_mod": _d_mod,
     "pow": _d_pow,
     "max": _d_extreme("gt", "lt"),
     "min": _d_extreme("lt", "gt"),

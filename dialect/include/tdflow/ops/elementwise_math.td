@@ -92,7 +92,8 @@ def TDF_AsinOp : TDF_Op<"asin", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse sine";
   let formula = [{ asin(x) }];
   let description = [{
-    Computes `y = asin(x)`, in `[-pi/2, pi/2]`; NaN outside `[-1, 1]` element by element (float tensors).
+    Computes `y = asin(x)`, in `[-pi/2, pi/2]`; NaN outside `[-1, 1]` element by element (float
+    tensors).
 
     Example:
 
@@ -116,7 +117,8 @@ def TDF_AcosOp : TDF_Op<"acos", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse cosine";
   let formula = [{ acos(x) }];
   let description = [{
-    Computes `y = acos(x)`, in `[0, pi]`; NaN outside `[-1, 1]` element by element (float tensors).
+    Computes `y = acos(x)`, in `[0, pi]`; NaN outside `[-1, 1]` element by element (float
+    tensors).
 
     Example:
 
@@ -236,7 +238,8 @@ def TDF_AcoshOp : TDF_Op<"acosh", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse hyperbolic cosine";
   let formula = [{ acosh(x) }];
   let description = [{
-    Computes `y = acosh(x) = log(x + sqrt(x^2 - 1))`; NaN below 1 element by element (float tensors).
+    Computes `y = acosh(x) = log(x + sqrt(x^2 - 1))`; NaN below 1 element by element (float
+    tensors).
 
     Example:
 
@@ -260,7 +263,8 @@ def TDF_AtanhOp : TDF_Op<"atanh", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse hyperbolic tangent";
   let formula = [{ atanh(x) }];
   let description = [{
-    Computes `y = atanh(x) = log((1 + x) / (1 - x)) / 2`; +-inf at +-1, NaN outside `[-1, 1]` element by element (float tensors).
+    Computes `y = atanh(x) = log((1 + x) / (1 - x)) / 2`; +-inf at +-1, NaN outside `[-1, 1]`
+    element by element (float tensors).
 
     Example:
 
@@ -342,9 +346,9 @@ def TDF_RoundOp : TDF_Op<"round", [NoMemoryEffect, Idempotent, SameOperandsAndRe
   let summary = "round to the nearest integer, halves to even";
   let formula = [{ round(x) }];
   let description = [{
-    Computes `y = round(x)` element by element (float tensors): the nearest integer, and
-    the even one of two at a tie (`round(2.5) = 2`, `round(-0.5) = -0`), as numpy's
-    `rint`, ONNX's `Round` and CUDA's `rint`. Its gradient is zero.
+    Computes `y = round(x)` element by element (float tensors): the nearest integer, and the
+    even one of two at a tie (`round(2.5) = 2`, `round(-0.5) = -0`), as numpy's `rint`, ONNX's
+    `Round` and CUDA's `rint`. Its gradient is zero.
 
     Example:
 
@@ -369,8 +373,8 @@ def TDF_SignOp : TDF_Op<"sign", [NoMemoryEffect, Idempotent, SameOperandsAndResu
   let summary = "sign of each element";
   let formula = [{ sign(x) }];
   let description = [{
-    Computes `y = 1` where `x > 0`, `-1` where `x < 0` and `x` itself at zero and NaN,
-    element by element, for float and integer tensors. Its gradient is zero.
+    Computes `y = 1` where `x > 0`, `-1` where `x < 0` and `x` itself at zero and NaN, element
+    by element, for float and integer tensors. Its gradient is zero.
 
     Example:
 
@@ -394,8 +398,8 @@ def TDF_IsNanOp : TDF_Op<"isnan", [NoMemoryEffect, NoGrad, Elementwise]> {
   let summary = "test for NaN";
   let formula = [{ isnan(in) }];
   let description = [{
-    Computes `out = in != in` (true where `in` is NaN) element by element: a float tensor
-    in, an `i1` (bool) tensor out.
+    Computes `out = in != in` (true where `in` is NaN) element by element: a float tensor in, an
+    `i1` (bool) tensor out.
 
     Example:
 
@@ -419,8 +423,8 @@ def TDF_IsInfOp : TDF_Op<"isinf", [NoMemoryEffect, NoGrad, Elementwise]> {
   let summary = "test for an infinity";
   let formula = [{ isinf(in) }];
   let description = [{
-    Computes `out = |in| == inf` (true where `in` is plus or minus infinity) element by
-    element: a float tensor in, an `i1` (bool) tensor out.
+    Computes `out = |in| == inf` (true where `in` is plus or minus infinity) element by element:
+    a float tensor in, an `i1` (bool) tensor out.
 
     Example:
 
@@ -444,8 +448,8 @@ def TDF_SoftsignOp : TDF_Op<"softsign", [NoMemoryEffect, Elementwise]> {
   let summary = "softsign, x / (1 + |x|)";
   let formula = [{ in / (1.0 + abs(in)) }];
   let description = [{
-    Computes `out = in / (1 + |in|)` element by element (float tensors), a smooth map onto
-    `(-1, 1)`. The derived gradient is `1 / (1 + |in|)^2`.
+    Computes `out = in / (1 + |in|)` element by element (float tensors), a smooth map onto `(-1,
+    1)`. The derived gradient is `1 / (1 + |in|)^2`.
 
     Example:
 
@@ -474,8 +478,8 @@ def TDF_LogicalNotOp : TDF_Op<"logical_not", [NoMemoryEffect, NoGrad, Elementwis
   let summary = "logical negation";
   let formula = [{ !x }];
   let description = [{
-    Computes `y = !x` element by element: true where `x` is zero (or false). `x` may be a
-    bool or number tensor; the result is `i1` (bool).
+    Computes `y = !x` element by element: true where `x` is zero (or false). `x` may be a bool
+    or number tensor; the result is `i1` (bool).
 
     Example:
 
@@ -499,8 +503,8 @@ def TDF_BitwiseNotOp : TDF_Op<"bitwise_not", [NoMemoryEffect, NoGrad, Elementwis
   let summary = "bitwise complement";
   let formula = [{ bitwise_not(x) }];
   let description = [{
-    Computes `y = ~x` element by element, for integer tensors (two's complement:
-    `~x = -x - 1`); on a bool (`i1`) tensor it is the logical negation.
+    Computes `y = ~x` element by element, for integer tensors (two's complement: `~x = -x - 1`);
+    on a bool (`i1`) tensor it is the logical negation.
 
     Example:
 
@@ -524,9 +528,10 @@ def TDF_BroadcastLogicalAndOp : TDF_Op<"broadcast_logical_and", [NoMemoryEffect,
   let summary = "broadcasting logical and";
   let formula = [{ x && y }];
   let description = [{
-    Computes `z = x && y` element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type;
-    the result is `i1` (bool): true where both are nonzero (true).
+    Computes `z = x && y` element by element after broadcasting `x` and `y` to a common shape
+    with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both operands
+    must have the same element type; the result is `i1` (bool): true where both are nonzero
+    (true).
 
     Example:
 
@@ -551,9 +556,10 @@ def TDF_BroadcastLogicalOrOp : TDF_Op<"broadcast_logical_or", [NoMemoryEffect, N
   let summary = "broadcasting logical or";
   let formula = [{ x || y }];
   let description = [{
-    Computes `z = x || y` element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type;
-    the result is `i1` (bool): true where either is nonzero (true).
+    Computes `z = x || y` element by element after broadcasting `x` and `y` to a common shape
+    with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both operands
+    must have the same element type; the result is `i1` (bool): true where either is nonzero
+    (true).
 
     Example:
 
@@ -578,9 +584,10 @@ def TDF_BroadcastLogicalXorOp : TDF_Op<"broadcast_logical_xor", [NoMemoryEffect,
   let summary = "broadcasting logical xor";
   let formula = [{ xor(x, y) }];
   let description = [{
-    Computes `z = xor(x, y)` element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type;
-    the result is `i1` (bool): true where exactly one is nonzero (true).
+    Computes `z = xor(x, y)` element by element after broadcasting `x` and `y` to a common shape
+    with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both operands
+    must have the same element type; the result is `i1` (bool): true where exactly one is
+    nonzero (true).
 
     Example:
 
@@ -605,9 +612,9 @@ def TDF_BroadcastBitwiseAndOp : TDF_Op<"broadcast_bitwise_and", [NoMemoryEffect,
   let summary = "broadcasting bitwise and";
   let formula = [{ bitwise_and(x, y) }];
   let description = [{
-    Computes `z = x & y` bit by bit, element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type
-    (integer or bool tensors).
+    Computes `z = x & y` bit by bit, element by element after broadcasting `x` and `y` to a
+    common shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches).
+    Both operands must have the same element type (integer or bool tensors).
 
     Example:
 
@@ -632,9 +639,9 @@ def TDF_BroadcastBitwiseOrOp : TDF_Op<"broadcast_bitwise_or", [NoMemoryEffect, N
   let summary = "broadcasting bitwise or";
   let formula = [{ bitwise_or(x, y) }];
   let description = [{
-    Computes `z = x | y` bit by bit, element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type
-    (integer or bool tensors).
+    Computes `z = x | y` bit by bit, element by element after broadcasting `x` and `y` to a
+    common shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches).
+    Both operands must have the same element type (integer or bool tensors).
 
     Example:
 
@@ -659,9 +666,9 @@ def TDF_BroadcastBitwiseXorOp : TDF_Op<"broadcast_bitwise_xor", [NoMemoryEffect,
   let summary = "broadcasting bitwise xor";
   let formula = [{ bitwise_xor(x, y) }];
   let description = [{
-    Computes `z = x ^ y` bit by bit, element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type
-    (integer or bool tensors).
+    Computes `z = x ^ y` bit by bit, element by element after broadcasting `x` and `y` to a
+    common shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches).
+    Both operands must have the same element type (integer or bool tensors).
 
     Example:
 
@@ -687,9 +694,10 @@ def TDF_BroadcastBitwiseLeftShiftOp : TDF_Op<"broadcast_bitwise_left_shift", [No
   let summary = "broadcasting bit shift to the left";
   let formula = [{ left_shift(x, y) }];
   let description = [{
-    Computes `z = x << y` element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type
-    (integer tensors): `z = 0` where `y` is negative or at least the width of the type (numpy's rule; C leaves those undefined).
+    Computes `z = x << y` element by element after broadcasting `x` and `y` to a common shape
+    with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both operands
+    must have the same element type (integer tensors): `z = 0` where `y` is negative or at least
+    the width of the type (numpy's rule; C leaves those undefined).
 
     Example:
 
@@ -715,10 +723,11 @@ def TDF_BroadcastBitwiseRightShiftOp : TDF_Op<"broadcast_bitwise_right_shift", [
   let summary = "broadcasting bit shift to the right";
   let formula = [{ right_shift(x, y) }];
   let description = [{
-    Computes `z = x >> y` element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type
-    (integer tensors): an arithmetic shift; where `y` is negative or at least the width of the type,
-    `z` is -1 for a negative `x` and 0 otherwise (numpy's rule; C leaves those undefined).
+    Computes `z = x >> y` element by element after broadcasting `x` and `y` to a common shape
+    with numpy's rules (dims are aligned from the right; a dim of 1 stretches). Both operands
+    must have the same element type (integer tensors): an arithmetic shift; where `y` is
+    negative or at least the width of the type, `z` is -1 for a negative `x` and 0 otherwise
+    (numpy's rule; C leaves those undefined).
 
     Example:
 
@@ -749,11 +758,11 @@ def TDF_BroadcastFmodOp : TDF_Op<"broadcast_fmod", [NoMemoryEffect, Elementwise]
   let summary = "broadcasting remainder of truncated division (C's fmod)";
   let formula = [{ fmod(x, y) }];
   let description = [{
-    Computes `z = x - trunc(x / y) * y` element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type.
-    The remainder has the sign of `x` (C's `fmod`, ONNX's `Mod` with `fmod = 1`). For
-    integers `x fmod 0` is 0; for floats it is NaN. The gradient is `dz` for `x` and
-    `-dz * trunc(x / y)` for `y` (PyTorch's).
+    Computes `z = x - trunc(x / y) * y` element by element after broadcasting `x` and `y` to a
+    common shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches).
+    Both operands must have the same element type. The remainder has the sign of `x` (C's
+    `fmod`, ONNX's `Mod` with `fmod = 1`). For integers `x fmod 0` is 0; for floats it is NaN.
+    The gradient is `dz` for `x` and `-dz * trunc(x / y)` for `y` (PyTorch's).
 
     Example:
 
@@ -778,11 +787,12 @@ def TDF_BroadcastFloorModOp : TDF_Op<"broadcast_floor_mod", [NoMemoryEffect, Ele
   let summary = "broadcasting remainder of floor division (Python's %)";
   let formula = [{ floor_mod(x, y) }];
   let description = [{
-    Computes `z = x - floor(x / y) * y` element by element after broadcasting `x` and `y` to a common shape with numpy's rules (dims are aligned
-    from the right; a dim of 1 stretches). Both operands must have the same element type.
-    The remainder has the sign of `y` (Python's `%`, numpy's `remainder`, ONNX's `Mod` with
-    `fmod = 0`), for floats too. For integers `x mod 0` is 0; for floats it is NaN. The
-    gradient is `dz` for `x` and `-dz * floor(x / y)` for `y`.
+    Computes `z = x - floor(x / y) * y` element by element after broadcasting `x` and `y` to a
+    common shape with numpy's rules (dims are aligned from the right; a dim of 1 stretches).
+    Both operands must have the same element type. The remainder has the sign of `y` (Python's
+    `%`, numpy's `remainder`, ONNX's `Mod` with `fmod = 0`), for floats too. For integers `x mod
+    0` is 0; for floats it is NaN. The gradient is `dz` for `x` and `-dz * floor(x / y)` for
+    `y`.
 
     Example:
 
