@@ -44,20 +44,25 @@ from tdflow.lowering.elementwise_types import (
 C_TYPES = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
            "i1": "bool", **{n: t.c_type for n, t in INT_TYPES.items()}}
 
-_F32 = {"exp": "expf", "log": "logf", "sqrt": "sqrtf", "rsqrt": "rsqrtf", "tanh": "tanhf",
-        "erf": "erff", "floor": "floorf", "ceil": "ceilf", "abs": "fabsf",
-        "max": "fmaxf", "min": "fminf", "pow": "powf", "mod": "fmodf"}
-_F64 = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh",
-        "erf": "erf", "floor": "floor", "ceil": "ceil", "abs": "fabs",
-        "max": "fmax", "min": "fmin", "pow": "pow", "mod": "fmod"}
+# C's math library by name: ``f64`` calls it as is, ``f32`` with the ``f`` suffix (``rint`` is
+# round half to even, numpy's ``rint`` and ONNX's ``Round``).
+_LIBM = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh",
+         "erf": "erf", "floor": "floor", "ceil": "ceil", "abs": "fabs", "round": "rint",
+         "max": "fmax", "min": "fmin", "pow": "pow", "mod": "fmod",
+         **{op: op for op in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                              "asinh", "acosh", "atanh")}}
+_F32 = {op: f"{fn}f" for op, fn in _LIBM.items()}
+_F64 = dict(_LIBM)
+# `xor` of two truth values (its operands are converted to bool first) is `!=`.
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">",
-          "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
+          "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||", "xor": "!=",
+          "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
 # Integer arithmetic that wraps in numpy: rendered in unsigned C types (see render_cuda).
 _WRAPPING = frozenset({"add", "sub", "mul"})
 # Every function name a rendered expression may call (for shim headers and tests).
 CUDA_FUNCTIONS = frozenset(_F32.values()) | frozenset(_F64.values()) | {
     "__expf", "abs", "llabs", "__half2float", "__float2half", "__bfloat162float",
-    "__float2bfloat16"}
+    "__float2bfloat16", "isnan", "isinf", "copysign", "copysignf"}
 
 
 def _literal(value: object, dtype: str) -> str:
@@ -127,6 +132,16 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
                 return f"(!{go(n.x, src)})"
             if n.op == "neg":
                 return f"(-{go(n.x, src)})"
+            if n.op in ("isnan", "isinf"):
+                return f"{n.op}({go(n.x, compute_dtype(src))})"
+            if n.op == "bitwise_not":  # on bool it is logical: ~true is -2, still true in C
+                return f"(!{go(n.x, src)})" if t == "i1" else f"(({C_TYPES[t]})(~{go(n.x, t)}))"
+            if n.op == "sign":
+                # x itself at 0 and NaN (numpy's sign keeps NaN); a lambda reads x once
+                ct = C_TYPES[t]
+                x = conv(go(n.x, t), compute_dtype(src), t)
+                return (f"([](const {ct} a) -> {ct} {{ return a > 0 ? ({ct})1 : a < 0 ? "
+                        f"({ct})-1 : a; }}({x}))")
             x = conv(go(n.x, t), compute_dtype(src), t)
             if t in ("f32", "f64"):
                 fn = _F32[n.op] if t == "f32" else _F64[n.op]
@@ -142,6 +157,10 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
             opnd = operand_dtype(n, types, context)
             a = conv(go(n.a, opnd), _value_type(n.a, types, opnd), opnd)
             b = conv(go(n.b, opnd), _value_type(n.b, types, opnd), opnd)
+            if n.op in ("left_shift", "right_shift"):
+                return _shift(n.op, opnd, a, b)
+            if n.op == "floor_mod":
+                return _floor_mod(opnd, a, b)
             it = INT_TYPES.get(opnd)
             if n.op == "div" and it is not None:
                 # numpy's kernels (elementwise_numpy._int_div): truncation, x / 0 == 0, and
@@ -199,6 +218,40 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
     if out_dtype == "bf16":
         return f"__float2bfloat16({conv(body, src, 'f32')})"
     return conv(body, src, out_dtype)
+
+
+def _shift(op: str, dtype: str, a: str, b: str) -> str:
+    """numpy's shifts: a count outside ``[0, width)`` gives 0 (or -1 shifting a negative right);
+    C leaves those undefined, and a left shift of a negative value too, so it shifts unsigned."""
+    it = INT_TYPES[dtype]
+    t, u, width = it.c_type, it.c_unsigned, it.bits
+    out_of_range = f"(b < 0 || b >= {width})" if it.signed else f"(b >= {width})"
+    if op == "left_shift":
+        body = f"return {out_of_range} ? ({t})0 : ({t})(({u})a << b);"
+    elif it.signed:
+        body = f"return {out_of_range} ? (a < 0 ? ({t})-1 : ({t})0) : ({t})(a >> b);"
+    else:
+        body = f"return {out_of_range} ? ({t})0 : ({t})(a >> b);"
+    return f"([](const {t} a, const {t} b) -> {t} {{ {body} }}({a}, {b}))"
+
+
+def _floor_mod(dtype: str, a: str, b: str) -> str:
+    """Python's remainder (numpy's ``remainder``): the sign of the divisor. For integers
+    ``x % 0 == 0`` and ``x % -1 == 0`` (C traps on both on x86, where cudasim runs); for floats
+    a zero remainder takes the divisor's sign, as numpy's does. Unsigned values have no sign:
+    C's ``%``, with ``x % 0 == 0``."""
+    t = C_TYPES[dtype]
+    it = INT_TYPES.get(dtype)
+    if dtype in ("f32", "f64"):
+        fmod, copysign = ("fmodf", "copysignf") if dtype == "f32" else ("fmod", "copysign")
+        body = (f"const {t} r = {fmod}(a, b); return r != 0 ? ((r < 0) != (b < 0) ? r + b : r) "
+                f": {copysign}(({t})0, b);")
+    elif it is not None and not it.signed:
+        body = f"return b == 0 ? ({t})0 : ({t})(a % b);"
+    else:
+        body = (f"if (b == 0 || b == -1) return ({t})0; const {t} r = ({t})(a % b); "
+                f"return (r != 0 && ((r < 0) != (b < 0))) ? ({t})(r + b) : r;")
+    return f"([](const {t} a, const {t} b) -> {t} {{ {body} }}({a}, {b}))"
 
 
 def _value_type(n: Expr, types: dict[Expr, str], default: str) -> str:

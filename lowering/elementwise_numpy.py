@@ -58,13 +58,41 @@ _UFUNCS: dict[str, np.ufunc] = {
     "mod": np.fmod,
     "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
     "eq": np.equal, "ne": np.not_equal, "and": np.logical_and, "or": np.logical_or,
+    "xor": np.logical_xor,
+    # Python's remainder (sign of the divisor) for floats and integers; integer x % 0 == 0.
+    "floor_mod": np.remainder,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+    "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh,
+    "round": np.rint,  # half to even, as ONNX's Round and CUDA's rint
+    "sign": np.sign,
+    # numpy's shifts give 0 (or -1 shifting a negative right) for counts outside the type's
+    # width; the CUDA renderer guards the same way (C leaves those undefined).
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+    "bitwise_not": np.invert, "left_shift": np.left_shift, "right_shift": np.right_shift,
 }
 # Ops whose IEEE results (inf, nan) are expected; numpy's warnings for them are silenced.
-_WARNING_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "div", "pow", "erf", "mod"})
+_WARNING_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "div", "pow", "erf", "mod", "floor_mod",
+                          "tan", "asin", "acos", "sinh", "cosh", "acosh", "atanh"})
+
+
+def _predicate(test: np.ufunc) -> Callable[..., np.ndarray]:
+    """A float test (``isnan``, ``isinf``) called like the other steps: its ``dtype`` is the
+    result's (bool), which must not select numpy's loop (that would test the input as bool)."""
+
+    def run(x: Any, out: np.ndarray | None = None, dtype: Any = None, **_: Any) -> np.ndarray:
+        return test(x, out=out)
+
+    run.__name__ = test.__name__
+    return run
+
+
+_PREDICATES = {"isnan": _predicate(np.isnan), "isinf": _predicate(np.isinf)}
 
 def _rsqrt(x: np.ndarray, out: np.ndarray | None = None, dtype: Any = None, **_: Any) -> np.ndarray:
     r = np.sqrt(x, out=out, dtype=dtype, casting="unsafe")
-    return np.divide(1, r, out=r)
+    # a 0-d input without ``out`` (a broadcast step) gives a numpy scalar, not an array
+    return np.divide(1, r, out=r if isinstance(r, np.ndarray) else None)
 
 
 def _int_div(a: Any, b: Any, out: np.ndarray | None = None, dtype: Any = None,
@@ -184,7 +212,7 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
             dest = ("out", 0) if n is expr else new_temp(dt)
         if isinstance(n, Unary):
             warns |= n.op in _WARNING_OPS
-            f = {"erf": erf_ufunc, "rsqrt": _rsqrt}.get(n.op) or _UFUNCS[n.op]
+            f = {"erf": erf_ufunc, "rsqrt": _rsqrt, **_PREDICATES}.get(n.op) or _UFUNCS[n.op]
             steps_spec.append(("ufunc", f, tuple(args), dest, dt))
         elif isinstance(n, Binary):
             warns |= n.op in _WARNING_OPS

@@ -212,6 +212,8 @@ class _Checker:
         expr = fn.build(*(a for a, _ in args))
         if fn.kind == "cast":
             return expr, "bool" if node.func in ("i1", "bool") else "num"
+        if fn.kind == "predicate":
+            return expr, "bool"
         if fn.kind == "order":
             kinds = {k for _, k in args}
             return expr, kinds.pop() if len(kinds) == 1 else "any"

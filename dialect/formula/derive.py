@@ -39,7 +39,12 @@ Rules (PyTorch's conventions where a function has a kink):
   ``min`` mirrored;
 - ``where(c, a, b)``: ``where(c, da, db)``, no gradient through ``c``;
 - ``cast`` to a float type passes the gradient through, to an integer or ``i1`` stops it;
-- ``floor``, ``ceil``, comparisons, ``and``/``or``/``not`` and constants: zero.
+- ``sin``: ``cos``; ``cos``: ``-sin``; ``tan``: ``1 + tan^2``; ``asin``/``acos``:
+  ``+-rsqrt(1 - x*x)``; ``atan``: ``1 / (1 + x*x)``; ``sinh``/``cosh``: each other;
+  ``asinh``: ``rsqrt(x*x + 1)``; ``acosh``: ``rsqrt(x*x - 1)``; ``atanh``: ``1 / (1 - x*x)``;
+- ``floor_mod`` (``a - floor(a/b) * b``): as ``mod``, with the floor for the truncation;
+- ``floor``, ``ceil``, ``round``, ``sign``, comparisons, ``isnan``/``isinf``, logic, bit
+  operations and constants: zero.
 
 Canonical forms: the chain rule writes ``mul(local partial, d(operand))`` and the product
 rule ``add(mul(da, b), mul(a, db))``; :func:`vjp` multiplies ``mul(dout_k, partial_k)`` and adds
@@ -267,6 +272,21 @@ UNARY_PARTIALS: dict[str, Callable[[Unary], Deriv]] = {
     "floor": lambda n: None,
     "ceil": lambda n: None,
     "not": lambda n: None,
+    # Trigonometric and hyperbolic functions and their inverses.
+    "sin": lambda n: Unary("cos", n.x),
+    "cos": lambda n: Unary("neg", Unary("sin", n.x)),
+    "tan": lambda n: Binary("add", Const(1.0), Binary("mul", n, n)),  # 1 + tan^2
+    "asin": lambda n: Unary("rsqrt", Binary("sub", Const(1.0), Binary("mul", n.x, n.x))),
+    "acos": lambda n: Unary("neg", Unary("rsqrt", Binary("sub", Const(1.0),
+                                                          Binary("mul", n.x, n.x)))),
+    "atan": lambda n: Binary("div", Const(1.0), Binary("add", Const(1.0), Binary("mul", n.x, n.x))),
+    "sinh": lambda n: Unary("cosh", n.x),
+    "cosh": lambda n: Unary("sinh", n.x),
+    "asinh": lambda n: Unary("rsqrt", Binary("add", Binary("mul", n.x, n.x), Const(1.0))),
+    "acosh": lambda n: Unary("rsqrt", Binary("sub", Binary("mul", n.x, n.x), Const(1.0))),
+    "atanh": lambda n: Binary("div", Const(1.0), Binary("sub", Const(1.0), Binary("mul", n.x, n.x))),
+    # Piecewise constant (PyTorch: zero gradient, also at the jumps), tests and bits.
+    **{op: (lambda n: None) for op in ("round", "sign", "isnan", "isinf", "bitwise_not")},
 }
 
 
@@ -318,10 +338,15 @@ BINARY_RULES: dict[str, Callable[[Binary, Deriv, Deriv, Callable[[Expr], bool]],
     "mul": lambda n, da, db, live: _add(_mul(da, n.b), _mul(n.a, db)),
     "div": _d_div,
     "mod": _d_mod,
+    # floor_mod(a, b) = a - floor(a / b) * b: the same form, (a - floor_mod(a, b)) / b being
+    # floor(a / b) (the rule reads the node itself, so one rule serves both)
+    "floor_mod": _d_mod,
     "pow": _d_pow,
     "max": _d_extreme("gt", "lt"),
     "min": _d_extreme("lt", "gt"),
-    **{op: _no_gradient for op in ("lt", "le", "gt", "ge", "eq", "ne", "and", "or")},
+    **{op: _no_gradient for op in ("lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor",
+                                   "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                                   "right_shift")},
 }
 
 

@@ -22,8 +22,9 @@ The rules (the same sets ``lowering/elementwise_ops.py`` gave by hand):
   integers when either branch does (``scalar_add``'s ``has_int_operand ? int_operand :
   float_operand``); one whose condition reads an operand needs both branches.
 * ``i1`` is admitted only for formulas that only order and select values: operands combined
-  by ``max``, ``min``, comparisons, ``&&``, ``||``, ``!`` and ``?:``, with no literals or
-  attributes.
+  by ``max``, ``min``, comparisons, ``&&``, ``||``, ``xor``, ``!``, the bitwise
+  ``and``/``or``/``xor``/``not`` and ``?:``, with no literals or attributes.
+* A formula with a bit operation (``bitwise_and``, ``left_shift``...) admits no float type.
 """
 
 from __future__ import annotations
@@ -36,9 +37,12 @@ from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
 
 from .check import CheckedFormula
 from .expr import (
+    BITWISE_BINARY_OPS,
     COMPARE_OPS,
     FLOAT_UNARY_OPS,
+    INT_ONLY_OPS,
     LOGICAL_BINARY_OPS,
+    PREDICATE_UNARY_OPS,
     Attr,
     Binary,
     Cast,
@@ -56,6 +60,8 @@ INTS = frozenset(INT_DTYPES)
 NUMERIC = FLOATS | INTS
 _FLOAT_KINDS = frozenset({"f32", "f64"})
 _ORDER_BINARY = frozenset({"max", "min"}) | COMPARE_OPS | LOGICAL_BINARY_OPS
+# Bit operations that are logic on i1 (shifts are not: a bool has no bits to move).
+_BOOL_BITWISE = (BITWISE_BINARY_OPS - {"left_shift", "right_shift"}) | {"bitwise_not"}
 _PLACEHOLDER = {"bool": False, "si32": 0, "si64": 0, "f32": 0.0, "f64": 0.0}
 
 
@@ -107,6 +113,8 @@ def _facts(expr: Expr, attr_kinds: Mapping[str, str]) -> _Facts:
             x = go(n.x)
             if n.op in FLOAT_UNARY_OPS:
                 f = _Facts(x.data, True, False, x.ok and (not x.data or x.float_data))
+            elif n.op in PREDICATE_UNARY_OPS:  # a float test: integers never reach it
+                f = _Facts(x.data, False, True, x.ok and (not x.data or x.float_data))
             elif n.op == "not":
                 f = _Facts(x.data, False, True, x.ok)
             else:
@@ -145,10 +153,15 @@ def _order_only(expr: Expr) -> bool:
             continue
         if isinstance(n, Binary) and n.op in _ORDER_BINARY:
             continue
-        if isinstance(n, Unary) and n.op == "not":
+        if isinstance(n, Unary | Binary) and n.op in _BOOL_BITWISE | {"not"}:
             continue
         return False
     return True
+
+
+def _int_only(expr: Expr) -> bool:
+    """Whether ``expr`` uses a bit operation, which has no meaning on floats."""
+    return any(isinstance(n, Unary | Binary) and n.op in INT_ONLY_OPS for n in walk(expr))
 
 
 def formula_dtypes(checked: CheckedFormula) -> frozenset[str]:
@@ -162,7 +175,7 @@ def formula_dtypes(checked: CheckedFormula) -> frozenset[str]:
     ['bf16', 'f16', 'f32', 'f64']
     """
     ints_ok = all(_facts(e, checked.attr_kinds).ok for e in checked.exprs)
-    out = set(FLOATS)
+    out = set() if any(_int_only(e) for e in checked.exprs) else set(FLOATS)
     if ints_ok:
         out |= INTS
         if all(_order_only(e) for e in checked.exprs):

@@ -36,6 +36,11 @@ add(in0, mul(in1, in2))
 
 >>> fold_constants(Const(-7) % 3), fold_constants(Const(7.5) % 2), fold_constants(Const(7) % 0)
 (-1, 1.5, mod(7, 0))
+
+``floor_mod`` is Python's (and ONNX ``Mod``'s with ``fmod = 0``): the sign of the divisor.
+
+>>> fold_constants(floor_mod(-7, 3)), fold_constants(floor_mod(7.5, -2)), fold_constants(floor_mod(7, 0))
+(2, -0.5, floor_mod(7, 0))
 """
 
 from __future__ import annotations
@@ -50,14 +55,28 @@ from tdflow.dialect.element_types import DTYPE_NAMES
 Scalar = bool | int | float
 
 # Operator vocabulary. Unary "float" functions promote integer inputs to a float type.
-UNARY_OPS = frozenset({"neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "floor",
-                       "ceil", "not"})
-FLOAT_UNARY_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil"})
-# "mod" is C's remainder (fmod for floats, truncated for integers, x % 0 == 0 for integers).
-ARITH_BINARY_OPS = frozenset({"add", "sub", "mul", "div", "mod", "max", "min", "pow"})
+TRIG_OPS = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+                      "acosh", "atanh"})
+FLOAT_UNARY_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil",
+                             "round"}) | TRIG_OPS
+# Tests of a float value giving i1 (an integer has no NaN or infinity, so they take floats).
+PREDICATE_UNARY_OPS = frozenset({"isnan", "isinf"})
+# Bit operations: integer (and, except shifts, i1) operands only; no float meaning.
+BITWISE_UNARY_OPS = frozenset({"bitwise_not"})
+BITWISE_BINARY_OPS = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                                "right_shift"})
+UNARY_OPS = (frozenset({"neg", "abs", "sign", "not"}) | FLOAT_UNARY_OPS | PREDICATE_UNARY_OPS
+             | BITWISE_UNARY_OPS)
+# "mod" is C's remainder (fmod for floats, truncated for integers, x % 0 == 0 for integers);
+# "floor_mod" is Python's (the sign of the divisor, for floats too; x floor_mod 0 == 0 for
+# integers).
+ARITH_BINARY_OPS = frozenset({"add", "sub", "mul", "div", "mod", "floor_mod", "max", "min",
+                              "pow"})
 COMPARE_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
-LOGICAL_BINARY_OPS = frozenset({"and", "or"})
-BINARY_OPS = ARITH_BINARY_OPS | COMPARE_OPS | LOGICAL_BINARY_OPS
+LOGICAL_BINARY_OPS = frozenset({"and", "or", "xor"})
+BINARY_OPS = ARITH_BINARY_OPS | COMPARE_OPS | LOGICAL_BINARY_OPS | BITWISE_BINARY_OPS
+# Ops without a float meaning: a formula using one admits integer (and maybe i1) types only.
+INT_ONLY_OPS = BITWISE_UNARY_OPS | BITWISE_BINARY_OPS
 CAST_DTYPES = frozenset(DTYPE_NAMES)  # every element type (the table in element_types.py)
 
 
@@ -251,6 +270,14 @@ floor = _unary("floor")
 ceil = _unary("ceil")
 abs_ = _unary("abs")
 logical_not = _unary("not")
+sin, cos, tan = _unary("sin"), _unary("cos"), _unary("tan")
+asin, acos, atan = _unary("asin"), _unary("acos"), _unary("atan")
+sinh, cosh = _unary("sinh"), _unary("cosh")
+asinh, acosh, atanh = _unary("asinh"), _unary("acosh"), _unary("atanh")
+round_ = _unary("round")
+sign = _unary("sign")
+isnan, isinf = _unary("isnan"), _unary("isinf")
+bitwise_not = _unary("bitwise_not")
 
 
 def _binary(op: str) -> Callable[[Expr | Scalar, Expr | Scalar], Expr]:
@@ -274,6 +301,13 @@ eq = _binary("eq")
 ne = _binary("ne")
 logical_and = _binary("and")
 logical_or = _binary("or")
+logical_xor = _binary("xor")
+floor_mod = _binary("floor_mod")
+bitwise_and = _binary("bitwise_and")
+bitwise_or = _binary("bitwise_or")
+bitwise_xor = _binary("bitwise_xor")
+left_shift = _binary("left_shift")
+right_shift = _binary("right_shift")
 
 
 def where(cond: Expr | Scalar, a: Expr | Scalar, b: Expr | Scalar) -> Expr:
@@ -446,11 +480,18 @@ def _fold_unary(op: str, v: Scalar) -> Scalar | None:
             return abs(v)
         if op == "not":
             return not v
+        if op == "sign":
+            return v if v != v or v == 0 else type(v)(1 if v > 0 else -1)  # NaN stays NaN
+        if op in PREDICATE_UNARY_OPS or op in BITWISE_UNARY_OPS:
+            return None  # i1 results and bit patterns depend on the runtime type
         f = float(v)
         return {
             "exp": math.exp, "log": math.log, "sqrt": math.sqrt, "tanh": math.tanh,
             "erf": math.erf, "floor": math.floor, "ceil": math.ceil,
-            "rsqrt": lambda t: 1.0 / math.sqrt(t),
+            "rsqrt": lambda t: 1.0 / math.sqrt(t), "round": lambda t: float(round(t)),
+            "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
+            "acos": math.acos, "atan": math.atan, "sinh": math.sinh, "cosh": math.cosh,
+            "asinh": math.asinh, "acosh": math.acosh, "atanh": math.atanh,
         }[op](f)
     except (ValueError, OverflowError, ZeroDivisionError):
         return None  # leave it to the device (inf/nan semantics)
@@ -469,12 +510,19 @@ def _fold_binary(op: str, a: Scalar, b: Scalar) -> Scalar | None:
                 r = abs(a) % abs(b)  # C truncates: the remainder has the dividend's sign
                 return -r if a < 0 else r
             return math.fmod(a, b)
+        if op == "floor_mod":
+            if isinstance(a, int) and isinstance(b, int):
+                return None if b == 0 else a % b
+            return math.copysign(0.0, b) if a % b == 0 else a % b
+        if op in BITWISE_BINARY_OPS:
+            return None  # widths and overflow depend on the runtime type
         return {
             "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
             "max": lambda: max(a, b), "min": lambda: min(a, b), "pow": lambda: a ** b,
             "lt": lambda: a < b, "le": lambda: a <= b, "gt": lambda: a > b, "ge": lambda: a >= b,
             "eq": lambda: a == b, "ne": lambda: a != b,
             "and": lambda: bool(a) and bool(b), "or": lambda: bool(a) or bool(b),
+            "xor": lambda: bool(a) != bool(b),
         }[op]()
     except (ValueError, OverflowError, ZeroDivisionError, TypeError):
         return None
@@ -562,7 +610,10 @@ def _leaky_as_max(cond: Expr, a: Expr, b: Expr) -> Expr | None:
 
 __all__ = [
     "Attr", "Binary", "Cast", "Const", "Expr", "Input", "Select", "Unary",
-    "abs_", "arity", "as_expr", "attrs_used", "bind", "cast", "ceil", "compose", "dedup_inputs",
+    "abs_", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_and", "bitwise_not",
+    "bitwise_or", "bitwise_xor", "cos", "cosh", "floor_mod", "isinf", "isnan", "left_shift",
+    "logical_xor", "right_shift", "round_", "sign", "sin", "sinh", "tan",
+    "arity", "as_expr", "attrs_used", "bind", "cast", "ceil", "compose", "dedup_inputs",
     "eq", "erf", "exp", "expr_depth", "floor", "fold_constants", "ge", "gt", "inputs_used", "le", "log",
     "logical_and", "logical_not", "logical_or", "lt", "maximum", "minimum", "mod", "ne",
     "power",

@@ -6,6 +6,8 @@ float type); adding a function is one row here plus its rendering in lowering.
 >>> from tdflow.dialect.formula.expr import Input
 >>> FUNCTIONS["pow"].arity, FUNCTIONS["bool"].build(Input(0))
 (2, cast(in0, i1))
+>>> FUNCTIONS["fmod"].build(Input(0), Input(1)), FUNCTIONS["isnan"].kind
+(mod(in0, in1), 'predicate')
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from .expr import Binary, Cast, Expr, Unary, sigmoid
 class Function:
     """A callable name: ``kind`` is ``"float"`` (computes in a float type: ``exp``...),
     ``"arith"`` (any number type: ``abs``, ``pow``), ``"order"`` (only compares: ``min``,
-    ``max``) or ``"cast"``."""
+    ``max``), ``"bits"`` (integer bit operations: ``bitwise_and``, ``left_shift``),
+    ``"predicate"`` (gives a truth value: ``isnan``, ``xor``) or ``"cast"``."""
 
     name: str
     arity: int
@@ -46,9 +49,20 @@ FUNCTIONS: dict[str, Function] = {
     f.name: f
     for f in (
         *(_unary(op, "float") for op in ("exp", "log", "sqrt", "rsqrt", "tanh", "erf",
-                                        "floor", "ceil")),
+                                        "floor", "ceil", "round", "sin", "cos", "tan", "asin",
+                                        "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+                                        "atanh")),
         Function("sigmoid", 1, "float", sigmoid),  # 1 / (1 + exp(-x)): it fuses and renders
         _unary("abs", "arith"),
+        _unary("sign", "arith"),
+        _unary("isnan", "predicate"),
+        _unary("isinf", "predicate"),
+        _binary("xor", "xor", "predicate"),  # logical: `a` and `b` as truth values
+        _binary("fmod", "mod", "arith"),  # C's remainder, the same as `a % b`
+        _binary("floor_mod", "floor_mod", "arith"),  # Python's: the sign of the divisor
+        _unary("bitwise_not", "bits"),
+        *(_binary(op, op, "bits") for op in ("bitwise_and", "bitwise_or", "bitwise_xor",
+                                             "left_shift", "right_shift")),
         _binary("min", "min", "order"),
         _binary("max", "max", "order"),
         _binary("pow", "pow", "arith"),

@@ -16,6 +16,7 @@ from tdflow.dialect.formula.expr import (
     COMPARE_OPS,
     FLOAT_UNARY_OPS,
     LOGICAL_BINARY_OPS,
+    PREDICATE_UNARY_OPS,
     Attr,
     Binary,
     Cast,
@@ -76,7 +77,7 @@ def infer_dtypes(expr: Expr, in_dtypes: Sequence[str], context: str = "f32") -> 
             raise ValueError(f"attribute {n.name!r} is unbound; call bind() first")
         elif isinstance(n, Unary):
             x = go(n.x) or context
-            if n.op == "not":
+            if n.op == "not" or n.op in PREDICATE_UNARY_OPS:
                 t = "i1"
             elif n.op in FLOAT_UNARY_OPS:
                 t = compute_dtype(x) if x in _FLOAT_RANK else "f32"

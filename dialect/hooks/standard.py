@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     elementwise,
+    elementwise_math,
     fused,
     grads,
     index,

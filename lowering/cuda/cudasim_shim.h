@@ -140,6 +140,9 @@ inline unsigned __umulhi(unsigned a, unsigned b) {
 template <typename T> inline T __ldg(const T* p) { return *p; }
 using std::max;
 using std::min;
+// CUDA declares isnan/isinf for float and double in the global namespace; libstdc++ only in std.
+using std::isinf;
+using std::isnan;
 
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };

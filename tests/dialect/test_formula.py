@@ -96,10 +96,20 @@ def _check(op_name: str, text: str, line: int = 1, col: int = 1):
 
 # The elementwise ops added with the models (tdflow/ops/math.td); tested in test_math_ops.py.
 MODEL_MATH = {"abs", "erf", "fast_gelu", "rsqrt", "scalar_div", "silu", "softplus", "where"}
+# The elementwise ops ONNX needs (tdflow/ops/elementwise_math.td); tested in
+# tests/runtime/test_elementwise_math_ops.py.
+ONNX_MATH = {
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+    "floor", "ceil", "round", "sign", "isnan", "isinf", "softsign", "logical_not", "bitwise_not",
+    "broadcast_logical_and", "broadcast_logical_or", "broadcast_logical_xor",
+    "broadcast_bitwise_and", "broadcast_bitwise_or", "broadcast_bitwise_xor",
+    "broadcast_bitwise_left_shift", "broadcast_bitwise_right_shift", "broadcast_fmod",
+    "broadcast_floor_mod",
+}
 
 
 def test_every_standard_elementwise_op_has_a_formula():
-    assert {f"tdflow.{m}" for m in set(STANDARD) | MODEL_MATH} == set(ELEMENTWISE_OPS)
+    assert {f"tdflow.{m}" for m in set(STANDARD) | MODEL_MATH | ONNX_MATH} == set(ELEMENTWISE_OPS)
 
 
 @pytest.mark.parametrize("mnemonic", sorted(STANDARD))

@@ -181,7 +181,11 @@ reduce_max softmax log_softmax sparse_softmax_cross_entropy reshape transpose ca
 slice_grad cast constant dense_constant ones_like reduce_sum_like broadcast_like conv2d max_pool_2d dropout
 relu_grad leaky_relu_grad sigmoid_grad tanh_grad gelu_grad softmax_grad dropout_grad
 conv_data_grad conv_filter_grad max_pool_2d_grad sparse_softmax_cross_entropy_grad sgd_update
-fused_elementwise abs rsqrt erf silu fast_gelu softplus scalar_div where add_n layer_norm
+fused_elementwise abs rsqrt erf silu fast_gelu softplus scalar_div where add_n
+sin cos tan asin acos atan sinh cosh asinh acosh atanh floor ceil round sign isnan isinf softsign
+logical_not bitwise_not broadcast_logical_and broadcast_logical_or broadcast_logical_xor
+broadcast_bitwise_and broadcast_bitwise_or broadcast_bitwise_xor broadcast_bitwise_left_shift
+broadcast_bitwise_right_shift broadcast_fmod broadcast_floor_mod layer_norm
 normalization group_norm gather unsorted_segment_sum_like embedding embedding_grad narrow
 narrow_grad expand expand_dims squeeze tril fused_scale_tril arange one_hot reduce_min
 reduce_prod avg_pool_2d avg_pool_2d_grad adaptive_avg_pool2d adaptive_avg_pool2d_grad

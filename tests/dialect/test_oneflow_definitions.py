@@ -13,6 +13,8 @@ from test_ir_oneflow import oneflow  # noqa: F401 - the fixture, loaded once per
 TDFLOW_ONLY = {
     "fused_elementwise": "created by the fuse-elementwise pass (LoweringOnly)",
     "dense_constant": "an element-wise constant (ONNX initializers); OneFlow keeps them as variables",
+    "broadcast_bitwise_left_shift": "OneFlow has no shift op; ONNX's BitShift (LEFT) needs one",
+    "broadcast_bitwise_right_shift": "OneFlow has no shift op; ONNX's BitShift (RIGHT) needs one",
 }
 # (op, aspect) -> why tdflow differs from OneFlow's record.
 DIFFERENCES = {

@@ -161,6 +161,7 @@ def test_a_finished_model_leaves_no_weights_behind():
     import weakref
 
     from tdflow.dialect.ir.core import Resources
+
     from tdflow.onnx.backend import TdflowBackend
 
     def tables() -> dict[int, weakref.ref]:

@@ -58,7 +58,7 @@ def test_builders_repr_and_structural_equality():
     assert repr(2 - x0) == "sub(2, in0)" and repr(1 / x0) == "div(1, in0)"
     with pytest.raises(ValueError, match="unknown unary op"):
         from tdflow.lowering.elementwise import Unary
-        Unary("cosh", x0)
+        Unary("sec", x0)  # not in the vocabulary (cosh is)
     with pytest.raises(ValueError, match="cannot cast"):
         cast(x0, "u8")
 
@@ -376,7 +376,14 @@ def test_table_covers_the_spec():
                 "broadcast_greater_equal", "relu_grad", "leaky_relu_grad", "sigmoid_grad",
                 "tanh_grad", "gelu_grad", "dropout_grad",
                 # added with the models (tdflow/ops/math.td)
-                "abs", "erf", "fast_gelu", "rsqrt", "scalar_div", "silu", "softplus", "where"}
+                "abs", "erf", "fast_gelu", "rsqrt", "scalar_div", "silu", "softplus", "where",
+                # added for ONNX (tdflow/ops/elementwise_math.td)
+                "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+                "atanh", "floor", "ceil", "round", "sign", "isnan", "isinf", "softsign",
+                "logical_not", "bitwise_not", "broadcast_logical_and", "broadcast_logical_or",
+                "broadcast_logical_xor", "broadcast_bitwise_and", "broadcast_bitwise_or",
+                "broadcast_bitwise_xor", "broadcast_bitwise_left_shift",
+                "broadcast_bitwise_right_shift", "broadcast_fmod", "broadcast_floor_mod"}
     assert {d.mnemonic for d in ELEMENTWISE_OPS.values()} == expected
     for d in ELEMENTWISE_OPS.values():
         assert d.name == f"tdflow.{d.mnemonic}"
