@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     fused,
     grads,
     index,
+    indexing,
     linalg,
     math_ops,
     nn,
