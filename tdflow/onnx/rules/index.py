@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from tdflow.dialect.types import DTYPES
+
 from .api import Lowerer, Node, rule
 from .common import FLOATS, cast, move_axis_last, norm_axis, reshape, static_ints, transpose
 
@@ -38,9 +40,12 @@ def reverse(cx: Lowerer, x: Any, axis: int) -> Any:
 def order_reversed(cx: Lowerer, x: Any) -> Any:
     """A key whose order is ``x``'s reversed and whose ties are ``x``'s: ``-x`` for floats,
     ``-1 - x`` for integers (no overflow at the minimum, where ``-x`` wraps)."""
-    if cx.type_of(x).dtype in FLOATS:
+    dt = cx.type_of(x).dtype
+    if dt in FLOATS:
         return cx.op("tdflow.negative", [x])
-    return cx.op("tdflow.broadcast_sub", [cx.scalar(-1, x), x])
+    # all bits set: -1 for signed types, the maximum for unsigned ones (then ``max - x``)
+    ones = cx.constant(np.array(-1).astype(DTYPES[dt]))
+    return cx.op("tdflow.broadcast_sub", [ones, x])
 
 
 def wrap_negative(cx: Lowerer, idx: Any, size: Any) -> Any:
@@ -50,7 +55,7 @@ def wrap_negative(cx: Lowerer, idx: Any, size: Any) -> Any:
     sizes = size if isinstance(size, np.ndarray) else np.asarray(size)
     if known is not None:
         return cx.constant(np.where(known < 0, known + sizes, known).astype(known.dtype))
-    bound = cx.constant(sizes.astype(np.dtype(cx.type_of(idx).dtype.replace("i", "int"))))
+    bound = cx.constant(sizes.astype(DTYPES[cx.type_of(idx).dtype]))
     neg = cx.op("tdflow.broadcast_less", [idx, cx.scalar(0, idx)])
     return cx.op("tdflow.where", [neg, cx.op("tdflow.broadcast_add", [idx, bound]), idx])
 
