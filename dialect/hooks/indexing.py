@@ -1,5 +1,6 @@
 """Hooks of the ops in tdflow/ops/indexing.td: argmax, top_k, cumsum, cumprod, cumprod_grad,
-dim_gather, the dim_scatter family, triu and pad; and the gradient rules of cumsum and pad.
+dim_gather, the dim_scatter family, gather_nd, scatter_nd_like, tensor_scatter_nd_update/add,
+triu and pad; and the gradient rules of cumsum and pad.
 
 >>> padded_shape((2, 3), [0, 1], [2, 0])
 (4, 4)
@@ -23,7 +24,7 @@ from .registry import (
     modify_input_arg,
 )
 from .sbp import signature
-from .shape_util import fmt, normalize_axis
+from .shape_util import compatible, fmt, normalize_axis
 
 Shape = tuple[int | None, ...]
 
@@ -211,6 +212,78 @@ modify_input_arg("tdflow.dim_gather")(no_grad_inputs("index"))
 modify_input_arg("tdflow.dim_scatter_add_like")(no_grad_inputs("like", "index"))
 for _op in SCATTERS:
     modify_input_arg(_op)(no_grad_inputs("index"))
+
+
+# -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
+ND_SCATTERS = ("tdflow.tensor_scatter_nd_update", "tdflow.tensor_scatter_nd_add")
+
+
+def gathered_nd_shape(data: Shape, indices: Shape) -> Shape | None:
+    """``indices.shape[:-1] + data.shape[k:]`` for tuples of length ``k = indices.shape[-1]``
+    (``None`` while ``k`` is unknown); :class:`HookError` naming ``indices`` when the tuples
+    do not fit.
+
+    >>> gathered_nd_shape((4, 5, 3), (6, 2))
+    (6, 3)
+    """
+    if not indices:
+        raise HookError("'indices' is a scalar: its last dim holds the index tuples",
+                        operand="indices")
+    k = indices[-1]
+    if k is None:
+        return None
+    if k > len(data):
+        raise HookError(f"'indices' {fmt(indices)} holds tuples of {k} indices, but the data "
+                        f"{fmt(data)} has only {len(data)} dims", operand="indices")
+    return tuple(indices[:-1]) + tuple(data[k:])
+
+
+@infer_logical_tensor_desc("tdflow.gather_nd")
+@infer_physical_tensor_desc("tdflow.gather_nd")
+def gather_nd_tensor_desc(ctx: InferContext) -> None:
+    data, idx = ctx.input_shape("params"), ctx.input_shape("indices")
+    ctx.set_output_shape("out", None if data is None or idx is None
+                         else gathered_nd_shape(data, idx))
+
+
+@infer_data_type("tdflow.gather_nd")
+def gather_nd_data_type(ctx: InferContext) -> None:
+    require_index(ctx, "indices")
+    ctx.set_output_dtype("out", ctx.input_dtype("params"))
+
+
+@infer_logical_tensor_desc("tdflow.scatter_nd_like", *ND_SCATTERS)
+@infer_physical_tensor_desc("tdflow.scatter_nd_like", *ND_SCATTERS)
+def scatter_nd_tensor_desc(ctx: InferContext) -> None:
+    data_name = "like" if ctx.op_name.endswith("_like") else "params"
+    data, idx, upd = (ctx.input_shape(n) for n in (data_name, "indices", "updates"))
+    if data is not None and idx is not None and upd is not None:
+        want = gathered_nd_shape(data, idx)
+        if want is not None and not compatible(upd, want):
+            raise HookError(f"'updates' has shape {fmt(upd)}, but 'indices' {fmt(idx)} into "
+                            f"{fmt(data)} need {fmt(want)}", operand="updates")
+    ctx.set_output_shape("out", data)
+
+
+@infer_data_type("tdflow.scatter_nd_like", *ND_SCATTERS)
+def scatter_nd_data_type(ctx: InferContext) -> None:
+    require_index(ctx, "indices")
+    upd = ctx.input_dtype("updates")
+    if not ctx.op_name.endswith("_like") and ctx.input_dtype("params") != upd:
+        raise HookError(f"'updates' is {upd} but 'params' {ctx.input_dtype('params')}: they "
+                        f"must agree", operand="updates")
+    ctx.set_output_dtype("out", upd)
+
+
+@get_sbp("tdflow.gather_nd", "tdflow.scatter_nd_like", *ND_SCATTERS)
+def nd_index_sbp(ctx: InferContext):
+    """Broadcast everything (as for the dim_* ops)."""
+    return [signature(ctx, "B", "B")]
+
+
+modify_input_arg("tdflow.gather_nd")(no_grad_inputs("indices"))
+for _op in ND_SCATTERS:
+    modify_input_arg(_op)(no_grad_inputs("indices"))
 
 
 # -- triu -----------------------------------------------------------------------------------------

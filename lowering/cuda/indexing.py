@@ -1,5 +1,6 @@
 """CUDA kernels of the ops in tdflow/ops/indexing.td: argmax, top_k, cumsum, cumprod,
-cumprod_grad, dim_gather, the dim_scatter family, triu and pad.
+cumprod_grad, dim_gather, the dim_scatter family, gather_nd, scatter_nd_like,
+tensor_scatter_nd_update/add, triu and pad.
 
 The scans, arg-max and top-k give one thread a whole line along the reduced dim and walk it
 in order, so every result is computed in numpy's order (bit-exact, cumprod_grad aside, whose
@@ -7,7 +8,8 @@ products numpy forms in another order). The scatters copy ``input`` into the res
 one thread each line of ``index`` along ``dim``: distinct lines write distinct lines of the
 result, so no atomics are needed and repeated indices apply in numpy's (row-major) order, as
 ``numpy.add.at`` applies them (ONNX leaves the winner of repeated plain writes undefined; here
-it is numpy's too). Integer adds and products run in unsigned arithmetic (wrapping as numpy's
+it is numpy's too); the tensor_scatter_nd ops likewise give a thread one element of the
+slice and walk the index tuples in order. Integer adds and products run in unsigned arithmetic (wrapping as numpy's
 do; signed overflow is undefined in C). As in :mod:`.index`, an index outside its dim reads
 zero (``dim_gather``) or writes nothing (the scatters) instead of raising.
 
@@ -325,6 +327,110 @@ def _scatter_generator(how: str):
 
 dim_scatter_update, dim_scatter_add, dim_scatter_mul, dim_scatter_max, dim_scatter_min = (
     _scatter_generator(h) for h in ("update", "add", "mul", "max", "min"))
+
+
+# -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
+def _nd_row(data: TensorSpec, idx: TensorSpec, m: str) -> str:
+    """C statements setting ``row`` (the flat position of tuple ``m`` among the data's first
+    ``k`` dims) and ``ok`` (every index inside its dim)."""
+    k = idx.shape[-1]
+    lines = ["long long row = 0; bool ok = true;"]
+    for j, (d, s) in enumerate(zip(data.shape[:k], strides(data.shape[:k]))):
+        lines.append(f"{{ const long long c = (long long)ix[{m} * {k}LL + {j}LL]; "
+                     f"ok = ok && c >= 0 && c < {d}LL; row += c * {s}LL; }}")
+    return "\n    ".join(lines)
+
+
+def _nd_shapes(op: str, data: TensorSpec, idx: TensorSpec) -> tuple[int, int]:
+    """``(tuples, inner)``: how many index tuples, and the size of the slice each names."""
+    if idx.ndim == 0 or idx.shape[-1] > data.ndim:
+        raise CudaCodegenError(f"{op}: 'indices' {idx.shape} does not hold tuples into "
+                               f"{data.shape}")
+    return _prod(idx.shape[:-1]), _prod(data.shape[idx.shape[-1]:])
+
+
+@cuda_generator("tdflow.gather_nd")
+def gather_nd(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+              attrs: Mapping[str, Any]) -> KernelCode:
+    """``out[m, r] = params[row(m), r]`` (zero for a tuple outside the data)."""
+    x, idx, out = ins[0], ins[1], outs[0]
+    _, inner = _nd_shapes("gather_nd", x, idx)
+    if out.numel == 0:
+        return empty_code("tdflow.gather_nd")
+    t = bits_type(x.dtype)
+    src = f"""extern "C" __global__ void gather_nd(const {t}* __restrict__ x, const {ctype(idx.dtype)}* __restrict__ ix, {t}* __restrict__ y) {{
+  {loop('i', out.numel, 'unsigned long long')}
+    const long long m = (long long)i / {inner}LL, r = (long long)i % {inner}LL;
+    {_nd_row(x, idx, 'm')}
+    y[i] = ok ? x[row * {inner}LL + r] : ({t})0;
+  }}
+}}
+"""
+    grid, block = launch_1d(out.numel)
+    return KernelCode("tdflow.gather_nd", src,
+                      (LaunchSpec("gather_nd", grid, block, ("in0", "in1", "out0")),))
+
+
+def _scatter_nd(op: str, how: str, data: TensorSpec, idx: TensorSpec, upd: TensorSpec,
+                out: TensorSpec, args: tuple[str, str], like: bool) -> KernelCode:
+    """One thread per element of a slice, walking the tuples in order: threads own distinct
+    result elements and repeated tuples apply in numpy's order."""
+    tuples, inner = _nd_shapes(op, data, idx)
+    if upd.shape != idx.shape[:-1] + data.shape[idx.shape[-1]:]:
+        raise CudaCodegenError(f"{op}: 'updates' {upd.shape} does not match 'indices' "
+                               f"{idx.shape} into {data.shape}")
+    if out.numel == 0:
+        return empty_code(op)
+    dt = out.dtype
+    t = bits_type(dt) if how == "update" else ctype(dt)
+    parts, launches = [], []
+    if not like:
+        parts.append(f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
+                     f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
+                     f"y[i] = x[i]; }}\n}}\n")
+        grid, block = launch_1d(out.numel)
+        launches.append(LaunchSpec("copy_in", grid, block, ("in0", "out0")))
+    if tuples and inner:
+        parts.append(f"""extern "C" __global__ void scatter_nd(const {ctype(idx.dtype)}* __restrict__ ix, const {t}* __restrict__ src, {t}* __restrict__ y) {{
+  {loop('r', inner, 'unsigned long long')}
+    for (long long m = 0; m < {tuples}LL; ++m) {{
+      {_nd_row(data, idx, 'm')}
+      if (!ok) continue;
+      const long long o = row * {inner}LL + (long long)r;
+      const {t} s = src[m * {inner}LL + (long long)r];
+      {_combine(how, dt)}
+    }}
+  }}
+}}
+""")
+        grid, block = launch_1d(inner)
+        launches.append(LaunchSpec("scatter_nd", grid, block, args + ("out0",)))
+    return KernelCode(op, "".join(parts) or "// nothing to scatter\n", tuple(launches),
+                      zero_outputs=(0,) if like else ())
+
+
+@cuda_generator("tdflow.scatter_nd_like")
+def scatter_nd_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                    attrs: Mapping[str, Any]) -> KernelCode:
+    """Zeros shaped like ``like`` with ``updates`` added at the tuples."""
+    return _scatter_nd("tdflow.scatter_nd_like", "add", ins[0], ins[1], ins[2], outs[0],
+                       ("in1", "in2"), like=True)
+
+
+@cuda_generator("tdflow.tensor_scatter_nd_update")
+def tensor_scatter_nd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                             attrs: Mapping[str, Any]) -> KernelCode:
+    """A copy of ``params`` with ``updates`` written at the tuples (the last one wins)."""
+    return _scatter_nd("tdflow.tensor_scatter_nd_update", "update", ins[0], ins[2], ins[1],
+                       outs[0], ("in2", "in1"), like=False)
+
+
+@cuda_generator("tdflow.tensor_scatter_nd_add")
+def tensor_scatter_nd_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                          attrs: Mapping[str, Any]) -> KernelCode:
+    """A copy of ``params`` with ``updates`` added at the tuples."""
+    return _scatter_nd("tdflow.tensor_scatter_nd_add", "add", ins[0], ins[2], ins[1], outs[0],
+                       ("in2", "in1"), like=False)
 
 
 # -- triu and pad ---------------------------------------------------------------------------------

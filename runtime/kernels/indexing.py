@@ -1,6 +1,7 @@
 """CPU kernels of the ops in tdflow/ops/indexing.td: argmax, top_k, cumsum, cumprod,
-cumprod_grad, dim_gather, the dim_scatter family, triu and pad (numpy's ``argmax``, a stable
-``argsort``, ``cumsum``/``cumprod``, ``take_along_axis``, ``ufunc.at``, ``triu`` and ``pad``).
+cumprod_grad, dim_gather, the dim_scatter family, gather_nd, scatter_nd_like,
+tensor_scatter_nd_update/add, triu and pad (numpy's ``argmax``, a stable ``argsort``,
+``cumsum``/``cumprod``, advanced indexing, ``ufunc.at``, ``triu`` and ``pad``).
 
 As in :mod:`.index`, an index out of range is a ``ValueError`` naming the op and operand.
 
@@ -197,6 +198,70 @@ def dim_scatter_max(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Seque
 def dim_scatter_min(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> Kernel:
     """A copy of ``input`` lowered to ``src`` at the indices (``numpy.minimum.at``)."""
     return _scatter("dim_scatter_min", np.minimum, attrs, inputs, outs)
+
+
+# -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
+def nd_coords(op: str, data_shape: tuple[int, ...], idx: np.ndarray) -> tuple:
+    """The index tuples of ``idx`` (last dim ``k``) as ``k`` coordinate arrays into the data's
+    first ``k`` dims, each checked to lie in its dim."""
+    if idx.ndim == 0 or idx.shape[-1] > len(data_shape):
+        raise ValueError(f"{op}: 'indices' {idx.shape} does not hold tuples into the data's "
+                         f"{len(data_shape)} dims")
+    return tuple(check_indices(op, f"indices[..., {j}]", idx[..., j], data_shape[j])
+                 for j in range(idx.shape[-1]))
+
+
+@register_kernel("tdflow.gather_nd", "cpu", dtypes=ALL_DTYPES, match=input_dtype_in(1, INDEX_DTYPES))
+def gather_nd(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> Kernel:
+    """``params[indices[..., 0], ..., indices[..., k-1]]``."""
+    x, idx = inputs[0], inputs[1]
+    return [store(outs, x[nd_coords("gather_nd", x.shape, idx)], x.dtype)]
+
+
+def _scatter_nd(op: str, how: Any, outs: Sequence[Any], data: np.ndarray,
+                idx: np.ndarray, upd: np.ndarray, like: bool = False) -> Kernel:
+    at = nd_coords(op, data.shape, idx)
+    want = idx.shape[:-1] + data.shape[idx.shape[-1]:]
+    if upd.shape != want:
+        raise ValueError(f"{op}: 'updates' {upd.shape}, expected {want}")
+    out = out_buffer(outs, 0, tuple(data.shape), upd.dtype)
+    if like:
+        out.fill(0)
+    else:
+        np.copyto(out, data, casting="unsafe")
+    if how is None:
+        for m in np.ndindex(idx.shape[:-1]):  # one at a time, in order: the last write wins
+            out[tuple(int(c[m]) for c in at)] = upd[m]
+    else:
+        how.at(out, at, upd)
+    return [out]
+
+
+@register_kernel("tdflow.scatter_nd_like", "cpu", dtypes=NUMERIC,
+                 match=input_dtype_in(1, INDEX_DTYPES))
+def scatter_nd_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                    outs: Sequence[Any]) -> Kernel:
+    """Zeros shaped like ``like`` with ``updates`` added at the tuples."""
+    shaped, idx, upd = inputs[0], inputs[1], inputs[2]
+    return _scatter_nd("scatter_nd_like", np.add, outs, shaped, idx, upd, like=True)
+
+
+@register_kernel("tdflow.tensor_scatter_nd_update", "cpu", dtypes=ALL_DTYPES,
+                 match=input_dtype_in(2, INDEX_DTYPES))
+def tensor_scatter_nd_update(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                             outs: Sequence[Any]) -> Kernel:
+    """A copy of ``params`` with ``updates`` written at the tuples (the last write wins)."""
+    params, upd, idx = inputs[0], inputs[1], inputs[2]
+    return _scatter_nd("tensor_scatter_nd_update", None, outs, params, idx, upd)
+
+
+@register_kernel("tdflow.tensor_scatter_nd_add", "cpu", dtypes=NUMERIC,
+                 match=input_dtype_in(2, INDEX_DTYPES))
+def tensor_scatter_nd_add(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                          outs: Sequence[Any]) -> Kernel:
+    """A copy of ``params`` with ``updates`` added at the tuples (``numpy.add.at``)."""
+    params, upd, idx = inputs[0], inputs[1], inputs[2]
+    return _scatter_nd("tensor_scatter_nd_add", np.add, outs, params, idx, upd)
 
 
 # -- triu and pad ---------------------------------------------------------------------------------

@@ -167,6 +167,20 @@ INDEXING: dict[str, list[tuple[str, list, dict]]] = {
     "dim_scatter_min": _scatter_cases("min", NUMERIC),
     "dim_scatter_add_like": [("tdflow.dim_scatter_add_like", [rand((3, 4), dt), _idx([[0, 3, 3]]),
                               rand((1, 3), dt, seed=35)], {"dim": 1}) for dt in NUMERIC],
+    "gather_nd": [("tdflow.gather_nd", [rand((4, 3, 2), dt, seed=42), _idx([[3, 0], [1, 2], [3, 0]], it)],
+                   {}) for dt in ALL for it in ("i32",)]
+    + [("tdflow.gather_nd", [rand((4, 3)), _idx([[[2]], [[0]]], it)], {}) for it in ("i8", "i64")],
+    "scatter_nd_like": [("tdflow.scatter_nd_like", [rand((4, 3), dt), _idx([[1], [3], [1]]),
+                         rand((3, 3), dt, seed=43)], {}) for dt in NUMERIC],
+    "tensor_scatter_nd_update": [("tdflow.tensor_scatter_nd_update",
+                                  [rand((4, 3, 2), dt, seed=44), rand((3, 2), dt, seed=45),
+                                   _idx([[1, 0], [3, 2], [1, 0]], it)], {})
+                                 for dt in ALL for it in ("i8", "i64")],
+    "tensor_scatter_nd_add": [("tdflow.tensor_scatter_nd_add",
+                               [rand((4, 3, 2), dt, seed=46), rand((3, 2), dt, seed=47),
+                                _idx([[1, 0], [3, 2], [1, 0]])], {}) for dt in NUMERIC]
+    + [("tdflow.tensor_scatter_nd_add", [np.zeros(2, np.int8), np.full(3, 100, np.int8),
+                                         _idx([[1], [1], [1]])], {})],  # wraps
     "triu": [("tdflow.triu", [rand((2, 4, 6), dt, seed=36)], {"diagonal": d})
              for dt in ALL for d in (-1, 0, 3)],
     "pad": [("tdflow.pad", [rand((2, 3), dt, seed=37)],
@@ -208,6 +222,11 @@ def test_indexing_out_of_range_on_the_gpu() -> None:
     got = _both("tdflow.dim_scatter_add", [x, _idx([[5, 1]]), np.ones((1, 2), np.float32)],
                 {"dim": 1})[0]
     np.testing.assert_array_equal(got, x + np.array([[0, 1, 0], [0, 0, 0]], np.float32))
+    got = _both("tdflow.gather_nd", [x, _idx([[1, 2], [2, 0], [0, -1]])], {})[0]
+    np.testing.assert_array_equal(got, [x[1, 2], 0.0, 0.0])
+    got = _both("tdflow.tensor_scatter_nd_update", [x, np.ones((2, 3), np.float32),
+                                                    _idx([[1], [7]])], {})[0]
+    np.testing.assert_array_equal(got, np.stack([x[0], np.ones(3, np.float32)]))
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")

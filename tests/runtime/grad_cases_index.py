@@ -94,6 +94,18 @@ def add_indexing_cases(case, h) -> None:
          label="dim0_repeats")
     case("dim_scatter_mul", {"input": h.normal(2, 4), "index": distinct, "src": h.away(2, 3)},
          {"dim": 1}, wrt="input src", label="dim1")
+    # index tuples into the first k dims; a repeated tuple accumulates in gather_nd's gradient
+    tup = np.array([[1, 0], [3, 2], [1, 0]], np.int64)
+    case("gather_nd", {"params": h.normal(4, 3, 2), "indices": tup}, wrt="params", label="k2")
+    case("gather_nd", {"params": h.normal(3, 4), "indices": np.array([[[2], [0]]], np.int32)},
+         wrt="params", label="k1_i32")
+    case("scatter_nd_like", {"like": h.normal(4, 3, 2), "indices": tup, "updates": h.normal(3, 2)},
+         wrt="updates", label="k2")
+    distinct_tup = np.array([[1, 0], [3, 2]], np.int64)
+    case("tensor_scatter_nd_update", {"params": h.normal(4, 3), "updates": h.normal(2),
+                                      "indices": distinct_tup}, wrt="params updates", label="k2")
+    case("tensor_scatter_nd_add", {"params": h.normal(4, 3, 2), "updates": h.normal(3, 2),
+                                   "indices": tup}, wrt="params updates", label="k2_repeats")
     for shape, diag in (((4, 4), 0), ((3, 5), -1), ((2, 3, 4), 2)):
         case("triu", {"in": h.normal(*shape)}, {"diagonal": diag}, wrt="in",
              label=f"{'x'.join(map(str, shape))}_diag{diag}")

@@ -1,5 +1,6 @@
 """The ops of tdflow/ops/indexing.td on the CPU against numpy: argmax, top_k, cumsum, cumprod
-and cumprod_grad, dim_gather, the dim_scatter family, triu and pad; their shape inference and
+and cumprod_grad, dim_gather, the dim_scatter family, gather_nd, scatter_nd_like and the
+tensor_scatter_nd ops, triu and pad; their shape inference and
 errors (naming the op and the attribute or operand); the gradients finite differences do not
 reach (cumprod at zeros, exactly; which inputs take none). Finite differences and graph mode
 are test_grad_ops.py's, from grad_cases_index.py; cudasim is tests/cuda/test_cuda_index.py's."""
@@ -205,6 +206,60 @@ def test_index_operands_take_no_gradient():
     F.reduce_sum(F.dim_scatter_add(x, t(idx), src, dim=0), axis=[]).backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((3, 4)))
     np.testing.assert_array_equal(src.grad.numpy(), np.ones((2, 4)))
+
+
+# -- gather_nd and the tensor_scatter_nd ops ------------------------------------------------------
+def _np_gather_nd(a, idx):
+    return np.array([a[tuple(int(c) for c in tup)] for tup in idx.reshape(-1, idx.shape[-1])]
+                    ).reshape(idx.shape[:-1] + a.shape[idx.shape[-1]:])
+
+
+def _np_scatter_nd(a, idx, upd, add):
+    out = a.copy()
+    tuples = idx.reshape(-1, idx.shape[-1])
+    slices = upd.reshape((len(tuples),) + a.shape[idx.shape[-1]:])
+    for tup, sl in zip(tuples, slices):  # in order: repeats accumulate, or the last one wins
+        at = tuple(int(c) for c in tup)
+        out[at] = out[at] + sl if add else sl
+    return out
+
+
+@pytest.mark.parametrize("shape, idx_shape", [((4, 3, 2), (5, 2)), ((4, 3, 2), (2, 3, 1)),
+                                              ((4, 3), (3, 2)), ((5,), (4, 1)), ((2, 3), (0, 2))])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_gather_nd_picks_slices_by_tuples(shape, idx_shape, dtype):
+    a = _data(shape).astype(dtype)
+    k = idx_shape[-1]
+    idx = np.stack([rng.integers(0, shape[j], size=idx_shape[:-1]) for j in range(k)], -1)
+    idx = idx.reshape(idx_shape)
+    y = F.gather_nd(t(a), t(idx)).numpy()
+    assert y.dtype == a.dtype and np.array_equal(y, _np_gather_nd(a, idx))
+    (ty,) = D.infer_result_types("tdflow.gather_nd", [T(shape, "f32"), T(idx_shape, "i64")], {})
+    assert ty.shape == y.shape
+
+
+@pytest.mark.parametrize("add", [False, True])
+@pytest.mark.parametrize("shape, idx", [((4, 3, 2), [[1, 0], [3, 2], [1, 0]]),
+                                        ((4, 3), [[2], [0], [2]]), ((3, 2), [[0, 1], [2, 0]])])
+def test_tensor_scatter_nd_is_in_order_writes(add, shape, idx):
+    a = _data(shape)
+    idx = np.array(idx)
+    upd = _data(idx.shape[:-1] + shape[idx.shape[-1]:])
+    op = F.tensor_scatter_nd_add if add else F.tensor_scatter_nd_update
+    y = op(t(a), t(upd), t(idx)).numpy()
+    assert np.array_equal(y, _np_scatter_nd(a, idx, upd, add))
+    z = F.scatter_nd_like(t(a), t(idx), t(upd)).numpy()
+    assert np.array_equal(z, _np_scatter_nd(np.zeros_like(a), idx, upd, add=True))
+
+
+def test_nd_errors_name_the_operand():
+    with pytest.raises(InferError, match="tuples of 3 indices.*only 2 dims"):
+        D.infer_result_types("tdflow.gather_nd", [T((3, 4), "f32"), T((2, 3), "i64")], {})
+    with pytest.raises(InferError, match="'updates' has shape"):
+        D.infer_result_types("tdflow.tensor_scatter_nd_add",
+                             [T((4, 3), "f32"), T((2, 2), "f32"), T((2, 1), "i64")], {})
+    with pytest.raises(TdflowError, match=r"gather_nd.*'indices\[\.\.\., 1\]' holds 3"):
+        F.gather_nd(t(np.zeros((2, 3))), t(np.array([[0, 3]]))).numpy()
 
 
 # -- triu and pad ---------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ Most map onto one tdflow op with the axis moved last or a reversal around it; th
 compositions: ArgMin and TopK's ``largest=0`` run ``argmax``/``top_k`` on an order-reversing
 key (``-x``, or ``-1 - x`` for integers, which cannot overflow and keeps ties in place), so
 ties still go to the first position; ``select_last_index`` reverses the axis first. GatherND
-and ScatterND flatten the indexed dims into one and use ``gather`` and the ``dim_scatter``
-ops with row numbers computed from the index tuples. Pad's reflect, edge and wrap modes are
-gathers with index vectors ``numpy.pad`` computes here; OneHot and Hardmax compare positions
-with an ``arange`` constant.
+with batch dims, and ScatterND's mul, max and min reductions, flatten the indexed dims into
+one and use ``gather`` and the ``dim_scatter`` ops with row numbers computed from the index
+tuples. Pad's reflect, edge and wrap modes are gathers with index vectors ``numpy.pad``
+computes here; OneHot and Hardmax compare positions with an ``arange`` constant.
 
 >>> import numpy as np
 >>> pad_indices(4, 2, 1, "reflect").tolist(), pad_indices(3, 1, 2, "wrap").tolist()
@@ -301,8 +301,8 @@ def _rows(cx: Lowerer, idx: Any, dims: list[int], batch: list[int]) -> Any:
 
 @rule("GatherND")
 def gather_nd(cx: Lowerer, n: Node) -> list:
-    """``data[batch..., idx[..., 0], ..., idx[..., k-1]]`` per index tuple: ``gather`` of the
-    data flattened over the batch and indexed dims."""
+    """``data[batch..., idx[..., 0], ..., idx[..., k-1]]`` per index tuple: ``gather_nd``, or
+    with batch dims a ``gather`` of the data flattened over the batch and indexed dims."""
     data, idx = n.input(0), n.input(1)
     ds, ishape = list(cx.shape_of(data)), list(cx.shape_of(idx))
     b = int(n.attrs.get("batch_dims") or 0)
@@ -310,6 +310,9 @@ def gather_nd(cx: Lowerer, n: Node) -> list:
     if b + k > len(ds):
         cx.unsupported(f"index tuples of length {k} after {b} batch dims exceed the data's "
                        f"rank {len(ds)}")
+    if b == 0:  # tdflow's own gather_nd, the tuples' negative entries wrapped
+        idx = wrap_negative(cx, cast(cx, idx, "i64"), np.array(ds[:k], np.int64))
+        return [cx.op("tdflow.gather_nd", [data, idx])]
     rows = _rows(cx, idx, ds[b:b + k], ds[:b])
     rest = ds[b + k:]
     flat = reshape(cx, data, [int(np.prod(ds[:b + k], dtype=np.int64))] + rest)
@@ -319,18 +322,25 @@ def gather_nd(cx: Lowerer, n: Node) -> list:
 
 @rule("ScatterND")
 def scatter_nd(cx: Lowerer, n: Node) -> list:
-    """``data`` with ``updates`` written (or reduced) at each index tuple's slice: a
-    ``dim_scatter`` op along dim 0 of the data flattened to ``[rows, rest]``."""
+    """``data`` with ``updates`` written (or reduced) at each index tuple's slice:
+    ``tensor_scatter_nd_update``/``_add``, or for mul, max and min a ``dim_scatter`` op along
+    dim 0 of the data flattened to ``[rows, rest]``."""
     data, idx, upd = n.input(0), n.input(1), n.input(2)
     ds, ishape = list(cx.shape_of(data)), list(cx.shape_of(idx))
     k = ishape[-1]
+    op = _reduction(cx, n)
+    nd = {"tdflow.dim_scatter_update": "tdflow.tensor_scatter_nd_update",
+          "tdflow.dim_scatter_add": "tdflow.tensor_scatter_nd_add"}.get(op)
+    if nd is not None:  # tdflow's own tensor_scatter_nd ops, negative entries wrapped
+        idx = wrap_negative(cx, cast(cx, idx, "i64"), np.array(ds[:k], np.int64))
+        return [cx.op(nd, [data, upd, idx])]
     rows = int(np.prod(ds[:k], dtype=np.int64))
     inner = int(np.prod(ds[k:], dtype=np.int64))
     m = int(np.prod(ishape[:-1], dtype=np.int64))
     at = reshape(cx, _rows(cx, idx, ds[:k], []), [m, 1])
     if inner != 1:
         at = cx.op("tdflow.expand", [at], {"expand_shape": [m, inner]})
-    out = cx.op(_reduction(cx, n), [reshape(cx, data, [rows, inner]), at,
+    out = cx.op(op, [reshape(cx, data, [rows, inner]), at,
                                     reshape(cx, upd, [m, inner])], {"dim": 0})
     return [reshape(cx, out, ds)]
 

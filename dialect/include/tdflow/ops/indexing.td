@@ -2,8 +2,9 @@
 //
 // Included by ops.td; the records follow ops.td's conventions. Index, scan and padding ops
 // ONNX's importer needs (ArgMax/ArgMin, TopK, CumSum/CumProd, GatherElements,
-// ScatterElements/ScatterND, Trilu, Pad): argmax, top_k, cumsum, cumprod (and cumprod_grad),
-// dim_gather, dim_scatter_add_like, dim_scatter_update/add/mul, triu and pad, each declared as
+// ScatterElements/ScatterND, GatherND, Trilu, Pad): argmax, top_k, cumsum, cumprod (and
+// cumprod_grad), dim_gather, dim_scatter_add_like, dim_scatter_update/add/mul, gather_nd,
+// scatter_nd_like, tensor_scatter_nd_update/add, triu and pad, each declared as
 // OneFlow's OneFlowUserOps.td declares it (names, operands, attributes, defaults, NoGrad and
 // flags); dim_scatter_max and dim_scatter_min are tdflow's own (OneFlow has none).
 //
@@ -401,6 +402,138 @@ def TDF_DimScatterMinOp : TDF_Op<"dim_scatter_min", [NoMemoryEffect, NoGrad]> {
   );
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+  let has_input_arg_modify_fn = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Gather and scatter by index tuples (TensorFlow's gather_nd / tensor_scatter_nd_*)
+//===----------------------------------------------------------------------===//
+
+def TDF_GatherNdOp : TDF_Op<"gather_nd", [NoMemoryEffect]> {
+  let summary = "pick slices of params by tuples of indices into its leading dims";
+  let grad = [{ params: scatter_nd_like(params, indices, dout) }];
+  let description = [{
+    `indices` is an integer tensor whose last dim `k` (at most `params.ndim`) holds index
+    tuples into `params`' first `k` dims: `out[m...] = params[indices[m..., 0], ...,
+    indices[m..., k-1]]`, so `out` has shape `indices.shape[:-1] + params.shape[k:]` and
+    `params`' element type (ONNX's GatherND with `batch_dims = 0`; the importer handles
+    batch dims and negative indices). Each index must lie in its dim. The gradient adds
+    `dout` back at the tuples (`scatter_nd_like`); `indices` takes none.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.gather_nd"(%p, %idx) : (tensor<4x5x3xf32>, tensor<6x2xi64>) -> tensor<6x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$params,
+    TDF_Tensor:$indices
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_ScatterNdLikeOp : TDF_Op<"scatter_nd_like", [NoMemoryEffect]> {
+  let summary = "add slices into zeros shaped like another tensor, at index tuples";
+  let grad = [{ updates: gather_nd(dout, indices) }];
+  let description = [{
+    The gradient of `gather_nd`: zeros of `like`'s shape and `updates`' element type, with
+    each slice `updates[m...]` added at `indices[m...]` (a tuple into `like`'s first `k`
+    dims); repeated tuples accumulate. `updates` has shape `indices.shape[:-1] +
+    like.shape[k:]`. `like`'s values are not read.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.scatter_nd_like"(%p, %idx, %u) : (tensor<4x5x3xf32>, tensor<6x2xi64>, tensor<6x3xf32>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$like,
+    TDF_Tensor:$indices,
+    TDF_Tensor:$updates
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+def TDF_TensorScatterNdUpdateOp : TDF_Op<"tensor_scatter_nd_update", [NoMemoryEffect, SupportNonContiguous]> {
+  let summary = "write slices into a copy of params at index tuples";
+  // `* 0.0` zeroes the written slices' gradient (NaN there only where dout is not finite)
+  let grad = [{
+    params: tensor_scatter_nd_update(dout, gather_nd(dout, indices) * 0.0, indices);
+    updates: gather_nd(dout, indices)
+  }];
+  let description = [{
+    `out = params.copy(); out[indices[m...]] = updates[m...]` for every index tuple (ONNX's
+    ScatterND without reduction): shapes as in `scatter_nd_like`, element types equal.
+    Where tuples repeat, the last written (row-major) wins on the CPU and on the GPU (ONNX
+    leaves it undefined). The gradient passes `dout` to `params` except at the written
+    slices, and gathers it for `updates`; `indices` takes none.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.tensor_scatter_nd_update"(%p, %u, %idx) : (tensor<4x5x3xf32>, tensor<6x3xf32>, tensor<6x2xi64>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$params,
+    TDF_Tensor:$updates,
+    TDF_Tensor:$indices
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_TensorScatterNdAddOp : TDF_Op<"tensor_scatter_nd_add", [NoMemoryEffect]> {
+  let summary = "add slices into a copy of params at index tuples";
+  let grad = [{
+    params: dout;
+    updates: gather_nd(dout, indices)
+  }];
+  let description = [{
+    As `tensor_scatter_nd_update`, but the slices are added (`numpy.add.at`): repeated tuples
+    accumulate (ONNX's ScatterND with `reduction = "add"`; its mul, max and min reductions
+    are `dim_scatter_*` ops on the data flattened to `[rows, rest]`).
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.tensor_scatter_nd_add"(%p, %u, %idx) : (tensor<4x5x3xf32>, tensor<6x3xf32>, tensor<6x2xi64>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$params,
+    TDF_Tensor:$updates,
+    TDF_Tensor:$indices
+  );
+  let output = (outs
+    TDF_Tensor:$out
   );
   let has_logical_tensor_desc_infer_fn = 1;
   let has_physical_tensor_desc_infer_fn = 1;
