@@ -48,7 +48,11 @@ def argmax(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
 def descending_order(x: np.ndarray) -> np.ndarray:
     """Positions sorting each last-dim row largest first, ties in position order: a stable
     ascending sort of an order-reversing key (``-x``; ``~x`` for integers, which cannot
-    overflow as ``-x`` does at the minimum)."""
+    overflow as ``-x`` does at the minimum).
+
+    >>> descending_order(np.array([1, -128, 3, 3], np.int8)).tolist()
+    [2, 3, 0, 1]
+    """
     key = ~x if np.issubdtype(x.dtype, np.integer) else -x
     return np.argsort(key, axis=-1, kind="stable")
 
@@ -89,7 +93,11 @@ def cumprod(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]
 
 def cumprod_grad_lines(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``dx[i] = sum_{j >= i} dy[j] * prod_{k <= j, k != i} x[k]`` along the last dim, without
-    dividing by ``x`` (so zeros give the exact gradient): O(n^2) per line."""
+    dividing by ``x`` (so zeros give the exact gradient): O(n^2) per line.
+
+    >>> cumprod_grad_lines(np.ones(3), np.array([2.0, 0.0, 5.0])).tolist()
+    [1.0, 12.0, 0.0]
+    """
     n = x.shape[-1]
     dx = np.zeros_like(dy)
     for i in range(n):
@@ -203,7 +211,11 @@ def dim_scatter_min(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Seque
 # -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
 def nd_coords(op: str, data_shape: tuple[int, ...], idx: np.ndarray) -> tuple:
     """The index tuples of ``idx`` (last dim ``k``) as ``k`` coordinate arrays into the data's
-    first ``k`` dims, each checked to lie in its dim."""
+    first ``k`` dims, each checked to lie in its dim.
+
+    >>> [c.tolist() for c in nd_coords("op", (4, 3), np.array([[3, 0], [1, 2]]))]
+    [[3, 1], [0, 2]]
+    """
     if idx.ndim == 0 or idx.shape[-1] > len(data_shape):
         raise ValueError(f"{op}: 'indices' {idx.shape} does not hold tuples into the data's "
                          f"{len(data_shape)} dims")
@@ -277,7 +289,11 @@ def triu(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -
 
 
 def pad_value(attrs: Mapping[str, Any], dtype: np.dtype) -> np.generic:
-    """The fill of ``pad``, converted to ``dtype`` as numpy converts."""
+    """The fill of ``pad``, converted to ``dtype`` as numpy converts.
+
+    >>> pad_value({"integral_constant_value": 300}, np.dtype(np.int8))
+    np.int8(44)
+    """
     if np.issubdtype(dtype, np.floating):
         return np.array(float(attrs.get("floating_constant_value", 0.0))).astype(dtype)[()]
     return np.array(int(attrs.get("integral_constant_value", 0))).astype(dtype)[()]
