@@ -121,6 +121,13 @@ def test_pad_old_attribute_form_and_integers():
     check("Pad", [("x", f)], {"pads": [0, 1, 2, 0], "mode": "edge"}, opset=2)
 
 
+@pytest.mark.parametrize("shape, axes", [([3, 6, 2], None), ([7, 1], [0, -1]), ([2], [1])])
+def test_center_crop_pad_centres_odd_differences(shape, axes):
+    x = rng.normal(size=(4, 3, 5)).astype(np.float32)
+    attrs = {} if axes is None else {"axes": axes}
+    check("CenterCropPad", [("x", x)], attrs, consts=[("s", _i64(*shape))], opset=18)
+
+
 @pytest.mark.parametrize("op", ["CumSum", "CumProd"])
 @pytest.mark.parametrize("exclusive, reverse", [(0, 0), (1, 0), (0, 1), (1, 1)])
 def test_scans_on_a_middle_axis(op, exclusive, reverse):

@@ -1,5 +1,5 @@
 """ONNX's index, scan and padding ops: ArgMax, ArgMin, Hardmax, TopK, CumSum, CumProd, Trilu,
-Pad, GatherElements, ScatterElements (and the old Scatter), GatherND, ScatterND, OneHot, Tile.
+Pad, CenterCropPad, GatherElements, ScatterElements (and the old Scatter), GatherND, ScatterND, OneHot, Tile.
 
 Most map onto one tdflow op with the axis moved last or a reversal around it; the rest are
 compositions: ArgMin and TopK's ``largest=0`` run ``argmax``/``top_k`` on an order-reversing
@@ -233,6 +233,34 @@ def pad(cx: Lowerer, n: Node) -> list:
                 cx.unsupported(f"{mode} padding of dim {a}, of size {shape[a]}")
             idx = pad_indices(shape[a], before[a], after[a], mode)
             x = cx.op("tdflow.gather", [x, cx.constant(idx)], {"axis": a})
+    return [x]
+
+
+@rule("CenterCropPad")
+def center_crop_pad(cx: Lowerer, n: Node) -> list:
+    """Each of ``axes`` cropped (a slice) or zero-padded (``tdflow.pad``) to its entry of
+    ``shape``, centred: the odd element goes to the end."""
+    x = n.input(0)
+    shape = list(cx.shape_of(x))
+    rank = len(shape)
+    target = static_ints(cx, n.input(1), "shape")
+    axes = n.attrs.get("axes")
+    axes = list(range(rank)) if axes is None else [norm_axis(int(a), rank, cx) for a in axes]
+    if len(target) != len(axes):
+        cx.unsupported(f"shape {target} has {len(target)} entries for {len(axes)} axes")
+    start, stop = [0] * rank, list(shape)
+    before, after = [0] * rank, [0] * rank
+    for a, want in zip(axes, target):
+        if want < shape[a]:
+            start[a] = (shape[a] - want) // 2
+            stop[a] = start[a] + want
+        elif want > shape[a]:
+            before[a] = (want - shape[a]) // 2
+            after[a] = want - shape[a] - before[a]
+    if start != [0] * rank or stop != shape:
+        x = cx.op("tdflow.slice", [x], {"start": start, "stop": stop, "step": [1] * rank})
+    if any(before) or any(after):
+        x = cx.op("tdflow.pad", [x], _pad_attrs(cx, x, before, after, 0))
     return [x]
 
 
