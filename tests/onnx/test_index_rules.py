@@ -1,7 +1,8 @@
 """ONNX's index, scan and padding ops lowered by tdflow/onnx/rules/index.py, against onnx's
 reference evaluator, on what the backend suite leaves out: integer extremes for ArgMin and
 TopK's smallest, ties with select_last_index, reflect/edge/wrap with negative pads and axes,
-the old attribute forms (Pad-2, Hardmax-11), negative and out-of-range indices, batch_dims."""
+the old attribute forms (Pad-2, Hardmax-11), negative and out-of-range indices, batch_dims,
+CenterCropPad and TensorScatter."""
 
 from __future__ import annotations
 
@@ -126,6 +127,21 @@ def test_center_crop_pad_centres_odd_differences(shape, axes):
     x = rng.normal(size=(4, 3, 5)).astype(np.float32)
     attrs = {} if axes is None else {"axes": axes}
     check("CenterCropPad", [("x", x)], attrs, consts=[("s", _i64(*shape))], opset=18)
+
+
+@pytest.mark.parametrize("mode", ["linear", "circular"])
+@pytest.mark.parametrize("axis", [-2, 1])
+def test_tensor_scatter_writes_rows_at_each_batch_position(mode, axis):
+    past = rng.normal(size=(3, 5, 4, 2)).astype(np.float32)
+    upd_shape = list(past.shape)
+    upd_shape[axis] = 2
+    upd = rng.normal(size=upd_shape).astype(np.float32)
+    # linear: the rows fit (the last batch fills the cache's end); circular: the last wraps
+    longest = past.shape[axis]
+    starts = _i64(0, longest - 2, longest - 1 if mode == "circular" else 1)
+    check("TensorScatter", [("p", past), ("u", upd), ("w", starts)],
+          {"mode": mode, "axis": axis}, opset=24)
+    check("TensorScatter", [("p", past), ("u", upd)], {"mode": mode, "axis": axis}, opset=24)
 
 
 @pytest.mark.parametrize("op", ["CumSum", "CumProd"])

@@ -1,5 +1,6 @@
 """ONNX's index, scan and padding ops: ArgMax, ArgMin, Hardmax, TopK, CumSum, CumProd, Trilu,
-Pad, CenterCropPad, GatherElements, ScatterElements (and the old Scatter), GatherND, ScatterND, OneHot, Tile.
+Pad, CenterCropPad, GatherElements, ScatterElements (and the old Scatter), TensorScatter,
+GatherND, ScatterND, OneHot, Tile.
 
 Most map onto one tdflow op with the axis moved last or a reversal around it; the rest are
 compositions: ArgMin and TopK's ``largest=0`` run ``argmax``/``top_k`` on an order-reversing
@@ -297,6 +298,36 @@ def scatter_elements(cx: Lowerer, n: Node) -> list:
     axis = norm_axis(n.attrs.get("axis") or 0, len(shape), cx)
     idx = wrap_negative(cx, n.input(1), shape[axis])
     return [cx.op(_reduction(cx, n), [x, idx, n.input(2)], {"dim": axis})]
+
+
+@rule("TensorScatter")
+def tensor_scatter(cx: Lowerer, n: Node) -> list:
+    """A KV-cache write: ``update``'s rows along ``axis`` go to ``write_indices[b] + i`` of
+    batch ``b`` (modulo the cache length in ``circular`` mode): ``dim_scatter_update`` with
+    those positions broadcast over ``update``'s shape. ``write_indices`` lie in the cache
+    length (ONNX's precondition), so one subtraction wraps a circular position."""
+    past, upd = n.input(0), n.input(1)
+    ps, us = list(cx.shape_of(past)), list(cx.shape_of(upd))
+    rank = len(ps)
+    axis = norm_axis(n.attrs.get("axis", -2), rank, cx)
+    if axis == 0:
+        cx.unsupported("axis 0 is the batch dim; the sequence axis must come after it")
+    mode = n.attrs.get("mode") or "linear"
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    longest = ps[axis]
+    idx: Any = _positions(cx, us[axis], axis, rank)
+    if n.has_input(2):
+        start = reshape(cx, cast(cx, n.inputs[2], "i64"), [ps[0]] + [1] * (rank - 1))
+        idx = cx.op("tdflow.broadcast_add", [start, idx])
+    if mode == "circular":
+        wrapped = cx.op("tdflow.broadcast_sub", [idx, cx.scalar(longest, idx)])
+        over = cx.op("tdflow.broadcast_greater_equal", [idx, cx.scalar(longest, idx)])
+        idx = cx.op("tdflow.where", [over, wrapped, idx])
+    elif mode != "linear":
+        cx.unsupported(f"mode '{mode}'")
+    if list(cx.shape_of(idx)) != us:
+        idx = cx.op("tdflow.expand", [idx], {"expand_shape": us})
+    return [cx.op("tdflow.dim_scatter_update", [past, idx, upd], {"dim": axis})]
 
 
 # -- GatherND, ScatterND --------------------------------------------------------------------------
