@@ -142,13 +142,15 @@ def _scatter_cases(how: str, dtypes: tuple[str, ...]) -> list[tuple[str, list, d
 INDEXING: dict[str, list[tuple[str, list, dict]]] = {
     "argmax": [("tdflow.argmax", [rand((3, 7), dt, seed=24)], {}) for dt in ALL]
     + [("tdflow.argmax", [_with_nan(rand((2, 5), seed=25), (1, 3))], {}),
+       ("tdflow.argmax", [rand((300_000, 3), "i8", seed=48)], {}),  # more lines than threads
        ("tdflow.argmax", [rand((6,), "f16", seed=26)], {})],
     "top_k": [("tdflow.top_k", [rand((3, 9), dt, seed=27)], {"k": k})
               for dt in NUMERIC for k in (1, 4, 9)]  # small integers: many ties
     + [("tdflow.top_k", [_with_nan(rand((2, 6), seed=28), (0, 2))], {"k": 6})],
     "cumsum": [("tdflow.cumsum", [rand((4, 5, 3), dt, seed=29)], {"dim": d})
                for dt in NUMERIC for d in (0, 1, -1)]
-    + [("tdflow.cumsum", [np.full((3, 40), 100, np.int8)], {"dim": 1})],  # wraps
+    + [("tdflow.cumsum", [np.full((3, 40), 100, np.int8)], {"dim": 1}),  # wraps
+       ("tdflow.cumsum", [rand((2, 300_000), "i32", seed=49)], {"dim": 0})],  # many lines
     "cumprod": [("tdflow.cumprod", [rand((4, 6), dt, seed=30, lo=-1.5, hi=1.5)], {"dim": d})
                 for dt in NUMERIC for d in (0, 1)]
     + [("tdflow.cumprod", [np.full((2, 20), 7, np.int32)], {"dim": 1})],  # wraps
