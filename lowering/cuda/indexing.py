@@ -1,17 +1,11 @@
-"""CUDA kernels of the ops in tdflow/ops/indexing.td: argmax, top_k, cumsum, cumprod,
-cumprod_grad, dim_gather, the dim_scatter family, gather_nd, scatter_nd_like,
-tensor_scatter_nd_update/add, triu and pad.
+"""CUDA kernels of the ops in tdflow/ops/indexing.td that walk lines along one dim: argmax,
+top_k, cumsum, cumprod, cumprod_grad; and triu and pad (the gathers and scatters are in
+:mod:`.scatter`).
 
 The scans, arg-max and top-k give one thread a whole line along the reduced dim and walk it
 in order, so every result is computed in numpy's order (bit-exact, cumprod_grad aside, whose
-products numpy forms in another order). The scatters copy ``input`` into the result, then give
-one thread each line of ``index`` along ``dim``: distinct lines write distinct lines of the
-result, so no atomics are needed and repeated indices apply in numpy's (row-major) order, as
-``numpy.add.at`` applies them (ONNX leaves the winner of repeated plain writes undefined; here
-it is numpy's too); the tensor_scatter_nd ops likewise give a thread one element of the
-slice and walk the index tuples in order. Integer adds and products run in unsigned arithmetic (wrapping as numpy's
-do; signed overflow is undefined in C). As in :mod:`.index`, an index outside its dim reads
-zero (``dim_gather``) or writes nothing (the scatters) instead of raising.
+products numpy forms in another order). Integer running sums and products use unsigned
+arithmetic (wrapping as numpy's do; signed overflow is undefined in C).
 
 >>> from tdflow.lowering.cuda.code import TensorSpec
 >>> code = cumsum([TensorSpec((3, 4), "f16")], [TensorSpec((3, 4), "f16")], {"dim": 0})
@@ -31,33 +25,49 @@ from .common import acc_type, ctype, is_float, launch_1d, load, store, strides
 from .layout import empty_code, exact_value, index_type, literal, loop, suffix
 from .shape import bits_type
 
-_UNSIGNED = {"i8": "unsigned", "i32": "unsigned", "i64": "unsigned long long"}
+UNSIGNED = {"i8": "unsigned", "i32": "unsigned", "i64": "unsigned long long"}
 
 
-def _dim(op: str, d: int, ndim: int) -> int:
+def norm_dim(op: str, d: int, ndim: int) -> int:
+    """``d`` made non-negative for rank ``ndim``; :class:`CudaCodegenError` naming ``op``
+    otherwise: ``norm_dim("tdflow.cumsum", -1, 3) == 2``."""
     if not -ndim <= int(d) < ndim:
         raise CudaCodegenError(f"{op}: dim {d} is out of range for a tensor of rank {ndim}")
     return int(d) % ndim
 
 
-def _prod(xs: Sequence[int]) -> int:
+def prod(xs: Sequence[int]) -> int:
+    """The product of ``xs`` in int64 (1 when empty): ``prod([2, 3]) == 6``."""
     return int(np.prod(list(xs), dtype=np.int64)) if len(xs) else 1
 
 
-def _line(shape: Sequence[int], d: int) -> tuple[int, int, int]:
-    """``(lines, n, inner)``: how many lines run along dim ``d``, their length and stride."""
-    n, inner = shape[d], _prod(shape[d + 1:])
-    return _prod(shape[:d]) * inner, n, inner
+def lines_along(shape: Sequence[int], d: int) -> tuple[int, int, int]:
+    """``(lines, n, inner)``: how many lines run along dim ``d``, their length and stride.
+
+    >>> lines_along((2, 3, 4), 1)
+    (8, 3, 4)
+    """
+    n, inner = shape[d], prod(shape[d + 1:])
+    return prod(shape[:d]) * inner, n, inner
 
 
-def _base(var: str, n: int, inner: int) -> str:
-    """The offset of line ``var``'s first element (lines along a dim of length ``n`` and
-    stride ``inner``)."""
+def line_base(var: str, n: int, inner: int) -> str:
+    """C expression of the offset of line ``var``'s first element (lines along a dim of
+    length ``n`` and stride ``inner``).
+
+    >>> line_base("l", 3, 4)
+    '(l / 4LL) * 12LL + l % 4LL'
+    """
     return var if inner == 1 and n == 1 else (
         f"{var} * {n}LL" if inner == 1 else f"({var} / {inner}LL) * {n * inner}LL + {var} % {inner}LL")
 
 
-def _is_nan(dt: str, v: str) -> str:
+def is_nan(dt: str, v: str) -> str:
+    """C test of ``v`` (of ``dt``, widened) being NaN: ``false`` for integers.
+
+    >>> is_nan("f32", "v"), is_nan("i64", "v")
+    ('(v != v)', 'false')
+    """
     return f"({v} != {v})" if is_float(dt) else "false"
 
 
@@ -77,9 +87,9 @@ def argmax(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     const {t}* p = x + l * {n}LL;
     {a} best = {load(x.dtype, 'p[0]')};
     long long at = 0;
-    for (long long j = 1; j < {n}LL && !{_is_nan(x.dtype, 'best')}; ++j) {{
+    for (long long j = 1; j < {n}LL && !{is_nan(x.dtype, 'best')}; ++j) {{
       const {a} v = {load(x.dtype, 'p[j]')};
-      if ({_is_nan(x.dtype, 'v')} || v > best) {{ best = v; at = j; }}
+      if ({is_nan(x.dtype, 'v')} || v > best) {{ best = v; at = j; }}
     }}
     y[l] = at;
   }}
@@ -104,7 +114,7 @@ def top_k(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     t, a = ctype(x.dtype), acc_type(x.dtype)
     lines = out.numel // k
     src = f"""__device__ __forceinline__ bool tdf_before({a} va, long long ia, {a} vb, long long ib) {{
-  const bool na = {_is_nan(x.dtype, 'va')}, nb = {_is_nan(x.dtype, 'vb')};
+  const bool na = {is_nan(x.dtype, 'va')}, nb = {is_nan(x.dtype, 'vb')};
   if (na || nb) return na ? (nb && ia < ib) : true;
   return va > vb || (va == vb && ia < ib);
 }}
@@ -136,14 +146,14 @@ def _scan(op: str, x: TensorSpec, out: TensorSpec, dim: int, mul: bool) -> Kerne
     if x.ndim == 0:
         lines, n, inner = 1, 1, 1
     else:
-        lines, n, inner = _line(x.shape, _dim(op, dim, x.ndim))
+        lines, n, inner = lines_along(x.shape, norm_dim(op, dim, x.ndim))
     dt, t = x.dtype, ctype(x.dtype)
-    a = _UNSIGNED.get(dt, acc_type(dt))  # integers wrap in unsigned arithmetic
+    a = UNSIGNED.get(dt, acc_type(dt))  # integers wrap in unsigned arithmetic
     step = "acc = acc * v;" if mul else "acc = acc + v;"
-    value = f"({a}){load(dt, 'x[o]')}" if dt in _UNSIGNED else load(dt, "x[o]")
+    value = f"({a}){load(dt, 'x[o]')}" if dt in UNSIGNED else load(dt, "x[o]")
     src = f"""extern "C" __global__ void scan(const {t}* __restrict__ x, {t}* __restrict__ y) {{
   {loop('l', lines, 'unsigned long long')}
-    const long long b = {_base('(long long)l', n, inner)};
+    const long long b = {line_base('(long long)l', n, inner)};
     {a} acc = ({a}){1 if mul else 0};
     for (long long j = 0; j < {n}LL; ++j) {{
       const long long o = b + j * {inner}LL;
@@ -180,13 +190,13 @@ def cumprod_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     dy, x, dx = ins[0], ins[2], outs[0]
     if dx.numel == 0:
         return empty_code("tdflow.cumprod_grad")
-    lines, n, inner = (1, 1, 1) if x.ndim == 0 else _line(
-        x.shape, _dim("cumprod_grad", int(attrs["dim"]), x.ndim))
+    lines, n, inner = (1, 1, 1) if x.ndim == 0 else lines_along(
+        x.shape, norm_dim("cumprod_grad", int(attrs["dim"]), x.ndim))
     dt, a = dy.dtype, acc_type(dy.dtype)
     t = ctype(dt)
     src = f"""extern "C" __global__ void cumprod_grad(const {t}* __restrict__ dy, const {t}* __restrict__ x, {t}* __restrict__ dx) {{
   {loop('l', lines, 'unsigned long long')}
-    const long long b = {_base('(long long)l', n, inner)};
+    const long long b = {line_base('(long long)l', n, inner)};
     for (long long i = 0; i < {n}LL; ++i) {{
       {a} run = ({a})1;
       for (long long k = 0; k < i; ++k) run = run * {load(dt, f'x[b + k * {inner}LL]')};
@@ -203,234 +213,6 @@ def cumprod_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     grid, block = launch_1d(lines)
     return KernelCode("tdflow.cumprod_grad", src,
                       (LaunchSpec("cumprod_grad", grid, block, ("in0", "in2", "out0")),))
-
-
-# -- dim_gather and the dim_scatter family --------------------------------------------------------
-def _offset(var: str, idx_shape: Sequence[int], data_shape: Sequence[int], dim: int,
-            k: str) -> str:
-    """C expression of the data offset element ``var`` of the index names: its own
-    coordinates (in ``idx_shape``) with the ``dim``-th replaced by ``k``."""
-    terms = []
-    for d, (s, n, q) in enumerate(zip(strides(idx_shape), idx_shape, strides(data_shape))):
-        c = k if d == dim else f"(({var} / {s}LL) % {n}LL)"
-        terms.append(f"{c} * {q}LL")
-    return " + ".join(terms) or "0LL"
-
-
-def _check(op: str, idx: TensorSpec, data: TensorSpec, dim: int) -> None:
-    if idx.ndim != data.ndim or any(a > b for d, (a, b) in enumerate(zip(idx.shape, data.shape))
-                                    if d != dim):
-        raise CudaCodegenError(f"{op}: 'index' {idx.shape} does not fit the data {data.shape} "
-                               f"outside dim {dim}")
-
-
-@cuda_generator("tdflow.dim_gather")
-def dim_gather(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-               attrs: Mapping[str, Any]) -> KernelCode:
-    """``output[p] = input[p with coordinate dim replaced by index[p]]`` (zero out of range)."""
-    x, idx, out = ins[0], ins[1], outs[0]
-    d = _dim("dim_gather", int(attrs.get("dim", 0)), x.ndim)
-    _check("dim_gather", idx, x, d)
-    if out.numel == 0:
-        return empty_code("tdflow.dim_gather")
-    t, size = bits_type(x.dtype), x.shape[d]
-    src = f"""extern "C" __global__ void dim_gather(const {t}* __restrict__ x, const {ctype(idx.dtype)}* __restrict__ ix, {t}* __restrict__ y) {{
-  {loop('i', out.numel, 'unsigned long long')}
-    const long long e = (long long)i, k = (long long)ix[i];
-    y[i] = (k >= 0 && k < {size}LL) ? x[{_offset('e', idx.shape, x.shape, d, 'k')}] : ({t})0;
-  }}
-}}
-"""
-    grid, block = launch_1d(out.numel)
-    return KernelCode("tdflow.dim_gather", src,
-                      (LaunchSpec("dim_gather", grid, block, ("in0", "in1", "out0")),))
-
-
-def _combine(how: str, dt: str) -> str:
-    """The C statement folding ``s`` (a src element) into ``y[o]``."""
-    if how == "update":
-        return "y[o] = s;"
-    if dt in _UNSIGNED:
-        u, t = _UNSIGNED[dt], ctype(dt)
-        if how in ("add", "mul"):
-            sym = "+" if how == "add" else "*"
-            return f"y[o] = ({t})(({u})y[o] {sym} ({u})s);"
-        cmp = ">" if how == "max" else "<"
-        return f"if (s {cmp} y[o]) y[o] = s;"
-    a, b = load(dt, "y[o]"), load(dt, "s")
-    if how in ("add", "mul"):
-        sym = "+" if how == "add" else "*"
-        return f"y[o] = {store(dt, f'{a} {sym} {b}')};"
-    # numpy.maximum / minimum: a NaN on either side wins
-    cmp = ">" if how == "max" else "<"
-    return (f"{{ const {acc_type(dt)} u = {a}, v = {b};\n"
-            f"      if (!(u != u) && (v != v || v {cmp} u)) y[o] = s; }}")
-
-
-def _scatter(op: str, how: str, ins: Sequence[TensorSpec], out: TensorSpec,
-             attrs: Mapping[str, Any], like: bool = False) -> KernelCode:
-    data, idx, src_spec = ins
-    if idx.shape != src_spec.shape:
-        raise CudaCodegenError(f"{op}: 'src' {src_spec.shape} and 'index' {idx.shape} differ")
-    d = _dim(op, int(attrs.get("dim", 0)), data.ndim)
-    _check(op, idx, data, d)
-    if out.numel == 0:
-        return empty_code(op)
-    dt = out.dtype
-    t = bits_type(dt) if how == "update" else ctype(dt)
-    parts, launches = [], []
-    if not like:
-        parts.append(f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
-                     f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
-                     f"y[i] = x[i]; }}\n}}\n")
-        grid, block = launch_1d(out.numel)
-        launches.append(LaunchSpec("copy_in", grid, block, ("in0", "out0")))
-    if idx.numel:
-        lines, n, inner = _line(idx.shape, d)
-        parts.append(f"""extern "C" __global__ void scatter(const {ctype(idx.dtype)}* __restrict__ ix, const {t}* __restrict__ src, {t}* __restrict__ y) {{
-  {loop('l', lines, 'unsigned long long')}
-    const long long b = {_base('(long long)l', n, inner)};
-    for (long long j = 0; j < {n}LL; ++j) {{
-      const long long e = b + j * {inner}LL, k = (long long)ix[e];
-      if (k < 0 || k >= {data.shape[d]}LL) continue;
-      const long long o = {_offset('e', idx.shape, data.shape, d, 'k')};
-      const {t} s = src[e];
-      {_combine(how, dt)}
-    }}
-  }}
-}}
-""")
-        grid, block = launch_1d(lines)
-        launches.append(LaunchSpec("scatter", grid, block, ("in1", "in2", "out0")))
-    return KernelCode(op, "".join(parts) or "// nothing to scatter\n", tuple(launches),
-                      zero_outputs=(0,) if like else ())
-
-
-@cuda_generator("tdflow.dim_scatter_add_like")
-def dim_scatter_add_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-                         attrs: Mapping[str, Any]) -> KernelCode:
-    """Zeros shaped like ``like`` with ``src`` added at the indices."""
-    return _scatter("tdflow.dim_scatter_add_like", "add", ins, outs[0], attrs, like=True)
-
-
-def _scatter_generator(how: str):
-    op = f"tdflow.dim_scatter_{how}"
-
-    @cuda_generator(op)
-    def gen(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-            attrs: Mapping[str, Any]) -> KernelCode:
-        return _scatter(op, how, ins, outs[0], attrs)
-
-    gen.__doc__ = f"A copy of ``input`` with ``src`` folded in at the indices ({how})."
-    return gen
-
-
-dim_scatter_update, dim_scatter_add, dim_scatter_mul, dim_scatter_max, dim_scatter_min = (
-    _scatter_generator(h) for h in ("update", "add", "mul", "max", "min"))
-
-
-# -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
-def _nd_row(data: TensorSpec, idx: TensorSpec, m: str) -> str:
-    """C statements setting ``row`` (the flat position of tuple ``m`` among the data's first
-    ``k`` dims) and ``ok`` (every index inside its dim)."""
-    k = idx.shape[-1]
-    lines = ["long long row = 0; bool ok = true;"]
-    for j, (d, s) in enumerate(zip(data.shape[:k], strides(data.shape[:k]))):
-        lines.append(f"{{ const long long c = (long long)ix[{m} * {k}LL + {j}LL]; "
-                     f"ok = ok && c >= 0 && c < {d}LL; row += c * {s}LL; }}")
-    return "\n    ".join(lines)
-
-
-def _nd_shapes(op: str, data: TensorSpec, idx: TensorSpec) -> tuple[int, int]:
-    """``(tuples, inner)``: how many index tuples, and the size of the slice each names."""
-    if idx.ndim == 0 or idx.shape[-1] > data.ndim:
-        raise CudaCodegenError(f"{op}: 'indices' {idx.shape} does not hold tuples into "
-                               f"{data.shape}")
-    return _prod(idx.shape[:-1]), _prod(data.shape[idx.shape[-1]:])
-
-
-@cuda_generator("tdflow.gather_nd")
-def gather_nd(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-              attrs: Mapping[str, Any]) -> KernelCode:
-    """``out[m, r] = params[row(m), r]`` (zero for a tuple outside the data)."""
-    x, idx, out = ins[0], ins[1], outs[0]
-    _, inner = _nd_shapes("gather_nd", x, idx)
-    if out.numel == 0:
-        return empty_code("tdflow.gather_nd")
-    t = bits_type(x.dtype)
-    src = f"""extern "C" __global__ void gather_nd(const {t}* __restrict__ x, const {ctype(idx.dtype)}* __restrict__ ix, {t}* __restrict__ y) {{
-  {loop('i', out.numel, 'unsigned long long')}
-    const long long m = (long long)i / {inner}LL, r = (long long)i % {inner}LL;
-    {_nd_row(x, idx, 'm')}
-    y[i] = ok ? x[row * {inner}LL + r] : ({t})0;
-  }}
-}}
-"""
-    grid, block = launch_1d(out.numel)
-    return KernelCode("tdflow.gather_nd", src,
-                      (LaunchSpec("gather_nd", grid, block, ("in0", "in1", "out0")),))
-
-
-def _scatter_nd(op: str, how: str, data: TensorSpec, idx: TensorSpec, upd: TensorSpec,
-                out: TensorSpec, args: tuple[str, str], like: bool) -> KernelCode:
-    """One thread per element of a slice, walking the tuples in order: threads own distinct
-    result elements and repeated tuples apply in numpy's order."""
-    tuples, inner = _nd_shapes(op, data, idx)
-    if upd.shape != idx.shape[:-1] + data.shape[idx.shape[-1]:]:
-        raise CudaCodegenError(f"{op}: 'updates' {upd.shape} does not match 'indices' "
-                               f"{idx.shape} into {data.shape}")
-    if out.numel == 0:
-        return empty_code(op)
-    dt = out.dtype
-    t = bits_type(dt) if how == "update" else ctype(dt)
-    parts, launches = [], []
-    if not like:
-        parts.append(f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
-                     f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
-                     f"y[i] = x[i]; }}\n}}\n")
-        grid, block = launch_1d(out.numel)
-        launches.append(LaunchSpec("copy_in", grid, block, ("in0", "out0")))
-    if tuples and inner:
-        parts.append(f"""extern "C" __global__ void scatter_nd(const {ctype(idx.dtype)}* __restrict__ ix, const {t}* __restrict__ src, {t}* __restrict__ y) {{
-  {loop('r', inner, 'unsigned long long')}
-    for (long long m = 0; m < {tuples}LL; ++m) {{
-      {_nd_row(data, idx, 'm')}
-      if (!ok) continue;
-      const long long o = row * {inner}LL + (long long)r;
-      const {t} s = src[m * {inner}LL + (long long)r];
-      {_combine(how, dt)}
-    }}
-  }}
-}}
-""")
-        grid, block = launch_1d(inner)
-        launches.append(LaunchSpec("scatter_nd", grid, block, args + ("out0",)))
-    return KernelCode(op, "".join(parts) or "// nothing to scatter\n", tuple(launches),
-                      zero_outputs=(0,) if like else ())
-
-
-@cuda_generator("tdflow.scatter_nd_like")
-def scatter_nd_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-                    attrs: Mapping[str, Any]) -> KernelCode:
-    """Zeros shaped like ``like`` with ``updates`` added at the tuples."""
-    return _scatter_nd("tdflow.scatter_nd_like", "add", ins[0], ins[1], ins[2], outs[0],
-                       ("in1", "in2"), like=True)
-
-
-@cuda_generator("tdflow.tensor_scatter_nd_update")
-def tensor_scatter_nd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-                             attrs: Mapping[str, Any]) -> KernelCode:
-    """A copy of ``params`` with ``updates`` written at the tuples (the last one wins)."""
-    return _scatter_nd("tdflow.tensor_scatter_nd_update", "update", ins[0], ins[2], ins[1],
-                       outs[0], ("in2", "in1"), like=False)
-
-
-@cuda_generator("tdflow.tensor_scatter_nd_add")
-def tensor_scatter_nd_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-                          attrs: Mapping[str, Any]) -> KernelCode:
-    """A copy of ``params`` with ``updates`` added at the tuples."""
-    return _scatter_nd("tdflow.tensor_scatter_nd_add", "add", ins[0], ins[2], ins[1], outs[0],
-                       ("in2", "in1"), like=False)
 
 
 # -- triu and pad ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from onnx import TensorProto, helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 from tdflow.onnx.backend import TdflowBackend  # noqa: E402
-from tdflow.onnx.rules.index import pad_indices  # noqa: E402
+from tdflow.onnx.rules.pad import pad_indices  # noqa: E402
 
 rng = np.random.default_rng(5)
 I64 = np.iinfo(np.int64)

@@ -1,6 +1,6 @@
-"""ONNX's index, scan and padding ops: ArgMax, ArgMin, Hardmax, TopK, CumSum, CumProd, Trilu,
-Pad, CenterCropPad, GatherElements, ScatterElements (and the old Scatter), TensorScatter,
-GatherND, ScatterND, OneHot, Tile.
+"""ONNX's index and scan ops: ArgMax, ArgMin, Hardmax, TopK, CumSum, CumProd, Trilu,
+GatherElements, ScatterElements (and the old Scatter), TensorScatter, GatherND, ScatterND,
+OneHot, Tile (Pad and CenterCropPad are in :mod:`.pad`).
 
 Most map onto one tdflow op with the axis moved last or a reversal around it; the rest are
 compositions: ArgMin and TopK's ``largest=0`` run ``argmax``/``top_k`` on an order-reversing
@@ -8,12 +8,10 @@ key (``-x``, or ``-1 - x`` for integers, which cannot overflow and keeps ties in
 ties still go to the first position; ``select_last_index`` reverses the axis first. GatherND
 with batch dims, and ScatterND's mul, max and min reductions, flatten the indexed dims into
 one and use ``gather`` and the ``dim_scatter`` ops with row numbers computed from the index
-tuples. Pad's reflect, edge and wrap modes are gathers with index vectors ``numpy.pad``
-computes here; OneHot and Hardmax compare positions with an ``arange`` constant.
+tuples. OneHot and Hardmax compare positions with an ``arange`` constant.
 
->>> import numpy as np
->>> pad_indices(4, 2, 1, "reflect").tolist(), pad_indices(3, 1, 2, "wrap").tolist()
-([2, 1, 0, 1, 2, 3, 2], [2, 0, 1, 2, 0, 1])
+>>> _SCATTER["max"]
+'tdflow.dim_scatter_max'
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ from tdflow.dialect.types import DTYPES
 
 from .api import Lowerer, Node, rule
 from .common import FLOATS, cast, move_axis_last, norm_axis, reshape, static_ints, transpose
+from .pad import pad_attrs
 
 
 # -- shared pieces --------------------------------------------------------------------------------
@@ -151,7 +150,7 @@ def _scan(cx: Lowerer, n: Node, op: str, identity: int) -> list:
     if excl and shape[axis]:
         # shift one step along the axis: the identity first, the last element dropped
         before = [1 if i == axis else 0 for i in range(len(shape))]
-        x = cx.op("tdflow.pad", [x], _pad_attrs(cx, x, before, [0] * len(shape), identity))
+        x = cx.op("tdflow.pad", [x], pad_attrs(cx, x, before, [0] * len(shape), identity))
         x = cx.op("tdflow.narrow", [x], {"dim": axis, "start": 0, "length": shape[axis]})
     y = cx.op(op, [x], {"dim": axis})
     return [reverse(cx, y, axis) if rev else y]
@@ -176,93 +175,6 @@ def trilu(cx: Lowerer, n: Node) -> list:
     k = static_ints(cx, n.inputs[1], "k")[0] if n.has_input(1) else 0
     op = "tdflow.triu" if n.attrs.get("upper", 1) else "tdflow.tril"
     return [cx.op(op, [x], {"diagonal": k})]
-
-
-# -- Pad ------------------------------------------------------------------------------------------
-def pad_indices(size: int, before: int, after: int, mode: str) -> np.ndarray:
-    """The positions of a dim of ``size`` that ``numpy.pad``'s ``mode`` (reflect, edge, wrap)
-    reads for each position of the padded dim."""
-    return np.pad(np.arange(size, dtype=np.int64), (before, after), mode=mode)
-
-
-def _pad_attrs(cx: Lowerer, x: Any, before: list[int], after: list[int], value: Any) -> dict:
-    floating = cx.type_of(x).dtype in FLOATS
-    return {"padding_before": before, "padding_after": after, "padding": [],
-            "floating_constant_value": float(value) if floating else 0.0,
-            "integral_constant_value": 0 if floating else int(value)}
-
-
-@rule("Pad")
-def pad(cx: Lowerer, n: Node) -> list:
-    """Constant padding is ``tdflow.pad``; reflect, edge and wrap are gathers along each padded
-    dim; negative pads crop (a slice) first."""
-    x = n.input(0)
-    shape = list(cx.shape_of(x))
-    rank = len(shape)
-    mode = n.attrs.get("mode") or "constant"
-    mode = mode.decode() if isinstance(mode, bytes) else mode
-    if n.version < 11:
-        pads, value, axes = list(n.attrs["pads"]), n.attrs.get("value") or 0.0, None
-    else:
-        pads = static_ints(cx, n.input(1), "pads")
-        value = 0
-        if n.has_input(2):
-            v = cx.need_const(n.inputs[2], "constant_value").reshape(-1)
-            value = v[0].item() if v.size else 0
-        axes = static_ints(cx, n.inputs[3], "axes") if n.has_input(3) else None
-    axes = list(range(rank)) if axes is None else [norm_axis(a, rank, cx) for a in axes]
-    if len(pads) != 2 * len(axes):
-        cx.unsupported(f"pads has {len(pads)} entries, expected {2 * len(axes)}")
-    before, after = [0] * rank, [0] * rank
-    for j, a in enumerate(axes):
-        before[a], after[a] = int(pads[j]), int(pads[j + len(axes)])
-    if min(before + after, default=0) < 0:
-        start = [max(0, -b) for b in before]
-        stop = [d - max(0, -a) for d, a in zip(shape, after)]
-        x = cx.op("tdflow.slice", [x], {"start": start, "stop": stop, "step": [1] * rank})
-        shape = [e - s for s, e in zip(start, stop)]
-        before, after = [max(0, b) for b in before], [max(0, a) for a in after]
-    if not any(before) and not any(after):
-        return [x]
-    if mode == "constant":
-        return [cx.op("tdflow.pad", [x], _pad_attrs(cx, x, before, after, value))]
-    if mode not in ("reflect", "edge", "wrap"):
-        cx.unsupported(f"pad mode '{mode}'")
-    for a in range(rank):
-        if before[a] or after[a]:
-            if shape[a] == 0 or (mode == "reflect" and shape[a] < 2):
-                cx.unsupported(f"{mode} padding of dim {a}, of size {shape[a]}")
-            idx = pad_indices(shape[a], before[a], after[a], mode)
-            x = cx.op("tdflow.gather", [x, cx.constant(idx)], {"axis": a})
-    return [x]
-
-
-@rule("CenterCropPad")
-def center_crop_pad(cx: Lowerer, n: Node) -> list:
-    """Each of ``axes`` cropped (a slice) or zero-padded (``tdflow.pad``) to its entry of
-    ``shape``, centred: the odd element goes to the end."""
-    x = n.input(0)
-    shape = list(cx.shape_of(x))
-    rank = len(shape)
-    target = static_ints(cx, n.input(1), "shape")
-    axes = n.attrs.get("axes")
-    axes = list(range(rank)) if axes is None else [norm_axis(int(a), rank, cx) for a in axes]
-    if len(target) != len(axes):
-        cx.unsupported(f"shape {target} has {len(target)} entries for {len(axes)} axes")
-    start, stop = [0] * rank, list(shape)
-    before, after = [0] * rank, [0] * rank
-    for a, want in zip(axes, target):
-        if want < shape[a]:
-            start[a] = (shape[a] - want) // 2
-            stop[a] = start[a] + want
-        elif want > shape[a]:
-            before[a] = (want - shape[a]) // 2
-            after[a] = want - shape[a] - before[a]
-    if start != [0] * rank or stop != shape:
-        x = cx.op("tdflow.slice", [x], {"start": start, "stop": stop, "step": [1] * rank})
-    if any(before) or any(after):
-        x = cx.op("tdflow.pad", [x], _pad_attrs(cx, x, before, after, 0))
-    return [x]
 
 
 # -- GatherElements, ScatterElements --------------------------------------------------------------
