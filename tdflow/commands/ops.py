@@ -48,8 +48,8 @@ def summary(library) -> str:
     """One line: how many ops, in which dialects, how many a standard op serves.
 
     >>> from tdflow.dialect import standard_dialect
-    >>> summary(standard_dialect())
-    '96 ops in 1 dialect (tdflow)'
+    >>> summary(standard_dialect())  # the count grows with the library
+    '... ops in 1 dialect (tdflow)'
     """
     dialects = list(dict.fromkeys(op.dialect for op in library))
     n = len(dialects)
