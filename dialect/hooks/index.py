@@ -55,12 +55,12 @@ def require_index(ctx: InferContext, name: str) -> None:
                         operand=name)
 
 
-def _splits(ctx: InferContext, shape: Shape | None, skip: Sequence[int] = ()) -> list:
+def split_dims(ctx: InferContext, shape: Shape | None, skip: Sequence[int] = ()) -> list:
     """``S(i)`` of every blob for each dim ``i`` of ``shape`` not in ``skip``."""
     return split_all(ctx, (i for i in range(len(shape or ())) if i not in skip))
 
 
-def _no_grad(*names: str):
+def no_grad_inputs(*names: str):
     """A ``modify_input_arg`` hook: the named inputs take no gradient."""
     def hook(ctx: InferContext):
         return {n: InputArgModifier(requires_grad=False) for n in names}
@@ -111,7 +111,7 @@ def gather_sbp(ctx: InferContext):
     return sigs
 
 
-modify_input_arg("tdflow.gather")(_no_grad("indices"))
+modify_input_arg("tdflow.gather")(no_grad_inputs("indices"))
 
 
 @infer_logical_tensor_desc("tdflow.unsorted_segment_sum_like")
@@ -154,7 +154,7 @@ def unsorted_segment_sum_like_sbp(ctx: InferContext):
     return sigs
 
 
-modify_input_arg("tdflow.unsorted_segment_sum_like")(_no_grad("segment_ids", "like"))
+modify_input_arg("tdflow.unsorted_segment_sum_like")(no_grad_inputs("segment_ids", "like"))
 
 
 # -- embedding and embedding_grad -----------------------------------------------------------------
@@ -194,7 +194,7 @@ def embedding_sbp(ctx: InferContext):
     return sigs + [signature(ctx, {"weight": "S(1)", "indices": "B"}, f"S({len(idx)})")]
 
 
-modify_input_arg("tdflow.embedding")(_no_grad("indices"))
+modify_input_arg("tdflow.embedding")(no_grad_inputs("indices"))
 
 
 @infer_logical_tensor_desc("tdflow.embedding_grad")
@@ -225,7 +225,7 @@ def embedding_grad_sbp(ctx: InferContext):
                                    "indices": "B"}, "S(1)")]
 
 
-modify_input_arg("tdflow.embedding_grad")(_no_grad("weight", "indices"))
+modify_input_arg("tdflow.embedding_grad")(no_grad_inputs("weight", "indices"))
 
 
 # -- narrow and narrow_grad -----------------------------------------------------------------------
@@ -267,7 +267,7 @@ def narrow_sbp(ctx: InferContext):
     if shape is None or not shape:
         return []
     d = normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
-    return _splits(ctx, shape, skip=(d,)) + [signature(ctx, "P", "P")]
+    return split_dims(ctx, shape, skip=(d,)) + [signature(ctx, "P", "P")]
 
 
 @infer_logical_tensor_desc("tdflow.narrow_grad")
@@ -290,7 +290,7 @@ def narrow_grad_sbp(ctx: InferContext):
     if shape is None or not shape:
         return []
     d = normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
-    return _splits(ctx, shape, skip=(d,)) + [
+    return split_dims(ctx, shape, skip=(d,)) + [
         signature(ctx, {"dy": "P", "like": "B"}, "P")]
 
 
@@ -440,7 +440,7 @@ def tril_tensor_desc(ctx: InferContext) -> None:
 def tril_sbp(ctx: InferContext):
     """Splits along the batch dims survive (the mask depends on the last two only)."""
     shape = ctx.input_shape("in")
-    return _splits(ctx, shape[:-2] if shape else ())
+    return split_dims(ctx, shape[:-2] if shape else ())
 
 
 # -- arange ---------------------------------------------------------------------------------------
@@ -511,7 +511,7 @@ def one_hot_data_type(ctx: InferContext) -> None:
 
 @get_sbp("tdflow.one_hot")
 def one_hot_sbp(ctx: InferContext):
-    return _splits(ctx, ctx.input_shape("indices"))
+    return split_dims(ctx, ctx.input_shape("indices"))
 
 
-modify_input_arg("tdflow.one_hot")(_no_grad("indices"))
+modify_input_arg("tdflow.one_hot")(no_grad_inputs("indices"))

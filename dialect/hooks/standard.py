@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     fused,
     grads,
     index,
+    indexing,
     linalg,
     math_ops,
     nn,

@@ -28,7 +28,7 @@ from tdflow.dialect.types import DTYPES
 from tdflow.runtime.kernels._util import ALL_DTYPES, FLOATS, NUMERIC, acc_dtype, out_buffer, store
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
 
-_INDEX = INT_DTYPES  # index operands: every integer type (hooks/index.py's INDEX_DTYPES)
+INDEX_DTYPES = INT_DTYPES  # index operands: every integer type (hooks/index.py's)
 
 
 def check_indices(op: str, name: str, idx: np.ndarray, size: int) -> np.ndarray:
@@ -46,7 +46,9 @@ def check_indices(op: str, name: str, idx: np.ndarray, size: int) -> np.ndarray:
     return idx
 
 
-def _axis(op: str, axis: int, ndim: int, what: str = "axis") -> int:
+def norm_dim(op: str, axis: int, ndim: int, what: str = "axis") -> int:
+    """``axis`` made non-negative for rank ``ndim``; ``ValueError`` naming ``op`` and ``what``
+    otherwise: ``norm_dim("gather", -1, 3) == 2``."""
     a = int(axis)
     if not -ndim <= a < ndim:
         raise ValueError(f"{op}: {what} {axis} is out of range for a tensor of rank {ndim}")
@@ -54,11 +56,11 @@ def _axis(op: str, axis: int, ndim: int, what: str = "axis") -> int:
 
 
 # -- gather and unsorted_segment_sum_like ---------------------------------------------------------
-@register_kernel("tdflow.gather", "cpu", dtypes=ALL_DTYPES, match=input_dtype_in(1, _INDEX))
+@register_kernel("tdflow.gather", "cpu", dtypes=ALL_DTYPES, match=input_dtype_in(1, INDEX_DTYPES))
 def gather(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.take(in, indices, axis)`` with every index in ``[0, in.shape[axis])``."""
     x, idx = inputs[0], inputs[1]
-    axis = _axis("gather", attrs.get("axis", 0), x.ndim)
+    axis = norm_dim("gather", attrs.get("axis", 0), x.ndim)
     idx = check_indices("gather", "indices", idx, x.shape[axis])
     return [store(outs, np.take(x, idx, axis=axis), x.dtype)]
 
@@ -85,12 +87,12 @@ def segment_sum(data: np.ndarray, ids: np.ndarray, like_shape: tuple[int, ...], 
 
 
 @register_kernel("tdflow.unsorted_segment_sum_like", "cpu", dtypes=NUMERIC,
-                 match=input_dtype_in(1, _INDEX))
+                 match=input_dtype_in(1, INDEX_DTYPES))
 def unsorted_segment_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
                               outs: Sequence[Any]) -> list[np.ndarray]:
     """``out = zeros(like.shape); numpy.add.at(out, ids, data)`` along ``axis``."""
     data, ids, like = inputs[0], inputs[1], inputs[2]
-    axis = _axis("unsorted_segment_sum_like", attrs.get("axis", 0), like.ndim)
+    axis = norm_dim("unsorted_segment_sum_like", attrs.get("axis", 0), like.ndim)
     try:
         return [segment_sum(data, ids, tuple(like.shape), axis, outs)]
     except ValueError as e:
@@ -98,7 +100,7 @@ def unsorted_segment_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 
 # -- embedding and embedding_grad -----------------------------------------------------------------
-@register_kernel("tdflow.embedding", "cpu", dtypes=ALL_DTYPES, match=input_dtype_in(1, _INDEX))
+@register_kernel("tdflow.embedding", "cpu", dtypes=ALL_DTYPES, match=input_dtype_in(1, INDEX_DTYPES))
 def embedding(attrs: Mapping[str, Any], inputs: Sequence[Any],
               outs: Sequence[Any]) -> list[np.ndarray]:
     """``weight[indices]``."""
@@ -109,7 +111,7 @@ def embedding(attrs: Mapping[str, Any], inputs: Sequence[Any],
     return [store(outs, w[idx], w.dtype)]
 
 
-@register_kernel("tdflow.embedding_grad", "cpu", dtypes=FLOATS, match=input_dtype_in(2, _INDEX))
+@register_kernel("tdflow.embedding_grad", "cpu", dtypes=FLOATS, match=input_dtype_in(2, INDEX_DTYPES))
 def embedding_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
                    outs: Sequence[Any]) -> list[np.ndarray]:
     """Rows of ``dy`` added at ``indices`` (none at ``padding_idx``), divided by each index's
@@ -131,7 +133,7 @@ def embedding_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 # -- narrow and narrow_grad -----------------------------------------------------------------------
 def _narrow_index(op: str, attrs: Mapping[str, Any], shape: tuple[int, ...]) -> tuple:
-    d = _axis(op, attrs.get("dim", 0), len(shape), "dim")
+    d = norm_dim(op, attrs.get("dim", 0), len(shape), "dim")
     start, length = int(attrs.get("start", 0)), int(attrs.get("length", 0))
     s = start + shape[d] if start < 0 else start
     if length < 0 or not 0 <= s <= shape[d] or s + length > shape[d]:
@@ -182,7 +184,7 @@ def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.expand_dims(in, axis)``."""
     x = inputs[0]
-    axis = _axis("expand_dims", attrs.get("axis", 0), x.ndim + 1)
+    axis = norm_dim("expand_dims", attrs.get("axis", 0), x.ndim + 1)
     return [store(outs, np.expand_dims(x, axis), x.dtype)]
 
 
@@ -190,7 +192,7 @@ def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
 def squeeze(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.squeeze(in, axis=axes)``."""
     x = inputs[0]
-    axes = tuple(_axis("squeeze", a, x.ndim, "axes entry") for a in attrs["axes"])
+    axes = tuple(norm_dim("squeeze", a, x.ndim, "axes entry") for a in attrs["axes"])
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: dim {a} of 'in' {x.shape} has size {x.shape[a]}, not 1")
@@ -246,7 +248,7 @@ def arange(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     return [store(outs, start + k * delta, DTYPES[dtype])]
 
 
-@register_kernel("tdflow.one_hot", "cpu", dtypes=_INDEX)
+@register_kernel("tdflow.one_hot", "cpu", dtypes=INDEX_DTYPES)
 def one_hot(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``on`` where ``indices[...] == k``, ``off`` elsewhere, for ``k`` in ``[0, depth)``."""
     depth = int(attrs["depth"])

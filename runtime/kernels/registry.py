@@ -339,6 +339,7 @@ def _load_builtin_kernels() -> None:
         conv,
         elementwise,
         index,
+        indexing,
         linalg,
         math_ops,
         nn,

@@ -26,6 +26,12 @@ FLOATS = ("f16", "f32", "f64")
 BIG = 2 ** 63 - 1
 
 
+def _with_zero(x: np.ndarray) -> np.ndarray:
+    x = x.copy()
+    x[..., 1] = 0
+    return x
+
+
 def _idx(values, dt: str = "i64") -> np.ndarray:
     return np.array(values, {"i8": np.int8, "i32": np.int32, "i64": np.int64}[dt])
 
@@ -116,9 +122,113 @@ SCATTER: dict[str, list[tuple[str, list, dict]]] = {
 }
 
 
+def _with_nan(x: np.ndarray, at: tuple) -> np.ndarray:
+    x = x.copy()
+    x[at] = np.nan
+    return x
+
+
+def _scatter_cases(how: str, dtypes: tuple[str, ...]) -> list[tuple[str, list, dict]]:
+    # repeated indices (applied in numpy's order), a smaller index along dim 1, both dims
+    rep = _idx([[0, 2, 2], [1, 1, 1]])
+    return ([(f"tdflow.dim_scatter_{how}", [rand((3, 4), dt, seed=20), rep, rand((2, 3), dt, seed=21)],
+              {"dim": 0}) for dt in dtypes]
+            + [(f"tdflow.dim_scatter_{how}", [rand((2, 5, 3), "f32", seed=22),
+                                             _idx([[[4, 0], [4, 4]]], it), rand((1, 2, 2), seed=23)],
+                {"dim": -2}) for it in ("i8", "i32")])
+
+
+# the ops of tdflow/ops/indexing.td: numpy's order everywhere, so bit for bit
+INDEXING: dict[str, list[tuple[str, list, dict]]] = {
+    "argmax": [("tdflow.argmax", [rand((3, 7), dt, seed=24)], {}) for dt in ALL]
+    + [("tdflow.argmax", [_with_nan(rand((2, 5), seed=25), (1, 3))], {}),
+       ("tdflow.argmax", [rand((300_000, 3), "i8", seed=48)], {}),  # more lines than threads
+       ("tdflow.argmax", [rand((6,), "f16", seed=26)], {})],
+    "top_k": [("tdflow.top_k", [rand((3, 9), dt, seed=27)], {"k": k})
+              for dt in NUMERIC for k in (1, 4, 9)]  # small integers: many ties
+    + [("tdflow.top_k", [_with_nan(rand((2, 6), seed=28), (0, 2))], {"k": 6})],
+    "cumsum": [("tdflow.cumsum", [rand((4, 5, 3), dt, seed=29)], {"dim": d})
+               for dt in NUMERIC for d in (0, 1, -1)]
+    + [("tdflow.cumsum", [np.full((3, 40), 100, np.int8)], {"dim": 1}),  # wraps
+       ("tdflow.cumsum", [rand((2, 300_000), "i32", seed=49)], {"dim": 0})],  # many lines
+    "cumprod": [("tdflow.cumprod", [rand((4, 6), dt, seed=30, lo=-1.5, hi=1.5)], {"dim": d})
+                for dt in NUMERIC for d in (0, 1)]
+    + [("tdflow.cumprod", [np.full((2, 20), 7, np.int32)], {"dim": 1})],  # wraps
+    "dim_gather": [("tdflow.dim_gather", [rand((3, 5), dt, seed=31), _idx([[4, 0], [2, 2], [0, 1]])],
+                    {"dim": 1}) for dt in ALL]
+    + [("tdflow.dim_gather", [rand((4, 3, 2), seed=32), _idx([[[3], [0]], [[1], [1]]], it)],
+        {"dim": 0}) for it in ("i8", "i32")],
+    "dim_scatter_update": _scatter_cases("update", ALL),
+    "dim_scatter_add": _scatter_cases("add", NUMERIC)
+    + [("tdflow.dim_scatter_add", [np.zeros((1, 2), np.int8), _idx([[0, 0, 0]]),
+                                   np.full((1, 3), 100, np.int8)], {"dim": 1})],  # wraps
+    "dim_scatter_mul": _scatter_cases("mul", NUMERIC),
+    "dim_scatter_max": _scatter_cases("max", NUMERIC)
+    + [("tdflow.dim_scatter_max", [_with_nan(rand((2, 3), seed=33), (0, 1)), _idx([[1, 2, 0]]),
+                                   _with_nan(rand((1, 3), seed=34), (0, 2))], {"dim": 1})],
+    "dim_scatter_min": _scatter_cases("min", NUMERIC),
+    "dim_scatter_add_like": [("tdflow.dim_scatter_add_like", [rand((3, 4), dt), _idx([[0, 3, 3]]),
+                              rand((1, 3), dt, seed=35)], {"dim": 1}) for dt in NUMERIC],
+    "gather_nd": [("tdflow.gather_nd", [rand((4, 3, 2), dt, seed=42), _idx([[3, 0], [1, 2], [3, 0]], it)],
+                   {}) for dt in ALL for it in ("i32",)]
+    + [("tdflow.gather_nd", [rand((4, 3)), _idx([[[2]], [[0]]], it)], {}) for it in ("i8", "i64")],
+    "scatter_nd_like": [("tdflow.scatter_nd_like", [rand((4, 3), dt), _idx([[1], [3], [1]]),
+                         rand((3, 3), dt, seed=43)], {}) for dt in NUMERIC],
+    "tensor_scatter_nd_update": [("tdflow.tensor_scatter_nd_update",
+                                  [rand((4, 3, 2), dt, seed=44), rand((3, 2), dt, seed=45),
+                                   _idx([[1, 0], [3, 2], [1, 0]], it)], {})
+                                 for dt in ALL for it in ("i8", "i64")],
+    "tensor_scatter_nd_add": [("tdflow.tensor_scatter_nd_add",
+                               [rand((4, 3, 2), dt, seed=46), rand((3, 2), dt, seed=47),
+                                _idx([[1, 0], [3, 2], [1, 0]])], {}) for dt in NUMERIC]
+    + [("tdflow.tensor_scatter_nd_add", [np.zeros(2, np.int8), np.full(3, 100, np.int8),
+                                         _idx([[1], [1], [1]])], {})],  # wraps
+    "triu": [("tdflow.triu", [rand((2, 4, 6), dt, seed=36)], {"diagonal": d})
+             for dt in ALL for d in (-1, 0, 3)],
+    "pad": [("tdflow.pad", [rand((2, 3), dt, seed=37)],
+             {"padding_before": [1, 0], "padding_after": [0, 2], "padding": [],
+              "floating_constant_value": -0.25, "integral_constant_value": 300}) for dt in ALL]
+    + [("tdflow.pad", [rand((2, 1, 3), seed=38)],
+        {"padding_before": [0, 2, 1], "padding_after": [1, 0, 0], "padding": [],
+         "floating_constant_value": float("-inf")})],
+}
+# cumprod_grad's products run in another order than numpy's: within rtol
+CUMPROD_GRAD = [("tdflow.cumprod_grad", [rand((3, 5), dt, seed=39), rand((3, 5), dt),
+                                         _with_zero(rand((3, 5), dt, seed=40))], {"dim": d})
+                for dt in FLOATS for d in (0, 1)]
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _compiled_together() -> None:
-    prebuild([c for table in (EXACT, SCATTER) for cases in table.values() for c in cases])
+    prebuild([c for table in (EXACT, SCATTER, INDEXING) for cases in table.values() for c in cases]
+             + CUMPROD_GRAD)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("family", sorted(INDEXING))
+def test_indexing_ops_match_numpy_exactly(family: str) -> None:
+    for op, inputs, attrs in INDEXING[family]:
+        check(op, inputs, attrs, exact=True)
+
+
+def test_cumprod_grad_matches_numpy() -> None:
+    for op, inputs, attrs in CUMPROD_GRAD:
+        check(op, inputs, attrs)
+
+
+def test_indexing_out_of_range_on_the_gpu() -> None:
+    # numpy raises; the kernels read zero (dim_gather) or write nothing (the scatters)
+    x = rand((2, 3), seed=41)
+    got = _both("tdflow.dim_gather", [x, _idx([[2, 3], [-1, 0]])], {"dim": 1})[0]
+    np.testing.assert_array_equal(got, [[x[0, 2], 0.0], [0.0, x[1, 0]]])
+    got = _both("tdflow.dim_scatter_add", [x, _idx([[5, 1]]), np.ones((1, 2), np.float32)],
+                {"dim": 1})[0]
+    np.testing.assert_array_equal(got, x + np.array([[0, 1, 0], [0, 0, 0]], np.float32))
+    got = _both("tdflow.gather_nd", [x, _idx([[1, 2], [2, 0], [0, -1]])], {})[0]
+    np.testing.assert_array_equal(got, [x[1, 2], 0.0, 0.0])
+    got = _both("tdflow.tensor_scatter_nd_update", [x, np.ones((2, 3), np.float32),
+                                                    _idx([[1], [7]])], {})[0]
+    np.testing.assert_array_equal(got, np.stack([x[0], np.ones(3, np.float32)]))
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
@@ -184,6 +294,12 @@ def test_all_compile_with_nvcc() -> None:
                  {"float_start": 0.0, "float_delta": 0.5, "dtype": "bf16"}),
         generate("tdflow.fused_scale_tril", [b], [b], {"diagonal": 0, "is_floating_scale_value":
                                                        True, "floating_scale_value": 0.5}),
+        generate("tdflow.cumsum", [b], [b], {"dim": 0}),
+        generate("tdflow.top_k", [b], [TensorSpec((9, 2), "i64")], {"k": 2}),
+        generate("tdflow.argmax", [b], [TensorSpec((9,), "i64")], {}),
+        generate("tdflow.dim_scatter_max", [b, TensorSpec((2, 5), "i32"), TensorSpec((2, 5), "bf16")],
+                 [b], {"dim": 0}),
+        generate("tdflow.cumprod_grad", [b, b, b], [b], {"dim": 1}),
         generate("tdflow.slice_grad", [TensorSpec((1 << 15, 1 << 15), "f32")],
                  [TensorSpec((1 << 16, 1 << 16), "f32")],
                  {"like_shape": [1 << 16, 1 << 16], "start": [0, 1], "stop": [BIG, BIG],

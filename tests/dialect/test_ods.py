@@ -187,7 +187,10 @@ logical_not bitwise_not broadcast_logical_and broadcast_logical_or broadcast_log
 broadcast_bitwise_and broadcast_bitwise_or broadcast_bitwise_xor broadcast_bitwise_left_shift
 broadcast_bitwise_right_shift broadcast_fmod broadcast_floor_mod layer_norm
 normalization group_norm gather unsorted_segment_sum_like embedding embedding_grad narrow
-narrow_grad expand expand_dims squeeze tril fused_scale_tril arange one_hot reduce_min
+narrow_grad expand expand_dims squeeze tril fused_scale_tril arange one_hot argmax top_k cumsum
+cumprod cumprod_grad dim_gather dim_scatter_add_like dim_scatter_update dim_scatter_add
+dim_scatter_mul dim_scatter_max dim_scatter_min gather_nd scatter_nd_like tensor_scatter_nd_update
+tensor_scatter_nd_add triu pad reduce_min
 reduce_prod avg_pool_2d avg_pool_2d_grad adaptive_avg_pool2d adaptive_avg_pool2d_grad
 softmax_cross_entropy softmax_cross_entropy_grad adam_update""".split()
 BASE_HOOKS = ("infer_logical_tensor_desc", "infer_physical_tensor_desc", "get_sbp", "infer_data_type")

@@ -15,6 +15,10 @@ TDFLOW_ONLY = {
     "dense_constant": "an element-wise constant (ONNX initializers); OneFlow keeps them as variables",
     "broadcast_bitwise_left_shift": "OneFlow has no shift op; ONNX's BitShift (LEFT) needs one",
     "broadcast_bitwise_right_shift": "OneFlow has no shift op; ONNX's BitShift (RIGHT) needs one",
+    "dim_scatter_max": "ONNX's ScatterElements/ScatterND reduction 'max'; OneFlow's dim_scatter "
+                       "family has update, add and mul only",
+    "dim_scatter_min": "ONNX's ScatterElements/ScatterND reduction 'min'; OneFlow's dim_scatter "
+                       "family has update, add and mul only",
 }
 # (op, aspect) -> why tdflow differs from OneFlow's record.
 DIFFERENCES = {
@@ -26,6 +30,7 @@ DIFFERENCES = {
     ("max_pool_2d_grad", "NoGrad"): "second-order gradients are not defined: NoGrad says so",
     ("sparse_softmax_cross_entropy_grad", "NoGrad"): "second-order gradients are not defined",
     ("embedding_grad", "NoGrad"): "second-order gradients are not defined: NoGrad says so",
+    ("cumprod_grad", "NoGrad"): "second-order gradients are not defined: NoGrad says so",
     ("arange", "attrs"): "dtype is a type attribute in tdflow, OneFlow's DataType enum",
     ("one_hot", "attrs"): "dtype is a type attribute in tdflow, OneFlow's DataType enum",
 }

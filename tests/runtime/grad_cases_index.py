@@ -66,3 +66,52 @@ def add_cases(case, h) -> None:
                                             "floating_fill_value": 7.0})):
         case("fused_scale_tril", {"in": h.normal(*shape)}, {"diagonal": diag, **attrs},
              wrt="in", label=f"{'x'.join(map(str, shape))}_diag{diag}")
+    add_indexing_cases(case, h)
+
+
+def add_indexing_cases(case, h) -> None:
+    """The ops of tdflow/ops/indexing.td: scans, dim_gather and the scatters, triu, pad."""
+    for shape, dim in (((2, 4), 1), ((3, 2), 0), ((5,), -1)):
+        tag = f"{'x'.join(map(str, shape))}_dim{dim}"
+        case("cumsum", {"x": h.normal(*shape)}, {"dim": dim}, wrt="x", label=tag)
+        case("cumprod", {"x": h.away(*shape)}, {"dim": dim}, wrt="x", label=tag)
+    # a zero inside the product: cumprod_grad forms the products without dividing
+    case("cumprod", {"x": np.array([[0.5, 0.0, -1.5, 2.0], [1.2, -0.7, 0.0, 0.0]])},
+         {"dim": 1}, wrt="x", label="zeros")
+    # repeated indices accumulate in the gradient (dim_scatter_add_like)
+    x, idx = h.normal(3, 4), np.array([[0, 3, 3], [1, 1, 2]], np.int64)
+    case("dim_gather", {"input": x, "index": idx}, {"dim": 1}, wrt="input", label="dim1_repeats")
+    case("dim_gather", {"input": h.normal(3, 2), "index": np.array([[2, 0], [0, 1]], np.int32)},
+         {"dim": 0}, wrt="input", label="dim0_i32_smaller")
+    case("dim_scatter_add_like", {"like": h.normal(3, 4), "index": idx, "src": h.normal(2, 3)},
+         {"dim": 1}, wrt="src", label="dim1")
+    # update: distinct targets (with repeats the gradient of src depends on which write wins)
+    distinct = np.array([[2, 0, 1], [0, 3, 2]], np.int64)
+    case("dim_scatter_update", {"input": h.normal(2, 4), "index": distinct, "src": h.normal(2, 3)},
+         {"dim": 1}, wrt="input src", label="dim1")
+    case("dim_scatter_add", {"input": h.normal(3, 3), "index": np.array([[0, 2, 2], [0, 0, 1]]),
+                             "src": h.normal(2, 3)}, {"dim": 0}, wrt="input src",
+         label="dim0_repeats")
+    case("dim_scatter_mul", {"input": h.normal(2, 4), "index": distinct, "src": h.away(2, 3)},
+         {"dim": 1}, wrt="input src", label="dim1")
+    # index tuples into the first k dims; a repeated tuple accumulates in gather_nd's gradient
+    tup = np.array([[1, 0], [3, 2], [1, 0]], np.int64)
+    case("gather_nd", {"params": h.normal(4, 3, 2), "indices": tup}, wrt="params", label="k2")
+    case("gather_nd", {"params": h.normal(3, 4), "indices": np.array([[[2], [0]]], np.int32)},
+         wrt="params", label="k1_i32")
+    case("scatter_nd_like", {"like": h.normal(4, 3, 2), "indices": tup, "updates": h.normal(3, 2)},
+         wrt="updates", label="k2")
+    distinct_tup = np.array([[1, 0], [3, 2]], np.int64)
+    case("tensor_scatter_nd_update", {"params": h.normal(4, 3), "updates": h.normal(2),
+                                      "indices": distinct_tup}, wrt="params updates", label="k2")
+    case("tensor_scatter_nd_add", {"params": h.normal(4, 3, 2), "updates": h.normal(3, 2),
+                                   "indices": tup}, wrt="params updates", label="k2_repeats")
+    for shape, diag in (((4, 4), 0), ((3, 5), -1), ((2, 3, 4), 2)):
+        case("triu", {"in": h.normal(*shape)}, {"diagonal": diag}, wrt="in",
+             label=f"{'x'.join(map(str, shape))}_diag{diag}")
+    for shape, before, after in (((2, 3), [1, 0], [0, 2]), ((3,), [2], [1]),
+                                 ((2, 2, 2), [0, 1, 0], [1, 0, 0])):
+        case("pad", {"x": h.normal(*shape)},
+             {"padding_before": before, "padding_after": after, "padding": [],
+              "floating_constant_value": 1.5}, wrt="x",
+             label=f"{'x'.join(map(str, shape))}_{before}_{after}".replace(" ", ""))

@@ -1,0 +1,258 @@
+"""CUDA kernels of the gathers and scatters of tdflow/ops/indexing.td: dim_gather, the
+dim_scatter family (dim_scatter_add_like, _update, _add, _mul, _max, _min), gather_nd,
+scatter_nd_like and tensor_scatter_nd_update/add.
+
+The scatters copy ``input`` into the result, then give one thread each line of ``index``
+along ``dim`` (the tensor_scatter_nd ops: each element of the slice, walking the index tuples
+in order): distinct threads write distinct elements of the result, so no atomics are needed
+and repeated indices apply in numpy's (row-major) order, as ``numpy.add.at`` applies them
+(ONNX leaves the winner of repeated plain writes undefined; here it is numpy's too). Integer
+adds and products run in unsigned arithmetic (wrapping as numpy's do). As in :mod:`.index`, an
+index outside its dim reads zero (the gathers) or writes nothing (the scatters) instead of
+raising, as numpy's kernels do.
+
+>>> from tdflow.lowering.cuda.code import TensorSpec
+>>> code = dim_scatter_add([TensorSpec((3, 4), "f32"), TensorSpec((2, 4), "i64"),
+...                         TensorSpec((2, 4), "f32")], [TensorSpec((3, 4), "f32")], {"dim": 0})
+>>> [ln.kernel for ln in code.launches]
+['copy_in', 'scatter']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
+from .common import acc_type, ctype, launch_1d, load, store, strides
+from .indexing import UNSIGNED, line_base, lines_along, norm_dim, prod
+from .layout import empty_code, index_type, loop
+from .shape import bits_type
+
+
+# -- dim_gather and the dim_scatter family --------------------------------------------------------
+def _offset(var: str, idx_shape: Sequence[int], data_shape: Sequence[int], dim: int,
+            k: str) -> str:
+    """C expression of the data offset element ``var`` of the index names: its own
+    coordinates (in ``idx_shape``) with the ``dim``-th replaced by ``k``."""
+    terms = []
+    for d, (s, n, q) in enumerate(zip(strides(idx_shape), idx_shape, strides(data_shape))):
+        c = k if d == dim else f"(({var} / {s}LL) % {n}LL)"
+        terms.append(f"{c} * {q}LL")
+    return " + ".join(terms) or "0LL"
+
+
+def _check(op: str, idx: TensorSpec, data: TensorSpec, dim: int) -> None:
+    if idx.ndim != data.ndim or any(a > b for d, (a, b) in enumerate(zip(idx.shape, data.shape))
+                                    if d != dim):
+        raise CudaCodegenError(f"{op}: 'index' {idx.shape} does not fit the data {data.shape} "
+                               f"outside dim {dim}")
+
+
+@cuda_generator("tdflow.dim_gather")
+def dim_gather(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+               attrs: Mapping[str, Any]) -> KernelCode:
+    """``output[p] = input[p with coordinate dim replaced by index[p]]`` (zero out of range)."""
+    x, idx, out = ins[0], ins[1], outs[0]
+    d = norm_dim("dim_gather", int(attrs.get("dim", 0)), x.ndim)
+    _check("dim_gather", idx, x, d)
+    if out.numel == 0:
+        return empty_code("tdflow.dim_gather")
+    t, size = bits_type(x.dtype), x.shape[d]
+    src = f"""extern "C" __global__ void dim_gather(const {t}* __restrict__ x, const {ctype(idx.dtype)}* __restrict__ ix, {t}* __restrict__ y) {{
+  {loop('i', out.numel, 'unsigned long long')}
+    const long long e = (long long)i, k = (long long)ix[i];
+    y[i] = (k >= 0 && k < {size}LL) ? x[{_offset('e', idx.shape, x.shape, d, 'k')}] : ({t})0;
+  }}
+}}
+"""
+    grid, block = launch_1d(out.numel)
+    return KernelCode("tdflow.dim_gather", src,
+                      (LaunchSpec("dim_gather", grid, block, ("in0", "in1", "out0")),))
+
+
+def _combine(how: str, dt: str) -> str:
+    """The C statement folding ``s`` (a src element) into ``y[o]``."""
+    if how == "update":
+        return "y[o] = s;"
+    if dt in UNSIGNED:
+        u, t = UNSIGNED[dt], ctype(dt)
+        if how in ("add", "mul"):
+            sym = "+" if how == "add" else "*"
+            return f"y[o] = ({t})(({u})y[o] {sym} ({u})s);"
+        cmp = ">" if how == "max" else "<"
+        return f"if (s {cmp} y[o]) y[o] = s;"
+    a, b = load(dt, "y[o]"), load(dt, "s")
+    if how in ("add", "mul"):
+        sym = "+" if how == "add" else "*"
+        return f"y[o] = {store(dt, f'{a} {sym} {b}')};"
+    # numpy.maximum / minimum: a NaN on either side wins
+    cmp = ">" if how == "max" else "<"
+    return (f"{{ const {acc_type(dt)} u = {a}, v = {b};\n"
+            f"      if (!(u != u) && (v != v || v {cmp} u)) y[o] = s; }}")
+
+
+def _scatter(op: str, how: str, ins: Sequence[TensorSpec], out: TensorSpec,
+             attrs: Mapping[str, Any], like: bool = False) -> KernelCode:
+    data, idx, src_spec = ins
+    if idx.shape != src_spec.shape:
+        raise CudaCodegenError(f"{op}: 'src' {src_spec.shape} and 'index' {idx.shape} differ")
+    d = norm_dim(op, int(attrs.get("dim", 0)), data.ndim)
+    _check(op, idx, data, d)
+    if out.numel == 0:
+        return empty_code(op)
+    dt = out.dtype
+    t = bits_type(dt) if how == "update" else ctype(dt)
+    parts, launches = [], []
+    if not like:
+        parts.append(f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
+                     f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
+                     f"y[i] = x[i]; }}\n}}\n")
+        grid, block = launch_1d(out.numel)
+        launches.append(LaunchSpec("copy_in", grid, block, ("in0", "out0")))
+    if idx.numel:
+        lines, n, inner = lines_along(idx.shape, d)
+        parts.append(f"""extern "C" __global__ void scatter(const {ctype(idx.dtype)}* __restrict__ ix, const {t}* __restrict__ src, {t}* __restrict__ y) {{
+  {loop('l', lines, 'unsigned long long')}
+    const long long b = {line_base('(long long)l', n, inner)};
+    for (long long j = 0; j < {n}LL; ++j) {{
+      const long long e = b + j * {inner}LL, k = (long long)ix[e];
+      if (k < 0 || k >= {data.shape[d]}LL) continue;
+      const long long o = {_offset('e', idx.shape, data.shape, d, 'k')};
+      const {t} s = src[e];
+      {_combine(how, dt)}
+    }}
+  }}
+}}
+""")
+        grid, block = launch_1d(lines)
+        launches.append(LaunchSpec("scatter", grid, block, ("in1", "in2", "out0")))
+    return KernelCode(op, "".join(parts) or "// nothing to scatter\n", tuple(launches),
+                      zero_outputs=(0,) if like else ())
+
+
+@cuda_generator("tdflow.dim_scatter_add_like")
+def dim_scatter_add_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                         attrs: Mapping[str, Any]) -> KernelCode:
+    """Zeros shaped like ``like`` with ``src`` added at the indices."""
+    return _scatter("tdflow.dim_scatter_add_like", "add", ins, outs[0], attrs, like=True)
+
+
+def _scatter_generator(how: str):
+    op = f"tdflow.dim_scatter_{how}"
+
+    @cuda_generator(op)
+    def gen(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+            attrs: Mapping[str, Any]) -> KernelCode:
+        return _scatter(op, how, ins, outs[0], attrs)
+
+    gen.__doc__ = f"A copy of ``input`` with ``src`` folded in at the indices ({how})."
+    return gen
+
+
+dim_scatter_update, dim_scatter_add, dim_scatter_mul, dim_scatter_max, dim_scatter_min = (
+    _scatter_generator(h) for h in ("update", "add", "mul", "max", "min"))
+
+
+# -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
+def _nd_row(data: TensorSpec, idx: TensorSpec, m: str) -> str:
+    """C statements setting ``row`` (the flat position of tuple ``m`` among the data's first
+    ``k`` dims) and ``ok`` (every index inside its dim)."""
+    k = idx.shape[-1]
+    lines = ["long long row = 0; bool ok = true;"]
+    for j, (d, s) in enumerate(zip(data.shape[:k], strides(data.shape[:k]))):
+        lines.append(f"{{ const long long c = (long long)ix[{m} * {k}LL + {j}LL]; "
+                     f"ok = ok && c >= 0 && c < {d}LL; row += c * {s}LL; }}")
+    return "\n    ".join(lines)
+
+
+def _nd_shapes(op: str, data: TensorSpec, idx: TensorSpec) -> tuple[int, int]:
+    """``(tuples, inner)``: how many index tuples, and the size of the slice each names."""
+    if idx.ndim == 0 or idx.shape[-1] > data.ndim:
+        raise CudaCodegenError(f"{op}: 'indices' {idx.shape} does not hold tuples into "
+                               f"{data.shape}")
+    return prod(idx.shape[:-1]), prod(data.shape[idx.shape[-1]:])
+
+
+@cuda_generator("tdflow.gather_nd")
+def gather_nd(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+              attrs: Mapping[str, Any]) -> KernelCode:
+    """``out[m, r] = params[row(m), r]`` (zero for a tuple outside the data)."""
+    x, idx, out = ins[0], ins[1], outs[0]
+    _, inner = _nd_shapes("gather_nd", x, idx)
+    if out.numel == 0:
+        return empty_code("tdflow.gather_nd")
+    t = bits_type(x.dtype)
+    src = f"""extern "C" __global__ void gather_nd(const {t}* __restrict__ x, const {ctype(idx.dtype)}* __restrict__ ix, {t}* __restrict__ y) {{
+  {loop('i', out.numel, 'unsigned long long')}
+    const long long m = (long long)i / {inner}LL, r = (long long)i % {inner}LL;
+    {_nd_row(x, idx, 'm')}
+    y[i] = ok ? x[row * {inner}LL + r] : ({t})0;
+  }}
+}}
+"""
+    grid, block = launch_1d(out.numel)
+    return KernelCode("tdflow.gather_nd", src,
+                      (LaunchSpec("gather_nd", grid, block, ("in0", "in1", "out0")),))
+
+
+def _scatter_nd(op: str, how: str, data: TensorSpec, idx: TensorSpec, upd: TensorSpec,
+                out: TensorSpec, args: tuple[str, str], like: bool) -> KernelCode:
+    """One thread per element of a slice, walking the tuples in order: threads own distinct
+    result elements and repeated tuples apply in numpy's order."""
+    tuples, inner = _nd_shapes(op, data, idx)
+    if upd.shape != idx.shape[:-1] + data.shape[idx.shape[-1]:]:
+        raise CudaCodegenError(f"{op}: 'updates' {upd.shape} does not match 'indices' "
+                               f"{idx.shape} into {data.shape}")
+    if out.numel == 0:
+        return empty_code(op)
+    dt = out.dtype
+    t = bits_type(dt) if how == "update" else ctype(dt)
+    parts, launches = [], []
+    if not like:
+        parts.append(f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
+                     f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
+                     f"y[i] = x[i]; }}\n}}\n")
+        grid, block = launch_1d(out.numel)
+        launches.append(LaunchSpec("copy_in", grid, block, ("in0", "out0")))
+    if tuples and inner:
+        parts.append(f"""extern "C" __global__ void scatter_nd(const {ctype(idx.dtype)}* __restrict__ ix, const {t}* __restrict__ src, {t}* __restrict__ y) {{
+  {loop('r', inner, 'unsigned long long')}
+    for (long long m = 0; m < {tuples}LL; ++m) {{
+      {_nd_row(data, idx, 'm')}
+      if (!ok) continue;
+      const long long o = row * {inner}LL + (long long)r;
+      const {t} s = src[m * {inner}LL + (long long)r];
+      {_combine(how, dt)}
+    }}
+  }}
+}}
+""")
+        grid, block = launch_1d(inner)
+        launches.append(LaunchSpec("scatter_nd", grid, block, args + ("out0",)))
+    return KernelCode(op, "".join(parts) or "// nothing to scatter\n", tuple(launches),
+                      zero_outputs=(0,) if like else ())
+
+
+@cuda_generator("tdflow.scatter_nd_like")
+def scatter_nd_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                    attrs: Mapping[str, Any]) -> KernelCode:
+    """Zeros shaped like ``like`` with ``updates`` added at the tuples."""
+    return _scatter_nd("tdflow.scatter_nd_like", "add", ins[0], ins[1], ins[2], outs[0],
+                       ("in1", "in2"), like=True)
+
+
+@cuda_generator("tdflow.tensor_scatter_nd_update")
+def tensor_scatter_nd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                             attrs: Mapping[str, Any]) -> KernelCode:
+    """A copy of ``params`` with ``updates`` written at the tuples (the last one wins)."""
+    return _scatter_nd("tdflow.tensor_scatter_nd_update", "update", ins[0], ins[2], ins[1],
+                       outs[0], ("in2", "in1"), like=False)
+
+
+@cuda_generator("tdflow.tensor_scatter_nd_add")
+def tensor_scatter_nd_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                          attrs: Mapping[str, Any]) -> KernelCode:
+    """A copy of ``params`` with ``updates`` added at the tuples."""
+    return _scatter_nd("tdflow.tensor_scatter_nd_add", "add", ins[0], ins[2], ins[1], outs[0],
+                       ("in2", "in1"), like=False)
