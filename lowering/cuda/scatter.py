@@ -92,6 +92,15 @@ def _combine(how: str, dt: str) -> str:
             f"      if (!(u != u) && (v != v || v {cmp} u)) y[o] = s; }}")
 
 
+def _copy_in(t: str, out: TensorSpec) -> tuple[list[str], list[LaunchSpec]]:
+    """The kernel that first copies the input into the result (a scatter then writes into it)."""
+    part = (f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
+            f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
+            f"y[i] = x[i]; }}\n}}\n")
+    grid, block = launch_1d(out.numel)
+    return [part], [LaunchSpec("copy_in", grid, block, ("in0", "out0"))]
+
+
 def _scatter(op: str, how: str, ins: Sequence[TensorSpec], out: TensorSpec,
              attrs: Mapping[str, Any], like: bool = False) -> KernelCode:
     data, idx, src_spec = ins
@@ -103,13 +112,7 @@ def _scatter(op: str, how: str, ins: Sequence[TensorSpec], out: TensorSpec,
         return empty_code(op)
     dt = out.dtype
     t = bits_type(dt) if how == "update" else ctype(dt)
-    parts, launches = [], []
-    if not like:
-        parts.append(f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
-                     f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
-                     f"y[i] = x[i]; }}\n}}\n")
-        grid, block = launch_1d(out.numel)
-        launches.append(LaunchSpec("copy_in", grid, block, ("in0", "out0")))
+    parts, launches = ([], []) if like else _copy_in(t, out)
     if idx.numel:
         lines, n, inner = lines_along(idx.shape, d)
         parts.append(f"""extern "C" __global__ void scatter(const {ctype(idx.dtype)}* __restrict__ ix, const {t}* __restrict__ src, {t}* __restrict__ y) {{
@@ -208,13 +211,7 @@ def _scatter_nd(op: str, how: str, data: TensorSpec, idx: TensorSpec, upd: Tenso
         return empty_code(op)
     dt = out.dtype
     t = bits_type(dt) if how == "update" else ctype(dt)
-    parts, launches = [], []
-    if not like:
-        parts.append(f'extern "C" __global__ void copy_in(const {t}* __restrict__ x, '
-                     f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, index_type(out))} "
-                     f"y[i] = x[i]; }}\n}}\n")
-        grid, block = launch_1d(out.numel)
-        launches.append(LaunchSpec("copy_in", grid, block, ("in0", "out0")))
+    parts, launches = ([], []) if like else _copy_in(t, out)
     if tuples and inner:
         parts.append(f"""extern "C" __global__ void scatter_nd(const {ctype(idx.dtype)}* __restrict__ ix, const {t}* __restrict__ src, {t}* __restrict__ y) {{
   {loop('r', inner, 'unsigned long long')}
