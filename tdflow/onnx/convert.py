@@ -118,6 +118,7 @@ class _Converter:
         self._graph = None
         self._eager = None
         self._n_const = 0
+        self._folded: set[Operation] = set()
 
     # -- values -----------------------------------------------------------------------------
     def materialize(self, c: Const) -> Any:
@@ -162,6 +163,8 @@ class _Converter:
                         raise LoweringError("a sequence as a graph output: tdflow functions "
                                             "return tensors", loc=op.loc)
                     self.b.ret(*[self._ir(self.env[v]) for v in op.operands], loc=op.loc)
+                elif op in self._folded:
+                    continue  # a BatchNormalization applied inside its Conv's weights
                 elif op.name.startswith("onnx."):
                     self._lower(op)
                 else:
@@ -189,17 +192,25 @@ class _Converter:
                 inputs.extend(self.env[v] for v in vals)
             else:
                 inputs.append(self.env[vals[0]] if vals else None)
+        return Node(op_type, version, str(op.loc) if op.loc else op_type, inputs,
+                    self._attrs(op), len(op.results), [r.type for r in op.results])
+
+    def _attrs(self, op: Operation) -> dict[str, Any]:
+        """Every attribute of the op's schema by its ONNX name, defaults filled in."""
         attrs: dict[str, Any] = {}
-        for a in opdef.attributes:
+        for a in self.ctx.lookup(op.name).attributes:
             if a.name in op.attributes:
                 attrs[a.name] = _attr_python(a.kind, op.attributes[a.name])
             else:
                 attrs[a.name] = a.default
-        return Node(op_type, version, str(op.loc) if op.loc else op_type, inputs, attrs,
-                    len(op.results), [r.type for r in op.results])
+        return attrs
 
     def _lower(self, op: Operation) -> None:
         node = self._node(op)
+        folded = len(self._folded)
+        if node.op_type == "Conv":
+            node = self._fold_batch_norm(op, node)
+        bn = next(iter(op.results[0].users)) if len(self._folded) > folded else None
         fn = rule_for(node.op_type, node.version)
         results = None
         known = all(v is None or isinstance(v, Const) for v in node.inputs)
@@ -233,6 +244,47 @@ class _Converter:
             self.env[r] = v
             if not isinstance(v, Const):
                 self.prov.setdefault(id(v), src)
+        if bn is not None:  # the BatchNormalization folded into this Conv: its result
+            self.env[bn.results[0]] = self.env[op.results[0]]
+
+    def _fold_batch_norm(self, op: Operation, node: Node) -> Node:
+        """A Conv whose only user is an inference BatchNormalization with known statistics
+        takes the normalisation into its weights and bias, as exporters' optimisers and
+        onnxruntime do (``W * s``, ``(B - mean) * s + beta`` with ``s = scale / sqrt(var +
+        eps)``, in float64): the BatchNormalization is then skipped and its result is the
+        Conv's. Anything else (several users, statistics from graph inputs, training mode,
+        a non-float weight) leaves both ops as they are."""
+        import numpy as np
+
+        (out,) = op.results if len(op.results) == 1 else (None,)
+        if out is None or len(out.users) != 1:
+            return node
+        (bn,) = out.users
+        if not bn.name.startswith("onnx.BatchNormalization") or bn.operands[0] is not out:
+            return node
+        bn_attrs = self._attrs(bn)
+        if (op_version(bn.name[5:])[1] < 9 or bn_attrs.get("training_mode")
+                or any(r.users for r in bn.results[1:])):
+            return node
+        params = [self.env.get(v) for v in bn.operands[1:5]]
+        w, b = node.inputs[1], node.inputs[2] if len(node.inputs) > 2 else None
+        if not all(isinstance(v, Const) for v in (w, *params)) or \
+                (b is not None and not isinstance(b, Const)):
+            return node
+        if w.array.dtype.kind != "f" or w.dtype is not None or len(w.array.shape) < 3:
+            return node
+        scale, beta, mean, var = (np.asarray(c.array, np.float64) for c in params)
+        s = scale / np.sqrt(var + float(bn_attrs["epsilon"]))
+        if s.shape != (w.array.shape[0],):
+            return node
+        w2 = w.array.astype(np.float64) * s.reshape(-1, *[1] * (w.array.ndim - 1))
+        b0 = np.zeros_like(s) if b is None else b.array.astype(np.float64)
+        b2 = (b0 - mean) * s + beta
+        dt = w.array.dtype
+        inputs = [node.inputs[0], Const(w2.astype(dt)), Const(b2.astype(dt))]
+        self._folded.add(bn)
+        return Node(node.op_type, node.version, node.name, inputs, node.attrs, node.num_outputs,
+                    node.output_types)
 
     def _fold(self, fn: Any, node: Node) -> list[Any] | None:
         """The op's results computed now by tdflow's eager kernels, or ``None`` when it cannot

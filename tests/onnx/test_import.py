@@ -178,3 +178,40 @@ def test_a_finished_model_leaves_no_weights_behind():
     del rep
     gc.collect()
     assert [r for r in new if r() is not None] == []
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_batch_norm_after_a_conv_folds_into_its_weights(shared):
+    """Conv -> BatchNormalization (inference, constant statistics) lowers to one conv2d with
+    the normalisation in its weights and bias, and computes what onnxruntime computes; when
+    the conv's result has another user the two stay separate ops."""
+    import onnxruntime as ort
+    from onnx import numpy_helper
+
+    rng = np.random.default_rng(3)
+
+    def init(name, *shape, positive=False):
+        a = rng.standard_normal(shape).astype(np.float32)
+        return numpy_helper.from_array(np.abs(a) + 0.5 if positive else a, name)
+
+    inits = [init("w", 4, 3, 3, 3), init("b", 4), init("scale", 4), init("beta", 4),
+             init("mean", 4), init("var", 4, positive=True)]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("BatchNormalization", ["c", "scale", "beta", "mean", "var"],
+                              ["y"], epsilon=1e-3)]
+    outputs = [_vi("y", shape=(2, 4, 5, 5))]
+    if shared:
+        nodes.append(helper.make_node("Relu", ["c"], ["r"]))
+        outputs.append(_vi("r", shape=(2, 4, 5, 5)))
+    m = _graph(nodes, [_vi("x", shape=(2, 3, 5, 5))], outputs, inits)
+    x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    lowered = str(convert(import_model(m), onnx_context()))
+    assert lowered.count('"tdflow.conv2d"') == 1
+    assert ('"tdflow.normalization"' in lowered) == shared
+    from tdflow.onnx.backend import TdflowBackend
+
+    got = TdflowBackend.prepare(m, "CPU").run({"x": x})
+    want = ort.InferenceSession(m.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
