@@ -256,7 +256,7 @@ class OpRunner:
             fn, attrs = entry.fn, entry.attrs
 
             def work():
-                _settle(fn(attrs, arrays, outs), outs)
+                _settle(fn(attrs, arrays, outs), outs, fn)
 
         reads = tuple(dict.fromkeys(reads)) if len(reads) > 1 else tuple(reads)
         eng.push(work, reads, tuple(writes), name=self.name, cost=entry.cost,
@@ -310,7 +310,7 @@ class OpRunner:
                 work = lambda: prog(arrays, out)  # noqa: E731
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
-                work = lambda: _settle(fn(attrs, arrays, outs), outs)  # noqa: E731
+                work = lambda: _settle(fn(attrs, arrays, outs), outs, fn)  # noqa: E731
             eng.push_one(work, tuple(reads), v, name, entry.cost, blas)
             if _grad_mode.enabled and _any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
@@ -348,7 +348,7 @@ class OpRunner:
                 eng.push_one(lambda: prog(ins, out), (src,), v, name, entry.cost, blas)
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
-                eng.push_one(lambda: _settle(fn(attrs, ins, outs), outs), (src,), v, name,
+                eng.push_one(lambda: _settle(fn(attrs, ins, outs), outs, fn), (src,), v, name,
                              entry.cost, blas)
             if t.requires_grad and _grad_mode.enabled:
                 _record(self, (t,), attr_vals, (r,))
@@ -389,7 +389,7 @@ class OpRunner:
                 work = lambda: prog(ins, out)  # noqa: E731
             else:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
-                work = lambda: _settle(fn(attrs, ins, outs), outs)  # noqa: E731
+                work = lambda: _settle(fn(attrs, ins, outs), outs, fn)  # noqa: E731
             eng.push_one(work, (s1, s2) if s1 is not s2 else (s1,), v, name, entry.cost, blas)
             if (t.requires_grad or u.requires_grad) and _grad_mode.enabled:
                 _record(self, (t, u), (), (r,))

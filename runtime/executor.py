@@ -159,7 +159,7 @@ class Executor:
     @staticmethod
     def _call(ln: Launch, fn: Callable[..., Any], ins: list, outs: list) -> None:
         try:
-            _settle(fn(ln.attrs, ins, outs), outs)
+            _settle(fn(ln.attrs, ins, outs), outs, fn)
         except Exception as exc:  # noqa: BLE001 - re-raised with the op's name and location
             raise KernelFailure(ln, exc) from exc
 
@@ -196,8 +196,9 @@ class Executor:
                         (outs if side else ins)[i] = dynamic[d]
                     try:
                         got = fn(attrs, ins, outs)
-                        if outs and (several or got[0] is not outs[0]):
-                            _settle(got, outs)
+                        if outs and (several or type(got) is not list or len(got) != 1
+                                     or got[0] is not outs[0]):
+                            _settle(got, outs, fn)
                     except Exception as exc:  # noqa: BLE001
                         raise KernelFailure(ln, exc) from exc
         else:
@@ -232,7 +233,7 @@ class Executor:
                 (outs if side else ins)[i] = dynamic[d]
 
             def work(fn=fn, ins=ins, outs=outs, attrs=ln.attrs) -> None:
-                _settle(fn(attrs, ins, outs), outs)
+                _settle(fn(attrs, ins, outs), outs, fn)
 
             eng.push(work, reads=tuple(var(b) for b in dict.fromkeys(ln.inputs)
                                        if b not in ln.outputs),
@@ -336,7 +337,7 @@ def _tiled(fn: Callable[..., Any], tile: int) -> Callable[..., Any]:
         for start in range(0, flat_out[0].size, tile):
             stop = start + tile
             part = [o[start:stop] for o in flat_out]
-            _settle(fn(attrs, [a[start:stop] for a in flat_in], part), part)
+            _settle(fn(attrs, [a[start:stop] for a in flat_in], part), part, fn)
         return outs
 
     return run

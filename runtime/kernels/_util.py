@@ -70,9 +70,53 @@ def acc_dtype(dt: np.dtype) -> np.dtype:
     return np.dtype(np.float32) if dt == np.float16 else dt
 
 
-def settle(got: Sequence[Any], outs: Sequence[Any]) -> None:
+def settle(got: Sequence[Any], outs: Sequence[Any], kernel: Any = None) -> None:
     """Copy the results a kernel returned as new arrays into the buffers it was given (a
-    kernel may write ``outs`` or return fresh arrays; callers always read ``outs``)."""
-    for g, o in zip(got, outs):
-        if g is not o and o is not None:
-            np.copyto(o, g, casting="unsafe")
+    kernel may write ``outs`` or return fresh arrays; callers always read ``outs``).
+
+    The kernel contract is checked here, the one place every result passes: a list (or
+    tuple) with one array per output, each of its output's shape exactly (never broadcast;
+    the element type may be a wider one, converted as numpy converts). Anything else is a
+    :class:`KernelContractError` naming the kernel (``module.function``, file:line); callers
+    add the op and its location.
+
+    >>> out = [np.zeros(2)]
+    >>> settle([np.ones(2)], out); out[0].tolist()
+    [1.0, 1.0]
+    >>> try:
+    ...     settle([np.ones(3)], out)
+    ... except KernelContractError as e:
+    ...     print(e)
+    a kernel gave result 0 of shape (3,), its output is (2,)
+    """
+    if not isinstance(got, (list, tuple)):
+        raise KernelContractError(
+            f"{_kernel_name(kernel)}returned {type(got).__name__}, not a list of its results "
+            f"(one array per output: return [y], not y)")
+    if len(got) != len(outs):
+        raise KernelContractError(f"{_kernel_name(kernel)}returned {len(got)} result(s) for "
+                                  f"{len(outs)} output(s)")
+    for i, (g, o) in enumerate(zip(got, outs)):
+        if g is o or o is None:
+            continue
+        shape = getattr(g, "shape", None)
+        if shape is None:
+            g = np.asarray(g)
+            shape = g.shape
+        if tuple(shape) != o.shape:
+            raise KernelContractError(f"{_kernel_name(kernel) or 'a kernel '}gave result {i} "
+                                      f"of shape {tuple(shape)}, its output is {o.shape}")
+        np.copyto(o, g, casting="unsafe")
+
+
+class KernelContractError(TypeError):
+    """A kernel returned something its outputs cannot hold (see :func:`settle`)."""
+
+
+def _kernel_name(fn: Any) -> str:
+    """``"kernel scale_cpu (my_hooks.py:27) "`` for error messages; ``""`` when unknown."""
+    if fn is None:
+        return ""
+    code = getattr(fn, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+    return f"kernel {getattr(fn, '__qualname__', fn)}{where} "
