@@ -4,7 +4,7 @@
 >>> render_cuda(sigmoid(Input(0)), ["f32"])
 '(1.0f / (1.0f + __expf((-x0))))'
 >>> render_cuda(maximum(Input(0), 0), ["f64"], names=["in0[i]"])
-'fmax(in0[i], 0.0)'
+'([](const double a, const double b) -> double { return (a > b || a != a) ? a : b; }(in0[i], 0.0))'
 >>> render_cuda(Input(0) * 2, ["f16"], "f16")
 '__float2half((__half2float(x0) * 2.0f))'
 
@@ -12,8 +12,9 @@ The string is an expression over the names given for the inputs (``x0, x1, ...``
 the CUDA code generator wraps it in a kernel (``out[i] = <expr>;``). Half types load with
 ``__half2float``/``__bfloat162float``, compute in ``float`` and store with ``__float2half``/
 ``__float2bfloat16``; ``f64`` uses the double-precision functions; integers use C arithmetic
-(division truncates; ``max``/``min`` are conditionals). ``fast_math`` selects ``__expf`` for ``f32`` exp. ``fmaxf``/``fminf``
-return the other operand for a NaN, unlike numpy's ``maximum`` (documented difference).
+(division truncates; ``max``/``min`` are conditionals). ``fast_math`` selects ``__expf`` for
+``f32`` exp. Float ``max``/``min`` follow numpy's ``maximum``/``minimum`` exactly: NaN wins,
+and of two equal operands (``+0``, ``-0``) the second is the result.
 A ``cudasim`` shim header only needs the names used here (listed in ``CUDA_FUNCTIONS``).
 """
 
@@ -137,11 +138,12 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
             if n.op == "bitwise_not":  # on bool it is logical: ~true is -2, still true in C
                 return f"(!{go(n.x, src)})" if t == "i1" else f"(({C_TYPES[t]})(~{go(n.x, t)}))"
             if n.op == "sign":
-                # x itself at 0 and NaN (numpy's sign keeps NaN); a lambda reads x once
+                # a lambda reads x once
                 ct = C_TYPES[t]
                 x = conv(go(n.x, t), compute_dtype(src), t)
+                # numpy's sign: +0 for either zero, NaN for NaN
                 return (f"([](const {ct} a) -> {ct} {{ return a > 0 ? ({ct})1 : a < 0 ? "
-                        f"({ct})-1 : a; }}({x}))")
+                        f"({ct})-1 : a == 0 ? ({ct})0 : a; }}({x}))")
             x = conv(go(n.x, t), compute_dtype(src), t)
             if t in ("f32", "f64"):
                 fn = _F32[n.op] if t == "f32" else _F64[n.op]
@@ -179,6 +181,13 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
                 return f"(({it.c_type})(({wide})({a}) {_INFIX[n.op]} ({wide})({b})))"
             if n.op in _INFIX:
                 return f"({a} {_INFIX[n.op]} {b})"
+            if opnd in ("f32", "f64") and n.op in ("max", "min"):
+                # numpy's maximum/minimum: a NaN operand gives NaN (fmaxf/fminf would return
+                # the other one: relu(NaN) was 0), and equal operands (+0 and -0) give the
+                # second. A lambda reads each operand once.
+                t, cmp = C_TYPES[opnd], ">" if n.op == "max" else "<"
+                return (f"([](const {t} a, const {t} b) -> {t} {{ return (a {cmp} b || a != a) "
+                        f"? a : b; }}({a}, {b}))")
             if opnd in ("f32", "f64"):
                 return f"{(_F32 if opnd == 'f32' else _F64)[n.op]}({a}, {b})"
             if n.op in ("max", "min"):

@@ -11,7 +11,7 @@ inputs of another shape are broadcast numpy-style by index arithmetic
 >>> from tdflow.lowering.elementwise import Input, maximum
 >>> code = elementwise_code("relu", [maximum(Input(0), 0)], [TensorSpec((2, 3), "f32")],
 ...                         [TensorSpec((2, 3), "f32")])
->>> "fmaxf(v0, 0.0f)" in code.source
+>>> "(a > b || a != a) ? a : b; }(v0, 0.0f)" in code.source
 True
 """
 
