@@ -147,6 +147,28 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
         return ctx.output_types()
     except HookError as exc:
         raise InferError(op.name, exc.message, attr=exc.attr, operand=exc.operand) from None
+    except TdflowError:
+        raise  # already a diagnostic
+    except Exception as exc:  # noqa: BLE001 - a bug in a hook: located, never a raw traceback
+        raise InferError(op.name, hook_failure(exc)) from exc
+
+
+def hook_failure(exc: BaseException) -> str:
+    """What a hook's own exception says, located in the hook's code: the hook function (its
+    file and the line that failed) and, when the error came from deeper, where it was raised
+    (``tests/dialect/test_hooks.py`` shows the messages on a user's hooks file).
+    """
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    text = f"failed with {type(exc).__name__}: {exc}"
+    if not frames:
+        return f"its hook {text}"
+    hook, last = frames[0], frames[-1]
+    where = f"its hook {hook.name} ({hook.filename}:{hook.lineno}) {text}"
+    if last is not hook:
+        where += f" (raised in {last.name} at {last.filename}:{last.lineno})"
+    return where
 
 
 def formula_result_types(op: OpDef, inputs: list[TensorType],

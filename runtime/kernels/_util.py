@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
+from tdflow.tdparser.errors import TdflowError
 
 # The dtype sets kernels register with, from the one table of element types.
 FLOATS = frozenset(FLOAT_DTYPES)
@@ -109,7 +110,7 @@ def settle(got: Sequence[Any], outs: Sequence[Any], kernel: Any = None) -> None:
         np.copyto(o, g, casting="unsafe")
 
 
-class KernelContractError(TypeError):
+class KernelContractError(TdflowError, TypeError):
     """A kernel returned something its outputs cannot hold (see :func:`settle`)."""
 
 

@@ -218,7 +218,9 @@ def test_buggy_hook_is_reported_not_a_crash(tmp_path):
                     '  return %0 : tensor<2xf16>\n}\n')
     proc = tdflow("verify", "--hooks", str(hooks), str(prog))
     assert proc.returncode == 1
-    assert "hooks failed with KeyError: 'missing'" in proc.stderr
+    # the op, and the hook's own file and line (issue 24)
+    assert f"'tdflow.cast' op its hook buggy ({hooks}:6) failed with KeyError: 'missing'" \
+        in proc.stderr
 
 
 def test_verify_accepts_the_td_file_first():

@@ -280,3 +280,63 @@ def test_a_hooks_module_is_an_ordinary_module(order):
     assert proc.returncode == 0, proc.stderr[-2000:]
     hooks, kernels = proc.stdout.strip().splitlines()[-2:]
     assert hooks == "['infer_data_type', 'infer_logical_tensor_desc']" and kernels == "1"
+
+
+BUGGY_TD = '''include "tdflow/Base.td"
+def Bh_Dialect : Dialect { let name = "bh"; }
+def Bh_ScaleOp : TDF_Op<"scale", [NoMemoryEffect]> {
+  let opDialect = Bh_Dialect;
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+  let attrs = (ins DefaultValuedAttr<SI32Attr, "0">:$axis);
+  let has_logical_tensor_desc_infer_fn = 1;
+}
+'''
+
+BUGGY_HOOKS = '''from tdflow.dialect.hooks import infer_logical_tensor_desc
+
+
+def _axis(ctx):
+    return {"axis": ctx.attr("axis")}["axsi"]
+
+
+@infer_logical_tensor_desc("bh.scale")
+def scale_infer(ctx):
+    ctx.set_output_shape("y", ctx.input_shape("x"))
+    _axis(ctx)
+'''
+
+
+def test_a_bug_inside_a_hook_is_located_in_the_hooks_file(tmp_path):
+    """Issue 24: a KeyError inside an infer hook names the op (with its place in the program)
+    and the hook (its function and the line that failed in the hooks file, and where it was
+    raised), in verify and in eager mode alike; no traceback."""
+    import subprocess
+    import sys
+
+    (tmp_path / "bh.td").write_text(BUGGY_TD)
+    (tmp_path / "bh_hooks.py").write_text(BUGGY_HOOKS)
+    (tmp_path / "p.mlir").write_text(
+        'func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {\n'
+        '  %y = "bh.scale"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>\n'
+        '  return %y : tensor<2x3xf32>\n}\n')
+    hooks = str(tmp_path / "bh_hooks.py")
+    proc = subprocess.run([sys.executable, "-m", "tdflow", "verify", "--ops", "bh.td", "--hooks",
+                           "bh_hooks.py", "p.mlir"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    err = proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert "p.mlir:2:" in err and "'bh.scale'" in err, err
+    assert f"its hook scale_infer ({hooks}:11) failed with KeyError: 'axsi'" in err, err
+    assert f"(raised in _axis at {hooks}:5)" in err, err
+    script = ("import numpy as np, tdflow\n"
+              f"lib = tdflow.load_ops({str(tmp_path / 'bh.td')!r}, hooks=[{hooks!r}])\n"
+              "try:\n"
+              "    lib.functional.scale(tdflow.tensor(np.ones((2, 3), np.float32)))\n"
+              "except Exception as e:\n"
+              "    print(type(e).__name__, e)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out and "'bh.scale'" in out, out
+    assert f"its hook scale_infer ({hooks}:11) failed with KeyError: 'axsi'" in out, out
