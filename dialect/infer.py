@@ -140,6 +140,11 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
         elif op.formula is not None:
             return formula_result_types(op, [ctx.input(n, i) for n, i in ctx.input_names()],
                                         attrs)
+        elif op.declares("infer_logical_tensor_desc"):  # declared: its Python was not loaded
+            raise HookError(f"no infer_logical_tensor_desc hook is registered for '{op.name}', "
+                            f"which declares has_logical_tensor_desc_infer_fn: pass the hooks "
+                            f"module that registers it (--hooks FILE.py, or "
+                            f"load_ops(..., hooks=[...]))")
         else:
             raise HookError(f"no infer_logical_tensor_desc hook is registered for '{op.name}' "
                             f"(declare has_logical_tensor_desc_infer_fn and register one with "

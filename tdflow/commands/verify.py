@@ -128,13 +128,15 @@ def unchecked_results_note(module, dialect):
 
     unchecked = []
     first = None
+    declared = False
     for func in module.funcs:
         for op in func.body:
             opdef = dialect.ops.get(op.name)
             if (opdef is None or not op.results or dialect.hook(op.name, "infer_logical_tensor_desc")
-                    or opdef.has_trait("SameOperandsAndResultType")):
-                continue
+                    or opdef.has_trait("SameOperandsAndResultType") or opdef.formula is not None):
+                continue  # (a formula infers its results: they are checked)
             first = first or op
+            declared = declared or opdef.declares("infer_logical_tensor_desc")
             names = ", ".join(f"%{r.name}" if r.name else f"#{i}"
                               for i, r in enumerate(op.results))
             unchecked.append(f"{names} ('{op.name}', line {op.loc.line})"
@@ -143,8 +145,10 @@ def unchecked_results_note(module, dialect):
         return None
     shown = "; ".join(unchecked[:10]) + (f"; and {len(unchecked) - 10} more"
                                          if len(unchecked) > 10 else "")
+    hint = ("; an op declares has_logical_tensor_desc_infer_fn: pass the hooks module that "
+            "registers its hook with --hooks FILE.py" if declared else "")
     return Diagnostic(f"result types not checked, their ops have no infer_logical_tensor_desc "
-                      f"hook: {shown}", first.loc, severity="note")
+                      f"hook: {shown}{hint}", first.loc, severity="note")
 
 
 def _check_contract(context, args: argparse.Namespace) -> int:

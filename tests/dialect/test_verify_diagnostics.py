@@ -111,7 +111,41 @@ def test_unchecked_results_note(capsys, tmp_path):
     status, out, err = cli(capsys, "verify", "--ops", td, prog)
     assert status == 0 and "verified (2 operations)" in out
     assert (f"{prog}:2:3: note: result types not checked, their ops have no "
-            f"infer_logical_tensor_desc hook: %0 ('mine.scale', line 2)") in err
+            f"infer_logical_tensor_desc hook: %0 ('mine.scale', line 2); an op declares "
+            f"has_logical_tensor_desc_infer_fn: pass the hooks module that registers its hook "
+            f"with --hooks FILE.py") in err
+
+
+def test_no_unchecked_note_for_formula_ops(capsys, tmp_path):
+    """A formula infers its op's results, so they are checked: no note (issue 24)."""
+    td = tmp_path / "f.td"
+    td.write_text('include "tdflow/Base.td"\ndef F_D : Dialect { let name = "fo"; }\n'
+                  'def F_TwiceOp : Op<F_D, "twice", [NoMemoryEffect, Elementwise]> {\n'
+                  '  let arguments = (ins TDF_Tensor:$x);\n  let results = (outs TDF_Tensor:$y);\n'
+                  '  let formula = [{ x * 2 }];\n}\n')
+    prog = tmp_path / "p.mlir"
+    prog.write_text("func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+                    '  %0 = "fo.twice"(%x) : (tensor<3xf32>) -> tensor<3xf32>\n'
+                    "  return %0 : tensor<3xf32>\n}\n")
+    status, out, err = cli(capsys, "verify", "--ops", td, prog)
+    assert status == 0 and "verified (2 operations)" in out and "note" not in err
+    prog.write_text(prog.read_text().replace("-> tensor<3xf32>\n  return", "-> tensor<4xf32>\n"
+                                             "  return"))
+    status, _, err = cli(capsys, "verify", "--ops", td, prog)
+    assert status == 1 and "fo.twice" in err  # checked: a wrong result type is an error
+
+
+def test_run_without_hooks_says_to_pass_them(capsys, tmp_path):
+    td = tmp_path / "mine.td"
+    td.write_text(LIB)
+    prog = tmp_path / "p.mlir"
+    prog.write_text("func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+                    '  %0 = "mine.scale"(%x) : (tensor<3xf32>) -> tensor<3xf32>\n'
+                    "  return %0 : tensor<3xf32>\n}\n")
+    status, _, err = cli(capsys, "run", "--ops", td, prog, "--random-inputs", "0")
+    assert status == 1
+    assert "which declares has_logical_tensor_desc_infer_fn: pass the hooks module" in err
+    assert "(declare has_logical" not in err  # it does declare it
 
 
 def test_oneflow_contract_summary(capsys):
