@@ -74,6 +74,40 @@ def _is_tensor(v: Any) -> bool:
     return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
 
 
+def _wrt_names(wrt: Any) -> list[str] | None:
+    """``wrt`` checked: ``None`` (every float argument), one name, or a non-empty sequence of
+    distinct argument names (``%`` optional); a ``TypeError``/``ValueError`` naming the
+    problem otherwise (never an iteration over a string's characters).
+
+    >>> _wrt_names("w"), _wrt_names(["%w", "b"]), _wrt_names(None)
+    (['w'], ['w', 'b'], None)
+    >>> _wrt_names([0])
+    Traceback (most recent call last):
+    ...
+    TypeError: wrt: argument names are strings, got int 0
+    """
+    if wrt is None:
+        return None
+    if isinstance(wrt, str):
+        wrt = [wrt]
+    try:
+        items = list(wrt)
+    except TypeError:
+        raise TypeError(f"wrt: a name or a sequence of argument names, got "
+                        f"{type(wrt).__name__}") from None
+    for w in items:
+        if not isinstance(w, str):
+            raise TypeError(f"wrt: argument names are strings, got {type(w).__name__} {w!r}")
+    names = [w.lstrip("%") for w in items]
+    if not names:
+        raise ValueError("wrt is empty: name at least one argument (or leave it out for every "
+                         "floating-point argument)")
+    twice = sorted({w for w in names if names.count(w) > 1})
+    if twice:
+        raise ValueError(f"wrt names {', '.join(twice)} more than once")
+    return names
+
+
 def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: Any):
     """(context, module, entry function, wrt names, its @f_grad added to the module)."""
     from tdflow.dialect.ir import DiagnosticError, verify_module
@@ -82,8 +116,7 @@ def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: An
 
     from .compiled import context_of, load_module
 
-    if isinstance(wrt, str):
-        wrt = [wrt]
+    wrt = _wrt_names(wrt)
     ctx = context_of(ops)
     module = load_module(program)
     if not len(module):
@@ -93,7 +126,11 @@ def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: An
         raise DiagnosticError(errors)
     func = module[entry] if entry else module.funcs[0]
     names = [a.name or f"arg{i}" for i, a in enumerate(func.args)]
-    wrt_names = tuple(w.lstrip("%") for w in wrt) if wrt else tuple(
+    unknown = [w for w in (wrt or ()) if w not in names]
+    if unknown:
+        raise ValueError(f"wrt names {', '.join(repr(w) for w in unknown)}, but @{func.name} "
+                         f"has no such argument; its arguments are {', '.join(names)}")
+    wrt_names = tuple(wrt) if wrt else tuple(
         n for n, a in zip(names, func.args) if getattr(a.type, "dtype", None) in FLOAT_DTYPES)
     grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None)
     module.add(grad_func)
@@ -144,12 +181,19 @@ def sgd_step(program: Any, lr: float, entry: str | None = None,
     >>> float(step(w)), w.tolist()      # the loss before the step; then w -= 0.25 * 2w
     (5.0, [0.5, -1.0])
     """
+    import math
+    import numbers
+
     from tdflow.dialect.builder import op_method
     from tdflow.dialect.ir import RETURN
     from tdflow.dialect.ir.builder import Builder
 
     from .compiled import compile as compile_program
 
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"sgd_step(): lr must be a number, got {type(lr).__name__} {lr!r}")
+    if not math.isfinite(lr):
+        raise ValueError(f"sgd_step(): lr must be finite, got {lr}")
     ctx, module, func, wrt_names, g = _prepare(program, entry, wrt, ops)
     ret = g.body.terminator
     n = len(func.result_types)
