@@ -166,9 +166,15 @@ def run(args: argparse.Namespace) -> int:
         if not written.endswith(".npz") and not (os.path.exists(written)
                                                  and not os.path.isfile(written)):
             written += ".npz"
+        import io
+
+        # built in memory, then written: a zip needs a seekable file, which /dev/null and
+        # pipes are not
+        buf = io.BytesIO()
+        np.savez(buf, **{f"result{i}": np.asarray(r) for i, r in enumerate(results)})
         try:
             with open(written, "wb") as fh:
-                np.savez(fh, **{f"result{i}": np.asarray(r) for i, r in enumerate(results)})
+                fh.write(buf.getbuffer())
         except OSError as exc:
             from tdflow.dialect.cli_support import FileAccessError, os_reason
 

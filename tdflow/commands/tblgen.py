@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
         print_diagnostic(f"Could not open input file '{args.file}': {why}")
         return 1
 
+    # tdflow's own include dir (tdflow/Base.td, tdflow/ops/*.td) is searched last, as every
+    # other command searches it: `tdflow tblgen ops.td` needs no -I
+    args.include_dirs = [*args.include_dirs, _tdflow_include_dir()]
     # No cycle collection for the whole command: the evaluation frees its own cycles
     # (Evaluator.release) and the records have none, but the first collection after the
     # evaluation walked every record's objects for nothing (X86: ~1 s). Back on before the
@@ -89,6 +92,15 @@ def _run(args: argparse.Namespace) -> int:
             build=lambda: _parse(args.file, args.include_dirs, args.defines),
             render=render, kind=f"tblgen-{args.action or 'records'}-{_self_stamp()}")
     return _emit(data, args.output)
+
+
+def _tdflow_include_dir() -> str:
+    """Where ``tdflow/Base.td`` is, found without importing the dialect package (a warm
+    ``tblgen`` call imports almost nothing)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("tdflow.dialect")
+    return os.path.join(list(spec.submodule_search_locations)[0], "include")
 
 
 def _self_stamp() -> str:

@@ -162,6 +162,13 @@ def test_an_unwritable_output_exits_1_naming_it(capsys, tmp_path, args, target):
     assert f"{out}" in err and "error: cannot write:" in err, err
 
 
+def test_results_to_dev_null(capsys):
+    """A zip needs a seekable file: ``--output /dev/null`` (not seekable) still works (issue 24:
+    it was an internal error)."""
+    status, out, err = cli(capsys, "run", MLP, "--random-inputs", "0", "--output", os.devnull)
+    assert status == 0 and f"to {os.devnull}" in out and "internal error" not in err, err
+
+
 def test_a_full_stdout_exits_1(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")

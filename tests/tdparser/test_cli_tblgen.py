@@ -188,3 +188,20 @@ def test_no_cache_flag(small, tmp_path):
     assert len(list(cdir.rglob("*.rk"))) == 2
     second = run_tdflow("--dump-json", str(small), env=env_off)  # served from the cache
     assert first.returncode == second.returncode == 0 and first.stdout == second.stdout
+
+
+def test_the_standard_library_reads_without_include_flags(tmp_path):
+    """tdflow's own include dir (``tdflow/Base.td``) is searched last, as every other command
+    searches it (issue 24: ``tdflow tblgen ops.td`` could not find it); a user's -I still wins."""
+    root = Path(__file__).resolve().parents[2]
+    proc = run_tdflow(str(root / "ops.td"), "--dump-json", "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert "TDF_ReluOp" in doc and "TDF_Op" in doc["!instanceof"]
+    mine = tmp_path / "inc" / "tdflow"
+    mine.mkdir(parents=True)
+    (mine / "Base.td").write_text("def FromUserInclude;\n")
+    (tmp_path / "u.td").write_text('include "tdflow/Base.td"\n')
+    proc = run_tdflow(str(tmp_path / "u.td"), "-I", str(tmp_path / "inc"), "--dump-json",
+                      "--no-cache")
+    assert proc.returncode == 0 and "FromUserInclude" in json.loads(proc.stdout), proc.stderr
