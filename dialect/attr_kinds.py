@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,13 +221,26 @@ def parse_default(kind: str, text: str, enum: EnumInfo | None = None) -> Any:
         return value
     if kind in ("f32", "f64"):
         if _FLOAT_RE.match(s):
-            return float(s.rstrip("fFlL"))
-        low = s.lower().lstrip("+-")
-        if low in ("inf", "infinity", "nan", "std::numeric_limits<float>::infinity()"):
-            v = math.inf if "inf" in low else math.nan
+            value = float(s.rstrip("fFlL"))
+            try:  # C++ rejects a literal its type cannot hold (what rounds to infinity)
+                if math.isinf(value) or kind == "f32" and struct.pack("<f", value) is None:
+                    raise OverflowError
+            except OverflowError:
+                raise DefaultError(f"default {s} is out of range for {kind}; write INFINITY "
+                                   f"for infinity") from None
+            return value
+        # C++'s spellings of the special values (a bare 'nan' or 'inf' is not C++)
+        body = s.lstrip("+-").replace(" ", "")
+        special = {"INFINITY": math.inf, "HUGE_VAL": math.inf, "HUGE_VALF": math.inf,
+                   "NAN": math.nan, "std::numeric_limits<float>::infinity()": math.inf,
+                   "std::numeric_limits<double>::infinity()": math.inf,
+                   "std::numeric_limits<float>::quiet_NaN()": math.nan,
+                   "std::numeric_limits<double>::quiet_NaN()": math.nan}
+        if body in special:
+            v = special[body]
             return -v if s.startswith("-") else v
-        raise DefaultError(f"expected a C++ floating-point literal like '0.' or '1e-08' for a "
-                           f"{kind} default, got {text!r}")
+        raise DefaultError(f"expected a C++ floating-point literal like '0.' or '1e-08' (or "
+                           f"INFINITY, NAN) for a {kind} default, got {text!r}")
     if kind == "str":
         return _parse_cpp_string(s, text)
     if kind == "enum":

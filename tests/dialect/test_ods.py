@@ -5,6 +5,7 @@ op records llvm-tblgen reports."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from pathlib import Path
 
@@ -29,6 +30,8 @@ ONEFLOW_LIKE = ROOT / "tests" / "tdparser" / "data" / "oneflow_like"
     ("dtype", "::oneflow::DataType::kFloat", "f32"), ("dtype", "kInt64", "i64"),
     ("dtype", "f16", "f16"), ("other", "::mlir::arith::FastMathFlags::none",
                               "::mlir::arith::FastMathFlags::none"),
+    ("f32", "3.4028235e38", 3.4028235e38), ("f64", "1e39", 1e39), ("f32", "INFINITY", math.inf),
+    ("f64", "-std::numeric_limits<double>::infinity()", -math.inf),
 ])
 def test_default_literals(kind, text, value):
     assert parse_default(kind, text) == value
@@ -37,6 +40,8 @@ def test_default_literals(kind, text, value):
 @pytest.mark.parametrize("kind,text", [
     ("f32", "zero"), ("f32", "1e"), ("bool", "yes"), ("si32", "1.5"), ("si32", "3000000000"),
     ("si32", "3e9"),
+    # out of the type's range, and what C++ does not spell (issue 24)
+    ("f32", "1e999"), ("f32", "3.5e38"), ("f64", "1e999"), ("f32", "nan"), ("f32", "inf"),
     ("str", "NCHW"), ("str", '"unterminated'), ("si32_array", "1, 2"), ("dtype", "kComplex"),
 ])
 def test_bad_default_literals(kind, text):
