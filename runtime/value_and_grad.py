@@ -126,10 +126,6 @@ def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: An
         raise DiagnosticError(errors)
     func = module[entry] if entry else module.funcs[0]
     names = [a.name or f"arg{i}" for i, a in enumerate(func.args)]
-    unknown = [w for w in (wrt or ()) if w not in names]
-    if unknown:
-        raise ValueError(f"wrt names {', '.join(repr(w) for w in unknown)}, but @{func.name} "
-                         f"has no such argument; its arguments are {', '.join(names)}")
     wrt_names = tuple(wrt) if wrt else tuple(
         n for n, a in zip(names, func.args) if getattr(a.type, "dtype", None) in FLOAT_DTYPES)
     grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None)
