@@ -15,7 +15,7 @@ from typing import Any
 
 from ..grad.core import Emitter, Forward, GradError, grad_rule
 from .context import HookError, InferContext
-from .index import no_grad_inputs, require_index, split_dims
+from .index import no_grad_inputs, require_index, split_dims, tril_sbp, tril_tensor_desc
 from .registry import (
     get_sbp,
     infer_data_type,
@@ -191,14 +191,20 @@ def dim_scatter_tensor_desc(ctx: InferContext) -> None:
     ctx.set_output_shape("output", ctx.input_shape(data))
 
 
+def scatter_data_type(ctx: InferContext, index: str, data: str, src: str, out: str) -> None:
+    """A scatter's result has the element type of what it writes (``src``), which must be the
+    data's (a ``_like`` op has no data operand to compare); its indices are integers."""
+    require_index(ctx, index)
+    written = ctx.input_dtype(src)
+    if not ctx.op_name.endswith("_like") and ctx.input_dtype(data) != written:
+        raise HookError(f"'{src}' is {written} but '{data}' {ctx.input_dtype(data)}: they "
+                        f"must agree", operand=src)
+    ctx.set_output_dtype(out, written)
+
+
 @infer_data_type("tdflow.dim_scatter_add_like", *SCATTERS)
 def dim_scatter_data_type(ctx: InferContext) -> None:
-    require_index(ctx, "index")
-    src = ctx.input_dtype("src")
-    if not ctx.op_name.endswith("_like") and ctx.input_dtype("input") != src:
-        raise HookError(f"'src' is {src} but 'input' {ctx.input_dtype('input')}: they must "
-                        f"agree", operand="src")
-    ctx.set_output_dtype("output", src)
+    scatter_data_type(ctx, "index", "input", "src", "output")
 
 
 @get_sbp("tdflow.dim_gather", "tdflow.dim_scatter_add_like", *SCATTERS)
@@ -267,12 +273,7 @@ def scatter_nd_tensor_desc(ctx: InferContext) -> None:
 
 @infer_data_type("tdflow.scatter_nd_like", *ND_SCATTERS)
 def scatter_nd_data_type(ctx: InferContext) -> None:
-    require_index(ctx, "indices")
-    upd = ctx.input_dtype("updates")
-    if not ctx.op_name.endswith("_like") and ctx.input_dtype("params") != upd:
-        raise HookError(f"'updates' is {upd} but 'params' {ctx.input_dtype('params')}: they "
-                        f"must agree", operand="updates")
-    ctx.set_output_dtype("out", upd)
+    scatter_data_type(ctx, "indices", "params", "updates", "out")
 
 
 @get_sbp("tdflow.gather_nd", "tdflow.scatter_nd_like", *ND_SCATTERS)
@@ -287,25 +288,15 @@ for _op in ND_SCATTERS:
 
 
 # -- triu -----------------------------------------------------------------------------------------
-@infer_logical_tensor_desc("tdflow.triu")
-@infer_physical_tensor_desc("tdflow.triu")
-def triu_tensor_desc(ctx: InferContext) -> None:
-    shape = ctx.input_shape("in")
-    if shape is not None and len(shape) < 2:
-        raise HookError(f"'in' must have at least 2 dims (the matrix is the last two), got "
-                        f"{fmt(shape)}", operand="in")
-    ctx.set_output_shape("out", shape)
+# The other triangle of tril: the same shape rule and the same splits (index.py's hooks).
+infer_logical_tensor_desc("tdflow.triu")(tril_tensor_desc)
+infer_physical_tensor_desc("tdflow.triu")(tril_tensor_desc)
+get_sbp("tdflow.triu")(tril_sbp)
 
 
 @infer_data_type("tdflow.triu")
 def triu_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("out", ctx.input_dtype("in"))
-
-
-@get_sbp("tdflow.triu")
-def triu_sbp(ctx: InferContext):
-    shape = ctx.input_shape("in")
-    return split_dims(ctx, shape[:-2] if shape else ())
 
 
 # -- pad ------------------------------------------------------------------------------------------
