@@ -242,8 +242,7 @@ def holds_constant(attrs) -> bool:
     >>> holds_constant({"axis": 1}), holds_constant(None)
     (False, False)
     """
-    return bool(attrs) and any(hasattr(v, "resources") or type(v).__name__ == "DenseElementsAttr"
-                               for v in attrs.values())
+    return bool(attrs) and any(getattr(v, "holds_elements", False) for v in attrs.values())
 
 
 def cache_key(op_name: str, input_types, attrs) -> tuple | None:

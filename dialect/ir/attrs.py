@@ -41,7 +41,7 @@ import math
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = [
     "Attribute", "BoolAttr", "IntegerAttr", "FloatAttr", "StringAttr", "ArrayAttr",
@@ -376,6 +376,9 @@ class DenseElementsAttr(Attribute):
     'dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>'
     """
 
+    #: a tensor constant: memos keyed by attributes skip it (see dialect.infer.holds_constant)
+    holds_elements: ClassVar[bool] = True
+
     type: Any
     value: tuple | str
 
@@ -471,6 +474,9 @@ class DenseResourceAttr(Attribute):
     >>> str(a), a.value, str(a.as_dense())
     ('dense_resource<w> : tensor<2xf32>', (1.0, 2.0), 'dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>')
     """
+
+    #: a tensor constant: memos keyed by attributes skip it (see dialect.infer.holds_constant)
+    holds_elements: ClassVar[bool] = True
 
     type: Any
     name: str
