@@ -138,12 +138,7 @@ def _ensure_private(folder: Path) -> bool:
         return False
     if not stat.S_ISDIR(st.st_mode):
         return False
-    why = None
-    uid = os.getuid() if hasattr(os, "getuid") else None
-    if uid is not None and st.st_uid != uid:
-        why = f"it is owned by uid {st.st_uid}, not by the current user (uid {uid})"
-    elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        why = f"its group or other users may write to it (mode {stat.filemode(st.st_mode)})"
+    why = _not_private(st)
     if why is None:
         return True
     key = str(folder)
@@ -156,6 +151,17 @@ def _ensure_private(folder: Path) -> bool:
             "tdflow: not using cache dir %s: %s; running uncached (fix its owner/mode, or set "
             "TDFLOW_CACHE_DIR to a private directory)", folder, why)
     return False
+
+
+def _not_private(st: os.stat_result) -> str | None:
+    """Why a file or folder with status ``st`` is not private to this user (another owner, or
+    writable by its group or others), or ``None`` when it is."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    if uid is not None and st.st_uid != uid:
+        return f"it is owned by uid {st.st_uid}, not by the current user (uid {uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"its group or other users may write to it (mode {stat.filemode(st.st_mode)})"
+    return None
 
 
 class _RestrictedUnpickler(pickle.Unpickler):
@@ -237,9 +243,7 @@ def read_owned(path: Path) -> bytes | None:
         return None
     try:
         st = os.fstat(fd)
-        uid = os.getuid() if hasattr(os, "getuid") else st.st_uid
-        if (not stat.S_ISREG(st.st_mode) or st.st_uid != uid
-                or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        if not stat.S_ISREG(st.st_mode) or _not_private(st) is not None:
             return None
         with os.fdopen(os.dup(fd), "rb") as fh:
             return fh.read()
