@@ -207,10 +207,12 @@ class _Converter:
 
     def _lower(self, op: Operation) -> None:
         node = self._node(op)
-        folded = len(self._folded)
-        if node.op_type == "Conv":
-            node = self._fold_batch_norm(op, node)
-        bn = next(iter(op.results[0].users)) if len(self._folded) > folded else None
+        folded_bn = None
+        fold = self._foldable_batch_norm(op, node) if node.op_type == "Conv" else None
+        if fold is not None:
+            folded_bn, weight, bias = fold
+            node = _with_batch_norm(node, weight, bias)
+            self._folded.add(folded_bn)
         fn = rule_for(node.op_type, node.version)
         results = None
         known = all(v is None or isinstance(v, Const) for v in node.inputs)
@@ -244,47 +246,45 @@ class _Converter:
             self.env[r] = v
             if not isinstance(v, Const):
                 self.prov.setdefault(id(v), src)
-        if bn is not None:  # the BatchNormalization folded into this Conv: its result
-            self.env[bn.results[0]] = self.env[op.results[0]]
+        if folded_bn is not None:  # the BatchNormalization folded into this Conv: its result
+            self.env[folded_bn.results[0]] = self.env[op.results[0]]
 
-    def _fold_batch_norm(self, op: Operation, node: Node) -> Node:
-        """A Conv whose only user is an inference BatchNormalization with known statistics
-        takes the normalisation into its weights and bias, as exporters' optimisers and
+    def _foldable_batch_norm(self, op: Operation, node: Node) -> tuple | None:
+        """``(the BatchNormalization, new weights, new bias)`` when a Conv's only user is an
+        inference BatchNormalization with known statistics: the Conv then takes the
+        normalisation into its weights and bias, as exporters' optimisers and
         onnxruntime do (``W * s``, ``(B - mean) * s + beta`` with ``s = scale / sqrt(var +
         eps)``, in float64): the BatchNormalization is then skipped and its result is the
         Conv's. Anything else (several users, statistics from graph inputs, training mode,
-        a non-float weight) leaves both ops as they are."""
+        a non-float weight) is ``None``: both ops stay as they are."""
         import numpy as np
 
         (out,) = op.results if len(op.results) == 1 else (None,)
         if out is None or len(out.users) != 1:
-            return node
+            return None
         (bn,) = out.users
         if not bn.name.startswith("onnx.BatchNormalization") or bn.operands[0] is not out:
-            return node
+            return None
         bn_attrs = self._attrs(bn)
         if (op_version(bn.name[5:])[1] < 9 or bn_attrs.get("training_mode")
                 or any(r.users for r in bn.results[1:])):
-            return node
+            return None
         params = [self.env.get(v) for v in bn.operands[1:5]]
         w, b = node.inputs[1], node.inputs[2] if len(node.inputs) > 2 else None
         if not all(isinstance(v, Const) for v in (w, *params)) or \
                 (b is not None and not isinstance(b, Const)):
-            return node
+            return None
         if w.array.dtype.kind != "f" or w.dtype is not None or len(w.array.shape) < 3:
-            return node
+            return None
         scale, beta, mean, var = (np.asarray(c.array, np.float64) for c in params)
         s = scale / np.sqrt(var + float(bn_attrs["epsilon"]))
         if s.shape != (w.array.shape[0],):
-            return node
+            return None
         w2 = w.array.astype(np.float64) * s.reshape(-1, *[1] * (w.array.ndim - 1))
         b0 = np.zeros_like(s) if b is None else b.array.astype(np.float64)
         b2 = (b0 - mean) * s + beta
         dt = w.array.dtype
-        inputs = [node.inputs[0], Const(w2.astype(dt)), Const(b2.astype(dt))]
-        self._folded.add(bn)
-        return Node(node.op_type, node.version, node.name, inputs, node.attrs, node.num_outputs,
-                    node.output_types)
+        return bn, Const(w2.astype(dt)), Const(b2.astype(dt))
 
     def _fold(self, fn: Any, node: Node) -> list[Any] | None:
         """The op's results computed now by tdflow's eager kernels, or ``None`` when it cannot
@@ -312,6 +312,12 @@ class _Converter:
             return None
         except Exception:  # noqa: BLE001 - any failure to fold: lower to IR instead
             return None
+
+
+def _with_batch_norm(conv: Node, weight: Const, bias: Const) -> Node:
+    """The Conv node reading the folded weights and bias instead of its own."""
+    return Node(conv.op_type, conv.version, conv.name, [conv.inputs[0], weight, bias],
+                conv.attrs, conv.num_outputs, conv.output_types)
 
 
 def _located(exc: Exception, node: Node, op: Operation) -> LoweringError:
