@@ -253,12 +253,19 @@ def _split_params(text: str) -> list[str]:
     return out
 
 
-def parse_literal(text: str) -> Any:
+#: How deep list defaults may nest (real ones are flat; a cap keeps recursion bounded).
+MAX_DEFAULT_DEPTH = 32
+
+
+def parse_literal(text: str, _depth: int = 0) -> Any:
     """A default value: ``None``, ``True``/``False``, ints, floats, quoted strings, ``[...]``.
 
     >>> parse_literal("[1, -2]"), parse_literal("1e-5"), parse_literal('"NCHW"')
     ((1, -2), 1e-05, 'NCHW')
     """
+    if _depth > MAX_DEFAULT_DEPTH:
+        raise SignatureError(f"default value nested too deep (more than {MAX_DEFAULT_DEPTH} "
+                             f"levels of brackets)")
     t = text.strip()
     if t in ("None", "none", "null"):
         return None
@@ -270,7 +277,7 @@ def parse_literal(text: str) -> Any:
         return t[1:-1]
     if t.startswith("[") and t.endswith("]") or t.startswith("(") and t.endswith(")"):
         inner = t[1:-1].strip()
-        return tuple(parse_literal(e) for e in _split_params(inner)) if inner else ()
+        return tuple(parse_literal(e, _depth + 1) for e in _split_params(inner)) if inner else ()
     if re.fullmatch(r"[+-]?\d+", t):
         return int(t)
     try:

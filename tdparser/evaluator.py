@@ -13,7 +13,7 @@ from . import ast as A
 from . import types as T
 from .errors import SourceLoc, TdError
 from .expr import ExprBuilder, Scope, err
-from .limits import MAX_RECORDS, check_count, too_deep
+from .limits import MAX_ITEMS, MAX_RECORDS, check_count, too_deep
 from .multiclass import MulticlassInfo, MulticlassStatements
 from .ops import as_int, fatal
 from .prototypes import PrototypeParse
@@ -76,6 +76,9 @@ class Evaluator(MulticlassStatements):
         self.taint: set = set()
         self.suppress = 0
         self.top_loops = 0  # top-level foreach/if bodies being run (see st_Defm)
+        # Iterations the enclosing foreach loops will run in all: nested loops multiply, so
+        # each loop's own cap is not enough (1000 x 1000 x 1000 is a billion bodies).
+        self.loop_iterations = 1
         self.lates = 0  # class instances made late so far (ops.LateVarDefInit)
         self._nobody = Rec("", self, [])
         self.proto_free: dict = {}  # see prototypes.PrototypeParse._info
@@ -582,6 +585,11 @@ class Evaluator(MulticlassStatements):
             if not isinstance(it.lo, A.ListLit) and _mentions(s.iter, t):
                 t.add(s.var)
                 self.outer_depths[i] += 1
+        total = self.loop_iterations * max(len(items), 1)
+        e = check_count(total, MAX_ITEMS, "foreach iterations (nested loops multiply)", it.loc)
+        if e is not None:
+            raise e
+        saved_total, self.loop_iterations = self.loop_iterations, total
         top = not self.in_multiclass
         self.top_loops += top
         try:
@@ -594,6 +602,7 @@ class Evaluator(MulticlassStatements):
                 finally:
                     self.loop_vars.pop()
         finally:
+            self.loop_iterations = saved_total
             self.top_loops -= top
             self.loop_depth -= deferred
             self.taint, self.mc_taint, self.outer_taints, self.outer_depths = saved

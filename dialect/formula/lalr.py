@@ -24,7 +24,7 @@ from tdflow.tdparser.errors import TdError
 Pos = tuple[int, int]
 
 __all__ = ["DepthTracking", "Located", "SharedParser", "expected_text", "parse_located",
-           "syntax_error", "token_pos"]
+           "number_literal", "syntax_error", "token_pos"]
 
 
 class Located(Exception):
@@ -114,6 +114,32 @@ class SharedParser:
                                         transformer=self.transformer(),
                                         maybe_placeholders=True)
         return self._parser
+
+
+_I64_MAX = 2**63 - 1
+
+
+def number_literal(tok: Token) -> int | float:
+    """The value of a NUMBER token of the formula and grad grammars, range-checked the same
+    way for both: a float that overflows f64 or an integer past 2**63 - 1 is a located error.
+
+    >>> number_literal(Token("NUMBER", "2.5")), number_literal(Token("NUMBER", "7"))
+    (2.5, 7)
+    """
+    text = str(tok)
+    if any(ch in text for ch in ".eE"):
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise Located(f"float literal {text} is out of range (it overflows f64)",
+                          token_pos(tok))
+        return value
+    # The length test comes first: int() of a huge digit string is slow (and refused past
+    # 4300 digits).
+    if len(text) > 19 or int(text) > _I64_MAX:
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise Located(f"integer literal {shown} is out of range (at most 2**63 - 1)",
+                      token_pos(tok))
+    return int(text)
 
 
 def token_pos(tok: Token) -> Pos:

@@ -16,7 +16,6 @@ so no step recurses over the input: a formula nested deeper than :data:`MAX_DEPT
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -24,7 +23,13 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 from tdflow.tdparser.errors import TdError
 
-from .lalr import DepthTracking, Located, SharedParser, parse_located, syntax_error
+from .lalr import (
+    DepthTracking,
+    SharedParser,
+    number_literal,
+    parse_located,
+    syntax_error,
+)
 from .syntax import BinaryOp, Call, Cond, Formula, Name, Node, Number, Pos, Stmt, UnaryOp
 
 GRAMMAR_PATH = Path(__file__).with_name("formula.lark")
@@ -36,7 +41,6 @@ GRAMMAR_PATH = Path(__file__).with_name("formula.lark")
 MAX_DEPTH = 100
 # Longest formula text accepted (a formula is a line or two; this bounds work and memory).
 MAX_LENGTH = 100_000
-_I64_MAX = 2**63 - 1
 # Extra tree levels a call adds when converted (sigmoid(x) is 1 / (1 + exp(-x))).
 _CALL_DEPTH = {"sigmoid": 4}
 
@@ -71,18 +75,7 @@ class _ToSyntax(DepthTracking):
     def number(self, c: list[Token]) -> Node:
         tok = c[0]
         text = str(tok)
-        if any(ch in text for ch in ".eE"):
-            value: int | float = float(text)
-            if math.isinf(value):
-                raise Located(f"float literal {text} is out of range (it overflows f64)", _pos(tok))
-        else:
-            # The length test comes first: int() of a huge digit string is slow (and refused
-            # past 4300 digits).
-            if len(text) > 19 or int(text) > _I64_MAX:
-                shown = text if len(text) <= 30 else text[:27] + "..."
-                raise Located(f"integer literal {shown} is out of range (at most 2**63 - 1)",
-                               _pos(tok))
-            value = int(text)
+        value = number_literal(tok)
         return self._made(Number(text, value, _pos(tok)), 1)
 
     def name(self, c: list[Token]) -> Node:

@@ -24,6 +24,7 @@ from tdflow.dialect.formula.lalr import (
     DepthTracking,
     Located,
     SharedParser,
+    number_literal,
     parse_located,
     syntax_error,
     token_pos,
@@ -71,10 +72,7 @@ class _ToSyntax(DepthTracking):
     too_deep = f"grad field nesting too deep (more than {MAX_DEPTH} levels)"
 
     def number(self, c: list[Token]) -> Node:
-        text = str(c[0])
-        is_float = any(ch in text for ch in ".eE")
-        value: int | float = float(text) if is_float else int(text)
-        return Number(text, value, _pos(c[0]))
+        return Number(str(c[0]), number_literal(c[0]), _pos(c[0]))
 
     def string(self, c: list[Token]) -> Node:
         return Str(str(c[0])[1:-1], _pos(c[0]))

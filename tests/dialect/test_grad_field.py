@@ -37,6 +37,9 @@ def _op(grad: str, args: str = "TDF_Tensor:$x, TDF_Tensor:$w", extra: str = "") 
     ("", (1, 1), "empty grad field"),
     ("a: x; a: y", (1, 7), "two gradients for input 'a'"),
     ("a: " + "-" * 150 + "x", None, "nesting too deep"),
+    # The formula grammar's literal ranges hold in grad fields too.
+    ("a: dy * 1e999", (1, 9), "float literal 1e999 is out of range"),
+    ("a: dy * 99999999999999999999", (1, 9), "integer literal 99999999999999999999 is out of range"),
 ])
 def test_parse_errors_are_located(text, where, message):
     with pytest.raises(TdError, match=message) as e:

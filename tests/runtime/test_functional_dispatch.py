@@ -149,6 +149,9 @@ def test_parse_signature_and_render():
     ("Tensor (Float a=1.0, Tensor x) => Relu", "without a default follows"),
     ("Tensor (Int32 n=1.5) => Relu", "not a valid Int32"),
     ("Tensor (Tensor x, *, *, Float a=1.0) => Relu", "two"),
+    # A default nested 3,000 deep was a RecursionError (the formula and grad parsers cap too).
+    ("Tensor (Tensor x, Float a=" + "(" * 3000 + "1.0" + ")" * 3000 + ") => Relu",
+     "nested too deep"),
 ])
 def test_bad_signatures_are_explained(bad, msg):
     with pytest.raises(SignatureError, match=msg):

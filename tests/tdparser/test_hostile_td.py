@@ -208,6 +208,9 @@ def test_rendering_many_errors_is_linear():
 
 @pytest.mark.parametrize("src, what", [
     ("foreach i = 0...100000000 in def X#i;", "too many foreach iterations"),
+    # Each loop is within the cap; their product (a billion bodies) is not.
+    ("foreach i = 0...999 in foreach j = 0...999 in foreach k = 0...999 in def X#i#_#j#_#k;",
+     "too many foreach iterations (nested loops multiply): 1000000000"),
     ("def X { list<int> v = !range(0, 1000000000000); }", "too many elements"),
     ("def X { list<int> v = !range(0, 1000000000000, 3); }", "too many elements"),
     ("def X { list<int> v = !listsplat(1, 1000000000000); }", "too many elements"),
@@ -220,7 +223,7 @@ def test_rendering_many_errors_is_linear():
                                        for i in range(14)), "too many characters"),
     ("defvar b0 = {1};\n" + "".join(f"defvar b{i + 1} = {{b{i}, b{i}}};\n" for i in range(18)),
      "too many bits"),
-], ids=["foreach", "range", "range3", "listsplat", "slice", "bits", "listconcat", "paste",
+], ids=["foreach", "nested-foreach", "range", "range3", "listsplat", "slice", "bits", "listconcat", "paste",
         "bits-doubling"])
 def test_huge_values_are_located_errors(src, what):
     (e, dt) = _timed(_error, src)
