@@ -19,8 +19,10 @@ kernels (``served_by``), as OneFlow's ``oneflow.relu`` is served by ``tdflow.rel
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from .dialect import Dialect, load_dialect, standard_dialect
 from .hooks.registry import HookRegistry
@@ -55,10 +57,14 @@ class Context(Dialect):
     def __init__(self, libraries: Sequence[Dialect], *, standard: Dialect | None = None,
                  registry: HookRegistry | None = None) -> None:
         ops: dict[str, OpDef] = {}
+        digests: dict[str, str | None] = {}  # file -> content digest, read once per context
         for lib in libraries:
             for op in lib:
                 first = ops.get(op.name)
                 if first is not None and first is not op:
+                    if (standard is not None and standard.lookup(op.name) is first
+                            and _same_definition(first, op, digests)):
+                        continue  # the standard ops.td again (a copy, or an include of it)
                     raise defined_twice(first, op)
                 ops[op.name] = op
         names = [lib.name for lib in libraries]
@@ -83,6 +89,26 @@ class Context(Dialect):
     def dialect_names(self) -> list[str]:
         """Every dialect namespace an op of the context lives in (``["tdflow", "mylib"]``)."""
         return list(dict.fromkeys(op.dialect for op in self.ops.values()))
+
+
+def _same_definition(a: OpDef, b: OpDef, digests: dict[str, str | None]) -> bool:
+    """True when two OpDefs come from the same definition text: the same record at the same
+    line and column of files with the same content (the standard ``ops.td`` loaded again from
+    a checkout next to an installed tdflow, or reached through another library's
+    ``include``). Two copies of a user's library stay an error: loading one twice is a
+    mistake worth naming."""
+    la, lb = a.location, b.location
+    if la is None or lb is None or a.record != b.record or (la.line, la.col) != (lb.line, lb.col):
+        return False
+    if la.file == lb.file:
+        return True
+    for f in (la.file, lb.file):
+        if f not in digests:
+            try:
+                digests[f] = hashlib.sha256(Path(f).read_bytes()).hexdigest()
+            except OSError:
+                digests[f] = None
+    return digests[la.file] == digests[lb.file] is not None
 
 
 def _served_by(standard: Dialect, others: Iterable[Dialect]) -> dict[str, str]:

@@ -426,3 +426,21 @@ def test_verify_checks_a_formula_ops_declared_result_type(formula_lib):
             '  return %0 : tensor<3xf32>\n}\n')
     (d,) = [d for d in verify_module(parse_module(text, "p.mlir"), lib) if d.severity == "error"]
     assert d.loc.line == 2 and "declared tensor<3xf32> but its element type" in d.message
+
+
+def test_the_standard_library_loaded_again_is_the_standard_library(tmp_path):
+    # `tdflow verify --ops ops.td` in a checkout next to a non-editable install read the same
+    # definitions from two paths and failed with "defined twice" by the same record.
+    from tdflow.dialect.dialect import standard_ops_path
+
+    copy = tmp_path / "ops.td"
+    copy.write_bytes(standard_ops_path().read_bytes())
+    ctx = tdflow.load_ops(copy)
+    from tdflow.dialect.context import standard_context
+
+    std = standard_context()
+    assert ctx["tdflow.relu"] is std["tdflow.relu"] and len(ctx) == len(std)
+    # an edited copy is another definition of the same op: still an error, naming both
+    copy.write_text(copy.read_text().replace("rectified linear unit", "changed"))
+    with pytest.raises(TdError, match=r"op 'tdflow.relu' is defined twice: by TDF_ReluOp"):
+        tdflow.load_ops(copy)
