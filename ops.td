@@ -1003,7 +1003,10 @@ def TDF_SparseSoftmaxCrossEntropyOp : TDF_Op<"sparse_softmax_cross_entropy", [No
     `[N]`, returns `prob = softmax(prediction)` (same shape as `prediction`) and the per-row
     loss `out[i] = -log(prob[i, label[i]])` (shape `[N]`, the prediction's element type).
     `depth` must equal the last dim of `prediction`. `label` is marked as not needing a
-    gradient.
+    gradient. A label outside `[0, depth)` contributes a loss of 0 and no gradient, on every
+    backend: this is OneFlow's rule (its kernels skip such rows), which lets a prediction split
+    by class (SBP `S(1)`) compute each shard's part with labels offset by the shard's first
+    class. Check labels before the call if one out of range is a bug in your data.
 
     Example:
 
