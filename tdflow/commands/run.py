@@ -119,9 +119,17 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.program) if args.program != "-" else decode_source(text, file)
     if converted is not module:  # onnx.* ops: the tdflow.* program they lower to
         source = converted
+    from tdflow.runtime.compiled import CompileOptionError
+
     try:
         program = tdflow.compile(source, device=args.device, entry=func.name,
                                  pipeline=args.pipeline, ops=context)
+    except CompileOptionError as e:
+        # An impossible --device or --pipeline value is a usage error, said in the CLI's
+        # words (the message's "compile(): " names a Python function the user never called).
+        option = "--pipeline" if "'pipeline'" in str(e) else "--device"
+        why = str(e).removeprefix("compile(): ").removeprefix("argument 'pipeline': ")
+        return _usage(f"{option}: {why}")
     except MemoryError:
         raise _error(f"@{func.name}: not enough memory for the program's buffers") from None
     fname = program.__name__

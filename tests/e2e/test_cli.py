@@ -137,7 +137,7 @@ def test_run_dynamic_program_needs_its_dynamic_inputs(tmp_path):
 def test_run_on_a_device_without_kernels_says_why():
     r = tdflow("run", MLP, "--device", "gpu")
     # The wording is the runtime's ("unknown device 'gpu'; devices: cpu, ..."): it names both.
-    assert r.returncode == 1 and "device 'gpu'" in r.stderr and "cpu" in r.stderr
+    assert r.returncode == 2 and "device 'gpu'" in r.stderr and "cpu" in r.stderr
     assert "Traceback" not in r.stderr
 
 
