@@ -73,8 +73,9 @@ def cuda_status() -> CudaStatus:
         if os.environ.get("TDFLOW_DISABLE_CUDA"):
             return CudaStatus(False, "disabled by TDFLOW_DISABLE_CUDA", nvcc=nvcc)
         if importlib.util.find_spec("pycuda") is None:
-            return CudaStatus(False, "pycuda is not installed (pip install 'tdflow[cuda]')",
-                              nvcc=nvcc)
+            return CudaStatus(False, "pycuda is not installed (pip install 'tdflow[cuda]'; "
+                              "its build finds CUDA through CUDA_ROOT, e.g. "
+                              "CUDA_ROOT=/usr/local/cuda)", nvcc=nvcc)
         driver = driver_problem()
         if driver is not None:
             return CudaStatus(False, driver, nvcc=nvcc)

@@ -196,7 +196,8 @@ def test_without_pycuda_cuda_is_unavailable_with_the_reason(monkeypatch):
     cs.cuda_status.cache_clear()
     get_backend.cache_clear()
     try:
-        assert "pycuda is not installed" in cs.cuda_status().reason
+        reason = cs.cuda_status().reason
+        assert "pycuda is not installed" in reason and "CUDA_ROOT=" in reason  # the build hint
         with pytest.raises(BackendUnavailableError, match="CUDA unavailable: pycuda"):
             get_backend("cuda")
         with pytest.raises(BackendUnavailableError, match="CUDA unavailable: pycuda"):
