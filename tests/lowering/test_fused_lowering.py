@@ -36,6 +36,12 @@ def Fz_ScaledOp : Fz_Op<"scaled", [NoMemoryEffect, Elementwise]> {
   let formula = [{ x * scale - 1.0 }];
 }
 
+def Fz_TwoOp : Fz_Op<"two", [NoMemoryEffect, Elementwise]> {
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y, TDF_Tensor:$z);
+  let formula = [{ y = x * 2.0; z = x - 1.0; }];
+}
+
 def Fz_BothOp : Fz_Op<"both", [NoMemoryEffect, Elementwise]> {
   let input = (ins TDF_Tensor:$a, TDF_Tensor:$b);
   let output = (outs TDF_Tensor:$c);
@@ -203,3 +209,29 @@ def test_a_deeply_nested_fused_expr_in_a_program_is_a_located_error():
     diags = verify_module(parse_module(text, "deep.mlir"), standard_context())
     (d,) = [d for d in diags if d.severity == "error"]
     assert (d.loc.line, d.loc.col) == (2, 3) and "nested deeper than 400" in d.message
+
+
+TWO = """func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = "tdflow.relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "tdflow.sigmoid"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2, %3 = "fz.two"(%1) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %4 = "tdflow.relu"(%2) : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = "tdflow.sigmoid"(%4) : (tensor<4xf32>) -> tensor<4xf32>
+  return %5, %3 : tensor<4xf32>, tensor<4xf32>
+}
+"""
+
+
+def test_a_two_result_formula_op_is_a_fusion_boundary(td):
+    # As docs/adding-an-op.md says: the ops on each side fuse, the two-result op stays itself
+    # (a fused op is one expression with one result), and the results are numpy's.
+    lib = tdflow.load_ops(td)
+    result = lower(parse_module(TWO, "two.mlir"), ops=lib,
+                   pipeline="infer-shapes,fuse-elementwise")
+    body = [op.name for f in result.module for op in f.body if op.name != "func.return"]
+    assert body == [FUSED_OP, "fz.two", FUSED_OP]
+    x = np.linspace(-2, 2, 4, dtype=np.float32)
+    y, z = tdflow.compile(parse_module(TWO, "two.mlir"), ops=lib)(x)
+    s = 1 / (1 + np.exp(-np.maximum(x, 0)))
+    np.testing.assert_allclose(y, 1 / (1 + np.exp(-np.maximum(2 * s, 0))), rtol=1e-6)
+    np.testing.assert_allclose(z, s - 1, rtol=1e-6)
