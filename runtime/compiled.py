@@ -9,7 +9,7 @@ shapes. Calls take numpy arrays or Tensors, checked by the executor's ``bind_arg
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -177,7 +177,17 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
 
 
 class CompileOptionError(TdflowError, ValueError):
-    """A ``compile()`` option with an impossible value (unknown device, pass or mode)."""
+    """A ``compile()`` option with an impossible value (unknown device, pass, mode or entry);
+    ``option`` names it, so the CLI can say which of its flags was wrong.
+
+    >>> CompileOptionError("mode", "mode 'x' is not one of auto").args[0]
+    "compile(): mode 'x' is not one of auto"
+    """
+
+    def __init__(self, option: str, why: str) -> None:
+        super().__init__(f"compile(): {why}")
+        self.option = option
+        self.why = why
 
 
 MODES = ("auto", "direct", "engine")
@@ -197,20 +207,21 @@ def _check_compile_options(device: Any, entry: Any, pipeline: Any, donate: Any,
         if value is not None and not isinstance(value, str):
             raise TypeError(f"compile(): argument {name!r} must be str or None, not "
                             f"{type(value).__name__}")
-    if isinstance(donate, str) or not all(isinstance(d, str) for d in donate):
+    if (isinstance(donate, str) or not isinstance(donate, Iterable)
+            or not all(isinstance(d, str) for d in donate)):
         raise TypeError("compile(): argument 'donate' must be a sequence of argument names")
     if mode not in MODES:
-        raise CompileOptionError(f"compile(): mode {mode!r} is not one of {', '.join(MODES)}")
+        raise CompileOptionError("mode", f"mode {mode!r} is not one of {', '.join(MODES)}")
     # cuda and cudasim are known even without kernels: lower() then says why (cuda_status)
     devices = sorted({"cpu", "cuda", "cudasim"} | {k.device for k in registered_kernels()})
     if device not in devices:
-        raise CompileOptionError(f"compile(): unknown device {device!r}; devices: "
-                                 f"{', '.join(devices)}")
+        raise CompileOptionError("device", f"unknown device {device!r}; devices: "
+                                           f"{', '.join(devices)}")
     if pipeline is not None:
         try:
             parse_pipeline(pipeline)
         except PipelineError as e:
-            raise CompileOptionError(f"compile(): argument 'pipeline': {e}") from e
+            raise CompileOptionError("pipeline", f"argument 'pipeline': {e}") from e
 
 
 def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # noqa: A001
@@ -233,7 +244,7 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     loader = module_loader(source)
     module = loader()
     if not len(module):
-        raise CompileOptionError("the program has no function to compile")
+        raise CompileOptionError("source", "the program has no function to compile")
     entry = entry or module.funcs[0].name
     context = context_of(ops)
     errors = [d for d in verify_module(module, context) if d.severity == "error"]
@@ -242,9 +253,7 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     try:
         func = module[entry]
     except KeyError as exc:
-        from tdflow.lowering.pass_manager import PipelineError
-
-        raise PipelineError(str(exc.args[0])) from None
+        raise CompileOptionError("entry", f"argument 'entry': {exc.args[0]}") from None
     arguments = []
     for i, a in enumerate(func.args):
         t = a.type

@@ -159,6 +159,9 @@ class SgdStep(_Seeded):
         return f"<sgd_step of {self.program!r} updating {', '.join(self.wrt)}>"
 
 
+_F32_MAX = 3.4028234663852886e38
+
+
 def sgd_step(program: Any, lr: float, entry: str | None = None,
              wrt: Sequence[str] | None = None, ops: Any = None, device: str = "cpu",
              **compile_options: Any) -> SgdStep:
@@ -190,6 +193,8 @@ def sgd_step(program: Any, lr: float, entry: str | None = None,
         raise TypeError(f"sgd_step(): lr must be a number, got {type(lr).__name__} {lr!r}")
     if not math.isfinite(lr):
         raise ValueError(f"sgd_step(): lr must be finite, got {lr}")
+    if abs(float(lr)) > _F32_MAX:  # sgd_update's learning_rate is an f32 attribute
+        raise ValueError(f"sgd_step(): lr must fit in f32 (|lr| <= {_F32_MAX:.7g}), got {lr}")
     ctx, module, func, wrt_names, g = _prepare(program, entry, wrt, ops)
     ret = g.body.terminator
     n = len(func.result_types)

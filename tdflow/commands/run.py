@@ -127,9 +127,7 @@ def run(args: argparse.Namespace) -> int:
     except CompileOptionError as e:
         # An impossible --device or --pipeline value is a usage error, said in the CLI's
         # words (the message's "compile(): " names a Python function the user never called).
-        option = "--pipeline" if "'pipeline'" in str(e) else "--device"
-        why = str(e).removeprefix("compile(): ").removeprefix("argument 'pipeline': ")
-        return _usage(f"{option}: {why}")
+        return _usage(f"--{e.option}: {e.why.removeprefix(f'argument {e.option!r}: ')}")
     except MemoryError:
         raise _error(f"@{func.name}: not enough memory for the program's buffers") from None
     fname = program.__name__
