@@ -86,7 +86,10 @@ class EngineError(TdflowError, RuntimeError):
         self.original = original
         where = f" at {loc}" if loc is not None else ""
         who = repr(op_name) if op_name is not None else "<unnamed>"
-        super().__init__(f"op {who}{where} failed: {type(original).__name__}: {original}")
+        from .executor import raised_at
+
+        super().__init__(f"op {who}{where} failed{raised_at(original)}: "
+                         f"{type(original).__name__}: {original}")
         self.__cause__ = original
 
 

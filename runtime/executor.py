@@ -43,14 +43,25 @@ class ArgumentError(TdflowError, TypeError):
         return f"error: {self}"
 
 
+def raised_at(original: BaseException) -> str:
+    """`` in my_kernel (hooks.py:14)``: where Python code raised ``original`` (a user's
+    kernel first); empty for tdflow's own errors, which say where they are already."""
+    if isinstance(original, TdflowError):
+        return ""
+    from tdflow.dialect.user_code import code_site
+
+    site = code_site(original)
+    return f" {site}" if site else ""
+
+
 class KernelFailure(TdflowError, RuntimeError):
     """A kernel raised while running a plan; names the op and its source location."""
 
     def __init__(self, launch: Launch, original: BaseException):
         self.launch = launch
         self.original = original
-        super().__init__(f"'{launch.op}' at {launch.loc} (kernel {launch.kernel}) failed: "
-                         f"{type(original).__name__}: {original}")
+        super().__init__(f"'{launch.op}' at {launch.loc} (kernel {launch.kernel}) failed"
+                         f"{raised_at(original)}: {type(original).__name__}: {original}")
 
     def render(self) -> str:
         return f"{self.launch.loc}: error: {self}"
