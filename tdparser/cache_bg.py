@@ -11,7 +11,10 @@ entry (a miss, rebuilt), never part of one. Nothing here reads anything back.
 The child's standard streams go to ``/dev/null`` (a pipe the parent writes to, as in
 ``tdflow tblgen ... | jq``, must not stay open until the child is done), its garbage collector
 is off (a collection would touch, and so copy, every page of the parent's heap) and it leaves
-with ``os._exit``, so no buffer or exit handler of the parent runs twice.
+with ``os._exit``, so no buffer or exit handler of the parent runs twice. It starts its own
+session (``setsid``): tools that kill a command's whole process group once the command has
+exited (timeouts, CI runners, a terminal's Ctrl-C after the prompt returns) would otherwise
+kill the write, and every later run would be a cold one again.
 
 >>> run_detached(lambda: None) in (True, False)
 True
@@ -49,6 +52,10 @@ def run_detached(write: Callable[[], object], hold: object = None) -> bool:
         code = 0
         try:
             gc.disable()
+            try:
+                os.setsid()  # out of the caller's process group (see the module docstring)
+            except OSError:
+                pass
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)

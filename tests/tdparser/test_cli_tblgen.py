@@ -205,3 +205,29 @@ def test_the_standard_library_reads_without_include_flags(tmp_path):
     proc = run_tdflow(str(tmp_path / "u.td"), "-I", str(tmp_path / "inc"), "--dump-json",
                       "--no-cache")
     assert proc.returncode == 0 and "FromUserInclude" in json.loads(proc.stdout), proc.stderr
+
+
+def test_a_process_group_kill_after_exit_does_not_lose_the_cache_entry(tmp_path):
+    """Issue 23: timing tools and CI runners kill a command's process group once it exits; the
+    forked cache writer leaves the group, so the entry still lands."""
+    import signal
+
+    big = tmp_path / "big.td"
+    big.write_text("class C<int n> { int v = n; string s = \"r\" # n; }\n"
+                   "foreach i = 0...19999 in def R#i : C<i>;\n")
+    cdir = tmp_path / "cache"
+    env = {**os.environ, "TDFLOW_CACHE_DIR": str(cdir)}
+    env.pop("TDFLOW_NO_CACHE", None)
+    proc = subprocess.Popen([*tdflow_cmd(), "tblgen", "--dump-json", str(big)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                            start_new_session=True)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # what such a runner does as the command exits
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + 60
+    while len(list(cdir.rglob("*.rk"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(list(cdir.rglob("*.rk"))) == 2
