@@ -164,7 +164,11 @@ def eager_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray]) ->
         with tdflow.no_grad():
             for t in p.values():
                 F.sgd_update(t, t.grad, learning_rate_val=LR)
-        p["b2"].numpy()  # wait for the engine: the step is done when its last update is
+        # The step is done when every update is: waiting for one parameter (b2) left the
+        # w1 product and update running on the engine's worker, outside the clock (issue 23).
+        from tdflow.runtime.engine import get_engine
+
+        get_engine().wait_all()
 
     return grads, step
 
