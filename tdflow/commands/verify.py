@@ -68,11 +68,13 @@ def _check_signatures(context) -> None:
     """Parse every user op's ``signature`` field (a bad line is a TdError at its place in the
     ``.td``, as ``tdflow.load_ops`` reports it); the functional API lives in the runtime, which
     the dialect layer that loaded the context must not import."""
+    with_signatures = [op for op in getattr(context, "user_ops", lambda: [])() if op.signatures]
+    if not with_signatures:
+        return  # the runtime (numpy and all) is not imported for nothing: start-up time
     from tdflow.runtime.functional import op_signatures
 
-    for op in getattr(context, "user_ops", lambda: [])():
-        if op.signatures:
-            op_signatures(op)
+    for op in with_signatures:
+        op_signatures(op)
 
 
 def _verify_file(path: str, context, args: argparse.Namespace) -> int:

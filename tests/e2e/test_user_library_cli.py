@@ -266,3 +266,22 @@ def test_verify_reports_a_bad_signature_field_located(tmp_path, capsys):
     assert status == 1
     assert err.startswith(f"{bad}:8:5: error: op 'sg.affine': signature: unknown parameter "
                           f"type 'Flaot'")
+
+
+def test_verify_of_a_library_without_signatures_does_not_import_the_runtime(tmp_path):
+    # Issue 23: `tdflow verify` imported the functional API (numpy, the runtime) to check
+    # signatures even when no op had one; start-up doubled.
+    import subprocess
+    import sys
+
+    td = tmp_path / "three.td"
+    td.write_text('include "tdflow/Base.td"\n'
+                  'def Th_Dialect : Dialect { let name = "th"; }\n'
+                  'def Th_AOp : TDF_Op<"th_a", [NoMemoryEffect, Elementwise]> {\n'
+                  '  let input = (ins TDF_Tensor:$x); let output = (outs TDF_Tensor:$y);\n'
+                  '  let formula = [{ x + 1.0 }]; }\n')
+    code = ("import sys, tdflow.cli\n"
+            f"status = tdflow.cli.main(['verify', {str(td)!r}])\n"
+            "print(status, 'numpy' in sys.modules, 'tdflow.runtime.functional' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.split()[-3:] == ["0", "False", "False"], r.stdout + r.stderr
