@@ -168,6 +168,11 @@ class CudasimBackend:
             state = np.array(rng, np.uint64)
             keep.append(state)
             bufs["rng"] = state.ctypes.data
+        for k, (dt, value) in enumerate(code.scalars):
+            # a scalar argument: the launcher passes the address of the value in its C type
+            held = np.array([value], DTYPES[dt])
+            keep.append(held)
+            bufs[f"s{k}"] = held.ctypes.data
         for ln in code.launches:
             args = (ctypes.c_void_p * max(1, len(ln.args)))(*[bufs[a] for a in ln.args])
             rc = module.fn(ln.kernel)(*ln.grid, *ln.block, args)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+import struct
 from types import SimpleNamespace
 from typing import Any
 
@@ -77,15 +78,33 @@ class FakeFunction:
 
     def prepared_async_call(self, grid: tuple, block: tuple, stream: FakeStream,
                             *args: int) -> None:
-        assert self.signature == "P" * len(args), (self.signature, args)
+        assert self.signature is not None and len(self.signature) == len(args), \
+            (self.signature, args)
         # pycuda takes a non-tuple block for the deprecated stream-first calling convention
         assert isinstance(block, tuple) and isinstance(grid, tuple) and len(grid) <= 3
-        for a in args:
-            assert isinstance(a, int) and self.driver.owner(a) is not None, a
+        ptrs: list[int] = []
+        held: list[Any] = []
+        for fmt, a in zip(self.signature, args):
+            if fmt == "P":
+                assert isinstance(a, int) and self.driver.owner(a) is not None, a
+                ptrs.append(a)
+                continue
+            # a scalar: packed as pycuda packs it (struct, native layout), so a value that
+            # does not fit its format fails here as it would on a GPU; the launcher reads it
+            # through a pointer
+            assert fmt in "fdbhiqBHIQ" and not isinstance(a, bool), (fmt, a)
+            assert isinstance(a, float) if fmt in "fd" else isinstance(a, int), (fmt, a)
+            buf = ctypes.create_string_buffer(struct.pack(fmt, a), struct.calcsize(fmt))
+            held.append(buf)
+            ptrs.append(ctypes.addressof(buf))
         self.driver.log.append(("launch", self.name, tuple(grid), tuple(block), stream))
-        argv = (ctypes.c_void_p * max(1, len(args)))(*args)
+        self.driver.scalars.append((self.name, self.signature, tuple(
+            a for fmt, a in zip(self.signature, args) if fmt != "P")))
+        argv = (ctypes.c_void_p * max(1, len(ptrs)))(*ptrs)
+        argv_held = held  # the packed scalars live until the queued launch runs
 
         def work() -> None:
+            assert argv_held is held
             rc = self.fn(*grid, *block, argv)
             assert rc == 0, self.lib.tdf_error_text()
 
@@ -121,6 +140,7 @@ class FakeDriver:
         self.live: dict[int, FakeAllocation] = {}
         self.streams: list[FakeStream] = []
         self.compiled: list[str] = []
+        self.scalars: list[tuple] = []  # (kernel, signature, scalar values) of each launch
 
     # the backend's compile_cubin (no nvcc): the "cubin" is the source text
     def compile_cubin(self, source: str, kernels: int = 1) -> bytes:
