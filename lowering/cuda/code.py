@@ -30,8 +30,8 @@ the only names visible outside).
 
 >>> from tdflow.lowering.cuda import generate
 >>> code = generate("tdflow.relu", [TensorSpec((4,), "f32")], [TensorSpec((4,), "f32")], {})
->>> [(ln.args, ln.grid, ln.block) for ln in code.launches]
-[(('in0', 'out0'), (1, 1, 1), (32, 1, 1))]
+>>> [(ln.args, ln.grid, ln.block) for ln in code.launches], code.scalars  # relu's 0 is s0
+([(('in0', 'out0', 's0'), (1, 1, 1), (32, 1, 1))], (('f32', 0.0),))
 >>> code.launches[0].kernel.startswith("relu_f32_")
 True
 """

@@ -224,9 +224,17 @@ def rng_for(code: KernelCode, attrs: Mapping[str, Any], outs: Sequence[Any]) -> 
 
 
 def attrs_key(attrs: Mapping[str, Any]) -> tuple:
-    """A hashable form of kernel attributes (lists become tuples, arrays their bytes)."""
+    """A hashable form of kernel attributes (lists become tuples, arrays their bytes, floats
+    their exact ``hex``: ``-0.0 == 0.0`` would share a memoised code's scalars, and a NaN would
+    never be found).
+
+    >>> attrs_key({"a": -0.0}) == attrs_key({"a": 0.0})
+    False
+    """
 
     def h(v: Any) -> Any:
+        if isinstance(v, float):
+            return ("float", float(v).hex())
         if isinstance(v, np.ndarray):
             return ("ndarray", v.shape, str(v.dtype), v.tobytes())
         if isinstance(v, list | tuple):
