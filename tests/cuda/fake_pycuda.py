@@ -23,6 +23,10 @@ from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.cudasim import _wrappers
 from tdflow.runtime.backends.kernel_build import build_shared_object
 
+# the struct format pycuda packs each C scalar type with
+_FORMATS = {"float": "f", "double": "d", "int8_t": "b", "int16_t": "h", "int32_t": "i",
+            "int64_t": "q", "uint8_t": "B", "uint16_t": "H", "uint32_t": "I", "uint64_t": "Q"}
+
 
 class FakeAllocation:
     def __init__(self, driver: FakeDriver, nbytes: int) -> None:
@@ -65,8 +69,9 @@ class FakeContext:
 
 
 class FakeFunction:
-    def __init__(self, driver: FakeDriver, lib: Any, name: str) -> None:
-        self.driver, self.name = driver, name
+    def __init__(self, driver: FakeDriver, lib: Any, name: str,
+                 params: list[str] | None = None) -> None:
+        self.driver, self.name, self.params = driver, name, params
         self.fn = getattr(lib, f"tdf_launch_{name}")
         self.fn.restype = ctypes.c_int
         self.fn.argtypes = [ctypes.c_uint] * 6 + [ctypes.POINTER(ctypes.c_void_p)]
@@ -74,6 +79,12 @@ class FakeFunction:
         self.signature: str | None = None
 
     def prepare(self, signature: str) -> None:
+        if self.params is not None:  # pycuda packs by this format: it must be the C signature
+            assert len(signature) == len(self.params), (signature, self.params)
+            for fmt, param in zip(signature, self.params):
+                ctype = param.split()[-2] if fmt != "P" else ""
+                assert ("*" in param) == (fmt == "P") and (
+                    fmt == "P" or _FORMATS[ctype] == fmt), (self.name, signature, self.params)
         self.signature = signature
 
     def prepared_async_call(self, grid: tuple, block: tuple, stream: FakeStream,
@@ -101,10 +112,8 @@ class FakeFunction:
         self.driver.scalars.append((self.name, self.signature, tuple(
             a for fmt, a in zip(self.signature, args) if fmt != "P")))
         argv = (ctypes.c_void_p * max(1, len(ptrs)))(*ptrs)
-        argv_held = held  # the packed scalars live until the queued launch runs
 
-        def work() -> None:
-            assert argv_held is held
+        def work(held: list[Any] = held) -> None:  # the packed scalars live until it runs
             rc = self.fn(*grid, *block, argv)
             assert rc == 0, self.lib.tdf_error_text()
 
@@ -122,6 +131,11 @@ class FakeModule:
             names = re.findall(r'extern "C" __global__\s+(?:__launch_bounds__\([^)]*\)\s+)?'
                                r'void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(', body)
             codes.append(SimpleNamespace(digest=digest, kernels=tuple(names)))
+        # each kernel's parameter list, to check the format pycuda is prepared with against it
+        self.params = {name: [p.strip() for p in plist.split(",") if p.strip()]
+                       for name, plist in re.findall(r'extern "C" __global__\s+(?:__launch_bounds__'
+                                                     r'\([^)]*\)\s+)?void\s+(\w+)\s*\(([^)]*)\)',
+                                                     source)}
         sim = prelude("sim").rstrip() + source[len(head):] + "\n" + _wrappers(codes)
         self.lib = ctypes.CDLL(str(build_shared_object(sim)))
         self.lib.tdf_error_text.restype = ctypes.c_char_p
@@ -129,7 +143,7 @@ class FakeModule:
 
     def get_function(self, name: str) -> FakeFunction:
         self.driver.log.append(("get_function", name))
-        return FakeFunction(self.driver, self.lib, name)
+        return FakeFunction(self.driver, self.lib, name, self.params.get(name))
 
 
 class FakeDriver:
