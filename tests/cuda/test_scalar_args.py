@@ -306,3 +306,17 @@ def test_generated_kernels_with_scalar_arguments_compile_with_nvcc():
     assert all(c.scalars for c in codes)
     cubin = kernel_build.compile_cubin(translation_unit(codes, prelude("nvcc")), nvcc=nvcc)
     assert cubin[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("device", ["cpu", "cudasim"])
+def test_eager_caches_tell_minus_zero_and_nan_apart(device):
+    """-0.0 == 0.0 and NaN != NaN: an eager cache keyed on the plain values gave ``t * 0.0``
+    the entry (and so the scalar) of an earlier ``t * -0.0``."""
+    if device == "cudasim":
+        need_gxx()
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    t = tdflow.tensor(x, device=device)
+    for s in (-0.0, 0.0, NAN, NAN, -0.0):
+        with np.errstate(all="ignore"):
+            same_bits((t * s).numpy(), x * np.float32(s))
+            same_bits(F.leaky_relu(t, alpha=s).numpy(), np.where(x > 0, x, x * np.float32(s)))
