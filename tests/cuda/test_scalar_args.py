@@ -201,6 +201,11 @@ def test_the_source_holds_no_value_and_the_digest_is_shared():
     g = TensorSpec((4, 5), "f32")
     lo, lo2, hi = (generate("tdflow.leaky_relu", [g], [g], {"alpha": v}) for v in (0.2, 1.0, 2.0))
     assert lo.digest == lo2.digest != hi.digest
+    # an integer divisor stays baked (nvcc divides by a constant with a multiply; docs/cuda.md)
+    i = TensorSpec((4, 5), "i32")
+    d7, d3 = (generate("tdflow.scalar_div", [i], [i], {"has_int_operand": True,
+                                                       "int_operand": v}) for v in (7, 3))
+    assert d7.digest != d3.digest and d7.scalars == () and "(a / b)" in d7.source
 
 
 def test_optimizer_scalars_are_arguments_and_zero_terms_stay_out():
