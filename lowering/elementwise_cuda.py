@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from importlib import resources
 
+import numpy as np
 from tdflow.dialect.element_types import INT_TYPES
 from tdflow.lowering.elementwise import (
     Binary,
@@ -58,6 +59,8 @@ _F64 = dict(_LIBM)
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">",
           "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||", "xor": "!=",
           "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
+# Integer ops whose constant divisor is baked even when constants are kernel arguments.
+_BAKED_INT_DIVISOR = frozenset({"div", "mod", "floor_mod"})
 # Integer arithmetic that wraps in numpy: rendered in unsigned C types (see render_cuda).
 _WRAPPING = frozenset({"add", "sub", "mul"})
 # Every function name a rendered expression may call (for shim headers and tests).
@@ -92,13 +95,54 @@ def _literal(value: object, dtype: str) -> str:
     return f"({text})" if v < 0 or text.startswith("-") else text
 
 
+# Compute types a constant may be passed in as a kernel argument (``params``): the types with
+# a C scalar that ctypes and pycuda pass by value. A bool constant selects a branch: baked.
+PARAM_DTYPES = frozenset({"f32", "f64", *(n for n in INT_TYPES if n != "i1")})
+
+
+def param_value(value: object, dtype: str) -> int | float | None:
+    """The value the literal ``_literal(value, dtype)`` has in C, as a host scalar to pass by
+    value; ``None`` when it must stay baked (a signed integer outside its type, which C's
+    literal keeps unwrapped, or a type without a by-value kernel argument).
+
+    >>> param_value(0.1, "f32") == float(np.float32(0.1)), param_value(-1, "ui8")
+    (True, 255)
+    """
+    if dtype not in PARAM_DTYPES or isinstance(value, bool):
+        return None
+    it = INT_TYPES.get(dtype)
+    if it is not None:
+        v = int(value)  # type: ignore[call-overload]
+        if not it.signed:
+            return it.wrap(v)
+        lo, hi = it.range
+        return v if lo <= v <= hi else None
+    v = float(value)  # type: ignore[arg-type]
+    if dtype == "f32":
+        with np.errstate(over="ignore"):  # 1e300 in an f32 kernel is inf, as the literal is
+            return float(np.float32(v))
+    return v
+
+
 def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = None,
                 names: Sequence[str] | None = None, fast_math: bool = True,
-                attrs: dict[str, object] | None = None) -> str:
+                attrs: dict[str, object] | None = None,
+                params: list[tuple[str, int | float]] | None = None) -> str:
     """C expression computing ``expr`` over inputs named ``names`` (default ``x0, x1, ...``).
 
     ``out_dtype`` (default: input 0's type for arithmetic, ``i1`` for predicates) decides the
     final conversion; ``attrs`` binds remaining attributes.
+
+    With a ``params`` list, each numeric constant (an attribute's value once bound, or a
+    literal of the formula) renders as a kernel argument ``s<k>`` instead of a literal, and
+    ``(dtype, value)`` is appended for it (the dtype is its compute type, the value converted
+    as C converts the literal): the text then depends only on the expression's shape, so a
+    kernel compiled once serves every value (``t * 0.25``, ``t * 0.125``). An integer divisor
+    (``div``, ``mod``, ``floor_mod`` of integers) stays a literal: measurably cheaper code.
+
+    >>> ps = []
+    >>> render_cuda(Input(0) * 0.25, ["f32"], params=ps), ps
+    ('(x0 * s0)', [('f32', 0.25)])
     """
     in_dtypes = tuple(in_dtypes)
     expr = bind(expr, attrs or {})
@@ -117,7 +161,12 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
     def go(n: Expr, want: str | None = None) -> str:
         """Render ``n``; a constant renders in ``want`` (its consumer's operand type)."""
         if isinstance(n, Const):
-            return _literal(n.value, want or context)
+            dt = want or context
+            value = None if params is None else param_value(n.value, dt)
+            if value is None:
+                return _literal(n.value, dt)
+            params.append((dt, value))
+            return f"s{len(params) - 1}"
         if isinstance(n, Input):
             dt = in_dtypes[n.index]
             name = names[n.index]
@@ -158,7 +207,13 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
         if isinstance(n, Binary):
             opnd = operand_dtype(n, types, context)
             a = conv(go(n.a, opnd), _value_type(n.a, types, opnd), opnd)
-            b = conv(go(n.b, opnd), _value_type(n.b, types, opnd), opnd)
+            if n.op in _BAKED_INT_DIVISOR and opnd in INT_TYPES and isinstance(n.b, Const):
+                # an integer divisor stays a literal: nvcc divides by a known constant with a
+                # multiply and shifts and folds the zero and -1 checks (an i32 scalar_div:
+                # 97 PTX instructions baked, 137 as an argument, before ptxas expands div)
+                b = _literal(n.b.value, opnd)
+            else:
+                b = conv(go(n.b, opnd), _value_type(n.b, types, opnd), opnd)
             if n.op in ("left_shift", "right_shift"):
                 return _shift(n.op, opnd, a, b)
             if n.op == "floor_mod":

@@ -40,6 +40,35 @@ _CACHE_LIMIT = 4096
 MAX_RESULT_BYTES = 2**47
 
 
+def attrs_cache_key(attr_vals: tuple) -> tuple:
+    """``attr_vals`` as a cache key that tells every float apart: ``-0.0 == 0.0`` and a NaN
+    equals nothing, so the plain tuple would give ``t * 0.0`` the cached entry of ``t * -0.0``
+    and miss (and grow the cache) on every NaN. Only such values are rewritten (the exact
+    ``float.hex``), so the common call keys on the tuple itself.
+
+    >>> attrs_cache_key((0.5, 3)), attrs_cache_key((-0.0,)) == attrs_cache_key((0.0,))
+    ((0.5, 3), False)
+    >>> attrs_cache_key((float("nan"),)) == attrs_cache_key((float("nan"),))
+    True
+    """
+    for v in attr_vals:
+        if _inexact(v) or type(v) is tuple and any(_inexact(x) for x in v):
+            return tuple(_exact(v) for v in attr_vals)
+    return attr_vals
+
+
+def _inexact(v: Any) -> bool:
+    return isinstance(v, float) and (v == 0.0 or v != v)
+
+
+def _exact(v: Any) -> Any:
+    if isinstance(v, float):
+        return ("float", float(v).hex())
+    if type(v) is tuple:
+        return tuple(_exact(x) for x in v)
+    return v
+
+
 def _any_requires_grad(tensors: tuple) -> bool:
     for t in tensors:
         if t is None:
@@ -197,7 +226,7 @@ class OpRunner:
         arrays: list = []
         reads: list = []
         inplace: list = []
-        key: list = [attr_vals]
+        key: list = [attrs_cache_key(attr_vals)]
         mutable = self.mutable
         for i, t in enumerate(tensors):
             if mutable and i in mutable and t is not None:
@@ -280,7 +309,7 @@ class OpRunner:
             if device is not None:
                 return self.on_device(device, tensors, attr_vals)
             arrays = []
-            key = [attr_vals]
+            key = [attrs_cache_key(attr_vals)]
             reads = []
             for t in tensors:
                 if t is None:
@@ -330,7 +359,7 @@ class OpRunner:
             if t.device != "cpu":
                 return self.on_device(t.device, (t,), attr_vals)
             a = t._buf
-            k = (attr_vals, a.shape, a.dtype)
+            k = (attrs_cache_key(attr_vals), a.shape, a.dtype)
             entry = cache.get(k)
             if entry is None:
                 entry = prepare(k, [a], attr_vals)

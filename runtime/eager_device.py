@@ -12,7 +12,7 @@ import numpy as np
 
 from .autograd import _mode as _grad_mode
 from .autograd import record as _record
-from .eager import EagerError, _any_requires_grad
+from .eager import EagerError, _any_requires_grad, attrs_cache_key
 from .engine import Var, get_engine
 from .tensor_glue import Tensor, var_of
 
@@ -37,7 +37,7 @@ def run_on_device(runner: Any, tensors: tuple, attr_vals: tuple) -> Any:
     arrays: list = []
     reads: list = []
     writes: list = []
-    key: list = [attr_vals]
+    key: list = [attrs_cache_key(attr_vals)]
     for i, t in enumerate(tensors):
         if t is None:
             arrays.append(None)

@@ -4,7 +4,10 @@ A generator turns one op, at static input/output shapes and dtypes and fixed att
 :class:`KernelCode`: self-contained CUDA C (one or more ``extern "C" __global__`` kernels and the
 ``__device__`` helpers they use) and the ordered :class:`LaunchSpec` list that computes the op.
 Everything a kernel needs to know about sizes is baked into its source as constants (kernels are
-specialised on shape and dtype, as the issue asks), so every kernel argument is a pointer:
+specialised on shape and dtype, as the issue asks); a kernel's arguments are buffer pointers and,
+for scalar attributes that vary between calls (a ``scalar_mul``'s operand, a learning rate),
+values passed at launch, so the source, its digest and the compiled object do not depend on
+them:
 
 * ``"in<i>"``: operand ``i``'s device buffer (``None`` for an absent optional operand is
   never passed: generators only name operands that are present);
@@ -13,7 +16,12 @@ specialised on shape and dtype, as the issue asks), so every kernel argument is 
   the duration of the op's launches;
 * ``"rng"``: a device ``uint64_t[2]`` holding ``(seed, offset)``, filled by the backend at launch
   time from the host's counter-based RNG state (:mod:`tdflow.runtime.rng`), for ops that draw
-  random numbers (``dropout``).
+  random numbers (``dropout``);
+* ``"s<k>"``: scalar ``k`` of ``KernelCode.scalars``, a ``(dtype, value)`` pair passed by value
+  in the kernel parameter's C type (``f32`` a ``float``, ``f64`` a ``double``, ``i64`` an
+  ``int64_t``, ...). Attributes that decide the code's shape (an axis, a permutation, a dtype,
+  a flag choosing a branch) stay baked, and so are the values of the kernels not listed in
+  ``docs/cuda.md``.
 
 Kernel names in a generator's source may be anything; :func:`generate` makes them unique by
 suffixing the source's digest, and :func:`translation_unit` wraps every code object in its own
@@ -22,8 +30,8 @@ the only names visible outside).
 
 >>> from tdflow.lowering.cuda import generate
 >>> code = generate("tdflow.relu", [TensorSpec((4,), "f32")], [TensorSpec((4,), "f32")], {})
->>> [(ln.args, ln.grid, ln.block) for ln in code.launches]
-[(('in0', 'out0'), (1, 1, 1), (32, 1, 1))]
+>>> [(ln.args, ln.grid, ln.block) for ln in code.launches], code.scalars  # relu's 0 is s0
+([(('in0', 'out0', 's0'), (1, 1, 1), (32, 1, 1))], (('f32', 0.0),))
 >>> code.launches[0].kernel.startswith("relu_f32_")
 True
 """
@@ -39,6 +47,7 @@ from typing import Any
 from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["TensorSpec", "LaunchSpec", "KernelCode", "CudaCodegenError", "cuda_generator",
+           "SCALAR_FORMATS",
            "generate", "generator_for", "generated_ops", "translation_unit", "Generator"]
 
 
@@ -97,7 +106,8 @@ class LaunchSpec:
         object.__setattr__(self, "args", tuple(args))
         for a in self.args:
             if not _ARG.fullmatch(a):
-                raise ValueError(f"kernel argument {a!r} is not in<i>, out<i>, tmp<i> or rng")
+                raise ValueError(f"kernel argument {a!r} is not in<i>, out<i>, tmp<i>, s<i> "
+                                 f"or rng")
         threads = self.block[0] * self.block[1] * self.block[2]
         if threads > 1024:
             raise ValueError(f"{kernel}: {threads} threads per block (at most 1024)")
@@ -107,7 +117,12 @@ class LaunchSpec:
         return self.block[0] * self.block[1] * self.block[2]
 
 
-_ARG = re.compile(r"(in|out|tmp)\d+|rng")
+#: How each scalar argument type is passed: its ``struct`` format (pycuda's ``prepare``) and
+#: its ctypes type (cudasim's launcher reads the value through a pointer).
+SCALAR_FORMATS = {"f32": "f", "f64": "d", "i8": "b", "i16": "h", "i32": "i", "i64": "q",
+                  "ui8": "B", "ui16": "H", "ui32": "I", "ui64": "Q"}
+
+_ARG = re.compile(r"(in|out|tmp|s)\d+|rng")
 _KERNEL_DEF = re.compile(r'extern\s+"C"\s+__global__\s+(?:__launch_bounds__\([^)]*\)\s+)?void\s+(\w+)')
 
 
@@ -119,7 +134,9 @@ class KernelCode:
     backend must zero before the launches (accumulating kernels such as scatter-adds);
     ``uploads`` are ``(result index, bytes)`` pairs the backend copies from the host into that
     result before the launches (a ``constant``'s value, too big to bake into source);
-    ``op`` and ``key`` say what it was generated for (shown by ``tdflow lower --emit cuda``).
+    ``op`` and ``key`` say what it was generated for (shown by ``tdflow lower --emit cuda``);
+    ``scalars`` are the ``(dtype, value)`` pairs launches pass as ``s<k>``: they are not part of
+    the source or the digest (one compiled object serves every value).
     """
 
     op: str
@@ -130,6 +147,18 @@ class KernelCode:
     uploads: tuple[tuple[int, bytes], ...] = ()
     key: str = ""
     digest: str = field(default="", compare=False)
+    scalars: tuple[tuple[str, int | float], ...] = ()
+
+    def __post_init__(self) -> None:
+        for dt, _ in self.scalars:
+            if dt not in SCALAR_FORMATS:
+                raise ValueError(f"{self.op}: a scalar kernel argument of type {dt} (have: "
+                                 f"{', '.join(SCALAR_FORMATS)})")
+        for ln in self.launches:
+            for a in ln.args:
+                if a[0] == "s" and int(a[1:]) >= len(self.scalars):
+                    raise ValueError(f"{self.op}: {ln.kernel} passes {a}, but the code has "
+                                     f"{len(self.scalars)} scalars")
 
     @property
     def kernels(self) -> tuple[str, ...]:
@@ -226,7 +255,7 @@ def _uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
     key = code.key or (f"{op}(" + ", ".join(f"{s.shape}:{s.dtype}" for s in ins) + ") -> ("
                        + ", ".join(f"{s.shape}:{s.dtype}" for s in outs) + ")")
     return KernelCode(op, source, launches, code.scratch, code.zero_outputs, code.uploads, key,
-                      digest)
+                      digest, code.scalars)
 
 
 def translation_unit(codes: Sequence[KernelCode], prelude: str) -> str:

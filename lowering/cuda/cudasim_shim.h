@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <ucontext.h>
 #include <sys/mman.h>
+#include <type_traits>
 #include <utility>
 
 #define __global__
@@ -257,10 +258,16 @@ inline int tdf_run(const char* name, dim3 grid, dim3 block, void (*body)(void**)
 
 inline const char* tdf_last_error() { return tdf_error; }
 
-// Calls a kernel whose parameters are all pointers with the void* array the launcher holds.
+// Calls a kernel with the void* array the launcher holds: a pointer parameter gets the entry
+// itself, a scalar parameter (a value passed by value, s<k>) the value the entry points to.
+template <typename P>
+inline P tdf_arg(void* a) {
+  if constexpr (std::is_pointer<P>::value) return static_cast<P>(a);
+  else return *static_cast<const P*>(a);
+}
 template <typename... P, size_t... I>
 inline void tdf_invoke(void (*k)(P...), void** a, std::index_sequence<I...>) {
-  k(static_cast<P>(a[I])...);
+  k(tdf_arg<P>(a[I])...);
 }
 template <typename... P>
 inline void tdf_call(void (*k)(P...), void** a) {

@@ -11,8 +11,11 @@ inputs of another shape are broadcast numpy-style by index arithmetic
 >>> from tdflow.lowering.elementwise import Input, maximum
 >>> code = elementwise_code("relu", [maximum(Input(0), 0)], [TensorSpec((2, 3), "f32")],
 ...                         [TensorSpec((2, 3), "f32")])
->>> "(a > b || a != a) ? a : b; }(v0, 0.0f)" in code.source
-True
+>>> "(a > b || a != a) ? a : b; }(v0, s0)" in code.source, code.scalars
+(True, (('f32', 0.0),))
+
+Numeric constants, attribute values included, are kernel arguments (``s<k>``, see
+:mod:`~tdflow.lowering.cuda.code`): ``t * 0.25`` and ``t * 0.125`` share one source.
 """
 
 from __future__ import annotations
@@ -46,8 +49,12 @@ def elementwise_code(name: str, exprs: Sequence[Expr], inputs: Sequence[TensorSp
     kname = f"{_ident(name)}_{'_'.join(o.dtype for o in outputs)}"
     params = [f"const {ctype(s.dtype)}* __restrict__ x{i}" for i, s in enumerate(inputs)]
     params += [f"{ctype(o.dtype)}* __restrict__ y{k}" for k, o in enumerate(outputs)]
+    # numeric constants (bound attributes, formula literals) are kernel arguments: the source
+    # depends on the expression's shape only, so a new scalar value does not recompile
+    scalars: list[tuple[str, int | float]] = []
     rendered = [render_cuda(e, in_dts, o.dtype, names=[f"v{i}" for i in range(len(inputs))],
-                            fast_math=fast_math) for e, o in zip(exprs, outputs)]
+                            fast_math=fast_math, params=scalars) for e, o in zip(exprs, outputs)]
+    params += [f"const {ctype(dt)} s{k}" for k, (dt, _) in enumerate(scalars)]
     vector = (n % 4 == 0 and n >= 4 and all(s.dtype == "f32" and s.shape == shape for s in inputs)
               and all(o.dtype == "f32" for o in outputs))
     lines = [f'extern "C" __global__ void {kname}({", ".join(params)}) {{']
@@ -82,7 +89,9 @@ def elementwise_code(name: str, exprs: Sequence[Expr], inputs: Sequence[TensorSp
         grid, block = launch_1d(n)
     lines.append("}")
     args = [f"in{i}" for i in range(len(inputs))] + [f"out{k}" for k in range(len(outputs))]
-    return KernelCode(name, "\n".join(lines) + "\n", (LaunchSpec(kname, grid, block, args),))
+    args += [f"s{k}" for k in range(len(scalars))]
+    return KernelCode(name, "\n".join(lines) + "\n", (LaunchSpec(kname, grid, block, args),),
+                      scalars=tuple(scalars))
 
 
 def _formula_generator(d: Any):

@@ -6,7 +6,10 @@ combined in double precision, as Python floats are, then rounded once to the com
 (f32 for half models); each multiply, add, divide and square root rounds separately
 (``__fmul_rn`` and friends: no fused multiply-add and exact division and sqrt even under
 ``--use_fast_math``), so a GPU step equals the CPU's bit for bit in f32 and f64. ``skip_if``
-is read on the device: a non-zero value leaves every buffer untouched.
+is read on the device: a non-zero value leaves every buffer untouched. The float attributes
+(learning rate and its scale, ``scale``, ``l1``, ``l2``, ``weight_decay``, the betas, epsilon,
+the bias corrections) are ``double`` kernel arguments (:class:`Scalars`), so a schedule that
+changes the learning rate every step compiles the step once.
 
 Optional operands: ``ins`` holds only the present ones, so which they are comes from
 ``operandSegmentSizes`` (a compiled program's op carries it) or, without it, from the count
@@ -19,8 +22,8 @@ draws for the same seed and call sequence.
 >>> from tdflow.lowering.cuda.code import TensorSpec
 >>> f = TensorSpec((8,), "f32")
 >>> code = sgd_update([f, f], [], {"learning_rate_val": 0.5})
->>> code.launches[0].args
-('in0', 'in1')
+>>> code.launches[0].args, code.scalars
+(('in0', 'in1', 's0', 's1', 's2'), (('f64', 0.5), ('f64', 1.0), ('f64', 1.0)))
 """
 
 from __future__ import annotations
@@ -93,6 +96,36 @@ template <typename T> __device__ __forceinline__ T nan_max(T a, T b) {
 """
 
 
+class Scalars:
+    """The step's attribute values as kernel arguments: ``take(v)`` names a ``double``
+    parameter ``s<k>`` holding ``v`` (the exact Python float the numpy kernel uses), so a new
+    learning rate, momentum or epsilon reuses the compiled kernel. Whether a term exists at all
+    (``l1``, ``l2``, ``weight_decay`` non-zero; ``amsgrad``; ``do_bias_correction``) is the
+    code's shape and stays baked: a zero term is skipped, not multiplied by zero (0 * NaN).
+
+    >>> sc = Scalars()
+    >>> sc.take(0.5), sc.take(1e-8), sc.params(), sc.values
+    ('s0', 's1', ['const double s0', 'const double s1'], (('f64', 0.5), ('f64', 1e-08)))
+    """
+
+    def __init__(self) -> None:
+        self._values: list[tuple[str, float]] = []
+
+    def take(self, v: float) -> str:
+        self._values.append(("f64", float(v)))
+        return f"s{len(self._values) - 1}"
+
+    def params(self) -> list[str]:
+        return [f"const double s{k}" for k in range(len(self._values))]
+
+    def args(self) -> list[str]:
+        return [f"s{k}" for k in range(len(self._values))]
+
+    @property
+    def values(self) -> tuple[tuple[str, float], ...]:
+        return tuple(self._values)
+
+
 def D(v: float) -> str:  # noqa: N802  (short: the step's formulas read as math)
     """A bit-exact C double literal."""
     return literal(v, "f64")
@@ -102,10 +135,11 @@ def _wide(dt: str) -> str:
     return "double" if dt == "f64" else "float"
 
 
-def _scalar(name: str, spec: TensorSpec | None, fallback: float) -> str:
-    """C double of a 1-element operand's first value, else the attribute's value."""
+def _scalar(name: str, spec: TensorSpec | None, fallback: float, sc: Scalars) -> str:
+    """C double of a 1-element operand's first value, else the attribute's value (a kernel
+    argument)."""
     if spec is None:
-        return literal(fallback, "f64")
+        return sc.take(fallback)
     return f"((double){load(spec.dtype, f'{name}[0]')})"
 
 
@@ -141,32 +175,35 @@ def sgd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     spec = {n: ins[k] for n, k in names.items()}
     dt, w = model.dtype, _wide(model.dtype)
     l1, l2, wd = (float(attrs.get(k, 0.0)) for k in ("l1", "l2", "weight_decay"))
+    sv = Scalars()
     lr = _scalar("learning_rate", spec.get("learning_rate"),
-                 float(attrs.get("learning_rate_val", 0.0)))
-    lr_scale = literal(float(attrs.get("learning_rate_scale", 1.0)), "f64")
-    lines = ["  if (" + _scalar("skip_if", spec["skip_if"], 0.0) + " != 0.0) return;"
+                 float(attrs.get("learning_rate_val", 0.0)), sv)
+    lr_scale = sv.take(float(attrs.get("learning_rate_scale", 1.0)))
+    lines = ["  if (" + _scalar("skip_if", spec["skip_if"], 0.0, sv) + " != 0.0) return;"
              if "skip_if" in spec else "",
              f"  const {w} lr = ({w})({lr} * {lr_scale});",
-             f"  const {w} sc = ({w})({literal(float(attrs.get('scale', 1.0)), 'f64')}"
-             + (f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0)}"
+             f"  const {w} sc = ({w})({sv.take(float(attrs.get('scale', 1.0)))}"
+             + (f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0, sv)}"
                 if "scale_by_tensor" in spec else "") + ");",
              f"  {loop('i', model.numel, index_type(model))}",
              f"    const {w} m = {load(dt, 'model[i]')};",
              f"    {w} g = mul(({w}){load(spec['model_diff'].dtype, 'model_diff[i]')}, sc);"]
     if l1:
-        lines.append(f"    g = add(g, mul(({w}){literal(l1, 'f64')}, sign_of(m)));")
+        lines.append(f"    g = add(g, mul(({w}){sv.take(l1)}, sign_of(m)));")
     if l2 or wd:
-        lines.append(f"    g = add(g, mul(({w}){literal(l2 + wd, 'f64')}, m));")
+        lines.append(f"    g = add(g, mul(({w}){sv.take(l2 + wd)}, m));")
     lines.append(f"    const {w} nm = sub(m, mul(g, lr));")
     lines.append(f"    model[i] = {store(dt, 'nm')};")
     if "model_copy" in spec:
         lines.append(f"    model_copy[i] = {convert(dt, spec['model_copy'].dtype, 'model[i]')};")
     lines += ["  }", "}"]
     params, args = _params(names, ins, {"model", "model_copy"})
+    params, args = params + sv.params(), args + sv.args()
     src = (CONVERT_HELPERS + _EXACT + f'extern "C" __global__ void sgd_update({", ".join(params)}) {{\n'
            + "\n".join(x for x in lines if x) + "\n")
     grid, block = launch_1d(model.numel)
-    return KernelCode(op, src, (LaunchSpec("sgd_update", grid, block, args),))
+    return KernelCode(op, src, (LaunchSpec("sgd_update", grid, block, args),),
+                      scalars=sv.values)
 
 
 @cuda_generator("tdflow.adam_update")
@@ -187,30 +224,35 @@ def adam_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         ("learning_rate_val", 0.0), ("learning_rate_scale", 1.0), ("bias_correction1_val", 1.0),
         ("bias_correction2_val", 1.0), ("scale", 1.0), ("l1", 0.0), ("l2", 0.0), ("beta1", 0.9),
         ("beta2", 0.999), ("epsilon", 0.0), ("weight_decay", 0.0))}
+    sv = Scalars()
     if attrs.get("do_bias_correction", True):
-        bc1 = _scalar("bias_correction1", spec.get("bias_correction1"), f["bias_correction1_val"])
-        bc2 = _scalar("bias_correction2", spec.get("bias_correction2"), f["bias_correction2_val"])
+        bc1 = _scalar("bias_correction1", spec.get("bias_correction1"),
+                      f["bias_correction1_val"], sv)
+        bc2 = _scalar("bias_correction2", spec.get("bias_correction2"),
+                      f["bias_correction2_val"], sv)
     else:
         bc1 = bc2 = D(1.0)
-    lr = (f"({_scalar('learning_rate', spec.get('learning_rate'), f['learning_rate_val'])}"
-          f" * {D(f['learning_rate_scale'])})")
-    scale = D(f["scale"]) + (f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0)}"
-                             if "scale_by_tensor" in spec else "")
-    lines = [f"  if ({_scalar('skip_if', spec['skip_if'], 0.0)} != 0.0) return;"
+    lr = (f"({_scalar('learning_rate', spec.get('learning_rate'), f['learning_rate_val'], sv)}"
+          f" * {sv.take(f['learning_rate_scale'])})")
+    scale = sv.take(f["scale"]) + (
+        f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0, sv)}"
+        if "scale_by_tensor" in spec else "")
+    lines = [f"  if ({_scalar('skip_if', spec['skip_if'], 0.0, sv)} != 0.0) return;"
              if "skip_if" in spec else "",
              f"  const double lr = {lr}, bc1 = {bc1}, bc2 = {bc2};",
              f"  const {w} sc = ({w})({scale}), step_lr = ({w})(lr / bc1);",
-             f"  const {w} root_bc2 = ({w})sqrt(bc2), lr_wd = ({w})(lr * {D(f['weight_decay'])});",
-             f"  const {w} b1 = ({w}){D(f['beta1'])}, c1 = ({w}){D(1.0 - f['beta1'])};",
-             f"  const {w} b2 = ({w}){D(f['beta2'])}, c2 = ({w}){D(1.0 - f['beta2'])};",
-             f"  const {w} eps = ({w}){D(f['epsilon'])};",
+             f"  const {w} root_bc2 = ({w})sqrt(bc2), "
+             f"lr_wd = ({w})(lr * {sv.take(f['weight_decay'])});",
+             f"  const {w} b1 = ({w}){sv.take(f['beta1'])}, c1 = ({w}){sv.take(1.0 - f['beta1'])};",
+             f"  const {w} b2 = ({w}){sv.take(f['beta2'])}, c2 = ({w}){sv.take(1.0 - f['beta2'])};",
+             f"  const {w} eps = ({w}){sv.take(f['epsilon'])};",
              f"  {loop('i', model.numel, index_type(model))}",
              f"    const {w} x = {load(dt, 'model[i]')};",
              f"    {w} g = mul(({w}){load(spec['model_diff'].dtype, 'model_diff[i]')}, sc);"]
     if f["l1"]:
-        lines.append(f"    g = add(g, mul(({w}){D(f['l1'])}, sign_of(x)));")
+        lines.append(f"    g = add(g, mul(({w}){sv.take(f['l1'])}, sign_of(x)));")
     if f["l2"]:
-        lines.append(f"    g = add(g, mul(({w}){D(f['l2'])}, x));")
+        lines.append(f"    g = add(g, mul(({w}){sv.take(f['l2'])}, x));")
     mt, vt = spec["m"].dtype, spec["v"].dtype
     lines += [f"    const {w} nm = add(mul(b1, ({w}){load(mt, 'm[i]')}), mul(c1, g));",
               f"    {w} nv = add(mul(b2, ({w}){load(vt, 'v[i]')}), mul(mul(c2, g), g));",
@@ -227,10 +269,12 @@ def adam_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         lines.append(f"    model_copy[i] = {convert(dt, spec['model_copy'].dtype, 'model[i]')};")
     lines += ["  }", "}"]
     params, args = _params(names, ins, {"model", "model_copy", "m", "v", "max_v"})
+    params, args = params + sv.params(), args + sv.args()
     src = (CONVERT_HELPERS + _EXACT + f'extern "C" __global__ void adam_update({", ".join(params)}) {{\n'
            + "\n".join(x for x in lines if x) + "\n")
     grid, block = launch_1d(model.numel)
-    return KernelCode(op, src, (LaunchSpec("adam_update", grid, block, args),))
+    return KernelCode(op, src, (LaunchSpec("adam_update", grid, block, args),),
+                      scalars=sv.values)
 
 
 @cuda_generator("tdflow.dropout")

@@ -18,9 +18,10 @@ asks :func:`~tdflow.runtime.backends.cuda_status.cuda_status` and raises
   (:func:`~tdflow.runtime.backends.kernel_build.compile_cubin`, cached on disk) and loads the
   cubin with ``pycuda.driver.module_from_buffer``.
 
-Launch arguments are device pointers only (the contract of :mod:`tdflow.lowering.cuda.code`):
-``in<i>``/``out<i>`` the buffers, ``tmp<i>`` scratch from the allocator, ``rng`` a
-``uint64_t[2]`` ``(seed, offset)`` written before the launches, exactly as cudasim does.
+Launch arguments follow the contract of :mod:`tdflow.lowering.cuda.code`: ``in<i>``/``out<i>``
+the buffers, ``tmp<i>`` scratch from the allocator, ``rng`` a ``uint64_t[2]`` ``(seed, offset)``
+written before the launches, exactly as cudasim does, and ``s<k>`` a scalar passed by value
+(:func:`signature` gives pycuda each one's C type).
 
 >>> CachingAllocator.bucket(1), CachingAllocator.bucket(513), CachingAllocator.bucket(3 << 20)
 (512, 1024, 4194304)
@@ -36,15 +37,29 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering.cuda import KernelCode, translation_unit
+from tdflow.lowering.cuda.code import SCALAR_FORMATS
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.cuda_memory import CachingAllocator, CudaError, DeviceArray
 from tdflow.runtime.backends.cudasim import rng_for
 
-__all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend"]
+__all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend", "signature"]
+
+
+def signature(code: KernelCode, args: Sequence[str]) -> str:
+    """pycuda's ``prepare`` format of a launch's arguments: ``P`` for each device pointer, the
+    ``struct`` format of each scalar ``s<k>`` (``f`` a float, ``d`` a double, ``q`` an int64).
+
+    >>> from tdflow.lowering.cuda import KernelCode
+    >>> signature(KernelCode("op", "", (), scalars=(("f32", 0.5), ("i64", 3))),
+    ...           ("in0", "out0", "s0", "s1"))
+    'PPfq'
+    """
+    return "".join(SCALAR_FORMATS[code.scalars[int(a[1:])][0]] if a[0] == "s" else "P"
+                   for a in args)
 
 
 class _Loaded:
-    """Functions of one loaded cubin, prepared with an all-pointer signature."""
+    """Functions of one loaded cubin, prepared with their launches' signatures."""
 
     def __init__(self, module: Any, codes: Sequence[KernelCode]) -> None:
         self.module = module
@@ -53,7 +68,7 @@ class _Loaded:
             for ln in c.launches:
                 if ln.kernel not in self.fns:
                     fn = module.get_function(ln.kernel)
-                    fn.prepare("P" * len(ln.args))
+                    fn.prepare(signature(c, ln.args))
                     self.fns[ln.kernel] = fn
 
 
@@ -201,6 +216,8 @@ class CudaBackend:
             self.copy_from_host(state, np.array(rng, np.uint64).view(np.int64))
             keep.append(state)
             bufs["rng"] = state.ptr
+        for k, (_, value) in enumerate(code.scalars):
+            bufs[f"s{k}"] = value  # by value, packed by pycuda in the prepared format
         for ln in code.launches:
             try:
                 fns[ln.kernel].prepared_async_call(ln.grid, ln.block, self.stream,

@@ -168,6 +168,11 @@ class CudasimBackend:
             state = np.array(rng, np.uint64)
             keep.append(state)
             bufs["rng"] = state.ctypes.data
+        for k, (dt, value) in enumerate(code.scalars):
+            # a scalar argument: the launcher passes the address of the value in its C type
+            held = np.array([value], DTYPES[dt])
+            keep.append(held)
+            bufs[f"s{k}"] = held.ctypes.data
         for ln in code.launches:
             args = (ctypes.c_void_p * max(1, len(ln.args)))(*[bufs[a] for a in ln.args])
             rc = module.fn(ln.kernel)(*ln.grid, *ln.block, args)
@@ -219,9 +224,17 @@ def rng_for(code: KernelCode, attrs: Mapping[str, Any], outs: Sequence[Any]) -> 
 
 
 def attrs_key(attrs: Mapping[str, Any]) -> tuple:
-    """A hashable form of kernel attributes (lists become tuples, arrays their bytes)."""
+    """A hashable form of kernel attributes (lists become tuples, arrays their bytes, floats
+    their exact ``hex``: ``-0.0 == 0.0`` would share a memoised code's scalars, and a NaN would
+    never be found).
+
+    >>> attrs_key({"a": -0.0}) == attrs_key({"a": 0.0})
+    False
+    """
 
     def h(v: Any) -> Any:
+        if isinstance(v, float):
+            return ("float", float(v).hex())
         if isinstance(v, np.ndarray):
             return ("ndarray", v.shape, str(v.dtype), v.tobytes())
         if isinstance(v, list | tuple):

@@ -55,6 +55,9 @@ class GeneratedKernel:
 
 
 _CODES: dict[Any, Any] = {}
+# Generating is cheap (Python); compiling is what the digest-keyed module caches keep. Codes that
+# differ only in their scalars share one compiled object, so forgetting them costs a re-render.
+_CODES_LIMIT = 4096
 
 
 def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
@@ -69,6 +72,8 @@ def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
     key = (op, ins, res, attrs_key(attrs), id(opdef))
     code = _CODES.get(key)
     if code is None:
+        if len(_CODES) >= _CODES_LIMIT:  # scalar values vary without bound (an lr schedule)
+            _CODES.clear()
         code = _CODES[key] = generate(op, ins, res, attrs, opdef)
     return code
 

@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
 
 def cuda_source(plans, device: str, context=None) -> str:
     """The CUDA translation unit of every launch of ``plans`` (lowered for a GPU device), after
-    a comment per launch naming its op, location, kernels and launch shapes.
+    a comment per launch naming its op, location, kernels, launch shapes and the values of its
+    scalar arguments.
 
     Each op's code is generated once per shapes; nvcc compiles this very text."""
     from tdflow.lowering.cuda import translation_unit
@@ -111,6 +112,9 @@ def cuda_source(plans, device: str, context=None) -> str:
             shapes = "; ".join(f"{k.kernel}<<<{_dim(k.grid)}, {_dim(k.block)}>>>"
                                for k in code.launches)
             head.append(f"//   launch {i}: {ln.op} at {ln.loc}: {shapes}")
+            if code.scalars:  # values passed at launch, not in the source below
+                head.append("//     scalar arguments: " + ", ".join(
+                    f"s{k} = {v!r} ({dt})" for k, (dt, v) in enumerate(code.scalars)))
         codes.extend(found)
     return "\n".join(head) + "\n" + translation_unit(codes, prelude("nvcc"))
 

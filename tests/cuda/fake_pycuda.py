@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+import struct
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,6 +22,10 @@ import numpy as np
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.cudasim import _wrappers
 from tdflow.runtime.backends.kernel_build import build_shared_object
+
+# the struct format pycuda packs each C scalar type with
+_FORMATS = {"float": "f", "double": "d", "int8_t": "b", "int16_t": "h", "int32_t": "i",
+            "int64_t": "q", "uint8_t": "B", "uint16_t": "H", "uint32_t": "I", "uint64_t": "Q"}
 
 
 class FakeAllocation:
@@ -64,8 +69,9 @@ class FakeContext:
 
 
 class FakeFunction:
-    def __init__(self, driver: FakeDriver, lib: Any, name: str) -> None:
-        self.driver, self.name = driver, name
+    def __init__(self, driver: FakeDriver, lib: Any, name: str,
+                 params: list[str] | None = None) -> None:
+        self.driver, self.name, self.params = driver, name, params
         self.fn = getattr(lib, f"tdf_launch_{name}")
         self.fn.restype = ctypes.c_int
         self.fn.argtypes = [ctypes.c_uint] * 6 + [ctypes.POINTER(ctypes.c_void_p)]
@@ -73,19 +79,41 @@ class FakeFunction:
         self.signature: str | None = None
 
     def prepare(self, signature: str) -> None:
+        if self.params is not None:  # pycuda packs by this format: it must be the C signature
+            assert len(signature) == len(self.params), (signature, self.params)
+            for fmt, param in zip(signature, self.params):
+                ctype = param.split()[-2] if fmt != "P" else ""
+                assert ("*" in param) == (fmt == "P") and (
+                    fmt == "P" or _FORMATS[ctype] == fmt), (self.name, signature, self.params)
         self.signature = signature
 
     def prepared_async_call(self, grid: tuple, block: tuple, stream: FakeStream,
                             *args: int) -> None:
-        assert self.signature == "P" * len(args), (self.signature, args)
+        assert self.signature is not None and len(self.signature) == len(args), \
+            (self.signature, args)
         # pycuda takes a non-tuple block for the deprecated stream-first calling convention
         assert isinstance(block, tuple) and isinstance(grid, tuple) and len(grid) <= 3
-        for a in args:
-            assert isinstance(a, int) and self.driver.owner(a) is not None, a
+        ptrs: list[int] = []
+        held: list[Any] = []
+        for fmt, a in zip(self.signature, args):
+            if fmt == "P":
+                assert isinstance(a, int) and self.driver.owner(a) is not None, a
+                ptrs.append(a)
+                continue
+            # a scalar: packed as pycuda packs it (struct, native layout), so a value that
+            # does not fit its format fails here as it would on a GPU; the launcher reads it
+            # through a pointer
+            assert fmt in "fdbhiqBHIQ" and not isinstance(a, bool), (fmt, a)
+            assert isinstance(a, float) if fmt in "fd" else isinstance(a, int), (fmt, a)
+            buf = ctypes.create_string_buffer(struct.pack(fmt, a), struct.calcsize(fmt))
+            held.append(buf)
+            ptrs.append(ctypes.addressof(buf))
         self.driver.log.append(("launch", self.name, tuple(grid), tuple(block), stream))
-        argv = (ctypes.c_void_p * max(1, len(args)))(*args)
+        self.driver.scalars.append((self.name, self.signature, tuple(
+            a for fmt, a in zip(self.signature, args) if fmt != "P")))
+        argv = (ctypes.c_void_p * max(1, len(ptrs)))(*ptrs)
 
-        def work() -> None:
+        def work(held: list[Any] = held) -> None:  # the packed scalars live until it runs
             rc = self.fn(*grid, *block, argv)
             assert rc == 0, self.lib.tdf_error_text()
 
@@ -103,6 +131,11 @@ class FakeModule:
             names = re.findall(r'extern "C" __global__\s+(?:__launch_bounds__\([^)]*\)\s+)?'
                                r'void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(', body)
             codes.append(SimpleNamespace(digest=digest, kernels=tuple(names)))
+        # each kernel's parameter list, to check the format pycuda is prepared with against it
+        self.params = {name: [p.strip() for p in plist.split(",") if p.strip()]
+                       for name, plist in re.findall(r'extern "C" __global__\s+(?:__launch_bounds__'
+                                                     r'\([^)]*\)\s+)?void\s+(\w+)\s*\(([^)]*)\)',
+                                                     source)}
         sim = prelude("sim").rstrip() + source[len(head):] + "\n" + _wrappers(codes)
         self.lib = ctypes.CDLL(str(build_shared_object(sim)))
         self.lib.tdf_error_text.restype = ctypes.c_char_p
@@ -110,7 +143,7 @@ class FakeModule:
 
     def get_function(self, name: str) -> FakeFunction:
         self.driver.log.append(("get_function", name))
-        return FakeFunction(self.driver, self.lib, name)
+        return FakeFunction(self.driver, self.lib, name, self.params.get(name))
 
 
 class FakeDriver:
@@ -121,6 +154,7 @@ class FakeDriver:
         self.live: dict[int, FakeAllocation] = {}
         self.streams: list[FakeStream] = []
         self.compiled: list[str] = []
+        self.scalars: list[tuple] = []  # (kernel, signature, scalar values) of each launch
 
     # the backend's compile_cubin (no nvcc): the "cubin" is the source text
     def compile_cubin(self, source: str, kernels: int = 1) -> bytes:
