@@ -14,7 +14,9 @@ dtypes and attributes), compile (once per source) and launch the op's code:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tdflow.lowering.cuda import generated_ops, generator_for
@@ -211,8 +213,17 @@ def user_kernel_code(op: str, body: str, launch: Any, ins: Sequence[Any], outs: 
             lines.append(f"constexpr double ATTR_{name} = {float(v)!r};".replace("inf", "1e999")
                          if v == v else f"constexpr double ATTR_{name} = 0.0 / 0.0;")
     name = "user_" + "".join(c if c.isalnum() else "_" for c in op)
-    src = ("\n".join(lines) + f'\nextern "C" __global__ void {name}({", ".join(params)}) {{\n'
-           f"{body.strip()}\n}}\n")
+    head = "\n".join(lines) + f'\nextern "C" __global__ void {name}({", ".join(params)}) {{\n'
+    origin = body_origin(body, launch)
+    if origin is not None:
+        # The compiler's messages then point at the body's lines in the user's hooks file,
+        # not at the generated translation unit; the generated tail is named as such.
+        path, line = origin
+        after = head.count("\n") + body.strip().count("\n") + 2
+        src = (f'{head}#line {line} "{_c_string(path)}"\n{body.strip()}\n'
+               f'#line {after} "{name}.cu"\n}}\n')
+    else:
+        src = f"{head}{body.strip()}\n}}\n"
     # the #defines would leak into the next code object of a translation unit
     src += "".join(f"#undef {side}{i}_SHAPE\n" for side, specs in (("IN", ins), ("OUT", outs))
                    for i in range(len(specs)))
@@ -223,6 +234,41 @@ def user_kernel_code(op: str, body: str, launch: Any, ins: Sequence[Any], outs: 
     except (TypeError, ValueError) as e:
         raise CudaCodegenError(f"{op}: the kernel's launch function failed: {e}") from e
     return _uniquified(KernelCode(op, src, (spec,)), op, ins, outs)
+
+
+def body_origin(body: str, launch: Any) -> tuple[str, int] | None:
+    """(file, line) of the first line of a kernel ``body`` in the module that defines its
+    ``launch`` function (the hooks file), when the body's text is found there verbatim.
+
+    >>> body_origin("no such body text", body_origin) is None
+    True
+    """
+    import inspect
+
+    try:
+        path = inspect.getsourcefile(launch)
+    except TypeError:
+        return None
+    if not path:
+        return None
+    return _origin_in(path, body)
+
+
+@functools.lru_cache(maxsize=256)
+def _origin_in(path: str, body: str) -> tuple[str, int] | None:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    start = body.strip()
+    at = text.find(start) if start else -1
+    if at < 0:
+        return None
+    return path, text.count("\n", 0, at) + 1
+
+
+def _c_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def register_user_cuda(op: str, source: str, launch: Any, **kernel_args: Any) -> None:

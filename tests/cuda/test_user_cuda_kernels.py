@@ -4,6 +4,7 @@ and from the CLI and equals the user's numpy kernel; it compiles with nvcc."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +99,73 @@ def test_user_kernel_compiles_with_nvcc(ops):
         srcs.append(cuda_source(lower(m, "cuda", ops=ops).plans.values(), "cuda", ops))
     for s in srcs:
         assert compile_cubin(s, flags=("-Xptxas", "-warn-spills,-Werror"))[:4] == b"\x7fELF"
+
+
+BAD_TD = """include "tdflow/Base.td"
+def Bad_Dialect : Dialect { let name = "cubad"; }
+def Bad_NegOp : TDF_Op<"neg", [NoMemoryEffect]> {
+  let opDialect = Bad_Dialect;
+  let input = (ins TDF_Tensor:$x);
+  let output = (outs TDF_Tensor:$y);
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+"""
+BAD_HOOKS = '''from tdflow.dialect.hooks import infer_data_type, infer_logical_tensor_desc
+from tdflow.runtime.kernels.registry import register_kernel
+
+
+@infer_logical_tensor_desc("cubad.neg")
+def shape(ctx):
+    ctx.set_output_shape("y", ctx.input_shape("x"))
+
+
+@infer_data_type("cubad.neg")
+def dtype(ctx):
+    ctx.set_output_dtype("y", ctx.input_dtype("x"))
+
+
+NEG_CU = """
+for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < N;
+     i += (long long)gridDim.x * blockDim.x) {
+  out0[i] = -in0[i] * ATTR_scael;
+}
+"""
+
+
+@register_kernel("cubad.neg", device="cuda", dtypes=("f32",), source=NEG_CU)
+def neg_launch(ins, outs, attrs):
+    return 1, 128
+'''
+BAD_PROG = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "cubad.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", ["g++", "nvcc"])
+def test_a_compiler_error_points_into_the_hooks_file(tmp_path, compiler):
+    """Issue 24: an error in a user's CUDA body is reported at its line in the hooks file
+    (``#line``), not in the generated translation unit."""
+    from tdflow.runtime.backends.cuda_status import find_nvcc
+
+    if compiler == "g++":
+        need_gxx()
+        args = ["run", "--device", "cudasim"]
+    else:
+        if find_nvcc() is None:
+            pytest.skip("nvcc not found")
+        args = ["kernels", "--device", "cuda"]
+    (tmp_path / "bad.td").write_text(BAD_TD)
+    hooks = tmp_path / "bad_hooks.py"
+    hooks.write_text(BAD_HOOKS)
+    (tmp_path / "p.mlir").write_text(BAD_PROG)
+    done = subprocess.run([sys.executable, "-m", "tdflow", *args, "p.mlir", "--ops", "bad.td",
+                           "--hooks", str(hooks)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "TDFLOW_NO_CACHE": "1"})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    line = BAD_HOOKS.splitlines().index("  out0[i] = -in0[i] * ATTR_scael;") + 1
+    # g++ writes FILE:LINE:COL, nvcc FILE(LINE)
+    assert (f"{hooks}:{line}:" in done.stderr or f"{hooks}({line})" in done.stderr), done.stderr
+    assert "ATTR_scael" in done.stderr
