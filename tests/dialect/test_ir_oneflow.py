@@ -43,8 +43,8 @@ def oneflow():
 
 #: The attributes OneFlow writes on ops whose records do not declare them (MLIR keeps them as
 #: discardable attributes): each golden's warnings name only these (`axis` on gelu, `parallel`
-#: on variable_ir, as OneFlow's fuse_forward_ops.mlir writes them).
-DISCARDABLE = {"op_type_name", "output_lbns", "axis", "parallel"}
+#: and `shape` on variable_ir, as OneFlow's fuse_forward_ops.mlir writes them).
+DISCARDABLE = {"op_type_name", "output_lbns", "axis", "parallel", "shape"}
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.mlir")), ids=lambda p: p.name)
