@@ -101,6 +101,10 @@ def test_a_misspelt_declared_attribute_warns_unless_strict(oneflow):
     ("attention.mlir", "-> tensor<2x4x12x5xf16>\n    %9", "-> tensor<2x4x12x6xf16>\n    %9",
      "'oneflow.softmax' op result #0 ('out') is declared tensor<2x4x12x6xf16> but the operands "
      "give tensor<2x4x12x5xf16>"),
+    # OneFlow's own inference (conv_op.cpp) wants weight [filters, ...]: oneflow-opt, which
+    # runs no inference, accepts the mismatch (its oneflow_to_tosa.mlir has one); tdflow not
+    ("output_lbns.mlir", "filters = 8 : si32", "filters = 64 : si32",
+     "'oneflow.conv2d' op 'weight' [8, 3, 3, 3] has 8 filters but filters = 64"),
     # an si32 index is an integer (OneFlow's kInt32); a float one is not
     ("signed_indices.mlir", "(tensor<6xf32>, tensor<6xsi32>) -> tensor<6xf32>",
      "(tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>",

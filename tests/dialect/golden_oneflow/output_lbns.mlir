@@ -16,4 +16,9 @@ module {
     %y = "oneflow.matmul"(%x, %w) {alpha = 1.000000e+00 : f64, device_name = ["@0:0"], device_tag = "cpu", hierarchy = [1], op_name = "fc", output_lbns = ["fc/out_0"], scope_symbol_id = 4 : i64, transpose_a = false, transpose_b = true} : (tensor<4x6xf32>, tensor<5x6xf32>) -> tensor<4x5xf32>
     oneflow.return %y : tensor<4x5xf32>
   }
+  func.func @CastThenScaleOnGpu(%ids: tensor<5x2xi64>, %s: tensor<1xf32>) -> tensor<5x2xf32> {
+    %0 = "oneflow.cast"(%ids) {device_name = ["@0:0"], device_tag = "cuda", dtype = 2 : i32, hierarchy = [1], op_name = "to_f32", output_lbns = ["to_f32/out_0"], scope_symbol_id = 77 : i64} : (tensor<5x2xi64>) -> tensor<5x2xf32>
+    %1 = "oneflow.scalar_mul_by_tensor"(%0, %s) {device_name = ["@0:0"], device_tag = "cuda", hierarchy = [1], op_name = "scale", output_lbns = ["scale/y_0"], scope_symbol_id = 77 : i64} : (tensor<5x2xf32>, tensor<1xf32>) -> tensor<5x2xf32>
+    return %1 : tensor<5x2xf32>
+  }
 }
