@@ -45,11 +45,13 @@ def run(args: argparse.Namespace) -> int:
     # A DiagnosticError (syntax, bytes that are not UTF-8) is rendered by the CLI (exit 1).
     module = parse_module(read_input(args.program), name)
     if not args.no_verify:
-        errors = [d for d in verify_module(module, context_from_args(args),
-                                           strict_attrs=args.strict_attrs)
-                  if d.severity == "error"]
-        if errors:
-            raise DiagnosticError(errors)
+        diags = verify_module(module, context_from_args(args), strict_attrs=args.strict_attrs)
+        if any(d.severity == "error" for d in diags):
+            raise DiagnosticError(diags)
+        if diags:  # warnings (undeclared attributes) go to stderr, as mlir-opt's do
+            from tdflow.commands import print_diagnostic
+
+            print_diagnostic(DiagnosticError(diags).render())
     write_output(print_module(module, generic=args.generic), args.output)
     return 0
 

@@ -59,9 +59,10 @@ def test_strict_attrs_makes_them_errors(capsys, prog, command):
 
 
 def test_opt_prints_discardable_attributes_back(capsys, prog):
-    status, out, _ = cli(capsys, "opt", prog)
+    status, out, err = cli(capsys, "opt", prog)
     assert status == 0
     assert 'alhpa = 5.000000e-01 : f32' in out and 'note = "mine"' in out
+    assert f"{prog}:2:3: {TYPO}" in err  # the warnings on stderr, as mlir-opt prints them
 
 
 def test_kernels_ignore_discardable_attributes(capsys, prog, tmp_path):
