@@ -7,9 +7,9 @@ and ``FromMLIRTypeToOFDataType`` in OneFlow's ``ir/lib/OneFlow``): ``kInt64`` is
 types). tdflow's own element types mean: ``i1`` the boolean, ``i8 ... i64`` the signed integers,
 ``ui*`` the unsigned ones.
 
-The standard ops' hooks compute in tdflow's types. When they serve a OneFlow op, its operands
-are read as OneFlow reads them (:func:`tdflow_type`), and a declared result agrees with an
-inferred one when both stand for the same ``DataType`` (:func:`same_data_type`): so
+The standard ops' hooks compute in tdflow's types. When they serve a OneFlow op, its signed
+operands are read in tdflow's spelling (:func:`tdflow_type`), and a declared result agrees with
+an inferred one when both stand for the same ``DataType`` (:func:`same_data_type`): so
 ``max_pool_2d``'s ``indice`` written ``si64`` (OneFlow's ``kInt64``) agrees with the ``i64``
 the standard hook infers, and ``dropout``'s ``mask`` written ``i8`` (``kBool``) with ``i1``.
 
@@ -60,19 +60,20 @@ def data_type_of_tdflow(dtype: str) -> str | None:
 
 
 def tdflow_type(t: Any) -> Any:
-    """A tensor type of OneFlow's IR with its element type in tdflow's spelling (``si32`` ->
-    ``i32``, ``i8`` -> ``i1``); other types, and element types without a counterpart, as given.
+    """A tensor type of OneFlow's IR with a signed element type in tdflow's spelling (``si32``
+    -> ``i32``, OneFlow's ``kInt32``), which the standard hooks compute in. Signless types are
+    left as written: tdflow's own meaning (``i8`` an int8, not OneFlow's reading of it as
+    ``kBool``) is what a program mixing OneFlow's ops with tdflow's means by them.
 
     >>> from tdflow.dialect.types import TensorType
     >>> tdflow_type(TensorType((2,), "si32")), tdflow_type(TensorType((2,), "i8"))
-    (TensorType(shape=(2,), dtype='i32'), TensorType(shape=(2,), dtype='i1'))
+    (TensorType(shape=(2,), dtype='i32'), TensorType(shape=(2,), dtype='i8'))
     """
     dtype = getattr(t, "dtype", None)
-    of = _ONEFLOW_READS.get(dtype) if isinstance(dtype, str) else None
-    mine = _TDFLOW_OF.get(of) if of is not None else None
-    if mine is None or mine == dtype:
+    if not (isinstance(dtype, str) and dtype.startswith("si")):
         return t
-    return type(t)(t.shape, mine)
+    mine = _TDFLOW_OF.get(_ONEFLOW_READS.get(dtype, ""))
+    return t if mine is None else type(t)(t.shape, mine)
 
 
 def same_data_type(declared: str, inferred: str) -> bool:
