@@ -73,6 +73,20 @@ def add_testing_args(p: argparse.ArgumentParser) -> None:
                         "of the input (exit 0 when they all match)")
 
 
+def add_strict_attrs_arg(p: argparse.ArgumentParser) -> None:
+    """``--strict-attrs``, on the commands that verify programs (``verify``, ``opt``, ``run``,
+    ``lower``): an attribute an op does not declare is an error, not a warning (MLIR keeps
+    it as a discardable attribute; ``verify_module(..., strict_attrs=True)``).
+
+    >>> p = argparse.ArgumentParser(); add_strict_attrs_arg(p)
+    >>> p.parse_args(["--strict-attrs"]).strict_attrs
+    True
+    """
+    p.add_argument("--strict-attrs", action="store_true",
+                   help="an attribute its op does not declare is an error (by default a "
+                        "warning: MLIR keeps it as a discardable attribute)")
+
+
 class UsageError(TdflowError):
     """A mistake in the command line (exit status 2)."""
 

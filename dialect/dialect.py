@@ -124,6 +124,19 @@ class Dialect:
         serving = self.served_by.get(op_name)
         return own if own or serving is None else self.registry.for_op(serving)
 
+    def hook_op(self, op_name: str) -> OpDef | None:
+        """The op whose hooks ``op_name`` runs: the serving standard op when it borrows that
+        op's hooks, else its own definition (``None`` for an unknown name).
+
+        >>> standard_dialect().hook_op("tdflow.relu").name
+        'tdflow.relu'
+        """
+        own = self.ops.get(op_name)
+        serving = self.served_by.get(op_name)
+        if serving is None or own is None or self.registry.for_op(op_name):
+            return own
+        return self.ops.get(serving, own)
+
     def hook(self, op_name: str, kind: str):
         """The ``kind`` hook of ``op_name`` or ``None``."""
         return self.hooks_of(op_name).get(kind)
@@ -185,7 +198,8 @@ class Dialect:
             op = self.ops.get(op_name)
             if op is None:
                 raise InferError(op_name, self.unknown_op_message(op_name))
-            info = self._infos[op_name] = OpInfo(op, self.hooks_of(op_name))
+            info = self._infos[op_name] = OpInfo(op, self.hooks_of(op_name),
+                                                 self.hook_op(op_name))
         return info
 
     def infer_result_types(self, op_name: str, input_types: Sequence[TensorType | None] | dict,
@@ -235,7 +249,7 @@ class Dialect:
         info = self.op_info(op_name)
         typed, sizes = typed_attrs(info, attrs)
         inputs = group_inputs(info, input_types, sizes) if input_types else {}
-        return InferContext(info.op, inputs, typed)
+        return InferContext(info.hook_op, inputs, typed)
 
     def run_hook(self, op_name: str, kind: str, input_types=(), attrs: dict[str, Any] | None = None):
         """Run the ``kind`` hook of ``op_name`` and return what it returns (``None`` when the op

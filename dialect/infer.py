@@ -38,11 +38,15 @@ class InferError(TdflowError, ValueError):
 class OpInfo:
     """Everything the hot path needs about one op, computed once per dialect and registry state."""
 
-    __slots__ = ("op", "defaults", "kinds", "enums", "required", "operand_names", "all_single",
-                 "check", "logical", "dtype", "fallback", "op_conf", "in_defs")
+    __slots__ = ("op", "hook_op", "defaults", "kinds", "enums", "required", "operand_names",
+                 "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs")
 
-    def __init__(self, op: OpDef, hooks: dict) -> None:
+    def __init__(self, op: OpDef, hooks: dict, hook_op: OpDef | None = None) -> None:
         self.op = op
+        # The op the hooks were written for: a served op (oneflow.softmax) runs the standard
+        # op's hooks (tdflow.softmax's), which may look themselves up by name, so they see the
+        # standard op; its operands, results and attributes are the same (op_shape).
+        self.hook_op = op if hook_op is None else hook_op
         self.defaults = {a.name: a.default for a in op.attributes
                          if a.default_text is not None}
         self.kinds = {a.name: a.kind for a in op.attributes}
@@ -122,7 +126,7 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
                   attrs: dict[str, Any]) -> list[TensorType]:
     """Run check_attr, logical tensor desc and data type hooks; the inferred result types."""
     op = info.op
-    ctx = InferContext(op, inputs, attrs)
+    ctx = InferContext(info.hook_op, inputs, attrs)
     try:
         if info.check is not None:
             info.check(ctx)

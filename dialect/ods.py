@@ -193,6 +193,8 @@ class _Reader:
             description=_text(f.get("description")),
             location=self.location(rec),
             record=rec.name,
+            # tdflow/Base.td's `Op` declares `formula` (unset unless given); MLIR's does not
+            foreign="formula" not in f,
         )
         sig = f.get("signature")
         if isinstance(sig, str) and sig.strip():

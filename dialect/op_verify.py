@@ -6,12 +6,18 @@
    (required with ``AttrSizedOperandSegments``, as in MLIR);
    OneFlow's control edges (``ctrl_inputs``/``ctrl_output``) come after the data operands and
    results, sized by the same attributes; only the data ones reach traits and hooks;
-2. attributes: unknown names (with "did you mean"), missing required ones, values of the wrong
-   kind (absent ones take their ``.td`` default);
+2. attributes: missing required ones, values of the wrong kind (absent ones take their ``.td``
+   default); a name the op does not declare is MLIR's *discardable* attribute: kept on the op,
+   printed back and seen by passes, but a *warning* here (with "did you mean" when close to a
+   declared name; ``verify_module(..., strict_attrs=True)`` makes it an error), and never given
+   to hooks, kernels or memo keys (:func:`declared_attributes`);
 3. operand element types allowed by the operand's constraint (``TensorOf<[F32, F64]>``);
 4. traits: ``SameOperandsAndResultType``/``Shape``/``ElementType``;
 5. the op's ``check_attr`` hook, then inference: declared result types must agree with what the
-   hooks compute (``?`` dims and unranked results are refinable, not errors).
+   hooks compute (``?`` dims and unranked results are refinable, not errors); an op built on
+   tdflow/Base.td whose declared hooks have no Python is an error (a forgotten ``--hooks``),
+   while a foreign op (OneFlow's own ``.td``) without them is verified by its ODS alone, as
+   ``oneflow-opt`` does (:func:`missing_hooks`, :func:`results_checked`).
 
 Messages follow ``mlir-opt``: ``'tdflow.matmul' op <what is wrong, what was expected>``.
 """
@@ -25,7 +31,8 @@ from typing import Any
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
 from .infer import SEGMENT_ATTR, InferError, holds_constant
-from .opdef import OpDef
+from .oneflow_types import same_data_type, tdflow_type
+from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
 
@@ -33,7 +40,8 @@ RESULT_SEGMENT_ATTR = "resultSegmentSizes"
 #: The spellings before MLIR 17, which OneFlow still prints; accepted beside the new ones.
 OLD_SEGMENT_ATTR = "operand_segment_sizes"
 OLD_RESULT_SEGMENT_ATTR = "result_segment_sizes"
-_SEGMENT_ATTRS = (SEGMENT_ATTR, RESULT_SEGMENT_ATTR, OLD_SEGMENT_ATTR, OLD_RESULT_SEGMENT_ATTR)
+_OPERAND_SEGMENT_ATTRS = (SEGMENT_ATTR, OLD_SEGMENT_ATTR)
+_RESULT_SEGMENT_ATTRS = (RESULT_SEGMENT_ATTR, OLD_RESULT_SEGMENT_ATTR)
 
 
 def segment_attr_name(op: Any) -> str:
@@ -50,7 +58,7 @@ class _VerifyInfo:
 
     __slots__ = ("all_single", "n_operands", "single_results", "n_results", "sized",
                  "sized_results", "same_type", "same_shape", "same_elem", "dtypes", "attr_names",
-                 "op_conf", "in_defs", "out_defs", "ctrl")
+                 "op_conf", "in_defs", "out_defs", "ctrl", "declared")
 
     def __init__(self, op: OpDef) -> None:
         # every operand and result group the IR holds: the data ones, then OneFlow's ctrl ones
@@ -69,6 +77,11 @@ class _VerifyInfo:
         self.dtypes = any(o.dtypes is not None for o in op.operands + op.results)
         self.attr_names = [a.name for a in op.attributes]
         self.op_conf = {a.name: a for a in op.op_conf_attrs}
+        # names that are the op's own (inherent, in MLIR's words); the segment sizes are an
+        # op's own only when it has groups to size (result ones are accepted on any op)
+        self.declared = frozenset(self.attr_names) | frozenset(self.op_conf) | frozenset(
+            _RESULT_SEGMENT_ATTRS) | (frozenset() if self.all_single else frozenset(
+                _OPERAND_SEGMENT_ATTRS))
 
 
 _INFOS: dict[int, tuple[OpDef, _VerifyInfo]] = {}
@@ -165,12 +178,75 @@ def _groups(defs, values, sizes, wanted, what: str = "operand") -> dict[str, lis
 _VERIFIED_LIMIT = 65536
 
 
+def discardable_attributes(opdef: OpDef, attrs) -> list[str]:
+    """The names in ``attrs`` that ``opdef`` does not declare: MLIR's discardable attributes
+    (OneFlow writes ``op_type_name`` and ``output_lbns`` on ops whose records lack them).
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> discardable_attributes(standard_dialect().lookup("tdflow.leaky_relu"),
+    ...                        {"alpha": 0.1, "note": "x"})
+    ['note']
+    """
+    declared = _vinfo(opdef).declared
+    return [name for name in attrs if name not in declared] if attrs else []
+
+
+def declared_attributes(opdef: OpDef, attrs):
+    """``attrs`` without the discardable ones (:func:`discardable_attributes`): what hooks,
+    kernels and memo keys see. ``attrs`` itself when nothing is left out.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> declared_attributes(standard_dialect().lookup("tdflow.leaky_relu"),
+    ...                     {"alpha": 0.1, "note": "x"})
+    {'alpha': 0.1}
+    """
+    extra = discardable_attributes(opdef, attrs)
+    if not extra:
+        return attrs
+    return {k: v for k, v in attrs.items() if k not in extra}
+
+
+def missing_hooks(dialect, opdef: OpDef) -> list[str]:
+    """The hook kinds ``opdef`` declares (``has_*_fn``) that no Python registers, neither its
+    own nor the standard op's serving it.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> missing_hooks(standard_dialect(), standard_dialect().lookup("tdflow.relu"))
+    []
+    """
+    if not opdef.hooks:
+        return []
+    hooks = dialect.hooks_of(opdef.name)
+    return [kind for kind in opdef.hook_kinds if kind not in hooks]
+
+
+def results_checked(dialect, opdef: OpDef) -> bool:
+    """Whether verification checks an op's result types: an inference hook (its own or a
+    serving standard op's), a formula, or traits that determine them.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> results_checked(standard_dialect(), standard_dialect().lookup("tdflow.relu"))
+    True
+    """
+    return bool(dialect.hook(opdef.name, "infer_logical_tensor_desc")
+                or opdef.formula is not None or opdef.has_trait("SameOperandsAndResultType")
+                or (opdef.has_trait("SameOperandsAndResultShape")
+                    and opdef.has_trait("SameOperandsAndResultElementType")))
+
+
 def verify_operation(dialect, op: Any, emit) -> None:
-    """Verify one op; instances identical in name, types and attributes to one already found
-    valid are accepted at once (programs repeat the same layer over and over)."""
+    """Verify one op; instances identical in name, types and declared attributes to one
+    already found valid are accepted at once (programs repeat the same layer over and over).
+    Discardable attributes are warned about on every instance, and kept out of the memo key."""
     attrs = op.attributes
     if dialect._version != dialect.registry.version:
         dialect.op_info(op.name)  # hooks changed: drops every memo
+    opdef = dialect.ops[op.name]
+    extra = discardable_attributes(opdef, attrs)
+    if extra:
+        for aname in extra:
+            emit(_unknown_attr(opdef, aname), severity="warning")
+        attrs = {k: v for k, v in attrs.items() if k not in extra}
     try:
         key = None if holds_constant(attrs) else (
             op.name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
@@ -185,7 +261,7 @@ def verify_operation(dialect, op: Any, emit) -> None:
         count[0] += 1
         emit(*args, **kwargs)
 
-    _verify(dialect, op, counting_emit)
+    _verify(dialect, op, attrs, counting_emit)
     if key is not None and not count[0]:
         verified = dialect._verified
         if len(verified) >= _VERIFIED_LIMIT:
@@ -193,12 +269,12 @@ def verify_operation(dialect, op: Any, emit) -> None:
         verified.add(key)
 
 
-def _verify(dialect, op: Any, emit) -> None:
+def _verify(dialect, op: Any, attrs, emit) -> None:
+    """Every check but the discardable attributes' (``attrs``: the declared ones)."""
     opdef = dialect.ops[op.name]
     vi = _vinfo(opdef)
     name = op.name
     ok = True
-    attrs = op.attributes
 
     # 1. operand and result counts -----------------------------------------------------------
     operands = op.operands
@@ -222,11 +298,7 @@ def _verify(dialect, op: Any, emit) -> None:
     # 2. attributes ----------------------------------------------------------------------------
     for aname, value in attrs.items():
         adef = opdef.attr(aname) or vi.op_conf.get(aname)
-        if adef is None:
-            if aname in _SEGMENT_ATTRS and (aname != seg_name or not vi.all_single):
-                continue
-            emit(_unknown_attr(opdef, aname))
-            ok = False
+        if adef is None:  # the segment sizes, checked with the counts
             continue
         if adef.kind == "other":
             continue
@@ -270,10 +342,26 @@ def _verify(dialect, op: Any, emit) -> None:
             return
 
     # 5. hooks: check_attr and inference -----------------------------------------------------------
+    if not opdef.foreign:
+        # tdflow/Base.td's has_*_fn bits promise Python hooks: without them the results go
+        # unchecked and `run` fails later, so a forgotten --hooks is an error now
+        missing = missing_hooks(dialect, opdef)
+        if missing:
+            flags = ", ".join(HOOK_TO_FLAG[k] for k in missing)
+            emit(f"'{name}' op declares {flags} but no Python registers its "
+                 f"{'hook' if len(missing) == 1 else 'hooks'} ({', '.join(missing)}): pass the "
+                 f"hooks module that registers {'it' if len(missing) == 1 else 'them'} "
+                 f"(--hooks FILE.py, or load_ops(..., hooks=[...]))")
+            return
     if not (dialect.hook(name, "infer_logical_tensor_desc") or dialect.hook(name, "check_attr")
             or vi.same_type or opdef.formula is not None):  # a formula infers results too
         return
     types = [v.type for v in op.operands]  # all of them: the segment sizes count ctrl ones too
+    speaks_oneflow = opdef.foreign and opdef.dialect == "oneflow"
+    if speaks_oneflow and name in dialect.served_by:
+        # the standard op's hooks compute in tdflow's element types: OneFlow's spellings
+        # (si64 is its int64, i8 its bool) are read as OneFlow reads them
+        types = [tdflow_type(t) for t in types]
     try:
         inferred = dialect.infer_result_types(name, types, attrs)
     except InferError as exc:
@@ -289,6 +377,11 @@ def _verify(dialect, op: Any, emit) -> None:
         declared = r.type
         if declared == t or t.refines(declared):
             continue
+        if speaks_oneflow and declared.dtype != t.dtype and same_data_type(declared.dtype,
+                                                                            t.dtype):
+            t = TensorType(t.shape, declared.dtype)  # the same OneFlow DataType, as it prints
+            if declared == t or t.refines(declared):
+                continue
         rname = opdef.results[i].name if i < len(opdef.results) else str(i)
         if declared.dtype != t.dtype:
             emit(f"'{name}' op result #{i} ('{rname}') is declared {declared} but its element "
@@ -378,7 +471,8 @@ def _unknown_attr(opdef: OpDef, aname: str) -> str:
     if close:
         msg += f"; did you mean '{close[0]}'?"
     msg += f" (attributes: {', '.join(names)})" if names else " (it takes no attributes)"
-    return msg
+    # MLIR's rule: an undeclared attribute is discardable, not an error
+    return msg + "; kept as a discardable attribute"
 
 
 def _check_dtypes(opdef: OpDef, op: Any, emit) -> None:

@@ -159,6 +159,11 @@ class OpDef:
     #: :mod:`tdflow.dialect.grad` when the context is loaded or a gradient is first needed
     grad_code: str | None = field(default=None, compare=False, repr=False)
     grad_loc: tuple[str, int, int] | None = field(default=None, compare=False, repr=False)
+    #: defined on a foreign ODS base (MLIR's ``OpBase.td``, as OneFlow's own ``.td`` is), not
+    #: on ``tdflow/Base.td``: its ``has_*_fn`` bits name that framework's C++ hooks, which tdflow
+    #: does not have, so a missing Python hook is not a forgotten ``--hooks`` (see
+    #: ``docs/mlir-compat.md``, "Missing hooks")
+    foreign: bool = field(default=False, compare=False)
     _attr_index: dict[str, AttrDef] = field(default_factory=dict, repr=False, compare=False)
     _trait_names: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 

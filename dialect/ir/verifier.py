@@ -11,8 +11,9 @@ Checks, for each function:
 - function names are unique;
 - with a ``dialect``: unknown ops (``dialect.lookup(name)`` is ``None``; when the dialect has
   ``suggest(name) -> list[str]`` the message adds "did you mean ...") and op-specific checks via
-  ``dialect.verify_operation(op, emit)``, where ``emit(message, loc=None, notes=())`` adds a
-  diagnostic (at the op's location by default). The dialect is duck-typed: nothing here imports
+  ``dialect.verify_operation(op, emit)``, where ``emit(message, loc=None, notes=(),
+  severity="error")`` adds a diagnostic (at the op's location by default); the dialect's
+  warnings (undeclared, discardable attributes) are errors with ``strict_attrs=True``. The dialect is duck-typed: nothing here imports
   the ODS code.
 
 >>> from tdflow.dialect.ir.parser import parse_module
@@ -32,7 +33,8 @@ from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, sort_diag
 
 __all__ = ["verify_module", "verify_func", "parse_and_verify", "Emit"]
 
-#: ``emit(message, loc=None, notes=())``: report an error about the op being verified.
+#: ``emit(message, loc=None, notes=(), severity="error")``: report a problem of the op being
+#: verified.
 Emit = Callable[..., None]
 
 
@@ -42,8 +44,8 @@ def _ref(v: Value) -> str:
 
 def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
                 placeholder_locs: dict | None = None,
-                forward_use_locs: dict | None = None) -> None:
-    """Append the errors of one function to ``diags``."""
+                forward_use_locs: dict | None = None, strict_attrs: bool = False) -> None:
+    """Append the errors (and warnings) of one function to ``diags``."""
     block = func.body
     defined: set[Value] = set(block.args)
     add = defined.add
@@ -92,7 +94,7 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
                 diags.append(Diagnostic(msg, op.loc))
                 continue
             if verify_operation is not None:
-                verify_operation(op, _emitter(op, diags))
+                verify_operation(op, _emitter(op, diags, strict_attrs))
     if last is None or last.name != RETURN:
         diags.append(Diagnostic(
             f"function @{func.name} must end with 'return' (found "
@@ -100,9 +102,12 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
             last.loc if last is not None else func.loc))
 
 
-def _emitter(op: Operation, diags: list[Diagnostic]) -> Emit:
-    def emit(message: str, loc: Location | None = None, notes: Iterable = ()) -> None:
-        diags.append(Diagnostic(message, op.loc if loc is None else loc, notes))
+def _emitter(op: Operation, diags: list[Diagnostic], strict: bool = False) -> Emit:
+    def emit(message: str, loc: Location | None = None, notes: Iterable = (),
+             severity: str = "error") -> None:
+        if strict and severity == "warning":
+            severity = "error"
+        diags.append(Diagnostic(message, op.loc if loc is None else loc, notes, severity))
 
     return emit
 
@@ -122,8 +127,12 @@ def _check_return(func: FuncOp, op: Operation, diags: list[Diagnostic]) -> None:
                 f"({w}) of @{func.name}", op.loc, [(f"@{func.name} is declared here", func.loc)]))
 
 
-def verify_module(module: Module, dialect=None) -> list[Diagnostic]:
-    """Every error in ``module``, in source order (empty list: the module is valid)."""
+def verify_module(module: Module, dialect=None, strict_attrs: bool = False) -> list[Diagnostic]:
+    """Every error and warning in ``module``, in source order (no errors: the module is valid).
+
+    An attribute an op does not declare is a warning (MLIR keeps it as a discardable
+    attribute); ``strict_attrs=True`` makes it an error (``tdflow verify --strict-attrs``).
+    """
     diags: list[Diagnostic] = list(getattr(module, "parse_diagnostics", ()) or ())
     seen: dict[str, FuncOp] = {}
     for f in module.funcs:
@@ -133,7 +142,7 @@ def verify_module(module: Module, dialect=None) -> list[Diagnostic]:
                                     [("previously defined here", prev.loc)]))
         seen[f.name] = f
         verify_func(f, diags, dialect, getattr(module, "placeholder_locs", None),
-                    getattr(module, "forward_use_locs", None))
+                    getattr(module, "forward_use_locs", None), strict_attrs)
     return sort_diagnostics(diags)
 
 

@@ -29,7 +29,7 @@ from tdflow.dialect.types import TensorType
 
 from ..elementwise import Expr, compose, dedup_inputs, expr_depth
 from ..fused_expr import format_expr, parse_expr
-from ..ir_access import FUSED_OP, op_def, traits
+from ..ir_access import FUSED_OP, op_attributes, op_def, traits
 from ..pass_manager import Pass, PassContext
 
 __all__ = ["FUSED_OP", "FuseElementwisePass", "op_expression"]
@@ -59,7 +59,7 @@ def op_expression(dialect: Any, op: Operation) -> tuple[Expr, list[str]] | None:
     edef = formula_of(dialect, op.name)
     if edef is None:
         return None
-    attrs = {k: to_python(v) for k, v in op.attributes.items()}
+    attrs = {k: to_python(v) for k, v in op_attributes(dialect, op).items()}
     try:
         return edef.bind(attrs), [op.name]
     except (KeyError, TypeError, ValueError):

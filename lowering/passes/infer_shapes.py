@@ -23,7 +23,7 @@ from typing import Any
 
 from tdflow.dialect.types import TensorType
 
-from ..ir_access import diagnostic, op_def
+from ..ir_access import diagnostic, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
 
 
@@ -54,7 +54,8 @@ class InferShapesPass(Pass):
             if not all(isinstance(t, TensorType) for t in inputs):
                 continue
             try:
-                inferred = dialect.infer_result_types(op.name, list(inputs), op.attributes)
+                inferred = dialect.infer_result_types(op.name, list(inputs),
+                                                      op_attributes(dialect, op))
             except Exception as exc:  # noqa: BLE001 - a hook's complaint becomes a diagnostic
                 if all(t.is_static for t in inputs):
                     errors.append(diagnostic(

@@ -19,7 +19,7 @@ from tdflow.dialect.ir import RETURN
 from tdflow.dialect.ir.attrs import DenseElementsAttr, DenseResourceAttr, to_python
 from tdflow.dialect.types import TensorType
 
-from ..ir_access import diagnostic, is_pure, op_def
+from ..ir_access import diagnostic, is_pure, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
 
 
@@ -74,16 +74,18 @@ class SelectKernelsPass(Pass):
         return "\n".join(lines)
 
 
-def op_signature(op: Any) -> tuple[list[str], list[str], dict[str, Any]]:
-    """``(input dtypes, output dtypes, attributes as Python values)`` of ``op``."""
+def op_signature(op: Any, dialect: Any = None) -> tuple[list[str], list[str], dict[str, Any]]:
+    """``(input dtypes, output dtypes, attributes as Python values)`` of ``op`` (the declared
+    attributes only, given the ``dialect``: discardable ones never match a kernel)."""
     ins = [t.dtype if isinstance(t, TensorType) else str(t) for t in op.operand_types]
     outs = [t.dtype if isinstance(t, TensorType) else str(t) for t in op.result_types]
-    return ins, outs, {k: kernel_value(v) for k, v in op.attributes.items()}
+    attrs = op.attributes if dialect is None else op_attributes(dialect, op)
+    return ins, outs, {k: kernel_value(v) for k, v in attrs.items()}
 
 
 def choose(table: Any, op: Any, device: str, dialect: Any = None) -> KernelChoice | Any:
     """The first matching kernel for ``op``, or a diagnostic listing the candidates."""
-    ins, outs, attrs = op_signature(op)
+    ins, outs, attrs = op_signature(op, dialect)
     try:
         kernel = table.select(op.name, ins, attrs, device=device)
     except LookupError as exc:
@@ -134,7 +136,7 @@ def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
     for a in getattr(d, "attributes", ()):
         if a.default is not None:  # as the IR would hold it (an f32 default rounded)
             attrs[a.name] = as_stored(a.kind, a.default)
-    attrs.update((k, kernel_value(v)) for k, v in op.attributes.items())
+    attrs.update((k, kernel_value(v)) for k, v in op_attributes(dialect, op).items())
     if op.name == FUSED_OP and isinstance(attrs.get("expr"), str):
         attrs["expr"] = parse_expr(attrs["expr"])
         t = op.results[0].type if op.results else None

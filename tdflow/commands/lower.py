@@ -43,9 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="do not verify the IR between passes")
     p.add_argument("--list-passes", action="store_true",
                    help="list the available passes and exit")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
 
     add_ops_args(p)
+    add_strict_attrs_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,6 +75,13 @@ def run(args: argparse.Namespace) -> int:
     name = "<stdin>" if args.program == "-" else args.program
     module = (load_onnx(args.program) if is_onnx_path(args.program)
               else parse_module(read_input(args.program), name))
+    if args.strict_attrs:  # the pipeline's own verification keeps them warnings
+        from tdflow.dialect.ir import DiagnosticError, verify_module
+
+        errors = [d for d in verify_module(module, with_onnx(context_from_args(args), module),
+                                           strict_attrs=True) if d.severity == "error"]
+        if errors:
+            raise DiagnosticError(errors)
     module = lowered(module, with_onnx(context_from_args(args), module))
     result = lower(module, device, args.entry, args.pipeline, ops=context_from_args(args),
                    verify_each=not args.no_verify_each,

@@ -15,9 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("opt", help="parse, verify and print a program",
                        description="Parse PROGRAM.mlir, verify it against the standard ops "
                        "plus the --ops libraries and print it back.")
-    from tdflow.dialect.cli_support import add_ops_args, add_testing_args
+    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg, add_testing_args
 
     add_ops_args(p)
+    add_strict_attrs_arg(p)
     p.add_argument("program", metavar="PROGRAM.mlir", help="the program ('-' for stdin)")
     p.add_argument("--generic", action="store_true",
                    help="print func.func and return in generic form too")
@@ -44,10 +45,13 @@ def run(args: argparse.Namespace) -> int:
     # A DiagnosticError (syntax, bytes that are not UTF-8) is rendered by the CLI (exit 1).
     module = parse_module(read_input(args.program), name)
     if not args.no_verify:
-        errors = [d for d in verify_module(module, context_from_args(args))
-                  if d.severity == "error"]
-        if errors:
-            raise DiagnosticError(errors)
+        diags = verify_module(module, context_from_args(args), strict_attrs=args.strict_attrs)
+        if any(d.severity == "error" for d in diags):
+            raise DiagnosticError(diags)
+        if diags:  # warnings (undeclared attributes) go to stderr, as mlir-opt's do
+            from tdflow.commands import print_diagnostic
+
+            print_diagnostic(DiagnosticError(diags).render())
     write_output(print_module(module, generic=args.generic), args.output)
     return 0
 
@@ -66,7 +70,8 @@ def _run_chunks(args: argparse.Namespace, name: str) -> int:
     from tdflow.dialect.ir.split_input import check_chunks, join_outputs
 
     text = decode_source(read_input(args.program), name)
-    verify = None if args.no_verify else partial(verify_module, dialect=context_from_args(args))
+    verify = None if args.no_verify else partial(verify_module, dialect=context_from_args(args),
+                                                 strict_attrs=args.strict_attrs)
     results = check_chunks(text, name, verify, split=args.split_input_file,
                            verify_diagnostics=args.verify_diagnostics)
     for r in results:

@@ -42,9 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how many leading values of each result to show (default: 6)")
     p.add_argument("--repeat", type=non_negative_int, default=0, metavar="N",
                    help="also call the program N more times and report the time per call")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
 
     add_ops_args(p)
+    add_strict_attrs_arg(p)
 
 
 def non_negative_int(text: str) -> int:
@@ -99,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     module = load_onnx(args.program) if onnx_model else parse_module(text, file)
     func = _entry(module, args.entry.lstrip("@") if args.entry else None)
     context = with_onnx(context_from_args(args), module)
-    errors = [d for d in verify_module(module, context) if d.severity == "error"]
+    errors = [d for d in verify_module(module, context, strict_attrs=args.strict_attrs)
+              if d.severity == "error"]
     if errors:  # what is wrong with the program comes before what this machine cannot do
         raise DiagnosticError(errors)
     converted = lowered(module, context)

@@ -13,9 +13,14 @@ The hook contract of an ``--ops`` library: a declared ``has_*_fn`` flag whose ho
 registered is a *warning* (any ``--ops`` library may be one you did not write, OneFlow's ops
 declare ~1,800 hooks that tdflow has no Python for), an *error* with ``--strict-hooks``; a hook
 registered for an op that does not declare it is always an error (it is your hook file's
-mistake). The contract is summarised one line per flag; ``--verbose`` lists each op. A program
-op without an inference hook is verified structurally only: a note names the results whose
-types nothing checked.
+mistake). The contract is summarised one line per flag; ``--verbose`` lists each op.
+
+In a program, an op built on tdflow/Base.td whose declared hooks have no Python is an error
+with a hint to pass ``--hooks`` (a forgotten hooks module). A foreign op (OneFlow's own ``.td``,
+whose ``has_*_fn`` bits name OneFlow's C++) is verified by its definition alone, as
+``oneflow-opt`` does; a note names the results whose types nothing checked, only when there
+are such results. An attribute an op does not declare is a warning (MLIR keeps it as a
+discardable attribute), an error with ``--strict-attrs``.
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "the --ops libraries. Without programs, verify the --ops libraries "
                        "themselves (the standard ops without any): every has_*_fn flag has "
                        "its hook and every hook its flag.")
-    from tdflow.dialect.cli_support import add_ops_args, add_testing_args
+    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg, add_testing_args
 
     add_ops_args(p)
+    add_strict_attrs_arg(p)
     p.add_argument("programs", nargs="*", metavar="PROGRAM.mlir",
                    help="programs to verify ('-' for stdin)")
     add_testing_args(p)
@@ -97,7 +103,8 @@ def _verify_file(path: str, context, args: argparse.Namespace) -> int:
         print_diagnostic(exc.render())
         return 1
     context = onnx_context_for(context, text)
-    results = check_chunks(text, name, partial(verify_module, dialect=context),
+    results = check_chunks(text, name, partial(verify_module, dialect=context,
+                                               strict_attrs=args.strict_attrs),
                            split=args.split_input_file,
                            verify_diagnostics=args.verify_diagnostics)
     for r in results:
@@ -123,10 +130,12 @@ def _verify_file(path: str, context, args: argparse.Namespace) -> int:
 
 
 def unchecked_results_note(module, dialect):
-    """A note naming the results of ``module``'s ops that no inference hook checks (their op
-    has no ``infer_logical_tensor_desc`` hook and no ``SameOperandsAndResultType`` trait), at
-    the first such op; ``None`` when every result was checked."""
+    """A note naming the results of ``module``'s ops whose types nothing checks (no inference
+    hook, formula or type-determining traits: ``op_verify.results_checked``), at the first
+    such op; ``None`` when every result was checked. Only foreign ops (OneFlow's own ``.td``)
+    can be verified this way: a tdflow op whose declared hooks are missing is an error."""
     from tdflow.dialect.ir import Diagnostic
+    from tdflow.dialect.op_verify import results_checked
 
     unchecked = []
     first = None
@@ -134,9 +143,8 @@ def unchecked_results_note(module, dialect):
     for func in module.funcs:
         for op in func.body:
             opdef = dialect.ops.get(op.name)
-            if (opdef is None or not op.results or dialect.hook(op.name, "infer_logical_tensor_desc")
-                    or opdef.has_trait("SameOperandsAndResultType") or opdef.formula is not None):
-                continue  # (a formula infers its results: they are checked)
+            if opdef is None or not op.results or results_checked(dialect, opdef):
+                continue
             first = first or op
             declared = declared or opdef.declares("infer_logical_tensor_desc")
             names = ", ".join(f"%{r.name}" if r.name else f"#{i}"
@@ -147,8 +155,9 @@ def unchecked_results_note(module, dialect):
         return None
     shown = "; ".join(unchecked[:10]) + (f"; and {len(unchecked) - 10} more"
                                          if len(unchecked) > 10 else "")
-    hint = ("; an op declares has_logical_tensor_desc_infer_fn: pass the hooks module that "
-            "registers its hook with --hooks FILE.py" if declared else "")
+    hint = ("; their definitions are verified as written (ODS only, as oneflow-opt does): "
+            "--hooks FILE.py with their infer_logical_tensor_desc hooks checks the result "
+            "types too" if declared else "")
     return Diagnostic(f"result types not checked, their ops have no infer_logical_tensor_desc "
                       f"hook: {shown}{hint}", first.loc, severity="note")
 

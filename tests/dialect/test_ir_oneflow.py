@@ -41,9 +41,20 @@ def oneflow():
                            defines=[g for g in groups if "_BASE_" not in g])
 
 
+#: The attributes OneFlow writes on ops whose records do not declare them (MLIR keeps them as
+#: discardable attributes): each golden's warnings name only these (`axis` on gelu, `parallel`
+#: and `shape` on variable_ir, as OneFlow's fuse_forward_ops.mlir writes them).
+DISCARDABLE = {"op_type_name", "output_lbns", "axis", "parallel", "shape"}
+
+
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.mlir")), ids=lambda p: p.name)
 def test_golden_programs_verify_against_oneflow_td(oneflow, path):
-    assert [str(d) for d in verify_module(parse_file(path), oneflow)] == []
+    diags = verify_module(parse_file(path), oneflow)
+    assert [str(d) for d in diags if d.severity != "warning"] == []
+    for d in diags:  # a warning is an undeclared attribute, kept (issue 24, item 8)
+        name = re.match(r"'oneflow\.\w+' op has no attribute '(\w+)'", d.message)
+        assert name and name[1] in DISCARDABLE and d.message.endswith(
+            "kept as a discardable attribute"), str(d)
 
 
 @pytest.mark.parametrize("path, old, new, message, line", [
@@ -52,25 +63,110 @@ def test_golden_programs_verify_against_oneflow_td(oneflow, path):
      "'oneflow.relu' op requires attribute 'device_tag' (string, StrAttr)", 4),
     ("relu_job.mlir", 'op_name = "relu-0"', "op_name = 3",
      "'oneflow.relu' op attribute 'op_name' expects", 4),
-    ("relu_job.mlir", "hierarchy = [1], op_name = \"relu-0\"", 'hierarchy = [1], op_nme = "relu-0"',
-     "'oneflow.relu' op has no attribute 'op_nme'; did you mean 'op_name'?", 4),
     ("conv_segments.mlir", "array<i32: 1, 1, 0, 0>", "array<i32: 1, 1, 1, 0>",
      "'oneflow.conv2d' op", 3),
 ])
 def test_broken_variants_against_oneflow_td(oneflow, path, old, new, message, line):
     diags = verify_module(parse_module(_broken(path, old, new), path), oneflow)
-    assert any(message in d.message and d.loc.line == line and d.loc.file == path for d in diags), \
-        [str(d) for d in diags]
+    assert any(message in d.message and d.loc.line == line and d.loc.file == path
+               and d.severity == "error" for d in diags), [str(d) for d in diags]
+
+
+def test_a_misspelt_declared_attribute_warns_unless_strict(oneflow):
+    """MLIR's rule: an undeclared name is a discardable attribute, not an error; tdflow warns
+    with "did you mean", and --strict-attrs makes it an error. The declared op_name it was
+    meant to be is then missing: a required attribute, so still an error."""
+    text = _broken("relu_job.mlir", 'hierarchy = [1], op_name = "relu-0"',
+                   'hierarchy = [1], op_nme = "relu-0"')
+    for strict, severity in ((False, "warning"), (True, "error")):
+        diags = verify_module(parse_module(text, "relu_job.mlir"), oneflow, strict_attrs=strict)
+        typo = [d for d in diags if "'op_nme'" in d.message]
+        assert [(d.severity, d.loc.line) for d in typo] == [(severity, 4)], [str(d) for d in diags]
+        assert typo[0].message.startswith(
+            "'oneflow.relu' op has no attribute 'op_nme'; did you mean 'op_name'? (attributes: ")
+        assert any(d.severity == "error" and "requires attribute 'op_name'" in d.message
+                   for d in diags)
+
+
+@pytest.mark.parametrize("path, old, new, message", [
+    # OneFlow's kInt64 is si64: an si32 index is not what max_pool_2d infers
+    ("signed_indices.mlir", "tensor<2x4x10x10xsi64>)", "tensor<2x4x10x10xsi32>)",
+     "'oneflow.max_pool_2d' op result #1 ('indice') is declared tensor<2x4x10x10xsi32> but its "
+     "element type is i64"),
+    # dropout's mask is OneFlow's kBool (i8 or i1), not a float
+    ("fuse_patterns.mlir", "(tensor<3x7xf32>, tensor<3x7xi8>)\n", "(tensor<3x7xf32>, tensor<3x7xf32>)\n",
+     "'oneflow.dropout' op result #1 ('mask') is declared tensor<3x7xf32> but its element type "
+     "is i1"),
+    # the served softmax's hooks run (a wrong shape is caught, no KeyError)
+    ("attention.mlir", "-> tensor<2x4x12x5xf16>\n    %9", "-> tensor<2x4x12x6xf16>\n    %9",
+     "'oneflow.softmax' op result #0 ('out') is declared tensor<2x4x12x6xf16> but the operands "
+     "give tensor<2x4x12x5xf16>"),
+    # OneFlow's own inference (conv_op.cpp) wants weight [filters, ...]: oneflow-opt, which
+    # runs no inference, accepts the mismatch (its oneflow_to_tosa.mlir has one); tdflow not
+    ("output_lbns.mlir", "filters = 8 : si32", "filters = 64 : si32",
+     "'oneflow.conv2d' op 'weight' [8, 3, 3, 3] has 8 filters but filters = 64"),
+    # an si32 index is an integer (OneFlow's kInt32); a float one is not
+    ("signed_indices.mlir", "(tensor<6xf32>, tensor<6xsi32>) -> tensor<6xf32>",
+     "(tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>",
+     "'oneflow.dim_gather' op 'index' must be an integer tensor"),
+])
+def test_oneflow_element_types_are_checked_not_waved_through(oneflow, path, old, new, message):
+    text = _broken(path, old, new)
+    if "tensor<6xsi32>) -> tensor<6xf32>" in old:  # the index's producer too
+        text = text.replace("(tensor<6xf32>) -> tensor<6xsi32>\n    %3", "(tensor<6xf32>) -> "
+                            "tensor<6xf32>\n    %3")
+    diags = [d for d in verify_module(parse_module(text, path), oneflow) if d.severity == "error"]
+    assert any(message in d.message for d in diags), [str(d) for d in diags]
+
+
+def test_discardable_attributes_are_kept_printed_and_round_trip():
+    m = parse_file(GOLDEN / "op_type_name.mlir")
+    casts = [op for op in m.walk() if op.name == "oneflow.cast"]
+    assert [str(op.attributes["op_type_name"]) for op in casts] == ['"cast"'] * 3
+    for generic in (False, True):
+        text = print_module(m, generic=generic)
+        assert text.count('op_type_name = "cast"') == 3
+        assert parse_module(text) == m
+
+
+def test_oneflow_programs_verify_on_the_command_line(oneflow, capsys):
+    """`tdflow verify --ops top.td`: OneFlow's ops without Python hooks are verified by their
+    ODS (exit 0, as oneflow-opt), with a note naming the unchecked results; the undeclared
+    attributes are warnings, errors with --strict-attrs."""
+    from tdflow.cli import main
+
+    inc = Path("/usr/lib/llvm-19/include")
+    llvm = shutil.which("llvm-config-19")
+    if llvm is not None:
+        inc = Path(subprocess.run([llvm, "--includedir"], capture_output=True,
+                                  text=True).stdout.strip())
+    groups = sorted(set(re.findall(r"GET_ONEFLOW_\w+_OP_DEFINITIONS",
+                                   (CORPUS / "OneFlow" / "OneFlowUserOps.td").read_text())))
+    args = ["verify", "--ops", str(CORPUS / "top.td"), "-I", str(inc), "-I", str(CORPUS)]
+    for g in groups:
+        if "_BASE_" not in g:
+            args += ["-D", g]
+    prog = str(GOLDEN / "op_type_name.mlir")
+    assert main(args + [prog]) == 0
+    out, err = capsys.readouterr()
+    assert "verified" in out and " error: " not in err
+    assert err.count("warning: 'oneflow.cast' op has no attribute 'op_type_name'") == 3
+    assert "note: result types not checked, their ops have no infer_logical_tensor_desc hook: " \
+           "%0 ('oneflow.cast', line 3)" in err
+    assert "'oneflow.relu'" not in err.split("note:")[1]  # served: its results are checked
+    assert main(args + ["--strict-attrs", prog]) == 1
+    _, err = capsys.readouterr()
+    assert "error: 'oneflow.cast' op has no attribute 'op_type_name'" in err
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.mlir")), ids=lambda p: p.name)
 def test_golden_programs_verify_and_round_trip(path):
     m = parse_file(path)
     assert [str(d) for d in verify_module(m)] == []
-    assert all(f.kind == JOB and f.body.last.name == RETURN for f in m.funcs)
+    assert all(f.body.last.name == RETURN for f in m.funcs)
     for generic in (False, True):
         text = print_module(m, generic=generic)
-        assert "oneflow.return" in text
+        assert ("oneflow.return" in text) == any(f.kind == JOB for f in m.funcs)
         assert parse_module(text) == m, text
         if MLIR_OPT is not None and generic:  # the generic form needs no OneFlow dialect
             out = subprocess.run([MLIR_OPT, "--allow-unregistered-dialect",
