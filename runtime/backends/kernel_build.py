@@ -100,12 +100,15 @@ def _quote_errors(stderr: str, source: str, file: str) -> str:
     """
     lines = source.splitlines()
     # nvcc writes "file(LINE): error"; g++ "file:LINE:COL: error" and prints the line itself
-    start = re.compile(re.escape(file) + r"(?:\((\d+)\)|:(\d+)(?::\d+)?)?: *(\w[\w ]*?)[:\s]")
-    blocks: list[tuple[str, int, list[str]]] = []  # (kind, line, message lines)
+    # A message may name another file: a user's kernel body compiles under the #line of its
+    # hooks file, and only lines of the generated file are quoted from ``source``.
+    start = re.compile(r"(\S+?)(?:\((\d+)\)|:(\d+)(?::\d+)?)?: *(\w[\w ]*?)[:\s]")
+    blocks: list[tuple[str, int, list[str]]] = []  # (kind, line in source or 0, messages)
     for msg in stderr.strip().splitlines():
-        m = start.match(msg)
+        m = None if msg.startswith("Remark: ") else start.match(msg)
         if m:
-            blocks.append((m.group(3), int(m.group(1) or m.group(2) or 0), [msg]))
+            line = int(m.group(2) or m.group(3) or 0) if m.group(1) == file else 0
+            blocks.append((m.group(4), line, [msg]))
         elif msg.startswith("Remark: The warnings can be suppressed"):
             continue
         elif blocks:
@@ -136,6 +139,9 @@ def _quote_errors(stderr: str, source: str, file: str) -> str:
     return "\n".join(out[:60])
 
 
+_LINE_DIRECTIVE = re.compile(r'#line (\d+) "((?:[^"\\]|\\.)*)"$')
+
+
 def _code_of(stderr: str, source: str, file: str) -> str:
     """What the compiler's messages point into: "the generated code of OP(...)" for the ops
     (translation_unit's ``// ---- KEY`` headers) whose code holds a line they name, so a user
@@ -146,18 +152,33 @@ def _code_of(stderr: str, source: str, file: str) -> str:
     'the generated code of my.op((3,):f32) -> ((3,):f32)'
     >>> _code_of("nvcc fatal   : Unsupported gpu architecture 'x'", src, "/t/k.cu")
     'generated code'
+    >>> body = '// ---- u.op((3,):f32)\\n#line 7 "h.py"\\nbad;\\n'  # a user body under #line
+    >>> _code_of("h.py(7): error: identifier bad", body, "/t/k.cu")
+    'the generated code of u.op((3,):f32)'
     """
     lines = source.splitlines()
-    pat = re.compile(re.escape(file) + r"(?::(\d+):|\((\d+)\))")
+    # Lines of a user's kernel body carry their hooks file's name (``#line N "hooks.py"``):
+    # a message there points into the code after each such directive for that file.
+    remapped: dict[str, list[int]] = {}
+    for k, text in enumerate(lines):
+        d = _LINE_DIRECTIVE.match(text)
+        if d:
+            remapped.setdefault(d.group(2).replace('\\"', '"').replace("\\\\", "\\"),
+                                []).append(k + 2)
+    pat = re.compile(r"(\S+?)(?::(\d+):|\((\d+)\))")
     keys: list[str] = []
     for m in pat.finditer(stderr):
-        n = int(m.group(1) or m.group(2))
-        for k in range(min(n, len(lines)) - 1, -1, -1):
-            if lines[k].startswith("// ---- "):
-                key = lines[k][len("// ---- "):].strip()
-                if key not in keys:
-                    keys.append(key)
-                break
+        if m.group(1) == file:
+            places = [int(m.group(2) or m.group(3))]
+        else:
+            places = remapped.get(m.group(1), [])
+        for n in places:
+            for k in range(min(n, len(lines)) - 1, -1, -1):
+                if lines[k].startswith("// ---- "):
+                    key = lines[k][len("// ---- "):].strip()
+                    if key not in keys:
+                        keys.append(key)
+                    break
     if not keys:
         return "generated code"
     return "the generated code of " + "; ".join(keys[:4]) + (" ..." if len(keys) > 4 else "")
