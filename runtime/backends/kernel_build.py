@@ -183,7 +183,10 @@ def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: st
         src = os.path.join(tmp, "kernels" + suffix)
         out = os.path.join(tmp, "kernels" + out_suffix)
         Path(src).write_text(source)
-        with _progress(what, count):
+        from tdflow.runtime import tracing
+
+        with _progress(what, count), tracing.span(f"{os.path.basename(cmd[0])} build", "build",
+                                                  kernels=count, bytes_of_source=len(source)):
             try:
                 done = subprocess.run(cmd + [src, "-o", out], capture_output=True, text=True,
                                       timeout=900)
