@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from .attr_kinds import kind_description
-from .opdef import OpDef, TraitDef
+from .opdef import OpDef
 
 
 def _cell(text: str) -> str:
