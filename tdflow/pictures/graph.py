@@ -6,6 +6,11 @@ plans of its functions); :func:`to_dot` writes it for Graphviz; the page is buil
 An edge is an operand slot, so a program's edge count is the sum of its ops' (and returns')
 operand counts; a value used twice gives two edges.
 
+A function argument used by several ops, or a value used by more than :data:`MAX_FAN_OUT`
+ops, is drawn again (a small ``ref`` node) beside each use after the first, as Netron draws
+weights beside their ops: one node wired to hundreds of ops far apart makes ``dot``'s layout
+quadratic (a shared weight in a 1,000-op stack takes minutes) and the picture unreadable.
+
 >>> from tdflow.dialect.ir import parse_module
 >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
 ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n  return %0 : tensor<2xf32>\\n}')
@@ -38,10 +43,17 @@ def dialect_colour(dialect: str) -> str:
     return _PALETTE[hashlib.sha1(dialect.encode()).digest()[0] % len(_PALETTE)]
 
 
+#: Graphs with more nodes than this get the faster layout settings of :func:`to_dot`.
+BIG_GRAPH = 300
+
+#: Uses of one op result drawn from the op itself; further uses get ``ref`` nodes.
+MAX_FAN_OUT = 6
+
+
 @dataclass
 class Node:
     id: str
-    kind: str  # "arg", "op" or "return"
+    kind: str  # "arg", "op", "return", or "ref" (a value drawn again beside a use)
     label: list[str]
     dialect: str
     cluster: str  # the function it belongs to
@@ -129,6 +141,7 @@ def program_graph(module: Any, context: Any = None, plans: dict[str, Any] | None
                               {"title": f"argument {names[a]} of @{func.name}",
                                "type": str(a.type), "loc": str(a.loc)}))
         launches = _launches_by_op(plans[func.name]) if plans and func.name in plans else {}
+        wired: dict[Any, int] = {}  # value -> uses drawn from its own node so far
         for op in func.body:
             nid = f"n{len(nodes)}"
             is_return = op.name in ("func.return", "return", "oneflow.return")
@@ -166,6 +179,16 @@ def program_graph(module: Any, context: Any = None, plans: dict[str, Any] | None
                 src = producer.get(v)
                 if src is None:
                     continue  # an undefined value (the verifier reports it)
+                drawn = wired.get(v, 0)
+                wired[v] = drawn + 1
+                limit = 1 if v.is_block_arg else MAX_FAN_OUT
+                if drawn >= limit and len(v.users) > 1:  # see the module docstring
+                    owner = nodes[int(src[1:])]
+                    src = f"n{len(nodes)}"
+                    nodes.append(Node(src, "ref", [names.get(v, "%?")], owner.dialect,
+                                      func.name, {**owner.info, "title": owner.info["title"]
+                                                  + " (drawn again beside this use)",
+                                                  "ref": owner.id}))
                 edges.append(Edge(f"e{len(edges)}", src, nid, _compact(v.type),
                                   names.get(v, "%?")))
             for r in op.results:
@@ -183,8 +206,14 @@ def to_dot(graph: Graph, edge_labels: bool = True) -> str:
 
     Node and edge ``id``s become the SVG elements' ids, which the page's script looks up.
     """
+    big = len(graph.nodes) > BIG_GRAPH
+    # A big graph trades a little layout quality for time (1,000 ops: 9 s -> under 2 s):
+    # network simplex stops after one pass, and edge labels become xlabels, placed after
+    # the layout instead of as nodes of their own that double the ranks.
+    tuning = ", nslimit=1, nslimit1=1, forcelabels=true" if big else ""
+    label_key = "xlabel" if big else "label"
     out = ["digraph program {", '  graph [rankdir=TB, nodesep=0.25, ranksep=0.35, '
-           'fontname="Helvetica", fontsize=11];',
+           f'fontname="Helvetica", fontsize=11{tuning}];',
            '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, '
            'margin="0.12,0.04", height=0.3, penwidth=0.8];',
            '  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6, color="#555555", '
@@ -197,12 +226,13 @@ def to_dot(graph: Graph, edge_labels: bool = True) -> str:
         out.append(f"    label={_dot_string('@' + fname)}; style=dashed; color=\"#999999\";")
         for n in by_func.get(fname, []):
             label = "\\n".join(_dot_string(line)[1:-1] for line in n.label)
-            shape = {"arg": "ellipse", "return": "octagon"}.get(n.kind, "box")
+            shape = {"arg": "ellipse", "return": "octagon", "ref": "note"}.get(n.kind, "box")
+            extra = ', style="dashed,filled", fontsize=8, height=0.2' if n.kind == "ref" else ""
             out.append(f'    {n.id} [id="{n.id}", class="{n.kind}", label="{label}", '
-                       f'shape={shape}, fillcolor="{dialect_colour(n.dialect)}"];')
+                       f'shape={shape}, fillcolor="{dialect_colour(n.dialect)}"{extra}];')
         out.append("  }")
     for e in graph.edges:
-        label = f", label={_dot_string(e.label)}" if edge_labels else ""
+        label = f", {label_key}={_dot_string(e.label)}" if edge_labels else ""
         out.append(f'  {e.src} -> {e.dst} [id="{e.id}"{label}];')
     out.append("}")
     return "\n".join(out) + "\n"
