@@ -27,6 +27,7 @@ def _arity(v) -> str:
 def gradient_text(op: OpDef) -> str | None:
     """How the op's gradient is defined, in one line (``None``: nothing said).
 
+    >>> from tdflow.dialect.opdef import TraitDef
     >>> gradient_text(OpDef("f", "t", traits=(TraitDef("NoGrad"),)))
     'none (`NoGrad`)'
     """
