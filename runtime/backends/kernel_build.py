@@ -27,7 +27,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -166,14 +165,9 @@ def _code_of(stderr: str, source: str, file: str) -> str:
 @contextlib.contextmanager
 def _progress(what: str, count: int) -> Iterator[None]:
     """A rich spinner while a compiler runs (only on a terminal; CI logs stay clean)."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from tdflow.tdparser.progress import spinner
 
-    with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TimeElapsedColumn(),
-                  transient=True) as bar:
-        bar.add_task(f"{what} {count} kernel{'s' if count != 1 else ''}", total=None)
+    with spinner(f"{what} {count} kernel{'s' if count != 1 else ''}"):
         yield
 
 
