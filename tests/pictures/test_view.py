@@ -162,3 +162,38 @@ def test_hostile_program_and_library_run_nothing(tmp_path):
     assert report["errors"] == [] and console_errors(log) == []
     # the hostile text is shown, as text
     assert "window.__pwned=3" in report["panel"] and "onerror" in report["panel"]
+
+
+@needs_dot
+def test_onnx_model_page_has_onnx_ops_and_node_names(tmp_path, capsys):
+    onnx = pytest.importorskip("onnx", reason="the onnx extra is not installed")
+    from onnx import TensorProto, helper
+
+    nodes = [helper.make_node("Relu", ["x"], ["h"], name="act1"),
+             helper.make_node("Add", ["h", "x"], ["y"], name="residual")]
+    graph = helper.make_graph(nodes, "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), model)
+    out = tmp_path / "m.html"
+    assert main(["view", str(model), "-o", str(out)]) == 0
+    page = out.read_text()
+    assert page.count('class="node op"') == 2 and page.count('class="edge"') == 4
+    assert "onnx.Relu" in page and "act1" in page and "residual" in page  # node names as locs
+    out_low = tmp_path / "low.html"
+    assert main(["view", str(model), "--lowered", "-o", str(out_low)]) == 0
+    assert "fused: relu → broadcast_add" in out_low.read_text()
+
+
+def test_lowered_cudasim_view_carries_each_kernels_cuda_source():
+    from tdflow.pictures.view import lowered_view
+
+    path = EXAMPLES / "mlp.mlir"
+    module, plans, codes = lowered_view(parse_module(path.read_text(), str(path)),
+                                        standard_context(), "cudasim")
+    g = program_graph(module, standard_context(), plans, codes)
+    kernels = [n.info["kernel"] for n in g.nodes if "kernel" in n.info]
+    assert len(kernels) == len(plans["mlp"].launches)
+    assert all("__global__" in k["code"] for k in kernels)
+    assert [k["launch"] for k in kernels] == list(range(len(kernels)))
