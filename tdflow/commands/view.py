@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         module, plans, codes = lowered_view(lowered(module, context), context, args.device)
     page = view_html(module, context, title=os.path.basename(name), plans=plans, codes=codes,
                      edge_labels=not args.no_edge_labels)
-    out = args.output or (os.path.splitext(os.path.basename(name))[0] or "program") + ".html"
+    stem = "program" if args.program == "-" else os.path.splitext(os.path.basename(name))[0]
+    out = args.output or (stem or "program") + ".html"
     try:
         with open(out, "w", encoding="utf-8") as fh:
             fh.write(page)
