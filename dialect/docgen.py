@@ -24,46 +24,86 @@ def _arity(v) -> str:
     return ""
 
 
+def gradient_text(op: OpDef) -> str | None:
+    """How the op's gradient is defined, in one line (``None``: nothing said).
+
+    >>> from tdflow.dialect.opdef import TraitDef
+    >>> gradient_text(OpDef("f", "t", traits=(TraitDef("NoGrad"),)))
+    'none (`NoGrad`)'
+    """
+    if op.has_trait("NoGrad"):
+        return "none (`NoGrad`)"
+    if op.grad_code:
+        return f"`{' '.join(op.grad_code.split())}`"
+    if op.formula is not None:
+        return "derived from the formula"
+    return None
+
+
+def op_facts(op: OpDef) -> dict:
+    """What a reference shows of one op, as plain data (markdown here, HTML in
+    :mod:`tdflow.pictures.docsite`, the side panel of ``tdflow view``).
+
+    >>> op_facts(OpDef("relu", "tdflow", summary="max(x, 0)"))["summary"]
+    'max(x, 0)'
+    """
+    attrs = []
+    for a in op.attributes:
+        if a.default_text is not None:
+            default = f"`{a.default_text}`"
+        else:
+            default = "optional" if a.optional else "required"
+        attrs.append({"name": a.name, "kind": kind_description(a.kind), "default": default,
+                      "constraint": a.constraint})
+
+    def values(defs) -> list[dict]:
+        return [{"name": v.name, "arity": _arity(v), "what": v.summary or (
+            f"`{v.constraint}`" + (f" ({', '.join(v.dtypes)})" if v.dtypes else ""))}
+            for v in defs]
+
+    formula = None
+    if op.formula is not None:  # one line, as the kernel computes it
+        formula = " ".join(op.formula.formula.text.split())
+    loc = op.location
+    return {"name": op.name, "record": op.record, "summary": op.summary,
+            "description": op.description, "formula": formula, "gradient": gradient_text(op),
+            "traits": [str(t) for t in op.traits], "hooks": list(op.hook_kinds),
+            "attributes": attrs, "operands": values(op.operands),
+            "results": values(op.results),
+            "signatures": [text for text, _ in op.signatures],
+            "location": f"{loc.file}:{loc.line}:{loc.col}" if loc is not None else None}
+
+
 def op_doc(op: OpDef) -> str:
     """The markdown section of one op."""
+    f = op_facts(op)
     out = [f"### `{op.name}` ({op.record})", ""]
-    if op.summary:
-        out += [f"_{op.summary}_", ""]
-    if op.description:
-        out += [op.description, ""]
-    if op.formula is not None:
-        text = " ".join(op.formula.formula.text.split())  # one line, as the kernel computes it
-        out += [f"Formula: `{text}`", ""]
-    if op.has_trait("NoGrad"):
-        out += ["Gradient: none (`NoGrad`)", ""]
-    elif op.grad_code:
-        text = " ".join(op.grad_code.split())
-        out += [f"Gradient: `{text}`", ""]
-    elif op.formula is not None:
-        out += ["Gradient: derived from the formula", ""]
-    if op.traits:
-        out += ["Traits: " + ", ".join(f"`{t}`" for t in op.traits), ""]
-    if op.hooks:
-        out += ["Hooks: " + ", ".join(f"`{k}`" for k in op.hook_kinds), ""]
-    if op.attributes:
+    if f["summary"]:
+        out += [f"_{f['summary']}_", ""]
+    if f["description"]:
+        out += [f["description"], ""]
+    if f["formula"] is not None:
+        out += [f"Formula: `{f['formula']}`", ""]
+    if f["gradient"] is not None:
+        out += [f"Gradient: {f['gradient']}", ""]
+    if f["traits"]:
+        out += ["Traits: " + ", ".join(f"`{t}`" for t in f["traits"]), ""]
+    if f["hooks"]:
+        out += ["Hooks: " + ", ".join(f"`{k}`" for k in f["hooks"]), ""]
+    if f["attributes"]:
         out += ["#### Attributes:", "", "| Attribute | Kind | Default | Constraint |",
                 "| :-------: | ---- | ------- | ---------- |"]
-        for a in op.attributes:
-            if a.default_text is not None:
-                default = f"`{a.default_text}`"
-            else:
-                default = "optional" if a.optional else "required"
-            out.append(f"| `{a.name}` | {_cell(kind_description(a.kind))} | {_cell(default)} | "
-                       f"`{a.constraint}` |")
+        for a in f["attributes"]:
+            out.append(f"| `{a['name']}` | {_cell(a['kind'])} | {_cell(a['default'])} | "
+                       f"`{a['constraint']}` |")
         out.append("")
-    for title, defs in (("Operands", op.operands), ("Results", op.results)):
-        if not defs:
+    for title, key in (("Operands", "operands"), ("Results", "results")):
+        if not f[key]:
             continue
         head = title[:-1]
         out += [f"#### {title}:", "", f"| {head} | Description |", f"| :{'-' * len(head)}: | ----------- |"]
-        for v in defs:
-            what = v.summary or (f"`{v.constraint}`" + (f" ({', '.join(v.dtypes)})" if v.dtypes else ""))
-            out.append(f"| `{v.name}` | {_arity(v)}{_cell(what)} |")
+        for v in f[key]:
+            out.append(f"| `{v['name']}` | {v['arity']}{_cell(v['what'])} |")
         out.append("")
     return "\n".join(out)
 

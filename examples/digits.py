@@ -215,12 +215,13 @@ TrainFn = Callable[..., Run]
 def train_modes(train: TrainFn, mode: str, steps: int, seed: int, quiet: bool,
                 console) -> list:
     """``train(mode, steps, seed, on_step=...)`` for ``mode`` (``"both"``: eager, then
-    graph), each with a rich progress bar showing step and loss unless ``quiet``; the runs."""
+    graph), each with a rich progress bar showing step and loss unless ``quiet`` or the console
+    is not a terminal; the runs."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     runs = []
     for m in (("eager", "graph") if mode == "both" else (mode,)):
-        if quiet:
+        if quiet or not console.is_terminal:  # a pipe or a log gets the summary only
             runs.append(train(m, steps, seed))
             continue
         with Progress(TextColumn(f"{m:>5}"), BarColumn(), MofNCompleteColumn(),

@@ -276,9 +276,14 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
         if not static:  # specialise the entry's argument types; inference does the rest
             for arg, shape in zip(m[entry].args, shapes):
                 arg.type = TensorType(tuple(shape), arg.type.dtype)
-        result = lower(m, device, entry, pipeline, donate=donate, ops=context)
-        plan = result.plan(entry)
-        return result, plan, Executor(plan, lambda name: table.get(name).fn, mode=mode,
-                                      engine=engine, backend=backend)
+        from tdflow.runtime import tracing
+
+        with tracing.span(f"lower @{entry}", "compile", device=device):
+            result = lower(m, device, entry, pipeline, donate=donate, ops=context)
+            plan = result.plan(entry)
+        with tracing.span(f"load @{entry}", "compile", device=device,
+                          launches=len(plan.launches)):
+            return result, plan, Executor(plan, lambda name: table.get(name).fn, mode=mode,
+                                          engine=engine, backend=backend)
 
     return CompiledProgram(entry, arguments, build, static)

@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterable
 
 from tdflow.tdparser.errors import TdflowError
 
+from . import tracing as _tracing
+
 __all__ = [
     "INLINE_COST",
     "Engine",
@@ -300,6 +302,8 @@ class NaiveEngine(Engine):
 
     def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
              cost=None, inline=None, uses_blas=False) -> None:
+        if _tracing.active is not None:  # a profile is recording: time this op
+            fn = _tracing.active.wrap(fn, name, loc)
         reads, writes, rw = _dedup(reads, writes)
         with self._lock:
             self._seq += 1
@@ -317,6 +321,8 @@ class NaiveEngine(Engine):
             raise fatal
 
     def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
+        if _tracing.active is not None:
+            fn = _tracing.active.wrap(fn, name, None)
         with self._lock:
             self._seq += 1
             err = None

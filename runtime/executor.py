@@ -29,6 +29,8 @@ from tdflow.lowering.plan import ExecutablePlan, Launch
 from tdflow.runtime.kernels._util import settle as _settle
 from tdflow.tdparser.errors import TdflowError
 
+from . import tracing as _tracing
+
 #: Plans with at most this many elements in all buffers always run directly.
 SMALL_PLAN_ELEMENTS = 1 << 18
 
@@ -200,7 +202,10 @@ class Executor:
                                                              for s, d in self._result_specs]
         else:
             dynamic = arrays + [np.empty(s, d) for s, d in self._result_specs]
-        if self._direct:
+        if self._direct and _tracing.active is not None:  # a profile is recording
+            with self._lock:
+                self._run_traced(dynamic, _tracing.active)
+        elif self._direct:
             with self._lock:
                 for fn, attrs, ins, outs, patches, ln, several in self._steps:
                     for side, i, d in patches:
@@ -228,8 +233,37 @@ class Executor:
                 results.append(dynamic[slot])
         return results
 
+    def _run_traced(self, dynamic: list[Any], rec: _tracing.Recorder) -> None:
+        """The direct loop with each launch timed as a slice (only while profiling)."""
+        for fn, _attrs, ins, outs, patches, ln, _ in self._steps:
+            for side, i, d in patches:
+                (outs if side else ins)[i] = dynamic[d]
+            start = _tracing._clock()
+            self._call(ln, fn, ins, outs)
+            if self._backend is not None:
+                self._backend.synchronize()  # a GPU launch is asynchronous: time its work
+            rec.record(ln.op, "launch", start, _tracing._clock(), self.launch_args(ln))
+
+    def launch_args(self, ln: Launch) -> dict[str, Any]:
+        """What a profile shows of a launch: kernel, location, shapes, dtypes and bytes."""
+        dtypes = getattr(self, "_dtypes", None)
+        if dtypes is None:
+            dtypes = self._dtypes = {b.id: b.dtype for b in self.plan.buffers}
+        nbytes = 0
+        for bufs, shapes in ((ln.inputs, ln.input_shapes), (ln.outputs, ln.output_shapes)):
+            for b, shape in zip(bufs, shapes):
+                if b is not None:
+                    nbytes += int(np.prod(shape, dtype=np.int64)) * DTYPES[dtypes[b]].itemsize
+        return {"kernel": ln.kernel, "loc": ln.loc,
+                "inputs": [_type_text(s, dtypes[b]) for b, s in zip(ln.inputs, ln.input_shapes)
+                           if b is not None],
+                "outputs": [_type_text(s, dtypes[b])
+                            for b, s in zip(ln.outputs, ln.output_shapes)],
+                "bytes": nbytes}
+
     def _run_on_engine(self, dynamic: list[np.ndarray]) -> None:
         eng = self._engine
+        rec = _tracing.active
         vars_: dict[int, Any] = {}
 
         def var(b: int) -> Any:
@@ -246,6 +280,8 @@ class Executor:
             def work(fn=fn, ins=ins, outs=outs, attrs=ln.attrs) -> None:
                 _settle(fn(attrs, ins, outs), outs, fn)
 
+            if rec is not None:
+                work = rec.wrap(work, ln.op, None, self.launch_args(ln))
             eng.push(work, reads=tuple(var(b) for b in dict.fromkeys(ln.inputs)
                                        if b not in ln.outputs),
                      writes=tuple(var(b) for b in dict.fromkeys(ln.outputs)),

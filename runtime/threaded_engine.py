@@ -22,6 +22,7 @@ import threading
 import time
 from collections import deque
 
+from . import tracing as _tracing
 from .engine import (
     BLAS_OP_NAMES,
     INLINE_COST,
@@ -61,6 +62,8 @@ class ThreadedEngine(Engine):
              cost=None, inline=None, uses_blas=False) -> None:
         if not uses_blas and name in BLAS_OP_NAMES:
             uses_blas = True
+        if _tracing.active is not None:  # a profile is recording: time this op
+            fn = _tracing.active.wrap(fn, name, loc)
         if (type(writes) is tuple and len(writes) == 1 and type(reads) is tuple
                 and len(reads) <= 3 and inline is not False):
             # one output var, a few distinct input vars: try running it right here
@@ -83,6 +86,8 @@ class ThreadedEngine(Engine):
     def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
         """``push`` for the eager hot path: ``reads`` a tuple of distinct vars, one ``write``
         var not among them (the caller guarantees both; nothing is checked)."""
+        if _tracing.active is not None:
+            fn = _tracing.active.wrap(fn, name, None)
         if not self._push_inline(fn, reads, write, name, None, cost, None, uses_blas):
             self._push_queued(fn, reads, (write,), (), name, None, cost, None, uses_blas)
 

@@ -91,8 +91,17 @@ def parse_file(path, include_dirs=(), defines=(), *, use_cache=True) -> RecordKe
         if load_or_build is not None:
             # In the deep thread too: pickling deeply nested records recurses as well.
             return run_deep(load_or_build, os.fspath(path), include_dirs, defines,
-                            lambda: _build(path, include_dirs, defines))
-    return _build(path, include_dirs, defines)
+                            lambda: _build_showing(path, include_dirs, defines))
+    return _build_showing(path, include_dirs, defines)
+
+
+def _build_showing(path, include_dirs, defines) -> RecordKeeper:
+    """:func:`_build` with a spinner on a terminal once it has taken half a second (a cold
+    parse of LLVM's target descriptions takes seconds)."""
+    from .progress import spinner
+
+    with spinner(f"TableGen: parsing {os.path.basename(os.fspath(path))}", delay=0.5):
+        return _build(path, include_dirs, defines)
 
 
 def parse_string(text, filename="<string>", include_dirs=(), defines=()) -> RecordKeeper:

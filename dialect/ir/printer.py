@@ -288,3 +288,16 @@ def print_op(op: Operation) -> str:
         for j, r in enumerate(op.results):
             names[r] = f"%{op.results[0].name or '?'}#{j}"
     return p.op_line(op, names).strip()
+
+
+def value_names(func: FuncOp) -> dict[Value, str]:
+    """The names the printer gives ``func``'s values (``%x``, ``%0``, ``%3#1``): what tools
+    that show a program beside its text (``tdflow view``) call them.
+
+    >>> from tdflow.dialect.ir import parse_module
+    >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+    ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n  return %0 : tensor<2xf32>\\n}')
+    >>> sorted(value_names(m.funcs[0]).values())
+    ['%0', '%x']
+    """
+    return _Printer(False, False, True).name_values(func)

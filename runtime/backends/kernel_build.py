@@ -27,7 +27,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -187,14 +186,9 @@ def _code_of(stderr: str, source: str, file: str) -> str:
 @contextlib.contextmanager
 def _progress(what: str, count: int) -> Iterator[None]:
     """A rich spinner while a compiler runs (only on a terminal; CI logs stay clean)."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from tdflow.tdparser.progress import spinner
 
-    with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TimeElapsedColumn(),
-                  transient=True) as bar:
-        bar.add_task(f"{what} {count} kernel{'s' if count != 1 else ''}", total=None)
+    with spinner(f"{what} {count} kernel{'s' if count != 1 else ''}"):
         yield
 
 
@@ -204,7 +198,10 @@ def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: st
         src = os.path.join(tmp, "kernels" + suffix)
         out = os.path.join(tmp, "kernels" + out_suffix)
         Path(src).write_text(source)
-        with _progress(what, count):
+        from tdflow.runtime import tracing
+
+        with _progress(what, count), tracing.span(f"{os.path.basename(cmd[0])} build", "build",
+                                                  kernels=count, bytes_of_source=len(source)):
             try:
                 done = subprocess.run(cmd + [src, "-o", out], capture_output=True, text=True,
                                       timeout=900)

@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how many leading values of each result to show (default: 6)")
     p.add_argument("--repeat", type=non_negative_int, default=0, metavar="N",
                    help="also call the program N more times and report the time per call")
+    p.add_argument("--profile", default=None, metavar="TRACE.json",
+                   help="write a Chrome trace (chrome://tracing, ui.perfetto.dev) of the "
+                   "compile, builds and every kernel launch to TRACE.json")
     from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
 
     add_ops_args(p)
@@ -70,6 +73,25 @@ def _usage(msg: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "profile", None) is None:
+        return _run(args)
+    from tdflow.pictures.trace import profile
+
+    with profile() as prof:
+        status = _run(args)
+    try:
+        prof.save(args.profile)
+    except OSError as exc:
+        from tdflow.dialect.cli_support import FileAccessError, os_reason
+
+        raise FileAccessError(args.profile, f"cannot write: {os_reason(exc)}") from None
+    launches = sum(1 for e in prof.recorder.events if e[1] == "launch")
+    print(f"wrote a trace of {launches} kernel launch(es) to {args.profile} "
+          f"(open it in chrome://tracing or ui.perfetto.dev)")
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
     bindings: dict[str, str] = {}
     for item in args.input:
         name, eq, path = item.partition("=")

@@ -10,6 +10,7 @@ CI runs the same cases through ``BackendTest`` itself (``tests/onnx/test_backend
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import os
 import re
@@ -169,13 +170,25 @@ def main(argv: list[str] | None = None) -> int:
 
     warnings.filterwarnings("ignore")
     np.seterr(all="ignore")
+    from tdflow.tdparser.progress import progress_bar
+
     for kind in args.kind or ["node"]:
         results = []
-        for t in cases(kind, args.pattern):
-            r = run_case(t, args.device, args.timeout)
-            results.append(r)
-            if not (args.failures and r.ok):
-                print(f"{'pass' if r.ok else 'FAIL'}  {r.name}  {r.reason}", flush=True)
+        todo = list(cases(kind, args.pattern))
+        bar = progress_bar()  # on a terminal only: a pipe gets the lines and the total
+        with bar if bar is not None else contextlib.nullcontext():
+            task = bar.add_task(f"onnx {kind}", total=len(todo)) if bar is not None else None
+            for t in todo:
+                r = run_case(t, args.device, args.timeout)
+                results.append(r)
+                line = f"{'pass' if r.ok else 'FAIL'}  {r.name}  {r.reason}"
+                if bar is None:
+                    if not (args.failures and r.ok):
+                        print(line, flush=True)
+                    continue
+                if not (args.failures and r.ok):
+                    bar.console.print(line, markup=False, highlight=False)
+                bar.update(task, advance=1)
         n_ok = sum(r.ok for r in results)
         print(f"onnx {kind} tests: {n_ok}/{len(results)} passed")
     return 0
