@@ -18,7 +18,7 @@ import importlib
 import sys
 
 # Subcommand modules in the order `tdflow --help` lists them.
-COMMANDS = ("tblgen", "ops", "verify", "doc", "opt", "gen_hooks", "lower", "run", "kernels", "import_onnx")
+COMMANDS = ("tblgen", "ops", "patterns", "verify", "doc", "opt", "gen_hooks", "lower", "run", "kernels", "import_onnx")
 
 
 def build_parser() -> argparse.ArgumentParser:
