@@ -31,6 +31,7 @@ _LAZY = {
     "sgd_step": ("tdflow.runtime.value_and_grad", "sgd_step"),
     "grad_rule": ("tdflow.dialect.grad", "grad_rule"),
     "GradError": ("tdflow.dialect.grad", "GradError"),
+    "native": ("tdflow.dialect.patterns.native", "native"),
 }
 
 

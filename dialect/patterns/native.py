@@ -35,7 +35,7 @@ from typing import Any
 
 from ..hooks.registry import _qualname, definition_id
 
-__all__ = ["NATIVES", "NativeRegistry", "native", "missing_natives"]
+__all__ = ["NATIVES", "NativeRegistry", "native", "missing_natives", "load_standard_natives"]
 
 Native = Callable[..., Any]
 
@@ -113,16 +113,14 @@ def missing_natives(patterns: Iterable[Any],
     [('P', 'IsSmall')]
     """
     reg = registry if registry is not None else NATIVES
-    _standard_natives()
+    load_standard_natives()
     return [(p, rec) for p in patterns for rec in p.natives if rec not in reg]
 
 
-_STD_DONE = False
+def load_standard_natives() -> None:
+    """Register the natives the standard library's rules use (``ops/canonical.td``).
 
-
-def _standard_natives() -> None:
-    """Import the natives the standard library's rules use (``ops/canonical.td``)."""
-    global _STD_DONE
-    if not _STD_DONE:
-        _STD_DONE = True
-        from . import std_natives  # noqa: F401 - registers by decorator
+    >>> load_standard_natives(); "TDF_SameType" in NATIVES
+    True
+    """
+    from . import std_natives  # noqa: F401 - registers by decorator (once: a module import)
