@@ -8,8 +8,8 @@ pattern's error at once (a :class:`~tdflow.tdparser.errors.TdError` with ``other
 >>> rk = parse_string('include "tdflow/Patterns.td"\\ninclude "tdflow/ops.td"\\n'
 ...                   'def : Pat<(TDF_ReluOp (TDF_ReluOp $x)), (TDF_ReluOp $x)>;\\n',
 ...                   include_dirs=[str(INCLUDE_DIR)])
->>> [(p.name, p.root, p.benefit, p.generated_ops) for p in read_patterns(rk)]
-[('GeneratedConvert0', 'tdflow.relu', 2, ('tdflow.relu',))]
+>>> [(p.name, p.root, p.benefit, p.generated_ops) for p in read_patterns(rk)][-1]
+('GeneratedConvert0', 'tdflow.relu', 2, ('tdflow.relu',))
 """
 
 from __future__ import annotations
