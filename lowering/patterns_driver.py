@@ -68,8 +68,9 @@ class PatternIndex:
     """
 
     def __init__(self, patterns: Iterable[Pattern]) -> None:
+        self.patterns: tuple[Pattern, ...] = tuple(patterns)
         by_root: dict[str, list[tuple[int, int, Pattern]]] = {}
-        for i, p in enumerate(patterns):
+        for i, p in enumerate(self.patterns):
             by_root.setdefault(p.root, []).append((-p.benefit, i, p))
         self._by_root = {k: tuple(p for *_, p in sorted(v)) for k, v in by_root.items()}
 

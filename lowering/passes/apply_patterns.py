@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir_access import diagnostic
-from ..pass_manager import Pass, PassContext
+from ..pass_manager import Pass, PassContext, PassFailure
 from ..patterns_driver import Fired, PatternIndex, apply_greedily
 
 
@@ -49,8 +49,16 @@ class ApplyPatternsPass(Pass):
 def run_greedy(p: Pass, module: Any, context: PassContext, index: PatternIndex) -> None:
     """Drive ``index`` over every function of ``module``; record what fired on ``p.fired`` and
     warn (``context.warnings``) about a function that did not converge."""
+    from tdflow.dialect.patterns.native import missing_natives
+
     from .canonicalize import fold_op
 
+    missing = missing_natives(index.patterns)
+    if missing:  # found before anything is rewritten, every one at once
+        raise PassFailure(p.name, [diagnostic(
+            f"pattern '{pat.name}' needs a Python function for '{rec}': define it with "
+            f"@tdflow.native({rec!r}) in a hooks module and pass --hooks FILE.py",
+            _loc(pat.loc)) for pat, rec in missing])
     fold = None
     if p.option("fold") and context.kernel_table is not None:
         def fold(op, rw):
@@ -65,6 +73,12 @@ def run_greedy(p: Pass, module: Any, context: PassContext, index: PatternIndex) 
                 f"{p.name} did not reach a fixpoint in @{func.name} after "
                 f"{r.iterations} iterations (max-iterations={p.option('max-iterations')}); "
                 f"patterns may be undoing each other", func.loc, severity="warning"))
+
+
+def _loc(loc: Any) -> Any:
+    from tdflow.dialect.ir.core import Location
+
+    return None if loc is None else Location(loc.file, loc.line, loc.col)
 
 
 def fired_report(fired: list[Fired]) -> str:
