@@ -141,7 +141,9 @@ class _Builder:
             if adef is None:
                 raise PatternError(f"{where(self.pattern)}: '{node.op}' has no argument '{name}'")
             v = self.value(arg, adef=adef)
-            if v is not None:
+            # an attribute at its .td default is left out, as the printer and builder do
+            if v is not None and not (adef.has_default and not isinstance(v, Attribute)
+                                      and v == adef.default):
                 try:
                     attrs[name] = v if isinstance(v, Attribute) else to_attr(adef.kind, v, adef.enum)
                 except (TypeError, ValueError) as exc:
