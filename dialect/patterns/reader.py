@@ -33,10 +33,6 @@ _KNOWN_CONSTRAINTS = frozenset({"HasNoUseOf"})
 _INDEXED = re.compile(r"^(.*)__\d+$")  # `$res__1`: result 1 of the op bound as `res`
 
 
-class _Bad(Exception):
-    """One pattern's first error (mlir-tblgen stops a pattern at its first, too)."""
-
-
 def pattern_records(rk: RecordKeeper) -> list[Record]:
     """Every concrete ``Pattern`` record of ``rk``, in definition order.
 
@@ -74,8 +70,8 @@ def read_patterns(rk: RecordKeeper, default_dialect: str = "tdflow") -> list[Pat
         reader = _PatternReader(rk, sigs, rec)
         try:
             out.append(reader.pattern(names[rec.name]))
-        except _Bad as bad:
-            errors.append(_error(rec, str(bad)))
+        except TdError as bad:
+            errors.append(_error(rec, bad.message))
     if errors:
         first, *rest = errors
         first.others = rest
@@ -91,7 +87,8 @@ def _error(rec: Record, message: str) -> TdError:
 
 
 class _PatternReader:
-    """Reads one pattern record; raises :class:`_Bad` with mlir-tblgen's complaint."""
+    """Reads one pattern record; raises an unlocated :class:`TdError` with mlir-tblgen's complaint (the
+    pattern's first: mlir-tblgen stops a pattern at its first, too)."""
 
     def __init__(self, rk: RecordKeeper, sigs: OpSignatures, rec: Record) -> None:
         self.rk = rk
@@ -105,10 +102,10 @@ class _PatternReader:
         f = self.rec.fields
         src_dag = f.get("sourcePattern")
         if not isinstance(src_dag, Dag):
-            raise _Bad("the source pattern must be a dag: (Op $arg, ...)")
+            raise TdError("the source pattern must be a dag: (Op $arg, ...)")
         source = self.node(src_dag, result=False)
         if not isinstance(source, OpNode) or source.kind != "op":
-            raise _Bad("the source pattern's root must be an op")
+            raise TdError("the source pattern's root must be an op")
         root = self.sigs.get(src_dag.operator.name)
         results = self.result_patterns(f.get("resultPatterns") or [], root)
         constraints = tuple(self.constraint(c) for c in f.get("constraints") or [])
@@ -128,7 +125,7 @@ class _PatternReader:
         delta = self.rec.fields.get("benefitDelta")
         if (not isinstance(delta, Dag) or len(delta.args) != 1
                 or not isinstance(delta.args[0][0], int)):
-            raise _Bad("The 'addBenefit' takes and only takes one integer value")
+            raise TdError("The 'addBenefit' takes and only takes one integer value")
         return delta.args[0][0]
 
     def result_patterns(self, dags: list, root: OpSig) -> tuple[OpNode | Bind, ...]:
@@ -144,11 +141,11 @@ class _PatternReader:
         out = []
         for i, d in enumerate(dags):
             if not isinstance(d, Dag):
-                raise _Bad("a result pattern must be a dag: (Op $arg, ...)")
+                raise TdError("a result pattern must be a dag: (Op $arg, ...)")
             out.append(self.node(d, result=True, replaces_root=i >= replacing_from))
         total = sum(self.value_count(d) for d in dags)
         if total < n_replacing:
-            raise _Bad("not enough values generated to replace the matched op")
+            raise TdError("not enough values generated to replace the matched op")
         return tuple(out)
 
     def value_count(self, dag) -> int:
@@ -168,7 +165,7 @@ class _PatternReader:
         op = dag.operator
         rec = self.rk.defs.get(op.name) if isinstance(op, DefRef) else None
         if rec is None:
-            raise _Bad(f"unknown op '{op}': the dag operator is not a record")
+            raise TdError(f"unknown op '{op}': the dag operator is not a record")
         if rec.name in _DIRECTIVES and not rec.superclasses:
             return _DIRECTIVES[rec.name], rec
         if self.sigs.get(rec.name) is not None:
@@ -177,7 +174,7 @@ class _PatternReader:
             return "native", rec
         if rec.isa("Constraint"):
             return "constraint_dag", rec
-        raise _Bad(f"unknown op '{rec.name}': it is not an op definition, a NativeCodeCall "
+        raise TdError(f"unknown op '{rec.name}': it is not an op definition, a NativeCodeCall "
                    f"or a DRR directive (replaceWithValue, location, returnType, either, "
                    f"variadic)")
 
@@ -190,7 +187,7 @@ class _PatternReader:
         if kind == "return_type":
             for value, _ in dag.args:
                 if isinstance(value, Dag) and self.kind_of(value)[0] != "native":
-                    raise _Bad("nested DAG in `returnType` must be a native code call")
+                    raise TdError("nested DAG in `returnType` must be a native code call")
         args = tuple(self.arg(v, n, result=result) for v, n in dag.args)
         if dag.operator_name and kind not in ("either", "variadic"):
             self.bind(dag.operator_name, "value", result)
@@ -203,12 +200,12 @@ class _PatternReader:
         directives = [v for v, _ in dag.args if isinstance(v, Dag) and self.kind_of(v)[0] in
                       ("location", "return_type")] if result else []
         if replaces_root and any(self.kind_of(d)[0] == "return_type" for d in directives):
-            raise _Bad("Cannot specify explicit return types in an op whose return values "
+            raise TdError("Cannot specify explicit return types in an op whose return values "
                        "replace the source pattern's root op")
         n_args = sum(len(v.args) if isinstance(v, Dag) and self.kind_of(v)[0] == "either"
                      else 1 for v, _ in dag.args) - len(directives)
         if n_args != sig.arity:
-            raise _Bad(f"op '{sig.name}' argument number mismatch: {n_args} in pattern vs. "
+            raise TdError(f"op '{sig.name}' argument number mismatch: {n_args} in pattern vs. "
                        f"{sig.arity} in definition")
         if not result and dag.operator_name:
             self.bind(dag.operator_name, "op", result)
@@ -228,7 +225,7 @@ class _PatternReader:
                     slot += len(value.args)
                     continue
                 if (result and kind == "op" and slot < sig.arity and sig.args[slot].variadic):
-                    raise _Bad(f"op expects variadic operand `{sig.args[slot].name}`, while "
+                    raise TdError(f"op expects variadic operand `{sig.args[slot].name}`, while "
                                f"provided is non-variadic")
             args.append(self.arg(value, name, result=result))
             names.append(sig.args[slot].name)
@@ -243,14 +240,14 @@ class _PatternReader:
         if not result:
             # a native matcher gets the op through $_self and binds its outputs (`&$0`)
             if "$_self" not in expr:
-                raise _Bad("NativeCodeCall must have $_self as argument for passing the "
+                raise TdError("NativeCodeCall must have $_self as argument for passing the "
                            "defining Operation")
             if dag.operator_name:
-                raise _Bad(f"binding symbol '{dag.operator_name}' to NativecodeCall in "
+                raise TdError(f"binding symbol '{dag.operator_name}' to NativecodeCall in "
                            f"MatchPattern is not supported")
             for i, (value, _name) in enumerate(dag.args):
                 if isinstance(value, Dag):
-                    raise _Bad(f"Matching nested tree in NativeCodecall not supported: "
+                    raise TdError(f"Matching nested tree in NativeCodecall not supported: "
                                f"argument {i} of '{rec.name}' is a dag; bind it to a $name "
                                f"and match the op in a pattern of its own")
         args = tuple(self.arg(v, n, result=result) for v, n in dag.args)
@@ -274,7 +271,7 @@ class _PatternReader:
             return Bind(name, "literal", value=str(value) if isinstance(value, Code) else value)
         rec = self.rk.defs.get(value.name) if isinstance(value, DefRef) else None
         if rec is None:
-            raise _Bad(f"unexpected argument '{value}': expected $name, a constraint, a "
+            raise TdError(f"unexpected argument '{value}': expected $name, a constraint, a "
                        f"constant attribute or a dag")
         label = rec.name
         if rec.isa("ConstantAttr"):
@@ -302,29 +299,29 @@ class _PatternReader:
         prev = self.bound.get(name)
         # a value bound twice in the source is an equality check (mlir-tblgen allows it)
         if prev is not None and (what == "op" or prev == "op" or result):
-            raise _Bad(f"symbol '{name}' bound more than once")
+            raise TdError(f"symbol '{name}' bound more than once")
         self.bound[name] = what
 
     def use(self, name: str) -> None:
         base = _INDEXED.match(name)
         if name not in self.bound and (base is None or base.group(1) not in self.bound):
-            raise _Bad(f"referencing unbound symbol '{name}'")
+            raise TdError(f"referencing unbound symbol '{name}'")
 
     # -- constraints ------------------------------------------------------------------------
     def constraint(self, dag) -> Constraint:
         if not isinstance(dag, Dag) or not isinstance(dag.operator, DefRef):
-            raise _Bad(f"a constraint must be a dag (Constraint $a, ...), not {dag}")
+            raise TdError(f"a constraint must be a dag (Constraint $a, ...), not {dag}")
         rec = self.rk.defs.get(dag.operator.name)
         if rec is None or not rec.isa("Constraint"):
-            raise _Bad(f"'{dag.operator}' in the constraint list is not a Constraint")
+            raise TdError(f"'{dag.operator}' in the constraint list is not a Constraint")
         names = []
         for value, name in dag.args:
             if value is not None or name is None:
-                raise _Bad(f"constraint '{rec.name}' takes bound values ($name), not {value}")
+                raise TdError(f"constraint '{rec.name}' takes bound values ($name), not {value}")
             self.use(name)
             names.append(name)
         if rec.isa("TypeConstraint") and len(names) != 1:
-            raise _Bad("type constraint requires exactly one argument")
+            raise TdError("type constraint requires exactly one argument")
         known = rec.isa("TypeConstraint") or rec.isa("AttrConstraint") or (
             rec.name in _KNOWN_CONSTRAINTS)
         if not known:
