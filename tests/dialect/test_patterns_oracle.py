@@ -163,3 +163,30 @@ def test_rewriter_errors_match_mlir_tblgen(define):
     # the same complaint: tdflow's message says what mlir-tblgen's does, sometimes with more
     words = m[3].split()[:5]
     assert err.message.split()[:5] == words, (err.message, m[3])
+
+
+LLVM_TBLGEN = find_llvm_tool("llvm-tblgen")
+
+
+@pytest.mark.oracle
+@needs_corpus
+@pytest.mark.skipif(LLVM_TBLGEN is None or MLIR_INC is None,
+                    reason="llvm-tblgen-19 or MLIR 19's include dir is absent")
+@pytest.mark.parametrize("name,incs", CASES, ids=[c[0] for c in CASES])
+def test_patterns_same_from_llvm_records(name, incs):
+    """The reader gives the same patterns from llvm-tblgen's records as from tdflow's."""
+    from tdflow.tdparser.records import RecordKeeper
+
+    path = CORPUS / name
+    dirs = include_dirs_for([*(CORPUS / i for i in incs), MLIR_INC])
+    cmd = [LLVM_TBLGEN, "--dump-json", str(path)] + [a for d in dirs for a in ("-I", d)]
+    llvm = RecordKeeper.from_json(json.loads(subprocess.run(
+        cmd, capture_output=True, text=True, check=True, timeout=120).stdout))
+
+    def key(p):  # llvm's JSON names files by base name: compare all but the location
+        return (p.name, p.root, p.benefit, p.source, p.results, p.constraints, p.matched_ops,
+                p.generated_ops, p.natives, p.loc.line)
+
+    # (llvm's JSON lists records by name, not in definition order)
+    want = sorted(key(p) for p in read_patterns(load_records(path, dirs)))
+    assert sorted(key(p) for p in read_patterns(llvm)) == want and want
