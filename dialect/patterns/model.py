@@ -53,7 +53,12 @@ class OpNode:
 
     ``kind`` is ``"op"``, ``"native"``, ``"either"``, ``"replace_with_value"``, ``"location"``,
     ``"return_type"``, ``"variadic"`` or ``"constraint_dag"``. For ``"op"``, ``arg_names`` are
-    the op's argument names in binding order (operands, then attributes), aligned with ``args``.
+    the op's argument names in binding order (operands, then attributes), aligned with ``args``
+    (an MLIR op whose ``arguments`` interleave operands and attributes binds in that order).
+    An ``either`` argument covers one slot per child: its entry in the parent's ``arg_names``
+    is the first slot's name, and its own ``arg_names`` lists every slot's. A result op's
+    trailing ``location``/``returnType`` directives take no slot (``"$location"``,
+    ``"$return_type"`` in ``arg_names``).
 
     >>> OpNode("op", "toy.reshape", (Bind("x", "any"),), ("input",), name="res").name
     'res'
