@@ -127,3 +127,18 @@ def test_verify_reports_a_missing_native_like_a_missing_hook(files):
     # with the hooks module, verify passes
     proc = fresh("verify", "--ops", d / "rules.td", "--hooks", d / "h.py", d / "prog.mlir")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_rewrite_patterns_page_runs(tmp_path, monkeypatch):
+    """docs/rewrite-patterns.md, read as a script the way tests/e2e/test_tutorial.py reads the op
+    tutorial: every file block is written, every session and Python block run and checked."""
+    import test_tutorial as page
+
+    doc = page.DOC.parent / "rewrite-patterns.md"
+    monkeypatch.setattr(page, "DOC", doc)  # failures name this page
+    blocks = page.read_blocks(doc)
+    assert {b.file for b in blocks} >= {"toy_ops.td", "toy_combine.td", "toy_hooks.py",
+                                        "prog.mlir"}
+    assert any(b.lang == "python" and b.file is None for b in blocks)
+    for i, block in enumerate(blocks):
+        page.run_block(block, tmp_path, i)
