@@ -190,3 +190,48 @@ def test_patterns_same_from_llvm_records(name, incs):
     # (llvm's JSON lists records by name, not in definition order)
     want = sorted(key(p) for p in read_patterns(load_records(path, dirs)))
     assert sorted(key(p) for p in read_patterns(llvm)) == want and want
+
+
+# patterns over MLIR's installed Arith dialect, in the shapes MLIR's ArithCanonicalization.td
+# uses: ConstantLikeMatcher leaves, `$res__1`, `$_`, enum cases, inline Constraint<CPred>,
+# auxiliary result patterns, a class-made NativeCodeCall
+ARITH = """\
+include "mlir/IR/PatternBase.td"
+include "mlir/Dialect/Arith/IR/ArithOps.td"
+def Zero : NativeCodeCall<"$_builder.getZeroAttr($0.getType())">;
+def Merge : NativeCodeCall<"merge($0, $1)">;
+def AddAttrs : NativeCodeCall<"add($_builder, $0, $1, $2)">;
+defvar NoOverflow = ConstantEnumCase<Arith_IntegerOverflowAttr, "none">;
+class castTo<string t> : NativeCodeCall<"::mlir::cast<" # t # ">($0)">;
+def P1 : Pat<(Arith_AddIOp:$res (Arith_AddIOp $x, (ConstantLikeMatcher APIntAttr:$c0), $o1),
+              (ConstantLikeMatcher APIntAttr:$c1), $o2),
+             (Arith_AddIOp $x, (Arith_ConstantOp (AddAttrs $res, $c0, $c1)), (Merge $o1, $o2))>;
+def P2 : Pattern<(Arith_MulSIExtendedOp:$res $x, $y),
+                 [(Arith_MulIOp $x, $y, NoOverflow), (replaceWithValue $x)],
+                 [(Constraint<CPred<"$0.getUses().empty()">> $res__1)]>;
+def P3 : Pat<(Arith_MulFOp (Arith_NegFOp $x, $_), (Arith_NegFOp $y, $_), $fmf),
+             (Arith_MulFOp $x, $y, $fmf)>;
+def : Pat<(SelectOp $p, (ConstantLikeMatcher ConstantAttr<I1Attr, "0">),
+                              (ConstantLikeMatcher ConstantAttr<I1Attr, "1">)),
+          (Arith_XOrIOp $p, (Arith_ConstantOp ConstantAttr<I1Attr, "1">))>;
+def : Pattern<(Arith_MulSIExtendedOp $x, (ConstantLikeMatcher AnyAttr:$c)),
+              [(replaceWithValue $x),
+               (Arith_ExtSIOp (Arith_CmpIOp ConstantEnumCase<Arith_CmpIPredicateAttr, "slt">, $x,
+                                            (Arith_ConstantOp (Zero $x))))]>;
+def P4 : Pat<(Arith_TruncIOp:$tr (Arith_ShRSIOp $x, (ConstantLikeMatcher TypedAttrInterface:$c))),
+             (Arith_TruncIOp (Arith_ShRUIOp $x, (Arith_ConstantOp (castTo<"TypedAttr"> $c))))>;
+def P5 : Pat<(Arith_SubIOp:$res (Arith_SubIOp $x, $y, $o1), $x, $o2),
+             (Arith_SubIOp (Arith_ConstantOp (Zero $y)), $y, (Merge $o1, $o2)), [], [], (addBenefit 10)>;
+"""
+
+
+@pytest.mark.oracle
+@needs_mlir
+def test_arith_patterns_match_mlir_tblgen(tmp_path):
+    if not (MLIR_INC / "mlir" / "Dialect" / "Arith" / "IR" / "ArithOps.td").is_file():
+        pytest.skip("MLIR 19's Arith ODS is not installed")
+    path = tmp_path / "arith.td"
+    path.write_text(ARITH)
+    want = reference_patterns(path, [])
+    assert len(want) == 7
+    assert ours(path, []) == want
