@@ -235,3 +235,14 @@ def test_arith_patterns_match_mlir_tblgen(tmp_path):
     want = reference_patterns(path, [])
     assert len(want) == 7
     assert ours(path, []) == want
+
+
+@needs_corpus
+@pytest.mark.skipif(MLIR_INC is None, reason="MLIR 19's include dir is absent (the corpus "
+                    "files include mlir/IR/PatternBase.td)")
+@pytest.mark.parametrize("name,incs", CASES, ids=[c[0] for c in CASES])
+def test_corpus_patterns_match_recorded_mlir_tblgen(name, incs):
+    """Without mlir-tblgen: its output for the corpus, recorded (golden_patterns/), holds."""
+    recorded = json.loads((GOLDEN / "corpus-mlir-tblgen.json").read_text())[name]
+    want = {k: (v["root"], v["benefit"], tuple(v["generated_ops"])) for k, v in recorded.items()}
+    assert ours(CORPUS / name, [CORPUS / i for i in incs]) == want
