@@ -14,6 +14,7 @@ pattern's error at once (a :class:`~tdflow.tdparser.errors.TdError` with ``other
 
 from __future__ import annotations
 
+import os
 import re
 
 from tdflow.tdparser.errors import TdError
@@ -83,7 +84,7 @@ def _error(rec: Record, message: str) -> TdError:
     loc = rec.loc
     if loc is None:
         return TdError(f"pattern '{rec.name}': {message}")
-    return TdError(message, loc.file, loc.line, loc.col or 1)
+    return TdError(message, os.path.normpath(loc.file), loc.line, loc.col or 1)
 
 
 class _PatternReader:
@@ -119,7 +120,8 @@ class _PatternReader:
             source=source, results=results, constraints=constraints, supplemental=supplemental,
             matched_ops=matched, generated_ops=tuple(generated),
             natives=tuple(dict.fromkeys(self.natives)),
-            loc=Loc(loc.file, loc.line, loc.col or 1) if loc else None)
+            # (normpath: tdflow/ops.td reaches the standard library as include/tdflow/../../..)
+            loc=Loc(os.path.normpath(loc.file), loc.line, loc.col or 1) if loc else None)
 
     def benefit_delta(self) -> int:
         delta = self.rec.fields.get("benefitDelta")
