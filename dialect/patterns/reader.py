@@ -35,12 +35,17 @@ _INDEXED = re.compile(r"^(.*)__\d+$")  # `$res__1`: result 1 of the op bound as 
 
 
 def pattern_records(rk: RecordKeeper) -> list[Record]:
-    """Every concrete ``Pattern`` record of ``rk``, in definition order.
+    """Every concrete DRR ``Pattern`` record of ``rk``, in definition order.
+
+    Found by shape (a ``sourcePattern`` dag), as the ODS reader finds ops: LLVM's instruction
+    selection has a ``Pattern`` class of its own (``PatternToMatch``, ``ResultInstrs``) that is
+    no rewrite rule.
 
     >>> pattern_records(RecordKeeper())
     []
     """
-    return [r for r in rk.defs.values() if not r.is_class and "Pattern" in r.superclasses]
+    return [r for r in rk.defs.values() if not r.is_class and "Pattern" in r.superclasses
+            and isinstance(r.fields.get("sourcePattern"), Dag)]
 
 
 def read_patterns(rk: RecordKeeper, default_dialect: str = "tdflow") -> list[Pattern]:

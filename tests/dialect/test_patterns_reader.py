@@ -182,3 +182,15 @@ def test_a_value_bound_twice_in_the_source_is_an_equality_check(tmp_path):
     assert p.source.args == (Bind("x", "any"), Bind("x", "any"))
     assert [b.value for b in p.results[0].args[1:]] == [
         ("BoolAttr", "false"), ("BoolAttr", "true"), ("SI64Attr", "0"), ("F64Attr", "2.0")]
+
+
+def test_llvm_isel_patterns_are_not_rewrite_rules():
+    """LLVM's instruction selection has a `Pattern` class of its own: not DRR, not read."""
+    from tdflow.tdparser import parse_string
+
+    rk = parse_string("class Pattern<dag p, list<dag> r> { dag PatternToMatch = p; "
+                      "list<dag> ResultInstrs = r; }\n"
+                      "class Pat<dag p, dag r> : Pattern<p, [r]>;\n"
+                      "def add; def ADDrr;\ndef : Pat<(add $a, $b), (ADDrr $a, $b)>;\n")
+    assert len(rk.instances_of("Pattern")) == 1
+    assert read_patterns(rk) == []
