@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdflow.dialect.ir import RETURN, Operation, Rewriter
-from tdflow.dialect.patterns.model import Pattern
+from tdflow.dialect.patterns.model import OpNode, Pattern
 
 from .ir_access import is_pure
 from .patterns_build import BuildFailed, build_results
@@ -73,15 +73,39 @@ class PatternIndex:
         for i, p in enumerate(self.patterns):
             by_root.setdefault(p.root, []).append((-p.benefit, i, p))
         self._by_root = {k: tuple(p for *_, p in sorted(v)) for k, v in by_root.items()}
+        self._screens: dict[tuple[str, int], tuple] = {}
 
     def get(self, name: str) -> tuple[Pattern, ...]:
         return self._by_root.get(name, ())
+
+    def screened(self, name: str, dialect: Any) -> tuple:
+        """``(pattern, [(operand index, producer op name), ...])`` for the rules rooted at
+        ``name``: the producers a rule's source dag names for the root's operands, checked
+        before the full match (most ops fail a rule there, and this is cheap)."""
+        key = (name, id(dialect))
+        hit = self._screens.get(key)
+        if hit is None:
+            opdef = dialect.ops.get(name)
+            simple = opdef is not None and all(d.is_single for d in opdef.operands)
+            hit = self._screens[key] = tuple((p, _screen(p, simple))
+                                             for p in self._by_root.get(name, ()))
+        return hit
 
     def roots(self) -> frozenset[str]:
         return frozenset(self._by_root)
 
     def __bool__(self) -> bool:
         return bool(self._by_root)
+
+
+def _screen(p: Pattern, simple: bool) -> tuple[tuple[int, str], ...]:
+    """Which of the root's operands must come from which op (only for roots whose operands
+    are all single and whose dag has no ``either``: there position ``i`` is operand ``i``)."""
+    args = p.source.args
+    if not simple or len(p.source.arg_names) != len(args) or any(
+            isinstance(a, OpNode) and a.kind != "op" for a in args):
+        return ()
+    return tuple((i, a.op) for i, a in enumerate(args) if isinstance(a, OpNode) and a.op)
 
 
 class _Worklist:
@@ -162,29 +186,40 @@ def _visit(op: Operation, index: PatternIndex, dialect: Any, rw: Rewriter, wl: _
         return True
     if fold is not None and fold(op, rw):
         return True
-    for pattern in index.get(op.name):
-        m = match(pattern, op, dialect)
-        if m is None:
-            continue
-        loc, name = op.loc, op.name
-        try:
-            new_values, created = build_results(pattern, m.values, op, dialect, rw)
-        except BuildFailed:
-            continue
-        if any(not _fits(v.type, r.type) for v, r in zip(new_values, op.results)):
-            for c in reversed(created):  # would change a result's type: not this rewrite
-                if c.parent is not None and not c.has_users():
-                    rw.erase_op(c)
-            continue
-        producers = [v.op for v in op.operands]
-        rw.replace_op(op, new_values)
-        for v in new_values:  # the users of the new values see a changed operand
-            wl.push(v.op)
-        for p in producers:
-            wl.push(p)
-        result.fired.append(Fired(pattern.name, name, loc))
-        return True
+    operands = op.operands
+    for pattern, screen in index.screened(op.name, dialect):
+        for i, producer in screen:
+            p = operands[i].op if i < len(operands) else None
+            if p is None or p.name != producer:
+                break
+        else:
+            m = match(pattern, op, dialect)
+            if m is not None:
+                if _rewrite(pattern, m, op, dialect, rw, wl, result):
+                    return True
     return False
+
+
+def _rewrite(pattern: Pattern, m: Any, op: Operation, dialect: Any, rw: Rewriter, wl: _Worklist,
+             result: GreedyResult) -> bool:
+    loc, name = op.loc, op.name
+    try:
+        new_values, created = build_results(pattern, m.values, op, dialect, rw)
+    except BuildFailed:
+        return False
+    if any(not _fits(v.type, r.type) for v, r in zip(new_values, op.results)):
+        for c in reversed(created):  # would change a result's type: not this rewrite
+            if c.parent is not None and not c.has_users():
+                rw.erase_op(c)
+        return False
+    producers = [v.op for v in op.operands]
+    rw.replace_op(op, new_values)
+    for v in new_values:  # the users of the new values see a changed operand
+        wl.push(v.op)
+    for p in producers:
+        wl.push(p)
+    result.fired.append(Fired(pattern.name, name, loc))
+    return True
 
 
 def _fits(new: Any, old: Any) -> bool:

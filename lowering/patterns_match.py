@@ -71,7 +71,7 @@ def where(pattern: Pattern) -> str:
 def match(pattern: Pattern, op: Operation, dialect: Any) -> Match | None:
     """The bindings of ``pattern`` rooted at ``op``, or ``None`` when it does not match."""
     m = Match()
-    if not _match_op(pattern.source, op, dialect, m, pattern):
+    if not _match_op(pattern.source, op, dialect.ops, m, pattern):
         return None
     for c in pattern.constraints:
         if not _check_constraint(pattern, c, m, dialect):
@@ -101,78 +101,102 @@ def arg_layout(node: OpNode, opdef: Any) -> list[tuple[Any, str]]:
     return list(zip(flat, names))
 
 
-def _match_op(node: OpNode, op: Operation | None, dialect: Any, m: Match, pattern: Pattern) -> bool:
+class _Plan:
+    """How one op dag meets one op definition, worked out once: each argument with where its
+    value comes from (an operand position or group, or an attribute definition)."""
+
+    __slots__ = ("node", "opdef", "all_single", "n_operands", "entries", "spans")
+
+    def __init__(self, node: OpNode, opdef: Any) -> None:
+        self.node, self.opdef = node, opdef
+        self.all_single = all(d.is_single for d in opdef.operands)
+        self.n_operands = len(opdef.operands)
+        index = {d.name: i for i, d in enumerate(opdef.operands)}
+        # (argument, is an operand, operand index or attribute name, its definition)
+        self.entries: list[tuple[Any, bool, Any, Any]] = []
+        for arg, name in arg_layout(node, opdef):
+            i = index.get(name)
+            if i is not None:
+                self.entries.append((arg, True, i, opdef.operands[i]))
+            else:
+                self.entries.append((arg, False, name, opdef.attr(name)))
+        # the positions of `either` groups among the entries
+        self.spans: list[tuple[int, int]] = []
+        pos = 0
+        for a in node.args:
+            if isinstance(a, OpNode) and a.kind in ("location", "return_type"):
+                continue
+            n = len(a.args) if isinstance(a, OpNode) and a.kind == "either" else 1
+            if isinstance(a, OpNode) and a.kind == "either":
+                self.spans.append((pos, n))
+            pos += n
+
+
+_PLANS: dict[int, _Plan] = {}
+
+
+def _plan(node: OpNode, opdef: Any) -> _Plan:
+    plan = _PLANS.get(id(node))
+    if plan is None or plan.node is not node or plan.opdef is not opdef:
+        plan = _PLANS[id(node)] = _Plan(node, opdef)
+    return plan
+
+
+def _match_op(node: OpNode, op: Operation | None, ops: Any, m: Match, pattern: Pattern) -> bool:
     if op is None or op.name != node.op:
         return False
-    opdef = dialect.ops.get(op.name)
+    opdef = ops.get(op.name)
     if opdef is None:
         return False
-    if all(d.is_single for d in opdef.operands):
-        if len(op.operands) != len(opdef.operands):
+    plan = _plan(node, opdef)
+    if plan.all_single:
+        if len(op.operands) != plan.n_operands:
             return False
-        operands = {d.name: [v] for d, v in zip(opdef.operands, op.operands)}
+        operands: Any = op.operands
     else:
-        operands = operand_groups(opdef, op)
-        if operands is None:
+        groups = operand_groups(opdef, op)
+        if groups is None:
             return False
+        operands = [tuple(groups[d.name]) if not d.is_single else groups[d.name][0]
+                    for d in opdef.operands]
     m.ops.append(op)
     if node.name:
         if not _bind(m, node.name, op.results[0] if len(op.results) == 1 else tuple(op.results)):
             return False
         for i, r in enumerate(op.results):
             m.values[f"{node.name}__{i}"] = r
-    items = arg_layout(node, opdef)
-    eithers = [a for a in node.args if isinstance(a, OpNode) and a.kind == "either"]
-    if not eithers:
-        return _match_args(items, op, opdef, operands, dialect, m, pattern)
+    if not plan.spans:
+        return _match_args(plan.entries, op, operands, ops, m, pattern)
     # `either` groups: try each combination of orders, restoring the bindings between tries
-    return _match_either(node, items, op, opdef, operands, dialect, m, pattern)
-
-
-def _match_either(node, items, op, opdef, operands, dialect, m: Match, pattern) -> bool:
-    spans, pos = [], 0
-    for a in node.args:
-        if isinstance(a, OpNode) and a.kind in ("location", "return_type"):
-            continue
-        n = len(a.args) if isinstance(a, OpNode) and a.kind == "either" else 1
-        if n > 1:
-            spans.append((pos, n))
-        pos += n
-    for mask in range(1 << len(spans)):
-        trial = list(items)
-        for bit, (start, n) in enumerate(spans):
-            if mask >> bit & 1:  # swap the group's arguments, keep its operand names
-                args = [a for a, _ in items[start:start + n]][::-1]
-                trial[start:start + n] = [(a, nm) for a, (_, nm) in zip(args, items[start:start + n])]
+    for mask in range(1 << len(plan.spans)):
+        trial = list(plan.entries)
+        for bit, (start, n) in enumerate(plan.spans):
+            if mask >> bit & 1:  # swap the group's arguments, keep where their values come from
+                group = plan.entries[start:start + n]
+                args = [e[0] for e in group][::-1]
+                trial[start:start + n] = [(a, *e[1:]) for a, e in zip(args, group)]
         saved_values, saved_ops = dict(m.values), list(m.ops)
-        if _match_args(trial, op, opdef, operands, dialect, m, pattern):
+        if _match_args(trial, op, operands, ops, m, pattern):
             return True
         m.values, m.ops = saved_values, saved_ops
     return False
 
 
-def _match_args(items, op, opdef, operands, dialect, m: Match, pattern) -> bool:
-    for arg, name in items:
-        if name in operands:
-            vals = operands[name]
-            d = next(d for d in opdef.operands if d.name == name)
-            value: Any = tuple(vals) if not d.is_single else vals[0]
-            if not _match_operand(arg, value, dialect, m, pattern):
+def _match_args(entries, op, operands, ops, m: Match, pattern) -> bool:
+    for arg, is_operand, key, d in entries:
+        if is_operand:
+            if not _match_operand(arg, operands[key], ops, m, pattern):
                 return False
-        else:
-            adef = opdef.attr(name)
-            if adef is None:
-                return False
-            if not _match_attr(arg, adef, op.attributes.get(name), m, pattern):
-                return False
+        elif d is None or not _match_attr(arg, d, op.attributes.get(key), m, pattern):
+            return False
     return True
 
 
-def _match_operand(arg: Any, value: Any, dialect: Any, m: Match, pattern: Pattern) -> bool:
+def _match_operand(arg: Any, value: Any, ops: Any, m: Match, pattern: Pattern) -> bool:
     if isinstance(arg, OpNode):
         if arg.kind != "op" or not isinstance(value, Value):
             return False
-        return _match_op(arg, value.op, dialect, m, pattern)
+        return _match_op(arg, value.op, ops, m, pattern)
     if arg.kind == "type" and isinstance(value, Value):
         if not check_type_constraint(arg.constraint, arg.pred, value, pattern):
             return False

@@ -197,11 +197,15 @@ def fold_op(op: Operation, context: PassContext, rw: Rewriter) -> bool:
     per op; ``canonicalize`` sweeps it over a function."""
     from .select_kernels import run_for_folding
 
-    if (op.parent is None or op.name == CONSTANT_OP or not op.operands or not op.results
-            or not is_pure(context.dialect, op)):
+    if op.parent is None or op.name == CONSTANT_OP or not op.operands or not op.results:
         return False
-    producers = [v.op for v in op.operands]
-    if not all(p is not None and p.name == CONSTANT_OP for p in producers):
+    producers = []
+    for v in op.operands:  # the common case, a non-constant operand, leaves at once
+        p = v.op
+        if p is None or p.name != CONSTANT_OP:
+            return False
+        producers.append(p)
+    if not is_pure(context.dialect, op):
         return False
     types = op.result_types
     if not all(isinstance(t, TensorType) and t.is_static for t in types):
