@@ -152,11 +152,13 @@ def apply_greedily(func: Any, patterns: Iterable[Pattern] | PatternIndex, dialec
     wl = _Worklist()
     rw = Rewriter(wl)
     body = func.body
+    # from the program as given: rules that keep growing it must not grow their own budget
+    per_sweep = max_rewrites if max_rewrites is not None else 8 * len(body) + 64
     for it in range(max(1, max_iterations)):
         result.iterations = it + 1
         for op in reversed(body.ops):  # popped from the end: visited in program order
             wl.push(op)
-        budget = max_rewrites if max_rewrites is not None else 8 * len(body) + 64
+        budget = per_sweep
         changed = False
         while wl.stack:
             op = wl.pop()

@@ -82,20 +82,27 @@ def match(pattern: Pattern, op: Operation, dialect: Any) -> Match | None:
 # -- op dags ---------------------------------------------------------------------------------------
 
 def arg_layout(node: OpNode, opdef: Any) -> list[tuple[Any, str]]:
-    """``(argument, argument name)`` pairs of an op dag, ``either`` groups flattened in place.
+    """``(argument, argument name)`` pairs of an op dag, ``either`` groups flattened in place
+    and ``location``/``returnType`` directives left out.
 
     The names come from the reader (``arg_names``, the op's declaration order); a dag whose
-    names do not line up with its flattened arguments falls back to the op definition's order
+    names do not line up with its arguments falls back to the op definition's order
     (operands, then attributes).
     """
+    directives = ("location", "return_type")
+    names = list(node.arg_names)
+    if len(names) == len(node.args) and not any(
+            isinstance(a, OpNode) and a.kind == "either" for a in node.args):
+        return [(a, nm) for a, nm in zip(node.args, names)
+                if not (isinstance(a, OpNode) and a.kind in directives)]
     flat: list[Any] = []
     for a in node.args:
-        if isinstance(a, OpNode) and a.kind in ("either", "location", "return_type"):
+        if isinstance(a, OpNode) and a.kind in ("either", *directives):
             if a.kind == "either":
                 flat.extend(a.args)
             continue
         flat.append(a)
-    names = list(node.arg_names)
+    names = [nm for nm in names if not nm.startswith("$")]
     if len(names) != len(flat):
         names = [d.name for d in opdef.operands] + [d.name for d in opdef.attributes]
     return list(zip(flat, names))

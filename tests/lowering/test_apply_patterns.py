@@ -392,3 +392,78 @@ def NeedsIt : Pat<(TDF_ExpOp $x), (replaceWithValue $x), [(NoSuchPython $x)]>;
         NATIVES.unregister("NoSuchPython")
     assert names(module) == ["func.return"]
 
+
+
+MORE_RULES = r'''
+include "tdflow/Patterns.td"
+include "tdflow/ops.td"
+def MoreDoubled : NativeCodeCall<"doubled($0)">;
+
+// x + x -> x * 2: two result dags, the first named ($d) and used by the last, which replaces
+def AddSelf : Pattern<(TDF_BroadcastAddOp $x, $x),
+                      [(TDF_ScalarMulOp:$d $x, ConstBoolAttrFalse, ConstBoolAttrTrue,
+                                        ConstantAttr<SI64Attr, "0">, ConstantAttr<F64Attr, "2.0">),
+                       (replaceWithValue $d)]>;
+// sin(-x) -> -sin(x), the inner op typed by returnType
+def SinOfNegative : Pat<(TDF_SinOp (TDF_NegativeOp $x)),
+                        (TDF_NegativeOp (TDF_SinOp $x, (returnType $x)))>;
+// square(x) -> a value a Python native builds (a detached op, inserted before the square)
+def SquareByNative : Pat<(TDF_SquareOp $x), (MoreDoubled $x)>;
+'''
+
+
+def test_named_results_return_type_and_a_native_building_ops(tmp_path):
+    from tdflow.dialect.ir import Operation
+    from tdflow.dialect.patterns.native import NATIVES
+
+    (tmp_path / "more.td").write_text(MORE_RULES)
+    ctx = tdflow.load_ops(tmp_path / "more.td")
+
+    def doubled(x):  # square(x) == x * x: a broadcast_mul the rule's result becomes
+        return Operation("tdflow.broadcast_mul", [x, x], [x.type]).results[0]
+
+    NATIVES.register("MoreDoubled", doubled)
+    try:
+        text = """
+            func.func @f(%x: tensor<5xf32>) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) {
+              %0 = "tdflow.broadcast_add"(%x, %x) : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+              %1 = "tdflow.negative"(%x) : (tensor<5xf32>) -> tensor<5xf32>
+              %2 = "tdflow.sin"(%1) : (tensor<5xf32>) -> tensor<5xf32>
+              %3 = "tdflow.square"(%x) : (tensor<5xf32>) -> tensor<5xf32>
+              return %0, %2, %3 : tensor<5xf32>, tensor<5xf32>, tensor<5xf32>
+            }"""
+        (x,), before, after, module, pm = run_both(text, ctx, "apply-patterns")
+    finally:
+        NATIVES.unregister("MoreDoubled")
+    for b, a in zip(before, after):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_allclose(after[2], x * x, rtol=1e-6)
+    assert sorted(fired_names(pm)) == ["AddSelf", "SinOfNegative", "SquareByNative"]
+    sin = next(op for op in module.funcs[0].ops if op.name == "tdflow.sin")
+    assert sin.operands[0] is module.funcs[0].args[0]
+    assert "tdflow.square" not in names(module) and "tdflow.broadcast_mul" in names(module)
+    assert "tdflow.scalar_mul" in names(module) and "tdflow.broadcast_add" not in names(module)
+
+
+def test_a_rule_that_matches_its_own_output_is_bounded(tmp_path):
+    """exp(sin(x)) -> exp(sin(-(-x))): the new exp matches again at once and the standard rule
+    undoes the negatives; the driver stops (at most 8 rewrites per op of the program per sweep,
+    max-iterations sweeps) and warns, the results unchanged."""
+    (tmp_path / "grow.td").write_text(r'''
+include "tdflow/Patterns.td"
+include "tdflow/ops.td"
+def Grow : Pat<(TDF_ExpOp (TDF_SinOp $x)),
+               (TDF_ExpOp (TDF_SinOp (TDF_NegativeOp (TDF_NegativeOp $x))))>;
+''')
+    ctx = tdflow.load_ops(tmp_path / "grow.td")
+    text = """
+        func.func @f(%x: tensor<5xf32>) -> tensor<5xf32> {
+          %0 = "tdflow.sin"(%x) : (tensor<5xf32>) -> tensor<5xf32>
+          %1 = "tdflow.exp"(%0) : (tensor<5xf32>) -> tensor<5xf32>
+          return %1 : tensor<5xf32>
+        }"""
+    (x,), before, after, module, pm = run_both(text, ctx, "apply-patterns{max-iterations=2}")
+    np.testing.assert_allclose(after, before, rtol=1e-6)
+    assert len(fired_names(pm)) <= 2 * (8 * 3 + 64)
+    module, result = rewrite(text, ctx, "apply-patterns{max-iterations=2}")
+    assert any("did not reach a fixpoint" in w.message for w in result.context.warnings)
