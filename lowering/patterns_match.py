@@ -88,6 +88,11 @@ def arg_layout(node: OpNode, opdef: Any) -> list[tuple[Any, str]]:
     The names come from the reader (``arg_names``, the op's declaration order); a dag whose
     names do not line up with its arguments falls back to the op definition's order
     (operands, then attributes).
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> node = OpNode("op", "tdflow.reshape", (Bind("x", "any"), Bind("s", "any")), ("in", "shape"))
+    >>> [(a.name, n) for a, n in arg_layout(node, standard_dialect().lookup("tdflow.reshape"))]
+    [('x', 'in'), ('s', 'shape')]
     """
     directives = ("location", "return_type")
     names = list(node.arg_names)
@@ -303,6 +308,15 @@ def check_type_constraint(name: str | None, pred: str | None, value: Value,
     Known records (``AnyTensor``, ``F32Tensor``, ``TDF_FloatTensor``, ...) are checked by
     tdflow; an anonymous ``TensorOf<[F32]>`` by the element types its predicate names; any
     other by its registered native, else only as "a tensor".
+
+    >>> from tdflow.dialect.ir.core import Block
+    >>> from tdflow.dialect.types import TensorType
+    >>> x, = Block([TensorType((2,), "f64")]).args
+    >>> p = Pattern("P", "t.a", 1, OpNode("op", "t.a"), ())
+    >>> check_type_constraint("TDF_FloatTensor", None, x, p), check_type_constraint("F32Tensor", None, x, p)
+    (True, False)
+    >>> check_type_constraint("anonymous_7", "elementType.isF64()", x, p)
+    True
     """
     t = value.type
     if name in KNOWN_TYPES:

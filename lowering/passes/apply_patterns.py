@@ -26,7 +26,12 @@ from ..patterns_driver import Fired, PatternIndex, apply_greedily
 
 
 def context_patterns(dialect: Any) -> tuple:
-    """Every pattern of the context (``()`` for a dialect without any)."""
+    """Every pattern of the context (``()`` for a dialect without any).
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> "TDF_NegativeNegative" in [p.name for p in context_patterns(standard_context())]
+    True
+    """
     return tuple(getattr(dialect, "patterns", ()) or ())
 
 

@@ -91,7 +91,12 @@ class CanonicalizePass(Pass):
 
 def standard_patterns(dialect: Any) -> PatternIndex:
     """The standard library's rules (``ops/canonical.td``) when ``dialect`` holds the standard
-    ops: a context's ``standard`` library, or the standard dialect itself."""
+    ops: a context's ``standard`` library, or the standard dialect itself.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> sorted(standard_patterns(standard_context()).roots())[:2]
+    ['tdflow.broadcast_mul', 'tdflow.cast']
+    """
     from tdflow.dialect.dialect import standard_dialect
 
     base = getattr(dialect, "base", dialect)  # through LoweringDialect
