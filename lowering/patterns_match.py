@@ -85,8 +85,9 @@ def arg_layout(node: OpNode, opdef: Any) -> list[tuple[Any, str]]:
     """``(argument, argument name)`` pairs of an op dag, ``either`` groups flattened in place
     and ``location``/``returnType`` directives left out.
 
-    The names come from the reader (``arg_names``, the op's declaration order); a dag whose
-    names do not line up with its arguments falls back to the op definition's order
+    The names come from the reader (``arg_names``, the op's declaration order, which for an
+    MLIR op may interleave operands and attributes; an ``either`` names its own slots); a dag
+    whose names do not line up with its arguments falls back to the op definition's order
     (operands, then attributes).
 
     >>> from tdflow.dialect import standard_dialect
@@ -96,10 +97,19 @@ def arg_layout(node: OpNode, opdef: Any) -> list[tuple[Any, str]]:
     """
     directives = ("location", "return_type")
     names = list(node.arg_names)
-    if len(names) == len(node.args) and not any(
-            isinstance(a, OpNode) and a.kind == "either" for a in node.args):
-        return [(a, nm) for a, nm in zip(node.args, names)
-                if not (isinstance(a, OpNode) and a.kind in directives)]
+    if len(names) == len(node.args):
+        out: list[tuple[Any, str]] = []
+        for a, nm in zip(node.args, names):
+            if isinstance(a, OpNode) and a.kind in directives:
+                continue  # `$location`, `$return_type`: no slot
+            if isinstance(a, OpNode) and a.kind == "either":
+                if len(a.arg_names) != len(a.args):
+                    break
+                out.extend(zip(a.args, a.arg_names))  # one slot per child, named by `either`
+            else:
+                out.append((a, nm))
+        else:
+            return out
     flat: list[Any] = []
     for a in node.args:
         if isinstance(a, OpNode) and a.kind in ("either", *directives):

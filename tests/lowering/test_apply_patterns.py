@@ -467,3 +467,35 @@ def Grow : Pat<(TDF_ExpOp (TDF_SinOp $x)),
     assert len(fired_names(pm)) <= 2 * (8 * 3 + 64)
     module, result = rewrite(text, ctx, "apply-patterns{max-iterations=2}")
     assert any("did not reach a fixpoint" in w.message for w in result.context.warnings)
+
+
+def test_mlir_style_arguments_bind_in_declaration_order(tmp_path):
+    """An MLIR op's `arguments` interleave attributes and operands: the rule's slots follow
+    them (alpha, x, beta). axpb(alpha=0, beta=1) must not match the identity rule, which it
+    would if the slots were taken as operands first."""
+    (tmp_path / "mi.td").write_text(r'''
+include "tdflow/Patterns.td"
+include "tdflow/Base.td"
+def Mi_Dialect : Dialect { let name = "mi"; }
+def Mi_AxpbOp : Op<Mi_Dialect, "axpb", [NoMemoryEffect, Elementwise]> {
+  let arguments = (ins F32Attr:$alpha, TDF_Tensor:$x, F32Attr:$beta);
+  let results = (outs TDF_Tensor:$y);
+  let formula = [{ x * alpha + beta }];
+}
+def AxpbIdentity : Pat<(Mi_AxpbOp ConstantAttr<F32Attr, "1.0">, $x, ConstantAttr<F32Attr, "0.0">),
+                       (replaceWithValue $x)>;
+''')
+    ctx = tdflow.load_ops(tmp_path / "mi.td")
+    (p,) = [p for p in ctx.patterns if p.name == "AxpbIdentity"]
+    assert p.source.arg_names == ("alpha", "x", "beta")
+    text = """
+        func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+          %0 = "mi.axpb"(%x) {alpha = 1.0 : f32, beta = 0.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+          %1 = "mi.axpb"(%x) {alpha = 0.0 : f32, beta = 1.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+          return %0, %1 : tensor<4xf32>, tensor<4xf32>
+        }"""
+    (x,), before, after, module, pm = run_both(text, ctx)
+    for b, a in zip(before, after):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(after[1], np.ones(4, np.float32))
+    assert fired_names(pm) == ["AxpbIdentity"] and names(module) == ["mi.axpb", "func.return"]
