@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tdflow.dialect.patterns.model import OpNode
+
 from ..ir_access import diagnostic
 from ..pass_manager import Pass, PassContext, PassFailure
 from ..patterns_driver import Fired, PatternIndex, apply_greedily
@@ -64,6 +66,12 @@ def run_greedy(p: Pass, module: Any, context: PassContext, index: PatternIndex) 
             f"pattern '{pat.name}' needs a Python function for '{rec}': define it with "
             f"@tdflow.native({rec!r}) in a hooks module and pass --hooks FILE.py",
             _loc(pat.loc)) for pat, rec in missing])
+    for pat in index.patterns:
+        what = unsupported(pat.source)
+        if what:
+            context.warnings.append(diagnostic(
+                f"pattern '{pat.name}' matches with {what}, which {p.name} does not apply: "
+                f"it never fires", _loc(pat.loc), severity="warning"))
     fold = None
     if p.option("fold") and context.kernel_table is not None:
         def fold(op, rw):
@@ -78,6 +86,24 @@ def run_greedy(p: Pass, module: Any, context: PassContext, index: PatternIndex) 
                 f"{p.name} did not reach a fixpoint in @{func.name} after "
                 f"{r.iterations} iterations (max-iterations={p.option('max-iterations')}); "
                 f"patterns may be undoing each other", func.loc, severity="warning"))
+
+
+def unsupported(node: Any) -> str | None:
+    """What in a source dag the matcher cannot apply (``variadic``, a constraint dag, a
+    ``NativeCodeCall`` used as a matcher), or ``None``.
+
+    >>> from tdflow.dialect.patterns.model import Bind, OpNode
+    >>> unsupported(OpNode("op", "t.a", (OpNode("variadic", None, (Bind("x", "any"),)),)))
+    "'variadic'"
+    """
+    for a in getattr(node, "args", ()):
+        if isinstance(a, OpNode):
+            if a.kind in ("variadic", "constraint_dag", "native"):
+                return f"'{a.kind}'"
+            found = unsupported(a)
+            if found:
+                return found
+    return None
 
 
 def _loc(loc: Any) -> Any:
