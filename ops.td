@@ -1935,3 +1935,4 @@ include "tdflow/ops/norm.td"   // layer_norm, normalization (batch norm), group_
 include "tdflow/ops/index.td"  // gather, embedding, narrow, expand, squeeze, tril, arange, ...
 include "tdflow/ops/indexing.td"  // argmax, top_k, cumsum, dim_gather, dim_scatter_*, triu, pad
 include "tdflow/ops/train.td"  // reductions, pooling, losses and optimizers
+include "tdflow/ops/canonical.td"  // the standard rewrite rules (canonicalize)

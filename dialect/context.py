@@ -62,15 +62,18 @@ class Context(Dialect):
             for op in lib:
                 first = ops.get(op.name)
                 if first is not None and first is not op:
+                    if _same_place(first.location, op.location):
+                        continue  # one definition reached twice (`include "tdflow/ops.td"`)
                     if (standard is not None and standard.lookup(op.name) is first
                             and _same_definition(first, op, digests)):
-                        continue  # the standard ops.td again (a copy, or an include of it)
+                        continue  # the standard ops.td again, from another path (a copy)
                     raise defined_twice(first, op)
                 ops[op.name] = op
         names = [lib.name for lib in libraries]
         super().__init__(ops.values(), name=names[-1] if names else "tdflow",
                          path=None, registry=registry or (libraries[0].registry if libraries
-                                                          else None))
+                                                          else None),
+                         patterns=_union_patterns(libraries))
         self.libraries: tuple[Dialect, ...] = tuple(libraries)
         self.standard = standard
         if standard is not None:
@@ -109,6 +112,27 @@ def _same_definition(a: OpDef, b: OpDef, digests: dict[str, str | None]) -> bool
             except OSError:
                 digests[f] = None
     return digests[la.file] == digests[lb.file] is not None
+
+
+def _same_place(a, b) -> bool:
+    """Whether two locations are one place in one file (however the file was reached)."""
+    if a is None or b is None or (a.line, a.col) != (b.line, b.col):
+        return False
+    return a.file == b.file or os.path.realpath(a.file) == os.path.realpath(b.file)
+
+
+def _union_patterns(libraries: Sequence[Dialect]) -> tuple:
+    """Every library's patterns in load order, a pattern reached by two libraries once (a
+    rules file that includes ``tdflow/ops.td`` reads the standard library's rules again)."""
+    real = functools.lru_cache(maxsize=None)(os.path.realpath)
+    out, seen = [], set()
+    for lib in libraries:
+        for p in lib.patterns:
+            key = (real(p.loc.file), p.loc.line, p.loc.col) if p.loc else id(p)
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return tuple(out)
 
 
 def _served_by(standard: Dialect, others: Iterable[Dialect]) -> dict[str, str]:

@@ -17,7 +17,7 @@ import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .hooks.registry import HOOKS, HookRegistry
 from .infer import (
@@ -34,6 +34,9 @@ from .op_verify import verify_operation as _verify_operation
 from .opdef import FLAG_TO_HOOK, HOOK_TO_FLAG, OpDef
 from .types import TensorType
 
+if TYPE_CHECKING:
+    from .patterns.model import Pattern
+
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 
 
@@ -45,8 +48,10 @@ class Dialect:
     """
 
     def __init__(self, ops: Iterable[OpDef], *, name: str | None = None, path: str | None = None,
-                 registry: HookRegistry | None = None) -> None:
+                 registry: HookRegistry | None = None, patterns: Iterable[Pattern] = ()) -> None:
         self.ops: dict[str, OpDef] = {}
+        # the rewrite patterns (DRR `Pat<...>` records) of the library, in definition order
+        self.patterns: tuple[Pattern, ...] = tuple(patterns)
         for op in ops:
             self.ops[op.name] = op
         if name is None:
@@ -415,10 +420,15 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
     are registered first (``standard_hooks``) so files reusing their names get them; check the
     hook contract with :meth:`Dialect.check_contract`.
 
-    Raises ``TdError`` for TableGen errors and for op definitions tdflow cannot read (a
-    default that does not parse, at the op's location).
+    The file's rewrite patterns (``Pat<...>`` records, see ``tdflow/Patterns.td``) become
+    :attr:`Dialect.patterns`.
+
+    Raises ``TdError`` for TableGen errors, for op definitions tdflow cannot read (a
+    default that does not parse, at the op's location) and for malformed patterns (at the
+    pattern's record, every one at once).
     """
     from .ods import read_ops
+    from .patterns.reader import read_patterns
 
     if standard_hooks:
         from .hooks import standard  # noqa: F401 - registers the standard hooks
@@ -426,7 +436,7 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
     dirs = include_dirs_for(include_dirs)
     records = load_records(path, dirs, defines)
     ops = read_ops(records, file_hint=str(path), search_dirs=dirs)
-    return Dialect(ops, path=str(path), registry=registry)
+    return Dialect(ops, path=str(path), registry=registry, patterns=read_patterns(records))
 
 
 @functools.lru_cache(maxsize=1)

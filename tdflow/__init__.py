@@ -32,6 +32,7 @@ _LAZY = {
     "grad_rule": ("tdflow.dialect.grad", "grad_rule"),
     "GradError": ("tdflow.dialect.grad", "GradError"),
     "profile": ("tdflow.pictures.trace", "profile"),
+    "native": ("tdflow.dialect.patterns.native", "native"),
 }
 
 

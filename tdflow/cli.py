@@ -18,8 +18,8 @@ import importlib
 import sys
 
 # Subcommand modules in the order `tdflow --help` lists them.
-COMMANDS = ("tblgen", "ops", "verify", "doc", "opt", "gen_hooks", "lower", "run", "kernels", "import_onnx",
-            "view")
+COMMANDS = ("tblgen", "ops", "patterns", "verify", "doc", "opt", "gen_hooks", "lower", "run",
+            "kernels", "import_onnx", "view")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -237,6 +237,7 @@ def _value_from_json(v: Any) -> Value:
             return Dag(
                 _value_from_json(v["operator"]),
                 tuple((_value_from_json(a), n) for a, n in v["args"]),
+                _dag_operator_name(v),
             )
         if kind == "var":
             return Unresolved("var", v.get("printable", v.get("var", "")), v.get("var"))
@@ -246,3 +247,25 @@ def _value_from_json(v: Any) -> Value:
     if isinstance(v, list):
         return [_value_from_json(x) for x in v]
     return v
+
+
+def _dag_operator_name(v: dict) -> str | None:
+    """The ``:$name`` on a dag's operator (``(Op:$res $x)``, DRR binds an op's results so):
+    llvm-tblgen's JSON has no field for it, but its printable form keeps it.
+
+    >>> _dag_operator_name({"printable": "(Op:res ?:$x)", "operator": {"printable": "Op"}})
+    'res'
+    """
+    op = v.get("operator")
+    op_text = op.get("printable") if isinstance(op, dict) else None
+    printable = v.get("printable")
+    if not op_text or not isinstance(printable, str):
+        return None
+    prefix = f"({op_text}:"  # llvm 19 prints `(Op:res ...)`, without the `$`
+    if not printable.startswith(prefix):
+        return None
+    rest = printable[len(prefix):].removeprefix("$")
+    end = 0
+    while end < len(rest) and (rest[end].isalnum() or rest[end] == "_"):
+        end += 1
+    return rest[:end] or None

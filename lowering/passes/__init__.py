@@ -3,8 +3,8 @@
 Each entry maps a pass name to ``(module, class)``; the module is imported only when a pipeline
 names the pass, so listing passes (for errors and ``--help``) stays cheap.
 
->>> sorted(PASSES)[:2]
-['autodiff', 'canonicalize']
+>>> sorted(PASSES)[:3]
+['apply-patterns', 'autodiff', 'canonicalize']
 """
 
 from __future__ import annotations
@@ -16,4 +16,5 @@ PASSES: dict[str, tuple[str, str]] = {
     "fuse-elementwise": ("tdflow.lowering.passes.fuse_elementwise", "FuseElementwisePass"),
     "select-kernels": ("tdflow.lowering.passes.select_kernels", "SelectKernelsPass"),
     "plan-memory": ("tdflow.lowering.passes.plan_memory", "PlanMemoryPass"),
+    "apply-patterns": ("tdflow.lowering.passes.apply_patterns", "ApplyPatternsPass"),
 }

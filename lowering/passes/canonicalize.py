@@ -1,8 +1,12 @@
-"""``canonicalize``: trait-driven rewrites, constant folding, CSE and DCE, to a fixed point.
+"""``canonicalize``: the standard rewrite rules, trait-driven rewrites, constant folding, CSE and
+DCE, to a fixed point.
 
 Everything is decided by the ops' definitions, never by their names:
 
-* ``Involution`` ops cancel in pairs (``negative(negative(x)) -> x``); ``Idempotent`` ops
+* The standard library's DRR rules (``tdflow/ops/canonical.td``: ``negative(negative(x)) -> x``,
+  reshape of reshape, a cast to the same type, transposes that cancel, ``x * 1``, ...) run
+  through the greedy pattern driver (:mod:`tdflow.lowering.patterns_driver`).
+* For ops without rules, ``Involution`` ops cancel in pairs (``negative(negative(x)) -> x``); ``Idempotent`` ops
   collapse (``relu(relu(x)) -> relu(x)``), when both ops carry the same attributes.
 * Constant folding: a pure op whose operands are all ``tdflow.constant`` is run through the CPU
   kernel handed in with the kernel table; a uniform result becomes a new ``tdflow.constant``
@@ -44,6 +48,7 @@ from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
 from ..ir_access import is_pure, traits
 from ..pass_manager import Pass, PassContext
+from ..patterns_driver import PatternIndex, apply_greedily
 
 #: The op that materialises constants (MLIR's ``materializeConstant``): one fill value.
 CONSTANT_OP = "tdflow.constant"
@@ -51,14 +56,25 @@ CONSTANT_OP = "tdflow.constant"
 
 class CanonicalizePass(Pass):
     name = "canonicalize"
-    summary = "trait rewrites (Idempotent, Involution), constant folding, CSE and DCE"
+    summary = ("standard rewrite rules, trait rewrites (Idempotent, Involution), constant "
+               "folding, CSE and DCE")
     options = {"max-iterations": 8, "fold": True, "cse": True}
 
     def run(self, module: Any, context: PassContext) -> None:
+        self.fired: list = []
+        rules = standard_patterns(context.dialect)
+        # an op with a rule is rewritten by its rules only, never also by its traits
+        ruled = rules.roots()
         rw = Rewriter()
         for func in module:
             for _ in range(self.option("max-iterations")):
-                changed = _trait_rewrites(func, context.dialect, rw)
+                changed = False
+                if rules:
+                    r = apply_greedily(func, rules, context.dialect, fold=None,
+                                       max_iterations=self.option("max-iterations"))
+                    self.fired.extend(r.fired)
+                    changed |= bool(r.fired)
+                changed |= _trait_rewrites(func, context.dialect, rw, ruled)
                 if self.option("fold") and context.kernel_table is not None:
                     changed |= _fold_constants(func, context, rw)
                 if self.option("cse"):
@@ -67,15 +83,39 @@ class CanonicalizePass(Pass):
                 if not changed:
                     break
 
+    def annotate(self, module: Any, context: PassContext) -> str:
+        from .apply_patterns import fired_report
+
+        return fired_report(getattr(self, "fired", []))
+
+
+def standard_patterns(dialect: Any) -> PatternIndex:
+    """The standard library's rules (``ops/canonical.td``) when ``dialect`` holds the standard
+    ops: a context's ``standard`` library, or the standard dialect itself.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> sorted(standard_patterns(standard_context()).roots())[:2]
+    ['tdflow.broadcast_mul', 'tdflow.cast']
+    """
+    from tdflow.dialect.dialect import standard_dialect
+
+    base = getattr(dialect, "base", dialect)  # through LoweringDialect
+    base = getattr(base, "base", base)  # and a test's wrapper around it
+    std = getattr(base, "standard", None)
+    if std is None and base is standard_dialect():
+        std = base
+    return PatternIndex(getattr(std, "patterns", ()) or ())
+
 
 def _same_kind(a: Operation, b: Operation) -> bool:
     return a.name == b.name and a.attributes == b.attributes
 
 
-def _trait_rewrites(func: Any, dialect: Any, rw: Rewriter) -> bool:
+def _trait_rewrites(func: Any, dialect: Any, rw: Rewriter, ruled: frozenset[str]) -> bool:
     changed = False
     for op in func.body.ops:
-        if op.parent is None or len(op.operands) != 1 or len(op.results) != 1:
+        if (op.parent is None or len(op.operands) != 1 or len(op.results) != 1
+                or op.name in ruled):
             continue
         inner = op.operands[0].op
         if inner is None or len(inner.operands) != 1 or not _same_kind(op, inner):
@@ -150,30 +190,41 @@ def make_constant(value: np.ndarray, t: TensorType, loc: Any) -> Operation | Non
 
 
 def _fold_constants(func: Any, context: PassContext, rw: Rewriter) -> bool:
-    from .select_kernels import run_for_folding
-
     changed = False
     for op in func.body.ops:
-        if (op.parent is None or op.name == CONSTANT_OP or not op.operands or not op.results
-                or not is_pure(context.dialect, op)):
-            continue
-        producers = [v.op for v in op.operands]
-        if not all(p is not None and p.name == CONSTANT_OP for p in producers):
-            continue
-        types = op.result_types
-        if not all(isinstance(t, TensorType) and t.is_static for t in types):
-            continue
-        inputs = [constant_value(p) for p in producers]  # type: ignore[arg-type]
-        if any(a is None for a in inputs):
-            continue
-        outputs = run_for_folding(context, op, inputs)
-        if outputs is None:
-            continue
-        news = [make_constant(np.asarray(o), t, op.loc) for o, t in zip(outputs, types)]
-        if any(n is None for n in news):
-            continue
-        for n in news:
-            rw.insert_before(op, n)  # type: ignore[arg-type]
-        rw.replace_op(op, [n.results[0] for n in news])  # type: ignore[union-attr]
-        changed = True
+        changed |= fold_op(op, context, rw)
     return changed
+
+
+def fold_op(op: Operation, context: PassContext, rw: Rewriter) -> bool:
+    """Fold ``op`` when it is pure and its operands are all ``tdflow.constant``: run its CPU
+    kernel and replace it by the (uniform) result constant. The greedy pattern driver uses it
+    per op; ``canonicalize`` sweeps it over a function."""
+    from .select_kernels import run_for_folding
+
+    if op.parent is None or op.name == CONSTANT_OP or not op.operands or not op.results:
+        return False
+    producers = []
+    for v in op.operands:  # the common case, a non-constant operand, leaves at once
+        p = v.op
+        if p is None or p.name != CONSTANT_OP:
+            return False
+        producers.append(p)
+    if not is_pure(context.dialect, op):
+        return False
+    types = op.result_types
+    if not all(isinstance(t, TensorType) and t.is_static for t in types):
+        return False
+    inputs = [constant_value(p) for p in producers]  # type: ignore[arg-type]
+    if any(a is None for a in inputs):
+        return False
+    outputs = run_for_folding(context, op, inputs)
+    if outputs is None:
+        return False
+    news = [make_constant(np.asarray(o), t, op.loc) for o, t in zip(outputs, types)]
+    if any(n is None for n in news):
+        return False
+    for n in news:
+        rw.insert_before(op, n)  # type: ignore[arg-type]
+    rw.replace_op(op, [n.results[0] for n in news])  # type: ignore[union-attr]
+    return True

@@ -1,9 +1,15 @@
-"""``tdflow opt``: parse, verify and print a program (``mlir-opt`` without passes).
+"""``tdflow opt``: parse, verify, optionally rewrite (``--pipeline``) and print a program.
 
     $ tdflow opt prog.mlir               # custom func/return, generic ops
     $ tdflow opt prog.mlir --generic     # everything generic: what mlir-opt prints
     $ tdflow opt prog.mlir --ops my_ops.td --hooks my_hooks.py   # a program using your ops
     $ tdflow opt tests.mlir --split-input-file --verify-diagnostics   # MLIR-style tests
+    $ tdflow opt prog.mlir --ops rules.td --hooks h.py --pipeline apply-patterns   # DRR rules
+    $ tdflow opt prog.mlir --pipeline canonicalize --print-ir-after-all   # which rule fired where
+
+With ``--pipeline`` the passes run on the verified program (as ``mlir-opt -pass-pipeline``) and
+the result is printed; ``--print-ir-after-all`` writes each pass's IR, followed by a comment
+per rewrite naming the pattern and the op's location, to stderr (as mlir-opt does).
 """
 
 from __future__ import annotations
@@ -23,6 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--generic", action="store_true",
                    help="print func.func and return in generic form too")
     p.add_argument("--no-verify", action="store_true", help="skip verification")
+    p.add_argument("--pipeline", default=None, metavar="P",
+                   help="passes to run before printing, e.g. apply-patterns or canonicalize")
+    p.add_argument("--print-ir-after-all", action="store_true",
+                   help="with --pipeline: print the IR after every pass, and which rewrite "
+                   "pattern fired where, to stderr")
     add_testing_args(p)
     p.add_argument("-o", dest="output", default="-", metavar="OUT", help="write to OUT")
 
@@ -52,7 +63,35 @@ def run(args: argparse.Namespace) -> int:
             from tdflow.commands import print_diagnostic
 
             print_diagnostic(DiagnosticError(diags).render())
+    if args.pipeline:
+        status = _run_pipeline(args, module)
+        if status:
+            return status
     write_output(print_module(module, generic=args.generic), args.output)
+    return 0
+
+
+def _run_pipeline(args: argparse.Namespace, module) -> int:
+    """Run ``--pipeline`` on ``module`` in place; exit status 1 when a rule lacks its native
+    (reported before anything is rewritten) or a pass fails."""
+    import sys
+
+    from tdflow.commands import print_diagnostic
+    from tdflow.dialect.cli_support import context_from_args
+    from tdflow.lowering.pass_manager import PassManager
+    from tdflow.runtime.kernels.registry import kernel_table
+
+    from .verify import report_missing_natives
+
+    context = context_from_args(args)
+    if report_missing_natives(context):
+        return 1
+    pm = PassManager.parse(args.pipeline, dialect=context,
+                           kernel_table=kernel_table("cpu", getattr(context, "served_by", None)),
+                           print_ir_after_all=args.print_ir_after_all, stream=sys.stderr)
+    result = pm.run(module)
+    for w in result.context.warnings:
+        print_diagnostic(w.render() if hasattr(w, "render") else f"warning: {w}")
     return 0
 
 

@@ -60,14 +60,49 @@ def run(args: argparse.Namespace) -> int:
         return usage("standard input ('-') can be read only once")
     context = context_from_args(args)
     _check_signatures(context)
+    # a rule whose C++ piece has no Python stand-in is found now, like a missing hook
+    status = report_missing_natives(context)
     if not args.programs:
-        return _check_contract(context, args)
-    status = 0
+        return max(status, _check_contract(context, args))
     for path in args.programs:
         # Each file is reported on its own: one that is missing or broken does not hide the
         # errors of the others.
         status = max(status, _verify_file(path, context, args))
     return status
+
+
+def missing_native_diagnostics(context) -> list:
+    """One error per rewrite rule of ``context`` whose ``NativeCodeCall`` or ``CPred``
+    constraint has no Python function registered (``@tdflow.native``), at the rule's record.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> missing_native_diagnostics(standard_context())   # the standard rules' are built in
+    []
+    """
+    from tdflow.dialect.ir.core import Location
+    from tdflow.dialect.ir.diagnostics import Diagnostic
+    from tdflow.dialect.patterns.native import missing_natives
+
+    out = []
+    for pattern, record in missing_natives(getattr(context, "patterns", ())):
+        loc = pattern.loc
+        out.append(Diagnostic(
+            f"pattern '{pattern.name}' needs a Python function for '{record}' (a C++ "
+            f"NativeCodeCall or CPred constraint); register one with "
+            f"@tdflow.native({record!r}) in a hooks module and pass it with --hooks FILE.py",
+            Location(loc.file, loc.line, loc.col) if loc is not None else None))
+    return out
+
+
+def report_missing_natives(context) -> int:
+    """Print :func:`missing_native_diagnostics` (stderr); 1 when there are any, else 0."""
+    from tdflow.commands import print_diagnostic
+    from tdflow.dialect.ir.diagnostics import DiagnosticError
+
+    diags = missing_native_diagnostics(context)
+    if diags:
+        print_diagnostic(DiagnosticError(diags).render())
+    return 1 if diags else 0
 
 
 def _check_signatures(context) -> None:
