@@ -31,15 +31,17 @@ from tdflow.dialect.infer import SEGMENT_ATTR
 from tdflow.dialect.ir import Operation, Rewriter, Value
 from tdflow.dialect.ir.attrs import Attribute, DenseArrayAttr
 from tdflow.dialect.patterns.model import Bind, OpNode, Pattern
+from tdflow.tdparser.errors import TdflowError
 
 from .patterns_match import PatternError, _constant, arg_layout, native_fn, where
 
 __all__ = ["build_results", "BuildFailed"]
 
 
-class BuildFailed(Exception):
+class BuildFailed(TdflowError):
     """The result cannot be built for this match (e.g. inference rejects the new op): the
-    rewrite is abandoned and the IR left as it was, as MLIR's ``notifyMatchFailure``."""
+    rewrite is abandoned and the IR left as it was, as MLIR's ``notifyMatchFailure``. Never
+    reaches a user; a TdflowError all the same, as every error class of tdflow is."""
 
 
 def build_results(pattern: Pattern, values: dict[str, Any], root: Operation, dialect: Any,
