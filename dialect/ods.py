@@ -169,13 +169,17 @@ class _Reader:
                 if isinstance(ctrl_dag, Dag):
                     out.extend(self.value_def(rec, v, n, where) for v, n in ctrl_dag.args)
         else:
+            # MLIR's ODS lets operands and results go unnamed (Toy's `(outs F64Tensor)`: its
+            # C++ reaches them by index); they are named by position, `operand0`, `result0`.
             for value, name in f["arguments"].args:
                 arec = self.rec(value)
                 if arec is not None and (arec.isa("Attr") or arec.isa("Property")):
                     attrs.append(self.attr_def(rec, value, name))
                 else:
-                    operands.append(self.value_def(rec, value, name, "arguments"))
-            results = [self.value_def(rec, v, n, "results") for v, n in f["results"].args]
+                    operands.append(self.value_def(rec, value, name or f"operand{len(operands)}",
+                                                   "arguments"))
+            results = [self.value_def(rec, v, n or f"result{i}", "results")
+                       for i, (v, n) in enumerate(f["results"].args)]
         _check_unique(self, rec, operands + ctrl_in, results + ctrl_out, attrs)
         hooks = tuple(flag for flag in FLAG_TO_HOOK if f.get(flag) == 1)
         opdef = OpDef(
