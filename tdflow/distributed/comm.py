@@ -1,0 +1,362 @@
+"""Communicators: the collectives SBP boxing needs, on numpy arrays.
+
+A :class:`Communicator` is one rank's view of a group of ``size`` ranks. Two implementations:
+
+* :class:`ThreadComm` -- N ranks as N threads of one process, exchanging arrays through shared
+  slots. It is how the test suite runs every distributed program without ``mpiexec``; an
+  exception on one rank aborts the group, so the other ranks raise :class:`CommAborted`
+  instead of waiting forever.
+* :class:`MpiComm` -- the same collectives over ``mpi4py`` (imported only when one is made).
+
+The communicator of the running rank is per thread: :func:`use` installs one, :func:`current`
+finds it (boxing kernels call it), falling back to an ``MpiComm`` of ``COMM_WORLD`` when the
+process was started by ``mpiexec`` and to a 1-rank :class:`SelfComm` otherwise.
+
+>>> comm = current()
+>>> comm.size, comm.rank
+(1, 0)
+>>> comm.allreduce(np.array([1.0, 2.0])).tolist()
+[1.0, 2.0]
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from tdflow.tdparser.errors import TdflowError
+
+#: how long a thread rank waits for the others at one collective before it gives up
+DEFAULT_TIMEOUT_S = float(os.environ.get("TDFLOW_COMM_TIMEOUT", "120"))
+
+
+class CommError(TdflowError, RuntimeError):
+    """A collective was called with arguments the ranks disagree on, or timed out."""
+
+
+class CommAborted(CommError):
+    """Another rank failed: this rank's collective was abandoned (``rank`` names the failing
+    rank, ``reason`` its error)."""
+
+    def __init__(self, rank: int, reason: str) -> None:
+        super().__init__(f"rank {rank} failed: {reason}")
+        self.failed_rank = rank
+        self.reason = reason
+
+
+@runtime_checkable
+class Communicator(Protocol):
+    """One rank of a group. Every collective is called by every rank of the group, in the same
+    order; arrays are numpy arrays and results are fresh arrays (never views of the input).
+
+    * ``allreduce(x)`` -- elementwise sum over ranks, every rank gets it.
+    * ``reduce_scatter(x, counts)`` -- sum over ranks of ``x`` (1-D), then rank ``r`` keeps
+      elements ``[sum(counts[:r]), sum(counts[:r+1]))``.
+    * ``allgather(x)`` -- the 1-D pieces of every rank, concatenated in rank order (pieces may
+      differ in length: ``allgatherv``).
+    * ``alltoall(pieces)`` -- ``pieces[j]`` (1-D) goes to rank ``j``; returns the list of what
+      every rank sent to this one, in rank order (lengths may differ: ``alltoallv``).
+    * ``barrier()``, ``abort(reason)`` (end the group: the others raise or exit).
+    """
+
+    rank: int
+    size: int
+
+    def allreduce(self, x: np.ndarray) -> np.ndarray: ...
+    def reduce_scatter(self, x: np.ndarray, counts: Sequence[int]) -> np.ndarray: ...
+    def allgather(self, x: np.ndarray) -> np.ndarray: ...
+    def alltoall(self, pieces: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+    def barrier(self) -> None: ...
+    def abort(self, reason: str) -> None: ...
+
+
+def _check_counts(x: np.ndarray, counts: Sequence[int], size: int) -> list[int]:
+    counts = [int(c) for c in counts]
+    if len(counts) != size or sum(counts) != x.size or min(counts, default=0) < 0:
+        raise CommError(f"reduce_scatter: counts {counts} must be {size} non-negative numbers "
+                        f"summing to the input's {x.size} elements")
+    return counts
+
+
+class SelfComm:
+    """The group of one rank: every collective is the identity (a copy).
+
+    >>> SelfComm().reduce_scatter(np.arange(3.0), [3]).tolist()
+    [0.0, 1.0, 2.0]
+    """
+
+    rank, size = 0, 1
+    bytes_sent = 0
+
+    def allreduce(self, x: np.ndarray) -> np.ndarray:
+        return np.array(x, copy=True)
+
+    def reduce_scatter(self, x: np.ndarray, counts: Sequence[int]) -> np.ndarray:
+        _check_counts(np.ravel(x), counts, 1)
+        return np.array(np.ravel(x), copy=True)
+
+    def allgather(self, x: np.ndarray) -> np.ndarray:
+        return np.array(np.ravel(x), copy=True)
+
+    def alltoall(self, pieces: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [np.array(np.ravel(p), copy=True) for p in pieces]
+
+    def barrier(self) -> None:
+        pass
+
+    def abort(self, reason: str) -> None:
+        raise CommAborted(0, reason)
+
+
+class _Group:
+    """What the thread ranks of one :class:`ThreadComm` group share: one slot per rank, a
+    barrier (with a timeout: a rank that never arrives cannot hang the others) and the
+    abort flag."""
+
+    def __init__(self, size: int, timeout: float) -> None:
+        self.size = size
+        self.timeout = timeout
+        self.slots: list[Any] = [None] * size
+        self.barrier = threading.Barrier(size)
+        self.failed: tuple[int, str] | None = None
+        self.lock = threading.Lock()
+
+    def wait(self, rank: int) -> None:
+        if self.failed is not None:
+            raise CommAborted(*self.failed)
+        try:
+            self.barrier.wait(self.timeout)
+        except threading.BrokenBarrierError:
+            if self.failed is not None:
+                raise CommAborted(*self.failed) from None
+            self.abort(rank, f"timed out after {self.timeout:g} s waiting for the other ranks")
+            raise CommAborted(*self.failed) from None  # type: ignore[misc]
+
+    def abort(self, rank: int, reason: str) -> None:
+        with self.lock:
+            if self.failed is None:
+                self.failed = (rank, reason)
+        self.barrier.abort()
+
+
+class ThreadComm:
+    """Rank ``rank`` of ``size`` thread ranks sharing one group: make them with
+    :meth:`group` and run one per thread (:func:`tdflow.distributed.run_threads` does both).
+
+    A collective is two phases: every rank puts its contribution in its slot and waits at the
+    barrier; then each reads what it needs and waits again, so slots are not overwritten
+    while someone still reads them. Sums run in rank order, so every rank gets bitwise the
+    same result, and the same as a sequential sum over ranks.
+
+    >>> a, b = ThreadComm.group(2)
+    >>> a.rank, b.rank, a.size
+    (0, 1, 2)
+    """
+
+    def __init__(self, group: _Group, rank: int) -> None:
+        self._group = group
+        self.rank = rank
+        self.size = group.size
+        self.bytes_sent = 0  # what this rank's contributions to other ranks weighed
+
+    @classmethod
+    def group(cls, size: int, timeout: float = DEFAULT_TIMEOUT_S) -> list[ThreadComm]:
+        """``size`` communicators, one per rank, of one new group."""
+        if size < 1:
+            raise CommError(f"a group needs at least one rank, not {size}")
+        g = _Group(size, timeout)
+        return [cls(g, r) for r in range(size)]
+
+    def _exchange(self, value: Any) -> list[Any]:
+        g = self._group
+        g.slots[self.rank] = value
+        g.wait(self.rank)
+        return list(g.slots)
+
+    def _done(self) -> None:
+        self._group.wait(self.rank)
+
+    def allreduce(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        everyone = self._exchange(x)
+        shapes = {a.shape for a in everyone}
+        if len(shapes) != 1:
+            self._group.abort(self.rank, f"allreduce of different shapes {sorted(shapes)}")
+            raise CommAborted(*self._group.failed)  # type: ignore[misc]
+        out = np.array(everyone[0], copy=True)
+        for a in everyone[1:]:
+            out += a
+        self._done()
+        # a ring all-reduce sends 2 (N-1)/N of the buffer from each rank: count what MPI would
+        self.bytes_sent += 2 * (self.size - 1) * x.nbytes // self.size
+        return out
+
+    def reduce_scatter(self, x: np.ndarray, counts: Sequence[int]) -> np.ndarray:
+        x = np.ravel(np.asarray(x))
+        counts = _check_counts(x, counts, self.size)
+        everyone = self._exchange(x)
+        lo = sum(counts[:self.rank])
+        hi = lo + counts[self.rank]
+        out = np.array(everyone[0][lo:hi], copy=True)
+        for a in everyone[1:]:
+            out += a[lo:hi]
+        self._done()
+        self.bytes_sent += (x.nbytes - counts[self.rank] * x.itemsize)
+        return out
+
+    def allgather(self, x: np.ndarray) -> np.ndarray:
+        x = np.ravel(np.asarray(x))
+        everyone = self._exchange(x)
+        out = np.concatenate(everyone)
+        self._done()
+        self.bytes_sent += (self.size - 1) * x.nbytes
+        return out
+
+    def alltoall(self, pieces: Sequence[np.ndarray]) -> list[np.ndarray]:
+        if len(pieces) != self.size:
+            self._group.abort(self.rank, f"alltoall got {len(pieces)} pieces for "
+                                         f"{self.size} ranks")
+            raise CommAborted(*self._group.failed)  # type: ignore[misc]
+        pieces = [np.ravel(np.asarray(p)) for p in pieces]
+        everyone = self._exchange(pieces)
+        out = [np.array(everyone[src][self.rank], copy=True) for src in range(self.size)]
+        self._done()
+        self.bytes_sent += sum(p.nbytes for j, p in enumerate(pieces) if j != self.rank)
+        return out
+
+    def barrier(self) -> None:
+        self._group.wait(self.rank)
+
+    def abort(self, reason: str) -> None:
+        """End the group: every rank waiting in (or later entering) a collective raises
+        :class:`CommAborted` naming this rank and ``reason``."""
+        self._group.abort(self.rank, reason)
+
+
+class MpiComm:
+    """The collectives over an ``mpi4py`` communicator (default ``COMM_WORLD``), on numpy
+    buffers without pickling: ``Allreduce``, ``Reduce_scatter``, ``Allgatherv``,
+    ``Alltoallv``. ``abort`` calls ``MPI_Abort``, so every rank of the job exits non-zero.
+
+    >>> MpiComm  # doctest: +ELLIPSIS
+    <class '...MpiComm'>
+    """
+
+    def __init__(self, comm: Any = None) -> None:
+        MPI = _mpi()
+        self._MPI = MPI
+        self._comm = comm if comm is not None else MPI.COMM_WORLD
+        self.rank = self._comm.Get_rank()
+        self.size = self._comm.Get_size()
+        self.bytes_sent = 0
+
+    def allreduce(self, x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x)
+        out = np.empty_like(x)
+        self._comm.Allreduce(x, out, op=self._MPI.SUM)
+        self.bytes_sent += 2 * (self.size - 1) * x.nbytes // self.size
+        return out
+
+    def reduce_scatter(self, x: np.ndarray, counts: Sequence[int]) -> np.ndarray:
+        x = np.ascontiguousarray(np.ravel(x))
+        counts = _check_counts(x, counts, self.size)
+        out = np.empty(counts[self.rank], dtype=x.dtype)
+        self._comm.Reduce_scatter(x, out, recvcounts=counts, op=self._MPI.SUM)
+        self.bytes_sent += x.nbytes - out.nbytes
+        return out
+
+    def allgather(self, x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(np.ravel(x))
+        counts = self._comm.allgather(x.size)  # small pickled ints: the lengths may differ
+        out = np.empty(sum(counts), dtype=x.dtype)
+        self._comm.Allgatherv(x, [out, counts])
+        self.bytes_sent += (self.size - 1) * x.nbytes
+        return out
+
+    def alltoall(self, pieces: Sequence[np.ndarray]) -> list[np.ndarray]:
+        if len(pieces) != self.size:
+            raise CommError(f"alltoall got {len(pieces)} pieces for {self.size} ranks")
+        flat = [np.ravel(np.asarray(p)) for p in pieces]
+        dtype = flat[0].dtype if flat else np.float64
+        send = np.ascontiguousarray(np.concatenate(flat).astype(dtype, copy=False))
+        scounts = [p.size for p in flat]
+        rcounts = self._comm.alltoall(scounts)
+        recv = np.empty(sum(rcounts), dtype=dtype)
+        self._comm.Alltoallv([send, scounts], [recv, rcounts])
+        self.bytes_sent += sum(p.nbytes for j, p in enumerate(flat) if j != self.rank)
+        offsets = np.cumsum([0] + list(rcounts))
+        return [recv[offsets[i]:offsets[i + 1]].copy() for i in range(self.size)]
+
+    def barrier(self) -> None:
+        self._comm.Barrier()
+
+    def abort(self, reason: str) -> None:
+        import sys
+
+        sys.stderr.write(f"tdflow: rank {self.rank} failed: {reason}\n")
+        sys.stderr.flush()
+        self._comm.Abort(1)
+
+
+class MpiUnavailableError(TdflowError, ImportError):
+    """mpi4py (or an MPI library) is missing: the message says what to install."""
+
+
+def _mpi() -> Any:
+    try:
+        from mpi4py import MPI
+    except ImportError as exc:
+        raise MpiUnavailableError(
+            f"distributed runs over MPI need mpi4py and an MPI library ({exc}); install them "
+            f"with: pip install 'tdflow[distributed]' (mpi4py, mpich)") from None
+    return MPI
+
+
+def launched_by_mpi() -> bool:
+    """True when this process was started by ``mpiexec`` (MPICH's or Open MPI's variables).
+
+    >>> isinstance(launched_by_mpi(), bool)
+    True
+    """
+    return any(v in os.environ for v in ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE",
+                                         "PMIX_RANK"))
+
+
+_local = threading.local()
+_world: list[Any] = []
+
+
+def current() -> Communicator:
+    """The communicator of the calling thread: the one installed by :func:`use`, else (under
+    ``mpiexec``) an :class:`MpiComm` of ``COMM_WORLD``, else a 1-rank :class:`SelfComm`.
+
+    >>> current().size
+    1
+    """
+    comm = getattr(_local, "comm", None)
+    if comm is not None:
+        return comm
+    if not _world:
+        _world.append(MpiComm() if launched_by_mpi() else SelfComm())
+    return _world[0]
+
+
+@contextmanager
+def use(comm: Communicator) -> Iterator[Communicator]:
+    """Make ``comm`` the calling thread's communicator inside the ``with`` block.
+
+    >>> with use(SelfComm()) as c:
+    ...     current() is c
+    True
+    """
+    previous = getattr(_local, "comm", None)
+    _local.comm = comm
+    try:
+        yield comm
+    finally:
+        _local.comm = previous
