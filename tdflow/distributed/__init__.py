@@ -21,7 +21,9 @@ _LAZY = {
     "use": ("comm", "use"),
     "run_threads": ("threads", "run_threads"),
     "compile": ("program", "compile"),
+    "compile_physical": ("program", "compile_physical"),
     "DistributedProgram": ("program", "DistributedProgram"),
+    "DistributedError": ("program", "DistributedError"),
     "from_local": ("program", "from_local"),
     "to_local": ("program", "to_local"),
 }
