@@ -1,0 +1,201 @@
+"""Every standard op's SBP signatures, checked by running the op on each rank's piece.
+
+For each op case (the gradient cases of tests/runtime/test_grad_ops.py plus the extra cases
+below), for 2 and 4 ranks and for every signature the op's ``get_sbp`` hook returns: the logical
+inputs are split per the signature (``S``: the rank's slice, ``B``: the whole tensor, ``P``: random
+pieces that sum to it), the op runs on each rank's physical inputs, and each output must match its
+SBP: ``S(a)`` the rank's slice of the single-process result, ``B`` the whole result on every rank,
+``P`` pieces summing to it. No communicator is involved. A failure here is a wrong ``get_sbp`` hook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tdflow.dialect.sbp import B, parse_sbp, physical_shape, slices_of
+from tdflow.dialect.types import TensorType, dtype_from_numpy
+from tdflow.lowering.sbp import physical_attrs
+
+import tdflow
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+import test_grad_ops as grad  # noqa: E402  (the op case table, with its inputs)
+
+CTX = grad.CTX
+rng = np.random.default_rng(20261203)
+NPROCS = (2, 4)
+
+
+def _extra_cases() -> list:
+    """Ops the gradient table lacks (not differentiable), with signatures beyond all-B."""
+    cases = []
+
+    def case(op, inputs, attrs=None, label=""):
+        cases.append(grad.Case(op, inputs, attrs or {}, label=label))
+
+    x, y = rng.normal(size=(4, 5)), rng.normal(size=(4, 5))
+    y[0, 0] = x[0, 0]
+    for op in ("broadcast_equal", "broadcast_not_equal", "broadcast_less", "broadcast_less_equal",
+               "broadcast_greater", "broadcast_greater_equal"):
+        case(op, {"x": x, "y": y})
+        case(op, {"x": x, "y": y[:1]}, label="bcast")
+    bx, by = rng.random((5, 3)) < 0.5, rng.random((5, 3)) < 0.5
+    for op in ("broadcast_logical_and", "broadcast_logical_or", "broadcast_logical_xor"):
+        case(op, {"x": bx, "y": by})
+    ix, iy = rng.integers(0, 64, (5, 3)), rng.integers(0, 5, (5, 3))
+    for op in ("broadcast_bitwise_and", "broadcast_bitwise_or", "broadcast_bitwise_xor",
+               "broadcast_bitwise_left_shift", "broadcast_bitwise_right_shift"):
+        case(op, {"x": ix, "y": iy})
+    case("logical_not", {"x": bx})
+    case("bitwise_not", {"x": ix})
+    z = rng.normal(size=(5, 3))
+    z[1, 1], z[2, 0] = np.nan, np.inf
+    case("isnan", {"in": z})
+    case("isinf", {"in": z})
+    case("ones_like", {"like": rng.normal(size=(5, 3))})
+    case("argmax", {"in": grad.distinct(5, 3)})
+    case("one_hot", {"indices": rng.integers(0, 4, 5)}, {"depth": 4, "dtype": "f64"})
+    return cases
+
+
+def _all_cases() -> list:
+    return [c for c in grad.CASES + _extra_cases() if CTX.lookup(f"tdflow.{c.op}") is not None]
+
+
+def _types(c) -> dict:
+    """Operand name -> its type (a tuple of types for a variadic operand)."""
+    def one(a):
+        return TensorType(a.shape, dtype_from_numpy(a.dtype))
+
+    return {k: tuple(one(a) for a in v) if isinstance(v, list) else one(v)
+            for k, v in c.inputs.items()}
+
+
+def _run(c, inputs: dict) -> tuple[np.ndarray, ...]:
+    """The op on ``inputs`` (numpy arrays by operand name), eagerly on cpu, as the gradient
+    test runs it (the functional API, or an ``OpRunner`` for ops outside it)."""
+    tensors = {k: tuple(tdflow.tensor(a) for a in v) if isinstance(v, list) else tdflow.tensor(v)
+               for k, v in inputs.items()}
+    return tuple(t.numpy() for t in grad._forward(c, tensors))
+
+
+def _partial_pieces(a: np.ndarray, n: int) -> list[np.ndarray]:
+    """``n`` random pieces summing to ``a`` (bool: ``a`` on rank 0, zeros elsewhere)."""
+    if a.dtype == np.bool_:
+        return [a] + [np.zeros_like(a)] * (n - 1)
+    if np.issubdtype(a.dtype, np.integer):
+        pieces = [np.asarray(rng.integers(-3, 4, a.shape), dtype=a.dtype) for _ in range(n - 1)]
+    else:
+        pieces = [np.asarray(rng.normal(size=a.shape), dtype=a.dtype) for _ in range(n - 1)]
+    return [np.asarray(a - sum(pieces), dtype=a.dtype)] + pieces
+
+
+def _physical_inputs(c, sig, n: int) -> list[dict]:
+    """Each rank's inputs by operand name under signature ``sig``."""
+    per_rank: list[dict] = [{} for _ in range(n)]
+    for d in c.opdef.operands:
+        v = c.inputs.get(d.name)
+        if v is None:
+            continue
+        arrays = v if isinstance(v, list) else [v]
+        pieces_by_rank: list[list] = [[] for _ in range(n)]
+        for j, a in enumerate(arrays):
+            s = parse_sbp(sig[f"{d.name}_{j}"])
+            parts = (_partial_pieces(a, n) if s.kind == "P" else
+                     [a[slices_of(a.shape, (s,), (n,), r)] for r in range(n)])
+            for r in range(n):
+                pieces_by_rank[r].append(np.array(parts[r]))
+        for r in range(n):
+            per_rank[r][d.name] = pieces_by_rank[r] if isinstance(v, list) else pieces_by_rank[r][0]
+    return per_rank
+
+
+def _close(got: np.ndarray, want: np.ndarray, what: str, tol: float = 1e-12) -> None:
+    assert got.shape == want.shape, f"{what}: shape {got.shape}, expected {want.shape}"
+    if np.issubdtype(want.dtype, np.floating):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def _out_sbp(sig: dict, blob: str):
+    """An output the signature leaves out is broadcast (an unused optional result)."""
+    return parse_sbp(sig[blob]) if blob in sig else B
+
+
+def _check_signature(c, sig_obj, n: int, logical: tuple) -> None:
+    sig = dict(sig_obj.inputs) | dict(sig_obj.outputs)
+    out_names = [r.name for r in c.opdef.results]
+    ranks = []
+    for r, inputs in enumerate(_physical_inputs(c, sig, n)):
+        # attributes that spell a logical shape become the rank's (what physicalize does)
+        outs = [physical_shape(want.shape, (_out_sbp(sig, f"{name}_0"),), (n,), r)
+                for name, want in zip(out_names, logical)]
+        shapes = {k: [a.shape for a in v] if isinstance(v, list) else [v.shape]
+                  for k, v in inputs.items()}
+        attrs = physical_attrs(f"tdflow.{c.op}", c.attrs, shapes, outs)
+        ranks.append(_run(dataclasses.replace(c, attrs=attrs), inputs))
+    for k, want in enumerate(logical):
+        blob = f"{out_names[k]}_0"
+        s = _out_sbp(sig, blob)
+        what = f"{c.id}: {blob} under {sig} on {n} ranks"
+        if s.kind == "P":
+            # float32 inputs cut into partial pieces round at float32's precision
+            f32 = any(np.asarray(a).dtype == np.float32 for a in _leaves(c))
+            _close(sum(r[k] for r in ranks), want, what + " (sum of the partial pieces)",
+                   1e-6 if f32 else 1e-12)
+            continue
+        for r, outs in enumerate(ranks):
+            piece = want[slices_of(want.shape, (s,), (n,), r)]
+            assert outs[k].shape == physical_shape(want.shape, (s,), (n,), r), what
+            _close(outs[k], piece, f"{what}, rank {r}")
+
+
+CASES = _all_cases()
+
+
+@pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
+def test_every_signature_gives_the_single_process_result(c):
+    logical = _run(c, c.inputs)
+    sigs = CTX.sbp_signatures(f"tdflow.{c.op}", _types(c), c.attrs)
+    for n in NPROCS:
+        for sig in sigs:
+            if any(parse_sbp(v).kind == "S" and
+                   parse_sbp(v).axis >= len(np.shape(_blob_array(c, b)))
+                   for b, v in sig.inputs):
+                pytest.fail(f"{c.id}: {sig} splits an axis its input does not have")
+            _check_signature(c, sig, n, logical)
+
+
+def _blob_array(c, blob: str) -> np.ndarray:
+    name, j = blob.rsplit("_", 1)
+    v = c.inputs[name]
+    return v[int(j)] if isinstance(v, list) else v
+
+
+def _leaves(c) -> list:
+    return [a for v in c.inputs.values() for a in (v if isinstance(v, list) else [v])]
+
+
+def test_a_wrong_signature_is_caught():
+    """The check can fail: relu of partial sums is not a partial sum, and a matmul split on its
+    contracted axis gives partial sums, not a split."""
+    from tdflow.dialect.hooks.context import SbpSignature
+
+    relu = next(c for c in CASES if c.op == "relu" and c.inputs["x"].ndim == 2)
+    with pytest.raises(AssertionError):
+        _check_signature(relu, SbpSignature.make({"x_0": "P"}, {"y_0": "P"}), 2, _run(relu, relu.inputs))
+    mm = next(c for c in CASES if c.op == "matmul" and not c.attrs.get("transpose_a"))
+    with pytest.raises(AssertionError):
+        _check_signature(mm, SbpSignature.make({"a_0": "S(1)", "b_0": "S(0)"}, {"out_0": "S(0)"}),
+                         2, _run(mm, mm.inputs))
+
+
+def test_the_table_covers_many_ops_and_signatures():
+    """Most standard ops are exercised with at least one signature beyond broadcast."""
+    ops = {c.op for c in CASES if CTX.sbp_signatures(f"tdflow.{c.op}", _types(c), c.attrs)}
+    assert len(ops) >= 100, sorted(ops)
