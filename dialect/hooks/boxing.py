@@ -8,7 +8,12 @@ conversion it performs, e.g. ``boxing_all_reduce``: ``x`` P -> ``y`` B.
 from __future__ import annotations
 
 from .context import HookError, InferContext
-from .registry import get_sbp, infer_data_type, infer_logical_tensor_desc, infer_physical_tensor_desc
+from .registry import (
+    get_sbp,
+    infer_data_type,
+    infer_logical_tensor_desc,
+    infer_physical_tensor_desc,
+)
 from .sbp import signature
 
 BOXING_OPS = ("tdflow.boxing_all_reduce", "tdflow.boxing_reduce_scatter",
