@@ -346,6 +346,16 @@ def current() -> Communicator:
     return _world[0]
 
 
+def set_world(comm: Communicator) -> None:
+    """Make ``comm`` the process's fallback communicator (what :func:`current` returns on a
+    thread without :func:`use`); the MPI launcher installs ``COMM_WORLD``'s.
+
+    >>> set_world(SelfComm()); current().size
+    1
+    """
+    _world[:] = [comm]
+
+
 @contextmanager
 def use(comm: Communicator) -> Iterator[Communicator]:
     """Make ``comm`` the calling thread's communicator inside the ``with`` block.
