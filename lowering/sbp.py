@@ -94,10 +94,16 @@ def has_shape_attrs(op_name: str) -> bool:
     return op_name in _PHYSICAL
 
 
-def sbp_pipeline(nproc: int, rank: int) -> str:
-    """The pass pipeline that turns a logical program into rank ``rank``'s physical one.
+def sbp_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
+    """The pass pipeline that lowers a logical program into rank ``rank``'s physical plan:
+    ``infer-sbp`` and ``physicalize``, then the standard pipeline for ``device``.
 
-    >>> sbp_pipeline(2, 1)
-    'infer-sbp{nproc=2},physicalize{rank=1,nproc=2},infer-shapes'
+    >>> sbp_pipeline(2, 1).split(",")[:3]
+    ['infer-sbp{nproc=2}', 'physicalize{rank=1', 'nproc=2}']
+    >>> sbp_pipeline(2, 1).endswith("plan-memory")
+    True
     """
-    return f"infer-sbp{{nproc={nproc}}},physicalize{{rank={rank},nproc={nproc}}},infer-shapes"
+    from .pass_manager import default_pipeline
+
+    return (f"infer-sbp{{nproc={nproc}}},physicalize{{rank={rank},nproc={nproc}}},"
+            + default_pipeline(device))
