@@ -100,9 +100,12 @@ class DistributedProgram:
     """A program over ``nproc`` ranks; call it with logical arrays (or :func:`from_local`
     pieces), get the logical results (one array, or a tuple)."""
 
-    def __init__(self, name: str, nproc: int, build_rank: Callable[[int], RankPlan]) -> None:
+    def __init__(self, name: str, nproc: int, build_rank: Callable[[int], RankPlan],
+                 arguments: Sequence[tuple[str, Any, str]] = ()) -> None:
         self.__name__ = name
         self.nproc = nproc
+        #: ``(name, logical shape, dtype)`` of each argument, as ``CompiledProgram.arguments``
+        self.arguments = list(arguments)
         self._build_rank = build_rank
         self._plans: dict[int, RankPlan] = {}
         self._lock = threading.Lock()
@@ -117,7 +120,9 @@ class DistributedProgram:
                 self._plans[rank] = found
         return found
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = self._bind(args, kwargs)
         comm = current()
         if comm.size == 1 and self.nproc > 1:  # not on a rank: be all of them, as threads
             from .threads import run_threads
@@ -127,6 +132,19 @@ class DistributedProgram:
             raise DistributedError(f"@{self.__name__} was compiled for {self.nproc} ranks but "
                                    f"runs in a group of {comm.size}")
         return self._call_rank(args, comm)
+
+    def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        names = [n for n, _, _ in self.arguments]
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in bound:
+                raise DistributedError(f"@{self.__name__}: unexpected or repeated argument "
+                                       f"{k!r}; arguments: {', '.join(names)}")
+            bound[k] = v
+        missing = [n for n in names if n not in bound]
+        if missing:
+            raise DistributedError(f"@{self.__name__}: missing argument(s) {', '.join(missing)}")
+        return tuple(bound[n] for n in names)
 
     def _call_rank(self, args: Sequence[Any], comm: Communicator) -> Any:
         rp = self.plan(comm.rank)
@@ -173,7 +191,8 @@ def compile_physical(rank_source: Callable[[int], Any], nproc: int, arg_sbp: Seq
         return RankPlan(prog, a_sbp, r_sbp, [tuple(s) for s in arg_shapes],
                         [tuple(s) for s in result_shapes], hier)
 
-    return DistributedProgram(entry or "main", nproc, build)
+    arguments = [(f"arg{i}", tuple(s), "") for i, s in enumerate(arg_shapes)]
+    return DistributedProgram(entry or "main", nproc, build, arguments)
 
 
 def compile(source: Any, nproc: int | None = None, comm: Communicator | None = None, *,  # noqa: A001
@@ -205,13 +224,26 @@ def compile(source: Any, nproc: int | None = None, comm: Communicator | None = N
     result_shapes = [tuple(t.shape) for t in _result_types(func)]
 
     def build(rank: int) -> RankPlan:
-        from tdflow.lowering import sbp_pipeline
-
         prog = tdflow.compile(module.clone(), device, entry,
-                              pipeline=sbp_pipeline(nproc, rank), mode="direct", ops=ops)
+                              pipeline=rank_pipeline(nproc, rank, device), mode="direct", ops=ops)
         return RankPlan(prog, arg_sbp, result_sbp, arg_shapes, result_shapes, hier)
 
-    return DistributedProgram(entry, nproc, build)
+    arguments = [(a.name or f"arg{i}", tuple(a.type.shape), a.type.dtype)
+                 for i, a in enumerate(func.args)]
+    return DistributedProgram(entry, nproc, build, arguments)
+
+
+def rank_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
+    """The whole pipeline of rank ``rank``: the compiler's SBP passes (``infer-sbp``,
+    ``physicalize``), then the device's standard pipeline on the physical program.
+
+    >>> rank_pipeline(2, 1).split(",")[:2]
+    ['infer-sbp{nproc=2}', 'physicalize{rank=1,nproc=2}']
+    """
+    from tdflow.lowering.pass_manager import default_pipeline
+    from tdflow.lowering.sbp import sbp_pipeline
+
+    return f"{sbp_pipeline(nproc, rank)},{default_pipeline(device)}"
 
 
 def _result_types(func: Any) -> list[Any]:
