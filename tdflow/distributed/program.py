@@ -234,16 +234,15 @@ def compile(source: Any, nproc: int | None = None, comm: Communicator | None = N
 
 
 def rank_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
-    """The whole pipeline of rank ``rank``: the compiler's SBP passes (``infer-sbp``,
-    ``physicalize``), then the device's standard pipeline on the physical program.
+    """The whole pipeline of rank ``rank``: the compiler's (``tdflow.lowering.sbp``) SBP
+    passes (``infer-sbp``, ``physicalize``), then the device's standard pipeline.
 
-    >>> rank_pipeline(2, 1).split(",")[:2]
-    ['infer-sbp{nproc=2}', 'physicalize{rank=1,nproc=2}']
+    >>> rank_pipeline(2, 1).split(",")[0]
+    'infer-sbp{nproc=2}'
     """
-    from tdflow.lowering.pass_manager import default_pipeline
     from tdflow.lowering.sbp import sbp_pipeline
 
-    return f"{sbp_pipeline(nproc, rank)},{default_pipeline(device)}"
+    return sbp_pipeline(nproc, rank, device)
 
 
 def _result_types(func: Any) -> list[Any]:
