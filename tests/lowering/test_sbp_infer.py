@@ -1,0 +1,161 @@
+"""``infer-sbp`` and ``physicalize`` on IR text: the chosen SBP, the inserted boxing, the
+per-rank types and attributes, and located errors."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from tdflow.dialect import standard_dialect
+from tdflow.dialect.ir import parse_module, print_module
+from tdflow.dialect.sbp import B, P, S
+from tdflow.lowering.pass_manager import PassFailure, PassManager
+from tdflow.lowering.passes.infer_sbp import function_sbp
+from tdflow.lowering.sbp import copy_cost
+
+
+def run(text: str, pipeline: str):
+    module = parse_module(textwrap.dedent(text), "t.mlir")
+    PassManager.parse(pipeline, dialect=standard_dialect(), verify_each=True).run(module)
+    return module
+
+
+def ops(module) -> list[str]:
+    return [f"{op.name.split('.')[-1]} {op.attributes['sbp']}" for op in module.funcs[0].body
+            if "sbp" in op.attributes]
+
+
+DP = """
+    func.func @f(%x: tensor<5x3xf64> {sbp = [#sbp.S<0>]}, %w: tensor<3x4xf64>) -> tensor<5x4xf64> {
+      %0 = "tdflow.matmul"(%x, %w) : (tensor<5x3xf64>, tensor<3x4xf64>) -> tensor<5x4xf64>
+      %1 = "tdflow.relu"(%0) : (tensor<5x4xf64>) -> tensor<5x4xf64>
+      return %1 : tensor<5x4xf64>
+    }"""
+
+
+def test_data_parallel_keeps_the_batch_split_without_boxing():
+    m = run(DP, "infer-sbp{nproc=2}")
+    assert ops(m) == ["matmul [[#sbp.S<0>]]", "relu [[#sbp.S<0>]]"]
+    assert function_sbp(m.funcs[0]) == ([(S(0),), (B,)], [(S(0),)])
+
+
+def test_megatron_column_then_row_split_gives_one_all_reduce():
+    """w1 split by columns, w2 by rows: the second matmul gives partial sums; a consumer that
+    needs B gets an all-reduce, the only communication."""
+    m = run("""
+        func.func @mlp(%x: tensor<4x6xf64>, %w1: tensor<6x8xf64> {sbp = [#sbp.S<1>]},
+                       %w2: tensor<8x6xf64> {sbp = [#sbp.S<0>]}) -> (tensor<4x6xf64> {sbp = [#sbp.B]}) {
+          %h = "tdflow.matmul"(%x, %w1) : (tensor<4x6xf64>, tensor<6x8xf64>) -> tensor<4x8xf64>
+          %a = "tdflow.relu"(%h) : (tensor<4x8xf64>) -> tensor<4x8xf64>
+          %y = "tdflow.matmul"(%a, %w2) : (tensor<4x8xf64>, tensor<8x6xf64>) -> tensor<4x6xf64>
+          return %y : tensor<4x6xf64>
+        }""", "infer-sbp{nproc=4}")
+    assert ops(m) == ["matmul [[#sbp.S<1>]]", "relu [[#sbp.S<1>]]", "matmul [[#sbp.P]]",
+                      "boxing_all_reduce [[#sbp.B]]"]
+    assert function_sbp(m.funcs[0])[1] == [(B,)]
+
+
+def test_partial_sums_into_an_elementwise_op_are_reduce_scattered():
+    """relu cannot take P; S(0) (reduce-scatter, (n-1) * size) beats B (all-reduce, twice)."""
+    m = run("""
+        func.func @f(%x: tensor<4x6xf64> {sbp = [#sbp.S<1>]}, %w: tensor<6x8xf64> {sbp = [#sbp.S<0>]}) -> tensor<4x8xf64> {
+          %y = "tdflow.matmul"(%x, %w) : (tensor<4x6xf64>, tensor<6x8xf64>) -> tensor<4x8xf64>
+          %z = "tdflow.relu"(%y) : (tensor<4x8xf64>) -> tensor<4x8xf64>
+          return %z : tensor<4x8xf64>
+        }""", "infer-sbp{nproc=2}")
+    names = ops(m)
+    assert names[0] == "matmul [[#sbp.P]]"
+    assert names[1].startswith("boxing_reduce_scatter") and names[2].startswith("relu [[#sbp.S<")
+
+
+def test_a_split_operand_a_signature_cannot_take_is_gathered():
+    """softmax needs its last axis whole: an input split there is all-to-all'd to S(0)."""
+    m = run("""
+        func.func @f(%x: tensor<4x6xf64> {sbp = [#sbp.S<1>]}) -> tensor<4x6xf64> {
+          %y = "tdflow.softmax"(%x) : (tensor<4x6xf64>) -> tensor<4x6xf64>
+          return %y : tensor<4x6xf64>
+        }""", "infer-sbp{nproc=2}")
+    text = print_module(m)
+    assert '"tdflow.boxing_all_to_all"(%x) {in_axis = 1 : si64, out_axis = 0 : si64, mesh_axis = 0 : si64, out_shape = [4, 6]' in text
+    assert ops(m)[-1] == "softmax [[#sbp.S<0>]]"
+
+
+def test_one_boxing_per_value_and_sbp_is_shared_by_its_users():
+    m = run("""
+        func.func @f(%x: tensor<4x6xf64> {sbp = [#sbp.S<1>]}) -> (tensor<4x6xf64>, tensor<4x6xf64>) {
+          %a = "tdflow.softmax"(%x) : (tensor<4x6xf64>) -> tensor<4x6xf64>
+          %b = "tdflow.log_softmax"(%x) : (tensor<4x6xf64>) -> tensor<4x6xf64>
+          return %a, %b : tensor<4x6xf64>, tensor<4x6xf64>
+        }""", "infer-sbp{nproc=2}")
+    assert sum(op.name.startswith("tdflow.boxing") for op in m.funcs[0].body) == 1
+
+
+def test_result_sbp_attribute_is_honoured():
+    m = run("""
+        func.func @f(%x: tensor<5x3xf64> {sbp = [#sbp.S<0>]}) -> (tensor<5x3xf64> {sbp = [#sbp.B]}) {
+          %y = "tdflow.relu"(%x) : (tensor<5x3xf64>) -> tensor<5x3xf64>
+          return %y : tensor<5x3xf64>
+        }""", "infer-sbp{nproc=2}")
+    assert ops(m) == ["relu [[#sbp.S<0>]]", "boxing_all_gather [[#sbp.B]]"]
+
+
+def test_oneflow_parallel_attribute_forces_the_signature():
+    m = run("""
+        func.func @f(%x: tensor<4x6xf64>, %w: tensor<6x8xf64>) -> tensor<4x8xf64> {
+          %y = "tdflow.matmul"(%x, %w) {parallel = #sbp.parallel<[#sbp.B, #sbp.S<1>] -> [#sbp.S<1>]>} : (tensor<4x6xf64>, tensor<6x8xf64>) -> tensor<4x8xf64>
+          return %y : tensor<4x8xf64>
+        }""", "infer-sbp{nproc=2}")
+    assert ops(m) == ["boxing_slice [[#sbp.S<1>]]", "matmul [[#sbp.S<1>]]"]
+
+
+def test_physicalize_gives_each_rank_its_uneven_piece_and_shape_attributes():
+    src = """
+        func.func @f(%x: tensor<5x4xf64> {sbp = [#sbp.S<0>]}) -> tensor<5x2x2xf64> {
+          %y = "tdflow.reshape"(%x) {shape = [5, 2, 2]} : (tensor<5x4xf64>) -> tensor<5x2x2xf64>
+          return %y : tensor<5x2x2xf64>
+        }"""
+    shapes = []
+    for rank in range(2):
+        m = run(src, f"infer-sbp{{nproc=2}},physicalize{{rank={rank},nproc=2}},infer-shapes")
+        op = m.funcs[0].body.ops[0]
+        assert op.attributes["sbp"] is not None
+        shapes.append((tuple(op.results[0].type.shape), str(op.attributes["shape"])))
+    assert shapes == [((3, 2, 2), "[3, 2, 2]"), ((2, 2, 2), "[2, 2, 2]")]
+
+
+def test_physicalize_sets_boxing_out_shape():
+    m = run(DP.replace("-> tensor<5x4xf64> {", "-> (tensor<5x4xf64> {sbp = [#sbp.B]}) {"),
+            "infer-sbp{nproc=2},physicalize{rank=1,nproc=2},infer-shapes")
+    gather = [op for op in m.funcs[0].body if op.name == "tdflow.boxing_all_gather"][0]
+    assert str(gather.attributes["out_shape"]) == "[5, 4]"
+    assert tuple(gather.operands[0].type.shape) == (2, 4)
+
+
+@pytest.mark.parametrize("src, message", [
+    ("""func.func @f(%x: tensor<4x3xf64> {sbp = [#sbp.S<2>]}) -> tensor<4x3xf64> {
+          return %x : tensor<4x3xf64>
+        }""", r"t.mlir:1:\d+: .*argument #0: SBP \[S\(2\)\] splits an axis"),
+    ("""func.func @f(%x: tensor<4x3xf64> {sbp = [#sbp.S<0>, #sbp.B]}) -> tensor<4x3xf64> {
+          return %x : tensor<4x3xf64>
+        }""", r"argument #0: SBP \[S\(0\), B\] has 2 axes; the hierarchy has 1"),
+    ("""func.func @f(%x: tensor<4x3xf64>) -> tensor<4x3xf64> attributes {hierarchy = [2, 3]} {
+          return %x : tensor<4x3xf64>
+        }""", r"hierarchy \[2, 3\] has 6 ranks; the program runs on 4"),
+    ("""func.func @f(%x: tensor<4x3xf64> {sbp = [#sbp.S<0>]}) -> tensor<4x3xf64> {
+          %y = "tdflow.relu"(%x) {parallel = #sbp.parallel<[#sbp.P] -> [#sbp.P]>} : (tensor<4x3xf64>) -> tensor<4x3xf64>
+          return %y : tensor<4x3xf64>
+        }""", r"t.mlir:2:\d+: .*'tdflow.relu': no SBP signature can be satisfied \(operand #0 is "
+              r"\[S\(0\)\] but the signature needs \[P\]\)"),
+])
+def test_unsatisfiable_sbp_is_a_located_error(src, message):
+    with pytest.raises(PassFailure) as info:
+        run(src, "infer-sbp{nproc=4}")
+    assert __import__("re").search(message, info.value.render()), info.value.render()
+
+
+def test_copy_cost_orders_the_conversions_as_oneflow():
+    n = 1000.0
+    assert copy_cost(B, S(0), n, 4) == 0 == copy_cost(B, P, n, 4)
+    assert copy_cost(S(0), S(1), n, 4) < copy_cost(S(0), B, n, 4) == copy_cost(P, S(0), n, 4)
+    assert copy_cost(P, B, n, 4) == 2 * copy_cost(P, S(1), n, 4)
+    assert copy_cost(S(0), P, n, 4) == float("inf")
