@@ -73,7 +73,7 @@ class InferSbpPass(Pass):
             raise PassFailure(self.name, errors)
 
 
-class _Located(Exception):
+class _Located(SbpError):
     """An SBP error at an op (internal: becomes a diagnostic)."""
 
     def __init__(self, message: str, loc: Any) -> None:
