@@ -83,6 +83,45 @@ def _check_counts(x: np.ndarray, counts: Sequence[int], size: int) -> list[int]:
     return counts
 
 
+class MeshComm:
+    """A group seen as a placement hierarchy (``[2, 2]``: 4 ranks, row-major): the whole
+    group's collectives, plus :meth:`mesh_axis_comm`, the ranks that differ only in one
+    hierarchy axis (what a boxing op over ``mesh_axis`` talks to). Sub-groups are split once
+    per communicator and hierarchy axis and kept.
+
+    >>> MeshComm(SelfComm(), (1,)).mesh_axis_comm(0).size
+    1
+    """
+
+    def __init__(self, comm: Any, hierarchy: Sequence[int]) -> None:
+        self.comm = comm
+        self.hierarchy = tuple(int(h) for h in hierarchy)
+        self.rank, self.size = comm.rank, comm.size
+        if int(np.prod(self.hierarchy)) != comm.size:
+            raise CommError(f"hierarchy {list(self.hierarchy)} does not have the group's "
+                            f"{comm.size} ranks")
+
+    def __getattr__(self, name: str) -> Any:  # allreduce, barrier, bytes_sent...: the group's
+        return getattr(self.comm, name)
+
+    def mesh_axis_comm(self, axis: int) -> Any:
+        if len(self.hierarchy) == 1:
+            if axis != 0:
+                raise CommError(f"mesh axis {axis} of a 1-D hierarchy")
+            return self.comm
+        if not 0 <= axis < len(self.hierarchy):
+            raise CommError(f"mesh axis {axis} of hierarchy {list(self.hierarchy)}")
+        cache = self.comm.__dict__.setdefault("_mesh_axes", {})
+        found = cache.get((self.hierarchy, axis))
+        if found is None:
+            coords = list(np.unravel_index(self.rank, self.hierarchy))
+            key = int(coords[axis])
+            coords[axis] = 0
+            color = int(np.ravel_multi_index(coords, self.hierarchy))
+            found = cache[(self.hierarchy, axis)] = self.comm.split(color, key)
+        return found
+
+
 class SelfComm:
     """The group of one rank: every collective is the identity (a copy).
 
@@ -112,19 +151,27 @@ class SelfComm:
     def abort(self, reason: str) -> None:
         raise CommAborted(0, reason)
 
+    def split(self, color: int, key: int) -> SelfComm:
+        return SelfComm()
+
 
 class _Group:
     """What the thread ranks of one :class:`ThreadComm` group share: one slot per rank, a
     barrier (with a timeout: a rank that never arrives cannot hang the others) and the
     abort flag."""
 
-    def __init__(self, size: int, timeout: float) -> None:
+    def __init__(self, size: int, timeout: float, family: list[_Group] | None = None) -> None:
         self.size = size
         self.timeout = timeout
         self.slots: list[Any] = [None] * size
         self.barrier = threading.Barrier(size)
         self.failed: tuple[int, str] | None = None
         self.lock = threading.Lock()
+        # a group and the groups split from it fail together: a rank that dies while its
+        # neighbours wait in a sub-group's collective must wake them too
+        self.family = family if family is not None else []
+        self.family.append(self)
+        self.subgroups: dict[tuple[int, Any], _Group] = {}
 
     def wait(self, rank: int) -> None:
         if self.failed is not None:
@@ -138,10 +185,11 @@ class _Group:
             raise CommAborted(*self.failed) from None  # type: ignore[misc]
 
     def abort(self, rank: int, reason: str) -> None:
-        with self.lock:
-            if self.failed is None:
-                self.failed = (rank, reason)
-        self.barrier.abort()
+        for g in list(self.family):
+            with g.lock:
+                if g.failed is None:
+                    g.failed = (rank, reason)
+            g.barrier.abort()
 
 
 class ThreadComm:
@@ -163,6 +211,7 @@ class ThreadComm:
         self.rank = rank
         self.size = group.size
         self.bytes_sent = 0  # what this rank's contributions to other ranks weighed
+        self._splits = 0
 
     @classmethod
     def group(cls, size: int, timeout: float = DEFAULT_TIMEOUT_S) -> list[ThreadComm]:
@@ -232,6 +281,21 @@ class ThreadComm:
     def barrier(self) -> None:
         self._group.wait(self.rank)
 
+    def split(self, color: int, key: int) -> ThreadComm:
+        """MPI's ``Comm_Split``: the ranks of one ``color`` form a group, numbered by ``key``
+        (called by every rank, in the same order)."""
+        g = self._group
+        everyone = self._exchange((color, key, self.rank))
+        self._splits += 1
+        members = sorted((k, r) for c, k, r in everyone if c == color)
+        with g.lock:
+            sub = g.subgroups.get((self._splits, color))
+            if sub is None:
+                sub = g.subgroups[(self._splits, color)] = _Group(len(members), g.timeout,
+                                                                   g.family)
+        self._done()
+        return ThreadComm(sub, members.index((key, self.rank)))
+
     def abort(self, reason: str) -> None:
         """End the group: every rank waiting in (or later entering) a collective raises
         :class:`CommAborted` naming this rank and ``reason``."""
@@ -294,6 +358,10 @@ class MpiComm:
 
     def barrier(self) -> None:
         self._comm.Barrier()
+
+    def split(self, color: int, key: int) -> MpiComm:
+        """``Comm_Split``: the ranks of one ``color`` form a group, numbered by ``key``."""
+        return MpiComm(self._comm.Split(color, key))
 
     def abort(self, reason: str) -> None:
         import sys

@@ -161,7 +161,10 @@ class DistributedProgram:
                 raise DistributedError(f"@{self.__name__}: argument #{i} has shape {a.shape}; "
                                        f"the program's logical shape is {tuple(shape)}")
             pieces.append(shard(a, sbp, rp.hierarchy, comm.rank))
-        with use(comm):
+        from .comm import MeshComm
+
+        # a hierarchy of several axes: boxing ops find the ranks of their mesh axis through it
+        with use(MeshComm(comm, rp.hierarchy) if len(rp.hierarchy) > 1 else comm):
             out = rp.program(*pieces)
         out = list(out) if isinstance(out, tuple) else [out]
         logical = [gather(o, shape, sbp, rp.hierarchy, comm)
@@ -218,6 +221,12 @@ def compile(source: Any, nproc: int | None = None, comm: Communicator | None = N
     if not len(module):
         raise DistributedError("the program has no function to compile")
     entry = entry or module.funcs[0].name
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.runtime.compiled import context_of
+
+    errors = [d for d in verify_module(module, context_of(ops)) if d.severity == "error"]
+    if errors:  # the program's own mistakes first, located, before any SBP pass runs
+        raise DiagnosticError(errors)
     arg_sbp, result_sbp, hier = _function_sbp(module, entry, nproc, ops)
     func = module[entry]
     arg_shapes = [tuple(t.shape) for t in func.arg_types]
@@ -262,7 +271,9 @@ def _function_sbp(module: Any, entry: str, nproc: int, ops: Any
     m = module.clone()
     PassManager.parse(f"infer-sbp{{nproc={nproc}}}", dialect=context_of(ops)).run(m)
     args, results = function_sbp(m[entry])
-    hier = _hierarchy(m[entry], nproc)
+    from tdflow.lowering.sbp_ir import hierarchy_of
+
+    hier = hierarchy_of(m[entry], nproc)
     for sbp in (*args, *results):
         if len(sbp) != len(hier):
             raise DistributedError(f"@{entry}: an SBP of {len(sbp)} axes on a hierarchy "
@@ -270,15 +281,3 @@ def _function_sbp(module: Any, entry: str, nproc: int, ops: Any
     for sbp, t in zip(args, m[entry].arg_types):
         physical_shape(tuple(t.shape), sbp, hier, 0)  # an SbpError names a bad axis now
     return list(args), list(results), hier
-
-
-def _hierarchy(func: Any, nproc: int) -> tuple[int, ...]:
-    attrs = getattr(func, "attributes", None) or getattr(func, "attrs", None) or {}
-    h = attrs.get("hierarchy") if hasattr(attrs, "get") else None
-    if h is None:
-        return (nproc,)
-    hier = tuple(int(v) for v in (h.value if hasattr(h, "value") else h))
-    if int(np.prod(hier)) != nproc:
-        raise DistributedError(f"@{func.name}: hierarchy {list(hier)} has "
-                               f"{int(np.prod(hier))} ranks, not {nproc}")
-    return hier

@@ -64,3 +64,23 @@ def test_every_boxing_op_in_one_program(nproc):
     full, split = prog(x)
     np.testing.assert_allclose(full, x, rtol=1e-15, atol=1e-15)
     np.testing.assert_allclose(split, x, rtol=1e-15, atol=1e-15)
+
+
+def _hybrid(rank: int, n=5, m=3) -> str:
+    """On hierarchy [2, 2]: x [S(0), P] -> all-reduce over mesh axis 1 -> [S(0), B] ->
+    all-gather over mesh axis 0 -> [B, B]; and the [S(0), B] piece itself."""
+    rows = physical_shape((n,), (S(0),), (2,), rank // 2)[0]
+    return (f"func.func @f(%x: {_t((rows, m))}) -> ({_t((n, m))}, {_t((rows, m))}) {{\n"
+            f'  %a = "tdflow.boxing_all_reduce"(%x) {{mesh_axis = 1, out_shape = [{rows}, {m}]}} : ({_t((rows, m))}) -> {_t((rows, m))}\n'
+            f'  %b = "tdflow.boxing_all_gather"(%a) {{axis = 0, mesh_axis = 0, out_shape = [{n}, {m}]}} : ({_t((rows, m))}) -> {_t((n, m))}\n'
+            f"  return %b, %a : {_t((n, m))}, {_t((rows, m))}\n}}")
+
+
+def test_boxing_over_each_axis_of_a_2x2_hierarchy():
+    x = np.random.default_rng(2).standard_normal((5, 3))
+    prog = dist.compile_physical(_hybrid, 4, arg_sbp=[["S(0)", "P"]],
+                                 result_sbp=[["B", "B"], ["S(0)", "B"]], arg_shapes=[(5, 3)],
+                                 result_shapes=[(5, 3), (5, 3)], hierarchy=(2, 2))
+    full, rows = prog(x)
+    np.testing.assert_allclose(full, x, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(rows, x, rtol=0, atol=1e-15)

@@ -103,3 +103,35 @@ def test_current_is_per_thread_and_restored():
 def test_bad_reduce_scatter_counts_name_the_problem():
     with pytest.raises(Exception, match="summing to the input's 3 elements"):
         SelfComm().reduce_scatter(np.ones(3), [2])
+
+
+def test_split_and_mesh_axis_groups_of_a_2x3_hierarchy():
+    from tdflow.distributed.comm import MeshComm
+
+    def body(r):
+        mesh = MeshComm(current(), (2, 3))
+        rows = mesh.mesh_axis_comm(1)  # the 3 ranks of my row
+        cols = mesh.mesh_axis_comm(0)  # the 2 ranks of my column
+        return (rows.rank, rows.size, rows.allgather(np.array([r])).tolist(),
+                cols.rank, cols.size, cols.allgather(np.array([r])).tolist())
+
+    out = run_threads(body, 6)
+    for r, (rr, rs, rg, cr, cs, cg) in enumerate(out):
+        assert (rr, rs, cr, cs) == (r % 3, 3, r // 3, 2)
+        assert rg == [3 * (r // 3) + k for k in range(3)]
+        assert cg == [r % 3, 3 + r % 3]
+
+
+def test_a_failure_wakes_ranks_waiting_in_a_sub_group():
+    from tdflow.distributed.comm import MeshComm
+
+    def body(r):
+        sub = MeshComm(current(), (2, 2)).mesh_axis_comm(1)
+        if r == 3:
+            raise RuntimeError("rank three broke")
+        return sub.allreduce(np.ones(2))  # rank 2 waits for rank 3 here
+
+    t0 = time.perf_counter()
+    with pytest.raises(RuntimeError, match="rank three broke"):
+        run_threads(body, 4, timeout=60)
+    assert time.perf_counter() - t0 < 5

@@ -33,6 +33,15 @@ TP = """func.func @mlp(%x: tensor<3x4xf64>, %w1: tensor<4x6xf64> {sbp = [#sbp.S<
 }
 """
 
+HYBRID = """func.func @f(%x: tensor<6x4xf64> {sbp = [#sbp.S<0>, #sbp.B]}, %w: tensor<4x5xf64> {sbp = [#sbp.B, #sbp.S<1>]}, %w2: tensor<5x3xf64>) -> (tensor<6x3xf64>, tensor<5xf64>) attributes {hierarchy = [2, 2]} {
+  %y = "tdflow.matmul"(%x, %w) : (tensor<6x4xf64>, tensor<4x5xf64>) -> tensor<6x5xf64>
+  %z = "tdflow.relu"(%y) : (tensor<6x5xf64>) -> tensor<6x5xf64>
+  %o = "tdflow.matmul"(%z, %w2) : (tensor<6x5xf64>, tensor<5x3xf64>) -> tensor<6x3xf64>
+  %s = "tdflow.reduce_sum"(%z) {axis = [0 : si32]} : (tensor<6x5xf64>) -> tensor<5xf64>
+  return %o, %s : tensor<6x3xf64>, tensor<5xf64>
+}
+"""
+
 
 def _args(text, seed=0):
     prog = tdflow.compile(text)
@@ -50,6 +59,16 @@ def test_logical_results_equal_the_single_process_ones(text, nproc):
     got = got if isinstance(got, tuple) else (got,)
     for g, e in zip(got, expect):
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-15)
+
+
+def test_a_2x2_hybrid_program_equals_the_single_process_one():
+    args, single = _args(HYBRID)
+    prog = dist.compile(HYBRID, 4)
+    for g, e in zip(prog(*args), single(*args)):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-15)
+    assert prog.plan(3).hierarchy == (2, 2)
+    with pytest.raises(Exception, match=r"hierarchy \[2, 2\] has 4 ranks"):
+        dist.compile(HYBRID, 2)
 
 
 def test_the_pipeline_boxes_the_partial_product_of_the_row_parallel_matmul():
