@@ -24,6 +24,8 @@ _LAZY = {
     "compile_physical": ("program", "compile_physical"),
     "DistributedProgram": ("program", "DistributedProgram"),
     "DistributedError": ("program", "DistributedError"),
+    "value_and_grad": ("autodiff", "value_and_grad"),
+    "sgd_step": ("autodiff", "sgd_step"),
     "from_local": ("program", "from_local"),
     "to_local": ("program", "to_local"),
 }
