@@ -45,7 +45,7 @@ from ..sbp_ir import (
     parse_parallel,
 )
 
-__all__ = ["InferSbpPass", "function_sbp"]
+__all__ = ["InferSbpPass", "boxing_plan", "function_sbp"]
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,9 @@ class _Inference:
             for v, want in zip(op.operands, c.ins):
                 have = self._of(v)
                 if have != want:
-                    cost += nd_copy_cost(have, want, _nbytes(v.type), self.hier)
+                    reachable = boxing_plan(have, want) is not None
+                    cost += (nd_copy_cost(have, want, _nbytes(v.type), self.hier) if reachable
+                             else UNSUPPORTED)
                     moved += 1
             key = (cost, moved, k)
             if best_key is None or key < best_key:
@@ -155,11 +157,13 @@ class _Inference:
             detail = ""
             if best is not None:
                 bad = [(i, self._of(v), w) for i, (v, w) in enumerate(zip(op.operands, best.ins))
-                       if nd_copy_cost(self._of(v), w, 1.0, self.hier) >= UNSUPPORTED]
+                       if nd_copy_cost(self._of(v), w, 1.0, self.hier) >= UNSUPPORTED
+                       or boxing_plan(self._of(v), w) is None]
                 detail = "; ".join(f"operand #{i} is {nd_text(h)} but the signature needs "
                                    f"{nd_text(w)}" for i, h, w in bad[:3])
             raise _Located(f"'{op.name}': no SBP signature can be satisfied ({detail}); "
-                           f"S -> P has no boxing", op.loc)
+                           f"boxing cannot turn S into P, nor re-split a tensor axis that an "
+                           f"inner mesh axis splits", op.loc)
         for i, (v, want) in enumerate(zip(op.operands, best.ins)):
             op.set_operand(i, self._box(v, want, op))
         for r, nd in zip(op.results, best.outs):
@@ -225,7 +229,7 @@ class _Inference:
             out.append(_Candidate(c_ins, c_outs))
         return out
 
-    # -- boxing --------------------------------------------------------------------------
+    # -- boxing ------------------------------------------------------------------------
     def _box(self, v: Any, want: NdSbp, user: Operation) -> Any:
         have = self._of(v)
         if have == want:
@@ -233,11 +237,12 @@ class _Inference:
         key = (v, want)
         if key in self.boxed:
             return self.boxed[key]
+        plan = boxing_plan(have, want)
+        if plan is None:
+            raise _Located(f"'{user.name}': no boxing turns {nd_text(have)} into "
+                           f"{nd_text(want)} (a split re-nested under an inner split)", user.loc)
         cur, value = list(have), v
-        for axis, (src, dst) in enumerate(zip(have, want)):
-            if src == dst:
-                continue
-            self._check_nesting(have, want, axis, user)
+        for axis, src, dst in plan:
             for name, attrs in boxing_steps(src, dst):
                 attrs = {k: to_attr("si64", a) for k, a in attrs.items()}
                 attrs["mesh_axis"] = to_attr("si64", axis)
@@ -251,15 +256,49 @@ class _Inference:
         self.boxed[key] = value
         return value
 
-    def _check_nesting(self, have: NdSbp, want: NdSbp, axis: int, user: Operation) -> None:
-        """Converting hierarchy axis ``axis`` is local to each inner group only when no inner
-        axis splits the same tensor axis (nested splits would interleave)."""
-        touched = {s.axis for s in (have[axis], want[axis]) if s.kind == "S"}
-        for inner in list(have[axis + 1:]) + list(want[axis + 1:]):
-            if inner.kind == "S" and inner.axis in touched:
-                raise _Located(f"'{user.name}': converting {nd_text(have)} to {nd_text(want)} "
-                               f"re-splits tensor axis {inner.axis} under an inner split; "
-                               f"not supported", user.loc)
+
+def _nested_ok(cur: list[Sbp], axis: int, src: Sbp, dst: Sbp) -> bool:
+    """Converting hierarchy axis ``axis`` acts on each rank's piece within its inner groups:
+    it is right only when no inner axis splits the same tensor axis."""
+    touched = {s.axis for s in (src, dst) if s.kind == "S"}
+    return not any(s.kind == "S" and s.axis in touched for s in cur[axis + 1:])
+
+
+def boxing_plan(have: NdSbp, want: NdSbp) -> list[tuple[int, Sbp, Sbp]] | None:
+    """Per-axis conversions ``(mesh axis, from, to)`` turning ``have`` into ``want``, or
+    ``None``. Splits are undone inner axis first (a gather never crosses an inner split of
+    the same tensor axis), then the rest is done outer axis first (a new split nests inside
+    the outer ones, as OneFlow's layout has it).
+
+    >>> from tdflow.dialect.sbp import S
+    >>> boxing_plan((S(0), S(0)), (B, B))
+    [(1, Sbp(kind='S', axis=0), Sbp(kind='B', axis=None)), (0, Sbp(kind='S', axis=0), Sbp(kind='B', axis=None))]
+    >>> [(a, str(d)) for a, _, d in boxing_plan((B, B), (S(0), S(0)))]
+    [(0, 'S(0)'), (1, 'S(0)')]
+    """
+    cur, steps = list(have), []
+    for axis in reversed(range(len(cur))):  # undo splits, inner first
+        src, dst = cur[axis], want[axis]
+        if src.kind != "S" or src == dst:
+            continue
+        direct = dst if dst.kind != "P" else B
+        if _nested_ok(cur, axis, src, direct):
+            steps.append((axis, src, direct))
+            cur[axis] = direct
+        elif _nested_ok(cur, axis, src, B):
+            steps.append((axis, src, B))
+            cur[axis] = B
+        else:
+            return None
+    for axis in range(len(cur)):  # then the rest, outer first
+        src, dst = cur[axis], want[axis]
+        if src == dst:
+            continue
+        if not _nested_ok(cur, axis, src, dst):
+            return None
+        steps.append((axis, src, dst))
+        cur[axis] = dst
+    return steps
 
 
 def _after(name: str, attrs: dict, dst: Sbp) -> Sbp:

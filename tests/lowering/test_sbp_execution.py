@@ -91,3 +91,32 @@ def test_conv2d_split_by_filters(nproc):
       return %y : tensor<2x5x2x2xf64>
     }"""
     check(src, rng.normal(size=(2, 2, 4, 4)), rng.normal(size=(5, 2, 3, 3)), nproc=nproc)
+
+
+HYBRID = """
+func.func @f(%x: tensor<5x6xf64> {sbp = [#sbp.S<0>, #sbp.B]}, %w1: tensor<6x7xf64> {sbp = [#sbp.B, #sbp.S<1>]},
+             %w2: tensor<7x3xf64> {sbp = [#sbp.B, #sbp.S<0>]}) -> tensor<5x3xf64> attributes {hierarchy = [2, 2]} {
+  %h = "tdflow.matmul"(%x, %w1) : (tensor<5x6xf64>, tensor<6x7xf64>) -> tensor<5x7xf64>
+  %a = "tdflow.tanh"(%h) : (tensor<5x7xf64>) -> tensor<5x7xf64>
+  %y = "tdflow.matmul"(%a, %w2) : (tensor<5x7xf64>, tensor<7x3xf64>) -> tensor<5x3xf64>
+  %s = "tdflow.softmax"(%y) : (tensor<5x3xf64>) -> tensor<5x3xf64>
+  return %s : tensor<5x3xf64>
+}"""
+
+
+def test_hybrid_2x2_data_and_tensor_parallel():
+    """Batch split over mesh axis 0, Megatron over mesh axis 1: the row-parallel product is
+    [S(0), P] and is reduce-scattered over mesh axis 1 only (nested split of the batch)."""
+    check(HYBRID, rng.normal(size=(5, 6)), rng.normal(size=(6, 7)), rng.normal(size=(7, 3)),
+          nproc=4)
+
+
+def test_hybrid_2x2_boxing_on_the_outer_axis():
+    """Split columns over mesh axis 0 and rows over mesh axis 1; softmax needs whole rows:
+    the columns are gathered over mesh axis 0."""
+    src = """
+    func.func @f(%x: tensor<5x6xf64> {sbp = [#sbp.S<1>, #sbp.S<0>]}) -> (tensor<5x6xf64> {sbp = [#sbp.B, #sbp.B]}) attributes {hierarchy = [2, 2]} {
+      %s = "tdflow.softmax"(%x) : (tensor<5x6xf64>) -> tensor<5x6xf64>
+      return %s : tensor<5x6xf64>
+    }"""
+    check(src, rng.normal(size=(5, 6)), nproc=4)

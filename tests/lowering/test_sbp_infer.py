@@ -159,3 +159,27 @@ def test_copy_cost_orders_the_conversions_as_oneflow():
     assert copy_cost(S(0), S(1), n, 4) < copy_cost(S(0), B, n, 4) == copy_cost(P, S(0), n, 4)
     assert copy_cost(P, B, n, 4) == 2 * copy_cost(P, S(1), n, 4)
     assert copy_cost(S(0), P, n, 4) == float("inf")
+
+
+def test_nested_splits_are_gathered_inner_mesh_axis_first():
+    """[S(0), S(0)] -> [B, B]: gathering over mesh axis 0 first would interleave the inner
+    pieces; the inner axis goes first."""
+    m = run("""
+        func.func @f(%x: tensor<8x3xf64> {sbp = [#sbp.S<0>, #sbp.S<0>]}) -> (tensor<8x3xf64> {sbp = [#sbp.B, #sbp.B]}) attributes {hierarchy = [2, 2]} {
+          return %x : tensor<8x3xf64>
+        }""", "infer-sbp{nproc=4}")
+    gathers = [(op.name, op.attributes["mesh_axis"].value) for op in m.funcs[0].body
+               if op.name.startswith("tdflow.boxing")]
+    assert gathers == [("tdflow.boxing_all_gather", 1), ("tdflow.boxing_all_gather", 0)]
+
+
+def test_a_parallel_attribute_that_needs_an_impossible_nesting_is_located():
+    message = (r"t.mlir:3:\d+: .*'tdflow.relu': no SBP signature can be satisfied \(operand #0 "
+               r"is \[S\(0\), S\(0\)\] but the signature needs \[S\(1\), S\(0\)\]")
+    with pytest.raises(PassFailure) as info:
+        run("""
+        func.func @f(%x: tensor<8x4xf64> {sbp = [#sbp.S<0>, #sbp.S<0>]}) -> tensor<8x4xf64> attributes {hierarchy = [2, 2]} {
+          %y = "tdflow.relu"(%x) {parallel = #sbp.parallel<[[#sbp.S<1>, #sbp.S<0>]] -> [[#sbp.S<1>, #sbp.S<0>]]>} : (tensor<8x4xf64>) -> tensor<8x4xf64>
+          return %y : tensor<8x4xf64>
+        }""", "infer-sbp{nproc=4}")
+    assert __import__("re").search(message, info.value.render()), info.value.render()
