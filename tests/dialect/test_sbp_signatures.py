@@ -59,6 +59,30 @@ def _extra_cases() -> list:
     case("ones_like", {"like": rng.normal(size=(5, 3))})
     case("argmax", {"in": grad.distinct(5, 3)})
     case("one_hot", {"indices": rng.integers(0, 4, 5)}, {"depth": 4, "dtype": "f64"})
+    conv = {"num_spatial_dims": 2, "padding_before": [1, 0], "data_format": "channels_first",
+            "kernel_size": [2, 2], "strides": [1, 1], "dilation_rate": [1, 1], "groups": 1}
+    case("conv_data_grad", {"dy": rng.normal(size=(3, 4, 4, 2)), "filter": rng.normal(size=(4, 2, 2, 2)),
+                            "x_like": rng.normal(size=(3, 2, 3, 3))}, conv)
+    case("conv_filter_grad", {"dy": rng.normal(size=(3, 4, 4, 2)), "x": rng.normal(size=(3, 2, 3, 3))},
+         conv)
+    pool = {"padding": [0, 0], "data_format": "channels_first", "kernel_size": [2, 2],
+            "stride": [2, 2], "dilation": [1, 1]}
+    px = grad.distinct(3, 2, 4, 4)
+    _, indice = tdflow.functional.max_pool_2d(tdflow.tensor(px), **pool, return_indices=True)
+    case("max_pool_2d_grad", {"x": px, "indice": indice.numpy(), "dy": rng.normal(size=(3, 2, 2, 2))},
+         pool)
+    prob = rng.uniform(0.1, 1.0, (4, 5))
+    case("sparse_softmax_cross_entropy_grad", {"label": rng.integers(0, 5, 4), "dy": rng.normal(size=4),
+                                               "prob": prob / prob.sum(1, keepdims=True)}, {"depth": 5})
+    case("embedding_grad", {"dy": rng.normal(size=(3, 2, 4)), "weight": rng.normal(size=(6, 4)),
+                            "indices": rng.integers(0, 6, (3, 2))})
+    case("top_k", {"in": grad.distinct(5, 6)}, {"k": 2, "sorted": True})
+    ci = rng.uniform(0.5, 2.0, (4, 5))
+    case("cumprod_grad", {"dy": rng.normal(size=(4, 5)), "output": np.cumprod(ci, 1), "input": ci},
+         {"dim": 1})
+    for op in ("dim_scatter_max", "dim_scatter_min"):
+        case(op, {"input": rng.normal(size=(4, 5)), "index": rng.integers(0, 5, (4, 3)),
+                  "src": rng.normal(size=(4, 3))}, {"dim": 1})
     return cases
 
 
@@ -199,3 +223,18 @@ def test_the_table_covers_many_ops_and_signatures():
     """Most standard ops are exercised with at least one signature beyond broadcast."""
     ops = {c.op for c in CASES if CTX.sbp_signatures(f"tdflow.{c.op}", _types(c), c.attrs)}
     assert len(ops) >= 100, sorted(ops)
+
+
+# Ops checked elsewhere or with nothing to split: boxing ops (test_sbp_boxing.py), sources
+# without inputs (always broadcast), optimizers (no results: they write the model in place).
+UNCHECKED = {"adam_update", "sgd_update", "arange", "constant", "dense_constant",
+             "boxing_all_gather", "boxing_all_reduce", "boxing_all_to_all",
+             "boxing_reduce_scatter", "boxing_slice", "boxing_to_partial"}
+
+
+def test_every_standard_op_with_get_sbp_has_a_case():
+    """A new op with a get_sbp hook needs a case here (or in the gradient table)."""
+    have = {c.op for c in CASES}
+    missing = {name.split(".", 1)[1] for name in CTX.ops
+               if "has_get_sbp_fn" in CTX.lookup(name).hooks} - have - UNCHECKED
+    assert not missing, f"ops whose SBP signatures no case checks: {sorted(missing)}"
