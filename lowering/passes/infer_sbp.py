@@ -214,14 +214,12 @@ class _Inference:
             sigs = self.dialect.sbp_signatures(op.name, types, op_attributes(self.dialect, op))
         except (ValueError, TypeError, KeyError) as exc:
             raise _Located(f"'{op.name}': its get_sbp hook failed: {exc}", op.loc) from None
-        pos_in = {v_id: f"{name}_{j}" for name, vals in ins.items()
-                  for j, v_id in enumerate(id(v) for v in vals)}
+        blobs = _operand_blobs(opdef, op, ins)
         out = []
         for sig in sigs:
             table = dict(sig.inputs) | dict(sig.outputs)
             try:
-                c_ins = tuple((parse_sbp(table.get(pos_in.get(id(v), ""), "B")),)
-                              for v in op.operands)
+                c_ins = tuple((parse_sbp(table.get(b, "B")),) for b in blobs)
             except SbpError as exc:
                 raise _Located(f"'{op.name}': get_sbp returned {exc}", op.loc) from None
             names = {id(r): f"{name}_{j}" for name, rs in outs.items() for j, r in enumerate(rs)}
@@ -255,6 +253,19 @@ class _Inference:
                 self.sbp[value] = tuple(cur)
         self.boxed[key] = value
         return value
+
+
+def _operand_blobs(opdef: Any, op: Operation, groups: dict[str, list]) -> list[str]:
+    """The blob name (``a_0``) of every flat operand, by position: a value used twice
+    (``matmul(%x, %x)``) is two blobs with their own SBP."""
+    names = []
+    for d in opdef.operands:
+        names += [f"{d.name}_{j}" for j in range(len(groups.get(d.name, ())))]
+    if len(names) == len(op.operands):
+        return names
+    # OneFlow's control operands sit outside the groups: match the data operands by identity
+    by_id = {id(v): f"{name}_{j}" for name, vals in groups.items() for j, v in enumerate(vals)}
+    return [by_id.get(id(v), "") for v in op.operands]
 
 
 def _nested_ok(cur: list[Sbp], axis: int, src: Sbp, dst: Sbp) -> bool:

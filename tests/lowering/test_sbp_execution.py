@@ -120,3 +120,15 @@ def test_hybrid_2x2_boxing_on_the_outer_axis():
       return %s : tensor<5x6xf64>
     }"""
     check(src, rng.normal(size=(5, 6)), nproc=4)
+
+
+@pytest.mark.parametrize("nproc", (2, 3))
+def test_a_value_used_twice_by_one_op_gets_one_sbp_per_operand(nproc):
+    """matmul(%x, %x): the data-parallel signature splits a (rows) but not b (its rows are
+    the contracted axis): the two operands of one value need two SBPs."""
+    src = """
+    func.func @f(%x: tensor<5x5xf64> {sbp = [#sbp.S<0>]}) -> tensor<5x5xf64> {
+      %y = "tdflow.matmul"(%x, %x) : (tensor<5x5xf64>, tensor<5x5xf64>) -> tensor<5x5xf64>
+      return %y : tensor<5x5xf64>
+    }"""
+    check(src, rng.normal(size=(5, 5)), nproc=nproc)
