@@ -217,6 +217,9 @@ def compile(source: Any, nproc: int | None = None, comm: Communicator | None = N
         nproc = (comm or current()).size
     if not isinstance(nproc, int) or nproc < 1:
         raise DistributedError(f"nproc must be a positive integer, not {nproc!r}")
+    from tdflow.runtime.backends import get_backend
+
+    get_backend(device)  # an unavailable device is said now, not on the first call
     module = load_module(source)
     if not len(module):
         raise DistributedError("the program has no function to compile")

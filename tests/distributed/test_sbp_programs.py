@@ -117,3 +117,11 @@ def test_tdflow_run_nproc_usage_errors(tmp_path):
     assert both.returncode == 2 and "--pipeline cannot be combined" in both.stderr
     alone = _run_cli(str(prog), "--mpi")
     assert alone.returncode == 2 and "--mpi needs --nproc" in alone.stderr
+
+
+def test_an_sbp_the_tensor_cannot_have_is_a_located_error(tmp_path):
+    prog = tmp_path / "bad.mlir"
+    prog.write_text(DP.replace("#sbp.S<0>", "#sbp.S<2>"))
+    done = _run_cli(str(prog), "--nproc", "2")
+    assert done.returncode == 1
+    assert f"{prog}:1:1: error: @f argument #0: SBP [S(2)]" in done.stderr
