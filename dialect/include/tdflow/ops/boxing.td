@@ -114,6 +114,9 @@ def TDF_BoxingAllToAllOp : TDF_Op<"boxing_all_to_all", [NoMemoryEffect]> {
 
 def TDF_BoxingSliceOp : TDF_Op<"boxing_slice", [NoMemoryEffect]> {
   let summary = "B -> S(axis): keep the rank's slice (no communication)";
+  // the adjoint pads dy into x's shape at the rank's offset; summed over the ranks (x is the
+  // same everywhere) that is the gathered dy, which one rank holding it says as well
+  let grad = [{ x: boxing_to_partial(boxing_all_gather(dy, axis=axis, mesh_axis=mesh_axis, out_shape=x.shape), mesh_axis=mesh_axis, out_shape=x.shape) }];
   let description = [{
     Every rank holds the whole tensor; rank `i` of hierarchy axis `mesh_axis` keeps slice `i`
     along `axis`.
