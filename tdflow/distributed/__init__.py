@@ -14,7 +14,7 @@ from __future__ import annotations
 _LAZY = {
     "Communicator": ("comm", "Communicator"),
     "ThreadComm": ("comm", "ThreadComm"),
-    "MpiComm": ("comm", "MpiComm"),
+    "MpiComm": ("mpi", "MpiComm"),
     "SelfComm": ("comm", "SelfComm"),
     "CommAborted": ("comm", "CommAborted"),
     "current": ("comm", "current"),

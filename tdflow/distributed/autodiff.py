@@ -29,7 +29,12 @@ from .program import DistributedProgram, compile
 
 
 class DistributedValueAndGrad:
-    """``f(*logical_args) -> (results, grads)`` over the ranks (see the module docstring)."""
+    """``f(*logical_args) -> (results, grads)`` over the ranks (the example of the module
+    docstring); ``program`` is the :class:`DistributedProgram` of ``@f_grad``.
+
+    >>> DistributedValueAndGrad.__call__.__doc__ is None
+    True
+    """
 
     def __init__(self, program: DistributedProgram, n_results: int, wrt: tuple[str, ...],
                  seeds: Sequence[np.ndarray]) -> None:
@@ -52,7 +57,15 @@ def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | 
                    entry: str | None = None, ops: Any = None,
                    device: str = "cpu") -> DistributedValueAndGrad:
     """The program's results and the gradients of ``wrt`` (default: every float argument),
-    computed on ``nproc`` ranks; the example is at the top of this module."""
+    computed on ``nproc`` ranks (a fuller example is at the top of this module).
+
+    >>> import numpy as np
+    >>> vg = value_and_grad('func.func @f(%w: tensor<2xf64>) -> tensor<2xf64> {\\n'
+    ...     '  %y = "tdflow.relu"(%w) : (tensor<2xf64>) -> tensor<2xf64>\\n'
+    ...     '  return %y : tensor<2xf64>\\n}', nproc=2)
+    >>> [a.tolist() for a in (vg(np.array([-1.0, 2.0]))[1][0],)]
+    [[0.0, 1.0]]
+    """
     from tdflow.dialect.types import DTYPES
     from tdflow.runtime.value_and_grad import _prepare
 

@@ -75,13 +75,21 @@ def _rows(n: int, size: int) -> list[int]:
 
 @register_kernel("tdflow.boxing_all_reduce", device="cpu")
 def all_reduce(attrs, inputs, outs):
-    """P -> B: the sum over ranks, on every rank."""
+    """P -> B: the sum over ranks, on every rank.
+
+    >>> all_reduce({}, [np.ones(2)], [None])[0].tolist()   # one rank: itself
+    [1.0, 1.0]
+    """
     return _write(outs, mesh_comm(attrs).allreduce(np.asarray(inputs[0])))
 
 
 @register_kernel("tdflow.boxing_reduce_scatter", device="cpu")
 def reduce_scatter(attrs, inputs, outs):
-    """P -> S(axis): the sum over ranks, rank r keeping its rows of ``axis``."""
+    """P -> S(axis): the sum over ranks, rank r keeping its rows of ``axis``.
+
+    >>> reduce_scatter({"axis": 1}, [np.ones((1, 3))], [None])[0].shape
+    (1, 3)
+    """
     comm, x, axis = mesh_comm(attrs), np.asarray(inputs[0]), int(attrs.get("axis", 0))
     xf = _front(x, axis)
     row = int(np.prod(xf.shape[1:], dtype=np.int64))
@@ -93,7 +101,11 @@ def reduce_scatter(attrs, inputs, outs):
 
 @register_kernel("tdflow.boxing_all_gather", device="cpu")
 def all_gather(attrs, inputs, outs):
-    """S(axis) -> B: every rank's piece, concatenated along ``axis`` in rank order."""
+    """S(axis) -> B: every rank's piece, concatenated along ``axis`` in rank order.
+
+    >>> all_gather({"axis": 0}, [np.arange(3.0)], [None])[0].tolist()
+    [0.0, 1.0, 2.0]
+    """
     comm, x, axis = mesh_comm(attrs), np.asarray(inputs[0]), int(attrs.get("axis", 0))
     xf = _front(x, axis)
     flat = comm.allgather(xf.ravel())
@@ -105,7 +117,11 @@ def all_gather(attrs, inputs, outs):
 @register_kernel("tdflow.boxing_all_to_all", device="cpu")
 def all_to_all(attrs, inputs, outs):
     """S(in_axis) -> S(out_axis): rank r sends rank j the rows of ``out_axis`` that j will
-    own, and joins what it receives along ``in_axis``."""
+    own, and joins what it receives along ``in_axis``.
+
+    >>> all_to_all({"in_axis": 0, "out_axis": 1}, [np.ones((2, 2))], [None])[0].shape
+    (2, 2)
+    """
     comm, x = mesh_comm(attrs), np.asarray(inputs[0])
     i_ax, o_ax = int(attrs.get("in_axis", 0)), int(attrs.get("out_axis", 0))
     if i_ax == o_ax:
@@ -130,7 +146,11 @@ def all_to_all(attrs, inputs, outs):
 
 @register_kernel("tdflow.boxing_slice", device="cpu")
 def slice_(attrs, inputs, outs):
-    """B -> S(axis): this rank's rows of ``axis``; no communication."""
+    """B -> S(axis): this rank's rows of ``axis``; no communication.
+
+    >>> slice_({"axis": 0}, [np.arange(2.0)], [None])[0].tolist()
+    [0.0, 1.0]
+    """
     comm, x, axis = mesh_comm(attrs), np.asarray(inputs[0]), int(attrs.get("axis", 0))
     a, b = split_range(x.shape[axis], comm.size, comm.rank)
     return _write(outs, np.array(np.take(x, np.arange(a, b), axis=axis), copy=True))
@@ -138,6 +158,10 @@ def slice_(attrs, inputs, outs):
 
 @register_kernel("tdflow.boxing_to_partial", device="cpu")
 def to_partial(attrs, inputs, outs):
-    """B -> P: rank 0 keeps ``x``, the others hold zeros (the sum over ranks is ``x``)."""
+    """B -> P: rank 0 keeps ``x``, the others hold zeros (the sum over ranks is ``x``).
+
+    >>> to_partial({}, [np.ones(2)], [None])[0].tolist()   # rank 0
+    [1.0, 1.0]
+    """
     comm, x = mesh_comm(attrs), np.asarray(inputs[0])
     return _write(outs, np.array(x, copy=True) if comm.rank == 0 else np.zeros_like(x))

@@ -33,7 +33,11 @@ def rerun_command(nproc: int, argv: Sequence[str]) -> list[str]:
 
 def distributed_run(args: argparse.Namespace, run: Callable[[argparse.Namespace], int],
                     argv: Sequence[str] | None = None) -> int:
-    """Run ``run(args)`` as ``--nproc``/``--mpi`` ask (see the module docstring)."""
+    """Run ``run(args)`` as ``--nproc``/``--mpi`` ask (see the module docstring).
+
+    >>> distributed_run(argparse.Namespace(mpi=False, nproc=2), lambda a: a.nproc)
+    2
+    """
     if args.mpi and not launched_by_mpi():
         why = mpi_available()
         if why is not None:

@@ -30,7 +30,11 @@ DEFAULT_BUCKET_BYTES = 25 * 2**20  # DDP's default bucket size
 
 def rows_of(batch: int, nproc: int, rank: int) -> slice:
     """The rows of a ``batch``-row global batch that ``rank`` of ``nproc`` takes (OneFlow's
-    split rule: the first ``batch % nproc`` ranks take one more)."""
+    split rule: the first ``batch % nproc`` ranks take one more).
+
+    >>> [rows_of(5, 2, r) for r in range(2)]
+    [slice(0, 3, None), slice(3, 5, None)]
+    """
     lo, hi = split_range(batch, nproc, rank)
     return slice(lo, hi)
 
@@ -38,7 +42,13 @@ def rows_of(batch: int, nproc: int, rank: int) -> slice:
 def allreduce_buckets(arrays: Sequence[np.ndarray], comm: Communicator | None = None,
                       bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> list[np.ndarray]:
     """The sum over ranks of every array, packed into buckets of at most ``bucket_bytes``
-    (an array larger than that is a bucket of its own); arrays of one bucket share a dtype."""
+    (an array larger than that is a bucket of its own); arrays of one bucket share a dtype.
+
+    >>> from tdflow.distributed import run_threads
+    >>> out = run_threads(lambda r: allreduce_buckets([np.full(2, r), np.ones(1)], None, 8), 2)
+    >>> [a.tolist() for a in out[0]]   # two buckets: 16 + 8 bytes > 8
+    [[1, 1], [2.0]]
+    """
     comm = comm or current()
     out: list[np.ndarray | None] = [None] * len(arrays)
     bucket: list[int] = []

@@ -88,11 +88,20 @@ def launch(nproc: int, argv: Sequence[str], hostfile: str | None = None,
 
 
 def rank_main(argv: Sequence[str]) -> int:
-    """What runs on each rank: the script as ``__main__``; an exception aborts the job."""
+    """What runs on each rank: the script as ``__main__``; an exception aborts the job.
+
+    ``python -m tdflow.distributed.launch SCRIPT ARGS`` calls it (under mpiexec only: it
+    starts MPI and makes ``COMM_WORLD`` the process's communicator):
+
+    >>> (mpiexec_command(2, ["t.py"])[-3:] if mpi_available() is None
+    ...  else ["-m", "tdflow.distributed.launch", "t.py"])  # without MPI: what it would be
+    ['-m', 'tdflow.distributed.launch', 't.py']
+    """
     import runpy
     import traceback
 
-    from .comm import MpiComm, set_world
+    from .comm import set_world
+    from .mpi import MpiComm
 
     comm = MpiComm()
     set_world(comm)

@@ -56,7 +56,11 @@ def as_nd_sbp(spec: Any, ndim: int = 1) -> NdSbp:
 
 @dataclass(frozen=True)
 class Local:
-    """An argument that is already this rank's piece (:func:`from_local`): not sharded again."""
+    """An argument that is already this rank's piece (:func:`from_local`): not sharded again.
+
+    >>> Local(np.zeros(1)).value.tolist()
+    [0.0]
+    """
 
     value: np.ndarray
 
@@ -86,7 +90,8 @@ def to_local(x: Any, sbp: Any, hierarchy: Sequence[int] | None = None,
 
 @dataclass
 class RankPlan:
-    """One rank's compiled program and the SBP contract of its arguments and results."""
+    """One rank's compiled program and the SBP contract of its arguments and results
+    (:meth:`DistributedProgram.plan`; the example at the top of this module builds some)."""
 
     program: Any  # a CompiledProgram over the rank's physical arrays
     arg_sbp: list[NdSbp]
@@ -98,7 +103,12 @@ class RankPlan:
 
 class DistributedProgram:
     """A program over ``nproc`` ranks; call it with logical arrays (or :func:`from_local`
-    pieces), get the logical results (one array, or a tuple)."""
+    pieces), get the logical results (one array, or a tuple). ``plan(rank)`` is rank
+    ``rank``'s :class:`RankPlan`; ``arguments`` the logical ``(name, shape, dtype)``.
+
+    >>> DistributedProgram("f", 2, lambda r: None).nproc
+    2
+    """
 
     def __init__(self, name: str, nproc: int, build_rank: Callable[[int], RankPlan],
                  arguments: Sequence[tuple[str, Any, str]] = ()) -> None:
@@ -182,7 +192,12 @@ def compile_physical(rank_source: Callable[[int], Any], nproc: int, arg_sbp: Seq
                      ops: Any = None, device: str = "cpu") -> DistributedProgram:
     """A distributed program from hand-written per-rank programs (``rank_source(rank)``: MLIR
     over the rank's physical shapes, boxing ops written out) and the SBP of its arguments
-    and results (the example at the top of this module)."""
+    and results (the example at the top of this module, and one rank here).
+
+    >>> compile_physical(lambda r: 'func.func @f(%x: tensor<1xf64>) -> tensor<1xf64> {\\n'
+    ...     '  return %x : tensor<1xf64>\\n}', 1, ["B"], ["B"], [(1,)], [(1,)])(np.ones(1))
+    array([1.])
+    """
     import tdflow
 
     hier = tuple(hierarchy) if hierarchy is not None else (nproc,)

@@ -80,10 +80,8 @@ def test_sgd_steps_follow_the_single_process_losses():
         np.testing.assert_allclose(w, w1, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.xfail(strict=True, reason="infer-sbp (compiler half) maps an operand used twice "
-                   "(broadcast_mul(%w, %w)) by value id, so a (P, B) -> P signature reads as "
-                   "(B, B) -> P without boxing: the result counts N times")
 def test_an_operand_used_twice():
+    # w * w with w broadcast: an (x: P, y: B) signature must not read the one value as both
     text = ('func.func @f(%w: tensor<2xf64>) -> tensor<f64> {\n'
             '  %p = "tdflow.broadcast_mul"(%w, %w) : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>\n'
             '  %s = "tdflow.reduce_sum"(%p) {axis = [0 : si32]} : (tensor<2xf64>) -> tensor<f64>\n'
