@@ -125,3 +125,16 @@ def test_launch_without_mpi_is_one_clear_line(monkeypatch, capsys):
     assert status == 1
     assert "pip install 'tdflow[distributed]'" in err
     assert len(err.strip().splitlines()) <= 2
+
+
+def test_run_mpi_without_mpi_is_one_clear_line(monkeypatch, capsys):
+    from tdflow.cli import main
+    from tdflow.distributed import cli
+
+    monkeypatch.setattr(cli, "mpi_available", lambda: "mpi4py is not installed: pip install "
+                                                      "'tdflow[distributed]'")
+    status = main(["run", str(ROOT / "examples" / "mlp.mlir"), "--nproc", "2", "--mpi"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "tdflow run --mpi: mpi4py is not installed" in err
+    assert len(err.strip().splitlines()) <= 2
