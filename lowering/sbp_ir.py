@@ -14,10 +14,10 @@ import re
 from typing import Any
 
 from tdflow.dialect.ir.attrs import ArrayAttr, IntegerAttr, OpaqueAttr, StringAttr
-from tdflow.dialect.sbp import NdSbp, Sbp, SbpError, parse_sbp, sbp_ir, sbp_text
+from tdflow.dialect.sbp import B, NdSbp, Sbp, SbpError, parse_sbp, sbp_ir, sbp_text
 
-__all__ = ["SBP_ATTR", "hierarchy_of", "nd_sbp_from_attr", "nd_sbp_attr", "parse_parallel",
-           "nd_text", "boxing_steps"]
+__all__ = ["SBP_ATTR", "hierarchy_of", "nd_sbp_from_attr", "nd_sbp_of", "nd_sbp_attr",
+           "parse_parallel", "nd_text", "boxing_steps", "boxing_plan"]
 
 #: The discardable op attribute (and argument/result attribute) holding the chosen SBP.
 SBP_ATTR = "sbp"
@@ -134,3 +134,57 @@ def boxing_steps(src: Sbp, dst: Sbp) -> list[tuple[str, dict[str, Any]]]:
                      ("tdflow.boxing_to_partial", {})],
     }
     return table[(src.kind, dst.kind)]
+
+
+def nd_sbp_of(attr: Any) -> NdSbp:
+    """The nd_sbp ``infer-sbp`` recorded (any number of axes; see :func:`nd_sbp_from_attr`).
+
+    >>> nd_sbp_of(ArrayAttr((OpaqueAttr("#sbp.P"), OpaqueAttr("#sbp.S<1>"))))
+    (Sbp(kind='P', axis=None), Sbp(kind='S', axis=1))
+    """
+    items = attr.value if isinstance(attr, ArrayAttr) else (attr,)
+    return tuple(parse_sbp(a.text if isinstance(a, OpaqueAttr) else a.value) for a in items)
+
+
+def _nested_ok(cur: list[Sbp], axis: int, src: Sbp, dst: Sbp) -> bool:
+    """Converting hierarchy axis ``axis`` acts on each rank's piece within its inner groups:
+    it is right only when no inner axis splits the same tensor axis."""
+    touched = {s.axis for s in (src, dst) if s.kind == "S"}
+    return not any(s.kind == "S" and s.axis in touched for s in cur[axis + 1:])
+
+
+def boxing_plan(have: NdSbp, want: NdSbp) -> list[tuple[int, Sbp, Sbp]] | None:
+    """Per-axis conversions ``(mesh axis, from, to)`` turning ``have`` into ``want``, or
+    ``None``. Splits are undone inner axis first (a gather never crosses an inner split of
+    the same tensor axis), then the rest is done outer axis first (a new split nests inside
+    the outer ones, as OneFlow's layout has it).
+
+    >>> from tdflow.dialect.sbp import B, S
+    >>> boxing_plan((S(0), S(0)), (B, B))
+    [(1, Sbp(kind='S', axis=0), Sbp(kind='B', axis=None)), (0, Sbp(kind='S', axis=0), Sbp(kind='B', axis=None))]
+    >>> [(a, str(d)) for a, _, d in boxing_plan((B, B), (S(0), S(0)))]
+    [(0, 'S(0)'), (1, 'S(0)')]
+    """
+    cur, steps = list(have), []
+    for axis in reversed(range(len(cur))):  # undo splits, inner first
+        src, dst = cur[axis], want[axis]
+        if src.kind != "S" or src == dst:
+            continue
+        direct = dst if dst.kind != "P" else B
+        if _nested_ok(cur, axis, src, direct):
+            steps.append((axis, src, direct))
+            cur[axis] = direct
+        elif _nested_ok(cur, axis, src, B):
+            steps.append((axis, src, B))
+            cur[axis] = B
+        else:
+            return None
+    for axis in range(len(cur)):  # then the rest, outer first
+        src, dst = cur[axis], want[axis]
+        if src == dst:
+            continue
+        if not _nested_ok(cur, axis, src, dst):
+            return None
+        steps.append((axis, src, dst))
+        cur[axis] = dst
+    return steps

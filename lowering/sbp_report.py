@@ -8,8 +8,8 @@ from typing import Any
 from tdflow.dialect.ir.core import RETURN
 from tdflow.dialect.ir.printer import value_names
 
-from .passes.infer_sbp import _nd_of, function_sbp
-from .sbp_ir import SBP_ATTR, hierarchy_of, nd_text
+from .passes.infer_sbp import function_sbp
+from .sbp_ir import SBP_ATTR, hierarchy_of, nd_sbp_of, nd_text
 
 __all__ = ["sbp_report"]
 
@@ -52,7 +52,7 @@ def sbp_report(module: Any, nproc: int) -> str:
                                   if k in op.attributes)
                 what = f"boxing {op.name}{{{detail}}} at {op.loc}"
             for r, a in zip(op.results, op.attributes[SBP_ATTR].value):
-                rows.append((names[r], nd_text(_nd_of(a)), what))
+                rows.append((names[r], nd_text(nd_sbp_of(a)), what))
         rows.append(("results", ", ".join(nd_text(nd) for nd in results), ""))
         w0 = max(len(r[0]) for r in rows)
         w1 = max(len(r[1]) for r in rows)

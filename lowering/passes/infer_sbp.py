@@ -37,15 +37,17 @@ from ..pass_manager import Pass, PassContext, PassFailure
 from ..sbp import UNSUPPORTED, nd_copy_cost
 from ..sbp_ir import (
     SBP_ATTR,
+    boxing_plan,
     boxing_steps,
     hierarchy_of,
     nd_sbp_attr,
     nd_sbp_from_attr,
+    nd_sbp_of,
     nd_text,
     parse_parallel,
 )
 
-__all__ = ["InferSbpPass", "boxing_plan", "function_sbp"]
+__all__ = ["InferSbpPass", "function_sbp"]
 
 
 @dataclass(frozen=True)
@@ -268,58 +270,9 @@ def _operand_blobs(opdef: Any, op: Operation, groups: dict[str, list]) -> list[s
     return [by_id.get(id(v), "") for v in op.operands]
 
 
-def _nested_ok(cur: list[Sbp], axis: int, src: Sbp, dst: Sbp) -> bool:
-    """Converting hierarchy axis ``axis`` acts on each rank's piece within its inner groups:
-    it is right only when no inner axis splits the same tensor axis."""
-    touched = {s.axis for s in (src, dst) if s.kind == "S"}
-    return not any(s.kind == "S" and s.axis in touched for s in cur[axis + 1:])
-
-
-def boxing_plan(have: NdSbp, want: NdSbp) -> list[tuple[int, Sbp, Sbp]] | None:
-    """Per-axis conversions ``(mesh axis, from, to)`` turning ``have`` into ``want``, or
-    ``None``. Splits are undone inner axis first (a gather never crosses an inner split of
-    the same tensor axis), then the rest is done outer axis first (a new split nests inside
-    the outer ones, as OneFlow's layout has it).
-
-    >>> from tdflow.dialect.sbp import S
-    >>> boxing_plan((S(0), S(0)), (B, B))
-    [(1, Sbp(kind='S', axis=0), Sbp(kind='B', axis=None)), (0, Sbp(kind='S', axis=0), Sbp(kind='B', axis=None))]
-    >>> [(a, str(d)) for a, _, d in boxing_plan((B, B), (S(0), S(0)))]
-    [(0, 'S(0)'), (1, 'S(0)')]
-    """
-    cur, steps = list(have), []
-    for axis in reversed(range(len(cur))):  # undo splits, inner first
-        src, dst = cur[axis], want[axis]
-        if src.kind != "S" or src == dst:
-            continue
-        direct = dst if dst.kind != "P" else B
-        if _nested_ok(cur, axis, src, direct):
-            steps.append((axis, src, direct))
-            cur[axis] = direct
-        elif _nested_ok(cur, axis, src, B):
-            steps.append((axis, src, B))
-            cur[axis] = B
-        else:
-            return None
-    for axis in range(len(cur)):  # then the rest, outer first
-        src, dst = cur[axis], want[axis]
-        if src == dst:
-            continue
-        if not _nested_ok(cur, axis, src, dst):
-            return None
-        steps.append((axis, src, dst))
-        cur[axis] = dst
-    return steps
-
-
 def _after(name: str, attrs: dict, dst: Sbp) -> Sbp:
     """The SBP one boxing step leaves (an S -> P conversion passes through B)."""
     return B if name == "tdflow.boxing_all_gather" and dst.kind == "P" else dst
-
-
-def _nd_of(attr: Any) -> NdSbp:
-    items = attr.value if isinstance(attr, ArrayAttr) else (attr,)
-    return tuple(parse_sbp(a.text if isinstance(a, OpaqueAttr) else a.value) for a in items)
 
 
 def function_sbp(func: Any) -> tuple[list[NdSbp], list[NdSbp]]:
@@ -339,7 +292,7 @@ def function_sbp(func: Any) -> tuple[list[NdSbp], list[NdSbp]]:
     def read(attrs: Any, n: int, what: str) -> list[NdSbp]:
         if attrs is None or len(attrs) != n or any(SBP_ATTR not in (a or {}) for a in attrs):
             raise SbpError(f"@{func.name}: its {what} have no SBP; run infer-sbp first")
-        return [_nd_of(a[SBP_ATTR]) for a in attrs]
+        return [nd_sbp_of(a[SBP_ATTR]) for a in attrs]
 
     n_results = len(func.result_types)
     return read(func.arg_attrs, len(func.args), "arguments"), read(func.res_attrs, n_results,

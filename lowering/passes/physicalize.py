@@ -29,8 +29,7 @@ from tdflow.dialect.types import TensorType
 from ..ir_access import diagnostic, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
 from ..sbp import has_shape_attrs, physical_attrs
-from ..sbp_ir import SBP_ATTR, hierarchy_of
-from .infer_sbp import _nd_of
+from ..sbp_ir import SBP_ATTR, hierarchy_of, nd_sbp_of
 
 __all__ = ["PhysicalizePass"]
 
@@ -66,12 +65,12 @@ def _physicalize(func: Any, dialect: Any, rank: int, nproc: int) -> None:
     if func.arg_attrs is None or any(SBP_ATTR not in (a or {}) for a in func.arg_attrs):
         raise SbpError("its arguments carry no SBP: run infer-sbp before physicalize")
     for v, attrs in zip(func.args, func.arg_attrs):
-        _retype(v, _nd_of(attrs[SBP_ATTR]), hier, rank)
+        _retype(v, nd_sbp_of(attrs[SBP_ATTR]), hier, rank)
     for op in func.body:
         if op.name == RETURN:
             continue
         recorded = op.attributes.get(SBP_ATTR)
-        nds = ([_nd_of(a) for a in recorded.value] if recorded is not None
+        nds = ([nd_sbp_of(a) for a in recorded.value] if recorded is not None
                else [(B,) * len(hier)] * len(op.results))
         for r, nd in zip(op.results, nds):
             _retype(r, nd, hier, rank)

@@ -183,3 +183,10 @@ def test_a_parallel_attribute_that_needs_an_impossible_nesting_is_located():
           return %y : tensor<8x4xf64>
         }""", "infer-sbp{nproc=4}")
     assert __import__("re").search(message, info.value.render()), info.value.render()
+
+
+def test_physicalize_needs_infer_sbp_and_a_rank_in_range():
+    with pytest.raises(PassFailure, match="its arguments carry no SBP: run infer-sbp before"):
+        run(DP, "physicalize{rank=0,nproc=2}")
+    with pytest.raises(PassFailure, match=r"rank 2 is outside 0\.\.1"):
+        run(DP, "infer-sbp{nproc=2},physicalize{rank=2,nproc=2}")
