@@ -31,7 +31,7 @@ from ..pass_manager import Pass, PassContext, PassFailure
 from ..sbp import has_shape_attrs, physical_attrs
 from ..sbp_ir import SBP_ATTR, hierarchy_of, nd_sbp_of
 
-__all__ = ["PhysicalizePass"]
+__all__ = ["RANK_ATTR", "PhysicalizePass"]
 
 
 class PhysicalizePass(Pass):
@@ -60,8 +60,16 @@ def _retype(value: Any, nd: NdSbp, hier: tuple[int, ...], rank: int) -> None:
         value.type = TensorType(physical_shape(tuple(t.shape), nd, hier, rank), t.dtype)
 
 
+#: The function attribute naming the rank a program was physicalized for (twice would shrink
+#: the shapes twice).
+RANK_ATTR = "physical_rank"
+
+
 def _physicalize(func: Any, dialect: Any, rank: int, nproc: int) -> None:
+    if RANK_ATTR in func.attributes:
+        raise SbpError(f"already physicalized for rank {func.attributes[RANK_ATTR]}")
     hier = hierarchy_of(func, nproc)
+    func.attributes[RANK_ATTR] = to_attr("si64", rank)
     if func.arg_attrs is None or any(SBP_ATTR not in (a or {}) for a in func.arg_attrs):
         raise SbpError("its arguments carry no SBP: run infer-sbp before physicalize")
     for v, attrs in zip(func.args, func.arg_attrs):

@@ -190,3 +190,5 @@ def test_physicalize_needs_infer_sbp_and_a_rank_in_range():
         run(DP, "physicalize{rank=0,nproc=2}")
     with pytest.raises(PassFailure, match=r"rank 2 is outside 0\.\.1"):
         run(DP, "infer-sbp{nproc=2},physicalize{rank=2,nproc=2}")
+    with pytest.raises(PassFailure, match=r"already physicalized for rank 1"):
+        run(DP, "infer-sbp{nproc=2},physicalize{rank=1,nproc=2},physicalize{rank=1,nproc=2}")
