@@ -11,6 +11,7 @@ SBP: ``S(a)`` the rank's slice of the single-process result, ``B`` the whole res
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 from pathlib import Path
 
@@ -240,3 +241,79 @@ def test_every_standard_op_with_get_sbp_has_a_case():
     missing = {name.split(".", 1)[1] for name in CTX.ops
                if "has_get_sbp_fn" in CTX.lookup(name).hooks} - have - UNCHECKED
     assert not missing, f"ops whose SBP signatures no case checks: {sorted(missing)}"
+
+
+# ---- 2-D hierarchies ------------------------------------------------------------------------
+# infer-sbp takes OneFlow's nd signatures: one 1-D signature per hierarchy axis, chosen
+# independently. Checked on a [2, 2] mesh, one case per op, every pair of signatures.
+
+HIER = (2, 2)
+
+
+def _groups(nd: tuple) -> dict[tuple, list[int]]:
+    """Ranks grouped by their coordinates on the non-P axes (a P group sums to one piece)."""
+    from tdflow.dialect.sbp import rank_coords
+
+    out: dict[tuple, list[int]] = {}
+    for r in range(HIER[0] * HIER[1]):
+        c = rank_coords(HIER, r)
+        out.setdefault(tuple(x for x, s in zip(c, nd) if s.kind != "P"), []).append(r)
+    return out
+
+
+def _nd_pieces(a: np.ndarray, nd: tuple) -> list[np.ndarray]:
+    """Each rank's piece of ``a`` under ``nd`` (P axes: random pieces summing per group)."""
+    no_p = tuple(B if s.kind == "P" else s for s in nd)
+    base = [np.array(a[slices_of(a.shape, no_p, HIER, r)]) for r in range(4)]
+    pieces = list(base)
+    for ranks in _groups(nd).values():
+        if len(ranks) > 1:
+            parts = _partial_pieces(base[ranks[0]], len(ranks))
+            for r, p in zip(ranks, parts):
+                pieces[r] = p
+    return pieces
+
+
+def _one_case_per_op() -> list:
+    """Per op, the (first) case with the most signatures."""
+    best: dict[str, tuple[int, object]] = {}
+    for c in CASES:
+        n = len(CTX.sbp_signatures(f"tdflow.{c.op}", _types(c), c.attrs))
+        if c.op not in best or n > best[c.op][0]:
+            best[c.op] = (n, c)
+    return [c for _, c in best.values()]
+
+
+@pytest.mark.parametrize("c", _one_case_per_op(), ids=lambda c: c.id)
+def test_pairs_of_signatures_on_a_2x2_mesh(c):
+    sigs = CTX.sbp_signatures(f"tdflow.{c.op}", _types(c), c.attrs)
+    if not sigs:
+        pytest.skip(f"{c.op}: only the all-broadcast signature for these inputs")
+    logical = _run(c, c.inputs)
+    out_names = [r.name for r in c.opdef.results]
+    for s0, s1 in itertools.product(sigs, repeat=2):
+        t0, t1 = dict(s0.inputs) | dict(s0.outputs), dict(s1.inputs) | dict(s1.outputs)
+        nd_of = {b: (parse_sbp(t0.get(b, "B")), parse_sbp(t1.get(b, "B"))) for b in {*t0, *t1}}
+        per_rank: list[dict] = [{} for _ in range(4)]
+        for name, v in c.inputs.items():
+            arrays = v if isinstance(v, list) else [v]
+            split = [_nd_pieces(a, nd_of.get(f"{name}_{j}", (B, B))) for j, a in enumerate(arrays)]
+            for r in range(4):
+                per_rank[r][name] = [p[r] for p in split] if isinstance(v, list) else split[0][r]
+        ranks = []
+        for r, inputs in enumerate(per_rank):
+            outs = [physical_shape(w.shape, nd_of.get(f"{n}_0", (B, B)), HIER, r)
+                    for n, w in zip(out_names, logical)]
+            shapes = {k: [a.shape for a in v] if isinstance(v, list) else [v.shape]
+                      for k, v in inputs.items()}
+            attrs = physical_attrs(f"tdflow.{c.op}", c.attrs, shapes, outs)
+            ranks.append(_run(dataclasses.replace(c, attrs=attrs), inputs))
+        f32 = any(np.asarray(a).dtype == np.float32 for a in _leaves(c))
+        for k, want in enumerate(logical):
+            nd = nd_of.get(f"{out_names[k]}_0", (B, B))
+            no_p = tuple(B if s.kind == "P" else s for s in nd)
+            what = f"{c.id}: {out_names[k]} under {s0} x {s1}"
+            for key, group in _groups(nd).items():
+                got = sum(ranks[r][k] for r in group)
+                piece = want[slices_of(want.shape, no_p, HIER, group[0])]
+                _close(np.asarray(got), piece, f"{what}, ranks {group}", 1e-6 if f32 else 1e-12)
