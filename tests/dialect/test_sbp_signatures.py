@@ -6,6 +6,8 @@ inputs are split per the signature (``S``: the rank's slice, ``B``: the whole te
 pieces that sum to it), the op runs on each rank's physical inputs, and each output must match its
 SBP: ``S(a)`` the rank's slice of the single-process result, ``B`` the whole result on every rank,
 ``P`` pieces summing to it. No communicator is involved. A failure here is a wrong ``get_sbp`` hook.
+On a [2, 2] mesh every pair of an op's signatures (OneFlow's nd signatures, which infer-sbp
+enumerates) is checked the same way, one case per op.
 """
 
 from __future__ import annotations
@@ -313,7 +315,7 @@ def test_pairs_of_signatures_on_a_2x2_mesh(c):
             nd = nd_of.get(f"{out_names[k]}_0", (B, B))
             no_p = tuple(B if s.kind == "P" else s for s in nd)
             what = f"{c.id}: {out_names[k]} under {s0} x {s1}"
-            for key, group in _groups(nd).items():
+            for group in _groups(nd).values():
                 got = sum(ranks[r][k] for r in group)
                 piece = want[slices_of(want.shape, no_p, HIER, group[0])]
                 _close(np.asarray(got), piece, f"{what}, ranks {group}", 1e-6 if f32 else 1e-12)
