@@ -45,8 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--nproc", type=int, default=None, metavar="N",
                    help="lower for N ranks: print the SBP infer-sbp chose for every value and "
                    "the boxing ops it inserted, then the IR and plan of one rank (--rank)")
-    p.add_argument("--rank", type=int, default=0, metavar="R",
-                   help="with --nproc: the rank whose physical program is lowered (default 0)")
+    p.add_argument("--rank", type=int, default=None, metavar="R",
+                   help="with --nproc: the rank whose physical program is lowered (default 0; "
+                   "--pipeline replaces that rank's pipeline, infer-sbp and physicalize included)")
     p.add_argument("--list-passes", action="store_true",
                    help="list the available passes and exit")
     from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
@@ -90,7 +91,12 @@ def run(args: argparse.Namespace) -> int:
             raise DiagnosticError(errors)
     module = lowered(module, with_onnx(context_from_args(args), module))
     pipeline = args.pipeline
+    if args.rank is not None and args.nproc is None:
+        sys.stderr.write("usage: tdflow lower PROGRAM.mlir --nproc N [--rank R]\n"
+                         "tdflow lower: error: --rank needs --nproc\n")
+        return 2
     if args.nproc is not None:
+        args.rank = 0 if args.rank is None else args.rank
         bad = _check_ranks(args.nproc, args.rank)
         if bad:
             sys.stderr.write(f"usage: tdflow lower PROGRAM.mlir --nproc N [--rank R]\n"

@@ -53,6 +53,7 @@ def test_prints_every_values_sbp_and_the_boxing(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (("--nproc", "2", "--rank", "2"), "--rank 2 is outside 0..1 (--nproc 2)"),
     (("--nproc", "0"), "--nproc must be >= 1, not 0"),
+    (("--rank", "1"), "--rank needs --nproc"),
 ])
 def test_bad_rank_is_a_usage_error(tmp_path, capsys, args, message):
     code, _, err = lower(tmp_path, capsys, *args)
