@@ -24,13 +24,23 @@ SBP_ATTR = "sbp"
 
 
 def hierarchy_of(func: Any, nproc: int) -> tuple[int, ...]:
-    """The function's placement hierarchy: ``attributes {hierarchy = [...]}`` or ``[nproc]``.
+    """The function's placement hierarchy: ``attributes {hierarchy = [...]}``, else the
+    ``hierarchy`` OneFlow's job ops carry (all alike), else ``[nproc]``.
 
     >>> from tdflow.dialect.ir.core import FuncOp
     >>> hierarchy_of(FuncOp("f"), 4)
     (4,)
     """
     h = func.attributes.get("hierarchy")
+    if h is None:
+        # OneFlow's jobs put the placement's hierarchy on every op instead
+        found = {str(op.attributes["hierarchy"]) for op in func.body
+                 if isinstance(op.attributes.get("hierarchy"), ArrayAttr)}
+        if len(found) > 1:
+            raise SbpError(f"@{func.name}: its ops carry different hierarchies "
+                           f"({', '.join(sorted(found))}); one placement per function")
+        h = next((op.attributes["hierarchy"] for op in func.body
+                  if isinstance(op.attributes.get("hierarchy"), ArrayAttr)), None)
     if h is None:
         return (nproc,)
     if not isinstance(h, ArrayAttr) or not all(isinstance(v, IntegerAttr) for v in h.value):

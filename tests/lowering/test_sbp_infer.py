@@ -192,3 +192,20 @@ def test_physicalize_needs_infer_sbp_and_a_rank_in_range():
         run(DP, "infer-sbp{nproc=2},physicalize{rank=2,nproc=2}")
     with pytest.raises(PassFailure, match=r"already physicalized for rank 1"):
         run(DP, "infer-sbp{nproc=2},physicalize{rank=1,nproc=2},physicalize{rank=1,nproc=2}")
+
+
+def test_oneflow_op_level_hierarchy_and_parallel_are_read():
+    """A OneFlow job carries the placement on its ops: hierarchy = [2, 1] and nd parallel."""
+    m = run("""
+        func.func @f(%x: tensor<6x3xf64>) -> tensor<6x3xf64> {
+          %y = "tdflow.relu"(%x) {hierarchy = [2, 1], parallel = #sbp.parallel<[[#sbp.S<0>, #sbp.B]] -> [[#sbp.S<0>, #sbp.B]]>} : (tensor<6x3xf64>) -> tensor<6x3xf64>
+          return %y : tensor<6x3xf64>
+        }""", "infer-sbp{nproc=2}")
+    assert ops(m) == ["boxing_slice [[#sbp.S<0>, #sbp.B]]", "relu [[#sbp.S<0>, #sbp.B]]"]
+    with pytest.raises(PassFailure, match="its ops carry different hierarchies"):
+        run("""
+        func.func @f(%x: tensor<6x3xf64>) -> tensor<6x3xf64> {
+          %y = "tdflow.relu"(%x) {hierarchy = [2, 1]} : (tensor<6x3xf64>) -> tensor<6x3xf64>
+          %z = "tdflow.relu"(%y) {hierarchy = [1, 2]} : (tensor<6x3xf64>) -> tensor<6x3xf64>
+          return %z : tensor<6x3xf64>
+        }""", "infer-sbp{nproc=2}")
