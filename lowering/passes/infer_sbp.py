@@ -32,7 +32,7 @@ from tdflow.dialect.op_verify import operand_groups, result_groups
 from tdflow.dialect.sbp import B, NdSbp, Sbp, SbpError, parse_sbp
 from tdflow.dialect.types import TensorType
 
-from ..ir_access import diagnostic, op_attributes, op_def
+from ..ir_access import diagnostic, mutated_operands, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
 from ..sbp import UNSUPPORTED, nd_copy_cost
 from ..sbp_ir import (
@@ -142,13 +142,15 @@ class _Inference:
 
     def _op(self, op: Operation) -> None:
         cands = self._candidates(op)
+        # an operand written in place keeps its SBP: boxing would update a copy
+        mutated = set(mutated_operands(self.dialect, op))
         best, best_key = None, None
         for k, c in enumerate(cands):
             cost, moved = 0.0, 0
-            for v, want in zip(op.operands, c.ins):
+            for i, (v, want) in enumerate(zip(op.operands, c.ins)):
                 have = self._of(v)
                 if have != want:
-                    reachable = boxing_plan(have, want) is not None
+                    reachable = i not in mutated and boxing_plan(have, want) is not None
                     cost += (nd_copy_cost(have, want, _nbytes(v.type), self.hier) if reachable
                              else UNSUPPORTED)
                     moved += 1
@@ -159,13 +161,15 @@ class _Inference:
             detail = ""
             if best is not None:
                 bad = [(i, self._of(v), w) for i, (v, w) in enumerate(zip(op.operands, best.ins))
-                       if nd_copy_cost(self._of(v), w, 1.0, self.hier) >= UNSUPPORTED
-                       or boxing_plan(self._of(v), w) is None]
-                detail = "; ".join(f"operand #{i} is {nd_text(h)} but the signature needs "
-                                   f"{nd_text(w)}" for i, h, w in bad[:3])
+                       if self._of(v) != w and (
+                           i in mutated or boxing_plan(self._of(v), w) is None
+                           or nd_copy_cost(self._of(v), w, 1.0, self.hier) >= UNSUPPORTED)]
+                detail = "; ".join(f"operand #{i}{' (written in place)' if i in mutated else ''} "
+                                   f"is {nd_text(h)} but the signature needs {nd_text(w)}"
+                                   for i, h, w in bad[:3])
             raise _Located(f"'{op.name}': no SBP signature can be satisfied ({detail}); "
-                           f"boxing cannot turn S into P, nor re-split a tensor axis that an "
-                           f"inner mesh axis splits", op.loc)
+                           f"boxing cannot turn S into P, re-split a tensor axis that an inner "
+                           f"mesh axis splits, or convert an operand written in place", op.loc)
         for i, (v, want) in enumerate(zip(op.operands, best.ins)):
             op.set_operand(i, self._box(v, want, op))
         for r, nd in zip(op.results, best.outs):

@@ -209,3 +209,30 @@ def test_oneflow_op_level_hierarchy_and_parallel_are_read():
           %z = "tdflow.relu"(%y) {hierarchy = [1, 2]} : (tensor<6x3xf64>) -> tensor<6x3xf64>
           return %z : tensor<6x3xf64>
         }""", "infer-sbp{nproc=2}")
+
+
+SGD = """
+    func.func @step(%w: tensor<4x3xf64>, %x: tensor<6x4xf64> {sbp = [#sbp.S<0>]}, %dy: tensor<6x3xf64> {sbp = [#sbp.S<0>]}) {
+      %t = "tdflow.transpose"(%x) {perm = [1 : si32, 0 : si32]} : (tensor<6x4xf64>) -> tensor<4x6xf64>
+      %g = "tdflow.matmul"(%t, %dy) : (tensor<4x6xf64>, tensor<6x3xf64>) -> tensor<4x3xf64>
+      "tdflow.sgd_update"(%w, %g) {learning_rate_val = 0.1 : f32, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>} : (tensor<4x3xf64>, tensor<4x3xf64>) -> ()
+      return
+    }"""
+
+
+def test_an_operand_written_in_place_is_never_boxed():
+    """Data-parallel SGD: the weight gradient is partial; slicing the broadcast weight would be
+    cheaper but would update a copy, so the gradient is all-reduced and %w updated in place."""
+    m = run(SGD, "infer-sbp{nproc=2}")
+    body = list(m.funcs[0].body)
+    update = [op for op in body if op.name == "tdflow.sgd_update"][0]
+    assert update.operands[0] is m.funcs[0].args[0]
+    assert [op.name for op in body if op.name.startswith("tdflow.boxing")] == [
+        "tdflow.boxing_all_reduce"]
+
+
+def test_a_signature_that_would_box_an_operand_written_in_place_is_located():
+    src = SGD.replace('{learning_rate_val', '{parallel = #sbp.parallel<[#sbp.S<0>, #sbp.S<0>] -> []>, learning_rate_val')
+    with pytest.raises(PassFailure) as info:
+        run(src, "infer-sbp{nproc=2}")
+    assert "operand #0 (written in place) is [B] but the signature needs [S(0)]" in str(info.value)
