@@ -172,6 +172,9 @@ class _Inference:
                            f"mesh axis splits, or convert an operand written in place", op.loc)
         for i, (v, want) in enumerate(zip(op.operands, best.ins)):
             op.set_operand(i, self._box(v, want, op))
+        for i in mutated:  # copies boxed before this update are stale for later users
+            v = op.operands[i]
+            self.boxed = {k: b for k, b in self.boxed.items() if k[0] is not v}
         for r, nd in zip(op.results, best.outs):
             self.sbp[r] = nd
         if op.results:

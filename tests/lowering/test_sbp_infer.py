@@ -236,3 +236,18 @@ def test_a_signature_that_would_box_an_operand_written_in_place_is_located():
     with pytest.raises(PassFailure) as info:
         run(src, "infer-sbp{nproc=2}")
     assert "operand #0 (written in place) is [B] but the signature needs [S(0)]" in str(info.value)
+
+
+def test_a_boxed_copy_is_not_reused_after_an_in_place_update():
+    """broadcast_add reads %w sliced before the update and again after it: two slices, the second of
+    the updated weight."""
+    m = run("""
+        func.func @step(%w: tensor<4x3xf64>, %g: tensor<4x3xf64>, %x: tensor<4x3xf64> {sbp = [#sbp.S<0>]}) -> (tensor<4x3xf64>, tensor<4x3xf64>) {
+          %a = "tdflow.broadcast_add"(%w, %x) : (tensor<4x3xf64>, tensor<4x3xf64>) -> tensor<4x3xf64>
+          "tdflow.sgd_update"(%w, %g) {learning_rate_val = 0.1 : f32, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>} : (tensor<4x3xf64>, tensor<4x3xf64>) -> ()
+          %b = "tdflow.broadcast_add"(%w, %x) : (tensor<4x3xf64>, tensor<4x3xf64>) -> tensor<4x3xf64>
+          return %a, %b : tensor<4x3xf64>, tensor<4x3xf64>
+        }""", "infer-sbp{nproc=2}")
+    names = [op.name.split(".")[1] for op in m.funcs[0].body]
+    assert names == ["boxing_slice", "broadcast_add", "sgd_update", "boxing_slice",
+                     "broadcast_add", "return"]
