@@ -72,8 +72,12 @@ def _physicalize(func: Any, dialect: Any, rank: int, nproc: int) -> None:
     func.attributes[RANK_ATTR] = to_attr("si64", rank)
     if func.arg_attrs is None or any(SBP_ATTR not in (a or {}) for a in func.arg_attrs):
         raise SbpError("its arguments carry no SBP: run infer-sbp before physicalize")
+    split: set[Any] = set()  # values some rank holds only a piece of
     for v, attrs in zip(func.args, func.arg_attrs):
-        _retype(v, nd_sbp_of(attrs[SBP_ATTR]), hier, rank)
+        nd = nd_sbp_of(attrs[SBP_ATTR])
+        _retype(v, nd, hier, rank)
+        if any(s.kind == "S" for s in nd):
+            split.add(v)
     for op in func.body:
         if op.name == RETURN:
             continue
@@ -82,9 +86,18 @@ def _physicalize(func: Any, dialect: Any, rank: int, nproc: int) -> None:
                else [(B,) * len(hier)] * len(op.results))
         for r, nd in zip(op.results, nds):
             _retype(r, nd, hier, rank)
+            if any(s.kind == "S" for s in nd):
+                split.add(r)
+        touches_split = any(v in split for v in (*op.operands, *op.results))
+        if op.name.startswith("tdflow.boxing_") or (has_shape_attrs(op.name) and touches_split):
+            # a logical-shape attribute cannot be rewritten without the shapes
+            if not all(isinstance(v.type, TensorType) and v.type.is_static
+                       for v in (*op.operands, *op.results)):
+                raise SbpError(f"{op.loc}: '{op.name}' needs static shapes to be "
+                               f"physicalized; run infer-shapes before infer-sbp")
         if op.name.startswith("tdflow.boxing_"):
             op.attributes["out_shape"] = to_attr("shape", list(op.results[0].type.shape))
-        elif has_shape_attrs(op.name):
+        elif has_shape_attrs(op.name) and touches_split:
             _rewrite_attrs(op, dialect)
     ret = func.body.terminator
     if ret is not None and ret.name == RETURN:

@@ -251,3 +251,16 @@ def test_a_boxed_copy_is_not_reused_after_an_in_place_update():
     names = [op.name.split(".")[1] for op in m.funcs[0].body]
     assert names == ["boxing_slice", "broadcast_add", "sgd_update", "boxing_slice",
                      "broadcast_add", "return"]
+
+
+def test_physicalize_needs_static_shapes_where_it_rewrites_a_shape():
+    src = """
+        func.func @f(%x: tensor<4x6xf64> {sbp = [#sbp.S<0>]}) -> tensor<?x2x3xf64> {
+          %y = "tdflow.reshape"(%x) {shape = [4, 2, 3]} : (tensor<4x6xf64>) -> tensor<?x2x3xf64>
+          return %y : tensor<?x2x3xf64>
+        }"""
+    with pytest.raises(PassFailure, match=r"'tdflow.reshape' needs static shapes to be "
+                                          r"physicalized; run infer-shapes before infer-sbp"):
+        run(src, "infer-sbp{nproc=2},physicalize{rank=0,nproc=2}")
+    m = run(src, "infer-shapes,infer-sbp{nproc=2},physicalize{rank=1,nproc=2},infer-shapes")
+    assert str(m.funcs[0].body.ops[0].attributes["shape"]) == "[2, 2, 3]"
