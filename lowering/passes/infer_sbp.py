@@ -6,7 +6,8 @@ hook's (plus all-broadcast, always valid), or OneFlow's ``parallel`` attribute w
 carries one; the candidate whose inputs are cheapest to reach from their producers' SBP
 (OneFlow's copy cost, ``lowering.sbp.copy_cost``) wins, ties going to the one that boxes
 fewer inputs, then to the hook's order. Boxing ops (``tdflow.boxing_*``) are inserted where a
-producer's SBP differs from the chosen one. Every op records its results' SBP in the
+producer's SBP differs from the chosen one. Shape inference runs first: the cost model and the
+boxing ops' ``out_shape`` need the logical shapes. Every op records its results' SBP in the
 discardable attribute ``sbp = [[#sbp.S<0>], ...]``; the function's arguments and results get
 an ``sbp`` attribute (what :func:`function_sbp` reads).
 
@@ -62,6 +63,10 @@ class InferSbpPass(Pass):
     options = {"nproc": 1}
 
     def run(self, module: Any, context: PassContext) -> None:
+        from .infer_shapes import InferShapesPass
+
+        # the cost model and the boxing ops' out_shape need the logical shapes
+        InferShapesPass().run(module, context)
         nproc = self.option("nproc")
         errors: list[Any] = []
         for func in module:
