@@ -96,15 +96,15 @@ def has_shape_attrs(op_name: str) -> bool:
 
 def sbp_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
     """The pass pipeline that lowers a logical program into rank ``rank``'s physical plan:
-    the logical shapes first (``infer-shapes``: the cost model and the per-rank shapes need
-    them), ``infer-sbp`` and ``physicalize``, then the standard pipeline for ``device``.
+    ``infer-sbp`` (which infers the logical shapes first) and ``physicalize``, then the
+    standard pipeline for ``device``.
 
-    >>> sbp_pipeline(2, 1).split(",")[:4]
-    ['infer-shapes', 'infer-sbp{nproc=2}', 'physicalize{rank=1', 'nproc=2}']
+    >>> sbp_pipeline(2, 1).split(",")[:3]
+    ['infer-sbp{nproc=2}', 'physicalize{rank=1', 'nproc=2}']
     >>> sbp_pipeline(2, 1).endswith("plan-memory")
     True
     """
     from .pass_manager import default_pipeline
 
-    return (f"infer-shapes,infer-sbp{{nproc={nproc}}},physicalize{{rank={rank},nproc={nproc}}},"
+    return (f"infer-sbp{{nproc={nproc}}},physicalize{{rank={rank},nproc={nproc}}},"
             + default_pipeline(device))

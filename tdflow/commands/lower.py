@@ -139,8 +139,7 @@ def _print_sbp(module, args: argparse.Namespace, device: str) -> None:
     from tdflow.lowering.sbp_report import sbp_report
     from tdflow.runtime.compiled import lower
 
-    result = lower(module.clone(), device, args.entry,
-                   f"infer-shapes,infer-sbp{{nproc={args.nproc}}}",
+    result = lower(module.clone(), device, args.entry, f"infer-sbp{{nproc={args.nproc}}}",
                    ops=context_from_args(args), verify_each=not args.no_verify_each)
     print(f"// -----// IR after infer-sbp{{nproc={args.nproc}}} //----- //")
     print(print_module(result.module).rstrip("\n"))
