@@ -289,8 +289,15 @@ class Dialect:
         every operand group is assumed present once.
         """
         name = op if isinstance(op, str) else op.name
-        # an op instance's own attributes: the hook may need required ones (reduce_sum_like)
-        mods = self.input_arg_modifiers(name, None if isinstance(op, str) else op.attributes)
+        # an op instance's own attributes: the hook may need required ones (reduce_sum_like);
+        # its discardable ones (infer-sbp's `sbp`) never reach a hook
+        attrs = None
+        if not isinstance(op, str):
+            from .op_verify import declared_attributes
+
+            attrs = declared_attributes(self.ops[name], op.attributes) if name in self.ops \
+                else op.attributes
+        mods = self.input_arg_modifiers(name, attrs)
         mutable = {n for n, m in mods.items() if m.is_mutable}
         if not mutable:
             return ()

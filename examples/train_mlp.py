@@ -3,6 +3,8 @@
     pip install -e '.[examples]'               # scikit-learn, for the digits
     python examples/train_mlp.py               # eager mode, then graph mode
     python examples/train_mlp.py --mode graph --steps 300 --seed 1 --quiet
+    python examples/train_mlp.py --nproc 2 --quiet            # data parallel, 2 thread ranks
+    tdflow launch -n 2 examples/train_mlp.py --nproc 2        # the same over MPI
 
 Target: test accuracy >= 0.95 after 400 SGD steps of 64 images (about 18 epochs; both modes
 reach 0.96-0.98 for seeds 0-9), else exit status 1.
@@ -19,10 +21,16 @@ start from the same weights (``init_params(seed)``) and see the same batches:
   ``w -= float32(lr) * dw`` is the arithmetic of ``sgd_update``'s kernel for float32.
 
 The two modes compute the same gradients bit for bit (``tests/e2e/test_training.py``).
+
+``--nproc N`` trains data-parallel in graph mode (:class:`DataParallel`): each rank takes its
+rows of the global batch of 64, its loss is their sum over 64, and the losses and gradients
+are all-reduced (one bucket), so N ranks follow the single-process losses
+(``tests/distributed/test_train_mlp.py``). Without ``mpiexec`` the ranks are threads.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -44,14 +52,14 @@ HIDDEN = 256
 PARAMS = ("w1", "b1", "w2", "b2")
 
 
-def init_params(seed: int) -> dict[str, np.ndarray]:
-    """He-initialised weights and zero biases, float32, from ``seed``."""
+def init_params(seed: int, dtype: Any = np.float32) -> dict[str, np.ndarray]:
+    """He-initialised weights and zero biases, float32 (or ``dtype``), from ``seed``."""
     rng = np.random.default_rng(seed)
     return {
-        "w1": (rng.standard_normal((64, HIDDEN)) * np.sqrt(2 / 64)).astype(np.float32),
-        "b1": np.zeros(HIDDEN, np.float32),
-        "w2": (rng.standard_normal((HIDDEN, 10)) * np.sqrt(1 / HIDDEN)).astype(np.float32),
-        "b2": np.zeros(10, np.float32),
+        "w1": (rng.standard_normal((64, HIDDEN)) * np.sqrt(2 / 64)).astype(dtype),
+        "b1": np.zeros(HIDDEN, dtype),
+        "w2": (rng.standard_normal((HIDDEN, 10)) * np.sqrt(1 / HIDDEN)).astype(dtype),
+        "b2": np.zeros(10, dtype),
     }
 
 
@@ -82,8 +90,16 @@ class Eager(digits.EagerSGD):
 
 # --- graph -------------------------------------------------------------------------------
 
-def program(batch: int, loss: bool = True) -> str:
-    """The model as MLIR text for ``batch`` images: the mean loss (``loss``) or the logits."""
+def program(batch: int, loss: bool = True, dtype: str = "f32", mean_over: int | None = None
+            ) -> str:
+    """The model as MLIR text for ``batch`` images: the mean loss (``loss``) or the logits;
+    ``dtype`` of the floats; ``mean_over`` the count the summed loss is divided by (default
+    ``batch``; a data-parallel rank divides its rows' sum by the global batch)."""
+    text = _program(batch, loss, 1.0 / (mean_over or batch))
+    return text if dtype == "f32" else text.replace("f32", dtype)
+
+
+def _program(batch: int, loss: bool, scale: float) -> str:
     n, h = batch, HIDDEN
     head = (f"func.func @mlp(%x: tensor<{n}x64xf32>, %labels: tensor<{n}xi64>, "
             if loss else f"func.func @mlp(%x: tensor<{n}x64xf32>, ")
@@ -101,7 +117,7 @@ def program(batch: int, loss: bool = True) -> str:
         lines += [
             f'  %p, %l = "tdflow.sparse_softmax_cross_entropy"(%4, %labels) {{depth = 10 : si64}} : (tensor<{n}x10xf32>, tensor<{n}xi64>) -> (tensor<{n}x10xf32>, tensor<{n}xf32>)',
             f'  %5 = "tdflow.reduce_sum"(%l) {{axis = [0 : si32]}} : (tensor<{n}xf32>) -> tensor<f32>',
-            f'  %6 = "tdflow.scalar_mul"(%5) {{has_float_operand = true, float_operand = {1.0 / n!r} : f64}} : (tensor<f32>) -> tensor<f32>',
+            f'  %6 = "tdflow.scalar_mul"(%5) {{has_float_operand = true, float_operand = {scale!r} : f64}} : (tensor<f32>) -> tensor<f32>',
             "  return %6 : tensor<f32>",
         ]
     else:
@@ -116,18 +132,80 @@ class Graph(digits.GraphSGD):
         super().__init__(program, PARAMS, params, lr)
 
 
+class DataParallel(Graph):
+    """Graph mode on the calling rank of a data-parallel group: its rows of each batch, its
+    part of the loss and gradients, all-reduced (:mod:`tdflow.distributed.data_parallel`)."""
+
+    def __init__(self, params: dict[str, np.ndarray], lr: float = digits.LEARNING_RATE,
+                 dtype: str = "f32") -> None:
+        from tdflow.distributed import current
+        from tdflow.distributed.data_parallel import rows_of
+
+        self.comm = current()
+        self.rows = rows_of(digits.BATCH, self.comm.size, self.comm.rank)
+        local = self.rows.stop - self.rows.start
+        self.program = functools.partial(program, dtype=dtype)
+        np_dtype = np.dtype({"f32": "float32", "f64": "float64"}[dtype])
+        self.names, self.inputs = PARAMS, (lambda x: x.astype(np_dtype, copy=False))
+        self.p = {k: v.copy() for k, v in params.items()}
+        self.lr = np.float32(lr)
+        self.value_and_grad = tdflow.value_and_grad(
+            program(local, dtype=dtype, mean_over=digits.BATCH), wrt=list(PARAMS))
+        self._logits: dict[int, Callable[..., np.ndarray]] = {}
+
+    def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        from tdflow.distributed.data_parallel import allreduce_buckets
+
+        loss, grads = self.value_and_grad(self.inputs(x[self.rows]), y[self.rows],
+                                         *self.p.values())
+        total, *summed = allreduce_buckets([np.reshape(loss, 1), *grads], self.comm)
+        return float(total[0]), dict(zip(self.names, summed))
+
+
 MODES = {"eager": Eager, "graph": Graph}
 
 
 def train(mode: str, steps: int = STEPS, seed: int = 0,
-          on_step: Callable[[int, float], None] | None = None) -> digits.Run:
-    """Train from ``init_params(seed)`` for ``steps`` steps in ``mode`` (eager or graph)."""
-    return digits.fit(mode, MODES[mode](init_params(seed)), steps, seed, on_step)
+          on_step: Callable[[int, float], None] | None = None, nproc: int = 1,
+          dtype: str = "f32") -> digits.Run:
+    """Train from ``init_params(seed)`` for ``steps`` steps in ``mode`` (eager or graph);
+    ``nproc > 1``: graph mode, data parallel on that many ranks (the MPI job's, or threads).
+    The run of rank 0 is returned."""
+    params = init_params(seed, np.dtype({"f32": "float32", "f64": "float64"}[dtype]))
+    if nproc == 1 and dtype == "f32":
+        return digits.fit(mode, MODES[mode](params), steps, seed, on_step)
+    if mode != "graph":
+        raise SystemExit(f"train_mlp: --nproc runs graph mode only, not {mode}")
+    from tdflow.distributed import current, run_threads
+
+    def rank_run(_rank: int = 0) -> digits.Run:
+        return digits.fit(mode, DataParallel(params, dtype=dtype), steps, seed,
+                          on_step if current().rank == 0 else None)
+
+    if current().size == nproc:  # already on a rank of a group this size (mpiexec)
+        return rank_run()
+    return run_threads(rank_run, nproc)[0]
 
 
 def main(argv: list[str] | None = None) -> int:
-    return digits.main(argv, name="train_mlp", train=train, steps=STEPS, target=TARGET,
-                       doc=__doc__)
+    import argparse
+    import contextlib
+    import os
+
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--nproc", type=int, default=1)
+    known, rest = ap.parse_known_args(argv)
+    if known.nproc > 1 and not any(a.startswith("--mode") for a in rest):
+        rest += ["--mode", "graph"]
+    run = functools.partial(train, nproc=known.nproc)
+    quiet = contextlib.nullcontext()
+    from tdflow.distributed import rank
+
+    if rank() != 0:  # under mpiexec only rank 0 reports
+        quiet = contextlib.redirect_stdout(open(os.devnull, "w"))  # noqa: SIM115
+    with quiet:
+        return digits.main(rest, name="train_mlp", train=run, steps=STEPS, target=TARGET,
+                           doc=__doc__)
 
 
 if __name__ == "__main__":

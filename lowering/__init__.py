@@ -1,1 +1,5 @@
 """tdflow.lowering."""
+
+from .sbp import sbp_pipeline
+
+__all__ = ["sbp_pipeline"]

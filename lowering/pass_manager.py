@@ -11,7 +11,7 @@ produce for later ones (kernel choices, the ``ExecutablePlan``).
 >>> PassManager.parse("no-such-pass")
 Traceback (most recent call last):
 ...
-tdflow.lowering.pass_manager.PipelineError: unknown pass 'no-such-pass' in pipeline 'no-such-pass'; valid passes: apply-patterns, autodiff, canonicalize, fuse-elementwise, infer-shapes, plan-memory, select-kernels
+tdflow.lowering.pass_manager.PipelineError: unknown pass 'no-such-pass' in pipeline 'no-such-pass'; valid passes: apply-patterns, autodiff, canonicalize, fuse-elementwise, infer-sbp, infer-shapes, physicalize, plan-memory, select-kernels
 """
 
 from __future__ import annotations

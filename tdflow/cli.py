@@ -19,7 +19,7 @@ import sys
 
 # Subcommand modules in the order `tdflow --help` lists them.
 COMMANDS = ("tblgen", "ops", "patterns", "verify", "doc", "opt", "gen_hooks", "lower", "run",
-            "kernels", "import_onnx", "view")
+            "kernels", "import_onnx", "view", "launch")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -148,9 +148,14 @@ def conv2d_data_type(ctx: InferContext) -> None:
 @get_sbp("tdflow.conv2d")
 def conv2d_sbp(ctx: InferContext):
     ch = 1 if channels_first(ctx) else 3
-    return [signature(ctx, {"in": "S(0)", "weight": "B", "bias": "B", "_add_to_output": "S(0)"}, "S(0)"),
-            signature(ctx, {"in": "B", "weight": "S(0)", "bias": "S(0)",
-                            "_add_to_output": f"S({ch})"}, f"S({ch})")]
+    sigs = [signature(ctx, {"in": "S(0)", "weight": "B", "bias": "B", "_add_to_output": "S(0)"},
+                      "S(0)")]
+    # splitting the filters: each rank's block must hold whole groups, and its ``filters``
+    # attribute becomes the physical count (lowering.sbp.physical_attrs)
+    if ctx.attr("groups") == 1:
+        sigs.append(signature(ctx, {"in": "B", "weight": "S(0)", "bias": "S(0)",
+                                    "_add_to_output": f"S({ch})"}, f"S({ch})"))
+    return sigs
 
 
 def _conv_flops(out_shape, w_shape) -> float | None:

@@ -338,10 +338,23 @@ def like_data_type(ctx: InferContext) -> None:
 
 @get_sbp("tdflow.reduce_sum_like", "tdflow.broadcast_like")
 def like_sbp(ctx: InferContext):
-    like = ctx.input_shape("like")
-    if like is None or ctx.input_shape("x") is None or len(like) != len(ctx.input_shape("x")):
+    """Axes where ``x`` and ``like`` agree split together. A reduced axis (``x`` full, ``like``
+    1) split on ``x`` gives each rank a partial sum; a broadcast axis (``x`` 1, ``like`` full)
+    is split on ``like`` and the result only. Both ops are linear in ``x``: P -> P."""
+    like, x = ctx.input_shape("like"), ctx.input_shape("x")
+    if like is None or x is None or len(like) != len(x):
         return []
-    return split_all(ctx, range(len(like)))
+    sigs = []
+    reduce = ctx.op.mnemonic == "reduce_sum_like"
+    for a, (dx, dl) in enumerate(zip(x, like)):
+        if dx == dl:
+            sigs.append(signature(ctx, f"S({a})", f"S({a})"))
+        elif reduce and dl == 1:
+            sigs.append(signature(ctx, {"x": f"S({a})", "like": "B"}, "P"))
+        elif not reduce and dx == 1:
+            sigs.append(signature(ctx, {"x": "B", "like": f"S({a})"}, f"S({a})"))
+    sigs.append(signature(ctx, {"x": "P", "like": "B"}, "P"))
+    return sigs
 
 
 @modify_input_arg("tdflow.reduce_sum_like", "tdflow.broadcast_like")

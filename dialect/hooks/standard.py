@@ -1,6 +1,7 @@
 """Importing this module registers the hooks of every op in the standard ``ops.td``."""
 
 from . import (  # noqa: F401
+    boxing,
     elementwise,
     elementwise_math,
     fused,

@@ -17,4 +17,6 @@ PASSES: dict[str, tuple[str, str]] = {
     "select-kernels": ("tdflow.lowering.passes.select_kernels", "SelectKernelsPass"),
     "plan-memory": ("tdflow.lowering.passes.plan_memory", "PlanMemoryPass"),
     "apply-patterns": ("tdflow.lowering.passes.apply_patterns", "ApplyPatternsPass"),
+    "infer-sbp": ("tdflow.lowering.passes.infer_sbp", "InferSbpPass"),
+    "physicalize": ("tdflow.lowering.passes.physicalize", "PhysicalizePass"),
 }

@@ -179,7 +179,8 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     for gi in range(g):
         channels = slice(gi * cg, (gi + 1) * cg)
         cols = xp[channels].reshape(cg, -1) if pointwise else geo.im2col(xp, channels, k, out_sp)
-        np.matmul(w_cf[gi * og:(gi + 1) * og].reshape(og, -1), cols,
+        # the row length spelt out: -1 is ambiguous with no filters (a rank's empty split)
+        np.matmul(w_cf[gi * og:(gi + 1) * og].reshape(og, cg * math.prod(k)), cols,
                   out=res[gi * og:(gi + 1) * og])
     if bias is not None:
         res += bias.astype(wide, copy=False)[:, None]

@@ -109,7 +109,8 @@ def group_norm(attrs: Mapping[str, Any], inputs: Sequence[Any],
     n, c = xf.shape[0], xf.shape[1]
     groups = int(attrs["num_groups"])
     wide = acc_dtype(x.dtype)
-    xg = xf.astype(wide, copy=False).reshape(n, groups, -1)
+    # the group size spelt out: -1 is ambiguous for an empty batch (a rank's empty split)
+    xg = xf.astype(wide, copy=False).reshape(n, groups, (c // groups) * int(np.prod(xf.shape[2:])))
     mean, xc, _, inv = _stats(xg, (2,), attrs["epsilon"])
     y = (xc * inv).reshape(xf.shape)
     if attrs["affine"]:

@@ -352,6 +352,9 @@ def _load_builtin_kernels() -> None:
         train,
     )
 
+    # the boxing ops' kernels live with the communicators they call (tdflow.distributed)
+    from tdflow.distributed import boxing_kernels  # noqa: F401
+
     configure_blas_threads()
     _loaded.append(True)
     from tdflow.runtime.kernels.device import register_standard

@@ -4,6 +4,7 @@
     $ tdflow lower examples/mlp.mlir --pipeline "infer-shapes,canonicalize" --print-ir-after-all
     $ tdflow lower examples/cnn.mlir --print-ir-after fuse-elementwise --timing
     $ tdflow lower prog.mlir --ops my_ops.td --hooks my_hooks.py   # a program using your ops
+    $ tdflow lower prog.mlir --nproc 4 [--rank 1]   # SBP of every value, boxing, rank 1's plan
 
 Without ``--pipeline`` the standard one runs (``infer-shapes,canonicalize,fuse-elementwise,
 select-kernels{device=cpu},plan-memory``). User errors are diagnostics (exit 1).
@@ -41,6 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timing", action="store_true", help="report the time each pass takes")
     p.add_argument("--no-verify-each", action="store_true",
                    help="do not verify the IR between passes")
+    p.add_argument("--nproc", type=int, default=None, metavar="N",
+                   help="lower for N ranks: print the SBP infer-sbp chose for every value and "
+                   "the boxing ops it inserted, then the IR and plan of one rank (--rank)")
+    p.add_argument("--rank", type=int, default=None, metavar="R",
+                   help="with --nproc: the rank whose physical program is lowered (default 0; "
+                   "--pipeline replaces that rank's pipeline, infer-sbp and physicalize included)")
     p.add_argument("--list-passes", action="store_true",
                    help="list the available passes and exit")
     from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
@@ -83,7 +90,24 @@ def run(args: argparse.Namespace) -> int:
         if errors:
             raise DiagnosticError(errors)
     module = lowered(module, with_onnx(context_from_args(args), module))
-    result = lower(module, device, args.entry, args.pipeline, ops=context_from_args(args),
+    pipeline = args.pipeline
+    if args.rank is not None and args.nproc is None:
+        sys.stderr.write("usage: tdflow lower PROGRAM.mlir --nproc N [--rank R]\n"
+                         "tdflow lower: error: --rank needs --nproc\n")
+        return 2
+    if args.nproc is not None:
+        args.rank = 0 if args.rank is None else args.rank
+        bad = _check_ranks(args.nproc, args.rank)
+        if bad:
+            sys.stderr.write(f"usage: tdflow lower PROGRAM.mlir --nproc N [--rank R]\n"
+                             f"tdflow lower: error: {bad}\n")
+            return 2
+        _print_sbp(module, args, device)
+        if pipeline is None:
+            from tdflow.lowering import sbp_pipeline
+
+            pipeline = sbp_pipeline(args.nproc, args.rank, device)
+    result = lower(module, device, args.entry, pipeline, ops=context_from_args(args),
                    verify_each=not args.no_verify_each,
                    print_ir_after_all=args.print_ir_after_all,
                    print_ir_after=args.print_ir_after, timing=args.timing, stream=sys.stdout)
@@ -98,6 +122,29 @@ def run(args: argparse.Namespace) -> int:
         print()
         print_plan(plan)
     return 0
+
+
+def _check_ranks(nproc: int, rank: int) -> str | None:
+    if nproc < 1:
+        return f"--nproc must be >= 1, not {nproc}"
+    if not 0 <= rank < nproc:
+        return f"--rank {rank} is outside 0..{nproc - 1} (--nproc {nproc})"
+    return None
+
+
+def _print_sbp(module, args: argparse.Namespace, device: str) -> None:
+    """The logical program after ``infer-sbp`` and every value's SBP (on a copy of ``module``)."""
+    from tdflow.dialect.cli_support import context_from_args
+    from tdflow.dialect.ir import print_module
+    from tdflow.lowering.sbp_report import sbp_report
+    from tdflow.runtime.compiled import lower
+
+    result = lower(module.clone(), device, args.entry, f"infer-sbp{{nproc={args.nproc}}}",
+                   ops=context_from_args(args), verify_each=not args.no_verify_each)
+    print(f"// -----// IR after infer-sbp{{nproc={args.nproc}}} //----- //")
+    print(print_module(result.module).rstrip("\n"))
+    print(sbp_report(result.module, args.nproc))
+    print(f"// -----// rank {args.rank} of {args.nproc} //----- //")
 
 
 def cuda_source(plans, device: str, context=None) -> str:

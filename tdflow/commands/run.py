@@ -45,6 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", default=None, metavar="TRACE.json",
                    help="write a Chrome trace (chrome://tracing, ui.perfetto.dev) of the "
                    "compile, builds and every kernel launch to TRACE.json")
+    p.add_argument("--nproc", type=positive_int, default=None, metavar="N",
+                   help="run the SBP program on N ranks (threads of this process; inputs and "
+                   "outputs stay the logical tensors)")
+    p.add_argument("--mpi", action="store_true",
+                   help="with --nproc: ranks are MPI processes (mpiexec; the 'distributed' extra)")
     from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
 
     add_ops_args(p)
@@ -67,12 +72,36 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def positive_int(text: str) -> int:
+    """argparse ``type=`` for ``--nproc``: at least 1.
+
+    >>> positive_int("2")
+    2
+    """
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
+
+
 def _usage(msg: str) -> int:
     sys.stderr.write(f"usage: tdflow run PROGRAM.mlir [options]\ntdflow run: error: {msg}\n")
     return 2
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "nproc", None) is not None or getattr(args, "mpi", False):
+        from tdflow.distributed.cli import distributed_run
+
+        if args.nproc is None:
+            return _usage("--mpi needs --nproc N (how many ranks)")
+        if args.pipeline is not None:
+            return _usage("--pipeline cannot be combined with --nproc (the SBP pipeline is fixed)")
+        return distributed_run(args, _run_profiled)
+    return _run_profiled(args)
+
+
+def _run_profiled(args: argparse.Namespace) -> int:
     if getattr(args, "profile", None) is None:
         return _run(args)
     from tdflow.pictures.trace import profile
@@ -146,8 +175,14 @@ def _run(args: argparse.Namespace) -> int:
     from tdflow.runtime.compiled import CompileOptionError
 
     try:
-        program = tdflow.compile(source, device=args.device, entry=func.name,
-                                 pipeline=args.pipeline, ops=context)
+        if getattr(args, "nproc", None) is not None:
+            import tdflow.distributed
+
+            program = tdflow.distributed.compile(source, args.nproc, entry=func.name,
+                                                 ops=context, device=args.device)
+        else:
+            program = tdflow.compile(source, device=args.device, entry=func.name,
+                                     pipeline=args.pipeline, ops=context)
     except CompileOptionError as e:
         # An impossible --device or --pipeline value is a usage error, said in the CLI's
         # words (the message's "compile(): " names a Python function the user never called).

@@ -13,7 +13,7 @@ index (JSON) and a small script: ``file://`` pages cannot fetch, and nothing is 
 >>> from tdflow.dialect.context import standard_context
 >>> out = write_site(standard_context().standard, tempfile.mkdtemp())
 >>> sorted(p.name for p in out)[:2]
-['dialect-tdflow.html', 'family-elementwise_math.html']
+['dialect-tdflow.html', 'family-boxing.html']
 """
 
 from __future__ import annotations

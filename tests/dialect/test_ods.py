@@ -197,7 +197,8 @@ cumprod cumprod_grad dim_gather dim_scatter_add_like dim_scatter_update dim_scat
 dim_scatter_mul dim_scatter_max dim_scatter_min gather_nd scatter_nd_like tensor_scatter_nd_update
 tensor_scatter_nd_add triu pad reduce_min
 reduce_prod avg_pool_2d avg_pool_2d_grad adaptive_avg_pool2d adaptive_avg_pool2d_grad
-softmax_cross_entropy softmax_cross_entropy_grad adam_update""".split()
+softmax_cross_entropy softmax_cross_entropy_grad adam_update boxing_all_reduce
+boxing_reduce_scatter boxing_all_gather boxing_all_to_all boxing_slice boxing_to_partial""".split()
 BASE_HOOKS = ("infer_logical_tensor_desc", "infer_physical_tensor_desc", "get_sbp", "infer_data_type")
 
 

@@ -11,6 +11,10 @@ from test_ir_oneflow import oneflow  # noqa: F401 - the fixture, loaded once per
 
 # Ops tdflow adds that OneFlow does not have.
 TDFLOW_ONLY = {
+    **{f"boxing_{k}": "OneFlow boxes between SBPs in a graph pass with its own collective "
+                      "kernels, not user ops; tdflow's infer-sbp inserts these"
+       for k in ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "slice",
+                 "to_partial")},
     "fused_elementwise": "created by the fuse-elementwise pass (LoweringOnly)",
     "dense_constant": "an element-wise constant (ONNX initializers); OneFlow keeps them as variables",
     "broadcast_bitwise_left_shift": "OneFlow has no shift op; ONNX's BitShift (LEFT) needs one",

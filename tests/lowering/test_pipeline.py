@@ -61,7 +61,7 @@ def test_bad_pipelines_are_clear(text, fragment):
         parse_pipeline(text)
     assert fragment in str(err.value)
     if "unknown pass" in fragment:
-        assert "valid passes: apply-patterns, autodiff, canonicalize, fuse-elementwise, infer-shapes" in str(err.value)
+        assert "valid passes: apply-patterns, autodiff, canonicalize, fuse-elementwise, infer-sbp, infer-shapes" in str(err.value)
     assert err.value.render().startswith("error: ")
 
 

@@ -281,7 +281,7 @@ for expr, shapes, makers in (("mul(exp(in0), in1)", ((3, 4), (3, 4)), (normal, n
 # The op families of tdflow/ops/*.td keep their cases next to their own tests, in
 # grad_cases_<family>.py: ``add_cases(case, h)`` with ``case`` as above and ``h`` this module
 # (for normal, positive, away, distinct, labels).
-for _family in ("math", "elementwise_math", "norm", "index", "train"):
+for _family in ("math", "elementwise_math", "norm", "index", "train", "boxing"):
     importlib.import_module(f"grad_cases_{_family}").add_cases(case, sys.modules[__name__])
 
 
