@@ -46,7 +46,7 @@ from tdflow.dialect.ir.attrs import (
 )
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
-from ..ir_access import is_pure, traits
+from ..ir_access import is_pure, mutated_operands, traits
 from ..pass_manager import Pass, PassContext
 from ..patterns_driver import PatternIndex, apply_greedily
 
@@ -132,12 +132,19 @@ def _trait_rewrites(func: Any, dialect: Any, rw: Rewriter, ruled: frozenset[str]
 
 def _cse(func: Any, dialect: Any, rw: Rewriter) -> bool:
     seen: dict[tuple, Operation] = {}
+    # An op that writes an operand in place (sgd_update's model) makes it another value for
+    # the ops after it: two reads around the write are not one op.
+    version: dict[int, int] = {}
     changed = False
     for op in func.body.ops:
+        for i in mutated_operands(dialect, op):
+            if i < len(op.operands):
+                v = id(op.operands[i])
+                version[v] = version.get(v, 0) + 1
         if op.name == RETURN or not op.results or not is_pure(dialect, op):
             continue
-        key = (op.name, tuple(map(id, op.operands)), tuple(sorted(op.attributes.items())),
-               op.result_types)
+        key = (op.name, tuple((id(v), version.get(id(v), 0)) for v in op.operands),
+               tuple(sorted(op.attributes.items())), op.result_types)
         first = seen.get(key)
         if first is None:
             seen[key] = op

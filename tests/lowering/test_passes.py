@@ -183,3 +183,22 @@ def test_constant_folding_runs_cpu_kernels():
     value = float(np.exp(np.float32(2.0)))
     assert f"floating_value = {value!r}" in lines[1] or "floating_value = 7.38905" in lines[1]
     assert lines[2].startswith('%1 = "tdflow.broadcast_mul"(%x, %0)')
+
+
+def test_cse_does_not_merge_reads_around_an_in_place_update():
+    # Two identical pure ops around sgd_update(%w, ...) read two different %w: merging them
+    # returned the value before the update twice.
+    import numpy as np
+
+    import tdflow
+
+    text = """func.func @f(%w: tensor<4xf32>, %x: tensor<4xf32>, %g: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = "tdflow.broadcast_add"(%w, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  "tdflow.sgd_update"(%w, %g) {learning_rate_val = 0.1 : f32, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>} : (tensor<4xf32>, tensor<4xf32>) -> ()
+  %1 = "tdflow.broadcast_add"(%w, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}"""
+    w, x, g = np.zeros(4, np.float32), np.zeros(4, np.float32), np.ones(4, np.float32)
+    before, after = tdflow.compile(text)(w.copy(), x, g)
+    np.testing.assert_array_equal(before, np.zeros(4, np.float32))
+    np.testing.assert_allclose(after, np.full(4, -0.1, np.float32))
