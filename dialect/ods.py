@@ -135,13 +135,8 @@ class _Reader:
     def op(self, rec: Record) -> OpDef:
         f = rec.fields
         oneflow = isinstance(f.get("input"), Dag) and isinstance(f.get("output"), Dag)
-        mnemonic = f.get("opName")
-        if not isinstance(mnemonic, str) or not mnemonic:
-            mnemonic = _mnemonic_from_def(rec.name)
-        dialect = self.default_dialect
         drec = self.rec(f.get("opDialect"))
-        if drec is not None and isinstance(drec.get("name"), str):
-            dialect = drec.get("name")
+        mnemonic, dialect = op_name_parts(rec, drec, self.default_dialect)
         _check_names(self, rec, drec, mnemonic, dialect)
         operands: list[ValueDef] = []
         attrs: list[AttrDef] = []
@@ -494,6 +489,22 @@ def _check_names(reader: _Reader, rec: Record, drec: Record | None, mnemonic: st
         where = drec if drec is not None and drec.loc is not None else rec
         raise reader.error(where, f"op '{rec.name}': the dialect name {dialect!r} is not an "
                                   f"MLIR dialect name ({_NAME_RULE})")
+
+
+def op_name_parts(rec: Record, drec: Record | None, default_dialect: str) -> tuple[str, str]:
+    """(mnemonic, dialect) of an op record: its ``opName`` (else one made from the def's name)
+    and the ``name`` of its ``opDialect`` record ``drec`` (else ``default_dialect``).
+
+    >>> op_name_parts(Record("My_LeakyReluOp"), None, "tdflow")
+    ('leaky_relu', 'tdflow')
+    """
+    mnemonic = rec.fields.get("opName")
+    if not isinstance(mnemonic, str) or not mnemonic:
+        mnemonic = _mnemonic_from_def(rec.name)
+    dialect = default_dialect
+    if drec is not None and isinstance(drec.get("name"), str):
+        dialect = drec.get("name")
+    return mnemonic, dialect
 
 
 def _mnemonic_from_def(name: str) -> str:

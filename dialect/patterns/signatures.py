@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tdflow.tdparser.records import Dag, DefRef, Record, RecordKeeper
 
-from ..ods import _mnemonic_from_def, is_op_record
+from ..ods import is_op_record, op_name_parts
 
 
 @dataclass(frozen=True)
@@ -82,13 +82,8 @@ class OpSignatures:
 
     def _read(self, rec: Record) -> OpSig:
         f = rec.fields
-        mnemonic = f.get("opName")
-        if not isinstance(mnemonic, str) or not mnemonic:
-            mnemonic = _mnemonic_from_def(rec.name)
-        dialect = self.default_dialect
-        drec = self._rec(f.get("opDialect"))
-        if drec is not None and isinstance(drec.get("name"), str):
-            dialect = drec.get("name")
+        mnemonic, dialect = op_name_parts(rec, self._rec(f.get("opDialect")),
+                                          self.default_dialect)
         args: list[ArgSig] = []
         if isinstance(f.get("input"), Dag) and isinstance(f.get("output"), Dag):
             # OneFlow's convention: operands (`input`), then attributes, as ods.py reads them
