@@ -27,7 +27,7 @@ from typing import Any
 
 from tdflow.dialect.docgen import op_facts
 
-from .page import asset, json_for_script, script_hash
+from .page import asset, json_for_script, page_head
 
 
 def _slug(text: str) -> str:
@@ -179,14 +179,9 @@ def op_section(op: Any, library: Any, link: _Linker) -> str:
 
 def _page(title: str, body: str, index: list[dict], crumbs: str) -> str:
     script = asset("site.js")
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-           f"script-src {script_hash(script)}")
     return "".join([
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n",
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n",
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-        f"<title>{html.escape(title)}</title>\n<style>\n{asset('site.css')}</style>\n",
-        "</head><body>\n<header><a class=\"home\" href=\"index.html\">op reference</a>",
+        page_head(title, "site", script),
+        "<header><a class=\"home\" href=\"index.html\">op reference</a>",
         crumbs, "<input id=\"search\" type=\"search\" placeholder=\"search ops (name, summary, "
         "trait)\" autocomplete=\"off\"><ol id=\"results\"></ol></header>\n<main>\n",
         body, "\n</main>\n<script type=\"application/json\" id=\"tdflow-index\">",

@@ -72,10 +72,13 @@ def check_svg(svg: str) -> str:
     return svg
 
 
-def build_page(title: str, svg: str, data: Any, kind: str, header: str = "") -> str:
-    """The page: ``kind`` names its assets (``view.css``/``view.js``); ``data`` is what the
-    script reads from ``#tdflow-data``; ``header`` is trusted markup for the top bar."""
-    script = asset(f"{kind}.js")
+def page_head(title: str, kind: str, script: str) -> str:
+    """A page's ``<head>`` up to ``<body>``: the title, the ``kind.css`` styles and the
+    Content-Security-Policy that lets only ``script`` (the page's own, by hash) run.
+
+    >>> "script-src 'sha256-" in page_head("t", "view", "x()")
+    True
+    """
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
            f"script-src {script_hash(script)}")
     return "".join([
@@ -83,7 +86,15 @@ def build_page(title: str, svg: str, data: Any, kind: str, header: str = "") -> 
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
         f"<title>{html.escape(title)}</title>\n<style>\n{asset(f'{kind}.css')}</style>\n",
-        "</head><body>\n<header>", f"<h1>{html.escape(title)}</h1>", header,
+        "</head><body>\n"])
+
+
+def build_page(title: str, svg: str, data: Any, kind: str, header: str = "") -> str:
+    """The page: ``kind`` names its assets (``view.css``/``view.js``); ``data`` is what the
+    script reads from ``#tdflow-data``; ``header`` is trusted markup for the top bar."""
+    script = asset(f"{kind}.js")
+    return "".join([
+        page_head(title, kind, script), "<header>", f"<h1>{html.escape(title)}</h1>", header,
         "</header>\n<main id=\"graph\">", check_svg(svg), "</main>\n",
         "<aside id=\"panel\"><p class=\"hint\">Click an op or a value to see it here. Drag to "
         "pan, scroll to zoom, type to search (Enter jumps to the next match).</p></aside>\n",
