@@ -62,11 +62,9 @@ class Context(Dialect):
             for op in lib:
                 first = ops.get(op.name)
                 if first is not None and first is not op:
-                    if _same_place(first.location, op.location):
-                        continue  # one definition reached twice (`include "tdflow/ops.td"`)
-                    if (standard is not None and standard.lookup(op.name) is first
-                            and _same_definition(first, op, digests)):
-                        continue  # the standard ops.td again, from another path (a copy)
+                    standard_op = standard is not None and standard.lookup(op.name) is first
+                    if _same_definition(first, op, digests, by_content=standard_op):
+                        continue
                     raise defined_twice(first, op)
                 ops[op.name] = op
         names = [lib.name for lib in libraries]
@@ -94,17 +92,21 @@ class Context(Dialect):
         return list(dict.fromkeys(op.dialect for op in self.ops.values()))
 
 
-def _same_definition(a: OpDef, b: OpDef, digests: dict[str, str | None]) -> bool:
-    """True when two OpDefs come from the same definition text: the same record at the same
-    line and column of files with the same content (the standard ``ops.td`` loaded again from
-    a checkout next to an installed tdflow, or reached through another library's
-    ``include``). Two copies of a user's library stay an error: loading one twice is a
-    mistake worth naming."""
+def _same_definition(a: OpDef, b: OpDef, digests: dict[str, str | None], *,
+                     by_content: bool) -> bool:
+    """True when two OpDefs are one definition: the same place of one file however it was
+    reached (a library that does `include "tdflow/ops.td"`), or, with ``by_content`` (the
+    standard library's ops), the same record at the same line and column of files with the
+    same content (the standard ``ops.td`` of a checkout next to an installed tdflow, or a
+    copy). Two copies of a user's library stay an error: loading one twice is a mistake
+    worth naming. ``digests`` caches each file's content digest for one context."""
     la, lb = a.location, b.location
-    if la is None or lb is None or a.record != b.record or (la.line, la.col) != (lb.line, lb.col):
+    if la is None or lb is None or (la.line, la.col) != (lb.line, lb.col):
         return False
-    if la.file == lb.file:
+    if la.file == lb.file or os.path.realpath(la.file) == os.path.realpath(lb.file):
         return True
+    if not by_content or a.record != b.record:
+        return False
     for f in (la.file, lb.file):
         if f not in digests:
             try:
@@ -112,13 +114,6 @@ def _same_definition(a: OpDef, b: OpDef, digests: dict[str, str | None]) -> bool
             except OSError:
                 digests[f] = None
     return digests[la.file] == digests[lb.file] is not None
-
-
-def _same_place(a, b) -> bool:
-    """Whether two locations are one place in one file (however the file was reached)."""
-    if a is None or b is None or (a.line, a.col) != (b.line, b.col):
-        return False
-    return a.file == b.file or os.path.realpath(a.file) == os.path.realpath(b.file)
 
 
 def _union_patterns(libraries: Sequence[Dialect]) -> tuple:
