@@ -25,7 +25,9 @@ import traceback
 from functools import cache
 from pathlib import Path
 
-__all__ = ["code_site", "user_frames"]
+from tdflow.tdparser.errors import TdflowError
+
+__all__ = ["code_site", "raised_at", "user_frames"]
 
 
 @cache
@@ -76,3 +78,16 @@ def code_site(exc: BaseException) -> str | None:
     if last is not entry:
         text += f", raised in {last.name} at {last.filename}:{last.lineno}"
     return text
+
+
+def raised_at(original: BaseException) -> str:
+    """`` in my_kernel (hooks.py:14)``: :func:`code_site` as a phrase for a failure message
+    (the engine's, a compiled plan's); empty for tdflow's own errors, which say where they are.
+
+    >>> raised_at(TdflowError("located already"))
+    ''
+    """
+    if isinstance(original, TdflowError):
+        return ""
+    site = code_site(original)
+    return f" {site}" if site else ""

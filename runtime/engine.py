@@ -88,7 +88,7 @@ class EngineError(TdflowError, RuntimeError):
         self.original = original
         where = f" at {loc}" if loc is not None else ""
         who = repr(op_name) if op_name is not None else "<unnamed>"
-        from .executor import raised_at
+        from tdflow.dialect.user_code import raised_at  # only when an op failed
 
         super().__init__(f"op {who}{where} failed{raised_at(original)}: "
                          f"{type(original).__name__}: {original}")

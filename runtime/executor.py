@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
+from tdflow.dialect.user_code import raised_at
 from tdflow.lowering.plan import ExecutablePlan, Launch
 from tdflow.runtime.kernels._util import settle as _settle
 from tdflow.tdparser.errors import TdflowError
@@ -43,17 +44,6 @@ class ArgumentError(TdflowError, TypeError):
 
     def render(self) -> str:
         return f"error: {self}"
-
-
-def raised_at(original: BaseException) -> str:
-    """`` in my_kernel (hooks.py:14)``: where Python code raised ``original`` (a user's
-    kernel first); empty for tdflow's own errors, which say where they are already."""
-    if isinstance(original, TdflowError):
-        return ""
-    from tdflow.dialect.user_code import code_site
-
-    site = code_site(original)
-    return f" {site}" if site else ""
 
 
 class KernelFailure(TdflowError, RuntimeError):
