@@ -114,7 +114,9 @@ def rank_main(argv: Sequence[str]) -> int:
             comm.abort(f"exited with status {code}")
         return code
     except BaseException as exc:  # noqa: BLE001 - every rank must hear of it
-        traceback.print_exc()
+        # One write of the whole traceback: mpiexec forwards a rank's stderr through its
+        # proxy, and what is still buffered when MPI_Abort kills the job is lost.
+        sys.stderr.write(traceback.format_exc())
         comm.abort(f"{type(exc).__name__}: {exc}")  # MPI_Abort: does not return
         return 1
     return 0

@@ -80,9 +80,14 @@ class MpiComm:
 
     def abort(self, reason: str) -> None:
         import sys
+        import time
 
         sys.stderr.write(f"tdflow: rank {self.rank} failed: {reason}\n")
         sys.stderr.flush()
+        # MPI_Abort kills every process of the job at once, mpiexec's output proxies
+        # included: a moment first lets them forward what this rank just wrote (without it the
+        # error was lost now and then under load).
+        time.sleep(0.5)
         self._comm.Abort(1)
 
 
