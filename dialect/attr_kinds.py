@@ -35,7 +35,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 from .element_types import DTYPE_NAMES as _ELEMENT_DTYPES
 

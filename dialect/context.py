@@ -171,7 +171,7 @@ def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike
     >>> [op.name for op in lib.user_ops()], "tdflow.matmul" in lib
     (['my.twice'], True)
     """
-    from .cli_support import import_hook_files
+    from tdflow.dialect.hook_files import import_hook_files
 
     import_hook_files([str(h) for h in hooks])
     libraries: list[Dialect] = []

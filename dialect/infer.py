@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 from .attr_convert import to_value
 from .element_types import FLOAT_DTYPES, INT_DTYPES

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 __all__ = ["Sbp", "NdSbp", "SbpError", "parse_sbp", "sbp_text", "sbp_ir", "physical_shape",
            "slices_of", "rank_coords", "split_range", "B", "P", "S"]

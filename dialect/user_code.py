@@ -25,7 +25,7 @@ import traceback
 from functools import cache
 from pathlib import Path
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 __all__ = ["code_site", "raised_at", "user_frames"]
 

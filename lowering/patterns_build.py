@@ -31,7 +31,8 @@ from tdflow.dialect.infer import SEGMENT_ATTR
 from tdflow.dialect.ir import Operation, Rewriter, Value
 from tdflow.dialect.ir.attrs import Attribute, DenseArrayAttr
 from tdflow.dialect.patterns.model import Bind, OpNode, Pattern
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 from .patterns_match import PatternError, _constant, arg_layout, native_fn, where
 

@@ -37,7 +37,8 @@ from tdflow.dialect.op_verify import operand_groups
 from tdflow.dialect.patterns.model import Bind, OpNode, Pattern
 from tdflow.dialect.patterns.native import NATIVES, load_standard_natives
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 load_standard_natives()  # the standard rules' natives are always there
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 from tdflow.lowering.plan import ExecutablePlan
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 from .executor import ArgumentError, Executor, _type_text, bind_arguments
 

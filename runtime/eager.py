@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 from .autograd import _mode as _grad_mode
 from .autograd import record as _record

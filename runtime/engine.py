@@ -47,7 +47,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 from . import tracing as _tracing
 

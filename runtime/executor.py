@@ -28,7 +28,8 @@ from tdflow.dialect.types import DTYPES
 from tdflow.dialect.user_code import raised_at
 from tdflow.lowering.plan import ExecutablePlan, Launch
 from tdflow.runtime.kernels._util import settle as _settle
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 from . import tracing as _tracing
 

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES, dtype_from_numpy
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 __all__ = ["BAD", "NO_DEFAULT", "Param", "Signature", "SignatureError", "TYPES",
            "explain_mismatch", "make_binder", "mismatch_detail", "parse_signature", "type_name"]

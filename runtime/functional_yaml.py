@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 __all__ = ["YamlError", "read_entries"]
 

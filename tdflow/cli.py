@@ -4,7 +4,7 @@ Each subcommand lives in its own module under :mod:`tdflow.commands` exposing
 ``register(subparsers)`` (argparse set-up only, cheap) and ``run(args) -> int`` (imports what
 it needs). The subcommands that read ops or programs share the op-library options
 (``--ops``, ``--no-std``, ``-I``, ``-D``, ``--hooks``) of
-:func:`tdflow.dialect.cli_support.add_ops_args`. Exit codes: 0 success, 1 diagnostics, 2 usage
+:func:`tdflow.commands._args.add_ops_args`. Exit codes: 0 success, 1 diagnostics, 2 usage
 errors. User mistakes are printed as diagnostics on stderr, never as a Python traceback.
 
 >>> main(["--version"])  # doctest: +SKIP
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             _silence_stdout()
         except OSError as exc:
-            from tdflow.dialect.cli_support import FileAccessError, os_reason
+            from tdflow.core.files import FileAccessError, os_reason
 
             print_diagnostic(FileAccessError("<stdout>", f"cannot write: {os_reason(exc)}")
                              .render())
@@ -108,7 +108,7 @@ class _GuardedStdout:
         except BrokenPipeError:
             raise  # the reader went away (`| head`): the CLI stops quietly
         except OSError as exc:
-            from tdflow.dialect.cli_support import FileAccessError, os_reason
+            from tdflow.core.files import FileAccessError, os_reason
 
             raise FileAccessError("<stdout>", f"cannot write: {os_reason(exc)}") from None
 

@@ -63,7 +63,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .cache_dir import (
+from tdflow.core.cache_dir import (
     atomic_write,
     cache_dir,
     cache_disabled,
@@ -74,6 +74,7 @@ from .cache_dir import (
     usable_dir,
     warn_rejected,
 )
+
 from .records import RecordKeeper
 
 FORMAT = 2  # 2: a MAC (cache_dir.entry_mac) instead of a crc32

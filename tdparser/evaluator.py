@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import sys
 
+from tdflow.core.errors import SourceLoc
+
 from . import ast as A
 from . import types as T
-from .errors import SourceLoc, TdError
+from .errors import TdError
 from .expr import ExprBuilder, Scope, err
 from .limits import MAX_ITEMS, MAX_RECORDS, check_count, too_deep
 from .multiclass import MulticlassInfo, MulticlassStatements

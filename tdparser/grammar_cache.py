@@ -23,7 +23,7 @@ from pathlib import Path
 
 import lark
 
-from .cache_dir import (
+from tdflow.core.cache_dir import (
     atomic_write,
     entry_mac,
     mac_ok,

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
-from .errors import IncludeChain, SourceLoc, TdError
+from tdflow.core.errors import SourceLoc
+
+from .errors import IncludeChain, TdError
 
 KEYWORDS = {
     "assert": "ASSERT", "bit": "BIT", "bits": "BITS", "class": "_CLASS", "code": "CODE_KW",

@@ -13,7 +13,9 @@ hundred.
 
 from __future__ import annotations
 
-from .errors import TdError, position
+from tdflow.core.errors import position
+
+from .errors import TdError
 
 #: Records (defs, including anonymous ones) in one program.
 MAX_RECORDS = 1_000_000

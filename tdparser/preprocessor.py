@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 import re
 
-from .errors import SourceLoc, TdError
+from tdflow.core.errors import SourceLoc
+
+from .errors import TdError
 
 _NAME_RE = re.compile(r"[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)")
 # What may follow a directive: blanks, `/* */` comments (which, as in llvm-tblgen, may span

@@ -11,10 +11,11 @@ import sys
 import types
 
 import pytest
-from tdflow.tdparser.errors import TdError, TdflowError
+from tdflow.tdparser.errors import TdError
 from tdflow_modules import module_names
 
 from tdflow.commands import run_command
+from tdflow.core.errors import TdflowError
 
 # Exception classes that never reach a user: control flow inside one module.
 INTERNAL = {"tdflow.dialect.ir.parser._Fallback",  # the fast path declines
@@ -70,7 +71,7 @@ def test_a_td_error_is_rendered_with_exit_1(monkeypatch, capsys, tmp_path):
 
 
 def test_a_usage_error_exits_2(monkeypatch, capsys):
-    from tdflow.dialect.cli_support import UsageError
+    from tdflow.commands._args import UsageError
 
     assert run_command(_fake_command(monkeypatch, UsageError("no such file 'x.td'"))) == 2
     assert capsys.readouterr().err.strip() == "tdflow: error: no such file 'x.td'"

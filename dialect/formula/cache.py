@@ -10,7 +10,7 @@ holds each formula's expression trees in the text form the fused op uses
 is a miss. Only formulas that checked are stored: a library with an error is checked (and reports
 it) on every load. The cache lives in tdflow's cache dir and obeys its switches
 (``TDFLOW_NO_CACHE``, ``--no-cache``, refused unsafe dirs), see
-:mod:`tdflow.tdparser.cache_dir`.
+:mod:`tdflow.core.cache_dir`.
 
 >>> from tdflow.dialect import standard_dialect
 >>> op = standard_dialect().lookup("tdflow.relu")
@@ -89,7 +89,7 @@ def from_entry(entry: dict, formula: Formula) -> CheckedFormula:
 
 
 def _path(key: str) -> Path | None:
-    from tdflow.tdparser.cache_dir import usable_dir
+    from tdflow.core.cache_dir import usable_dir
 
     folder = usable_dir("formulas")
     return None if folder is None else folder / f"{key}.json"
@@ -101,7 +101,7 @@ def load(key: str, formulas: Sequence[Formula]) -> list[CheckedFormula] | None:
     path = _path(key)
     if path is None:
         return None
-    from tdflow.tdparser.cache_dir import mac_ok, read_owned, warn_rejected
+    from tdflow.core.cache_dir import mac_ok, read_owned, warn_rejected
 
     blob = read_owned(path)
     if blob is None:
@@ -121,7 +121,7 @@ def load(key: str, formulas: Sequence[Formula]) -> list[CheckedFormula] | None:
 
 def store(key: str, checked: Sequence[CheckedFormula]) -> None:
     """Remember ``checked`` under ``key`` (quietly skipped when caching is off or fails)."""
-    from tdflow.tdparser.cache_dir import atomic_write, entry_mac
+    from tdflow.core.cache_dir import atomic_write, entry_mac
 
     path = _path(key)
     if path is None:

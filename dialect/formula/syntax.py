@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdflow.tdparser.errors import SourceLoc
+from tdflow.core.errors import SourceLoc
 
 Pos = tuple[int, int]
 

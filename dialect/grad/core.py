@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 __all__ = ["Emitter", "Forward", "GradDef", "GradError", "grad_rule", "gradient_of",
            "gradient_report", "input_gradients", "needs_gradient", "registered_rules", "sum_to_shape"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 from ..opdef import OpDef
 from ..types import TensorType

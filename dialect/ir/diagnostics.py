@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tdflow.dialect.ir.core import UNKNOWN_LOC, Location
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 __all__ = ["Diagnostic", "DiagnosticError", "register_source", "source_line", "sort_diagnostics"]
 

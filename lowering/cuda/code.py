@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 __all__ = ["TensorSpec", "LaunchSpec", "KernelCode", "CudaCodegenError", "cuda_generator",
            "SCALAR_FORMATS",

@@ -18,7 +18,7 @@ import importlib
 from functools import cache
 from typing import Any
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 
 class BackendUnavailableError(TdflowError, RuntimeError):

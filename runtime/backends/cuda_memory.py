@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 __all__ = ["CachingAllocator", "CudaError", "DeviceArray"]
 

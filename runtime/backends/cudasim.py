@@ -29,7 +29,8 @@ from tdflow.dialect.types import DTYPES, dtype_from_numpy
 from tdflow.lowering.cuda import KernelCode, TensorSpec, translation_unit
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.kernel_build import CompileError, build_shared_object
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 __all__ = ["CudasimBackend", "BACKEND", "CudasimError", "specs_of"]
 

@@ -1,11 +1,11 @@
 """Compile generated CUDA C: ``nvcc`` to cubins for GPUs, ``g++`` to shared objects for cudasim.
 
 Both keep their outputs on disk under tdflow's cache dir (``cuda/`` and ``cudasim/``; the
-directory policy of :mod:`tdflow.tdparser.cache_dir`: private, refused when others can write
+directory policy of :mod:`tdflow.core.cache_dir`: private, refused when others can write
 it, off with ``TDFLOW_NO_CACHE``), keyed by the SHA-256 of the source, the compiler's version
 string and the flags. Writes are atomic (temporary file, then rename). A built object is code,
 so it is used only when it is what tdflow wrote there: each object has a ``.mac`` beside it (the
-cache dir's MAC of its bytes, :func:`~tdflow.tdparser.cache_dir.entry_mac`), and the object is
+cache dir's MAC of its bytes, :func:`~tdflow.core.cache_dir.entry_mac`), and the object is
 read once, without following symlinks, owner and mode checked on the opened file; a shared object
 is then loaded from a process-private copy of those verified bytes, never from the cache path.
 Anything else (planted, edited, a symlink, not an ELF object) is a miss: rebuilt, with one
@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
-from tdflow.tdparser.cache_dir import (
+from tdflow.core.cache_dir import (
     atomic_write,
     entry_mac,
     mac_ok,
@@ -40,7 +40,7 @@ from tdflow.tdparser.cache_dir import (
     usable_dir,
     warn_rejected,
 )
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 __all__ = ["CompileError", "cache_key", "compile_cubin", "build_shared_object", "nvcc_version",
            "DEFAULT_ARCH", "NVCC_FLAGS"]

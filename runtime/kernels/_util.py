@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 # The dtype sets kernels register with, from the one table of element types.
 FLOATS = frozenset(FLOAT_DTYPES)

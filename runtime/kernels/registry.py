@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 KernelFn = Callable[[Mapping[str, Any], Sequence[Any], Sequence[Any]], list[np.ndarray]]
 MatchFn = Callable[[tuple[str, ...], Mapping[str, Any]], bool]

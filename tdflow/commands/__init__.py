@@ -9,12 +9,12 @@ import sys
 def run_command(args) -> int:
     """Run the subcommand ``args.command``: the one place errors become exit codes.
 
-    A :class:`~tdflow.tdparser.errors.TdflowError` (``TdError``, the IR's ``DiagnosticError``,
+    A :class:`~tdflow.core.errors.TdflowError` (``TdError``, the IR's ``DiagnosticError``,
     ``UsageError``...) is printed with its ``render()`` and exits with its ``exit_code`` (1 for
     diagnostics, 2 for usage). Anything else is a bug in tdflow: one "internal error, please
     report" line, and the traceback only under ``TDFLOW_DEBUG=1``.
     """
-    from tdflow.tdparser.errors import TdflowError
+    from tdflow.core.errors import TdflowError
 
     module = importlib.import_module(f"tdflow.commands.{args.command.replace('-', '_')}")
     try:

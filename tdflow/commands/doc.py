@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write a markdown reference per op of FILE.td and the --ops "
                        "libraries (default: the standard ops): summary, description, traits, "
                        "hooks, attributes with defaults, operands and results.")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.commands._args import add_ops_args
 
     add_ops_args(p, positional=True)
     p.add_argument("-o", dest="output", default="-", metavar="OUT", help="write to OUT")
@@ -28,12 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from tdflow.dialect.cli_support import (
-        context_from_args,
-        op_files,
-        shown_library,
-        write_output,
-    )
+    from tdflow.commands._args import context_from_args, op_files, shown_library, write_output
     from tdflow.dialect.docgen import dialect_doc
 
     library = shown_library(context_from_args(args), args)
@@ -43,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             pages = write_site(library, args.html)
         except OSError as exc:
-            from tdflow.dialect.cli_support import FileAccessError, os_reason
+            from tdflow.core.files import FileAccessError, os_reason
 
             raise FileAccessError(getattr(exc, "filename", None) or args.html,
                                   f"cannot write: {os_reason(exc)}") from None

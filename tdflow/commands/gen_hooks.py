@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write a Python module registering a placeholder for every "
                        "hook FILE.td (and the --ops libraries) declares (has_*_fn = 1) that "
                        "has no registered function, after importing the --hooks files.")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.commands._args import add_ops_args
 
     add_ops_args(p, positional=True)
     p.add_argument("-o", dest="output", default="-", metavar="OUT.py", help="write to OUT.py")
@@ -25,12 +25,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from tdflow.dialect.cli_support import (
-        context_from_args,
-        op_files,
-        shown_library,
-        write_output,
-    )
+    from tdflow.commands._args import context_from_args, op_files, shown_library, write_output
     from tdflow.dialect.gen_hooks import skeleton
 
     library = shown_library(context_from_args(args), args)

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.dialect.cli_support import write_output
+    from tdflow.commands._args import write_output
     from tdflow.dialect.ir.printer import print_module
 
     from .programs import load_onnx

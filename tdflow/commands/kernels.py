@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="compile this program's kernels and report on them")
     p.add_argument("--device", default="cuda", help="GPU device to lower for (default: cuda)")
     p.add_argument("--entry", default=None, metavar="NAME", help="only function NAME")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.commands._args import add_ops_args
 
     add_ops_args(p)
 
@@ -146,15 +146,15 @@ def _table(title: str, columns: tuple[str, ...], n_names: int, rows: list[tuple[
 
 
 def _reports_dir():
-    from tdflow.tdparser.cache_dir import usable_dir
+    from tdflow.core.cache_dir import usable_dir
 
     return usable_dir("cuda-reports")
 
 
 def _list_cache() -> int:
 
-    from tdflow.dialect.cli_support import console
-    from tdflow.tdparser.cache_dir import usable_dir
+    from tdflow.commands._args import console
+    from tdflow.core.cache_dir import usable_dir
 
     folder = usable_dir("cuda")
     cubins = sorted(folder.glob("*.cubin")) if folder is not None else []
@@ -181,8 +181,9 @@ def _list_cache() -> int:
 
 def _report_program(args: argparse.Namespace) -> int:
 
+    from tdflow.commands._args import check_ops_args, console, context_from_args
     from tdflow.commands.lower import cuda_source
-    from tdflow.dialect.cli_support import check_ops_args, console, context_from_args, read_input
+    from tdflow.core.files import read_input
     from tdflow.dialect.ir import parse_module
     from tdflow.runtime.backends.cuda_status import find_nvcc
     from tdflow.runtime.backends.kernel_build import (
@@ -211,7 +212,7 @@ def _report_program(args: argparse.Namespace) -> int:
     report = parse_ptxas(ptxas_report(source))
     reports = _reports_dir()
     if reports is not None:
-        from tdflow.tdparser.cache_dir import atomic_write
+        from tdflow.core.cache_dir import atomic_write
 
         nvcc = find_nvcc()
         key = cache_key(source, nvcc_version(nvcc), (f"-arch={DEFAULT_ARCH}", "--cubin",

@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "--pipeline replaces that rank's pipeline, infer-sbp and physicalize included)")
     p.add_argument("--list-passes", action="store_true",
                    help="list the available passes and exit")
-    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
+    from tdflow.commands._args import add_ops_args, add_strict_attrs_arg
 
     add_ops_args(p)
     add_strict_attrs_arg(p)
@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
                          "tdflow lower: error: the following arguments are required: "
                          "PROGRAM.mlir\n")
         return 2
-    from tdflow.dialect.cli_support import check_ops_args, context_from_args, read_input
+    from tdflow.commands._args import check_ops_args, context_from_args
+    from tdflow.core.files import read_input
     from tdflow.dialect.ir import parse_module, print_module
     from tdflow.runtime.compiled import lower
 
@@ -134,7 +135,7 @@ def _check_ranks(nproc: int, rank: int) -> str | None:
 
 def _print_sbp(module, args: argparse.Namespace, device: str) -> None:
     """The logical program after ``infer-sbp`` and every value's SBP (on a copy of ``module``)."""
-    from tdflow.dialect.cli_support import context_from_args
+    from tdflow.commands._args import context_from_args
     from tdflow.dialect.ir import print_module
     from tdflow.lowering.sbp_report import sbp_report
     from tdflow.runtime.compiled import lower
@@ -194,7 +195,7 @@ def print_plan(plan) -> None:
     """Render an ``ExecutablePlan`` with rich: summary, buffers, arguments, launches."""
     from rich.table import Table
 
-    from tdflow.dialect.cli_support import console as make_console
+    from tdflow.commands._args import console as make_console
     from tdflow.lowering.plan import format_bytes
 
     console = make_console(min_width=120)

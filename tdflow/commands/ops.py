@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="List every op of FILE.td and the --ops libraries (default: "
                        "the standard ops): operands, results, attributes (kind, default), "
                        "traits, declared hooks, and the standard op serving it, if any.")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.commands._args import add_ops_args
 
     add_ops_args(p, positional=True)
     p.add_argument("--json", action="store_true",
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.dialect.cli_support import context_from_args, op_to_json, shown_library
+    from tdflow.commands._args import context_from_args, op_to_json, shown_library
 
     library = shown_library(context_from_args(args), args)
     if args.json:
@@ -64,7 +64,7 @@ def summary(library) -> str:
 def _table(library) -> None:
     from rich.table import Table
 
-    from tdflow.dialect.cli_support import console
+    from tdflow.commands._args import console
 
     served = library.served_by
     table = Table(title=f"{library.name}: {len(library)} ops ({library.path})", show_lines=False)

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("opt", help="parse, verify and print a program",
                        description="Parse PROGRAM.mlir, verify it against the standard ops "
                        "plus the --ops libraries and print it back.")
-    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg, add_testing_args
+    from tdflow.commands._args import add_ops_args, add_strict_attrs_arg, add_testing_args
 
     add_ops_args(p)
     add_strict_attrs_arg(p)
@@ -39,12 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.dialect.cli_support import (
-        check_ops_args,
-        context_from_args,
-        read_input,
-        write_output,
-    )
+    from tdflow.commands._args import check_ops_args, context_from_args, write_output
+    from tdflow.core.files import read_input
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.parser import parse_module
     from tdflow.dialect.ir.printer import print_module
@@ -77,7 +73,7 @@ def _run_pipeline(args: argparse.Namespace, module) -> int:
     import sys
 
     from tdflow.commands import print_diagnostic
-    from tdflow.dialect.cli_support import context_from_args
+    from tdflow.commands._args import context_from_args
     from tdflow.lowering.pass_manager import PassManager
     from tdflow.runtime.kernels.registry import kernel_table
 
@@ -102,7 +98,8 @@ def _run_chunks(args: argparse.Namespace, name: str) -> int:
     from functools import partial
 
     from tdflow.commands import print_diagnostic
-    from tdflow.dialect.cli_support import context_from_args, read_input, write_output
+    from tdflow.commands._args import context_from_args, write_output
+    from tdflow.core.files import read_input
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.printer import print_module
     from tdflow.dialect.ir.source import decode_source

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.dialect.cli_support import check_input_file
+    from tdflow.core.files import check_input_file
     from tdflow.dialect.dialect import include_dirs_for, load_records, standard_ops_path
     from tdflow.dialect.patterns.reader import read_patterns
 
@@ -84,7 +84,7 @@ def _constraint_text(c) -> str:
 def _table(patterns, path: str) -> None:
     from rich.table import Table
 
-    from tdflow.dialect.cli_support import console
+    from tdflow.commands._args import console
 
     table = Table(title=f"{len(patterns)} patterns ({path})", show_lines=False)
     for col in ("pattern", "root", "benefit", "matches", "generates", "constraints",

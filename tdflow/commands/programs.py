@@ -19,7 +19,7 @@ def is_onnx_path(path: str) -> bool:
 def load_onnx(path: str, lower: bool = False) -> Any:
     """The model at ``path`` ('-': stdin) as a Module of ``onnx.*`` ops, or lowered to
     ``tdflow.*`` ops with ``lower``."""
-    from tdflow.dialect.cli_support import read_input
+    from tdflow.core.files import read_input
     from tdflow.onnx.importer import import_model
 
     name = "<stdin>" if path == "-" else path
@@ -65,7 +65,7 @@ def register_library_hooks(args: Any) -> None:
     verify tdflow/onnx/onnx.td``): the onnx dialect's inference hooks, when onnx is installed."""
     import os
 
-    from tdflow.dialect.cli_support import op_files
+    from tdflow.commands._args import op_files
 
     named = op_files(args) + [p for p in getattr(args, "programs", None) or []
                               if isinstance(p, str) and p.endswith(".td")]  # verify FILE.td
@@ -93,9 +93,9 @@ def verify_onnx(path: str, context: Any, quiet: bool = False) -> int:
     """Import the model (its checks), verify it and lower it to ``tdflow.*`` (every op's
     shapes and dtypes inferred by tdflow's hooks); exit status."""
     from tdflow.commands import print_diagnostic
+    from tdflow.core.errors import TdflowError
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.onnx.convert import convert
-    from tdflow.tdparser.errors import TdflowError
 
     try:
         module = load_onnx(path)

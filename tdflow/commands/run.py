@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "outputs stay the logical tensors)")
     p.add_argument("--mpi", action="store_true",
                    help="with --nproc: ranks are MPI processes (mpiexec; the 'distributed' extra)")
-    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg
+    from tdflow.commands._args import add_ops_args, add_strict_attrs_arg
 
     add_ops_args(p)
     add_strict_attrs_arg(p)
@@ -111,7 +111,7 @@ def _run_profiled(args: argparse.Namespace) -> int:
     try:
         prof.save(args.profile)
     except OSError as exc:
-        from tdflow.dialect.cli_support import FileAccessError, os_reason
+        from tdflow.core.files import FileAccessError, os_reason
 
         raise FileAccessError(args.profile, f"cannot write: {os_reason(exc)}") from None
     launches = sum(1 for e in prof.recorder.events if e[1] == "launch")
@@ -136,7 +136,8 @@ def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
     import tdflow
-    from tdflow.dialect.cli_support import check_ops_args, context_from_args, read_input
+    from tdflow.commands._args import check_ops_args, context_from_args
+    from tdflow.core.files import read_input
     from tdflow.dialect.ir import DiagnosticError, parse_module, verify_module
     from tdflow.dialect.ir.source import decode_source
 
@@ -241,7 +242,7 @@ def _run(args: argparse.Namespace) -> int:
             with open(written, "wb") as fh:
                 fh.write(buf.getbuffer())
         except OSError as exc:
-            from tdflow.dialect.cli_support import FileAccessError, os_reason
+            from tdflow.core.files import FileAccessError, os_reason
 
             raise FileAccessError(written, f"cannot write: {os_reason(exc)}") from None
         print(f"wrote {len(results)} result(s) to {written}")
@@ -362,7 +363,7 @@ def load_array(name: str, path: str):
     """The array of ``--input NAME=PATH``: a ``.npy`` file, else a diagnostic saying why not."""
     import numpy as np
 
-    from tdflow.dialect.cli_support import FileAccessError, os_reason
+    from tdflow.core.files import FileAccessError, os_reason
 
     what = f"--input {name}"
     try:
@@ -392,7 +393,7 @@ def _check_npy_size(fh, path: str, what: str) -> None:
 
     from numpy.lib import format as npy
 
-    from tdflow.dialect.cli_support import FileAccessError
+    from tdflow.core.files import FileAccessError
 
     fh.seek(0)
     version = npy.read_magic(fh)
@@ -432,7 +433,7 @@ def print_results(name: str, results, values: int) -> None:
     import numpy as np
     from rich.table import Table
 
-    from tdflow.dialect.cli_support import console
+    from tdflow.commands._args import console
 
     table = Table(title=f"@{name} returned {len(results)} result(s)", title_justify="left")
     for col in ("result", "shape", "dtype", "first values", "min", "max", "mean", "std"):

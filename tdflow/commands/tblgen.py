@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.no_cache:
             # Every cache, not only the records': the parser's grammar cache obeys it too.
-            from tdflow.tdparser.cache_dir import caches_disabled
+            from tdflow.core.cache_dir import caches_disabled
 
             with caches_disabled():
                 return _run(args)
@@ -160,7 +160,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _emit(data: bytes, output: str) -> int:
-    from tdflow.dialect.cli_support import write_output
+    from tdflow.commands._args import write_output
 
     write_output(data, output)  # an unwritable OUT is a FileAccessError (exit 1)
     return 0

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "the --ops libraries. Without programs, verify the --ops libraries "
                        "themselves (the standard ops without any): every has_*_fn flag has "
                        "its hook and every hook its flag.")
-    from tdflow.dialect.cli_support import add_ops_args, add_strict_attrs_arg, add_testing_args
+    from tdflow.commands._args import add_ops_args, add_strict_attrs_arg, add_testing_args
 
     add_ops_args(p)
     add_strict_attrs_arg(p)
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.dialect.cli_support import context_from_args, usage
+    from tdflow.commands._args import context_from_args, usage
 
     leading = []
     while args.programs and args.programs[0].endswith(".td"):
@@ -122,7 +122,7 @@ def _verify_file(path: str, context, args: argparse.Namespace) -> int:
     from functools import partial
 
     from tdflow.commands import print_diagnostic
-    from tdflow.dialect.cli_support import FileAccessError, read_input
+    from tdflow.core.files import FileAccessError, read_input
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.source import decode_source
     from tdflow.dialect.ir.split_input import check_chunks
@@ -199,7 +199,7 @@ def unchecked_results_note(module, dialect):
 
 def _check_contract(context, args: argparse.Namespace) -> int:
     from tdflow.commands import print_diagnostic
-    from tdflow.dialect.cli_support import shown_library
+    from tdflow.commands._args import shown_library
     from tdflow.dialect.ir.core import Location
     from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
     from tdflow.dialect.opdef import FLAG_TO_HOOK

@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "cudasim also show each kernel's CUDA source)")
     p.add_argument("--no-edge-labels", action="store_true",
                    help="leave the types off the edges (faster layout of huge programs)")
-    from tdflow.dialect.cli_support import add_ops_args
+    from tdflow.commands._args import add_ops_args
 
     add_ops_args(p)
 
@@ -41,13 +41,8 @@ def run(args: argparse.Namespace) -> int:
     from tdflow.pictures.layout import require_dot
 
     require_dot()  # before any work: without dot there is nothing to draw with
-    from tdflow.dialect.cli_support import (
-        FileAccessError,
-        check_ops_args,
-        context_from_args,
-        os_reason,
-        read_input,
-    )
+    from tdflow.commands._args import check_ops_args, context_from_args
+    from tdflow.core.files import FileAccessError, os_reason, read_input
     from tdflow.dialect.ir import DiagnosticError, parse_module, verify_module
     from tdflow.pictures.view import lowered_view, view_html
 

@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 #: how long a thread rank waits for the others at one collective before it gives up
 DEFAULT_TIMEOUT_S = float(os.environ.get("TDFLOW_COMM_TIMEOUT", "120"))

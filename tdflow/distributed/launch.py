@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 INSTALL_HINT = "pip install 'tdflow[distributed]' (mpi4py and the mpich wheel with mpiexec)"
 

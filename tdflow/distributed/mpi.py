@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 from .comm import CommError, _check_counts
 

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from tdflow.core.errors import TdflowError
 from tdflow.dialect.sbp import NdSbp, Sbp, parse_sbp, physical_shape
-from tdflow.tdparser.errors import TdflowError
 
 from .comm import Communicator, current, use
 from .layout import gather, shard

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 __all__ = ["require_onnx", "OnnxMissing", "ONNX_DTYPES", "onnx_dtype_name"]
 

@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if the file differs from what would be generated")
     args = p.parse_args(argv)
-    from tdflow.tdparser.errors import TdflowError
+    from tdflow.core.errors import TdflowError
 
     try:
         text = generate()

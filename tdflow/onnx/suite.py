@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 KINDS = ("node", "simple", "pytorch-converted", "pytorch-operator", "real")
 

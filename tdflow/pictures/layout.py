@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
 
 #: Seconds ``dot`` may take; a 1,000-op program takes about one.
 DOT_TIMEOUT = 120

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from cuda_harness import need_gxx
 from tdflow.runtime.backends.cuda_status import cuda_status
-from tdflow.tdparser.errors import TdflowError
 
 import tdflow
+from tdflow.core.errors import TdflowError
 
 ROOT = Path(__file__).resolve().parents[2]
 USERLIB = ROOT / "tests" / "data" / "userlib"

@@ -120,7 +120,7 @@ def test_a_planted_object_never_runs(fresh_cache, monkeypatch, tmp_path, caplog,
 
 
 def test_parents_of_the_cache_dir_are_made_private(tmp_path, monkeypatch) -> None:
-    from tdflow.tdparser.cache_dir import usable_dir
+    from tdflow.core.cache_dir import usable_dir
 
     monkeypatch.setenv("TDFLOW_CACHE_DIR", str(tmp_path / "a" / "b" / "cache"))
     monkeypatch.delenv("TDFLOW_NO_CACHE", raising=False)

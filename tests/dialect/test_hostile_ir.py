@@ -18,7 +18,8 @@ from tdflow.dialect.ir import DiagnosticError, parse_module, print_module, verif
 from tdflow.dialect.ir.core import Location
 from tdflow.dialect.ir.diagnostics import Diagnostic
 from tdflow.dialect.ir.type_attr_parser import MAX_NESTING
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 HEAD = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
 TAIL = "  return %x : tensor<4xf32>\n}\n"

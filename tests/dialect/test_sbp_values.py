@@ -20,7 +20,8 @@ from tdflow.dialect.sbp import (
     sbp_text,
     slices_of,
 )
-from tdflow.tdparser.errors import TdflowError
+
+from tdflow.core.errors import TdflowError
 
 
 @pytest.mark.parametrize("text, sbp", [

@@ -167,7 +167,7 @@ def test_ops_doc_gen_hooks_show_the_user_library(capsys):
 
 def test_hook_files_are_imported_once(tmp_path):
     """The same unchanged file twice is one import; two files of one name are two modules."""
-    from tdflow.dialect.cli_support import hook_module_name, import_hook_files
+    from tdflow.dialect.hook_files import hook_module_name, import_hook_files
 
     a, b = tmp_path / "a" / "h.py", tmp_path / "b" / "h.py"
     for f in (a, b):

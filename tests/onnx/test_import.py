@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from models import classifier, onnx
 from tdflow.dialect.ir import parse_module, verify_module
-from tdflow.tdparser.errors import TdflowError
 
+from tdflow.core.errors import TdflowError
 from tdflow.onnx.convert import convert
 from tdflow.onnx.importer import OnnxImportError, import_model, initializers, onnx_context
 

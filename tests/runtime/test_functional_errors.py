@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from tdflow.runtime.compiled import CompileOptionError
 from tdflow.runtime.eager import EagerError
 from tdflow.runtime.executor import ArgumentError
-from tdflow.tdparser.errors import TdflowError
 
 import tdflow
 import tdflow.functional as F
+from tdflow.core.errors import TdflowError
 
 T = tdflow.tensor
 PROGRAM = ('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n'

@@ -20,9 +20,9 @@ from tdflow.dialect.dialect import load_dialect
 from tdflow.dialect.grad import gradient_of
 from tdflow.dialect.types import TensorType as T
 from tdflow.runtime.eager import EagerError
-from tdflow.tdparser.errors import TdflowError
 
 import tdflow
+from tdflow.core.errors import TdflowError
 
 F = tdflow.functional
 D = standard_dialect()

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from tdflow.dialect import InferError, standard_dialect
 from tdflow.dialect.types import TensorType as T
-from tdflow.tdparser.errors import TdflowError
 
 import tdflow
+from tdflow.core.errors import TdflowError
 
 F = tdflow.functional
 D = standard_dialect()

@@ -203,7 +203,7 @@ def test_damaged_entry_is_rebuilt(cdir, project, damage):
     elif damage == "not-a-keeper":
         import pickle
 
-        from tdflow.tdparser.cache_dir import entry_mac
+        from tdflow.core.cache_dir import entry_mac
 
         payload = pickle.dumps({"not": "a keeper"})
         head_len = cache._HEAD.unpack_from(blob, len(cache.MAGIC))[0]

@@ -19,9 +19,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from tdflow.tdparser import cache, cache_dir, grammar_cache, parse_file, parse_string
+from tdflow.tdparser import cache, grammar_cache, parse_file, parse_string
 from tdflow.tdparser import parser as tdparser_parser
 from tdflow.tdparser.records import Record, RecordKeeper
+
+from tdflow.core import cache_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 TD = 'class C<int n> { int v = n; }\ndef A : C<1>;\ndef B : C<2>;\n'
@@ -76,7 +78,7 @@ def _replace_payload(entry: Path, payload: bytes, *, key_known: bool = True) -> 
     import hashlib
     import hmac
 
-    from tdflow.tdparser.cache_dir import entry_mac
+    from tdflow.core.cache_dir import entry_mac
 
     blob = entry.read_bytes()
     pos = len(cache.MAGIC)

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from tdflow.core.errors import TdflowError
 from tdflow.dialect.types import TensorType
-from tdflow.tdparser.errors import TdflowError
 
 __all__ = ["rule", "rule_for", "RULES", "Node", "Lowerer", "Const", "LoweringError",
            "NeedsValue", "Rule"]

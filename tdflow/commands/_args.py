@@ -1,6 +1,7 @@
 """Shared plumbing of the subcommands that read ops or programs (``ops``, ``verify``,
 ``doc``, ``opt``, ``gen-hooks``, ``lower``, ``run``): the op-library options and the context
-they name, user hook files, reading inputs, writing the ``-o`` output, JSON."""
+they name, writing the ``-o`` output, JSON. Reading inputs is :mod:`tdflow.core.files`, user
+hook files :mod:`tdflow.dialect.hook_files`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import os
 import sys
 from typing import Any
 
-from tdflow.tdparser.errors import TdflowError
+from tdflow.core.errors import TdflowError
+from tdflow.core.files import FileAccessError, check_input_file, os_reason
+from tdflow.dialect.hook_files import import_hook_files
 
 #: The note ``--td`` prints: it used to replace the standard ops, ``--ops`` adds to them.
 TD_DEPRECATION = ("note: --td is deprecated; use --ops (which adds to the standard ops; "
@@ -100,142 +103,6 @@ def usage(message: str) -> int:
     """Print a usage error (``tdflow: error: message``) and return its exit status, 2."""
     sys.stderr.write(f"tdflow: error: {message}\n")
     return 2
-
-
-class FileAccessError(TdflowError):
-    """An input that cannot be read or an output that cannot be written (exit status 1).
-
-    Every subcommand reports a missing or unreadable file the same way, naming it like a
-    diagnostic without a line: ``prog.mlir: error: cannot open program: no such file or
-    directory``.
-    """
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: error: {message}")
-        self.path = path
-
-    def render(self) -> str:
-        return str(self)
-
-
-def os_reason(exc: OSError) -> str:
-    """``OSError`` as the end of a message: ``no such file or directory``."""
-    reason = exc.strerror or str(exc)
-    return reason[:1].lower() + reason[1:]
-
-
-#: The most read from a pipe or device: ``tdflow verify /dev/zero`` must end, not fill memory.
-MAX_STREAM_BYTES = 256 << 20
-
-
-def read_input(path: str, what: str = "program") -> bytes:
-    """The bytes of input file ``path`` (``-``: standard input); ``FileAccessError`` if it
-    cannot be read."""
-    name = "<stdin>" if path == "-" else path
-    try:
-        if path == "-":
-            fh = sys.stdin.buffer
-            regular = False
-        else:
-            fh = open(path, "rb")  # closed below
-            regular = os.path.isfile(path)
-        try:
-            if regular:  # its size is known: no bound needed
-                return fh.read()
-            data = fh.read(MAX_STREAM_BYTES + 1)
-        finally:
-            if path != "-":
-                fh.close()
-    except OSError as exc:
-        raise FileAccessError(name, f"cannot open {what}: {os_reason(exc)}") from None
-    if len(data) > MAX_STREAM_BYTES:
-        raise FileAccessError(name, f"cannot read {what}: more than {MAX_STREAM_BYTES >> 20} MiB "
-                              f"from a pipe or device")
-    return data
-
-
-def check_input_file(path: str, what: str) -> None:
-    """``FileAccessError`` unless ``path`` is an existing regular file (or a readable special
-    file such as ``/dev/stdin``)."""
-    if os.path.isdir(path):
-        raise FileAccessError(path, f"cannot open {what}: is a directory")
-    if not os.path.exists(path):
-        raise FileAccessError(path, f"cannot open {what}: no such file or directory")
-
-
-#: Hook modules imported by this process: module name -> digest of the source it ran.
-_IMPORTED_HOOKS: dict[str, str] = {}
-
-
-def hook_module_name(path: str) -> str:
-    """The module name a hook file is imported under: its stem plus a short hash of its
-    absolute path, so that two files with the same name never replace each other.
-
-    >>> hook_module_name("/a/my_hooks.py") == hook_module_name("/a/../a/my_hooks.py")
-    True
-    >>> hook_module_name("/a/my_hooks.py") != hook_module_name("/b/my_hooks.py")
-    True
-    """
-    import hashlib
-    import re
-
-    absolute = os.path.abspath(path)
-    digest = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:12]
-    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(absolute))[0])
-    return f"_tdflow_user_hooks_{digest}_{stem}"
-
-
-def import_hook_files(paths: list[str]) -> None:
-    """Import each user hook module (by path) so its decorators register its hooks.
-
-    Importing a file again in the same process is a no-op while its content is unchanged
-    (``load_ops(hooks=...)`` and the CLI may both ask for it); an edited file runs again.
-    """
-    import hashlib
-    import importlib.util
-
-    for path in paths:
-        check_input_file(path, "hook file")
-        name = hook_module_name(path)
-        try:
-            with open(path, "rb") as fh:
-                digest = hashlib.sha256(fh.read()).hexdigest()
-        except OSError as exc:
-            raise FileAccessError(path, f"cannot open hook file: {os_reason(exc)}") from None
-        if _IMPORTED_HOOKS.get(name) == digest and name in sys.modules:
-            continue
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise FileAccessError(path, "cannot import hook file: expected a .py file")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # noqa: BLE001 - the user's code: report, do not crash
-            sys.modules.pop(name, None)
-            _IMPORTED_HOOKS.pop(name, None)
-            raise HookFileError(path, exc) from exc
-        _IMPORTED_HOOKS[name] = digest
-
-
-class HookFileError(TdflowError):
-    """A user hook file that fails to import; rendered as a diagnostic (exit status 1)."""
-
-    def __init__(self, path: str, exc: BaseException) -> None:
-        super().__init__(f"{path}: {exc}")
-        self.path = path
-        self.exc = exc
-
-    def render(self) -> str:
-        import traceback
-
-        frames = [f for f in traceback.extract_tb(self.exc.__traceback__)
-                  if os.path.abspath(f.filename) == os.path.abspath(self.path)]
-        where = f"{self.path}:{frames[-1].lineno}" if frames else self.path
-        if isinstance(self.exc, SyntaxError) and self.exc.lineno:
-            where = f"{self.path}:{self.exc.lineno}"
-        return (f"{where}: error: cannot import hook file: "
-                f"{type(self.exc).__name__}: {self.exc}")
 
 
 def op_files(args: argparse.Namespace) -> list[str]:
