@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable
 from tdflow.dialect.ir.core import RETURN, FuncOp, Location, Module, Operation, Value
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, sort_diagnostics
 
+from tdflow.core.gc_pause import gc_paused
+
 __all__ = ["verify_module", "verify_func", "parse_and_verify", "Emit"]
 
 #: ``emit(message, loc=None, notes=(), severity="error")``: report a problem of the op being
@@ -135,14 +137,15 @@ def verify_module(module: Module, dialect=None, strict_attrs: bool = False) -> l
     """
     diags: list[Diagnostic] = list(getattr(module, "parse_diagnostics", ()) or ())
     seen: dict[str, FuncOp] = {}
-    for f in module.funcs:
-        prev = seen.get(f.name)
-        if prev is not None:
-            diags.append(Diagnostic(f"redefinition of function @{f.name}", f.loc,
-                                    [("previously defined here", prev.loc)]))
-        seen[f.name] = f
-        verify_func(f, diags, dialect, getattr(module, "placeholder_locs", None),
-                    getattr(module, "forward_use_locs", None), strict_attrs)
+    with gc_paused():  # inference allocates per op; the collector would walk the whole module
+        for f in module.funcs:
+            prev = seen.get(f.name)
+            if prev is not None:
+                diags.append(Diagnostic(f"redefinition of function @{f.name}", f.loc,
+                                        [("previously defined here", prev.loc)]))
+            seen[f.name] = f
+            verify_func(f, diags, dialect, getattr(module, "placeholder_locs", None),
+                        getattr(module, "forward_use_locs", None), strict_attrs)
     return sort_diagnostics(diags)
 
 
