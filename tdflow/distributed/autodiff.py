@@ -55,9 +55,10 @@ class DistributedValueAndGrad:
 
 def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | None = None, *,
                    entry: str | None = None, ops: Any = None,
-                   device: str = "cpu") -> DistributedValueAndGrad:
+                   device: str = "cpu", search: str = "lookahead") -> DistributedValueAndGrad:
     """The program's results and the gradients of ``wrt`` (default: every float argument),
-    computed on ``nproc`` ranks (a fuller example is at the top of this module).
+    computed on ``nproc`` ranks (a fuller example is at the top of this module); ``search``
+    as :func:`~tdflow.distributed.compile`.
 
     >>> import numpy as np
     >>> vg = value_and_grad('func.func @f(%w: tensor<2xf64>) -> tensor<2xf64> {\\n'
@@ -79,7 +80,7 @@ def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | 
     if "hierarchy" in func.attributes:
         grad_func.attributes["hierarchy"] = func.attributes["hierarchy"]
     seeds = [np.ones(tuple(t.shape), DTYPES[t.dtype]) for t in func.result_types]
-    prog = compile(module, nproc, entry=grad_func.name, ops=ops, device=device)
+    prog = compile(module, nproc, entry=grad_func.name, ops=ops, device=device, search=search)
     return DistributedValueAndGrad(prog, len(func.result_types), wrt_names, seeds)
 
 

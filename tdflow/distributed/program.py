@@ -214,9 +214,11 @@ def compile_physical(rank_source: Callable[[int], Any], nproc: int, arg_sbp: Seq
 
 
 def compile(source: Any, nproc: int | None = None, comm: Communicator | None = None, *,  # noqa: A001
-            entry: str | None = None, ops: Any = None, device: str = "cpu") -> DistributedProgram:
+            entry: str | None = None, ops: Any = None, device: str = "cpu",
+            search: str = "lookahead") -> DistributedProgram:
     """Compile an SBP-annotated program for ``nproc`` ranks (default: the size of ``comm`` or
-    of the calling rank's group). Arguments without an ``sbp`` attribute are broadcast.
+    of the calling rank's group). Arguments without an ``sbp`` attribute are broadcast;
+    ``search`` is ``infer-sbp``'s (``"greedy"``: OneFlow's per-op choice).
 
     >>> import numpy as np, tdflow.distributed as dist
     >>> prog = dist.compile('func.func @f(%x: tensor<5xf64> {sbp = [#sbp.S<0>]}) -> tensor<5xf64> {\\n'
@@ -245,14 +247,15 @@ def compile(source: Any, nproc: int | None = None, comm: Communicator | None = N
     errors = [d for d in verify_module(module, context_of(ops)) if d.severity == "error"]
     if errors:  # the program's own mistakes first, located, before any SBP pass runs
         raise DiagnosticError(errors)
-    arg_sbp, result_sbp, hier = _function_sbp(module, entry, nproc, ops)
+    arg_sbp, result_sbp, hier = _function_sbp(module, entry, nproc, ops, search)
     func = module[entry]
     arg_shapes = [tuple(t.shape) for t in func.arg_types]
     result_shapes = [tuple(t.shape) for t in _result_types(func)]
 
     def build(rank: int) -> RankPlan:
         prog = tdflow.compile(module.clone(), device, entry,
-                              pipeline=rank_pipeline(nproc, rank, device), mode="direct", ops=ops)
+                              pipeline=rank_pipeline(nproc, rank, device, search), mode="direct",
+                              ops=ops)
         return RankPlan(prog, arg_sbp, result_sbp, arg_shapes, result_shapes, hier)
 
     arguments = [(a.name or f"arg{i}", tuple(a.type.shape), a.type.dtype)
@@ -260,7 +263,7 @@ def compile(source: Any, nproc: int | None = None, comm: Communicator | None = N
     return DistributedProgram(entry, nproc, build, arguments)
 
 
-def rank_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
+def rank_pipeline(nproc: int, rank: int, device: str = "cpu", search: str = "lookahead") -> str:
     """The whole pipeline of rank ``rank``: the compiler's (``tdflow.lowering.sbp``) SBP
     passes (``infer-sbp``, ``physicalize``), then the device's standard pipeline.
 
@@ -269,7 +272,7 @@ def rank_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
     """
     from tdflow.lowering.sbp import sbp_pipeline
 
-    return sbp_pipeline(nproc, rank, device)
+    return sbp_pipeline(nproc, rank, device, search)
 
 
 def _result_types(func: Any) -> list[Any]:
@@ -279,15 +282,17 @@ def _result_types(func: Any) -> list[Any]:
     return list(types)
 
 
-def _function_sbp(module: Any, entry: str, nproc: int, ops: Any
+def _function_sbp(module: Any, entry: str, nproc: int, ops: Any, search: str = "lookahead"
                   ) -> tuple[list[NdSbp], list[NdSbp], tuple[int, ...]]:
     """The SBP the compiler chose for ``entry``'s arguments and results, and the hierarchy."""
     from tdflow.lowering.pass_manager import PassManager
     from tdflow.lowering.passes.infer_sbp import function_sbp
+    from tdflow.lowering.sbp import sbp_pipeline
     from tdflow.runtime.compiled import context_of
 
     m = module.clone()
-    PassManager.parse(f"infer-sbp{{nproc={nproc}}}", dialect=context_of(ops)).run(m)
+    PassManager.parse(sbp_pipeline(nproc, 0, search=search).split(",physicalize")[0],
+                      dialect=context_of(ops)).run(m)
     args, results = function_sbp(m[entry])
     from tdflow.lowering.sbp_ir import hierarchy_of
 
