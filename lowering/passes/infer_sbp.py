@@ -38,7 +38,6 @@ from tdflow.dialect.types import TensorType
 from ..ir_access import diagnostic, mutated_operands, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
 from ..sbp import UNSUPPORTED, nd_copy_cost
-from ..sbp_search import future_costs
 from ..sbp_ir import (
     SBP_ATTR,
     boxing_plan,
@@ -50,6 +49,7 @@ from ..sbp_ir import (
     nd_text,
     parse_parallel,
 )
+from ..sbp_search import future_costs
 
 __all__ = ["InferSbpPass", "function_sbp"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-import tdflow
-import tdflow.distributed as dist
 from tdflow.dialect import standard_dialect
 from tdflow.dialect.ir.parser import parse_module
 from tdflow.lowering.pass_manager import PassManager
 from tdflow.lowering.passes.infer_sbp import function_sbp
+
+import tdflow
+import tdflow.distributed as dist
 
 # h = x @ w is cheapest as S(0) (x is S(0), w broadcast: nothing moves), but its consumer
 # h @ w2 with w2 row-split then needs w2 gathered (16 KiB); producing h as S(1) instead costs
