@@ -49,7 +49,7 @@ from ..sbp_ir import (
     nd_text,
     parse_parallel,
 )
-from ..sbp_search import future_costs
+from ..sbp_search import compute_cost, future_costs
 
 __all__ = ["InferSbpPass", "function_sbp"]
 
@@ -137,7 +137,8 @@ class _Inference:
             func.arg_attrs[i][SBP_ATTR] = nd_sbp_attr(nd)
         if self.lookahead:  # what each candidate's results will cost their consumers
             self.tails = future_costs(list(func.body), self._search_candidates,
-                                      self._value_cost, self._result_want, self.sbp.get)
+                                      self._value_cost, self._result_want, self.sbp.get,
+                                      self._compute)
         for op in list(func.body):
             if op.name == RETURN:
                 self._return(op)
@@ -151,7 +152,9 @@ class _Inference:
         for i, v in enumerate(op.operands):
             given = func.res_attrs[i].get(SBP_ATTR)
             want = self._of(v) if given is None else nd_sbp_from_attr(given, n_axes)
-            op.set_operand(i, self._box(v, want, op))
+            # boxed right after its producer: a gradient's all-reduce can then overlap the
+            # rest of the backward pass (tdflow.distributed.overlap)
+            op.set_operand(i, self._box(v, want, op, early=True))
             func.res_attrs[i][SBP_ATTR] = nd_sbp_attr(want)
 
     def _of(self, v: Any) -> NdSbp:
@@ -171,7 +174,7 @@ class _Inference:
                     cost += (nd_copy_cost(have, want, _nbytes(v.type), self.hier) if reachable
                              else UNSUPPORTED)
                     moved += 1
-            tail = self.tails.get(id(op))
+            tail = self.tails.get(id(op))  # its results' future and its own work
             key = (cost + (tail[k] if tail else 0.0), moved, k)
             if best_key is None or key < best_key:
                 best, best_key = c, key
@@ -219,6 +222,9 @@ class _Inference:
         attrs = self.func.res_attrs or []
         given = (attrs[i] or {}).get(SBP_ATTR) if i < len(attrs) else None
         return None if given is None else nd_sbp_from_attr(given, len(self.hier))
+
+    def _compute(self, op: Operation, c: _Candidate) -> float:
+        return compute_cost([_nbytes(r.type) for r in op.results], c.outs, self.hier)
 
     # -- candidates ----------------------------------------------------------------------
     def _candidates(self, op: Operation) -> list[_Candidate]:
@@ -280,7 +286,7 @@ class _Inference:
         return out
 
     # -- boxing ------------------------------------------------------------------------
-    def _box(self, v: Any, want: NdSbp, user: Operation) -> Any:
+    def _box(self, v: Any, want: NdSbp, user: Operation, early: bool = False) -> Any:
         have = self._of(v)
         if have == want:
             return v
@@ -292,6 +298,7 @@ class _Inference:
             raise _Located(f"'{user.name}': no boxing turns {nd_text(have)} into "
                            f"{nd_text(want)} (a split re-nested under an inner split)", user.loc)
         cur, value = list(have), v
+        producer = v.owner if early and isinstance(v.owner, Operation) else None
         for axis, src, dst in plan:
             for name, attrs in boxing_steps(src, dst):
                 attrs = {k: to_attr("si64", a) for k, a in attrs.items()}
@@ -300,7 +307,11 @@ class _Inference:
                 cur[axis] = _after(name, attrs, dst)
                 attrs[SBP_ATTR] = ArrayAttr((nd_sbp_attr(tuple(cur)),))
                 box = Operation(name, [value], [value.type], attrs, user.loc)
-                Rewriter().insert_before(user, box)
+                if producer is not None:
+                    Rewriter().insert_after(producer, box)
+                    producer = box
+                else:
+                    Rewriter().insert_before(user, box)
                 value = box.result
                 self.sbp[value] = tuple(cur)
         self.boxed[key] = value
