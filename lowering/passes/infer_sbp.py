@@ -243,7 +243,10 @@ class _Inference:
             # no inputs listed: the op takes its operands as they come (a source op's form)
             return [_Candidate(tuple(ins) or tuple(self._of(v) for v in op.operands), tuple(outs))]
         opdef = op_def(self.dialect, op.name)
-        if opdef is None:
+        if opdef is None or any(a.name == "seed" for a in opdef.attributes):
+            # an op that draws random numbers (OneFlow's have a `seed`) runs whole on every
+            # rank: each draws the logical mask from the same counters, as one process does,
+            # and its consumers take their slices of it
             return [all_b]
         one_d = self._one_d(op, opdef)
         if one_d is None:
