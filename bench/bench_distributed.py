@@ -84,44 +84,44 @@ def rank_steps(batch: int, steps: int, seed: int = 0) -> dict:
             "losses": losses, "size": comm.size}
 
 
-def overlap_steps(batch: int, steps: int, overlap: bool, bucket_bytes: int,
-                  seed: int = 0) -> dict:
-    """``steps`` SGD steps of the SBP program on the calling rank: the median step time and
-    the losses."""
+def overlap_steps(batch: int, steps: int, bucket_bytes: int, seed: int = 0) -> dict:
+    """``steps`` SGD steps of the SBP program on the calling rank, plain and overlapped in
+    turn (the same load on both): each one's median step time and losses."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((batch, 64)).astype(np.float32)
     y = rng.integers(0, 10, batch).astype(np.int64)
-    p = train_mlp.init_params(seed)
-    vg = dist.value_and_grad(train_mlp.program(batch, split_batch=True), dist.current().size,
-                             wrt=list(train_mlp.PARAMS), overlap=overlap,
-                             bucket_bytes=bucket_bytes)
+    text = train_mlp.program(batch, split_batch=True)
+    runs = {}
+    for overlap in (False, True):
+        vg = dist.value_and_grad(text, dist.current().size, wrt=list(train_mlp.PARAMS),
+                                 overlap=overlap, bucket_bytes=bucket_bytes)
+        runs[overlap] = {"vg": vg, "p": train_mlp.init_params(seed), "times": [], "losses": []}
     lr = np.float32(0.1)
-    times, losses = [], []
-    for _ in range(steps + 1):
-        t0 = time.perf_counter()
-        loss, grads = vg(x, y, *p.values())
-        for k, g in zip(train_mlp.PARAMS, grads):
-            p[k] -= lr * g
-        times.append(time.perf_counter() - t0)
-        losses.append(float(loss))
-    return {"step": statistics.median(times[1:]), "losses": losses}
+    for _ in range(steps + 1):  # the first step of each warms up and is not counted
+        for r in runs.values():
+            t0 = time.perf_counter()
+            loss, grads = r["vg"](x, y, *r["p"].values())
+            for k, g in zip(train_mlp.PARAMS, grads):
+                r["p"][k] -= lr * g
+            r["times"].append(time.perf_counter() - t0)
+            r["losses"].append(float(loss))
+    return {o: {"step": statistics.median(r["times"][1:]), "losses": r["losses"]}
+            for o, r in runs.items()}
 
 
 def measure_overlap(nproc: int, batch: int, steps: int, bucket_bytes: int) -> dict:
     """Overlapped and plain step times (medians, slowest rank) and whether the losses agree."""
-    out = {}
-    for overlap in (False, True):
-        if dist.world_size() > 1:
-            mine = overlap_steps(batch, steps, overlap, bucket_bytes)
-            times = dist.current().allgather(np.array([mine["step"]]))
-            out[overlap] = {**mine, "step": float(times.max())}
-        else:
-            runs = dist.run_threads(lambda r, o=overlap: overlap_steps(batch, steps, o,
-                                                                        bucket_bytes), nproc)
-            out[overlap] = {**runs[0], "step": max(r["step"] for r in runs)}
-    return {"plain": out[False]["step"], "overlapped": out[True]["step"],
-            "ratio": out[True]["step"] / out[False]["step"],
-            "same": out[True]["losses"] == out[False]["losses"]}
+    if dist.world_size() > 1:
+        mine = overlap_steps(batch, steps, bucket_bytes)
+        times = dist.current().allgather(np.array([mine[False]["step"], mine[True]["step"]]))
+        per_rank = [{False: {**mine[False], "step": a}, True: {**mine[True], "step": b}}
+                    for a, b in times.reshape(-1, 2)]
+    else:
+        per_rank = dist.run_threads(lambda r: overlap_steps(batch, steps, bucket_bytes), nproc)
+    plain = max(r[False]["step"] for r in per_rank)
+    fast = max(r[True]["step"] for r in per_rank)
+    return {"plain": plain, "overlapped": fast, "ratio": fast / plain,
+            "same": per_rank[0][True]["losses"] == per_rank[0][False]["losses"]}
 
 
 def overlap_table(o: dict, batch: int, bucket_bytes: int) -> str:

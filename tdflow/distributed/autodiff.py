@@ -56,13 +56,14 @@ class DistributedValueAndGrad:
 
 def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | None = None, *,
                    entry: str | None = None, ops: Any = None,
-                   device: str = "cpu", search: str = "lookahead", overlap: bool = True,
+                   device: str = "cpu", search: str = "lookahead", overlap: bool = False,
                    bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> DistributedValueAndGrad:
     """The program's results and the gradients of ``wrt`` (default: every float argument),
     computed on ``nproc`` ranks (a fuller example is at the top of this module); ``search``,
     ``overlap`` and ``bucket_bytes`` as :func:`~tdflow.distributed.compile`. Each gradient
     gets its parameter's SBP (a broadcast parameter's partial gradient is all-reduced inside
-    the plan, right after the backward pass produces it, so it overlaps the rest).
+    the plan, right after the backward pass produces it, where ``overlap=True`` lets it run
+    beside the rest).
 
     >>> import numpy as np
     >>> vg = value_and_grad('func.func @f(%w: tensor<2xf64>) -> tensor<2xf64> {\\n'

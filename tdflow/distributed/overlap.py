@@ -7,8 +7,9 @@ hold the plan up: its kernel hands a copy of its input to this rank's :class:`Re
 returns. The reducer packs such inputs into buckets (flat buffers of up to ``bucket_bytes``,
 one dtype and one communicator each, in plan order: the same buckets on every rank) and
 all-reduces each full bucket on a communication thread while the plan goes on; the last
-such launch of the plan (:attr:`Reducer.last`) flushes the rest and waits, so every result
-is complete before the plan returns. Any other collective of the rank first waits for the
+such launch of the plan (:attr:`Reducer.last`) waits for them and reduces the open bucket
+itself (no thread at all when everything fits one bucket), so every result is complete
+before the plan returns. Any other collective of the rank first waits for the
 pending buckets (:func:`wait_pending`): one rank never has two collectives in flight, and
 every rank issues them in the same order.
 
@@ -105,11 +106,16 @@ class Reducer:
         self.buckets += 1
 
     def wait(self) -> None:
-        """Flush the open bucket and wait for every bucket in flight (their errors raise)."""
-        self._flush()
+        """Wait for every bucket in flight (their errors raise), then reduce the open one on
+        the calling thread: nothing is left to overlap it with."""
         pending, self._pending = self._pending, []
         for f in pending:
             f.result()
+        if self._bucket:
+            bucket, comm = self._bucket, self._comm
+            self._bucket, self._size = [], 0
+            self.buckets += 1
+            _reduce_bucket(comm, bucket)
 
     def close(self) -> None:
         try:

@@ -222,13 +222,14 @@ def compile_physical(rank_source: Callable[[int], Any], nproc: int, arg_sbp: Seq
 
 def compile(source: Any, nproc: int | None = None, comm: Communicator | None = None, *,  # noqa: A001
             entry: str | None = None, ops: Any = None, device: str = "cpu",
-            search: str = "lookahead", overlap: bool = True,
+            search: str = "lookahead", overlap: bool = False,
             bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> DistributedProgram:
     """Compile an SBP-annotated program for ``nproc`` ranks (default: the size of ``comm`` or
     of the calling rank's group). Arguments without an ``sbp`` attribute are broadcast;
     ``search`` is ``infer-sbp``'s (``"greedy"``: OneFlow's per-op choice); ``overlap``:
     all-reduces whose results only the caller reads (gradients) go in buckets of
-    ``bucket_bytes`` while the plan goes on (:mod:`tdflow.distributed.overlap`).
+    ``bucket_bytes`` while the plan goes on (:mod:`tdflow.distributed.overlap`; off by
+    default: it needs a core free for the communication thread, see docs/benchmarks.md).
 
     >>> import numpy as np, tdflow.distributed as dist
     >>> prog = dist.compile('func.func @f(%x: tensor<5xf64> {sbp = [#sbp.S<0>]}) -> tensor<5xf64> {\\n'

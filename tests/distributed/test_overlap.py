@@ -49,7 +49,7 @@ def test_overlapped_buckets_give_the_same_bits_as_plain_all_reduces(nproc, monke
     monkeypatch.setattr(overlap, "_reduce_bucket",
                         lambda comm, bucket: calls.append(len(bucket)) or real(comm, bucket))
     # 1 KiB buckets: w3's gradient (256 B) and w2's (2 KiB) close one each, w1's (4 KiB) too
-    fast = _step(nproc, bucket_bytes=1024)
+    fast = _step(nproc, overlap=True, bucket_bytes=1024)
     plain = _step(nproc, overlap=False)
     n_async = fast[0][3]
     assert n_async == 3 and len(calls) == 3 * nproc, (n_async, calls)
@@ -69,7 +69,7 @@ def test_one_bucket_holds_every_gradient_of_a_plan_when_they_fit(monkeypatch):
     real = overlap._reduce_bucket
     monkeypatch.setattr(overlap, "_reduce_bucket",
                         lambda comm, bucket: calls.append(len(bucket)) or real(comm, bucket))
-    n_async = _step(2)[0][3]
+    n_async = _step(2, overlap=True)[0][3]
     assert calls == [n_async, n_async]  # DDP's 25 MiB default: one bucket per rank
 
 
