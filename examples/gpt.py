@@ -40,7 +40,7 @@ import numpy as np
 import tdflow
 
 __all__ = ["EXAMPLE", "Config", "Eager", "init_params", "logits", "loss", "param_shapes",
-           "program"]
+           "program", "sbp_program"]
 
 F = tdflow.functional
 MLIR_PATH = Path(__file__).resolve().with_name("gpt.mlir")
@@ -217,6 +217,49 @@ def program(cfg: Config) -> str:
         p = dict(zip(shapes, params))
         b.ret(loss(b, p, tokens, targets, cfg, cfg.batch, cfg.context))
     return str(b.module)
+
+
+def sbp_program(cfg: Config, hierarchy: tuple[int, int], dtype: str = "f32") -> str:
+    """:func:`program` for ``hierarchy = (dp, tp)`` ranks (``dp * tp`` in all) in OneFlow's
+    SBP: the batch split over the data-parallel mesh axis (``tokens``, ``targets``:
+    ``[S(0), B]``), every MLP tensor-parallel over the other (Megatron: ``mlp_w1`` and
+    ``mlp_b1`` column-split ``[B, S(1)]``/``[B, S(0)]``, ``mlp_w2`` row-split ``[B, S(0)]``,
+    so the second matmul gives a partial sum that ``infer-sbp`` reduces), the rest
+    broadcast; ``dtype`` ``"f64"`` for a float64 program. ``infer-sbp`` derives everything
+    else, the backward pass included.
+
+    Each ``reshape`` is pinned (OneFlow's ``parallel`` attribute) to keep the batch split:
+    its ``get_sbp`` hook offers no split when a split axis is merged with the next ones
+    (``[batch, t] -> [batch * t]``), which is right only when ``dp`` divides the batch
+    (checked here).
+
+    >>> text = sbp_program(Config(batch=2, context=4, layers=1, width=8, heads=2, vocab=5), (2, 1))
+    >>> "hierarchy = [2, 1]" in text, text.count("#sbp.S<1>")
+    (True, 1)
+    """
+    from tdflow.dialect.ir.attrs import ArrayAttr, IntegerAttr, OpaqueAttr
+    from tdflow.dialect.ir.parser import parse_module
+
+    dp, tp = hierarchy
+    if cfg.batch % dp:
+        raise ValueError(f"batch {cfg.batch} does not split evenly over {dp} data-parallel ranks")
+
+    def nd(*sbp: str) -> ArrayAttr:
+        return ArrayAttr(tuple(OpaqueAttr(f"#sbp.{s}") for s in sbp))
+
+    megatron = {"mlp_w1": ("B", "S<1>"), "mlp_b1": ("B", "S<0>"), "mlp_w2": ("B", "S<0>")}
+    text = program(cfg)
+    module = parse_module(text if dtype == "f32" else text.replace("f32", dtype))
+    func = module.funcs[0]
+    func.arg_attrs = [{"sbp": nd("S<0>", "B") if a.name in ("tokens", "targets")
+                       else nd(*megatron.get(a.name.split("_", 1)[-1], ("B", "B")))}
+                      for a in func.args]
+    func.attributes["hierarchy"] = ArrayAttr((IntegerAttr(dp), IntegerAttr(tp)))
+    keep = "[#sbp.S<0>, #sbp.B]"
+    for op in func.body:
+        if op.name == "tdflow.reshape":
+            op.attributes["parallel"] = OpaqueAttr(f"#sbp.parallel<[{keep}] -> [{keep}]>")
+    return str(module)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,6 +2,9 @@
 
     python examples/train_gpt.py                     # eager mode, then graph mode, then a sample
     python examples/train_gpt.py --mode graph --steps 200 --quiet --prompt "Errors "
+    python examples/train_gpt.py --nproc 2 --quiet       # 2 thread ranks: tensor-parallel MLP
+    python examples/train_gpt.py --nproc 4 --tensor-parallel 2 --quiet   # 2x2: data x tensor
+    tdflow launch -n 2 examples/train_gpt.py --nproc 2   # the same over MPI processes
 
 The text is the one ``import this`` prints (it ships with Python; read here without printing
 it); the vocabulary is its characters. Each step trains on :data:`CONFIG`'s batch of random
@@ -19,6 +22,14 @@ same weights (``gpt.init_params``) and see the same windows:
   compiled with their gradient into one plan), then the same ``adam_update`` on the arrays.
 
 The gradients are the same bit for bit, so are the two runs (``tests/e2e/test_gpt.py``).
+
+``--nproc N`` trains graph mode on N ranks (threads, or the MPI job under ``tdflow launch``)
+with ``--tensor-parallel T`` (default 2 when N is even): the placement is the mesh
+``[N / T, T]``, the batch is split over its first axis and every MLP block is Megatron-split
+over its second, written as SBP on the program's arguments (``gpt.sbp_program``) and lowered
+by ``infer-sbp`` (:class:`Distributed`). Every rank gets the logical gradients and runs the
+same Adam step; in float64 the losses equal one process's to 1e-12
+(``tests/distributed/test_train_gpt.py``).
 :func:`sample` then continues a prompt with the trained model (greedy, or seeded sampling at
 a temperature).
 """
@@ -28,6 +39,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import contextlib
+import functools
 import io
 import sys
 import time
@@ -164,12 +176,21 @@ class Eager:
 
 
 class Graph:
-    """``value_and_grad`` of ``gpt.program(cfg)`` and Adam on the parameter arrays."""
+    """``value_and_grad`` of ``gpt.program(cfg)`` and Adam on the parameter arrays (float32,
+    or the dtype of ``params``)."""
 
     def __init__(self, params: dict[str, np.ndarray], cfg: gpt.Config = CONFIG) -> None:
         self.p = {k: v.copy() for k, v in params.items()}
-        self.value_and_grad = tdflow.value_and_grad(gpt.program(cfg), wrt=list(self.p))
+        self.value_and_grad = tdflow.value_and_grad(self.program(cfg), wrt=list(self.p))
         self.adam = Adam({k: Tensor.from_numpy(v) for k, v in self.p.items()})
+
+    def program(self, cfg: gpt.Config) -> str:
+        text = gpt.program(cfg)
+        return text if self.dtype == "f32" else text.replace("f32", self.dtype)
+
+    @property
+    def dtype(self) -> str:
+        return "f64" if next(iter(self.p.values())).dtype == np.float64 else "f32"
 
     def grads(self, tokens: np.ndarray, targets: np.ndarray) -> tuple[float, dict[str, Any]]:
         loss, grads = self.value_and_grad(tokens, targets, *self.p.values())
@@ -182,6 +203,24 @@ class Graph:
 
     def params(self) -> dict[str, np.ndarray]:
         return {k: v.copy() for k, v in self.p.items()}
+
+
+class Distributed(Graph):
+    """Graph mode on ``dp * tp`` ranks: ``tdflow.distributed.value_and_grad`` of
+    ``gpt.sbp_program(cfg, (dp, tp))`` (batch split over ``dp``, MLP Megatron-split over
+    ``tp``), called with the logical batch and parameters on every rank (or, outside any
+    rank, on thread ranks); every rank gets the logical loss and gradients and takes the
+    same Adam step."""
+
+    def __init__(self, params: dict[str, np.ndarray], cfg: gpt.Config = CONFIG,
+                 hierarchy: tuple[int, int] = (1, 2)) -> None:
+        import tdflow.distributed as dist
+
+        self.p = {k: v.copy() for k, v in params.items()}
+        nproc = hierarchy[0] * hierarchy[1]
+        self.value_and_grad = dist.value_and_grad(gpt.sbp_program(cfg, hierarchy, self.dtype),
+                                                  nproc, wrt=list(self.p))
+        self.adam = Adam({k: Tensor.from_numpy(v) for k, v in self.p.items()})
 
 
 MODES: dict[str, Callable[..., Stepper]] = {"eager": Eager, "graph": Graph}
@@ -205,10 +244,21 @@ class Run:
 
 
 def train(mode: str, steps: int = STEPS, seed: int = 0, cfg: gpt.Config = CONFIG,
-          on_step: Callable[[int, float], None] | None = None) -> Run:
-    """Train from ``gpt.init_params(cfg, seed)`` for ``steps`` Adam steps in ``mode`` (eager
-    or graph) on windows of the Zen drawn from ``seed``."""
-    stepper = MODES[mode](gpt.init_params(cfg, seed), cfg)
+          on_step: Callable[[int, float], None] | None = None, nproc: int = 1,
+          tensor_parallel: int | None = None, dtype: Any = np.float32) -> Run:
+    """Train from ``gpt.init_params(cfg, seed)`` (in ``dtype``) for ``steps`` Adam steps in
+    ``mode`` (eager or graph) on windows of the Zen drawn from ``seed``; ``nproc > 1``:
+    graph mode on the mesh ``[nproc / tensor_parallel, tensor_parallel]`` (:class:`Distributed`)."""
+    params = {k: v.astype(dtype) for k, v in gpt.init_params(cfg, seed).items()}
+    if nproc > 1:
+        if mode != "graph":
+            raise SystemExit(f"train_gpt: --nproc runs graph mode only, not {mode}")
+        tp = tensor_parallel or (2 if nproc % 2 == 0 else 1)
+        if nproc % tp:
+            raise SystemExit(f"train_gpt: --tensor-parallel {tp} does not divide --nproc {nproc}")
+        stepper: Stepper = Distributed(params, cfg, (nproc // tp, tp))
+    else:
+        stepper = MODES[mode](params, cfg)
     it = windows(VOCAB.encode(zen()), cfg.batch, cfg.context, seed)
     losses = []
     t0 = time.perf_counter()
@@ -216,7 +266,8 @@ def train(mode: str, steps: int = STEPS, seed: int = 0, cfg: gpt.Config = CONFIG
         losses.append(stepper.step(*next(it)))
         if on_step is not None:
             on_step(i + 1, losses[-1])
-    return Run(mode, steps, tuple(losses), time.perf_counter() - t0, stepper.params())
+    label = mode if nproc == 1 else f"{mode}, {nproc} ranks"
+    return Run(label, steps, tuple(losses), time.perf_counter() - t0, stepper.params())
 
 
 def sample(params: dict[str, np.ndarray], prompt: str, length: int, cfg: gpt.Config = CONFIG,
@@ -259,9 +310,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--prompt", default="Beautiful is ", help="text the sample continues")
     ap.add_argument("--length", type=int, default=120, help="characters to sample")
     ap.add_argument("--temperature", type=float, default=0.0, help="0: greedy")
+    ap.add_argument("--nproc", type=int, default=1,
+                    help="ranks (graph mode): threads, or the MPI job under tdflow launch")
+    ap.add_argument("--tensor-parallel", type=int, default=None, metavar="T",
+                    help="ranks of the MLP's tensor-parallel axis (default 2 when --nproc is "
+                         "even); the batch is split over the other nproc / T")
     args = ap.parse_args(argv)
-    console = Console()
-    runs = digits.train_modes(train, args.mode, args.steps, args.seed, args.quiet, console)
+    if args.nproc > 1 and args.mode == "both":
+        args.mode = "graph"
+    from tdflow.distributed import rank
+
+    console = Console(file=io.StringIO()) if rank() != 0 else Console()  # rank 0 reports
+    train_fn = functools.partial(train, nproc=args.nproc, tensor_parallel=args.tensor_parallel)
+    runs = digits.train_modes(train_fn, args.mode, args.steps, args.seed, args.quiet, console)
     table = Table(title=f"train_gpt ({CONFIG.layers} layers, width {CONFIG.width}, "
                         f"{CONFIG.heads} heads, context {CONFIG.context}, batch "
                         f"{CONFIG.batch}, Adam): target loss < {TARGET} in {args.steps} steps")

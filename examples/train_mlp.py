@@ -22,10 +22,11 @@ start from the same weights (``init_params(seed)``) and see the same batches:
 
 The two modes compute the same gradients bit for bit (``tests/e2e/test_training.py``).
 
-``--nproc N`` trains data-parallel in graph mode (:class:`DataParallel`): each rank takes its
-rows of the global batch of 64, its loss is their sum over 64, and the losses and gradients
-are all-reduced (one bucket), so N ranks follow the single-process losses
-(``tests/distributed/test_train_mlp.py``). Without ``mpiexec`` the ranks are threads.
+``--nproc N`` trains data-parallel in graph mode (:class:`DataParallel`): the program's
+images and labels are ``S(0)`` (OneFlow's SBP), ``infer-sbp`` derives the rest (each rank its
+rows of the global batch of 64; the loss and the gradients partial sums, summed over the
+ranks), so N ranks follow the single-process losses (``tests/distributed/test_train_mlp.py``).
+Without ``mpiexec`` the ranks are threads.
 """
 
 from __future__ import annotations
@@ -90,19 +91,25 @@ class Eager(digits.EagerSGD):
 
 # --- graph -------------------------------------------------------------------------------
 
-def program(batch: int, loss: bool = True, dtype: str = "f32", mean_over: int | None = None
-            ) -> str:
+def program(batch: int, loss: bool = True, dtype: str = "f32", mean_over: int | None = None,
+            split_batch: bool = False) -> str:
     """The model as MLIR text for ``batch`` images: the mean loss (``loss``) or the logits;
     ``dtype`` of the floats; ``mean_over`` the count the summed loss is divided by (default
-    ``batch``; a data-parallel rank divides its rows' sum by the global batch)."""
-    text = _program(batch, loss, 1.0 / (mean_over or batch))
+    ``batch``); ``split_batch``: the images and labels carry OneFlow's SBP ``S(0)`` (the
+    data-parallel program: ``infer-sbp`` derives the rest, parameters stay broadcast).
+
+    >>> "%x: tensor<64x64xf32> {sbp = [#sbp.S<0>]}" in program(64, split_batch=True)
+    True
+    """
+    text = _program(batch, loss, 1.0 / (mean_over or batch), split_batch)
     return text if dtype == "f32" else text.replace("f32", dtype)
 
 
-def _program(batch: int, loss: bool, scale: float) -> str:
+def _program(batch: int, loss: bool, scale: float, split_batch: bool = False) -> str:
     n, h = batch, HIDDEN
-    head = (f"func.func @mlp(%x: tensor<{n}x64xf32>, %labels: tensor<{n}xi64>, "
-            if loss else f"func.func @mlp(%x: tensor<{n}x64xf32>, ")
+    s = " {sbp = [#sbp.S<0>]}" if split_batch else ""
+    head = (f"func.func @mlp(%x: tensor<{n}x64xf32>{s}, %labels: tensor<{n}xi64>{s}, "
+            if loss else f"func.func @mlp(%x: tensor<{n}x64xf32>{s}, ")
     result = "tensor<f32>" if loss else f"tensor<{n}x10xf32>"
     lines = [
         head + f"%w1: tensor<64x{h}xf32>, %b1: tensor<{h}xf32>, %w2: tensor<{h}x10xf32>, "
@@ -133,33 +140,29 @@ class Graph(digits.GraphSGD):
 
 
 class DataParallel(Graph):
-    """Graph mode on the calling rank of a data-parallel group: its rows of each batch, its
-    part of the loss and gradients, all-reduced (:mod:`tdflow.distributed.data_parallel`)."""
+    """Graph mode on the calling rank of a data-parallel group: the program's batch is
+    ``S(0)`` (:func:`program` with ``split_batch``), ``tdflow.distributed.value_and_grad``
+    lowers it with ``infer-sbp`` (parameters broadcast, their gradients partial sums, summed
+    over the ranks), and every rank gets the logical loss and gradients."""
 
     def __init__(self, params: dict[str, np.ndarray], lr: float = digits.LEARNING_RATE,
                  dtype: str = "f32") -> None:
-        from tdflow.distributed import current
-        from tdflow.distributed.data_parallel import rows_of
+        import tdflow.distributed as dist
 
-        self.comm = current()
-        self.rows = rows_of(digits.BATCH, self.comm.size, self.comm.rank)
-        local = self.rows.stop - self.rows.start
+        self.comm = dist.current()
         self.program = functools.partial(program, dtype=dtype)
         np_dtype = np.dtype({"f32": "float32", "f64": "float64"}[dtype])
         self.names, self.inputs = PARAMS, (lambda x: x.astype(np_dtype, copy=False))
         self.p = {k: v.copy() for k, v in params.items()}
         self.lr = np.float32(lr)
-        self.value_and_grad = tdflow.value_and_grad(
-            program(local, dtype=dtype, mean_over=digits.BATCH), wrt=list(PARAMS))
+        self.value_and_grad = dist.value_and_grad(
+            program(digits.BATCH, dtype=dtype, split_batch=True), self.comm.size,
+            wrt=list(PARAMS))
         self._logits: dict[int, Callable[..., np.ndarray]] = {}
 
     def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
-        from tdflow.distributed.data_parallel import allreduce_buckets
-
-        loss, grads = self.value_and_grad(self.inputs(x[self.rows]), y[self.rows],
-                                         *self.p.values())
-        total, *summed = allreduce_buckets([np.reshape(loss, 1), *grads], self.comm)
-        return float(total[0]), dict(zip(self.names, summed))
+        loss, grads = self.value_and_grad(self.inputs(x), y, *self.p.values())
+        return float(loss), dict(zip(self.names, grads))
 
 
 MODES = {"eager": Eager, "graph": Graph}

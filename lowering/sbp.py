@@ -94,10 +94,11 @@ def has_shape_attrs(op_name: str) -> bool:
     return op_name in _PHYSICAL
 
 
-def sbp_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
+def sbp_pipeline(nproc: int, rank: int, device: str = "cpu", search: str = "lookahead") -> str:
     """The pass pipeline that lowers a logical program into rank ``rank``'s physical plan:
     ``infer-sbp`` (which infers the logical shapes first) and ``physicalize``, then the
-    standard pipeline for ``device``.
+    standard pipeline for ``device``. ``search="greedy"`` picks each op's signature by its
+    inputs alone (OneFlow's default; see ``lowering.sbp_search``).
 
     >>> sbp_pipeline(2, 1).split(",")[:3]
     ['infer-sbp{nproc=2}', 'physicalize{rank=1', 'nproc=2}']
@@ -106,5 +107,6 @@ def sbp_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
     """
     from .pass_manager import default_pipeline
 
-    return (f"infer-sbp{{nproc={nproc}}},physicalize{{rank={rank},nproc={nproc}}},"
+    extra = "" if search == "lookahead" else f",search={search}"
+    return (f"infer-sbp{{nproc={nproc}{extra}}},physicalize{{rank={rank},nproc={nproc}}},"
             + default_pipeline(device))

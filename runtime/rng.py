@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["take", "uniform", "manual_seed", "mix64"]
+__all__ = ["take", "uniform", "manual_seed", "mix64", "own_offsets", "offsets"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -28,6 +28,7 @@ _MASK = (1 << 64) - 1
 
 _lock = threading.Lock()
 _offsets: dict[int, int] = {}
+_thread = threading.local()
 _global_seed = [0x5DEECE66D]
 
 
@@ -49,11 +50,33 @@ def manual_seed(seed: int) -> None:
 def take(seed: int, count: int) -> tuple[int, int]:
     """Reserve ``count`` numbers of stream ``seed``: ``(stream key, first counter)``."""
     seed = int(seed) & _MASK
+    table = getattr(_thread, "offsets", None)  # a thread rank's own (own_offsets)
     with _lock:
-        start = _offsets.get(seed, 0)
-        _offsets[seed] = start + int(count)
+        table = _offsets if table is None else table
+        start = table.get(seed, 0)
+        table[seed] = start + int(count)
         key = _global_seed[0] if seed == 0 else seed
     return key, start
+
+
+def own_offsets(table: dict[int, int] | None) -> None:
+    """Give the calling thread its own stream counters (``None``: the process's again), as a
+    process of its own has: distributed thread ranks draw what MPI ranks would.
+
+    >>> own_offsets({}); own_offsets(None)
+    """
+    _thread.offsets = table
+
+
+def offsets() -> dict[int, int]:
+    """A copy of the calling thread's stream counters (see :func:`own_offsets`).
+
+    >>> isinstance(offsets(), dict)
+    True
+    """
+    table = getattr(_thread, "offsets", None)
+    with _lock:
+        return dict(_offsets if table is None else table)
 
 
 def uniform(state: tuple[int, int], count: int) -> np.ndarray:

@@ -4,8 +4,10 @@ Function arguments take their ``sbp`` argument attribute (default broadcast on e
 the hierarchy). Walking the body in order, each op's candidate signatures are its ``get_sbp``
 hook's (plus all-broadcast, always valid), or OneFlow's ``parallel`` attribute when the op
 carries one; the candidate whose inputs are cheapest to reach from their producers' SBP
-(OneFlow's copy cost, ``lowering.sbp.copy_cost``) wins, ties going to the one that boxes
-fewer inputs, then to the hook's order. Boxing ops (``tdflow.boxing_*``) are inserted where a
+(OneFlow's copy cost, ``lowering.sbp.copy_cost``) plus what its results will cost their
+consumers (``lowering.sbp_search``: a backward dynamic program over the function; option
+``search=greedy`` drops it, OneFlow's default) wins, ties going to the one that boxes fewer
+inputs, then to the hook's order. Boxing ops (``tdflow.boxing_*``) are inserted where a
 producer's SBP differs from the chosen one. Shape inference runs first: the cost model and the
 boxing ops' ``out_shape`` need the logical shapes. Every op records its results' SBP in the
 discardable attribute ``sbp = [[#sbp.S<0>], ...]``; the function's arguments and results get
@@ -47,6 +49,7 @@ from ..sbp_ir import (
     nd_text,
     parse_parallel,
 )
+from ..sbp_search import compute_cost, future_costs
 
 __all__ = ["InferSbpPass", "function_sbp"]
 
@@ -60,18 +63,21 @@ class _Candidate:
 class InferSbpPass(Pass):
     name = "infer-sbp"
     summary = "choose every value's SBP (OneFlow's copy cost) and insert boxing ops"
-    options = {"nproc": 1}
+    options = {"nproc": 1, "search": "lookahead"}
 
     def run(self, module: Any, context: PassContext) -> None:
         from .infer_shapes import InferShapesPass
 
         # the cost model and the boxing ops' out_shape need the logical shapes
         InferShapesPass().run(module, context)
-        nproc = self.option("nproc")
+        nproc, search = self.option("nproc"), self.option("search")
+        if search not in ("lookahead", "greedy"):
+            raise PassFailure(self.name, [diagnostic(
+                f"infer-sbp: search must be 'lookahead' or 'greedy', not {search!r}", None)])
         errors: list[Any] = []
         for func in module:
             try:
-                _Inference(func, context.dialect, nproc).run()
+                _Inference(func, context.dialect, nproc, search == "lookahead").run()
             except _Located as exc:
                 errors.append(diagnostic(exc.message, exc.loc))
             except SbpError as exc:
@@ -104,8 +110,9 @@ def _fits(nd: NdSbp, t: Any) -> bool:
 
 
 class _Inference:
-    def __init__(self, func: Any, dialect: Any, nproc: int) -> None:
-        self.func, self.dialect = func, dialect
+    def __init__(self, func: Any, dialect: Any, nproc: int, lookahead: bool = True) -> None:
+        self.func, self.dialect, self.lookahead = func, dialect, lookahead
+        self.tails: dict[int, list[float]] = {}
         self.hier = hierarchy_of(func, nproc)
         self.sbp: dict[Any, NdSbp] = {}
         self.boxed: dict[tuple[Any, NdSbp], Any] = {}
@@ -113,8 +120,10 @@ class _Inference:
     # -- the walk ------------------------------------------------------------------------
     def run(self) -> None:
         func, n_axes = self.func, len(self.hier)
-        attrs = func.arg_attrs or [{} for _ in func.args]
-        func.arg_attrs = [dict(a or {}) for a in attrs]
+        # fewer attribute dicts than arguments (a builder or a pass wrote only the first
+        # ones): the missing arguments are broadcast, as OneFlow takes an SBP-less input
+        attrs = list(func.arg_attrs or [])[:len(func.args)]
+        func.arg_attrs = [dict(a or {}) for a in attrs] + [{} for _ in func.args[len(attrs):]]
         for i, v in enumerate(func.args):
             given = func.arg_attrs[i].get(SBP_ATTR)
             try:
@@ -126,6 +135,10 @@ class _Inference:
                                f"that {v.type} does not have", func.loc)
             self.sbp[v] = nd
             func.arg_attrs[i][SBP_ATTR] = nd_sbp_attr(nd)
+        if self.lookahead:  # what each candidate's results will cost their consumers
+            self.tails = future_costs(list(func.body), self._search_candidates,
+                                      self._value_cost, self._result_want, self.sbp.get,
+                                      self._compute)
         for op in list(func.body):
             if op.name == RETURN:
                 self._return(op)
@@ -134,12 +147,14 @@ class _Inference:
 
     def _return(self, op: Operation) -> None:
         func, n_axes = self.func, len(self.hier)
-        res = func.res_attrs or [{} for _ in op.operands]
-        func.res_attrs = [dict(a or {}) for a in res]
+        res = list(func.res_attrs or [])[:len(op.operands)]
+        func.res_attrs = [dict(a or {}) for a in res] + [{} for _ in op.operands[len(res):]]
         for i, v in enumerate(op.operands):
-            given = func.res_attrs[i].get(SBP_ATTR) if i < len(func.res_attrs) else None
+            given = func.res_attrs[i].get(SBP_ATTR)
             want = self._of(v) if given is None else nd_sbp_from_attr(given, n_axes)
-            op.set_operand(i, self._box(v, want, op))
+            # boxed right after its producer: a gradient's all-reduce can then overlap the
+            # rest of the backward pass (tdflow.distributed.overlap)
+            op.set_operand(i, self._box(v, want, op, early=True))
             func.res_attrs[i][SBP_ATTR] = nd_sbp_attr(want)
 
     def _of(self, v: Any) -> NdSbp:
@@ -159,10 +174,11 @@ class _Inference:
                     cost += (nd_copy_cost(have, want, _nbytes(v.type), self.hier) if reachable
                              else UNSUPPORTED)
                     moved += 1
-            key = (cost, moved, k)
+            tail = self.tails.get(id(op))  # its results' future and its own work
+            key = (cost + (tail[k] if tail else 0.0), moved, k)
             if best_key is None or key < best_key:
                 best, best_key = c, key
-        if best is None or best_key[0] >= UNSUPPORTED:
+        if best is None or best_key[0] >= UNSUPPORTED:  # inputs unreachable (tails are finite)
             detail = ""
             if best is not None:
                 bad = [(i, self._of(v), w) for i, (v, w) in enumerate(zip(op.operands, best.ins))
@@ -185,6 +201,31 @@ class _Inference:
         if op.results:
             op.attributes[SBP_ATTR] = ArrayAttr(tuple(nd_sbp_attr(nd) for nd in best.outs))
 
+    # -- look-ahead (lowering.sbp_search) ------------------------------------------------
+    def _search_candidates(self, op: Operation) -> list[_Candidate]:
+        cands = self._candidates(op)
+        parallel = op.attributes.get("parallel")
+        if (len(cands) == 1 and isinstance(parallel, OpaqueAttr)
+                and "[]" in parallel.text.split("->")[0]):
+            # a pinned op that takes its operands as they come: any SBP suits it
+            return [_Candidate((None,) * len(op.operands), cands[0].outs)]
+        return cands
+
+    def _value_cost(self, have: NdSbp, want: NdSbp | None, v: Any) -> float:
+        if want is None or have == want:
+            return 0.0
+        if boxing_plan(have, want) is None:
+            return UNSUPPORTED
+        return nd_copy_cost(have, want, _nbytes(v.type), self.hier)
+
+    def _result_want(self, op: Operation, i: int) -> NdSbp | None:
+        attrs = self.func.res_attrs or []
+        given = (attrs[i] or {}).get(SBP_ATTR) if i < len(attrs) else None
+        return None if given is None else nd_sbp_from_attr(given, len(self.hier))
+
+    def _compute(self, op: Operation, c: _Candidate) -> float:
+        return compute_cost([_nbytes(r.type) for r in op.results], c.outs, self.hier)
+
     # -- candidates ----------------------------------------------------------------------
     def _candidates(self, op: Operation) -> list[_Candidate]:
         n_axes = len(self.hier)
@@ -202,11 +243,17 @@ class _Inference:
             # no inputs listed: the op takes its operands as they come (a source op's form)
             return [_Candidate(tuple(ins) or tuple(self._of(v) for v in op.operands), tuple(outs))]
         opdef = op_def(self.dialect, op.name)
-        if opdef is None:
+        if opdef is None or any(a.name == "seed" for a in opdef.attributes):
+            # an op that draws random numbers (OneFlow's have a `seed`) runs whole on every
+            # rank: each draws the logical mask from the same counters, as one process does,
+            # and its consumers take their slices of it
             return [all_b]
         one_d = self._one_d(op, opdef)
         if one_d is None:
             return [all_b]
+        b_1d = _Candidate(((B,),) * len(op.operands), ((B,),) * len(op.results))
+        if b_1d not in one_d:  # broadcast on one mesh axis: its ranks compute the same thing
+            one_d = [*one_d, b_1d]
         cands = []
         # OneFlow's nd enumeration: each hierarchy axis picks a 1-D signature on its own
         for combo in itertools.product(one_d, repeat=n_axes):
@@ -242,7 +289,7 @@ class _Inference:
         return out
 
     # -- boxing ------------------------------------------------------------------------
-    def _box(self, v: Any, want: NdSbp, user: Operation) -> Any:
+    def _box(self, v: Any, want: NdSbp, user: Operation, early: bool = False) -> Any:
         have = self._of(v)
         if have == want:
             return v
@@ -254,6 +301,7 @@ class _Inference:
             raise _Located(f"'{user.name}': no boxing turns {nd_text(have)} into "
                            f"{nd_text(want)} (a split re-nested under an inner split)", user.loc)
         cur, value = list(have), v
+        producer = v.owner if early and isinstance(v.owner, Operation) else None
         for axis, src, dst in plan:
             for name, attrs in boxing_steps(src, dst):
                 attrs = {k: to_attr("si64", a) for k, a in attrs.items()}
@@ -262,7 +310,11 @@ class _Inference:
                 cur[axis] = _after(name, attrs, dst)
                 attrs[SBP_ATTR] = ArrayAttr((nd_sbp_attr(tuple(cur)),))
                 box = Operation(name, [value], [value.type], attrs, user.loc)
-                Rewriter().insert_before(user, box)
+                if producer is not None:
+                    Rewriter().insert_after(producer, box)
+                    producer = box
+                else:
+                    Rewriter().insert_before(user, box)
                 value = box.result
                 self.sbp[value] = tuple(cur)
         self.boxed[key] = value

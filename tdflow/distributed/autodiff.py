@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .overlap import DEFAULT_BUCKET_BYTES
 from .program import DistributedProgram, compile
 
 
@@ -55,9 +56,14 @@ class DistributedValueAndGrad:
 
 def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | None = None, *,
                    entry: str | None = None, ops: Any = None,
-                   device: str = "cpu") -> DistributedValueAndGrad:
+                   device: str = "cpu", search: str = "lookahead", overlap: bool = False,
+                   bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> DistributedValueAndGrad:
     """The program's results and the gradients of ``wrt`` (default: every float argument),
-    computed on ``nproc`` ranks (a fuller example is at the top of this module).
+    computed on ``nproc`` ranks (a fuller example is at the top of this module); ``search``,
+    ``overlap`` and ``bucket_bytes`` as :func:`~tdflow.distributed.compile`. Each gradient
+    gets its parameter's SBP (a broadcast parameter's partial gradient is all-reduced inside
+    the plan, right after the backward pass produces it, where ``overlap=True`` lets it run
+    beside the rest).
 
     >>> import numpy as np
     >>> vg = value_and_grad('func.func @f(%w: tensor<2xf64>) -> tensor<2xf64> {\\n'
@@ -67,9 +73,9 @@ def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | 
     [[0.0, 1.0]]
     """
     from tdflow.dialect.types import DTYPES
-    from tdflow.runtime.value_and_grad import _prepare
+    from tdflow.runtime.value_and_grad import prepare
 
-    _ctx, module, func, wrt_names, grad_func = _prepare(program, entry, wrt, ops)
+    _ctx, module, func, wrt_names, grad_func = prepare(program, entry, wrt, ops)
     # the gradient function takes the entry's arguments first: they keep their SBP
     if func.arg_attrs:
         attrs = list(grad_func.arg_attrs or [])
@@ -78,9 +84,32 @@ def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | 
         grad_func.arg_attrs = attrs
     if "hierarchy" in func.attributes:
         grad_func.attributes["hierarchy"] = func.attributes["hierarchy"]
+    _grads_like_params(func, grad_func, wrt_names)
     seeds = [np.ones(tuple(t.shape), DTYPES[t.dtype]) for t in func.result_types]
-    prog = compile(module, nproc, entry=grad_func.name, ops=ops, device=device)
+    prog = compile(module, nproc, entry=grad_func.name, ops=ops, device=device, search=search,
+                   overlap=overlap, bucket_bytes=bucket_bytes)
     return DistributedValueAndGrad(prog, len(func.result_types), wrt_names, seeds)
+
+
+def _grads_like_params(func: Any, grad_func: Any, wrt: Sequence[str]) -> None:
+    """Give each gradient result of ``grad_func`` the SBP of its parameter (broadcast when
+    the parameter has none): what ``infer-sbp`` then boxes it to."""
+    from tdflow.dialect.ir.attrs import ArrayAttr, IntegerAttr, OpaqueAttr
+
+    hier = func.attributes.get("hierarchy")
+    n_axes = len(hier.value) if isinstance(hier, ArrayAttr) and all(
+        isinstance(v, IntegerAttr) for v in hier.value) else 1
+    names = [a.name for a in func.args]
+    arg_attrs = list(func.arg_attrs or [])
+    n_results = len(func.result_types)
+    res = list(grad_func.res_attrs or [])
+    res += [{} for _ in range(n_results + len(wrt) - len(res))]
+    for k, name in enumerate(wrt):
+        i = names.index(name) if name in names else None
+        given = (arg_attrs[i] or {}).get("sbp") if i is not None and i < len(arg_attrs) else None
+        res[n_results + k] = dict(res[n_results + k] or {}) | {
+            "sbp": given if given is not None else ArrayAttr((OpaqueAttr("#sbp.B"),) * n_axes)}
+    grad_func.res_attrs = res
 
 
 def sgd_step(program: Any, lr: float, nproc: int | None = None,

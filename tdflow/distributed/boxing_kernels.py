@@ -35,6 +35,7 @@ from tdflow.dialect.sbp import split_range
 from tdflow.runtime.kernels.registry import register_kernel
 
 from .comm import CommError, Communicator, current
+from .overlap import active, wait_pending
 
 
 def mesh_comm(attrs: Mapping[str, Any]) -> Communicator:
@@ -46,6 +47,7 @@ def mesh_comm(attrs: Mapping[str, Any]) -> Communicator:
     1
     """
     comm = current()
+    wait_pending()  # buckets in flight go first: one collective at a time, in plan order
     axis = int(attrs.get("mesh_axis", 0) or 0)
     sub = getattr(comm, "mesh_axis_comm", None)
     if sub is not None:
@@ -54,6 +56,12 @@ def mesh_comm(attrs: Mapping[str, Any]) -> Communicator:
         raise CommError(f"boxing over mesh axis {axis}: the running communicator "
                         f"({type(comm).__name__}) spans a 1-D hierarchy only")
     return comm
+
+
+def _axis_comm(attrs: Mapping[str, Any]) -> Communicator:
+    comm, axis = current(), int(attrs.get("mesh_axis", 0) or 0)
+    sub = getattr(comm, "mesh_axis_comm", None)
+    return sub(axis) if sub is not None else comm
 
 
 def _front(x: np.ndarray, axis: int) -> np.ndarray:
@@ -80,6 +88,11 @@ def all_reduce(attrs, inputs, outs):
     >>> all_reduce({}, [np.ones(2)], [None])[0].tolist()   # one rank: itself
     [1.0, 1.0]
     """
+    reducer = active()
+    if reducer is not None and id(attrs) in reducer.async_ids and outs and outs[0] is not None:
+        # a gradient nobody reads before the plan returns: summed in a bucket, overlapped
+        reducer.submit(id(attrs), _axis_comm(attrs), np.asarray(inputs[0]), outs[0])
+        return [outs[0]]
     return _write(outs, mesh_comm(attrs).allreduce(np.asarray(inputs[0])))
 
 

@@ -29,24 +29,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from tdflow.core.errors import TdflowError
+from .errors import CommAborted, CommError, check_counts
 
 #: how long a thread rank waits for the others at one collective before it gives up
 DEFAULT_TIMEOUT_S = float(os.environ.get("TDFLOW_COMM_TIMEOUT", "120"))
-
-
-class CommError(TdflowError, RuntimeError):
-    """A collective was called with arguments the ranks disagree on, or timed out."""
-
-
-class CommAborted(CommError):
-    """Another rank failed: this rank's collective was abandoned (``rank`` names the failing
-    rank, ``reason`` its error)."""
-
-    def __init__(self, rank: int, reason: str) -> None:
-        super().__init__(f"rank {rank} failed: {reason}")
-        self.failed_rank = rank
-        self.reason = reason
 
 
 @runtime_checkable
@@ -73,14 +59,6 @@ class Communicator(Protocol):
     def alltoall(self, pieces: Sequence[np.ndarray]) -> list[np.ndarray]: ...
     def barrier(self) -> None: ...
     def abort(self, reason: str) -> None: ...
-
-
-def _check_counts(x: np.ndarray, counts: Sequence[int], size: int) -> list[int]:
-    counts = [int(c) for c in counts]
-    if len(counts) != size or sum(counts) != x.size or min(counts, default=0) < 0:
-        raise CommError(f"reduce_scatter: counts {counts} must be {size} non-negative numbers "
-                        f"summing to the input's {x.size} elements")
-    return counts
 
 
 class MeshComm:
@@ -136,7 +114,7 @@ class SelfComm:
         return np.array(x, copy=True)
 
     def reduce_scatter(self, x: np.ndarray, counts: Sequence[int]) -> np.ndarray:
-        _check_counts(np.ravel(x), counts, 1)
+        check_counts(np.ravel(x), counts, 1)
         return np.array(np.ravel(x), copy=True)
 
     def allgather(self, x: np.ndarray) -> np.ndarray:
@@ -247,7 +225,7 @@ class ThreadComm:
 
     def reduce_scatter(self, x: np.ndarray, counts: Sequence[int]) -> np.ndarray:
         x = np.ravel(np.asarray(x))
-        counts = _check_counts(x, counts, self.size)
+        counts = check_counts(x, counts, self.size)
         everyone = self._exchange(x)
         lo = sum(counts[:self.rank])
         hi = lo + counts[self.rank]

@@ -14,7 +14,7 @@ import numpy as np
 
 from tdflow.core.errors import TdflowError
 
-from .comm import CommError, _check_counts
+from .errors import CommError, check_counts
 
 
 class MpiComm:
@@ -43,7 +43,7 @@ class MpiComm:
 
     def reduce_scatter(self, x: np.ndarray, counts: Sequence[int]) -> np.ndarray:
         x = np.ascontiguousarray(np.ravel(x))
-        counts = _check_counts(x, counts, self.size)
+        counts = check_counts(x, counts, self.size)
         out = np.empty(counts[self.rank], dtype=x.dtype)
         self._comm.Reduce_scatter(x, out, recvcounts=counts, op=self._MPI.SUM)
         self.bytes_sent += x.nbytes - out.nbytes

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ from tdflow.dialect.sbp import NdSbp, Sbp, parse_sbp, physical_shape
 
 from .comm import Communicator, current, use
 from .layout import gather, shard
+from .overlap import DEFAULT_BUCKET_BYTES, eligible, reducing
 
 
 class DistributedError(TdflowError, ValueError):
@@ -99,6 +100,8 @@ class RankPlan:
     arg_shapes: list[tuple[int, ...]]  # logical
     result_shapes: list[tuple[int, ...]]  # logical
     hierarchy: tuple[int, ...]
+    #: the all-reduce launches that may overlap the rest of the plan (``overlap.eligible``)
+    async_ids: list[int] = field(default_factory=list)
 
 
 class DistributedProgram:
@@ -111,9 +114,12 @@ class DistributedProgram:
     """
 
     def __init__(self, name: str, nproc: int, build_rank: Callable[[int], RankPlan],
-                 arguments: Sequence[tuple[str, Any, str]] = ()) -> None:
+                 arguments: Sequence[tuple[str, Any, str]] = (),
+                 bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> None:
         self.__name__ = name
         self.nproc = nproc
+        #: the size of a bucket of overlapped all-reduces (:mod:`.overlap`)
+        self.bucket_bytes = bucket_bytes
         #: ``(name, logical shape, dtype)`` of each argument, as ``CompiledProgram.arguments``
         self.arguments = list(arguments)
         self._build_rank = build_rank
@@ -174,7 +180,8 @@ class DistributedProgram:
         from .comm import MeshComm
 
         # a hierarchy of several axes: boxing ops find the ranks of their mesh axis through it
-        with use(MeshComm(comm, rp.hierarchy) if len(rp.hierarchy) > 1 else comm):
+        with use(MeshComm(comm, rp.hierarchy) if len(rp.hierarchy) > 1 else comm), \
+                reducing(rp.async_ids, self.bucket_bytes):
             out = rp.program(*pieces)
         out = list(out) if isinstance(out, tuple) else [out]
         logical = [gather(o, shape, sbp, rp.hierarchy, comm)
@@ -214,9 +221,15 @@ def compile_physical(rank_source: Callable[[int], Any], nproc: int, arg_sbp: Seq
 
 
 def compile(source: Any, nproc: int | None = None, comm: Communicator | None = None, *,  # noqa: A001
-            entry: str | None = None, ops: Any = None, device: str = "cpu") -> DistributedProgram:
+            entry: str | None = None, ops: Any = None, device: str = "cpu",
+            search: str = "lookahead", overlap: bool = False,
+            bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> DistributedProgram:
     """Compile an SBP-annotated program for ``nproc`` ranks (default: the size of ``comm`` or
-    of the calling rank's group). Arguments without an ``sbp`` attribute are broadcast.
+    of the calling rank's group). Arguments without an ``sbp`` attribute are broadcast;
+    ``search`` is ``infer-sbp``'s (``"greedy"``: OneFlow's per-op choice); ``overlap``:
+    all-reduces whose results only the caller reads (gradients) go in buckets of
+    ``bucket_bytes`` while the plan goes on (:mod:`tdflow.distributed.overlap`; off by
+    default: it needs a core free for the communication thread, see docs/benchmarks.md).
 
     >>> import numpy as np, tdflow.distributed as dist
     >>> prog = dist.compile('func.func @f(%x: tensor<5xf64> {sbp = [#sbp.S<0>]}) -> tensor<5xf64> {\\n'
@@ -245,22 +258,24 @@ def compile(source: Any, nproc: int | None = None, comm: Communicator | None = N
     errors = [d for d in verify_module(module, context_of(ops)) if d.severity == "error"]
     if errors:  # the program's own mistakes first, located, before any SBP pass runs
         raise DiagnosticError(errors)
-    arg_sbp, result_sbp, hier = _function_sbp(module, entry, nproc, ops)
+    arg_sbp, result_sbp, hier = _function_sbp(module, entry, nproc, ops, search)
     func = module[entry]
     arg_shapes = [tuple(t.shape) for t in func.arg_types]
     result_shapes = [tuple(t.shape) for t in _result_types(func)]
 
     def build(rank: int) -> RankPlan:
         prog = tdflow.compile(module.clone(), device, entry,
-                              pipeline=rank_pipeline(nproc, rank, device), mode="direct", ops=ops)
-        return RankPlan(prog, arg_sbp, result_sbp, arg_shapes, result_shapes, hier)
+                              pipeline=rank_pipeline(nproc, rank, device, search), mode="direct",
+                              ops=ops)
+        async_ids = eligible(prog.plan.launches) if overlap and prog.plan is not None else []
+        return RankPlan(prog, arg_sbp, result_sbp, arg_shapes, result_shapes, hier, async_ids)
 
     arguments = [(a.name or f"arg{i}", tuple(a.type.shape), a.type.dtype)
                  for i, a in enumerate(func.args)]
-    return DistributedProgram(entry, nproc, build, arguments)
+    return DistributedProgram(entry, nproc, build, arguments, bucket_bytes)
 
 
-def rank_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
+def rank_pipeline(nproc: int, rank: int, device: str = "cpu", search: str = "lookahead") -> str:
     """The whole pipeline of rank ``rank``: the compiler's (``tdflow.lowering.sbp``) SBP
     passes (``infer-sbp``, ``physicalize``), then the device's standard pipeline.
 
@@ -269,7 +284,7 @@ def rank_pipeline(nproc: int, rank: int, device: str = "cpu") -> str:
     """
     from tdflow.lowering.sbp import sbp_pipeline
 
-    return sbp_pipeline(nproc, rank, device)
+    return sbp_pipeline(nproc, rank, device, search)
 
 
 def _result_types(func: Any) -> list[Any]:
@@ -279,15 +294,17 @@ def _result_types(func: Any) -> list[Any]:
     return list(types)
 
 
-def _function_sbp(module: Any, entry: str, nproc: int, ops: Any
+def _function_sbp(module: Any, entry: str, nproc: int, ops: Any, search: str = "lookahead"
                   ) -> tuple[list[NdSbp], list[NdSbp], tuple[int, ...]]:
     """The SBP the compiler chose for ``entry``'s arguments and results, and the hierarchy."""
     from tdflow.lowering.pass_manager import PassManager
     from tdflow.lowering.passes.infer_sbp import function_sbp
+    from tdflow.lowering.sbp import sbp_pipeline
     from tdflow.runtime.compiled import context_of
 
     m = module.clone()
-    PassManager.parse(f"infer-sbp{{nproc={nproc}}}", dialect=context_of(ops)).run(m)
+    PassManager.parse(sbp_pipeline(nproc, 0, search=search).split(",physicalize")[0],
+                      dialect=context_of(ops)).run(m)
     args, results = function_sbp(m[entry])
     from tdflow.lowering.sbp_ir import hierarchy_of
 

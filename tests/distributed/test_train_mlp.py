@@ -46,3 +46,18 @@ def test_float32_data_parallel_training_learns():
 def test_nproc_needs_graph_mode():
     with pytest.raises(SystemExit, match="graph mode only"):
         train_mlp.train("eager", 1, nproc=2)
+
+
+def test_the_data_parallel_program_goes_through_infer_sbp():
+    # the ranks' rows come from the program's SBP, not from slicing in the example
+    import tdflow.distributed as dist
+
+    def rank(_r):
+        model = train_mlp.DataParallel(train_mlp.init_params(0, np.float64), dtype="f64")
+        plan = model.value_and_grad.program.plan(dist.current().rank)
+        x_shape = plan.program.lowering.module["mlp_grad"].args[0].type.shape
+        return [str(s[0]) for s in plan.arg_sbp[:6]], tuple(x_shape)
+
+    out = dist.run_threads(rank, 3)
+    assert out[0][0] == ["S(0)", "S(0)", "B", "B", "B", "B"]
+    assert [o[1] for o in out] == [(22, 64), (21, 64), (21, 64)]  # 64 rows: 22, 21, 21
