@@ -47,7 +47,7 @@ from tdflow.lowering.elementwise_types import (
     infer_dtypes,
     operand_dtype,
 )
-from tdflow.lowering.erf_numpy import erf_ufunc
+from tdflow.lowering.erf_f32 import erf_ufunc
 
 _UFUNCS: dict[str, np.ufunc] = {
     "neg": np.negative, "abs": np.absolute, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,

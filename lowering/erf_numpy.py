@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["erf_f64", "erf_ufunc"]
+__all__ = ["erf_f64", "erf_ufunc_exact"]
 
 # Cody's coefficients are his published decimal values (near-minimax, relative
 # error under 1e-18 in exact arithmetic), each polynomial from its highest power down;
@@ -198,11 +198,13 @@ def erf_f64(x: np.ndarray) -> np.ndarray:
     return res.reshape(shape)
 
 
-def erf_ufunc(x: Any, out: np.ndarray | None = None, dtype: Any = None, **_: Any) -> np.ndarray:
+def erf_ufunc_exact(x: Any, out: np.ndarray | None = None, dtype: Any = None, **_: Any) -> np.ndarray:
     """``erf`` as a ufunc-like callable (``f(x, out=, dtype=)``, as the steps call ufuncs).
 
     Always evaluated in float64 and rounded once to ``dtype``, so f32 and f16 results are the
-    correctly rounded float64 values.
+    correctly rounded float64 values. The kernels call
+    :func:`tdflow.lowering.erf_f32.erf_ufunc`, which sends float32 to the faster
+    :func:`~tdflow.lowering.erf_f32.erf_f32` and everything else here.
     """
     x = np.asarray(x)
     y = erf_f64(x.astype(np.float64, copy=False))  # erf_f64 never writes its argument
