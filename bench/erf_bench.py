@@ -1,0 +1,120 @@
+"""float32 erf: the table path against the exact float64 path, alone, in GELU and in the GPT.
+
+    python bench/erf_bench.py             # erf, gelu, gelu_grad on 1M f32; the GPT graph step
+    python bench/erf_bench.py --no-gpt    # the kernels only
+
+Both paths run in the same process, taking turns round by round (the switch is
+``tdflow.lowering.erf_f32.USE_F32_PATH``, read at every call, so the GPT step is the same
+compiled plan for both columns). ``gelu`` and ``gelu_grad`` are the ops' own kernels (their
+``formula`` rendered by ``render_numpy``), as eager and graph mode run them. PyTorch's
+``torch.erf`` / ``gelu`` is timed too when torch is installed (it is not on the CI machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tdflow.lowering import erf_f32 as erf_mod
+from tdflow.lowering.elementwise_numpy import render_numpy
+from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def _timed(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
+    """Median seconds per call of each (path, fn) column; the columns take turns."""
+    names = list(fns)
+    for n in names:
+        fns[n]()
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.perf_counter()
+            fns[n]()
+            samples[n].append(time.perf_counter() - t0)
+    return {n: statistics.median(v) for n, v in samples.items()}
+
+
+def _with_path(fast: bool, fn: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        erf_mod.USE_F32_PATH = fast
+        try:
+            return fn()
+        finally:
+            erf_mod.USE_F32_PATH = True
+    return run
+
+
+def kernels(n: int = 1 << 20, rounds: int = 15) -> list[tuple[str, float, float]]:
+    """(name, old seconds, new seconds) for erf, gelu and gelu_grad on ``n`` float32 values."""
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(n) * 2).astype(np.float32)
+    dy = rng.standard_normal(n).astype(np.float32)
+    out = np.empty_like(x)
+    gelu = render_numpy(ELEMENTWISE_OPS["tdflow.gelu"].bind(), ["f32"], "f32")
+    grad = render_numpy(ELEMENTWISE_OPS["tdflow.gelu_grad"].bind(), ["f32", "f32"], "f32")
+    work = {"erf": lambda: erf_mod.erf_ufunc(x, out=out, dtype=np.float32),
+            "gelu": lambda: gelu([x], out), "gelu_grad": lambda: grad([x, dy], out)}
+    cols = {}
+    for name, fn in work.items():
+        cols[(name, "old")] = _with_path(False, fn)
+        cols[(name, "new")] = _with_path(True, fn)
+    t = _timed(cols, rounds)
+    rows = [(name, t[(name, "old")], t[(name, "new")]) for name in work]
+    try:
+        import torch
+    except ImportError:
+        return rows
+    tx = torch.from_numpy(x)
+    tt = _timed({"erf": lambda: torch.erf(tx), "gelu": lambda: torch.nn.functional.gelu(tx)},
+                rounds)
+    return rows + [(f"torch {k}", float("nan"), v) for k, v in tt.items()]
+
+
+def gpt_step(rounds: int = 10) -> tuple[float, float]:
+    """Median seconds of the GPT graph step (bench/model_bench.py's) with the old / new erf."""
+    import model_bench
+
+    step = model_bench._gpt_columns()["graph"]
+    t = _timed({"old": _with_path(False, step), "new": _with_path(True, step)}, rounds)
+    return t["old"], t["new"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--no-gpt", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(1)
+    except ImportError:
+        pass
+    print("| work (1M f32) | exact f64 path | f32 path | speed-up |")
+    print("|---|---:|---:|---:|")
+    for name, old, new in kernels(rounds=args.rounds):
+        ratio = f"{old / new:.2f}x" if old == old else "(torch)"
+        print(f"| {name} | {old * 1e3:.2f} ms | {new * 1e3:.2f} ms | {ratio} |")
+    if not args.no_gpt:
+        old, new = gpt_step(max(5, args.rounds // 2))
+        print(f"| GPT graph step (model_bench size) | {old * 1e3:.1f} ms | {new * 1e3:.1f} ms "
+              f"| {old / new:.2f}x |")
+    try:
+        import torch  # noqa: F401
+        has_torch = "installed"
+    except ImportError:
+        has_torch = "not installed (no PyTorch ratio)"
+    print(f"torch: {has_torch}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
