@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
+from tdflow.lowering import elementwise_blocks
 from tdflow.lowering.elementwise import (
     COMPARE_OPS,
     Binary,
@@ -41,6 +42,7 @@ from tdflow.lowering.elementwise import (
     Unary,
     bind,
 )
+from tdflow.lowering.elementwise_blocks import BLOCK, reads_an_array_each_step, run_blocks
 from tdflow.lowering.elementwise_types import (
     compute_dtype,
     default_out_dtype,
@@ -289,6 +291,10 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                     shape = None
                     break
         chain = steps
+        if n_temp and not root_is_value:
+            blocked = _try_blocks(r, inputs, out)
+            if blocked is not None:
+                return blocked
         if shape is not None:
             if n_temp:
                 r[t0:out_slot] = _scratch(local, shape, temp_np, temp_itemsize)
@@ -331,13 +337,61 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                 result = result.astype(np_out)
         return result
 
+    scalar_ok: dict[frozenset[int], bool] = {}  # array operands -> no scalar-only step
+
+    def _try_blocks(r: list[Any], inputs: Sequence[np.ndarray],
+                    out: np.ndarray | None) -> np.ndarray | None:
+        """Evaluate block by block (``lowering/elementwise_blocks.py``) when the array
+        operands share one C-contiguous shape of at least two blocks; else ``None``."""
+        if not elementwise_blocks.USE_BLOCKS:
+            return None
+        shape = None
+        arrays = []
+        for i in used_inputs:
+            a = inputs[i]
+            if type(a) is not np.ndarray:
+                return None
+            if a.ndim == 0:
+                continue
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                return None
+            if not a.flags.c_contiguous:
+                return None
+            arrays.append(i)
+        if shape is None or math.prod(shape) < 2 * BLOCK:
+            return None
+        if len(arrays) != len(used_inputs):
+            key = frozenset(arrays)
+            ok = scalar_ok.get(key)
+            if ok is None:
+                ok = scalar_ok[key] = reads_an_array_each_step(step_args, step_dest, set(arrays))
+            if not ok:
+                return None
+        if out is None:
+            out = np.empty(shape, np_out)
+        elif out.shape != shape or not out.flags.c_contiguous:
+            return None
+        temps = local.__dict__.get("blocks")
+        if temps is None:
+            temps = local.blocks = [np.empty(BLOCK, dt) for dt in temp_np]
+        pairs = [(i, inputs[i]) for i in arrays]
+        if warns:
+            with np.errstate(all="ignore"):
+                run_blocks(steps, r, pairs, out, out_slot, t0, temps)
+        else:
+            run_blocks(steps, r, pairs, out, out_slot, t0, temps)
+        return out
+
     if used_inputs == [0] and not root_is_value:
         # One array input (unary ops, the common eager case): no shape comparisons.
         general = run
 
         def run(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
             x = inputs[0]
-            if type(x) is not np.ndarray:
+            if type(x) is not np.ndarray or (n_temp and x.size >= 2 * BLOCK
+                                              and elementwise_blocks.USE_BLOCKS):
                 return general(inputs, out)
             r = template.copy()
             r[0] = x
