@@ -1,6 +1,6 @@
 """Render an elementwise expression to a numpy program (a chain of ufunc calls; no text).
 
->>> from tdflow.lowering.elementwise import Input, exp
+>>> from tdflow.dialect.formula.expr import Input, exp
 >>> import numpy as np
 >>> prog = render_numpy(exp(Input(0)) * 2 + Input(1), ["f32", "f32"], "f32")
 >>> x = np.zeros(3, np.float32); out = np.empty(3, np.float32)
@@ -17,7 +17,7 @@ scratch buffers are preallocated, and kept per thread between calls when large (
 64 MiB per program); with broadcasting each scratch slot gets the shape its values have
 (numpy allocates per step only when one slot would hold two shapes).
 
-Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs compute in
+Types follow :func:`~tdflow.dialect.formula.types.infer_dtypes`: ``f16`` inputs compute in
 ``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
 """
 
@@ -29,9 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.dialect.types import DTYPES
-from tdflow.lowering import elementwise_blocks
-from tdflow.lowering.elementwise import (
+from tdflow.dialect.formula.expr import (
     COMPARE_OPS,
     Binary,
     Cast,
@@ -42,13 +40,15 @@ from tdflow.lowering.elementwise import (
     Unary,
     bind,
 )
-from tdflow.lowering.elementwise_blocks import BLOCK, reads_an_array_each_step, run_blocks
-from tdflow.lowering.elementwise_types import (
+from tdflow.dialect.formula.types import (
     compute_dtype,
     default_out_dtype,
     infer_dtypes,
     operand_dtype,
 )
+from tdflow.dialect.types import DTYPES
+from tdflow.lowering import elementwise_blocks
+from tdflow.lowering.elementwise_blocks import BLOCK, reads_an_array_each_step, run_blocks
 from tdflow.lowering.erf_f32 import erf_ufunc
 
 _UFUNCS: dict[str, np.ufunc] = {
@@ -140,7 +140,7 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     """Compile ``expr`` over inputs of ``in_dtypes`` (MLIR spellings) into a :class:`NumpyProgram`.
 
     ``out_dtype`` defaults to input 0's type for arithmetic and ``i1`` for predicates;
-    ``attrs`` binds any :class:`~tdflow.lowering.elementwise.Attr` left in ``expr``.
+    ``attrs`` binds any :class:`~tdflow.dialect.formula.expr.Attr` left in ``expr``.
     """
     in_dtypes = tuple(in_dtypes)
     expr = bind(expr, attrs or {})

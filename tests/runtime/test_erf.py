@@ -12,7 +12,9 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tdflow.lowering.elementwise import ELEMENTWISE_OPS, Input, erf, render_numpy
+from tdflow.dialect.formula.expr import Input, erf
+from tdflow.lowering.elementwise_numpy import render_numpy
+from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
 from tdflow.lowering.erf_numpy import erf_f64
 
 verf = np.vectorize(math.erf, otypes=[np.float64])
@@ -102,7 +104,7 @@ def test_f32_is_libm_rounded_to_f32():
 
 
 def test_f16_every_value():
-    # f16 computes in f32 and rounds once when stored (see elementwise_types), so the
+    # f16 computes in f32 and rounds once when stored (see dialect/formula/types.py), so the
     # reference rounds libm's value to f32, then to f16; checked on all 65536 bit patterns.
     x = np.arange(2**16, dtype=np.uint16).view(np.float16)
     with np.errstate(invalid="ignore"):  # the nan patterns
