@@ -31,7 +31,7 @@ __all__ = ["BLOCK", "USE_BLOCKS", "reads_an_array_each_step", "run_blocks"]
 
 #: Elements per block: with two inputs, a temporary and the output (f32) the working set is
 #: 256 KiB, within L2; per block each step costs one ufunc call (~1 us), about 5% at this size.
-BLOCK = 16384
+BLOCK = 65536
 #: False: whole arrays as before (read at every call; ``bench/fused_bench.py`` times both).
 USE_BLOCKS = True
 

@@ -45,7 +45,7 @@ _table_lock = threading.Lock()
 
 
 def _fit_table() -> np.ndarray:
-    """``(intervals, degree + 1)`` coefficients, highest power first, of ``erf(a) / a / SCALE``
+    """``(degree + 1, intervals)`` coefficients, highest power first, of ``erf(a) / a / SCALE``
     in the interval's local coordinate ``h = a * SCALE - i`` in ``[0, 1)``.
 
     Interpolation at Chebyshev nodes (near-minimax; the float64 reference is ~1 ulp) solved for
@@ -59,8 +59,9 @@ def _fit_table() -> np.ndarray:
     a = (np.arange(n)[:, None] + nodes[None, :]) / ERF_F32_SCALE  # never 0: nodes are inside
     g = erf_f64(a) / a / ERF_F32_SCALE
     vander = np.vander(nodes, k)  # highest power first
-    coeffs = np.linalg.solve(vander, g.T).T
-    return np.ascontiguousarray(coeffs)
+    # (degree + 1, intervals): gathered coefficient by coefficient into contiguous rows, the
+    # Horner steps run on contiguous arrays (twice as fast as on strided columns).
+    return np.ascontiguousarray(np.linalg.solve(vander, g.T))
 
 
 def _coefficients() -> np.ndarray:
@@ -100,26 +101,27 @@ def erf_f32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     s = np.empty(m)
     h = np.empty(m)
     idx = np.empty(m, np.intp)
-    c = np.empty((m, ERF_F32_DEGREE + 1))
+    c = np.empty((ERF_F32_DEGREE + 1, m))
     r = np.empty(m)
     with np.errstate(invalid="ignore"):  # nan -> int index (clipped by take; h stays nan)
         for lo in range(0, n, _BLOCK):
             hi = min(n, lo + _BLOCK)
             k = hi - lo
             xb = flat_x[lo:hi]
-            ab, sb, hb, ib, cb, rb = a32[:k], s[:k], h[:k], idx[:k], c[:k], r[:k]
+            ab, sb, hb, ib, rb = a32[:k], s[:k], h[:k], idx[:k], r[:k]
+            cb = c if k == m else np.empty((ERF_F32_DEGREE + 1, k))  # take wants it contiguous
             np.absolute(xb, out=ab)
             np.minimum(ab, _LIMIT, out=ab)  # nan stays nan
             np.multiply(ab, ERF_F32_SCALE, out=sb, dtype=np.float64)  # exact: a power of two
             np.floor(sb, out=hb)
             np.copyto(ib, hb, casting="unsafe")
             np.subtract(sb, hb, out=hb)
-            np.take(table, ib, axis=0, out=cb, mode="clip")
-            np.multiply(cb[:, 0], hb, out=rb)
+            np.take(table, ib, axis=1, out=cb, mode="clip")
+            np.multiply(cb[0], hb, out=rb)
             for j in range(1, ERF_F32_DEGREE):
-                rb += cb[:, j]
+                rb += cb[j]
                 rb *= hb
-            rb += cb[:, ERF_F32_DEGREE]
+            rb += cb[ERF_F32_DEGREE]
             rb *= sb  # g / SCALE * (a * SCALE): the table holds erf(a) / a / SCALE
             # erf is odd; the sign of x (zeros included) goes on the float32 result (rounding
             # first, then a float32 copysign: cheaper than copysign's mixed-type loop).
