@@ -22,12 +22,14 @@ True
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["BLOCK", "USE_BLOCKS", "reads_an_array_each_step", "run_blocks"]
+__all__ = ["BLOCK", "USE_BLOCKS", "BlockRunner", "reads_an_array_each_step", "run_blocks"]
 
 #: Elements per block: with two inputs, a temporary and the output (f32) the working set is
 #: 256 KiB, within L2; per block each step costs one ufunc call (~1 us), about 5% at this size.
@@ -76,3 +78,67 @@ def run_blocks(steps: Sequence[Callable[[list[Any]], None]], r: list[Any],
         r[out_slot] = flat_out[lo:hi]
         for step in steps:
             step(r)
+
+
+class BlockRunner:
+    """A rendered program's block path: ``runner(r, inputs, out)`` evaluates block by block
+    and returns ``out`` (allocated when ``None``), or returns ``None`` when the operands do not
+    allow it (then the caller runs whole arrays). ``r`` is the call's register list with the
+    inputs and constants in place; the other arguments describe the program's steps, as
+    ``render_numpy`` lays them out.
+    """
+
+    def __init__(self, steps: Sequence[Callable[[list[Any]], None]], used_inputs: Sequence[int],
+                 step_args: Sequence[tuple[int, ...]], step_dest: Sequence[int],
+                 temp_dtypes: Sequence[Any], out_dtype: Any, out_slot: int, t0: int,
+                 warns: bool) -> None:
+        self.steps, self.used_inputs = steps, list(used_inputs)
+        self.step_args, self.step_dest = step_args, step_dest
+        self.temp_dtypes, self.out_dtype = list(temp_dtypes), out_dtype
+        self.out_slot, self.t0, self.warns = out_slot, t0, warns
+        self.scalar_ok: dict[frozenset[int], bool] = {}  # array operands -> no scalar-only step
+        self.local = threading.local()  # one block of scratch per thread
+
+    def __call__(self, r: list[Any], inputs: Sequence[np.ndarray],
+                 out: np.ndarray | None) -> np.ndarray | None:
+        if not USE_BLOCKS:
+            return None
+        shape = None
+        arrays = []
+        for i in self.used_inputs:
+            a = inputs[i]
+            if type(a) is not np.ndarray:
+                return None
+            if a.ndim == 0:
+                continue
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                return None
+            if not a.flags.c_contiguous:
+                return None
+            arrays.append(i)
+        if shape is None or math.prod(shape) < 2 * BLOCK:
+            return None
+        if len(arrays) != len(self.used_inputs):
+            key = frozenset(arrays)
+            ok = self.scalar_ok.get(key)
+            if ok is None:
+                ok = reads_an_array_each_step(self.step_args, self.step_dest, set(arrays))
+                self.scalar_ok[key] = ok
+            if not ok:
+                return None
+        if out is None:
+            out = np.empty(shape, self.out_dtype)
+        elif out.shape != shape or not out.flags.c_contiguous:
+            return None
+        temps = self.local.__dict__.get("temps")
+        if temps is None:
+            temps = self.local.temps = [np.empty(BLOCK, dt) for dt in self.temp_dtypes]
+        pairs = [(i, inputs[i]) for i in arrays]
+        if self.warns:
+            with np.errstate(all="ignore"):
+                run_blocks(self.steps, r, pairs, out, self.out_slot, self.t0, temps)
+        else:
+            run_blocks(self.steps, r, pairs, out, self.out_slot, self.t0, temps)
+        return out

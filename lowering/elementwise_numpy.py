@@ -48,7 +48,7 @@ from tdflow.dialect.formula.types import (
 )
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering import elementwise_blocks
-from tdflow.lowering.elementwise_blocks import BLOCK, reads_an_array_each_step, run_blocks
+from tdflow.lowering.elementwise_blocks import BLOCK, BlockRunner
 from tdflow.lowering.erf_f32 import erf_ufunc
 
 _UFUNCS: dict[str, np.ufunc] = {
@@ -337,52 +337,8 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                 result = result.astype(np_out)
         return result
 
-    scalar_ok: dict[frozenset[int], bool] = {}  # array operands -> no scalar-only step
-
-    def _try_blocks(r: list[Any], inputs: Sequence[np.ndarray],
-                    out: np.ndarray | None) -> np.ndarray | None:
-        """Evaluate block by block (``lowering/elementwise_blocks.py``) when the array
-        operands share one C-contiguous shape of at least two blocks; else ``None``."""
-        if not elementwise_blocks.USE_BLOCKS:
-            return None
-        shape = None
-        arrays = []
-        for i in used_inputs:
-            a = inputs[i]
-            if type(a) is not np.ndarray:
-                return None
-            if a.ndim == 0:
-                continue
-            if shape is None:
-                shape = a.shape
-            elif a.shape != shape:
-                return None
-            if not a.flags.c_contiguous:
-                return None
-            arrays.append(i)
-        if shape is None or math.prod(shape) < 2 * BLOCK:
-            return None
-        if len(arrays) != len(used_inputs):
-            key = frozenset(arrays)
-            ok = scalar_ok.get(key)
-            if ok is None:
-                ok = scalar_ok[key] = reads_an_array_each_step(step_args, step_dest, set(arrays))
-            if not ok:
-                return None
-        if out is None:
-            out = np.empty(shape, np_out)
-        elif out.shape != shape or not out.flags.c_contiguous:
-            return None
-        temps = local.__dict__.get("blocks")
-        if temps is None:
-            temps = local.blocks = [np.empty(BLOCK, dt) for dt in temp_np]
-        pairs = [(i, inputs[i]) for i in arrays]
-        if warns:
-            with np.errstate(all="ignore"):
-                run_blocks(steps, r, pairs, out, out_slot, t0, temps)
-        else:
-            run_blocks(steps, r, pairs, out, out_slot, t0, temps)
-        return out
+    _try_blocks = BlockRunner(steps, used_inputs, step_args, step_dest, temp_np, np_out,
+                              out_slot, t0, warns)
 
     if used_inputs == [0] and not root_is_value:
         # One array input (unary ops, the common eager case): no shape comparisons.

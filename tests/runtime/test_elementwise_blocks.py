@@ -92,16 +92,14 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 @pytest.fixture
 def block_runs(monkeypatch):
     """How many calls went through the block path."""
-    from tdflow.lowering import elementwise_numpy
-
     calls = []
-    real = elementwise_numpy.run_blocks
+    real = elementwise_blocks.run_blocks
 
     def counting(*args, **kw):
         calls.append(1)
         return real(*args, **kw)
 
-    monkeypatch.setattr(elementwise_numpy, "run_blocks", counting)
+    monkeypatch.setattr(elementwise_blocks, "run_blocks", counting)
     return calls
 
 
