@@ -73,6 +73,22 @@ def _coefficients() -> np.ndarray:
     return _table
 
 
+_local = threading.local()
+
+
+def _scratch(m: int) -> tuple[np.ndarray, ...]:
+    """One block's scratch; a full block's (1.2 MiB) is kept per thread, since allocating it
+    at every call maps fresh pages and page-faults them in."""
+    cached = _local.__dict__.get("full")
+    if cached is not None and len(cached[0]) == m:
+        return cached
+    bufs = (np.empty(m, np.float32), np.empty(m), np.empty(m), np.empty(m, np.intp),
+            np.empty((ERF_F32_DEGREE + 1, m)), np.empty(m))
+    if m == _BLOCK:
+        _local.full = bufs
+    return bufs
+
+
 def erf_f32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``erf`` of a float32 array into ``out`` (float32, same shape; a new array when ``None``).
 
@@ -97,12 +113,7 @@ def erf_f32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     in_place = np.shares_memory(flat_out, flat_x)
     n = flat_x.size
     m = min(n, _BLOCK)
-    a32 = np.empty(m, np.float32)
-    s = np.empty(m)
-    h = np.empty(m)
-    idx = np.empty(m, np.intp)
-    c = np.empty((ERF_F32_DEGREE + 1, m))
-    r = np.empty(m)
+    a32, s, h, idx, c, r = _scratch(m)
     with np.errstate(invalid="ignore"):  # nan -> int index (clipped by take; h stays nan)
         for lo in range(0, n, _BLOCK):
             hi = min(n, lo + _BLOCK)
