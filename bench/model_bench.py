@@ -284,10 +284,10 @@ convolution kernels (im2col + one BLAS matmul per group, `runtime/kernels/conv.p
 75% of its step: `conv_data_grad` alone a third. PyTorch's oneDNN convolutions are direct or
 Winograd kernels; matching them needs a different algorithm than im2col on 8x8 images, not
 less overhead. In the GPT's graph step the matmuls and batch matmuls take about 30% (numpy's
-BLAS speed) and the exact erf of GELU and of its derivative about 45%: `lowering/erf_numpy.py`
-computes erf in float64 with Cody's rational approximations (about ten numpy passes; exact to
-the float32 result), where PyTorch uses a vectorised float32 erf. A float32 erf that stays
-correctly rounded is the first thing to do for the GPT. Eager mode pays Python per op on top
+BLAS speed); the erf of GELU and of its derivative took about 45% until issue 23, most of it
+page faults of the float64 path's whole-array temporaries: that path now goes in chunks, and
+float32 takes `lowering/erf_f32.py` (within 1 ulp; see "Issue 23, levers 2 and 3"), about
+25% of the step now. Eager mode pays Python per op on top
 (about 20 us an op, forward and backward). None of the four targets is met yet."""
 
 

@@ -1,6 +1,6 @@
 """Render an elementwise expression to a CUDA C expression string.
 
->>> from tdflow.lowering.elementwise import Input, sigmoid, maximum
+>>> from tdflow.dialect.formula.expr import Input, sigmoid, maximum
 >>> render_cuda(sigmoid(Input(0)), ["f32"])
 '(1.0f / (1.0f + __expf((-x0))))'
 >>> render_cuda(maximum(Input(0), 0), ["f64"], names=["in0[i]"])
@@ -26,17 +26,8 @@ from importlib import resources
 
 import numpy as np
 from tdflow.dialect.element_types import INT_TYPES
-from tdflow.lowering.elementwise import (
-    Binary,
-    Cast,
-    Const,
-    Expr,
-    Input,
-    Select,
-    Unary,
-    bind,
-)
-from tdflow.lowering.elementwise_types import (
+from tdflow.dialect.formula.expr import Binary, Cast, Const, Expr, Input, Select, Unary, bind
+from tdflow.dialect.formula.types import (
     compute_dtype,
     default_out_dtype,
     infer_dtypes,

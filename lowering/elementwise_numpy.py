@@ -1,6 +1,6 @@
 """Render an elementwise expression to a numpy program (a chain of ufunc calls; no text).
 
->>> from tdflow.lowering.elementwise import Input, exp
+>>> from tdflow.dialect.formula.expr import Input, exp
 >>> import numpy as np
 >>> prog = render_numpy(exp(Input(0)) * 2 + Input(1), ["f32", "f32"], "f32")
 >>> x = np.zeros(3, np.float32); out = np.empty(3, np.float32)
@@ -17,7 +17,7 @@ scratch buffers are preallocated, and kept per thread between calls when large (
 64 MiB per program); with broadcasting each scratch slot gets the shape its values have
 (numpy allocates per step only when one slot would hold two shapes).
 
-Types follow :func:`~tdflow.lowering.elementwise.infer_dtypes`: ``f16`` inputs compute in
+Types follow :func:`~tdflow.dialect.formula.types.infer_dtypes`: ``f16`` inputs compute in
 ``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
 """
 
@@ -29,8 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.dialect.types import DTYPES
-from tdflow.lowering.elementwise import (
+from tdflow.dialect.formula.expr import (
     COMPARE_OPS,
     Binary,
     Cast,
@@ -41,13 +40,16 @@ from tdflow.lowering.elementwise import (
     Unary,
     bind,
 )
-from tdflow.lowering.elementwise_types import (
+from tdflow.dialect.formula.types import (
     compute_dtype,
     default_out_dtype,
     infer_dtypes,
     operand_dtype,
 )
-from tdflow.lowering.erf_numpy import erf_ufunc
+from tdflow.dialect.types import DTYPES
+from tdflow.lowering import elementwise_blocks
+from tdflow.lowering.elementwise_blocks import BLOCK, BlockRunner
+from tdflow.lowering.erf_f32 import erf_ufunc
 
 _UFUNCS: dict[str, np.ufunc] = {
     "neg": np.negative, "abs": np.absolute, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
@@ -138,7 +140,7 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     """Compile ``expr`` over inputs of ``in_dtypes`` (MLIR spellings) into a :class:`NumpyProgram`.
 
     ``out_dtype`` defaults to input 0's type for arithmetic and ``i1`` for predicates;
-    ``attrs`` binds any :class:`~tdflow.lowering.elementwise.Attr` left in ``expr``.
+    ``attrs`` binds any :class:`~tdflow.dialect.formula.expr.Attr` left in ``expr``.
     """
     in_dtypes = tuple(in_dtypes)
     expr = bind(expr, attrs or {})
@@ -289,6 +291,10 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                     shape = None
                     break
         chain = steps
+        if n_temp and not root_is_value:
+            blocked = _try_blocks(r, inputs, out)
+            if blocked is not None:
+                return blocked
         if shape is not None:
             if n_temp:
                 r[t0:out_slot] = _scratch(local, shape, temp_np, temp_itemsize)
@@ -331,13 +337,17 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                 result = result.astype(np_out)
         return result
 
+    _try_blocks = BlockRunner(steps, used_inputs, step_args, step_dest, temp_np, np_out,
+                              out_slot, t0, warns)
+
     if used_inputs == [0] and not root_is_value:
         # One array input (unary ops, the common eager case): no shape comparisons.
         general = run
 
         def run(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
             x = inputs[0]
-            if type(x) is not np.ndarray:
+            if type(x) is not np.ndarray or (n_temp and x.size >= 2 * BLOCK
+                                              and elementwise_blocks.USE_BLOCKS):
                 return general(inputs, out)
             r = template.copy()
             r[0] = x

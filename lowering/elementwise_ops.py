@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tdflow.dialect.formula.dtypes import FLOATS, INTS, NUMERIC, formula_dtypes
-from tdflow.lowering.elementwise import Expr, bind
+from tdflow.dialect.formula.expr import Expr, bind
 
 __all__ = ["ELEMENTWISE_OPS", "ElementwiseDef", "elementwise_def", "FLOATS", "INTS", "NUMERIC"]
 

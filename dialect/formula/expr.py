@@ -17,8 +17,7 @@ Comparisons build nodes too (``x > 0`` above); structural equality stays ``==`` 
 usual for dataclasses, so use :func:`eq`/:func:`ne` to build equality tests.
 
 The IR lives in the dialect (an op's formula is part of its definition); the renderers to numpy
-and CUDA C and the fusion pass live in ``lowering`` and import it from here
-(``tdflow.lowering.elementwise`` re-exports every name).
+and CUDA C and the fusion pass live in ``lowering`` and import it from here.
 
 Fusion: :func:`compose` substitutes expressions for inputs, splicing the inner expression's
 inputs in at the replaced position, so the fused operand list is

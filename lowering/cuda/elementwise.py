@@ -8,7 +8,7 @@ inputs of another shape are broadcast numpy-style by index arithmetic
 ``f32`` tensor and the size is a multiple of 4, each thread moves ``float4`` vectors.
 
 >>> from tdflow.lowering.cuda.code import TensorSpec
->>> from tdflow.lowering.elementwise import Input, maximum
+>>> from tdflow.dialect.formula.expr import Input, maximum
 >>> code = elementwise_code("relu", [maximum(Input(0), 0)], [TensorSpec((2, 3), "f32")],
 ...                         [TensorSpec((2, 3), "f32")])
 >>> "(a > b || a != a) ? a : b; }(v0, s0)" in code.source, code.scalars
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tdflow.lowering.elementwise import Expr
+from tdflow.dialect.formula.expr import Expr
 from tdflow.lowering.elementwise_cuda import render_cuda
 from tdflow.lowering.elementwise_ops import elementwise_def
 
@@ -141,7 +141,7 @@ def bias_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     if not 0 <= axis < a.ndim or b.shape != (a.shape[axis],):
         raise CudaCodegenError(f"tdflow.bias_add: b of shape {b.shape} does not match axis "
                                f"{axis} of a with shape {a.shape}")
-    from tdflow.lowering.elementwise import Input
+    from tdflow.dialect.formula.expr import Input
 
     shape = [1] * a.ndim
     shape[axis] = b.shape[0]

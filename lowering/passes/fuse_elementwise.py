@@ -1,7 +1,7 @@
 """``fuse-elementwise``: chains and DAGs of ``Elementwise`` ops become one fused op.
 
 An ``Elementwise`` op whose only user is another elementwise op is absorbed into it: their scalar
-expressions (``lowering/elementwise.py``) are composed, attributes bound, and the operand lists
+expressions (``dialect/formula/expr.py``) are composed, attributes bound, and the operand lists
 spliced and de-duplicated. The result is one ``tdflow.fused_elementwise`` op that carries the
 composed expression as text (``expr``) and the names of the ops it replaced (``ops``).
 
@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from tdflow.dialect.formula.expr import Expr, compose, dedup_inputs, expr_depth
+from tdflow.dialect.formula.text import format_expr, parse_expr
 from tdflow.dialect.ir import RETURN, Operation, Rewriter
 from tdflow.dialect.ir.attrs import ArrayAttr, StringAttr, to_python
 from tdflow.dialect.types import TensorType
 
-from ..elementwise import Expr, compose, dedup_inputs, expr_depth
-from ..fused_expr import format_expr, parse_expr
 from ..ir_access import FUSED_OP, op_attributes, op_def, traits
 from ..pass_manager import Pass, PassContext
 

@@ -128,7 +128,8 @@ def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
 
     A fused op's expression text is parsed back into the expression the kernel runs.
     """
-    from ..fused_expr import parse_expr
+    from tdflow.dialect.formula.text import parse_expr
+
     from ..ir_access import FUSED_OP
 
     attrs: dict[str, Any] = {}

@@ -1,11 +1,11 @@
 """CPU kernels of the elementwise ops, built from each op's ``formula`` in its ``.td`` record.
 
-Each kernel renders its formula with :func:`~tdflow.lowering.elementwise.render_numpy` on first
+Each kernel renders its formula with :func:`~tdflow.lowering.elementwise_numpy.render_numpy` on first
 use for a given (input dtypes, attribute values) and caches the program; later calls cost one
 dict lookup plus the ufunc calls. Output 0 may be input 0's buffer (``inplace={0: 0}``).
 
 ``tdflow.fused_elementwise`` runs a fused expression: ``attrs["expr"]`` is an
-:class:`~tdflow.lowering.elementwise.Expr` (already bound) over the inputs, and the optional
+:class:`~tdflow.dialect.formula.expr.Expr` (already bound) over the inputs, and the optional
 ``attrs["out_dtype"]`` fixes the result type (default: input 0's).
 
 >>> import numpy as np
@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.element_types import DTYPE_NAMES
+from tdflow.dialect.formula.expr import Expr
+from tdflow.dialect.formula.types import default_out_dtype
 from tdflow.dialect.types import dtype_from_numpy
-from tdflow.lowering.elementwise import Expr
 from tdflow.lowering.elementwise_numpy import NumpyProgram, render_numpy
 from tdflow.lowering.elementwise_ops import (
     ELEMENTWISE_OPS,
@@ -31,7 +32,6 @@ from tdflow.lowering.elementwise_ops import (
     ElementwiseDef,
     elementwise_def,
 )
-from tdflow.lowering.elementwise_types import default_out_dtype
 from tdflow.runtime.kernels.registry import (
     KernelFn,
     input_dtype_in,

@@ -71,8 +71,8 @@ def test_broadcasting(a, b) -> None:
 
 
 def test_fused_chain_and_bias_add() -> None:
-    from tdflow.lowering.elementwise import Input, maximum, sigmoid
-    from tdflow.lowering.fused_expr import format_expr
+    from tdflow.dialect.formula.expr import Input, maximum, sigmoid
+    from tdflow.dialect.formula.text import format_expr
 
     expr = sigmoid(maximum(Input(0) * Input(1), 0.0)) + Input(2)
     x, y, z = rand((33, 17), seed=3), rand((33, 17), seed=4), rand((17,), seed=5)

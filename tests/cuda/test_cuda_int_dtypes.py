@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from cuda_harness import check, nvcc_compile_all, prebuild
 from tdflow.dialect.element_types import INT_TYPES
-from tdflow.lowering.elementwise import Input
-from tdflow.lowering.fused_expr import format_expr
+from tdflow.dialect.formula.expr import Input
+from tdflow.dialect.formula.text import format_expr
 
 NEW = ("i16", "ui8", "ui16", "ui32", "ui64")
 

@@ -28,10 +28,11 @@ from tdflow.dialect.formula import (
     parse_formula,
     result_dtypes,
 )
-from tdflow.dialect.formula.expr import Binary, Const, Input
+from tdflow.dialect.formula.expr import Binary, Const, Input, bind
+from tdflow.dialect.formula.types import infer_dtypes
 from tdflow.dialect.opdef import AttrDef, OpDef, ValueDef
-from tdflow.lowering.elementwise import bind, infer_dtypes, render_cuda, render_numpy
-from tdflow.lowering.elementwise_cuda import CUDASIM_SHIM
+from tdflow.lowering.elementwise_cuda import CUDASIM_SHIM, render_cuda
+from tdflow.lowering.elementwise_numpy import render_numpy
 from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
 from tdflow.tdparser.errors import TdError
 

@@ -81,7 +81,7 @@ def test_sbp_splits_each_output_axis_and_broadcasts_stretched_operands():
 
 
 def test_it_is_not_a_formula_op_and_has_no_functional_form():
-    from tdflow.lowering.elementwise import ELEMENTWISE_OPS
+    from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
     from tdflow.runtime import functional
 
     assert FUSED not in ELEMENTWISE_OPS

@@ -173,7 +173,7 @@ def test_the_declared_op_is_used_when_the_dialect_has_it():
 def test_a_long_chain_fuses_into_kernels_of_bounded_depth():
     """300 tanh in a row: fusion stops at MAX_FUSED_DEPTH, so no tree walk recurses too deep."""
     import numpy as np
-    from tdflow.lowering.elementwise import expr_depth
+    from tdflow.dialect.formula.expr import expr_depth
     from tdflow.lowering.passes.fuse_elementwise import MAX_FUSED_DEPTH
 
     import tdflow

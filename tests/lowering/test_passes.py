@@ -155,8 +155,8 @@ def test_fuse_elementwise_respects_broadcast_and_single_consumer():
 
 
 def test_fused_expression_round_trips_through_text():
+    from tdflow.dialect.formula.text import parse_expr
     from tdflow.dialect.ir.attrs import to_python
-    from tdflow.lowering.fused_expr import parse_expr
 
     out, _ = lower(FUSE_IN, "fuse-elementwise")
     m = parse_module(out)

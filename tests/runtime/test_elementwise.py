@@ -14,8 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tdflow.dialect.element_types import INT_TYPES
-from tdflow.lowering.elementwise import (
-    ELEMENTWISE_OPS,
+from tdflow.dialect.formula.expr import (
     Attr,
     Const,
     Input,
@@ -31,12 +30,13 @@ from tdflow.lowering.elementwise import (
     log,
     maximum,
     remap_inputs,
-    render_numpy,
     sigmoid,
     sqrt,
     tanh,
     where,
 )
+from tdflow.lowering.elementwise_numpy import render_numpy
+from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
 
 x0, x1, x2, x3 = Input(0), Input(1), Input(2), Input(3)
 verf = np.vectorize(math.erf, otypes=[np.float64])
@@ -57,7 +57,7 @@ def test_builders_repr_and_structural_equality():
     assert repr(eq(x0, 1)) == "eq(in0, 1)"
     assert repr(2 - x0) == "sub(2, in0)" and repr(1 / x0) == "div(1, in0)"
     with pytest.raises(ValueError, match="unknown unary op"):
-        from tdflow.lowering.elementwise import Unary
+        from tdflow.dialect.formula.expr import Unary
         Unary("sec", x0)  # not in the vocabulary (cosh is)
     with pytest.raises(ValueError, match="cannot cast"):
         cast(x0, "u8")
@@ -397,5 +397,5 @@ def test_gelu_formula_is_erf_form():
 
 
 def _nodes(e):
-    from tdflow.lowering.elementwise import walk
+    from tdflow.dialect.formula.expr import walk
     return list(walk(e))

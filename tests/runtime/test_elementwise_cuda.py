@@ -15,9 +15,10 @@ import subprocess
 import numpy as np
 import pytest
 from tdflow.dialect.element_types import INT_TYPES
-from tdflow.lowering.elementwise import ELEMENTWISE_OPS, Input, maximum, render_cuda, where
-from tdflow.lowering.elementwise_cuda import C_TYPES, CUDASIM_SHIM
+from tdflow.dialect.formula.expr import Input, maximum, where
+from tdflow.lowering.elementwise_cuda import C_TYPES, CUDASIM_SHIM, render_cuda
 from tdflow.lowering.elementwise_numpy import render_numpy
+from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
 from tdflow.runtime.backends.cuda_status import find_nvcc
 
 ATTRS = {

@@ -12,7 +12,9 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tdflow.lowering.elementwise import ELEMENTWISE_OPS, Input, erf, render_numpy
+from tdflow.dialect.formula.expr import Input, erf
+from tdflow.lowering.elementwise_numpy import render_numpy
+from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
 from tdflow.lowering.erf_numpy import erf_f64
 
 verf = np.vectorize(math.erf, otypes=[np.float64])
@@ -102,7 +104,7 @@ def test_f32_is_libm_rounded_to_f32():
 
 
 def test_f16_every_value():
-    # f16 computes in f32 and rounds once when stored (see elementwise_types), so the
+    # f16 computes in f32 and rounds once when stored (see dialect/formula/types.py), so the
     # reference rounds libm's value to f32, then to f16; checked on all 65536 bit patterns.
     x = np.arange(2**16, dtype=np.uint16).view(np.float16)
     with np.errstate(invalid="ignore"):  # the nan patterns
@@ -131,3 +133,23 @@ def test_any_double(v):
     else:
         assert ulp_error(np.array([got]), np.array([want]))[0] <= 2, (v, got, want)
         assert math.copysign(1.0, got) == math.copysign(1.0, want)
+
+
+def test_chunks_change_no_bit(monkeypatch):
+    # erf_f64 and erf_ufunc_exact go chunk by chunk over large arrays (page faults of whole-array
+    # temporaries cost more than the arithmetic); the results must be those of one pass.
+    from tdflow.lowering import erf_numpy
+
+    rng = np.random.default_rng(17)
+    x = np.concatenate([rng.normal(size=3 * erf_numpy.CHUNK + 77) * 3, SPECIALS, [np.nan]])
+    with np.errstate(over="ignore"):  # SPECIALS beyond float32 become inf
+        x32 = x.astype(np.float32)
+    chunked = erf_f64(x), erf_numpy.erf_ufunc_exact(x32), erf_numpy.erf_ufunc_exact(
+        x32, out=np.empty(x.size, np.float16), dtype=np.float32)
+    monkeypatch.setattr(erf_numpy, "CHUNK", 10 * x.size)
+    whole = erf_f64(x), erf_numpy.erf_ufunc_exact(x32), erf_numpy.erf_ufunc_exact(
+        x32, out=np.empty(x.size, np.float16), dtype=np.float32)
+    for c, w in zip(chunked, whole):
+        assert c.dtype == w.dtype and c.tobytes() == w.tobytes()
+    y = x32.copy()
+    assert erf_numpy.erf_ufunc_exact(y, out=y) is y and y.tobytes() == whole[1].tobytes()

@@ -21,13 +21,13 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 from tdflow.dialect.element_types import INT_TYPES
+from tdflow.dialect.formula.expr import Expr
+from tdflow.dialect.formula.text import parse_expr
 from tdflow.dialect.formula.types import default_out_dtype
 from tdflow.dialect.ir import parse_module
 from tdflow.dialect.ir.attrs import to_python
-from tdflow.lowering.elementwise import Expr, render_cuda
-from tdflow.lowering.elementwise_cuda import C_TYPES, CUDASIM_SHIM
+from tdflow.lowering.elementwise_cuda import C_TYPES, CUDASIM_SHIM, render_cuda
 from tdflow.lowering.elementwise_ops import elementwise_def
-from tdflow.lowering.fused_expr import parse_expr
 from tdflow.lowering.ir_access import FUSED_OP
 from tdflow.runtime.backends.cuda_status import find_nvcc
 from tdflow.runtime.compiled import lower

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from tdflow.dialect import standard_dialect
 from tdflow.dialect.element_types import INT_TYPES, promote_int
+from tdflow.dialect.formula.expr import Cast, Input
 from tdflow.dialect.formula.types import promote
 from tdflow.dialect.types import TensorType, dtype_from_numpy
-from tdflow.lowering.elementwise import Cast, Input
 from tdflow.lowering.elementwise_numpy import render_numpy
 from tdflow.runtime.kernels.registry import select_kernel
 
@@ -188,7 +188,7 @@ def test_formula_text_casts_to_the_new_types():
     from tdflow.dialect.formula.check import check_formula
     from tdflow.dialect.formula.dtypes import result_dtypes
     from tdflow.dialect.formula.parse import parse_formula
-    from tdflow.lowering.fused_expr import format_expr, parse_expr
+    from tdflow.dialect.formula.text import format_expr, parse_expr
 
     op = standard_dialect().lookup("tdflow.relu")
     c = check_formula(parse_formula("ui16(x) * 2", file="-", line=1, col=1), op)

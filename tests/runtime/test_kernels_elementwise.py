@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from tdflow.lowering.elementwise import Input, exp
+from tdflow.dialect.formula.expr import Input, exp
 from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
 
 NP = {"f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64,

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from tdflow.lowering.elementwise import Input, bind, ne, render_numpy, where
+from tdflow.dialect.formula.expr import Input, bind, ne, where
+from tdflow.lowering.elementwise_numpy import render_numpy
 
 x, y = Input(0), Input(1)
 # The numpy references multiply infinities and NaNs on purpose.

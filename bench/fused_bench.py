@@ -1,0 +1,106 @@
+"""Fused elementwise kernels block by block against whole arrays and the numpy expression.
+
+    python bench/fused_bench.py            # the 6-op chain of bench/runtime_bench.py, 1M f32
+
+Columns, taking turns round by round in one process (medians): ``numpy`` the hand-written
+numpy expression; ``kernel whole`` / ``kernel blocks`` the chain's fused kernel
+(``render_numpy`` of the composed expression) with ``elementwise_blocks.USE_BLOCKS`` off / on;
+``graph whole`` / ``graph blocks`` the compiled program (``tdflow.compile`` of runtime_bench's
+CHAIN: fused into one launch, run by the executor in 64K-element tiles). The issue's target
+for the chain is <= 0.7x the numpy expression.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.formula.expr import Const, Input, Unary, maximum
+from tdflow.lowering import elementwise_blocks
+from tdflow.lowering.elementwise_numpy import render_numpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+#: --cpu: time.process_time (this process's CPU time, all threads) instead of wall time: on a
+#: machine shared with other jobs it is the steadier measure of the work itself.
+CPU_TIME = False
+
+
+def _switch(on: bool, fn: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        elementwise_blocks.USE_BLOCKS = on
+        try:
+            return fn()
+        finally:
+            elementwise_blocks.USE_BLOCKS = True
+    return run
+
+
+def columns(n: int = 1 << 20) -> dict[str, Callable[[], Any]]:
+    """The chain ``square(relu(tanh(x * y + x) * 0.5))`` in each column."""
+    import runtime_bench
+
+    import tdflow
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.empty_like(x)
+    e = maximum(Unary("tanh", Input(0) * Input(1) + Input(0)) * 0.5, Const(0.0))
+    prog = render_numpy(e * e, ["f32", "f32"], "f32")
+    cols = {"numpy": lambda: runtime_bench.chain_numpy(x, y),
+            "kernel whole": _switch(False, lambda: prog([x, y], out)),
+            "kernel blocks": _switch(True, lambda: prog([x, y], out))}
+    if n == 1 << 20:
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "chain.mlir"
+            path.write_text(runtime_bench.CHAIN)
+            fn = tdflow.compile(str(path))
+        assert np.array_equal(fn(x, y), prog([x, y]))
+        cols["graph whole"] = _switch(False, lambda: fn(x, y))
+        cols["graph blocks"] = _switch(True, lambda: fn(x, y))
+    return cols
+
+
+def timed(cols: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
+    for fn in cols.values():
+        fn()
+    names = list(cols)
+    samples: dict[str, list[float]] = {k: [] for k in names}
+    for r in range(rounds):
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.process_time() if CPU_TIME else time.perf_counter()
+            cols[k]()
+            samples[k].append((time.process_time() if CPU_TIME else time.perf_counter()) - t0)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=60)
+    ap.add_argument("--elements", type=int, default=1 << 20)
+    ap.add_argument("--cpu", action="store_true", help="CPU time instead of wall time")
+    args = ap.parse_args(argv)
+    global CPU_TIME
+    CPU_TIME = args.cpu
+    t = timed(columns(args.elements), args.rounds)
+    base = t["numpy"]
+    print(f"| 6-op chain, {args.elements:,} f32 | median | vs numpy |")
+    print("|---|---:|---:|")
+    for k, v in t.items():
+        print(f"| {k} | {v * 1e3:.3f} ms | {v / base:.2f}x |")
+    print(f"medians of {'CPU' if CPU_TIME else 'wall'} time; block {elementwise_blocks.BLOCK} "
+          f"elements; {os.cpu_count()} CPUs, load "
+          f"{os.getloadavg()[0]:.2f}; target <= 0.7x numpy")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
