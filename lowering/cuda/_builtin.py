@@ -9,8 +9,8 @@ import pkgutil
 
 import tdflow.lowering.cuda as _pkg
 
-_NOT_GENERATORS = {"code", "common", "_builtin"}
+_NOT_GENERATORS = {"code", "common"}
 
 for _m in sorted(m.name for m in pkgutil.iter_modules(_pkg.__path__)):
-    if _m not in _NOT_GENERATORS:
+    if _m not in _NOT_GENERATORS and not _m.startswith("_"):
         importlib.import_module(f"tdflow.lowering.cuda.{_m}")

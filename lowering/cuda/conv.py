@@ -1,6 +1,6 @@
 """CUDA kernels of ``conv2d``, ``conv_data_grad`` and ``conv_filter_grad``: implicit GEMM.
 
-Each op is one batched GEMM of :func:`~tdflow.lowering.cuda.gemm.gemm_code` (the tiled
+Each op is one batched GEMM of :func:`~tdflow.lowering.cuda._gemm.gemm_code` (the tiled
 SIMT kernel, or tensor cores for f16/bf16), batched over ``groups``, whose operand loaders
 gather the im2col matrix on the fly instead of materialising it (no scratch, one pass over
 the input per tile):
@@ -34,9 +34,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._gemm import Gemm, gemm_acc, gemm_code
 from .code import CudaCodegenError, KernelCode, TensorSpec, cuda_generator
 from .common import ctype, load, store
-from .gemm import Gemm, gemm_acc, gemm_code
 
 _FIRST = ("channels_first", "NCHW")
 _LAST = ("channels_last", "NHWC")

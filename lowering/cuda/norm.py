@@ -1,7 +1,7 @@
 """CUDA kernels of ``layer_norm``, ``group_norm`` and ``normalization`` (batch norm).
 
 ``layer_norm`` and ``group_norm`` give each normalised row (a sample's trailing dims; a sample's
-channel group) to a warp or a block (:class:`~tdflow.lowering.cuda.softmax.Rows`, the row held
+channel group) to a warp or a block (:class:`~tdflow.lowering.cuda._rows.Rows`, the row held
 in registers when it fits): the mean, then the biased variance as the mean of squared
 deviations (two passes over the row, as numpy computes them), then ``y``. ``group_norm``'s
 ``channels_last`` rows gather their group's channels by index.
@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._rows import Rows, math_fn
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import MAX_GRID, acc_type, ctype, launch_1d, load, store
-from .softmax import Rows, math_fn
 
 DTYPES = ("f16", "f32", "f64")
 

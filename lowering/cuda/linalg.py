@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.element_types import INT_TYPES
 
+from ._gemm import INT_ACC, Gemm, gemm_acc, gemm_code
 from .code import CudaCodegenError, KernelCode, TensorSpec, cuda_generator
 from .common import broadcast_index, ctype, load, store
-from .gemm import INT_ACC, Gemm, gemm_acc, gemm_code
 
 
 def c_scalar(dtype: str, value: float) -> str:
