@@ -39,16 +39,20 @@ True
 from __future__ import annotations
 
 import hashlib
+import importlib
+import pkgutil
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tdflow.core.errors import TdflowError
 
 __all__ = ["TensorSpec", "LaunchSpec", "KernelCode", "CudaCodegenError", "cuda_generator",
            "SCALAR_FORMATS",
-           "generate", "generator_for", "generated_ops", "translation_unit", "Generator"]
+           "generate", "generator_for", "generated_ops", "translation_unit", "uniquified",
+           "Generator"]
 
 
 class CudaCodegenError(TdflowError, ValueError):
@@ -194,8 +198,26 @@ def add_fallback(finder: Callable[[str, Any], Generator | None]) -> None:
     _FALLBACKS.append(finder)
 
 
+#: Modules of this package that hold no generators (the rest, but ``_``-prefixed helpers, do).
+_INFRASTRUCTURE = frozenset({"code", "common"})
+_loaded = False
+
+
 def _load_builtin() -> None:
-    from tdflow.lowering.cuda import _builtin  # noqa: F401  (registers the generators)
+    """Import every generator module of this package once, so that they register.
+
+    The modules are found by listing the package's folder, so a new family module needs no
+    edit here; importing them by name (not through the package object) keeps this module out
+    of an import cycle with ``tdflow.lowering.cuda`` and its generator modules.
+    """
+    global _loaded
+    if _loaded:
+        return
+    package = __name__.rpartition(".")[0]
+    for name in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
+        if name not in _INFRASTRUCTURE and not name.startswith("_"):
+            importlib.import_module(f"{package}.{name}")
+    _loaded = True
 
 
 def generator_for(op: str, opdef: Any = None) -> Generator | None:
@@ -235,11 +257,21 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
     except (ValueError, KeyError, TypeError, NotImplementedError) as e:
         types = ", ".join(f"{'x'.join(map(str, s.shape)) or 'scalar'}x{s.dtype}" for s in ins)
         raise CudaCodegenError(f"{op}: cannot generate CUDA code for inputs ({types}): {e}") from e
-    return _uniquified(code, op, ins, outs)
+    return uniquified(code, op, ins, outs)
 
 
-def _uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
-                outs: Sequence[TensorSpec]) -> KernelCode:
+def uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
+               outs: Sequence[TensorSpec]) -> KernelCode:
+    """``code`` with every kernel name suffixed by the digest of its source, and its ``key``
+    and ``digest`` set: what :func:`generate` returns for a generator's code (a user's kernel
+    body goes through it too), so many codes compile together in one translation unit.
+
+    >>> c = KernelCode("my.op", 'extern "C" __global__ void k(float* y) {}',
+    ...                (LaunchSpec("k", 1, 32, ("out0",)),))
+    >>> u = uniquified(c, "my.op", [], [TensorSpec((4,), "f32")])
+    >>> u.launches[0].kernel == f"k_{u.digest}", u.key
+    (True, 'my.op() -> ((4,):f32)')
+    """
     # every kernel of the source gets the suffix (extern "C" names ignore namespaces), not
     # only the launched ones; the launched kernels are part of the identity too, since the
     # simulator makes its entry points from them
