@@ -52,6 +52,7 @@ from tdflow.core.errors import TdflowError
 __all__ = ["TensorSpec", "LaunchSpec", "KernelCode", "CudaCodegenError", "cuda_generator",
            "SCALAR_FORMATS",
            "generate", "generator_for", "generated_ops", "translation_unit", "uniquified",
+           "with_defaults",
            "Generator"]
 
 
@@ -181,7 +182,9 @@ def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
 
     ``inputs``/``outputs`` are :class:`TensorSpec` lists in the op's operand/result order
     (a variadic operand spread flat; absent optional operands left out), ``attrs`` the
-    kernel attributes with defaults filled (``select_kernels.kernel_attrs``).
+    kernel attributes with every ``.td`` default filled (see :func:`generate`): a generator
+    reads ``attrs[name]`` and never restates a default; what a value means (a negative axis,
+    a one-entry window) is decided by the helpers of :mod:`tdflow.lowering.cuda._attrs`.
     """
 
     def deco(fn: Generator) -> Generator:
@@ -243,6 +246,12 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
              attrs: Mapping[str, Any], opdef: Any = None) -> KernelCode:
     """Generate CUDA C for ``op`` at these static types; kernel names made unique.
 
+    The attributes contract: the generator receives ``attrs`` with every ``.td`` default
+    filled (:func:`with_defaults`, from ``opdef`` or the standard dialect's definition of
+    ``op``). Its callers in tdflow already pass complete attributes (a compiled program's
+    ``select_kernels.kernel_attrs``, an eager call's ``OpRunner.attr_values``), so for them
+    this changes nothing; a direct call may leave defaults out.
+
     Raises :class:`CudaCodegenError` naming the op when it has no generator or the generator
     refuses the types (a dtype it does not implement, say).
     """
@@ -251,13 +260,37 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
         raise CudaCodegenError(f"no CUDA code generator for {op}")
     ins, outs = tuple(inputs), tuple(outputs)
     try:
-        code = gen(ins, outs, attrs)
+        code = gen(ins, outs, with_defaults(op, attrs, opdef))
     except CudaCodegenError:
         raise
     except (ValueError, KeyError, TypeError, NotImplementedError) as e:
         types = ", ".join(f"{'x'.join(map(str, s.shape)) or 'scalar'}x{s.dtype}" for s in ins)
         raise CudaCodegenError(f"{op}: cannot generate CUDA code for inputs ({types}): {e}") from e
     return uniquified(code, op, ins, outs)
+
+
+def with_defaults(op: str, attrs: Mapping[str, Any], opdef: Any = None) -> dict[str, Any]:
+    """``attrs`` with the ``.td`` default of every attribute they leave out, as the IR would
+    hold it (an ``f32`` default rounded): the one place generators' attributes are completed.
+    The definition is ``opdef``, else the standard dialect's ``op``; an op known to neither
+    keeps its attributes as given.
+
+    >>> with_defaults("tdflow.tril", {"diagonal": 1})["is_floating_fill_value"]
+    False
+    """
+    d = opdef
+    if d is None:
+        from tdflow.dialect import standard_dialect
+
+        d = standard_dialect().lookup(op)
+    if d is None:
+        return dict(attrs)
+    from tdflow.dialect.attr_kinds import as_stored
+
+    out = {a.name: as_stored(a.kind, a.default) for a in getattr(d, "attributes", ())
+           if a.default is not None}
+    out.update(attrs)
+    return out
 
 
 def uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],

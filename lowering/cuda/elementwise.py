@@ -31,6 +31,7 @@ from tdflow.lowering.elementwise import Expr
 from tdflow.lowering.elementwise_cuda import render_cuda
 from tdflow.lowering.elementwise_ops import elementwise_def
 
+from ._attrs import bias_axis
 from ._layout import empty_code, index_type, loop
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, add_fallback, cuda_generator
 from .common import broadcast_index, ctype, launch_1d, load, store
@@ -140,12 +141,7 @@ def bias_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
              attrs: Mapping[str, Any]) -> KernelCode:
     """``out = a + b`` with the 1-D ``b`` along ``axis``."""
     a, b = ins
-    axis = int(attrs.get("axis", 0))
-    if axis < 0:
-        axis += a.ndim
-    if not 0 <= axis < a.ndim or b.shape != (a.shape[axis],):
-        raise CudaCodegenError(f"tdflow.bias_add: b of shape {b.shape} does not match axis "
-                               f"{axis} of a with shape {a.shape}")
+    axis = bias_axis("tdflow.bias_add", attrs["axis"], a.shape, b.shape)
     from tdflow.lowering.elementwise import Input
 
     shape = [1] * a.ndim

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._attrs import norm_axis, norm_dim
+from ._attrs import norm_axis
 from ._layout import bits_type, empty_code, exact_value, index_type, literal, loop, suffix
 from ._lines import UNSIGNED, line_base, lines_along, prod
 from ._scatter_add import scatter_add
@@ -70,7 +70,7 @@ def gather_code(op: str, x: TensorSpec, idx: TensorSpec, out: TensorSpec, axis: 
 def gather(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
            attrs: Mapping[str, Any]) -> KernelCode:
     """``numpy.take(in, indices, axis)``."""
-    axis = norm_axis("gather", attrs.get("axis", 0), ins[0].ndim)
+    axis = norm_axis("gather", attrs["axis"], ins[0].ndim)
     return gather_code("tdflow.gather", ins[0], ins[1], outs[0], axis)
 
 
@@ -88,7 +88,7 @@ def embedding(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
 def unsorted_segment_sum_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                               attrs: Mapping[str, Any]) -> KernelCode:
     """``out = zeros(like.shape); add.at(out, segment_ids, data)`` along ``axis``."""
-    axis = norm_axis("unsorted_segment_sum_like", attrs.get("axis", 0), ins[2].ndim)
+    axis = norm_axis("unsorted_segment_sum_like", attrs["axis"], ins[2].ndim)
     return scatter_add("tdflow.unsorted_segment_sum_like", ins[0], ins[1], outs[0], axis)
 
 
@@ -98,10 +98,10 @@ def embedding_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """Rows of ``dy`` added at ``indices`` (none at ``padding_idx``), divided by each index's
     count with ``scale_grad_by_freq``."""
     n = ins[1].shape[0]
-    pad = int(attrs.get("padding_idx", -1))
+    pad = int(attrs["padding_idx"])
     return scatter_add("tdflow.embedding_grad", ins[0], ins[2], outs[0], 0,
                        skip=pad if 0 <= pad < n else None,
-                       by_freq=bool(attrs.get("scale_grad_by_freq", False)))
+                       by_freq=bool(attrs["scale_grad_by_freq"]))
 
 
 # -- one_hot ---------------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ def one_hot(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     if out.numel == 0:
         return empty_code("tdflow.one_hot")
     kind, conv = ("floating", float) if dt in ("f16", "bf16", "f32", "f64") else ("integer", int)
-    on, off = (literal(exact_value(conv(attrs.get(f"{kind}_{w}_value", 0)), dt), dt)
+    on, off = (literal(exact_value(conv(attrs[f"{kind}_{w}_value"]), dt), dt)
                for w in ("on", "off"))
     it = index_type(out)
     sfx = suffix(it)
@@ -156,7 +156,7 @@ def dim_gather(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                attrs: Mapping[str, Any]) -> KernelCode:
     """``output[p] = input[p with coordinate dim replaced by index[p]]`` (zero out of range)."""
     x, idx, out = ins[0], ins[1], outs[0]
-    d = norm_dim("dim_gather", int(attrs.get("dim", 0)), x.ndim)
+    d = norm_axis("dim_gather", attrs["dim"], x.ndim, "dim")
     _check("dim_gather", idx, x, d)
     if out.numel == 0:
         return empty_code("tdflow.dim_gather")
@@ -208,7 +208,7 @@ def _scatter(op: str, how: str, ins: Sequence[TensorSpec], out: TensorSpec,
     data, idx, src_spec = ins
     if idx.shape != src_spec.shape:
         raise CudaCodegenError(f"{op}: 'src' {src_spec.shape} and 'index' {idx.shape} differ")
-    d = norm_dim(op, int(attrs.get("dim", 0)), data.ndim)
+    d = norm_axis(op, attrs["dim"], data.ndim, "dim")
     _check(op, idx, data, d)
     if out.numel == 0:
         return empty_code(op)

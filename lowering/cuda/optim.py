@@ -15,9 +15,9 @@ Optional operands: ``ins`` holds only the present ones, so which they are comes 
 ``operandSegmentSizes`` (a compiled program's op carries it) or, without it, from the count
 when that is unambiguous (``model, model_diff`` [``, m, v``] alone).
 
->>> from tdflow.lowering.cuda.code import TensorSpec
+>>> from tdflow.lowering.cuda.code import TensorSpec, with_defaults
 >>> f = TensorSpec((8,), "f32")
->>> code = sgd_update([f, f], [], {"learning_rate_val": 0.5})
+>>> code = sgd_update([f, f], [], with_defaults("tdflow.sgd_update", {"learning_rate_val": 0.5}))
 >>> code.launches[0].args, code.scalars
 (('in0', 'in1', 's0', 's1', 's2'), (('f64', 0.5), ('f64', 1.0), ('f64', 1.0)))
 """
@@ -138,15 +138,15 @@ def sgd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         return empty_code(op)
     spec = {n: ins[k] for n, k in names.items()}
     dt, w = model.dtype, wide(model.dtype)
-    l1, l2, wd = (float(attrs.get(k, 0.0)) for k in ("l1", "l2", "weight_decay"))
+    l1, l2, wd = (float(attrs[k]) for k in ("l1", "l2", "weight_decay"))
     sv = Scalars()
     lr = _scalar("learning_rate", spec.get("learning_rate"),
-                 float(attrs.get("learning_rate_val", 0.0)), sv)
-    lr_scale = sv.take(float(attrs.get("learning_rate_scale", 1.0)))
+                 float(attrs["learning_rate_val"]), sv)
+    lr_scale = sv.take(float(attrs["learning_rate_scale"]))
     lines = ["  if (" + _scalar("skip_if", spec["skip_if"], 0.0, sv) + " != 0.0) return;"
              if "skip_if" in spec else "",
              f"  const {w} lr = ({w})({lr} * {lr_scale});",
-             f"  const {w} sc = ({w})({sv.take(float(attrs.get('scale', 1.0)))}"
+             f"  const {w} sc = ({w})({sv.take(float(attrs['scale']))}"
              + (f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0, sv)}"
                 if "scale_by_tensor" in spec else "") + ");",
              f"  {loop('i', model.numel, index_type(model))}",
@@ -177,19 +177,18 @@ def adam_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     op = "tdflow.adam_update"
     names = present_operands(op, _ADAM, ins, attrs)
     model = _check_like(op, names, ins, ("model_diff", "model_copy", "m", "v", "max_v"))
-    amsgrad = bool(attrs.get("amsgrad", False))
+    amsgrad = bool(attrs["amsgrad"])
     if amsgrad and "max_v" not in names:
         raise CudaCodegenError("adam_update: amsgrad = true needs the 'max_v' operand")
     if model.numel == 0:
         return empty_code(op)
     spec: dict[str, TensorSpec | None] = {n: ins[k] for n, k in names.items()}
     dt, w = model.dtype, wide(model.dtype)
-    f = {k: float(attrs.get(k, d)) for k, d in (
-        ("learning_rate_val", 0.0), ("learning_rate_scale", 1.0), ("bias_correction1_val", 1.0),
-        ("bias_correction2_val", 1.0), ("scale", 1.0), ("l1", 0.0), ("l2", 0.0), ("beta1", 0.9),
-        ("beta2", 0.999), ("epsilon", 0.0), ("weight_decay", 0.0))}
+    f = {k: float(attrs[k]) for k in (
+        "learning_rate_val", "learning_rate_scale", "bias_correction1_val", "bias_correction2_val",
+        "scale", "l1", "l2", "beta1", "beta2", "epsilon", "weight_decay")}
     sv = Scalars()
-    if attrs.get("do_bias_correction", True):
+    if attrs["do_bias_correction"]:
         bc1 = _scalar("bias_correction1", spec.get("bias_correction1"),
                       f["bias_correction1_val"], sv)
         bc2 = _scalar("bias_correction2", spec.get("bias_correction2"),

@@ -29,7 +29,7 @@ def dropout(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     each step rounded to ``in``'s type as numpy's in-place multiplies and add round."""
     x, out, mask = ins[0], outs[0], outs[1]
     add = ins[1] if len(ins) > 1 else None
-    rate = float(attrs.get("rate", 0.0))
+    rate = float(attrs["rate"])
     if not 0.0 <= rate <= 1.0:
         raise CudaCodegenError(f"dropout: rate must be in [0, 1], got {rate}")
     if out.shape != x.shape or mask.shape != x.shape or (add is not None and add.shape != x.shape):

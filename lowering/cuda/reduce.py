@@ -38,7 +38,8 @@ from typing import Any
 
 from tdflow.dialect.element_types import NUMERIC_DTYPES
 
-from ._attrs import norm_dim
+from ._attrs import axes as axes_of
+from ._attrs import norm_axis
 from ._layout import empty_code, loop
 from ._lines import UNSIGNED, is_nan, line_base, lines_along
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
@@ -271,20 +272,6 @@ def _merge(runs: Sequence[list]) -> list[list]:
     return out
 
 
-def _axes(attrs: Mapping[str, Any], ndim: int, op: str, every: bool) -> tuple[int, ...]:
-    axis = attrs.get("axis", ())
-    axis = [axis] if isinstance(axis, int) else list(axis)
-    if not axis:
-        return tuple(range(ndim)) if every else ()
-    out = set()
-    for a in axis:
-        b = int(a) + (ndim if int(a) < 0 else 0)
-        if not 0 <= b < max(ndim, 1):
-            raise CudaCodegenError(f"{op}: axis {a} is out of range for a tensor of rank {ndim}")
-        out.add(b)
-    return tuple(sorted(out))
-
-
 def _check(op: str, kind: str, x: TensorSpec, out: TensorSpec) -> None:
     allowed = ("i1",) if kind in ("max", "min") else ()
     if x.dtype not in NUMERIC_DTYPES + allowed:
@@ -298,7 +285,7 @@ def _generator(op: str, kind: str) -> None:
             attrs: Mapping[str, Any]) -> KernelCode:
         x, out = ins[0], outs[0]
         _check(op, kind, x, out)
-        axes = _axes(attrs, x.ndim, op, every=op != "tdflow.reduce_sum_like")
+        axes = axes_of(op, attrs["axis"], x.ndim, every=op != "tdflow.reduce_sum_like")
         kept = x.numel // max(1, _prod([[x.shape[a], True] for a in axes])) if x.numel else None
         if kept is not None and kept != out.numel:
             raise CudaCodegenError(f"{op}: result of {out.numel} elements, the kept dims of "
@@ -391,7 +378,7 @@ def _scan(op: str, x: TensorSpec, out: TensorSpec, dim: int, mul: bool) -> Kerne
     if x.ndim == 0:
         lines, n, inner = 1, 1, 1
     else:
-        lines, n, inner = lines_along(x.shape, norm_dim(op, dim, x.ndim))
+        lines, n, inner = lines_along(x.shape, norm_axis(op, dim, x.ndim, "dim"))
     dt, t = x.dtype, ctype(x.dtype)
     a = UNSIGNED.get(dt, acc_type(dt))  # integers wrap in unsigned arithmetic
     step = "acc = acc * v;" if mul else "acc = acc + v;"
@@ -436,7 +423,7 @@ def cumprod_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     if dx.numel == 0:
         return empty_code("tdflow.cumprod_grad")
     lines, n, inner = (1, 1, 1) if x.ndim == 0 else lines_along(
-        x.shape, norm_dim("cumprod_grad", int(attrs["dim"]), x.ndim))
+        x.shape, norm_axis("cumprod_grad", attrs["dim"], x.ndim, "dim"))
     dt, a = dy.dtype, acc_type(dy.dtype)
     t = ctype(dt)
     src = f"""extern "C" __global__ void cumprod_grad(const {t}* __restrict__ dy, const {t}* __restrict__ x, {t}* __restrict__ dx) {{

@@ -24,6 +24,7 @@ import numpy as np
 from tdflow.dialect.ir.elements import to_numpy
 from tdflow.dialect.types import DTYPES
 
+from ._attrs import norm_axis
 from ._layout import (
     CONVERT_HELPERS,
     bits_type,
@@ -174,11 +175,7 @@ def cat(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     out = outs[0]
     if not ins:
         raise CudaCodegenError("tdflow.cat: needs at least one input")
-    axis = int(attrs.get("axis", 0))
-    axis = axis + out.ndim if axis < 0 else axis
-    if not 0 <= axis < out.ndim:
-        raise CudaCodegenError(f"tdflow.cat: axis {attrs.get('axis')} is out of range for rank "
-                               f"{out.ndim}")
+    axis = norm_axis("tdflow.cat", attrs["axis"], out.ndim)
     inner = int(np.prod(out.shape[axis + 1:], dtype=np.int64))
     it = index_type(out)
     sfx = suffix(it)
@@ -231,7 +228,7 @@ def broadcast_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     name exactly the missing ones, else in front (the CPU kernel's rule)."""
     x, like = ins[0], ins[1]
     nd = like.ndim
-    axes = sorted({int(a) + nd if int(a) < 0 else int(a) for a in attrs.get("broadcast_axes") or ()})
+    axes = sorted({int(a) + nd if int(a) < 0 else int(a) for a in attrs["broadcast_axes"]})
     shape = list(x.shape)
     if x.ndim < nd:
         missing = nd - x.ndim
@@ -262,10 +259,10 @@ def constant(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     ``fill`` converts it (an integer that does not fit the dtype is refused, as there)."""
     out = outs[0]
     np_dt = np.dtype(DTYPES[str(attrs["dtype"])])
-    if attrs.get("is_floating_value", False):
-        value: Any = float(attrs.get("floating_value", 0.0))
+    if attrs["is_floating_value"]:
+        value: Any = float(attrs["floating_value"])
     else:
-        value = int(attrs.get("integer_value", 0))
+        value = int(attrs["integer_value"])
         if np_dt.kind in "iu" and not np.iinfo(np_dt).min <= value <= np.iinfo(np_dt).max:
             raise CudaCodegenError(f"tdflow.constant: integer_value {value} does not fit "
                                    f"{attrs['dtype']} [{np.iinfo(np_dt).min}, "
@@ -315,10 +312,10 @@ def arange(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         return empty_code("tdflow.arange")
     it = index_type(out)
     if dt in ("f16", "bf16", "f32", "f64"):
-        start, delta = (literal(float(attrs.get(f"float_{k}", 0.0)), "f64") for k in ("start", "delta"))
+        start, delta = (literal(float(attrs[f"float_{k}"]), "f64") for k in ("start", "delta"))
         value = convert("f64", dt, f"tdf_axpb((double)i, {delta}, {start})")
     else:
-        s, d = (int(attrs.get(f"integer_{k}", 0)) & ((1 << 64) - 1) for k in ("start", "delta"))
+        s, d = (int(attrs[f"integer_{k}"]) & ((1 << 64) - 1) for k in ("start", "delta"))
         value = convert("i64", dt, f"(long long)({s}ull + (unsigned long long)i * {d}ull)")
     src = (CONVERT_HELPERS + _EXACT_D +
            f'extern "C" __global__ void arange({ctype(dt)}* __restrict__ y) {{\n'

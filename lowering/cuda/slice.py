@@ -62,8 +62,8 @@ def _slices(op: str, attrs: Mapping[str, Any], shape: Sequence[int]) -> list[tup
 
 
 def _narrow(op: str, attrs: Mapping[str, Any], shape: Sequence[int]) -> list[tuple[int, int, int]]:
-    d = norm_axis(op, attrs.get("dim", 0), len(shape), "dim")
-    start, length = int(attrs.get("start", 0)), int(attrs.get("length", 0))
+    d = norm_axis(op, attrs["dim"], len(shape), "dim")
+    start, length = int(attrs["start"]), int(attrs["length"])
     s = start + shape[d] if start < 0 else start
     if length < 0 or not 0 <= s <= shape[d] or s + length > shape[d]:
         raise CudaCodegenError(f"{op}: start {start}, length {length} leave dim {d} of size "
@@ -159,8 +159,8 @@ def pad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     if out.numel == 0:
         return empty_code("tdflow.pad")
     dt, t = x.dtype, ctype(x.dtype)
-    value = (float(attrs.get("floating_constant_value", 0.0)) if is_float(dt)
-             else int(attrs.get("integral_constant_value", 0)))
+    value = (float(attrs["floating_constant_value"]) if is_float(dt)
+             else int(attrs["integral_constant_value"]))
     fill = literal(exact_value(value, dt), dt)
     lines = ["    bool inside = true;", "    long long off = 0;"]
     for d, (s, n, q) in enumerate(zip(strides(out.shape), out.shape, strides(x.shape))):
@@ -195,7 +195,7 @@ def triu(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     src = f"""extern "C" __global__ void triu(const {t}* __restrict__ x, {t}* __restrict__ y) {{
   {loop('i', x.numel, it)}
     const long long col = (long long)(i % {cols}{sfx}), row = (long long)((i / {cols}{sfx}) % {rows}{sfx});
-    y[i] = col - row >= {int(attrs.get("diagonal", 0))}LL ? x[i] : ({t})0;
+    y[i] = col - row >= {int(attrs["diagonal"])}LL ? x[i] : ({t})0;
   }}
 }}
 """
@@ -203,10 +203,12 @@ def triu(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     return KernelCode("tdflow.triu", src, (LaunchSpec("triu", grid, block, ("in0", "out0")),))
 
 
-def _value(attrs: Mapping[str, Any], what: str, default: int | float) -> int | float:
-    if attrs.get(f"is_floating_{what}_value", False):
-        return float(attrs.get(f"floating_{what}_value", default))
-    return int(attrs.get(f"integer_{what}_value", default))
+def _value(attrs: Mapping[str, Any], what: str) -> int | float:
+    """The ``fill`` or ``scale`` value: ``floating_<what>_value`` if ``is_floating_<what>_value``
+    says so, else ``integer_<what>_value``."""
+    if attrs[f"is_floating_{what}_value"]:
+        return float(attrs[f"floating_{what}_value"])
+    return int(attrs[f"integer_{what}_value"])
 
 
 def _tril(op: str, x: TensorSpec, out: TensorSpec, attrs: Mapping[str, Any],
@@ -217,8 +219,8 @@ def _tril(op: str, x: TensorSpec, out: TensorSpec, attrs: Mapping[str, Any],
         return empty_code(op)
     rows, cols = x.shape[-2:]
     dt, t = x.dtype, ctype(x.dtype)
-    diag = int(attrs.get("diagonal", 0))
-    fill_v = literal(exact_value(_value(attrs, "fill", 0), dt), dt)
+    diag = int(attrs["diagonal"])
+    fill_v = literal(exact_value(_value(attrs, "fill"), dt), dt)
     v = "x[i]"
     if scale is not None:
         if dt in ("f16", "bf16"):
@@ -254,4 +256,4 @@ def tril(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
 def fused_scale_tril(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                      attrs: Mapping[str, Any]) -> KernelCode:
     """``in * scale`` where ``col - row <= diagonal``, the fill value elsewhere."""
-    return _tril("tdflow.fused_scale_tril", ins[0], outs[0], attrs, _value(attrs, "scale", 1))
+    return _tril("tdflow.fused_scale_tril", ins[0], outs[0], attrs, _value(attrs, "scale"))

@@ -158,7 +158,7 @@ def _row_op(op: str, kind: str):
             lab = ins[1]
             if lab.dtype not in LABELS:
                 raise CudaCodegenError(f"{op}: label dtype {lab.dtype} is not an integer type")
-            depth = int(attrs.get("depth", 0)) or length
+            depth = int(attrs["depth"]) or length
             if depth != length or lab.shape != x.shape[:-1]:
                 raise CudaCodegenError(f"{op}: prediction {x.shape} has {length} classes, depth "
                                        f"{depth}, label shape {lab.shape}")
@@ -228,7 +228,7 @@ def sparse_softmax_cross_entropy_grad(ins: Sequence[TensorSpec], outs: Sequence[
         raise CudaCodegenError(f"{op}: label dtype {label.dtype} is not an integer type")
     _floats(op, dy, prob, outs[0])
     length = prob.shape[-1] if prob.ndim else 1
-    depth = int(attrs.get("depth", 0)) or length
+    depth = int(attrs["depth"]) or length
     stmt = (f"const long long lab = (long long)in0[row];\n"
             f"    acc_t g = (acc_t){load(prob.dtype, 'in2[i]')};\n"
             f"    if (lab == c && lab < {depth}) g -= 1;\n"
