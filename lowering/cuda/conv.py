@@ -111,8 +111,9 @@ def geometry(op: str, x: TensorSpec, w_or_dw: TensorSpec, dy_or_out: TensorSpec,
     (3, 2, 4, 4)
     """
     last = channels_last(op, attrs["data_format"])
-    # conv2d has no num_spatial_dims attribute (its grads do; 0 means 2 there)
-    if int(attrs.get("num_spatial_dims", 0) or 2) != 2 or x.ndim != 4 or w_or_dw.ndim != 4:
+    # conv2d has no num_spatial_dims attribute (its grads do, where the default 0 means 2)
+    spatial = 2 if op == "tdflow.conv2d" else int(attrs["num_spatial_dims"] or 2)
+    if spatial != 2 or x.ndim != 4 or w_or_dw.ndim != 4:
         raise CudaCodegenError(f"{op}: only 2-D convolutions (4-D tensors) are generated")
     n, c, h, w = (x.shape[0], x.shape[3], *x.shape[1:3]) if last else x.shape
     fs = w_or_dw.shape
