@@ -45,9 +45,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.core.errors import TdflowError
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["TensorSpec", "LaunchSpec", "KernelCode", "CudaCodegenError", "cuda_generator",
            "SCALAR_FORMATS",
@@ -174,7 +177,7 @@ class KernelCode:
 Generator = Callable[[Sequence[TensorSpec], Sequence[TensorSpec], Mapping[str, Any]], KernelCode]
 
 _GENERATORS: dict[str, Generator] = {}
-_FALLBACKS: list[Callable[[str, Any], Generator | None]] = []
+_FALLBACKS: list[Callable[[str, OpDef | None], Generator | None]] = []
 
 
 def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
@@ -195,7 +198,7 @@ def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
     return deco
 
 
-def add_fallback(finder: Callable[[str, Any], Generator | None]) -> None:
+def add_fallback(finder: Callable[[str, OpDef | None], Generator | None]) -> None:
     """A finder asked, for an op without a registered generator, whether it can make one from
     the op's definition (``finder(op_name, opdef)``): formula ops get theirs this way."""
     _FALLBACKS.append(finder)
@@ -223,7 +226,7 @@ def _load_builtin() -> None:
     _loaded = True
 
 
-def generator_for(op: str, opdef: Any = None) -> Generator | None:
+def generator_for(op: str, opdef: OpDef | None = None) -> Generator | None:
     """The generator of ``op`` (a registered one, else one derived from ``opdef``'s formula)."""
     _load_builtin()
     gen = _GENERATORS.get(op)
@@ -243,7 +246,7 @@ def generated_ops() -> list[str]:
 
 
 def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec],
-             attrs: Mapping[str, Any], opdef: Any = None) -> KernelCode:
+             attrs: Mapping[str, Any], opdef: OpDef | None = None) -> KernelCode:
     """Generate CUDA C for ``op`` at these static types; kernel names made unique.
 
     The attributes contract: the generator receives ``attrs`` with every ``.td`` default
@@ -269,7 +272,8 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
     return uniquified(code, op, ins, outs)
 
 
-def with_defaults(op: str, attrs: Mapping[str, Any], opdef: Any = None) -> dict[str, Any]:
+def with_defaults(op: str, attrs: Mapping[str, Any], opdef: OpDef | None = None
+                  ) -> dict[str, Any]:
     """``attrs`` with the ``.td`` default of every attribute they leave out, as the IR would
     hold it (an ``f32`` default rounded): the one place generators' attributes are completed.
     The definition is ``opdef``, else the standard dialect's ``op``; an op known to neither
@@ -287,8 +291,7 @@ def with_defaults(op: str, attrs: Mapping[str, Any], opdef: Any = None) -> dict[
         return dict(attrs)
     from tdflow.dialect.attr_kinds import as_stored
 
-    out = {a.name: as_stored(a.kind, a.default) for a in getattr(d, "attributes", ())
-           if a.default is not None}
+    out = {a.name: as_stored(a.kind, a.default) for a in d.attributes if a.default is not None}
     out.update(attrs)
     return out
 

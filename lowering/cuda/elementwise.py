@@ -24,17 +24,28 @@ Numeric constants, attribute values included, are kernel arguments (``s<k>``, se
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.element_types import INT_TYPES
 from tdflow.lowering.elementwise import Expr
 from tdflow.lowering.elementwise_cuda import render_cuda
-from tdflow.lowering.elementwise_ops import elementwise_def
+from tdflow.lowering.elementwise_ops import ElementwiseDef, elementwise_def
 
 from ._attrs import bias_axis
 from ._layout import empty_code, index_type, loop
-from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, add_fallback, cuda_generator
+from .code import (
+    CudaCodegenError,
+    Generator,
+    KernelCode,
+    LaunchSpec,
+    TensorSpec,
+    add_fallback,
+    cuda_generator,
+)
 from .common import broadcast_index, ctype, launch_1d, load, store
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 
 def _ident(name: str) -> str:
@@ -100,7 +111,7 @@ def elementwise_code(name: str, exprs: Sequence[Expr], inputs: Sequence[TensorSp
                       scalars=tuple(scalars))
 
 
-def _formula_generator(d: Any):
+def _formula_generator(d: ElementwiseDef) -> Generator:
     def gen(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
             attrs: Mapping[str, Any]) -> KernelCode:
         exprs = [d.bind(attrs, k) for k in range(len(outs))]
@@ -110,7 +121,7 @@ def _formula_generator(d: Any):
     return gen
 
 
-def _formula_fallback(op: str, opdef: Any) -> Any:
+def _formula_fallback(op: str, opdef: OpDef | None) -> Generator | None:
     """A generator for any op with a ``formula`` (a user library's included)."""
     if opdef is None:
         from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
