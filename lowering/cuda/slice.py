@@ -145,6 +145,7 @@ def narrow_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     return slice_write("tdflow.narrow_grad", ins[0], outs[0], sl)
 
 
+# -- pad, triu, tril, fused_scale_tril ----------------------------------------------------------
 @cuda_generator("tdflow.pad")
 def pad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         attrs: Mapping[str, Any]) -> KernelCode:
