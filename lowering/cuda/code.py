@@ -39,16 +39,24 @@ True
 from __future__ import annotations
 
 import hashlib
+import importlib
+import pkgutil
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tdflow.core.errors import TdflowError
 
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
+
 __all__ = ["TensorSpec", "LaunchSpec", "KernelCode", "CudaCodegenError", "cuda_generator",
            "SCALAR_FORMATS",
-           "generate", "generator_for", "generated_ops", "translation_unit", "Generator"]
+           "generate", "generator_for", "generated_ops", "translation_unit", "uniquified",
+           "with_defaults",
+           "Generator"]
 
 
 class CudaCodegenError(TdflowError, ValueError):
@@ -169,7 +177,7 @@ class KernelCode:
 Generator = Callable[[Sequence[TensorSpec], Sequence[TensorSpec], Mapping[str, Any]], KernelCode]
 
 _GENERATORS: dict[str, Generator] = {}
-_FALLBACKS: list[Callable[[str, Any], Generator | None]] = []
+_FALLBACKS: list[Callable[[str, OpDef | None], Generator | None]] = []
 
 
 def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
@@ -177,7 +185,9 @@ def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
 
     ``inputs``/``outputs`` are :class:`TensorSpec` lists in the op's operand/result order
     (a variadic operand spread flat; absent optional operands left out), ``attrs`` the
-    kernel attributes with defaults filled (``select_kernels.kernel_attrs``).
+    kernel attributes with every ``.td`` default filled (see :func:`generate`): a generator
+    reads ``attrs[name]`` and never restates a default; what a value means (a negative axis,
+    a one-entry window) is decided by the helpers of :mod:`tdflow.lowering.cuda._attrs`.
     """
 
     def deco(fn: Generator) -> Generator:
@@ -188,17 +198,35 @@ def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
     return deco
 
 
-def add_fallback(finder: Callable[[str, Any], Generator | None]) -> None:
+def add_fallback(finder: Callable[[str, OpDef | None], Generator | None]) -> None:
     """A finder asked, for an op without a registered generator, whether it can make one from
     the op's definition (``finder(op_name, opdef)``): formula ops get theirs this way."""
     _FALLBACKS.append(finder)
 
 
+#: Modules of this package that hold no generators (the rest, but ``_``-prefixed helpers, do).
+_INFRASTRUCTURE = frozenset({"code", "common"})
+_loaded = False
+
+
 def _load_builtin() -> None:
-    from tdflow.lowering.cuda import _builtin  # noqa: F401  (registers the generators)
+    """Import every generator module of this package once, so that they register.
+
+    The modules are found by listing the package's folder, so a new family module needs no
+    edit here; importing them by name (not through the package object) keeps this module out
+    of an import cycle with ``tdflow.lowering.cuda`` and its generator modules.
+    """
+    global _loaded
+    if _loaded:
+        return
+    package = __name__.rpartition(".")[0]
+    for name in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
+        if name not in _INFRASTRUCTURE and not name.startswith("_"):
+            importlib.import_module(f"{package}.{name}")
+    _loaded = True
 
 
-def generator_for(op: str, opdef: Any = None) -> Generator | None:
+def generator_for(op: str, opdef: OpDef | None = None) -> Generator | None:
     """The generator of ``op`` (a registered one, else one derived from ``opdef``'s formula)."""
     _load_builtin()
     gen = _GENERATORS.get(op)
@@ -218,8 +246,14 @@ def generated_ops() -> list[str]:
 
 
 def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec],
-             attrs: Mapping[str, Any], opdef: Any = None) -> KernelCode:
+             attrs: Mapping[str, Any], opdef: OpDef | None = None) -> KernelCode:
     """Generate CUDA C for ``op`` at these static types; kernel names made unique.
+
+    The attributes contract: the generator receives ``attrs`` with every ``.td`` default
+    filled (:func:`with_defaults`, from ``opdef`` or the standard dialect's definition of
+    ``op``). Its callers in tdflow already pass complete attributes (a compiled program's
+    ``select_kernels.kernel_attrs``, an eager call's ``OpRunner.attr_values``), so for them
+    this changes nothing; a direct call may leave defaults out.
 
     Raises :class:`CudaCodegenError` naming the op when it has no generator or the generator
     refuses the types (a dtype it does not implement, say).
@@ -229,17 +263,51 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
         raise CudaCodegenError(f"no CUDA code generator for {op}")
     ins, outs = tuple(inputs), tuple(outputs)
     try:
-        code = gen(ins, outs, attrs)
+        code = gen(ins, outs, with_defaults(op, attrs, opdef))
     except CudaCodegenError:
         raise
     except (ValueError, KeyError, TypeError, NotImplementedError) as e:
         types = ", ".join(f"{'x'.join(map(str, s.shape)) or 'scalar'}x{s.dtype}" for s in ins)
         raise CudaCodegenError(f"{op}: cannot generate CUDA code for inputs ({types}): {e}") from e
-    return _uniquified(code, op, ins, outs)
+    return uniquified(code, op, ins, outs)
 
 
-def _uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
-                outs: Sequence[TensorSpec]) -> KernelCode:
+def with_defaults(op: str, attrs: Mapping[str, Any], opdef: OpDef | None = None
+                  ) -> dict[str, Any]:
+    """``attrs`` with the ``.td`` default of every attribute they leave out, as the IR would
+    hold it (an ``f32`` default rounded): the one place generators' attributes are completed.
+    The definition is ``opdef``, else the standard dialect's ``op``; an op known to neither
+    keeps its attributes as given.
+
+    >>> with_defaults("tdflow.tril", {"diagonal": 1})["is_floating_fill_value"]
+    False
+    """
+    d = opdef
+    if d is None:
+        from tdflow.dialect import standard_dialect
+
+        d = standard_dialect().lookup(op)
+    if d is None:
+        return dict(attrs)
+    from tdflow.dialect.attr_kinds import as_stored
+
+    out = {a.name: as_stored(a.kind, a.default) for a in d.attributes if a.default is not None}
+    out.update(attrs)
+    return out
+
+
+def uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
+               outs: Sequence[TensorSpec]) -> KernelCode:
+    """``code`` with every kernel name suffixed by the digest of its source, and its ``key``
+    and ``digest`` set: what :func:`generate` returns for a generator's code (a user's kernel
+    body goes through it too), so many codes compile together in one translation unit.
+
+    >>> c = KernelCode("my.op", 'extern "C" __global__ void k(float* y) {}',
+    ...                (LaunchSpec("k", 1, 32, ("out0",)),))
+    >>> u = uniquified(c, "my.op", [], [TensorSpec((4,), "f32")])
+    >>> u.launches[0].kernel == f"k_{u.digest}", u.key
+    (True, 'my.op() -> ((4,):f32)')
+    """
     # every kernel of the source gets the suffix (extern "C" names ignore namespaces), not
     # only the launched ones; the launched kernels are part of the identity too, since the
     # simulator makes its entry points from them

@@ -1,6 +1,6 @@
 """CUDA kernels of ``conv2d``, ``conv_data_grad`` and ``conv_filter_grad``: implicit GEMM.
 
-Each op is one batched GEMM of :func:`~tdflow.lowering.cuda.gemm.gemm_code` (the tiled
+Each op is one batched GEMM of :func:`~tdflow.lowering.cuda._gemm.gemm_code` (the tiled
 SIMT kernel, or tensor cores for f16/bf16), batched over ``groups``, whose operand loaders
 gather the im2col matrix on the fly instead of materialising it (no scratch, one pass over
 the input per tile):
@@ -34,21 +34,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._attrs import channels_last, pair
+from ._gemm import Gemm, gemm_acc, gemm_code
 from .code import CudaCodegenError, KernelCode, TensorSpec, cuda_generator
 from .common import ctype, load, store
-from .gemm import Gemm, gemm_acc, gemm_code
-
-_FIRST = ("channels_first", "NCHW")
-_LAST = ("channels_last", "NHWC")
-
-
-def _pair(attrs: Mapping[str, Any], name: str, default: int, op: str) -> tuple[int, int]:
-    v = attrs.get(name)
-    if v is None or len(v) == 0:
-        return (default, default)
-    if len(v) != 2:
-        raise CudaCodegenError(f"{op}: {name} has {len(v)} entries, expected 2")
-    return int(v[0]), int(v[1])
 
 
 @dataclass(frozen=True)
@@ -116,30 +105,30 @@ def geometry(op: str, x: TensorSpec, w_or_dw: TensorSpec, dy_or_out: TensorSpec,
 
     >>> g = geometry("tdflow.conv2d", TensorSpec((2, 6, 9, 9), "f32"),
     ...              TensorSpec((4, 3, 3, 3), "f32"), TensorSpec((2, 4, 4, 4), "f32"),
-    ...              {"strides": [2, 2], "padding_before": [0, 0], "groups": 2})
+    ...              {"data_format": "channels_first", "kernel_size": [3, 3], "strides": [2, 2],
+    ...               "dilation_rate": [1, 1], "padding_before": [0, 0], "groups": 2})
     >>> (g.cg, g.og, g.oh, g.ow)
     (3, 2, 4, 4)
     """
-    fmt = str(attrs.get("data_format", "channels_first"))
-    if fmt not in _FIRST + _LAST:
-        raise CudaCodegenError(f"{op}: unknown data_format {fmt!r}")
-    last = fmt in _LAST
-    if int(attrs.get("num_spatial_dims", 0) or 2) != 2 or x.ndim != 4 or w_or_dw.ndim != 4:
+    last = channels_last(op, attrs["data_format"])
+    # conv2d has no num_spatial_dims attribute (its grads do, where the default 0 means 2)
+    spatial = 2 if op == "tdflow.conv2d" else int(attrs["num_spatial_dims"] or 2)
+    if spatial != 2 or x.ndim != 4 or w_or_dw.ndim != 4:
         raise CudaCodegenError(f"{op}: only 2-D convolutions (4-D tensors) are generated")
     n, c, h, w = (x.shape[0], x.shape[3], *x.shape[1:3]) if last else x.shape
     fs = w_or_dw.shape
     o, cgw, kh, kw = (fs[0], fs[3], fs[1], fs[2]) if last else fs
-    ks = attrs.get("kernel_size")
+    ks = attrs["kernel_size"]
     if ks and (tuple(int(t) for t in ks) != (kh, kw)):
         raise CudaCodegenError(f"{op}: kernel_size {list(ks)} does not match the filter "
                                f"{list(fs)}")
-    groups = int(attrs.get("groups", 1) or 1)
+    groups = int(attrs["groups"] or 1)  # the grads' .td default is 0: one group
     if c % groups or o % groups or cgw != c // groups:
         raise CudaCodegenError(f"{op}: {c} input channels, {o} filters of {cgw} channels and "
                                f"groups={groups} do not fit")
-    pad = _pair(attrs, "padding_before", 0, op)
-    stride = _pair(attrs, "strides", 1, op)
-    dil = _pair(attrs, "dilation_rate", 1, op)
+    pad = pair(op, "padding_before", attrs["padding_before"], 0)
+    stride = pair(op, "strides", attrs["strides"], 1)
+    dil = pair(op, "dilation_rate", attrs["dilation_rate"], 1)
     out = [(s + 2 * p - (d * (k - 1) + 1)) // st + 1
            for s, k, p, st, d in zip((h, w), (kh, kw), pad, stride, dil)]
     ys = dy_or_out.shape

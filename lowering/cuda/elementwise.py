@@ -1,4 +1,5 @@
-"""CUDA kernels of elementwise ops: every ``formula`` op, ``fused_elementwise`` and ``bias_add``.
+"""CUDA kernels of elementwise ops: every ``formula`` op, ``fused_elementwise``,
+``bias_add`` and ``add_n``.
 
 The math comes from the op's formula (or a fused op's ``expr``), rendered by
 :func:`~tdflow.lowering.elementwise_cuda.render_cuda`, the same expression tree the numpy
@@ -6,6 +7,8 @@ backend renders, so both backends compute one definition. The kernel is a grid-s
 inputs of another shape are broadcast numpy-style by index arithmetic
 (:func:`~tdflow.lowering.cuda.common.broadcast_index`); when every operand is a full-size
 ``f32`` tensor and the size is a multiple of 4, each thread moves ``float4`` vectors.
+``add_n`` sums left to right, each sum rounded to the inputs' type (numpy's order and
+roundings; integers wrap).
 
 >>> from tdflow.lowering.cuda.code import TensorSpec
 >>> from tdflow.dialect.formula.expr import Input, maximum
@@ -21,14 +24,28 @@ Numeric constants, attribute values included, are kernel arguments (``s<k>``, se
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.formula.expr import Expr
 from tdflow.lowering.elementwise_cuda import render_cuda
-from tdflow.lowering.elementwise_ops import elementwise_def
+from tdflow.lowering.elementwise_ops import ElementwiseDef, elementwise_def
 
-from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, add_fallback, cuda_generator
-from .common import broadcast_index, ctype, launch_1d
+from ._attrs import bias_axis
+from ._layout import empty_code, index_type, loop
+from .code import (
+    CudaCodegenError,
+    Generator,
+    KernelCode,
+    LaunchSpec,
+    TensorSpec,
+    add_fallback,
+    cuda_generator,
+)
+from .common import broadcast_index, ctype, launch_1d, load, store
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 
 def _ident(name: str) -> str:
@@ -94,7 +111,7 @@ def elementwise_code(name: str, exprs: Sequence[Expr], inputs: Sequence[TensorSp
                       scalars=tuple(scalars))
 
 
-def _formula_generator(d: Any):
+def _formula_generator(d: ElementwiseDef) -> Generator:
     def gen(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
             attrs: Mapping[str, Any]) -> KernelCode:
         exprs = [d.bind(attrs, k) for k in range(len(outs))]
@@ -104,7 +121,7 @@ def _formula_generator(d: Any):
     return gen
 
 
-def _formula_fallback(op: str, opdef: Any) -> Any:
+def _formula_fallback(op: str, opdef: OpDef | None) -> Generator | None:
     """A generator for any op with a ``formula`` (a user library's included)."""
     if opdef is None:
         from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
@@ -135,15 +152,48 @@ def bias_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
              attrs: Mapping[str, Any]) -> KernelCode:
     """``out = a + b`` with the 1-D ``b`` along ``axis``."""
     a, b = ins
-    axis = int(attrs.get("axis", 0))
-    if axis < 0:
-        axis += a.ndim
-    if not 0 <= axis < a.ndim or b.shape != (a.shape[axis],):
-        raise CudaCodegenError(f"tdflow.bias_add: b of shape {b.shape} does not match axis "
-                               f"{axis} of a with shape {a.shape}")
+    axis = bias_axis("tdflow.bias_add", attrs["axis"], a.shape, b.shape)
     from tdflow.dialect.formula.expr import Input
 
     shape = [1] * a.ndim
     shape[axis] = b.shape[0]
     b_view = TensorSpec(tuple(shape), b.dtype)
     return elementwise_code("bias_add", [Input(0) + Input(1)], [a, b_view], outs)
+
+
+@cuda_generator("tdflow.add_n")
+def add_n(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+          attrs: Mapping[str, Any]) -> KernelCode:
+    """``out = in0 + in1 + ...`` left to right, each sum rounded to the inputs' type (numpy's
+    order and roundings; integers wrap)."""
+    out = outs[0]
+    if len(ins) < 2:
+        raise CudaCodegenError(f"tdflow.add_n: needs at least 2 inputs, got {len(ins)}")
+    for k, s in enumerate(ins):
+        if s.shape != out.shape or s.dtype != out.dtype:
+            raise CudaCodegenError(f"tdflow.add_n: input {k} is {s.shape}x{s.dtype}, the "
+                                   f"result {out.shape}x{out.dtype}")
+    if out.numel == 0:
+        return empty_code("tdflow.add_n")
+    dt, t = out.dtype, ctype(out.dtype)
+    it = index_type(out)
+    # x0 may be y (add_n runs in place on its first input): those two are not __restrict__
+    params = ", ".join([f"const {t}* {'' if k == 0 else '__restrict__ '}x{k}"
+                        for k in range(len(ins))] + [f"{t}* y"])
+    if dt in ("f16", "bf16"):
+        body = [f"    {t} s = x0[i];"]
+        for k in range(1, len(ins)):
+            total = load(dt, "s") + " + " + load(dt, f"x{k}[i]")
+            body.append(f"    s = {store(dt, total)};")
+    elif dt in ("f32", "f64"):
+        body = [f"    {t} s = x0[i];"] + [f"    s = s + x{k}[i];" for k in range(1, len(ins))]
+    else:  # wrap as numpy does: unsigned arithmetic (signed overflow is undefined in C)
+        u = INT_TYPES[dt].c_unsigned
+        body = [f"    {u} s = ({u})x0[i];"] + [f"    s = ({u})(s + ({u})x{k}[i]);"
+                                             for k in range(1, len(ins))]
+    body.append(f"    y[i] = ({t})s;")
+    src = (f'extern "C" __global__ void add_n_{dt}({params}) {{\n  {loop("i", out.numel, it)}\n'
+           + "\n".join(body) + "\n  }\n}\n")
+    grid, block = launch_1d(out.numel)
+    args = [f"in{k}" for k in range(len(ins))] + ["out0"]
+    return KernelCode("tdflow.add_n", src, (LaunchSpec(f"add_n_{dt}", grid, block, args),))

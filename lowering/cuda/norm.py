@@ -1,7 +1,7 @@
 """CUDA kernels of ``layer_norm``, ``group_norm`` and ``normalization`` (batch norm).
 
 ``layer_norm`` and ``group_norm`` give each normalised row (a sample's trailing dims; a sample's
-channel group) to a warp or a block (:class:`~tdflow.lowering.cuda.softmax.Rows`, the row held
+channel group) to a warp or a block (:class:`~tdflow.lowering.cuda._rows.Rows`, the row held
 in registers when it fits): the mean, then the biased variance as the mean of squared
 deviations (two passes over the row, as numpy computes them), then ``y``. ``group_norm``'s
 ``channels_last`` rows gather their group's channels by index.
@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._attrs import norm_axis
+from ._rows import Rows, math_fn
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import MAX_GRID, acc_type, ctype, launch_1d, load, store
-from .softmax import Rows, math_fn
 
 DTYPES = ("f16", "f32", "f64")
 
@@ -104,20 +105,22 @@ def layer_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """A warp or block per row of ``x.shape[begin_norm_axis:]``.
 
     >>> x, s = TensorSpec((64, 768), "f32"), TensorSpec((64,), "f32")
-    >>> code = layer_norm([x], [x, s, s], {"begin_norm_axis": 1, "epsilon": 1e-5})
+    >>> from tdflow.lowering.cuda.code import with_defaults  # generate() fills the defaults
+    >>> code = layer_norm([x], [x, s, s], with_defaults("tdflow.layer_norm",
+    ...                                                {"begin_norm_axis": 1, "epsilon": 1e-5}))
     >>> code.launches[0].grid, code.launches[0].block   # a 256-thread block per row
     ((64, 1, 1), (256, 1, 1))
     """
     op = "tdflow.layer_norm"
-    scale, center = bool(attrs.get("scale")), bool(attrs.get("center"))
+    scale, center = bool(attrs["scale"]), bool(attrs["center"])
     x, beta, gamma = _optional(ins, attrs, 3, {1: (True, False, False), 3: (True,) * 3,
                                                2: (True, not (scale and not center),
                                                    scale and not center)}, op)
     _check(op, x, beta, gamma, *outs)
-    a = int(attrs.get("begin_norm_axis", 0))
+    a = int(attrs["begin_norm_axis"])
     a = a + x.ndim if a < 0 else a
-    if not 0 <= a <= x.ndim:
-        raise CudaCodegenError(f"{op}: begin_norm_axis {attrs.get('begin_norm_axis')} is out "
+    if not 0 <= a <= x.ndim:  # == ndim: rows of one element (numpy's empty trailing product)
+        raise CudaCodegenError(f"{op}: begin_norm_axis {attrs['begin_norm_axis']} is out "
                                f"of range for a tensor of rank {x.ndim}")
     d = 1
     for n in x.shape[a:]:
@@ -136,7 +139,7 @@ def layer_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
             specs.append((p, spec))
     cparams, args = _sig(specs, outs)
     return _row_norm(op, "layer_norm", rows, x, f"(long long)row * {d} + c", outs,
-                     attrs.get("epsilon", 0.0), affine, cparams, args)
+                     attrs["epsilon"], affine, cparams, args)
 
 
 @cuda_generator("tdflow.group_norm")
@@ -145,14 +148,16 @@ def group_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """A warp or block per (sample, group); ``channels_last`` gathers the group's channels.
 
     >>> x, s = TensorSpec((2, 4, 3, 3), "f32"), TensorSpec((2, 2), "f32")
-    >>> group_norm([x], [x, s, s], {"num_groups": 2}).launches[0].block  # 4 rows of 18: warps
+    >>> from tdflow.lowering.cuda.code import with_defaults  # generate() fills the defaults
+    >>> attrs = with_defaults("tdflow.group_norm", {"num_groups": 2})
+    >>> group_norm([x], [x, s, s], attrs).launches[0].block  # 4 rows of 18: warps
     (128, 1, 1)
     """
     op = "tdflow.group_norm"
     x, beta, gamma = _optional(ins, attrs, 3, {1: (True, False, False), 3: (True,) * 3}, op)
     _check(op, x, beta, gamma, *outs)
-    last = attrs.get("data_format", "channels_first") == "channels_last"
-    groups = int(attrs.get("num_groups", 1))
+    last = attrs["data_format"] == "channels_last"
+    groups = int(attrs["num_groups"])
     if x.ndim < 2:
         raise CudaCodegenError(f"{op}: x of shape {x.shape} has no channel dim")
     n, c = x.shape[0], x.shape[-1 if last else 1]
@@ -168,18 +173,18 @@ def group_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         index, ch = f"(long long)row * {cg * sp} + c", f"(row % {groups}) * {cg} + c / {sp}"
     affine = f"const long long ch = {ch};"
     specs = [("in0", x)]
-    if attrs.get("affine"):
+    if attrs["affine"]:
         if beta is None or gamma is None:
             raise CudaCodegenError(f"{op}: affine needs beta and gamma")
         affine += f"y = y * {_ld(gamma, 'in2', 'ch')} + {_ld(beta, 'in1', 'ch')};"
         specs += [("in1", beta), ("in2", gamma)]
-    act = attrs.get("activation", "none")
+    act = attrs["activation"]
     if act == "silu":
         affine += f"y = y / ((acc_t)1 + {math_fn('exp', rows.acc)}(-y));"
     elif act != "none":
         raise CudaCodegenError(f"{op}: unknown activation {act!r} (none or silu)")
     cparams, args = _sig(specs, outs)
-    return _row_norm(op, "group_norm", rows, x, index, outs, attrs.get("epsilon", 0.0), affine,
+    return _row_norm(op, "group_norm", rows, x, index, outs, attrs["epsilon"], affine,
                      cparams, args)
 
 
@@ -355,7 +360,9 @@ def normalization(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """Batch norm (see :func:`batch_norm_code`); ``moving_*`` are updated in place.
 
     >>> x, c = TensorSpec((8, 4, 5, 5), "f32"), TensorSpec((4,), "f32")
-    >>> code = normalization([x, c, c, c, c], [x], {"axis": 1, "training": False})
+    >>> from tdflow.lowering.cuda.code import with_defaults  # generate() fills the defaults
+    >>> attrs = with_defaults("tdflow.normalization", {"axis": 1, "training": False})
+    >>> code = normalization([x, c, c, c, c], [x], attrs)
     >>> [ln.kernel for ln in code.launches]   # inference: the moving statistics, then y
     ['bn_stats', 'bn_apply']
     """
@@ -367,12 +374,9 @@ def normalization(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     _check(op, x, mm, mv, gamma, beta, add, *outs)
     if (mm is None) != (mv is None):
         raise CudaCodegenError(f"{op}: moving_mean and moving_variance come together")
-    axis = int(attrs.get("axis", 0))
-    axis = axis + x.ndim if axis < 0 else axis
-    if not 0 <= axis < x.ndim:
-        raise CudaCodegenError(f"{op}: axis {attrs.get('axis')} is out of range for rank {x.ndim}")
+    axis = norm_axis(op, attrs["axis"], x.ndim)
     if len(outs) not in (1, 3):
         raise CudaCodegenError(f"{op}: expected 1 or 3 results, got {len(outs)}")
     return batch_norm_code(x, axis, (mm, mv) if mm is not None else None, add, (gamma, beta),
-                           bool(attrs.get("training")), attrs.get("epsilon", 0.0),
-                           attrs.get("momentum", 0.0), outs, op)
+                           bool(attrs["training"]), attrs["epsilon"],
+                           attrs["momentum"], outs, op)

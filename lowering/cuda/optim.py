@@ -1,4 +1,4 @@
-"""CUDA kernels of the optimizer steps (``sgd_update``, ``adam_update``, in place) and ``dropout``.
+"""CUDA kernels of the optimizer steps (``sgd_update``, ``adam_update``, in place).
 
 The steps repeat the numpy kernels' arithmetic operation for operation: every attribute and
 runtime scalar (a ``learning_rate`` tensor, ``scale_by_tensor``, the bias corrections) is
@@ -15,13 +15,9 @@ Optional operands: ``ins`` holds only the present ones, so which they are comes 
 ``operandSegmentSizes`` (a compiled program's op carries it) or, without it, from the count
 when that is unambiguous (``model, model_diff`` [``, m, v``] alone).
 
-``dropout`` draws element ``i``'s uniform as ``tdf_uniform(key, counter + i)`` from the launch's
-``rng = (stream key, first counter)`` (:mod:`tdflow.runtime.rng`), the numbers the numpy kernel
-draws for the same seed and call sequence.
-
->>> from tdflow.lowering.cuda.code import TensorSpec
+>>> from tdflow.lowering.cuda.code import TensorSpec, with_defaults
 >>> f = TensorSpec((8,), "f32")
->>> code = sgd_update([f, f], [], {"learning_rate_val": 0.5})
+>>> code = sgd_update([f, f], [], with_defaults("tdflow.sgd_update", {"learning_rate_val": 0.5}))
 >>> code.launches[0].args, code.scalars
 (('in0', 'in1', 's0', 's1', 's2'), (('f64', 0.5), ('f64', 1.0), ('f64', 1.0)))
 """
@@ -31,14 +27,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._exact import EXACT, wide
+from ._layout import CONVERT_HELPERS, convert, empty_code, index_type, literal, loop
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import ctype, launch_1d, load, store
-from .layout import CONVERT_HELPERS, empty_code, index_type, literal, loop
-from .shape import convert
 
 _SGD = ("model", "model_diff", "model_copy", "learning_rate", "scale_by_tensor", "skip_if")
+
+
 _ADAM = ("model", "model_diff", "model_copy", "learning_rate", "scale_by_tensor", "skip_if",
          "bias_correction1", "bias_correction2", "m", "v", "max_v")
+
+
 _OPTIONAL = {"model_copy", "learning_rate", "scale_by_tensor", "skip_if", "bias_correction1",
              "bias_correction2", "max_v"}
 
@@ -62,38 +62,6 @@ def present_operands(op: str, names: Sequence[str], ins: Sequence[TensorSpec],
                 f"operands are present cannot be told (pass operandSegmentSizes)")
         present = required
     return {n: k for k, n in enumerate(present)}
-
-
-# Rounding-exact arithmetic: nvcc would otherwise contract a * b + c into one fma and, under
-# --use_fast_math, approximate / and sqrt; g++ for cudasim does neither at -O2 on x86-64.
-_EXACT = """#ifdef __CUDACC__
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ float div(float a, float b) { return __fdiv_rn(a, b); }
-__device__ __forceinline__ float root(float a) { return __fsqrt_rn(a); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ double div(double a, double b) { return __ddiv_rn(a, b); }
-__device__ __forceinline__ double root(double a) { return __dsqrt_rn(a); }
-#else
-template <typename T> inline T mul(T a, T b) { return a * b; }
-template <typename T> inline T add(T a, T b) { return a + b; }
-template <typename T> inline T sub(T a, T b) { return a - b; }
-template <typename T> inline T div(T a, T b) { return a / b; }
-inline float root(float a) { return sqrtf(a); }
-inline double root(double a) { return sqrt(a); }
-#endif
-// numpy's sign: NaN stays NaN, both zeros give +0
-template <typename T> __device__ __forceinline__ T sign_of(T w) {
-  return w > (T)0 ? (T)1 : (w < (T)0 ? (T)-1 : (w != w ? w : (T)0));
-}
-// numpy's maximum: NaN in either operand gives NaN
-template <typename T> __device__ __forceinline__ T nan_max(T a, T b) {
-  return (a != a || a > b) ? a : b;
-}
-"""
 
 
 class Scalars:
@@ -129,10 +97,6 @@ class Scalars:
 def D(v: float) -> str:  # noqa: N802  (short: the step's formulas read as math)
     """A bit-exact C double literal."""
     return literal(v, "f64")
-
-
-def _wide(dt: str) -> str:
-    return "double" if dt == "f64" else "float"
 
 
 def _scalar(name: str, spec: TensorSpec | None, fallback: float, sc: Scalars) -> str:
@@ -173,16 +137,16 @@ def sgd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     if model.numel == 0:
         return empty_code(op)
     spec = {n: ins[k] for n, k in names.items()}
-    dt, w = model.dtype, _wide(model.dtype)
-    l1, l2, wd = (float(attrs.get(k, 0.0)) for k in ("l1", "l2", "weight_decay"))
+    dt, w = model.dtype, wide(model.dtype)
+    l1, l2, wd = (float(attrs[k]) for k in ("l1", "l2", "weight_decay"))
     sv = Scalars()
     lr = _scalar("learning_rate", spec.get("learning_rate"),
-                 float(attrs.get("learning_rate_val", 0.0)), sv)
-    lr_scale = sv.take(float(attrs.get("learning_rate_scale", 1.0)))
+                 float(attrs["learning_rate_val"]), sv)
+    lr_scale = sv.take(float(attrs["learning_rate_scale"]))
     lines = ["  if (" + _scalar("skip_if", spec["skip_if"], 0.0, sv) + " != 0.0) return;"
              if "skip_if" in spec else "",
              f"  const {w} lr = ({w})({lr} * {lr_scale});",
-             f"  const {w} sc = ({w})({sv.take(float(attrs.get('scale', 1.0)))}"
+             f"  const {w} sc = ({w})({sv.take(float(attrs['scale']))}"
              + (f" * {_scalar('scale_by_tensor', spec['scale_by_tensor'], 1.0, sv)}"
                 if "scale_by_tensor" in spec else "") + ");",
              f"  {loop('i', model.numel, index_type(model))}",
@@ -199,7 +163,7 @@ def sgd_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     lines += ["  }", "}"]
     params, args = _params(names, ins, {"model", "model_copy"})
     params, args = params + sv.params(), args + sv.args()
-    src = (CONVERT_HELPERS + _EXACT + f'extern "C" __global__ void sgd_update({", ".join(params)}) {{\n'
+    src = (CONVERT_HELPERS + EXACT + f'extern "C" __global__ void sgd_update({", ".join(params)}) {{\n'
            + "\n".join(x for x in lines if x) + "\n")
     grid, block = launch_1d(model.numel)
     return KernelCode(op, src, (LaunchSpec("sgd_update", grid, block, args),),
@@ -213,19 +177,18 @@ def adam_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     op = "tdflow.adam_update"
     names = present_operands(op, _ADAM, ins, attrs)
     model = _check_like(op, names, ins, ("model_diff", "model_copy", "m", "v", "max_v"))
-    amsgrad = bool(attrs.get("amsgrad", False))
+    amsgrad = bool(attrs["amsgrad"])
     if amsgrad and "max_v" not in names:
         raise CudaCodegenError("adam_update: amsgrad = true needs the 'max_v' operand")
     if model.numel == 0:
         return empty_code(op)
     spec: dict[str, TensorSpec | None] = {n: ins[k] for n, k in names.items()}
-    dt, w = model.dtype, _wide(model.dtype)
-    f = {k: float(attrs.get(k, d)) for k, d in (
-        ("learning_rate_val", 0.0), ("learning_rate_scale", 1.0), ("bias_correction1_val", 1.0),
-        ("bias_correction2_val", 1.0), ("scale", 1.0), ("l1", 0.0), ("l2", 0.0), ("beta1", 0.9),
-        ("beta2", 0.999), ("epsilon", 0.0), ("weight_decay", 0.0))}
+    dt, w = model.dtype, wide(model.dtype)
+    f = {k: float(attrs[k]) for k in (
+        "learning_rate_val", "learning_rate_scale", "bias_correction1_val", "bias_correction2_val",
+        "scale", "l1", "l2", "beta1", "beta2", "epsilon", "weight_decay")}
     sv = Scalars()
-    if attrs.get("do_bias_correction", True):
+    if attrs["do_bias_correction"]:
         bc1 = _scalar("bias_correction1", spec.get("bias_correction1"),
                       f["bias_correction1_val"], sv)
         bc2 = _scalar("bias_correction2", spec.get("bias_correction2"),
@@ -270,59 +233,8 @@ def adam_update(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     lines += ["  }", "}"]
     params, args = _params(names, ins, {"model", "model_copy", "m", "v", "max_v"})
     params, args = params + sv.params(), args + sv.args()
-    src = (CONVERT_HELPERS + _EXACT + f'extern "C" __global__ void adam_update({", ".join(params)}) {{\n'
+    src = (CONVERT_HELPERS + EXACT + f'extern "C" __global__ void adam_update({", ".join(params)}) {{\n'
            + "\n".join(x for x in lines if x) + "\n")
     grid, block = launch_1d(model.numel)
     return KernelCode(op, src, (LaunchSpec("adam_update", grid, block, args),),
                       scalars=sv.values)
-
-
-@cuda_generator("tdflow.dropout")
-def dropout(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-            attrs: Mapping[str, Any]) -> KernelCode:
-    """``mask = uniform >= rate``; ``out = in * mask * 1/(1 - rate) (+ _add_to_output)``,
-    each step rounded to ``in``'s type as numpy's in-place multiplies and add round."""
-    x, out, mask = ins[0], outs[0], outs[1]
-    add = ins[1] if len(ins) > 1 else None
-    rate = float(attrs.get("rate", 0.0))
-    if not 0.0 <= rate <= 1.0:
-        raise CudaCodegenError(f"dropout: rate must be in [0, 1], got {rate}")
-    if out.shape != x.shape or mask.shape != x.shape or (add is not None and add.shape != x.shape):
-        raise CudaCodegenError(f"dropout: 'in' {x.shape}, '_add_to_output' "
-                               f"{None if add is None else add.shape}, results {out.shape} and "
-                               f"{mask.shape} must agree")
-    if x.numel == 0:
-        return empty_code("tdflow.dropout")
-    dt, w = x.dtype, _wide(x.dtype)
-    half = dt in ("f16", "bf16")
-    scale = 0.0 if rate >= 1.0 else 1.0 / (1.0 - rate)
-
-    def rounded(text: str) -> str:  # a value rounded to dt, back in the compute type
-        return load(dt, store(dt, text)) if half else text
-
-    # numpy multiplies by a Python float in the array's type: scale rounds to dt first
-    s = literal(scale, dt)
-    s = load(dt, s) if half else s
-    keep = f"u >= {literal(rate, 'f32')}" if rate > 0 else "true"
-    lines = ["  const unsigned long long key = rng[0], first = rng[1];",
-             f"  {loop('i', x.numel, index_type(x))}",
-             "    const float u = tdf_uniform(key, first + (unsigned long long)i);",
-             f"    const bool keep = {keep};",
-             f"    {w} v = mul(({w}){load(dt, 'x[i]')}, keep ? ({w})1 : ({w})0);"]
-    if scale != 1.0:
-        lines.append(f"    v = {rounded(f'mul(v, ({w}){s})')};")
-    if add is not None:
-        other = load(add.dtype, "a[i]")
-        lines.append(f"    v = {rounded(f'add(v, ({w}){other})')};")
-    lines += [f"    y[i] = {store(dt, 'v')};", "    m[i] = keep;", "  }", "}"]
-    t = ctype(dt)
-    params = [f"const {t}* __restrict__ x"]
-    if add is not None:
-        params.append(f"const {ctype(add.dtype)}* __restrict__ a")
-    params += [f"{t}* __restrict__ y", "bool* __restrict__ m",
-               "const unsigned long long* __restrict__ rng"]
-    src = (_EXACT + f'extern "C" __global__ void dropout({", ".join(params)}) {{\n'
-           + "\n".join(lines) + "\n")
-    args = ["in0"] + (["in1"] if add is not None else []) + ["out0", "out1", "rng"]
-    grid, block = launch_1d(x.numel)
-    return KernelCode("tdflow.dropout", src, (LaunchSpec("dropout", grid, block, args),))

@@ -32,30 +32,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._attrs import channels_last, pair
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import INT_LIMITS, acc_type, ctype, launch_1d, load, store
 
 _LOWEST = {n: low for n, (low, _) in INT_LIMITS.items()}
-
-
-def _pair(attrs: Mapping[str, Any], name: str, default: int, op: str) -> tuple[int, int]:
-    v = attrs.get(name)
-    if v is None or len(v) == 0:
-        return (default, default)
-    if len(v) == 1:
-        return (int(v[0]), int(v[0]))
-    if len(v) != 2:
-        raise CudaCodegenError(f"{op}: {name} needs 2 entries, got {list(v)}")
-    return int(v[0]), int(v[1])
-
-
-def _layout(attrs: Mapping[str, Any], op: str) -> bool:
-    fmt = str(attrs.get("data_format", "channels_first"))
-    if fmt in ("channels_first", "NCHW"):
-        return False
-    if fmt in ("channels_last", "NHWC"):
-        return True
-    raise CudaCodegenError(f"{op}: unknown data_format {fmt!r}")
 
 
 def _dims(x: TensorSpec, last: bool, op: str) -> tuple[int, int, int, int]:
@@ -67,11 +48,11 @@ def _dims(x: TensorSpec, last: bool, op: str) -> tuple[int, int, int, int]:
 
 
 def _windows(attrs: Mapping[str, Any], op: str, dilation: bool = True) -> dict[str, Any]:
-    k = _pair(attrs, "kernel_size", 1, op)
-    s = _pair(attrs, "stride", 0, op)
+    k = pair(op, "kernel_size", attrs["kernel_size"], 1, repeat_one=True)
+    s = pair(op, "stride", attrs["stride"], 0, repeat_one=True)
     s = k if s == (0, 0) else s
-    p = _pair(attrs, "padding", 0, op)
-    d = _pair(attrs, "dilation", 1, op) if dilation else (1, 1)
+    p = pair(op, "padding", attrs["padding"], 0, repeat_one=True)
+    d = pair(op, "dilation", attrs["dilation"], 1, repeat_one=True) if dilation else (1, 1)
     if any(pp > kk // 2 for kk, pp in zip(k, p)):
         raise CudaCodegenError(f"{op}: padding {list(p)} must be at most half the kernel size "
                                f"{list(k)}")
@@ -113,7 +94,7 @@ def max_pool_2d(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """``y`` = the max of each window, ``indice`` = the flat plane index of its first max."""
     op = "tdflow.max_pool_2d"
     x, y, ind = ins[0], outs[0], outs[1]
-    last = _layout(attrs, op)
+    last = channels_last(op, attrs["data_format"])
     n, c, h, w = _dims(x, last, op)
     _, _, oh, ow = _dims(y, last, op)
     if ind.shape != y.shape or ind.dtype != "i64":
@@ -152,7 +133,7 @@ def max_pool_2d_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """``dx[h, w]`` = the ``dy`` of every window whose recorded maximum is ``(h, w)``."""
     op = "tdflow.max_pool_2d_grad"
     x, ind, dy, dx = ins[0], ins[1], ins[2], outs[0]
-    last = _layout(attrs, op)
+    last = channels_last(op, attrs["data_format"])
     n, c, h, w = _dims(x, last, op)
     _, _, oh, ow = _dims(dy, last, op)
     if ind.shape != dy.shape or dx.shape != x.shape:
@@ -187,10 +168,10 @@ def max_pool_2d_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
 
 def _divisor(g: Mapping[str, Any], attrs: Mapping[str, Any], h: int, w: int) -> str:
     """C declarations ending in ``div``: the divisor of output ``(oh, ow)``."""
-    override = int(attrs.get("divisor_override", 0) or 0)
+    override = int(attrs["divisor_override"] or 0)
     if override:
         return f"const int div = {override};"
-    include = bool(attrs.get("count_include_pad", False))
+    include = bool(attrs["count_include_pad"])
     parts = []
     for ax, n, k, s, p in (("h", h, g["k"][0], g["s"][0], g["p"][0]),
                            ("w", w, g["k"][1], g["s"][1], g["p"][1])):
@@ -204,7 +185,7 @@ def _divisor(g: Mapping[str, Any], attrs: Mapping[str, Any], h: int, w: int) -> 
 
 
 def _avg_setup(op: str, x: TensorSpec, y: TensorSpec, attrs: Mapping[str, Any]):
-    last = _layout(attrs, op)
+    last = channels_last(op, attrs["data_format"])
     n, c, h, w = _dims(x, last, op)
     _, _, oh, ow = _dims(y, last, op)
     wide = "float" if x.dtype in ("f16", "bf16") else acc_type(x.dtype)

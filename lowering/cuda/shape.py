@@ -1,11 +1,13 @@
 """CUDA kernels of the shape and type ops: cast, transpose, cat, reshape, expand_dims, squeeze,
-expand, broadcast_like, constant, ones_like and add_n.
+expand, broadcast_like, constant, dense_constant, ones_like and arange.
 
 Pure data movement copies elements as same-size unsigned integers (the bits, whatever the
 dtype). A transpose that keeps the innermost dimension is a strided copy whose reads and writes
 are both coalesced; one that moves it goes through 32x33 shared-memory tiles (32x8 threads, each
 moving four elements), so global reads and writes stay coalesced. ``reshape``, ``expand_dims``
-and ``squeeze`` are copies of the whole buffer, 16 bytes per thread where the size allows.
+and ``squeeze`` are copies of the whole buffer, 16 bytes per thread where the size allows. ``arange`` computes ``start + k * delta``
+in f64 with two roundings (no fused multiply-add), as ``numpy.arange`` does, then
+converts; integer ranges wrap in int64.
 
 >>> from tdflow.lowering.cuda.code import TensorSpec
 >>> code = transpose([TensorSpec((64, 48), "f32")], [TensorSpec((48, 64), "f32")], {"perm": [1, 0]})
@@ -19,54 +21,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.ir.elements import to_numpy
 from tdflow.dialect.types import DTYPES
 
-from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
-from .common import MAX_GRID, ctype, launch_1d, load, store, strides
-from .layout import (
+from ._attrs import norm_axis
+from ._layout import (
     CONVERT_HELPERS,
-    affine_offset,
+    bits_type,
+    convert,
     empty_code,
     exact_value,
+    fill,
     index_type,
     literal,
     loop,
     merge_dims,
+    strided_copy,
     suffix,
 )
-
-_BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
-
-
-def bits_type(dtype: str) -> str:
-    """The unsigned C integer as wide as ``dtype``, which copies move: ``bits_type("f16")``
-    is ``"unsigned short"``."""
-    it = INT_TYPES.get(dtype)
-    if it is not None:
-        return _BITS[it.bits // 8]
-    return _BITS[{"i1": 1, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}[dtype]]
-
-
-def strided_copy(op: str, x: TensorSpec, out: TensorSpec, in_strides: Sequence[int],
-                 base: int = 0) -> KernelCode:
-    """``out[c] = x[base + sum c_d * in_strides[d]]`` over the output coordinates ``c``.
-
-    >>> code = strided_copy("t", TensorSpec((3, 4), "f32"), TensorSpec((4, 3), "f32"), (1, 4))
-    >>> "y[i] = x[(i / 3u) + (i % 3u) * 4u];" in code.source
-    True
-    """
-    it = index_type(x, out)
-    t = bits_type(x.dtype)
-    off = affine_offset("i", out.shape, in_strides, suffix(it), base)
-    if out.numel == 0:
-        return empty_code(op)
-    src = (f'extern "C" __global__ void copy_{x.dtype}(const {t}* __restrict__ x, '
-           f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, it)}\n    y[i] = x[{off}];\n"
-           "  }\n}\n")
-    grid, block = launch_1d(out.numel)
-    return KernelCode(op, src, (LaunchSpec(f"copy_{x.dtype}", grid, block, ("in0", "out0")),))
+from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
+from .common import MAX_GRID, ctype, launch_1d, strides
 
 
 def flat_copy(op: str, x: TensorSpec, out: TensorSpec) -> KernelCode:
@@ -106,25 +80,6 @@ def same_elements(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """reshape, expand_dims, squeeze: the same row-major elements under a new shape (the
     result's shape, from the op's shape hook, says which)."""
     return flat_copy("tdflow.reshape", ins[0], outs[0])
-
-
-def convert(src: str, dst: str, text: str) -> str:
-    """``text`` (a ``src`` value) converted to ``dst`` as numpy's ``astype`` converts: floats to
-    integers truncate, nonzero to ``i1`` is true, f64 to half types rounds once.
-
-    >>> convert("f64", "f16", "x"), convert("i32", "f64", "x")
-    ('tdf_d2h(x)', '((double)(x))')
-    """
-    if src == dst:
-        return text
-    if dst == "f16":
-        return f"tdf_d2h({text})" if src == "f64" else store("f16", f"((float)({load(src, text)}))")
-    if dst == "bf16":
-        return (f"tdf_d2bf({text})" if src == "f64"
-                else store("bf16", f"((float)({load(src, text)}))"))
-    if dst == "i1" and src in ("f16", "bf16"):
-        return f"({load(src, text)} != 0.0f)"
-    return f"(({ctype(dst)})({load(src, text)}))"
 
 
 @cuda_generator("tdflow.cast")
@@ -220,11 +175,7 @@ def cat(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     out = outs[0]
     if not ins:
         raise CudaCodegenError("tdflow.cat: needs at least one input")
-    axis = int(attrs.get("axis", 0))
-    axis = axis + out.ndim if axis < 0 else axis
-    if not 0 <= axis < out.ndim:
-        raise CudaCodegenError(f"tdflow.cat: axis {attrs.get('axis')} is out of range for rank "
-                               f"{out.ndim}")
+    axis = norm_axis("tdflow.cat", attrs["axis"], out.ndim)
     inner = int(np.prod(out.shape[axis + 1:], dtype=np.int64))
     it = index_type(out)
     sfx = suffix(it)
@@ -277,7 +228,7 @@ def broadcast_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     name exactly the missing ones, else in front (the CPU kernel's rule)."""
     x, like = ins[0], ins[1]
     nd = like.ndim
-    axes = sorted({int(a) + nd if int(a) < 0 else int(a) for a in attrs.get("broadcast_axes") or ()})
+    axes = sorted({int(a) + nd if int(a) < 0 else int(a) for a in attrs["broadcast_axes"]})
     shape = list(x.shape)
     if x.ndim < nd:
         missing = nd - x.ndim
@@ -287,23 +238,6 @@ def broadcast_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         else:
             shape = [1] * missing + shape
     return broadcast_copy("tdflow.broadcast_like", x, shape, outs[0])
-
-
-def fill(op: str, out: TensorSpec, value: np.generic) -> KernelCode:
-    """Every element of ``out`` set to ``value`` (already of ``out.dtype``), bit for bit.
-
-    >>> "-0x" not in fill("f", TensorSpec((5,), "f32"), np.float32(-0.0)).source  # by its bits
-    True
-    """
-    if out.numel == 0:
-        return empty_code(op)
-    it = index_type(out)
-    name = f"fill_{out.dtype}"
-    src = (f'extern "C" __global__ void {name}({ctype(out.dtype)}* __restrict__ y) {{\n'
-           f"  const {ctype(out.dtype)} v = {literal(value, out.dtype)};\n"
-           f"  {loop('i', out.numel, it)} y[i] = v; }}\n}}\n")
-    grid, block = launch_1d(out.numel)
-    return KernelCode(op, src, (LaunchSpec(name, grid, block, ("out0",)),))
 
 
 @cuda_generator("tdflow.ones_like")
@@ -325,10 +259,10 @@ def constant(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     ``fill`` converts it (an integer that does not fit the dtype is refused, as there)."""
     out = outs[0]
     np_dt = np.dtype(DTYPES[str(attrs["dtype"])])
-    if attrs.get("is_floating_value", False):
-        value: Any = float(attrs.get("floating_value", 0.0))
+    if attrs["is_floating_value"]:
+        value: Any = float(attrs["floating_value"])
     else:
-        value = int(attrs.get("integer_value", 0))
+        value = int(attrs["integer_value"])
         if np_dt.kind in "iu" and not np.iinfo(np_dt).min <= value <= np.iinfo(np_dt).max:
             raise CudaCodegenError(f"tdflow.constant: integer_value {value} does not fit "
                                    f"{attrs['dtype']} [{np.iinfo(np_dt).min}, "
@@ -357,44 +291,38 @@ def dense_constant(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                       uploads=((0, data),) if arr.size else ())
 
 
-@cuda_generator("tdflow.add_n")
-def add_n(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-          attrs: Mapping[str, Any]) -> KernelCode:
-    """``out = in0 + in1 + ...`` left to right, each sum rounded to the inputs' type (numpy's
-    order and roundings; integers wrap)."""
+_EXACT_D = """__device__ __forceinline__ double tdf_axpb(double k, double d, double s) {
+#ifdef __CUDACC__
+  return __dadd_rn(s, __dmul_rn(k, d));  // two roundings, as numpy's start + k * delta
+#else
+  return s + k * d;
+#endif
+}
+"""
+
+
+@cuda_generator("tdflow.arange")
+def arange(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+           attrs: Mapping[str, Any]) -> KernelCode:
+    """``start + k * delta`` for ``k < len(out)``: in f64 for float dtypes, wrapping int64
+    otherwise, then converted to ``dtype`` (numpy.arange's values)."""
     out = outs[0]
-    if len(ins) < 2:
-        raise CudaCodegenError(f"tdflow.add_n: needs at least 2 inputs, got {len(ins)}")
-    for k, s in enumerate(ins):
-        if s.shape != out.shape or s.dtype != out.dtype:
-            raise CudaCodegenError(f"tdflow.add_n: input {k} is {s.shape}x{s.dtype}, the "
-                                   f"result {out.shape}x{out.dtype}")
+    dt = out.dtype
     if out.numel == 0:
-        return empty_code("tdflow.add_n")
-    dt, t = out.dtype, ctype(out.dtype)
+        return empty_code("tdflow.arange")
     it = index_type(out)
-    # x0 may be y (add_n runs in place on its first input): those two are not __restrict__
-    params = ", ".join([f"const {t}* {'' if k == 0 else '__restrict__ '}x{k}"
-                        for k in range(len(ins))] + [f"{t}* y"])
-    if dt in ("f16", "bf16"):
-        body = [f"    {t} s = x0[i];"]
-        for k in range(1, len(ins)):
-            total = load(dt, "s") + " + " + load(dt, f"x{k}[i]")
-            body.append(f"    s = {store(dt, total)};")
-    elif dt in ("f32", "f64"):
-        body = [f"    {t} s = x0[i];"] + [f"    s = s + x{k}[i];" for k in range(1, len(ins))]
-    else:  # wrap as numpy does: unsigned arithmetic (signed overflow is undefined in C)
-        u = INT_TYPES[dt].c_unsigned
-        body = [f"    {u} s = ({u})x0[i];"] + [f"    s = ({u})(s + ({u})x{k}[i]);"
-                                             for k in range(1, len(ins))]
-    body.append(f"    y[i] = ({t})s;")
-    src = (f'extern "C" __global__ void add_n_{dt}({params}) {{\n  {loop("i", out.numel, it)}\n'
-           + "\n".join(body) + "\n  }\n}\n")
+    if dt in ("f16", "bf16", "f32", "f64"):
+        start, delta = (literal(float(attrs[f"float_{k}"]), "f64") for k in ("start", "delta"))
+        value = convert("f64", dt, f"tdf_axpb((double)i, {delta}, {start})")
+    else:
+        s, d = (int(attrs[f"integer_{k}"]) & ((1 << 64) - 1) for k in ("start", "delta"))
+        value = convert("i64", dt, f"(long long)({s}ull + (unsigned long long)i * {d}ull)")
+    src = (CONVERT_HELPERS + _EXACT_D +
+           f'extern "C" __global__ void arange({ctype(dt)}* __restrict__ y) {{\n'
+           f"  {loop('i', out.numel, it)} y[i] = {value}; }}\n}}\n")
     grid, block = launch_1d(out.numel)
-    args = [f"in{k}" for k in range(len(ins))] + ["out0"]
-    return KernelCode("tdflow.add_n", src, (LaunchSpec(f"add_n_{dt}", grid, block, args),))
+    return KernelCode("tdflow.arange", src, (LaunchSpec("arange", grid, block, ("out0",)),))
 
 
 __all__ = ["cast", "transpose", "cat", "same_elements", "expand", "broadcast_like", "ones_like",
-           "constant", "add_n", "strided_copy", "flat_copy", "fill", "convert", "bits_type",
-           ]
+           "constant", "dense_constant", "arange", "flat_copy", "broadcast_copy"]

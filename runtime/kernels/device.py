@@ -184,7 +184,7 @@ def user_kernel_code(op: str, body: str, launch: Any, ins: Sequence[Any], outs: 
     (True, (32, 1, 1))
     """
     from tdflow.lowering.cuda import KernelCode, LaunchSpec
-    from tdflow.lowering.cuda.code import CudaCodegenError, _uniquified
+    from tdflow.lowering.cuda.code import CudaCodegenError, uniquified
     from tdflow.lowering.cuda.common import ctype
 
     lines = [f"// {op}: a user's kernel"]
@@ -233,7 +233,7 @@ def user_kernel_code(op: str, body: str, launch: Any, ins: Sequence[Any], outs: 
                           + [f"out{k}" for k in range(len(outs))])
     except (TypeError, ValueError) as e:
         raise CudaCodegenError(f"{op}: the kernel's launch function failed: {e}") from e
-    return _uniquified(KernelCode(op, src, (spec,)), op, ins, outs)
+    return uniquified(KernelCode(op, src, (spec,)), op, ins, outs)
 
 
 def body_origin(body: str, launch: Any) -> tuple[str, int] | None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from cuda_harness import GENERATED, check, nvcc_compile_all, prebuild, rand
 from tdflow.lowering.cuda import TensorSpec, generate
-from tdflow.lowering.cuda.gemm import gemm_tile
+from tdflow.lowering.cuda._gemm import gemm_tile
 from tdflow.runtime.backends import get_backend
 
 MM = "tdflow.matmul"

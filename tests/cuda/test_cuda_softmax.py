@@ -11,7 +11,7 @@ import pytest
 from cuda_harness import check, full_attrs, nvcc_compile_all, prebuild, rand, run
 from tdflow.dialect.types import TensorType
 from tdflow.lowering.cuda import TensorSpec, generate
-from tdflow.lowering.cuda.softmax import Rows
+from tdflow.lowering.cuda._rows import Rows
 
 FLOATS = ("f16", "bf16", "f32", "f64")
 LABELS = ("i8", "i32", "i64")  # the CPU kernel admits i1 too, the dialect's type hook does not

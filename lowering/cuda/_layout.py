@@ -3,7 +3,7 @@
 A data-movement op (transpose, slice, expand, ...) reads, for flat output element ``i``, the
 input element at an affine function of ``i``'s coordinates. :func:`affine_offset` renders that
 function with adjacent dimensions merged (one division and modulo per merged run) and
-:func:`copy_kernel` wraps it in a grid-stride loop. Index arithmetic runs in 32-bit unsigned
+:func:`strided_copy` wraps it in a grid-stride loop. Index arithmetic runs in 32-bit unsigned
 integers when every tensor has fewer than 2**31 elements (a 64-bit division by a constant costs
 several times a 32-bit one), else in 64-bit.
 
@@ -23,11 +23,13 @@ import numpy as np
 from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.types import DTYPES
 
-from .code import KernelCode, TensorSpec
-from .common import ctype, strides
+from .code import KernelCode, LaunchSpec, TensorSpec
+from .common import ctype, launch_1d, load, store, strides
 
 __all__ = ["index_type", "suffix", "literal", "affine_offset", "merge_dims", "empty_code", "loop",
-           "exact_value", "CONVERT_HELPERS"]
+           "exact_value", "CONVERT_HELPERS", "bits_type",
+           "strided_copy", "fill", "convert"]
+
 
 _BIG = 1 << 31
 
@@ -159,3 +161,71 @@ __device__ __forceinline__ __nv_bfloat16 tdf_d2bf(double d) {
 #endif
 }
 """
+
+
+_BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+
+
+def bits_type(dtype: str) -> str:
+    """The unsigned C integer as wide as ``dtype``, which copies move: ``bits_type("f16")``
+    is ``"unsigned short"``."""
+    it = INT_TYPES.get(dtype)
+    if it is not None:
+        return _BITS[it.bits // 8]
+    return _BITS[{"i1": 1, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}[dtype]]
+
+
+def strided_copy(op: str, x: TensorSpec, out: TensorSpec, in_strides: Sequence[int],
+                 base: int = 0) -> KernelCode:
+    """``out[c] = x[base + sum c_d * in_strides[d]]`` over the output coordinates ``c``.
+
+    >>> code = strided_copy("t", TensorSpec((3, 4), "f32"), TensorSpec((4, 3), "f32"), (1, 4))
+    >>> "y[i] = x[(i / 3u) + (i % 3u) * 4u];" in code.source
+    True
+    """
+    it = index_type(x, out)
+    t = bits_type(x.dtype)
+    off = affine_offset("i", out.shape, in_strides, suffix(it), base)
+    if out.numel == 0:
+        return empty_code(op)
+    src = (f'extern "C" __global__ void copy_{x.dtype}(const {t}* __restrict__ x, '
+           f"{t}* __restrict__ y) {{\n  {loop('i', out.numel, it)}\n    y[i] = x[{off}];\n"
+           "  }\n}\n")
+    grid, block = launch_1d(out.numel)
+    return KernelCode(op, src, (LaunchSpec(f"copy_{x.dtype}", grid, block, ("in0", "out0")),))
+
+
+def fill(op: str, out: TensorSpec, value: np.generic) -> KernelCode:
+    """Every element of ``out`` set to ``value`` (already of ``out.dtype``), bit for bit.
+
+    >>> "-0x" not in fill("f", TensorSpec((5,), "f32"), np.float32(-0.0)).source  # by its bits
+    True
+    """
+    if out.numel == 0:
+        return empty_code(op)
+    it = index_type(out)
+    name = f"fill_{out.dtype}"
+    src = (f'extern "C" __global__ void {name}({ctype(out.dtype)}* __restrict__ y) {{\n'
+           f"  const {ctype(out.dtype)} v = {literal(value, out.dtype)};\n"
+           f"  {loop('i', out.numel, it)} y[i] = v; }}\n}}\n")
+    grid, block = launch_1d(out.numel)
+    return KernelCode(op, src, (LaunchSpec(name, grid, block, ("out0",)),))
+
+
+def convert(src: str, dst: str, text: str) -> str:
+    """``text`` (a ``src`` value) converted to ``dst`` as numpy's ``astype`` converts: floats to
+    integers truncate, nonzero to ``i1`` is true, f64 to half types rounds once.
+
+    >>> convert("f64", "f16", "x"), convert("i32", "f64", "x")
+    ('tdf_d2h(x)', '((double)(x))')
+    """
+    if src == dst:
+        return text
+    if dst == "f16":
+        return f"tdf_d2h({text})" if src == "f64" else store("f16", f"((float)({load(src, text)}))")
+    if dst == "bf16":
+        return (f"tdf_d2bf({text})" if src == "f64"
+                else store("bf16", f"((float)({load(src, text)}))"))
+    if dst == "i1" and src in ("f16", "bf16"):
+        return f"({load(src, text)} != 0.0f)"
+    return f"(({ctype(dst)})({load(src, text)}))"

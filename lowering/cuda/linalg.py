@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.element_types import INT_TYPES
 
+from ._gemm import INT_ACC, Gemm, gemm_acc, gemm_code
 from .code import CudaCodegenError, KernelCode, TensorSpec, cuda_generator
 from .common import broadcast_index, ctype, load, store
-from .gemm import INT_ACC, Gemm, gemm_acc, gemm_code
 
 
 def c_scalar(dtype: str, value: float) -> str:
@@ -56,7 +56,7 @@ def _product(op: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                                f"{[s.dtype for s in (*ins, out)]}")
     if a.ndim < 2 or b.ndim < 2 or (not batched and b.ndim != 2):
         raise CudaCodegenError(f"{op}: operand ranks {a.ndim} and {b.ndim} are not supported")
-    ta, tb = bool(attrs.get("transpose_a", False)), bool(attrs.get("transpose_b", False))
+    ta, tb = bool(attrs["transpose_a"]), bool(attrs["transpose_b"])
     m, ka = (a.shape[-1], a.shape[-2]) if ta else a.shape[-2:]
     kb, n = (b.shape[-1], b.shape[-2]) if tb else b.shape[-2:]
     zshape = out.shape[:-2]
@@ -69,7 +69,7 @@ def _product(op: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     zb = broadcast_index("z", zshape, b.shape[:-2])
     a_at = f"(I)k * {m} + m" if ta else f"(I)m * {k} + k"
     b_at = f"(I)n * {k} + k" if tb else f"(I)k * {n} + n"
-    alpha = float(attrs.get("alpha", 1.0))
+    alpha = float(attrs["alpha"])
     t, acc = ctype(dt), gemm_acc(dt)
     value = "acc" if alpha == 1.0 else f"acc * {c_scalar(dt, alpha)}"
     if add is not None:

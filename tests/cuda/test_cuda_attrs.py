@@ -1,0 +1,159 @@
+"""Attributes reach the CUDA generators normalized once: ``generate`` fills the ``.td`` defaults
+(the generators read ``attrs[name]`` and restate none), and one helper per concept of
+``lowering/cuda/_attrs.py`` decides what a value means (negative axes, window pairs, data
+formats, bias_add's axis), with errors that name the op."""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cuda_harness import full_attrs, rand, result_types
+from tdflow.dialect import standard_dialect
+from tdflow.dialect.types import dtype_from_numpy
+from tdflow.lowering.cuda import CudaCodegenError, TensorSpec, generate, generated_ops
+from tdflow.lowering.cuda import generator_for as _generator_for
+from tdflow.lowering.cuda._attrs import axes, bias_axis, channels_last, norm_axis, pair
+from tdflow.lowering.cuda.code import with_defaults
+
+CUDA_DIR = Path(_generator_for("tdflow.matmul").__code__.co_filename).parent
+
+
+def _spec(a: np.ndarray) -> TensorSpec:
+    return TensorSpec(a.shape, dtype_from_numpy(a.dtype))
+
+
+def _code(op: str, inputs: list[np.ndarray], attrs: dict):
+    types = result_types(op, inputs, full_attrs(op, attrs))
+    return generate(op, [_spec(a) for a in inputs],
+                    [TensorSpec(t.shape, t.dtype) for t in types], attrs)
+
+
+# (op, inputs, the attributes a direct caller gives: the rest are defaults)
+PARTIAL = [
+    ("tdflow.tril", [rand((3, 5), "f32")], {"diagonal": 1}),
+    ("tdflow.fused_scale_tril", [rand((4, 4), "f16")], {"is_floating_scale_value": True,
+                                                        "floating_scale_value": 0.5}),
+    ("tdflow.gather", [rand((4, 3), "f32"), np.array([2, 0], np.int64)], {}),
+    ("tdflow.cat", [rand((2, 3), "f32"), rand((2, 3), "f32")], {"axis": -1}),
+    ("tdflow.embedding_grad", [rand((3, 4), "f32"), rand((6, 4), "f32"),
+                               np.array([1, 5, 1], np.int64)], {"padding_idx": 5}),
+    ("tdflow.layer_norm", [rand((4, 8), "f32")], {"begin_norm_axis": 1}),
+    ("tdflow.sgd_update", [rand((6,), "f32"), rand((6,), "f32")], {"learning_rate_val": 0.1}),
+    ("tdflow.pad", [rand((2, 3), "i32")], {"padding_before": [1, 0], "padding_after": [0, 2],
+                                           "padding": [1, 0, 0, 2]}),
+    ("tdflow.narrow", [rand((5, 4), "f32")], {"dim": -2, "start": 1, "length": 3}),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs", PARTIAL, ids=[c[0] for c in PARTIAL])
+def test_generate_fills_the_td_defaults_a_caller_leaves_out(op, inputs, attrs) -> None:
+    direct = _code(op, inputs, attrs)
+    complete = _code(op, inputs, full_attrs(op, attrs))  # as compiled programs call it
+    assert (direct.source, direct.launches, direct.scalars) == (
+        complete.source, complete.launches, complete.scalars)
+
+
+def test_with_defaults_holds_the_value_the_ir_holds() -> None:
+    got = with_defaults("tdflow.adam_update", {"beta1": 0.5})
+    assert got["beta1"] == 0.5 and got["amsgrad"] is False
+    assert got["beta2"] == float(np.float32(0.999)) != 0.999  # an f32 attribute, rounded
+    assert with_defaults("my.unknown_op", {"x": 1}) == {"x": 1}
+
+
+def _defaults_by_module() -> dict[str, set[str]]:
+    std = standard_dialect()
+    out: dict[str, set[str]] = {}
+    for op in generated_ops():
+        module = _generator_for(op).__module__.rpartition(".")[2]
+        out.setdefault(module, set()).update(
+            a.name for a in std.lookup(op).attributes if a.default is not None)
+    return out
+
+
+def test_generators_restate_no_td_default() -> None:
+    restated = []
+    for module, names in _defaults_by_module().items():
+        tree = ast.parse((CUDA_DIR / f"{module}.py").read_text())
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "get" and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "attrs" and node.args
+                    and isinstance(node.args[0], ast.Constant) and node.args[0].value in names):
+                restated.append(f"{module}.py:{node.lineno} attrs.get({node.args[0].value!r})")
+    assert not restated, restated
+
+
+def test_attribute_helpers_are_not_written_again_in_the_generators() -> None:
+    modules = [m.name for m in pkgutil.iter_modules([str(CUDA_DIR)]) if m.name != "_attrs"]
+    again = [f"{m}.{n.name}" for m in modules
+             for n in ast.walk(ast.parse((CUDA_DIR / f"{m}.py").read_text()))
+             if isinstance(n, ast.FunctionDef)
+             and n.name.lstrip("_") in ("pair", "axes", "norm_axis", "norm_dim", "layout")]
+    assert not again, again
+
+
+def test_norm_axis_counts_from_the_end_and_names_op_and_attribute() -> None:
+    assert [norm_axis("op", a, 3) for a in (-3, -1, 0, 2)] == [0, 2, 0, 2]
+    with pytest.raises(CudaCodegenError, match=r"tdflow.cumsum: dim 3 is out of range .* rank 3"):
+        norm_axis("tdflow.cumsum", 3, 3, "dim")
+    with pytest.raises(CudaCodegenError, match="dim -4"):
+        norm_axis("tdflow.cumsum", -4, 3, "dim")
+
+
+def test_axes_sorts_dedups_and_reads_empty_by_the_op() -> None:
+    assert axes("r", [2, -1, 0], 3, every=True) == (0, 2)
+    assert axes("r", 1, 3, every=True) == (1,)
+    assert axes("r", [], 3, every=True) == (0, 1, 2) and axes("r", (), 3, every=False) == ()
+    assert axes("r", [0], 0, every=True) == (0,)  # a scalar's axis 0, as numpy accepts it
+    with pytest.raises(CudaCodegenError, match="tdflow.reduce_max: axis -3"):
+        axes("tdflow.reduce_max", [-3], 2, every=True)
+
+
+def test_pair_expands_and_checks_window_attributes() -> None:
+    assert pair("p", "stride", [], 0) == (0, 0) and pair("p", "stride", None, 1) == (1, 1)
+    assert pair("p", "stride", [3], 0, repeat_one=True) == (3, 3)
+    assert pair("p", "stride", [3, 4], 0, repeat_one=True) == (3, 4)
+    with pytest.raises(CudaCodegenError, match="tdflow.conv2d: strides has 1 entries"):
+        pair("tdflow.conv2d", "strides", [3], 1)
+    with pytest.raises(CudaCodegenError, match="expected 1 or 2"):
+        pair("p", "kernel_size", [1, 2, 3], 1, repeat_one=True)
+
+
+def test_data_format_and_bias_axis() -> None:
+    assert [channels_last("op", f) for f in ("NCHW", "channels_first", "NHWC",
+                                             "channels_last")] == [False, False, True, True]
+    with pytest.raises(CudaCodegenError, match="tdflow.avg_pool_2d: unknown data_format 'NCWH'"):
+        channels_last("tdflow.avg_pool_2d", "NCWH")
+    assert bias_axis("b", -2, (2, 3, 4), (3,)) == 1
+    with pytest.raises(CudaCodegenError, match=r"b of shape \(4,\) does not match axis 1"):
+        bias_axis("tdflow.bias_add", 1, (2, 3, 4), (4,))
+
+
+def test_pooling_takes_a_one_entry_window_as_both_dims() -> None:
+    # (the dialect's shape hook asks for two entries; the generator's convention is pooling's)
+    x = rand((1, 2, 6, 6), "f32")
+    base = {"padding": [0, 0], "data_format": "channels_first", "dilation": [1, 1]}
+    attrs2 = {**base, "kernel_size": [2, 2], "stride": [2, 2]}
+    two = _code("tdflow.max_pool_2d", [x], attrs2)
+    outs = [TensorSpec(t.shape, t.dtype)
+            for t in result_types("tdflow.max_pool_2d", [x], full_attrs("tdflow.max_pool_2d", attrs2))]
+    one = generate("tdflow.max_pool_2d", [_spec(x)], outs,
+                   {**base, "kernel_size": [2], "stride": [2]})
+    assert one.source == two.source
+
+
+def test_generator_errors_from_the_helpers_name_the_op() -> None:
+    x, w = TensorSpec((1, 3, 5, 5), "f32"), TensorSpec((2, 3, 3, 3), "f32")
+    attrs = {"data_format": "channels_first", "kernel_size": [3, 3], "strides": [1],
+             "dilation_rate": [1, 1], "padding_before": [0, 0]}
+    with pytest.raises(CudaCodegenError, match="tdflow.conv2d: strides has 1 entries"):
+        generate("tdflow.conv2d", [x, w], [TensorSpec((1, 2, 3, 3), "f32")], attrs)
+    a = TensorSpec((2, 3), "f32")
+    with pytest.raises(CudaCodegenError, match="tdflow.bias_add: b of shape"):
+        generate("tdflow.bias_add", [a, TensorSpec((2,), "f32")], [a], {"axis": -1})
+    with pytest.raises(CudaCodegenError, match="tdflow.cat: axis 2 is out of range"):
+        generate("tdflow.cat", [a, a], [TensorSpec((4, 3), "f32")], {"axis": 2})
