@@ -339,18 +339,17 @@ def _load_builtin_kernels() -> None:
     from tdflow.runtime.kernels import (  # noqa: F401
         conv,
         elementwise,
+        formula,
         index,
-        indexing,
         linalg,
-        math_ops,
-        nn,
         norm,
         optim,
         pool,
+        random,
         reduce,
         shape,
         slice,
-        train,
+        softmax,
     )
 
     # the boxing ops' kernels live with the communicators they call (tdflow.distributed)
