@@ -235,10 +235,10 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
     except (ValueError, KeyError, TypeError, NotImplementedError) as e:
         types = ", ".join(f"{'x'.join(map(str, s.shape)) or 'scalar'}x{s.dtype}" for s in ins)
         raise CudaCodegenError(f"{op}: cannot generate CUDA code for inputs ({types}): {e}") from e
-    return _uniquified(code, op, ins, outs)
+    return uniquified(code, op, ins, outs)
 
 
-def _uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
+def uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],
                 outs: Sequence[TensorSpec]) -> KernelCode:
     # every kernel of the source gets the suffix (extern "C" names ignore namespaces), not
     # only the launched ones; the launched kernels are part of the identity too, since the

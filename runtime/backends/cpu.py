@@ -20,44 +20,15 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Mapping, Sequence
-from functools import cached_property
 from typing import Any
 
-import numpy as np
-from tdflow.dialect.types import DTYPES
+from tdflow.runtime.backends.base import Backend, HostBuffers
 
 
-class CpuBackend:
+class CpuBackend(HostBuffers, Backend):
+    """numpy arrays as buffers (any layout), the ``cpu`` kernels called directly."""
+
     name = "cpu"
-
-    def allocate(self, shape: Sequence[int], dtype: str) -> np.ndarray:
-        return np.empty(tuple(shape), DTYPES[dtype])
-
-    def zeros(self, shape: Sequence[int], dtype: str) -> np.ndarray:
-        return np.zeros(tuple(shape), DTYPES[dtype])
-
-    def from_numpy(self, array: np.ndarray) -> np.ndarray:
-        return array
-
-    def to_numpy(self, buffer: np.ndarray) -> np.ndarray:
-        return buffer
-
-    @cached_property
-    def kernels(self) -> Any:
-        from tdflow.runtime.kernels.registry import kernel_table
-
-        return kernel_table("cpu")
-
-    def launch(self, kernel: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any] | None = None) -> list[np.ndarray]:
-        return kernel(attrs, inputs, outs)
-
-    def synchronize(self) -> None:
-        """CPU kernels finish before ``launch`` returns."""
-
-    def __repr__(self) -> str:
-        return "<CpuBackend>"
 
 
 BACKEND = CpuBackend()

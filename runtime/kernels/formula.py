@@ -31,6 +31,7 @@ from tdflow.runtime.kernels.registry import (
     KernelFn,
     input_dtype_in,
     kernel_table,
+    register_generated,
     register_kernel,
     same_dtype,
 )
@@ -100,8 +101,6 @@ def register_formula_kernel(opdef: Any) -> bool:
     if not kernel_table("cpu").candidates(opdef.name):
         # Below a hand-written kernel of the op (priority 0), which wins if one is added.
         _register(d, -1)
-    from tdflow.runtime.kernels.device import register_generated
-
     register_generated(opdef.name, opdef)  # and its generated CUDA C on the GPU devices
     return True
 

@@ -31,6 +31,10 @@ device equals ``device``, whose ``dtypes`` (if given) contain ``input_dtypes[0]`
 every candidate and its constraints. ``kernel_table(device)`` is the same, bound to one device,
 as plain data for the lowering's ``select-kernels`` pass (which must not import the runtime):
 it offers ``.select(op, input_dtypes, attrs)``, ``.candidates(op)``, ``.get(name)`` and ``.ops()``.
+
+This module imports no kernel module: kernels register into it, and the built-in ones are
+loaded before the first query by the loader ``tdflow.runtime.kernels`` adds
+(:func:`add_builtin_loader`).
 """
 
 from __future__ import annotations
@@ -310,8 +314,6 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
                              f"not {device!r}")
 
         def deco_cuda(launch: Callable[..., Any]) -> Callable[..., Any]:
-            from tdflow.runtime.kernels.device import register_user_cuda
-
             register_user_cuda(op, source, launch, num_outputs=num_outputs,
                                dtypes=frozenset(dtypes) if dtypes is not None else None,
                                match=match, priority=priority, name=name)
@@ -331,35 +333,40 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
     return deco
 
 
+# What fills the registry with the built-in kernels before its first query: the kernel package
+# sets it when it is imported (always before this module), so the registry imports no kernel
+# module; a loader may query the registry (it sees what is registered so far).
+_builtin_loaders: list[Callable[[], None]] = []
+
+
+def add_builtin_loader(loader: Callable[[], None]) -> None:
+    """Run ``loader`` once, before the registry first answers :func:`kernel_table`,
+    :func:`select_kernel` or :func:`registered_kernels` (``tdflow.runtime.kernels`` adds its
+    ``load_builtin_kernels`` so), or now when the registry has answered already.
+
+    >>> calls = []
+    >>> add_builtin_loader(lambda: calls.append("loaded")); kernel_table("cpu") is not None
+    True
+    >>> calls
+    ['loaded']
+    """
+    if loader in _builtin_loaders:
+        return
+    _builtin_loaders.append(loader)
+    if _loaded:
+        loader()
+
+
 def _load_builtin_kernels() -> None:
-    # Importing the kernel modules registers them (idempotent: modules import once).
     if _loaded:
         return
-    from tdflow.runtime.backends.cpu import configure_blas_threads
-    from tdflow.runtime.kernels import (  # noqa: F401
-        conv,
-        elementwise,
-        formula,
-        index,
-        linalg,
-        norm,
-        optim,
-        pool,
-        random,
-        reduce,
-        shape,
-        slice,
-        softmax,
-    )
-
-    # the boxing ops' kernels live with the communicators they call (tdflow.distributed)
-    from tdflow.distributed import boxing_kernels  # noqa: F401
-
-    configure_blas_threads()
-    _loaded.append(True)
-    from tdflow.runtime.kernels.device import register_standard
-
-    register_standard()  # the GPU devices' generated kernels, mirroring the CPU's constraints
+    _loaded.append(True)  # first: the loaders ask the registry for what is registered
+    try:
+        for loader in list(_builtin_loaders):
+            loader()
+    except BaseException:
+        _loaded.clear()
+        raise
 
 
 def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = None
@@ -387,3 +394,51 @@ def select_kernel(op: str, device: str, input_dtypes: Sequence[str],
 def registered_kernels() -> list[Kernel]:
     _load_builtin_kernels()
     return [k for ks in _KERNELS.values() for k in ks]
+
+
+# -- the GPU devices' kernels ------------------------------------------------------------------
+def register_user_cuda(op: str, source: str, launch: Callable[..., Any],
+                       **kernel_args: Any) -> None:
+    """Register ``source`` (a kernel body: :data:`~tdflow.runtime.kernels.device.USER_KERNEL_DOC`)
+    as ``op``'s kernel on ``cuda`` and ``cudasim``; ``kernel_args`` as :class:`Kernel` takes them
+    (``name`` gets the device appended)."""
+    from tdflow.runtime.kernels.device import GPU_DEVICES, UserCudaKernel
+
+    name = kernel_args.pop("name", None)
+    for device in GPU_DEVICES:
+        add_kernel(Kernel(
+            name=(f"{name}.{device}" if name else default_kernel_name(op, device)), op=op,
+            device=device, fn=UserCudaKernel(op, device, source, launch),
+            doc=f"a user's CUDA C kernel for {op}", **kernel_args))
+
+
+def register_generated(op: str, opdef: Any = None) -> bool:
+    """Register ``op``'s generated CUDA C as its kernel on each GPU device, with the constraints
+    of its CPU kernel (dtypes and match predicate; for an elementwise kernel also ``inplace``),
+    so ``select-kernels{device=cudasim}`` accepts exactly what the CPU accepts. False when the
+    op has no CUDA generator. Idempotent; a device that has a kernel of ``op`` keeps it.
+
+    >>> register_generated("doc.nothing")  # no generator: an op of no dialect
+    False
+    """
+    from tdflow.lowering.cuda import generator_for
+    from tdflow.runtime.kernels.device import GPU_DEVICES, GeneratedKernel
+
+    if generator_for(op, opdef) is None:
+        return False
+    cpu = [k for k in _KERNELS.get(op, ()) if k.device == "cpu"]
+    model = cpu[0] if cpu else None
+    for device in GPU_DEVICES:
+        if any(k.device == device for k in _KERNELS.get(op, ())):
+            continue
+        num_outputs = len(opdef.results) if opdef is not None else (
+            model.num_outputs if model is not None else 1)
+        add_kernel(Kernel(
+            name=default_kernel_name(op, device), op=op, device=device,
+            fn=GeneratedKernel(op, device, opdef), num_outputs=num_outputs,
+            dtypes=model.dtypes if model is not None else None,
+            match=model.match if model is not None else None,
+            inplace=dict(model.inplace) if model is not None and model.elementwise is not None
+            else {},
+            doc=f"generated CUDA C for {op}"))
+    return True

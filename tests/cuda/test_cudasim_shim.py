@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from cuda_harness import need_gxx, nvcc_compile_all
-from tdflow.lowering.cuda.code import KernelCode, LaunchSpec, _uniquified
+from tdflow.lowering.cuda.code import KernelCode, LaunchSpec, uniquified
 from tdflow.runtime.backends import get_backend
 from tdflow.runtime.backends.cudasim import CudasimError
 
@@ -71,7 +71,7 @@ extern "C" __global__ void early_exit_warp(const float* __restrict__ x, float* _
 
 
 def _code(kernel: str, grid, block, args) -> KernelCode:
-    return _uniquified(KernelCode("test", SOURCE, (LaunchSpec(kernel, grid, block, args),)),
+    return uniquified(KernelCode("test", SOURCE, (LaunchSpec(kernel, grid, block, args),)),
                        "test", [], [])
 
 
@@ -164,7 +164,7 @@ def test_the_same_source_compiles_with_nvcc() -> None:
 
 ASAN_SCRIPT = r'''
 import numpy as np
-from tdflow.lowering.cuda.code import KernelCode, LaunchSpec, _uniquified
+from tdflow.lowering.cuda.code import KernelCode, LaunchSpec, uniquified
 from tdflow.runtime.backends import get_backend
 src = """extern "C" __global__ void off_by_one(const float* __restrict__ x, float* __restrict__ y) {
   __shared__ float t[32];
@@ -172,7 +172,7 @@ src = """extern "C" __global__ void off_by_one(const float* __restrict__ x, floa
   __syncthreads();
   y[threadIdx.x + 1] = t[31 - threadIdx.x];
 }"""
-c = _uniquified(KernelCode("t", src, (LaunchSpec("off_by_one", 1, 32, ("in0", "out0")),)), "t", [], [])
+c = uniquified(KernelCode("t", src, (LaunchSpec("off_by_one", 1, 32, ("in0", "out0")),)), "t", [], [])
 get_backend("cudasim").run(c, [np.arange(32, dtype=np.float32)], [np.empty(32, np.float32)])
 '''
 
