@@ -44,13 +44,11 @@ def load_builtin_kernels() -> None:
     from tdflow.dialect import standard_dialect
     from tdflow.lowering.cuda import generated_ops
     from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
-    from tdflow.runtime.backends.cpu import configure_blas_threads
 
     from tdflow.distributed import boxing_kernels  # noqa: F401
 
     for name in kernel_modules():
         importlib.import_module(name)
-    configure_blas_threads()
     std = standard_dialect()
     for op in sorted(set(generated_ops()) | set(ELEMENTWISE_OPS)):
         registry.register_generated(op, std.lookup(op))

@@ -39,12 +39,14 @@ loaded before the first query by the loader ``tdflow.runtime.kernels`` adds
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
+from tdflow.runtime.kernels._blas import blas_scoped
 
 from tdflow.core.errors import TdflowError
 
@@ -260,7 +262,7 @@ def add_kernel(kernel: Kernel) -> Kernel:
 def _fn_id(fn: Any) -> str:
     from tdflow.dialect.hooks.registry import definition_id
 
-    return definition_id(fn)
+    return definition_id(inspect.unwrap(fn))  # a BLAS-scoped kernel is its function's
 
 
 def default_kernel_name(op: str, device: str) -> str:
@@ -286,7 +288,9 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
     .SetIsMatchedHob(...)``): put it in the op library's hooks module. ``name`` defaults to
     :func:`default_kernel_name` (``"cpu.relu"``, ``"cpu.mylib.twice"``); give a distinct name
     when registering several kernels for one op and device. Re-importing the module that
-    registers it is harmless. Returns ``fn`` unchanged.
+    registers it is harmless. Returns ``fn`` unchanged. ``uses_blas=True`` (a kernel calling
+    numpy's multithreaded BLAS) runs it with tdflow's BLAS thread count, the caller's restored
+    after (:mod:`tdflow.runtime.kernels._blas`), and the engine runs one such kernel at a time.
 
     >>> @register_kernel("doc.twice", device="cpu", dtypes=("f32", "f64"))
     ... def twice(attrs, inputs, outs):
@@ -323,7 +327,8 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
 
     def deco(fn: KernelFn) -> KernelFn:
         add_kernel(Kernel(
-            name=name or default_kernel_name(op, device), op=op, device=device, fn=fn,
+            name=name or default_kernel_name(op, device), op=op, device=device,
+            fn=blas_scoped(fn) if uses_blas else fn,
             num_outputs=num_outputs, dtypes=frozenset(dtypes) if dtypes is not None else None,
             match=match, priority=priority, inplace=dict(inplace or {}),
             elementwise=elementwise, uses_blas=uses_blas,
