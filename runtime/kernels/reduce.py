@@ -50,58 +50,48 @@ def _store(result: np.ndarray, outs: Sequence[Any], dt: np.dtype) -> list[np.nda
     return [out]
 
 
+def _reduce(fn: Any, attrs: Mapping[str, Any], x: np.ndarray, outs: Sequence[Any],
+            **kwargs: Any) -> list[np.ndarray]:
+    """``fn`` (``np.sum``, ``np.max``, ...) over the op's ``axis`` with its ``keepdims``, the
+    result in ``x``'s type."""
+    r = fn(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs.get("keepdims", False)), **kwargs)
+    return _store(np.asarray(r), outs, x.dtype)
+
+
+def _extreme(dt: np.dtype, highest: bool) -> Any:
+    """The type's highest (or lowest) value: a max or min over an empty extent."""
+    if dt.kind == "f":
+        return np.inf if highest else -np.inf
+    if dt.kind == "b":
+        return highest
+    info = np.iinfo(dt)
+    return info.max if highest else info.min
+
+
 @register_kernel("tdflow.reduce_sum", "cpu", dtypes=NUMERIC)
 def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Sum over ``axis`` (all axes when empty), ``keepdims`` optional."""
-    (x,) = inputs[:1]
-    axes = _axes(attrs, x.ndim)
-    keep = bool(attrs.get("keepdims", False))
-    r = np.sum(x, axis=axes, keepdims=keep, dtype=acc_dtype(x.dtype))
-    return _store(np.asarray(r), outs, x.dtype)
+    return _reduce(np.sum, attrs, inputs[0], outs, dtype=acc_dtype(inputs[0].dtype))
 
 
 @register_kernel("tdflow.reduce_max", "cpu", dtypes=ALL_DTYPES)
 def reduce_max(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Maximum over ``axis`` (all axes when empty); NaN propagates as in numpy."""
-    (x,) = inputs[:1]
-    axes = _axes(attrs, x.ndim)
-    keep = bool(attrs.get("keepdims", False))
-    if x.dtype.kind == "f":
-        lowest: Any = -np.inf
-    elif x.dtype.kind == "b":
-        lowest = False
-    else:
-        lowest = np.iinfo(x.dtype).min
-    r = np.max(x, axis=axes, keepdims=keep, initial=lowest)
-    return _store(np.asarray(r), outs, x.dtype)
-
-
-def _highest(dt: np.dtype) -> Any:
-    if dt.kind == "f":
-        return np.inf
-    if dt.kind == "b":
-        return True
-    return np.iinfo(dt).max
+    return _reduce(np.max, attrs, inputs[0], outs, initial=_extreme(inputs[0].dtype, False))
 
 
 @register_kernel("tdflow.reduce_min", "cpu", dtypes=ALL_DTYPES)
 def reduce_min(attrs: Mapping[str, Any], inputs: Sequence[Any],
                outs: Sequence[Any]) -> list[np.ndarray]:
     """Minimum over ``axis`` (all axes when empty); NaN propagates as in numpy."""
-    x = inputs[0]
-    r = np.min(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs.get("keepdims", False)),
-               initial=_highest(x.dtype))
-    return [store(outs, np.asarray(r), x.dtype)]
+    return _reduce(np.min, attrs, inputs[0], outs, initial=_extreme(inputs[0].dtype, True))
 
 
 @register_kernel("tdflow.reduce_prod", "cpu", dtypes=NUMERIC)
 def reduce_prod(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """Product over ``axis`` (all axes when empty); integers wrap in their own type."""
-    x = inputs[0]
-    r = np.prod(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs.get("keepdims", False)),
-                dtype=acc_dtype(x.dtype))
-    return [store(outs, np.asarray(r), x.dtype)]
+    return _reduce(np.prod, attrs, inputs[0], outs, dtype=acc_dtype(inputs[0].dtype))
 
 
 @register_kernel("tdflow.reduce_sum_like", "cpu", dtypes=NUMERIC, match=same_dtype(1))
