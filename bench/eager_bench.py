@@ -71,7 +71,7 @@ def _best_us(fns: dict[str, Callable[[], Any]], number: int, repeat: int) -> dic
 
 def _kernel_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Callable[[], Any]]:
     """Each op's tdflow CPU kernel on preallocated outputs (what the eager path runs)."""
-    from tdflow.runtime.kernels.elementwise import build_program
+    from tdflow.runtime.kernels.formula import build_program
     from tdflow.runtime.kernels.registry import select_kernel
 
     out = np.empty_like(a)

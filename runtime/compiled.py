@@ -156,7 +156,7 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
     if entry is not None and entry not in {f.name for f in module}:
         raise PipelineError(f"no function @{entry}; functions: "
                             f"{', '.join('@' + f.name for f in module) or '(none)'}")
-    from tdflow.runtime.kernels.elementwise import register_formula_kernels
+    from tdflow.runtime.kernels.formula import register_formula_kernels
 
     register_formula_kernels(dialect)  # a user's formula-only ops get their derived kernels
     table = kernel_table(device, getattr(dialect, "served_by", None))

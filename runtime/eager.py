@@ -170,7 +170,7 @@ class OpRunner:
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
         if self.opdef.formula is not None:
-            from tdflow.runtime.kernels.elementwise import register_formula_kernel
+            from tdflow.runtime.kernels.formula import register_formula_kernel
 
             register_formula_kernel(self.opdef)  # a formula-only op's derived kernel
         try:
@@ -196,7 +196,7 @@ class OpRunner:
             cost = max(cost, sum(a.size for a in arrays if a is not None))
         prog = None
         if kernel.elementwise is not None and len(specs) == 1 and None not in dtypes:
-            from tdflow.runtime.kernels.elementwise import build_program
+            from tdflow.runtime.kernels.formula import build_program
 
             # the same program the kernel would build, with the attributes bound once
             prog = build_program(kernel.elementwise, dtypes, attrs, specs[0][2]).run

@@ -31,16 +31,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
-from tdflow.lowering.cuda import KernelCode, translation_unit
+from tdflow.lowering.cuda import KernelCode, LaunchSpec, translation_unit
 from tdflow.lowering.cuda.code import SCALAR_FORMATS
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.cuda_memory import CachingAllocator, CudaError, DeviceArray
-from tdflow.runtime.backends.cudasim import rng_for
+from tdflow.runtime.backends.gpu import GpuBackend
 
 __all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend", "signature"]
 
@@ -72,10 +71,11 @@ class _Loaded:
                     self.fns[ln.kernel] = fn
 
 
-class CudaBackend:
+class CudaBackend(GpuBackend):
     """See the module docstring. ``driver`` is ``pycuda.driver`` (tests pass a fake)."""
 
     name = "cuda"
+    error = CudaError
     host_memory = False  # buffers live on the device: the executor copies arguments in
 
     def __init__(self, driver: Any = None, device: int = 0,
@@ -86,6 +86,7 @@ class CudaBackend:
             driver.init()
         if compile_cubin is None:
             from tdflow.runtime.backends.kernel_build import compile_cubin
+        super().__init__()
         self.drv = driver
         self._compile = compile_cubin
         self.context = driver.Device(device).retain_primary_context()
@@ -93,8 +94,6 @@ class CudaBackend:
         self._make_current()
         self.stream = driver.Stream()
         self.allocator = CachingAllocator(driver.mem_alloc)
-        self._loaded: dict[str, _Loaded] = {}  # KernelCode digest -> its module's functions
-        self._lock = threading.Lock()
 
     def _make_current(self) -> None:
         # a context is current per thread: engine workers push it on their first CUDA call
@@ -154,78 +153,36 @@ class CudaBackend:
         self._make_current()
         self.stream.synchronize()
 
-    @cached_property
-    def kernels(self) -> Any:
-        from tdflow.runtime.kernels.registry import kernel_table
-
-        return kernel_table("cuda")
-
-    def launch(self, kernel: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any] | None = None) -> list[Any]:
-        return kernel(attrs, inputs, outs)
-
     # -- generated code -----------------------------------------------------------------------
-    def code_for(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                 outs: Sequence[Any], opdef: Any = None) -> KernelCode:
-        """The generated code of ``op`` for these buffers' shapes and dtypes (one memo for
-        every GPU device: :func:`tdflow.runtime.kernels.device.generated_code`)."""
-        from tdflow.runtime.kernels.device import generated_code
-
-        return generated_code(op, attrs, inputs, outs, opdef)
-
     def source_of(self, codes: Sequence[KernelCode]) -> str:
         """The ``.cu`` translation unit nvcc compiles for ``codes``."""
         return translation_unit(codes, prelude("nvcc"))
 
-    def prepare(self, codes: Sequence[KernelCode]) -> None:
-        """Compile every code object not loaded yet in one nvcc call and load the cubin."""
-        with self._lock:
-            todo = list({c.digest: c for c in codes if c.digest not in self._loaded}.values())
-            if not todo:
-                return
-            cubin = self._compile(self.source_of(todo), kernels=sum(len(c.kernels)
-                                                                    for c in todo))
-            self._make_current()
-            loaded = _Loaded(self.drv.module_from_buffer(cubin), todo)
-            for c in todo:
-                self._loaded[c.digest] = loaded
+    def load(self, codes: Sequence[KernelCode]) -> _Loaded:
+        """One nvcc call for ``codes`` (cached on disk), the cubin loaded."""
+        cubin = self._compile(self.source_of(codes), kernels=sum(len(c.kernels) for c in codes))
+        self._make_current()
+        return _Loaded(self.drv.module_from_buffer(cubin), codes)
+
+    def copy_bytes(self, buf: DeviceArray, data: bytes) -> None:
+        self.copy_from_host(buf.view((len(data),), np.uint8), np.frombuffer(data, np.uint8))
+
+    def scalar(self, dtype: str, value: Any, keep: list[Any]) -> Any:
+        return value  # by value, packed by pycuda in the prepared format
 
     def run(self, code: KernelCode, inputs: Sequence[Any], outs: Sequence[Any],
             rng: tuple[int, int] | None = None) -> list[Any]:
         """Enqueue ``code``'s launches on the stream over device buffers (``outs`` given)."""
-        self.prepare([code])
         self._make_current()
-        fns = self._loaded[code.digest].fns
-        bufs: dict[str, int] = {}
-        for i, a in enumerate(x for x in inputs if x is not None):
-            bufs[f"in{i}"] = self._pointer(a, f"{code.op} input {i}")
-        for k, a in enumerate(outs):
-            bufs[f"out{k}"] = self._pointer(a, f"{code.op} result {k}")
-        for k in code.zero_outputs:
-            self.fill_zero(outs[k])
-        for k, data in code.uploads:
-            self.copy_from_host(outs[k].view((len(data),), np.uint8),
-                                np.frombuffer(data, np.uint8))
-        # scratch goes back to the allocator after the launches are enqueued: a later user
-        # of the block runs after them on the same stream
-        keep = [self.allocate((max(8, n),), "i8") for n in code.scratch]
-        for i, t in enumerate(keep):
-            bufs[f"tmp{i}"] = t.ptr
-        if rng is not None:
-            state = self.allocate((2,), "i64")
-            self.copy_from_host(state, np.array(rng, np.uint64).view(np.int64))
-            keep.append(state)
-            bufs["rng"] = state.ptr
-        for k, (_, value) in enumerate(code.scalars):
-            bufs[f"s{k}"] = value  # by value, packed by pycuda in the prepared format
-        for ln in code.launches:
-            try:
-                fns[ln.kernel].prepared_async_call(ln.grid, ln.block, self.stream,
-                                                   *[bufs[a] for a in ln.args])
-            except Exception as e:  # noqa: BLE001 - pycuda's LaunchError and friends
-                raise CudaError(f"{code.op}: launching {ln.kernel} failed: {e}") from e
-        del keep
-        return list(outs)
+        return super().run(code, inputs, outs, rng)
+
+    def launch_one(self, module: _Loaded, launch: LaunchSpec, args: Sequence[Any],
+                   op: str) -> None:
+        try:
+            module.fns[launch.kernel].prepared_async_call(launch.grid, launch.block,
+                                                          self.stream, *args)
+        except Exception as e:  # noqa: BLE001 - pycuda's LaunchError and friends
+            raise CudaError(f"{op}: launching {launch.kernel} failed: {e}") from e
 
     def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
                outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None
@@ -235,14 +192,10 @@ class CudaBackend:
         Host (numpy) buffers are accepted too, for tests and debugging: they are copied to the
         device, the op runs, and the results (and operands, which an op without results
         updates in place) are copied back before this returns."""
-        if any(o is None for o in outs):
-            raise CudaError(f"{op}: cuda kernels write into preallocated results")
-        if any(isinstance(a, np.ndarray) for a in (*inputs, *outs)):
+        if all(o is not None for o in outs) and any(
+                isinstance(a, np.ndarray) for a in (*inputs, *outs)):
             return self._on_host_buffers(op, attrs, inputs, outs, opdef, rng)
-        code = self.code_for(op, attrs, inputs, outs, opdef)
-        if rng is None and any("rng" in ln.args for ln in code.launches):
-            rng = rng_for(code, attrs, outs)
-        return self.run(code, inputs, outs, rng)
+        return super().run_op(op, attrs, inputs, outs, opdef, rng)
 
     def _on_host_buffers(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
                          outs: Sequence[Any], opdef: Any, rng: tuple[int, int] | None
@@ -259,7 +212,7 @@ class CudaBackend:
         return list(outs)
 
     @staticmethod
-    def _pointer(a: Any, what: str) -> int:
+    def pointer(a: Any, what: str) -> int:
         if isinstance(a, DeviceArray):
             return a.ptr
         raise CudaError(f"{what}: a {type(a).__name__} is not a cuda device buffer "

@@ -20,28 +20,24 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Mapping, Sequence
-from functools import cached_property
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.dialect.types import DTYPES, dtype_from_numpy
-from tdflow.lowering.cuda import KernelCode, TensorSpec, translation_unit
+from tdflow.dialect.types import DTYPES
+from tdflow.lowering.cuda import KernelCode, LaunchSpec, translation_unit
 from tdflow.lowering.cuda.common import prelude
+from tdflow.runtime.backends.base import HostBuffers
+from tdflow.runtime.backends.gpu import GpuBackend
 from tdflow.runtime.backends.kernel_build import CompileError, build_shared_object
 
 from tdflow.core.errors import TdflowError
 
-__all__ = ["CudasimBackend", "BACKEND", "CudasimError", "specs_of"]
+__all__ = ["CudasimBackend", "BACKEND", "CudasimError", "sim_source"]
 
 
 class CudasimError(TdflowError, RuntimeError):
     """A simulated kernel stopped: a divergent barrier, or a launch the simulator cannot run."""
-
-
-def specs_of(arrays: Sequence[Any]) -> tuple[TensorSpec, ...]:
-    """The :class:`TensorSpec` of each present buffer (``None`` entries are absent operands)."""
-    return tuple(TensorSpec(a.shape, dtype_from_numpy(a.dtype)) for a in arrays if a is not None)
 
 
 def _wrappers(codes: Sequence[KernelCode]) -> str:
@@ -90,165 +86,37 @@ class _Module:
         return f
 
 
-def _pointer(a: np.ndarray, what: str) -> int:
-    if not a.flags.c_contiguous:
-        raise CudasimError(f"{what}: cudasim buffers must be C-contiguous")
-    return a.ctypes.data
-
-
-class CudasimBackend:
+class CudasimBackend(HostBuffers, GpuBackend):
     """See the module docstring."""
 
     name = "cudasim"
+    error = CudasimError
+    contiguous = True
 
-    def __init__(self) -> None:
-        self._modules: dict[str, _Module] = {}  # KernelCode digest -> its loaded module
+    def copy_bytes(self, buf: np.ndarray, data: bytes) -> None:
+        buf.reshape(-1).view(np.uint8)[:len(data)] = np.frombuffer(data, np.uint8)
 
-    # -- buffers ------------------------------------------------------------------------------
-    def allocate(self, shape: Sequence[int], dtype: str) -> np.ndarray:
-        return np.empty(tuple(shape), DTYPES[dtype])
+    def pointer(self, buf: np.ndarray, what: str) -> int:
+        if not buf.flags.c_contiguous:
+            raise CudasimError(f"{what}: cudasim buffers must be C-contiguous")
+        return buf.ctypes.data
 
-    def zeros(self, shape: Sequence[int], dtype: str) -> np.ndarray:
-        return np.zeros(tuple(shape), DTYPES[dtype])
+    def scalar(self, dtype: str, value: Any, keep: list[Any]) -> int:
+        # the launcher passes the address of the value in its C type
+        keep.append(np.array([value], DTYPES[dtype]))
+        return keep[-1].ctypes.data
 
-    def from_numpy(self, array: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(array)
+    def scratch(self, nbytes: int) -> np.ndarray:
+        return np.zeros(max(1, (nbytes + 7) // 8), np.uint64)  # zeroed, as it always was
 
-    def to_numpy(self, buffer: np.ndarray) -> np.ndarray:
-        return buffer
+    def load(self, codes: Sequence[KernelCode]) -> _Module:
+        return _Module(codes)
 
-    def synchronize(self) -> None:
-        """Simulated kernels finish before ``launch`` returns."""
-
-    @cached_property
-    def kernels(self) -> Any:
-        from tdflow.runtime.kernels.registry import kernel_table
-
-        return kernel_table("cudasim")
-
-    def launch(self, kernel: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any] | None = None) -> list[np.ndarray]:
-        return kernel(attrs, inputs, outs)
-
-    # -- generated code -----------------------------------------------------------------------
-    def code_for(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                 outs: Sequence[Any], opdef: Any = None) -> KernelCode:
-        """The generated code of ``op`` for these buffers' shapes and dtypes (one memo for
-        every GPU device: :func:`tdflow.runtime.kernels.device.generated_code`)."""
-        from tdflow.runtime.kernels.device import generated_code
-
-        return generated_code(op, attrs, inputs, outs, opdef)
-
-    def prepare(self, codes: Sequence[KernelCode]) -> None:
-        """Compile every not yet loaded code object in one g++ call (a plan's kernels)."""
-        todo = list({c.digest: c for c in codes if c.digest not in self._modules}.values())
-        if todo:
-            module = _Module(todo)
-            for c in todo:
-                self._modules[c.digest] = module
-
-    def run(self, code: KernelCode, inputs: Sequence[Any], outs: Sequence[Any],
-            rng: tuple[int, int] | None = None) -> list[np.ndarray]:
-        """Run ``code``'s launches over numpy buffers (``outs`` preallocated)."""
-        self.prepare([code])
-        module = self._modules[code.digest]
-        present = [a for a in inputs if a is not None]
-        bufs: dict[str, int] = {}
-        for i, a in enumerate(present):
-            bufs[f"in{i}"] = _pointer(a, f"{code.op} input {i}")
-        for k in code.zero_outputs:
-            outs[k].fill(0)
-        for k, data in code.uploads:
-            outs[k].reshape(-1).view(np.uint8)[:] = np.frombuffer(data, np.uint8)
-        for k, a in enumerate(outs):
-            bufs[f"out{k}"] = _pointer(a, f"{code.op} result {k}")
-        keep = [np.zeros(max(1, (n + 7) // 8), np.uint64) for n in code.scratch]
-        for i, a in enumerate(keep):
-            bufs[f"tmp{i}"] = a.ctypes.data
-        if rng is not None:
-            state = np.array(rng, np.uint64)
-            keep.append(state)
-            bufs["rng"] = state.ctypes.data
-        for k, (dt, value) in enumerate(code.scalars):
-            # a scalar argument: the launcher passes the address of the value in its C type
-            held = np.array([value], DTYPES[dt])
-            keep.append(held)
-            bufs[f"s{k}"] = held.ctypes.data
-        for ln in code.launches:
-            args = (ctypes.c_void_p * max(1, len(ln.args)))(*[bufs[a] for a in ln.args])
-            rc = module.fn(ln.kernel)(*ln.grid, *ln.block, args)
-            if rc != 0:
-                raise CudasimError(module.lib.tdf_error_text().decode(errors="replace"))
-        return list(outs)
-
-    def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None
-               ) -> list[np.ndarray]:
-        """Generate (once per types), compile (once per code) and run ``op``."""
-        if any(o is None for o in outs):
-            raise CudasimError(f"{op}: cudasim kernels write into preallocated results")
-        code = self.code_for(op, attrs, inputs, outs, opdef)
-        if rng is None and any("rng" in ln.args for ln in code.launches):
-            rng = rng_for(code, attrs, outs)
-        return self.run(code, inputs, outs, rng)
-
-    def __repr__(self) -> str:
-        return "<CudasimBackend>"
-
-
-def with_segments(attrs: Mapping[str, Any], inputs: Sequence[Any], opdef: Any = None
-                  ) -> Mapping[str, Any]:
-    """``attrs`` plus ``operandSegmentSizes`` when some optional operands are absent (``None``
-    in ``inputs``, as eager calls pass them), so a generator, which sees only the present
-    operands, knows which they are. A compiled program's op carries the attribute already.
-
-    >>> with_segments({}, [1, None, 2])["operandSegmentSizes"]
-    [1, 0, 1]
-    """
-    operands = getattr(opdef, "operands", None)
-    padded = list(inputs)
-    if operands is not None and not any(o.is_variadic for o in operands):
-        padded += [None] * (len(operands) - len(padded))  # trailing absent operands left off
-    if "operandSegmentSizes" in attrs or all(a is not None for a in padded):
-        return attrs
-    return {**attrs, "operandSegmentSizes": [0 if a is None else 1 for a in padded]}
-
-
-def rng_for(code: KernelCode, attrs: Mapping[str, Any], outs: Sequence[Any]) -> tuple[int, int]:
-    """The ``(stream, offset)`` a random op's launch reads: its ``seed`` attribute's stream
-    advanced by the elements of its first result (:mod:`tdflow.runtime.rng`), exactly as the
-    numpy kernel draws them."""
-    from tdflow.runtime.rng import take
-
-    n = int(outs[0].size) if outs else 0
-    return take(int(attrs.get("seed", 0)), n)
-
-
-def attrs_key(attrs: Mapping[str, Any]) -> tuple:
-    """A hashable form of kernel attributes (lists become tuples, arrays their bytes, floats
-    their exact ``hex``: ``-0.0 == 0.0`` would share a memoised code's scalars, and a NaN would
-    never be found).
-
-    >>> attrs_key({"a": -0.0}) == attrs_key({"a": 0.0})
-    False
-    """
-
-    def h(v: Any) -> Any:
-        if isinstance(v, float):
-            return ("float", float(v).hex())
-        if isinstance(v, np.ndarray):
-            return ("ndarray", v.shape, str(v.dtype), v.tobytes())
-        if isinstance(v, list | tuple):
-            return tuple(h(x) for x in v)
-        if isinstance(v, dict):
-            return tuple(sorted((k, h(x)) for k, x in v.items()))
-        try:
-            hash(v)
-        except TypeError:
-            return repr(v)
-        return v
-
-    return tuple(sorted((k, h(v)) for k, v in attrs.items()))
+    def launch_one(self, module: _Module, launch: LaunchSpec, args: Sequence[int],
+                   op: str) -> None:
+        argv = (ctypes.c_void_p * max(1, len(args)))(*args)
+        if module.fn(launch.kernel)(*launch.grid, *launch.block, argv) != 0:
+            raise CudasimError(module.lib.tdf_error_text().decode(errors="replace"))
 
 
 BACKEND = CudasimBackend()

@@ -259,11 +259,7 @@ def _read_verified(path: Path, valid) -> bytes | None:
 def compile_cubin(source: str, arch: str = DEFAULT_ARCH, flags: Sequence[str] = (),
                   nvcc: str | None = None, kernels: int = 1) -> bytes:
     """The cubin of ``source`` for ``arch`` (cached); :class:`CompileError` on failure."""
-    from tdflow.runtime.backends.cuda_status import find_nvcc
-
-    nvcc = nvcc or find_nvcc()
-    if nvcc is None:
-        raise CompileError("nvcc not found on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin")
+    nvcc = _nvcc(nvcc)
     all_flags = (f"-arch={arch}", "--cubin", *NVCC_FLAGS, *flags)
     key = cache_key(source, nvcc_version(nvcc), all_flags)
     data = _cached("cuda", key, ".cubin", lambda b: b[:4] == ELF_MAGIC,
@@ -272,13 +268,19 @@ def compile_cubin(source: str, arch: str = DEFAULT_ARCH, flags: Sequence[str] = 
     return data
 
 
-def ptxas_report(source: str, arch: str = DEFAULT_ARCH, nvcc: str | None = None) -> str:
-    """``ptxas -v``'s resource report (registers, shared memory, spills) for ``source``."""
+def _nvcc(given: str | None) -> str:
+    """``given`` or the nvcc found; :class:`CompileError` when there is none."""
     from tdflow.runtime.backends.cuda_status import find_nvcc
 
-    nvcc = nvcc or find_nvcc()
+    nvcc = given or find_nvcc()
     if nvcc is None:
         raise CompileError("nvcc not found on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin")
+    return nvcc
+
+
+def ptxas_report(source: str, arch: str = DEFAULT_ARCH, nvcc: str | None = None) -> str:
+    """``ptxas -v``'s resource report (registers, shared memory, spills) for ``source``."""
+    nvcc = _nvcc(nvcc)
     with tempfile.TemporaryDirectory(prefix="tdflow-cuda-") as tmp:
         src = os.path.join(tmp, "kernels.cu")
         Path(src).write_text(source)

@@ -122,3 +122,57 @@ def _kernel_name(fn: Any) -> str:
     code = getattr(fn, "__code__", None)
     where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
     return f"kernel {getattr(fn, '__qualname__', fn)}{where} "
+
+
+# -- layouts ----------------------------------------------------------------------------------
+_FIRST = ("channels_first", "NCHW", "NCW", "NCDHW")
+
+
+_LAST = ("channels_last", "NHWC", "NWC", "NDHWC")
+
+
+def channels_last(fmt: str) -> bool:
+    """``True`` for channels-last formats; ``ValueError`` for unknown spellings."""
+    if fmt in _FIRST:
+        return False
+    if fmt in _LAST:
+        return True
+    raise ValueError(f"unknown data_format {fmt!r}; expected 'channels_first' (NCHW) or "
+                     f"'channels_last' (NHWC)")
+
+
+# -- index operands -----------------------------------------------------------------------------
+INDEX_DTYPES = INT_DTYPES  # index operands: every integer type (hooks/index.py's)
+
+
+def check_indices(op: str, name: str, idx: np.ndarray, size: int) -> np.ndarray:
+    """``idx`` as int64; ``ValueError`` naming ``op`` and ``name`` unless every value lies in
+    ``[0, size)``."""
+    if not np.issubdtype(idx.dtype, np.integer):
+        raise ValueError(f"{op}: '{name}' must be an integer tensor, got {idx.dtype}")
+    idx = idx.astype(np.int64, copy=False)
+    if idx.size:
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            first = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"{op}: '{name}' holds {int(idx[first])} at {list(first)}, out of "
+                             f"range [0, {size})")
+    return idx
+
+
+def norm_dim(op: str, axis: int, ndim: int, what: str = "axis") -> int:
+    """``axis`` made non-negative for rank ``ndim``; ``ValueError`` naming ``op`` and ``what``
+    otherwise: ``norm_dim("gather", -1, 3) == 2``."""
+    a = int(axis)
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{op}: {what} {axis} is out of range for a tensor of rank {ndim}")
+    return a + ndim if a < 0 else a
+
+
+def wide_float(dt: np.dtype) -> np.dtype:
+    """The type half floats (f16, bf16) compute in: f32; other types compute in their own.
+
+    >>> wide_float(np.dtype(np.float16)), wide_float(np.dtype(np.float64))
+    (dtype('float32'), dtype('float64'))
+    """
+    return np.dtype(np.float32) if dt.itemsize < 4 else dt

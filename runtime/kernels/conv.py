@@ -27,21 +27,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands, store
+from tdflow.runtime.kernels._util import (
+    FLOATS,
+    INTS,
+    acc_dtype,
+    channels_last,
+    operands,
+    store,
+)
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
-
-_FIRST = ("channels_first", "NCHW", "NCW", "NCDHW")
-_LAST = ("channels_last", "NHWC", "NWC", "NDHWC")
-
-
-def channels_last(fmt: str) -> bool:
-    """``True`` for channels-last formats; ``ValueError`` for unknown spellings."""
-    if fmt in _FIRST:
-        return False
-    if fmt in _LAST:
-        return True
-    raise ValueError(f"unknown data_format {fmt!r}; expected 'channels_first' (NCHW) or "
-                     f"'channels_last' (NHWC)")
 
 
 def _ints(attrs: Mapping[str, Any], name: str, nd: int, default: int) -> tuple[int, ...]:

@@ -1,11 +1,13 @@
 """Kernels of the GPU devices (``cuda``, ``cudasim``): every op is its generated CUDA code.
 
-For each op with a CUDA generator (``tdflow.lowering.cuda``), a kernel is registered on each
-GPU device with the same constraints as the op's CPU kernel (dtypes and match predicate; for
-elementwise kernels also ``inplace``), so ``select-kernels{device=cudasim}`` accepts exactly
-what the CPU accepts. Calling one asks the device's backend to generate (once per shapes,
-dtypes and attributes), compile (once per source) and launch the op's code:
-``backend.run_op(op, attrs, inputs, outs, opdef)``.
+For each op with a CUDA generator (``tdflow.lowering.cuda``), a :class:`GeneratedKernel` is
+registered on each GPU device (:func:`~tdflow.runtime.kernels.registry.register_generated`,
+with the CPU kernel's constraints). Calling one asks the device's backend, found by name
+(:func:`tdflow.runtime.backends.get_backend`), to generate (once per shapes, dtypes and
+attributes), compile (once per source) and launch the op's code:
+``backend.run_op(op, attrs, inputs, outs, opdef)``. The code is memoised here
+(:func:`generated_code`), keyed by the buffers' :class:`TensorSpec` and the attributes, so a
+plan's loader and ``tdflow lower --emit cuda`` need no backend.
 
 >>> from tdflow.runtime.kernels.registry import kernel_table
 >>> kernel_table("cudasim").select("tdflow.relu", ("f32",), {}).name
@@ -19,8 +21,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tdflow.lowering.cuda import generated_ops, generator_for
-from tdflow.runtime.kernels.registry import Kernel, add_kernel, kernel_table
+import numpy as np
+from tdflow.dialect.types import dtype_from_numpy
+from tdflow.lowering.cuda import TensorSpec
 
 GPU_DEVICES = ("cudasim", "cuda")
 
@@ -67,8 +70,6 @@ def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
     """``op``'s generated code for buffers of these shapes and dtypes (memoised); needs no
     backend, so ``tdflow lower --emit cuda`` works on machines without CUDA."""
     from tdflow.lowering.cuda import generate
-    from tdflow.runtime.backends.cudasim import attrs_key, specs_of, with_segments
-
     ins, res = specs_of(inputs), specs_of(outs)
     attrs = with_segments(attrs, inputs, opdef)  # as the backends do: the same digest
     key = (op, ins, res, attrs_key(attrs), id(opdef))
@@ -78,42 +79,6 @@ def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
             _CODES.clear()
         code = _CODES[key] = generate(op, ins, res, attrs, opdef)
     return code
-
-
-def register_generated(op: str, opdef: Any = None, devices: Sequence[str] = GPU_DEVICES) -> bool:
-    """Register ``op``'s generated kernel on each GPU device (mirroring its CPU kernel's
-    constraints); False when the op has no CUDA generator. Idempotent."""
-    if generator_for(op, opdef) is None:
-        return False
-    cpu = kernel_table("cpu").candidates(op)
-    model = cpu[0] if cpu else None
-    for device in devices:
-        table = kernel_table(device)
-        if table.candidates(op):
-            continue
-        from tdflow.runtime.kernels.registry import default_kernel_name
-
-        num_outputs = len(opdef.results) if opdef is not None else (
-            model.num_outputs if model is not None else 1)
-        add_kernel(Kernel(
-            name=default_kernel_name(op, device), op=op, device=device,
-            fn=GeneratedKernel(op, device, opdef), num_outputs=num_outputs,
-            dtypes=model.dtypes if model is not None else None,
-            match=model.match if model is not None else None,
-            inplace=dict(model.inplace) if model is not None and model.elementwise is not None
-            else {},
-            doc=f"generated CUDA C for {op}"))
-    return True
-
-
-def register_standard() -> None:
-    """The standard library's ops that have generators."""
-    from tdflow.dialect import standard_dialect
-    from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
-
-    std = standard_dialect()
-    for op in sorted(set(generated_ops()) | set(ELEMENTWISE_OPS)):
-        register_generated(op, std.lookup(op))
 
 
 # -- user CUDA kernels -------------------------------------------------------------------------
@@ -161,8 +126,6 @@ class UserCudaKernel(GeneratedKernel):
 
     def code_for(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any]) -> Any:
-        from tdflow.runtime.backends.cudasim import attrs_key, specs_of
-
         ins, res = specs_of(inputs), specs_of(outs)
         key = (ins, res, attrs_key(attrs))
         code = self._codes.get(key)
@@ -272,13 +235,52 @@ def _c_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def register_user_cuda(op: str, source: str, launch: Any, **kernel_args: Any) -> None:
-    """Register ``source`` (a kernel body) as ``op``'s kernel on ``cuda`` and ``cudasim``."""
-    from tdflow.runtime.kernels.registry import default_kernel_name
+# -- what a generated code is keyed by ---------------------------------------------------------
+def specs_of(arrays: Sequence[Any]) -> tuple[TensorSpec, ...]:
+    """The :class:`TensorSpec` of each present buffer (``None`` entries are absent operands)."""
+    return tuple(TensorSpec(a.shape, dtype_from_numpy(a.dtype)) for a in arrays if a is not None)
 
-    name = kernel_args.pop("name", None)
-    for device in GPU_DEVICES:
-        add_kernel(Kernel(
-            name=(f"{name}.{device}" if name else default_kernel_name(op, device)), op=op,
-            device=device, fn=UserCudaKernel(op, device, source, launch),
-            doc=f"a user's CUDA C kernel for {op}", **kernel_args))
+
+def with_segments(attrs: Mapping[str, Any], inputs: Sequence[Any], opdef: Any = None
+                  ) -> Mapping[str, Any]:
+    """``attrs`` plus ``operandSegmentSizes`` when some optional operands are absent (``None``
+    in ``inputs``, as eager calls pass them), so a generator, which sees only the present
+    operands, knows which they are. A compiled program's op carries the attribute already.
+
+    >>> with_segments({}, [1, None, 2])["operandSegmentSizes"]
+    [1, 0, 1]
+    """
+    operands = getattr(opdef, "operands", None)
+    padded = list(inputs)
+    if operands is not None and not any(o.is_variadic for o in operands):
+        padded += [None] * (len(operands) - len(padded))  # trailing absent operands left off
+    if "operandSegmentSizes" in attrs or all(a is not None for a in padded):
+        return attrs
+    return {**attrs, "operandSegmentSizes": [0 if a is None else 1 for a in padded]}
+
+
+def attrs_key(attrs: Mapping[str, Any]) -> tuple:
+    """A hashable form of kernel attributes (lists become tuples, arrays their bytes, floats
+    their exact ``hex``: ``-0.0 == 0.0`` would share a memoised code's scalars, and a NaN would
+    never be found).
+
+    >>> attrs_key({"a": -0.0}) == attrs_key({"a": 0.0})
+    False
+    """
+
+    def h(v: Any) -> Any:
+        if isinstance(v, float):
+            return ("float", float(v).hex())
+        if isinstance(v, np.ndarray):
+            return ("ndarray", v.shape, str(v.dtype), v.tobytes())
+        if isinstance(v, list | tuple):
+            return tuple(h(x) for x in v)
+        if isinstance(v, dict):
+            return tuple(sorted((k, h(x)) for k, x in v.items()))
+        try:
+            hash(v)
+        except TypeError:
+            return repr(v)
+        return v
+
+    return tuple(sorted((k, h(v)) for k, v in attrs.items()))

@@ -1,18 +1,17 @@
-"""CPU kernels of the elementwise ops, built from each op's ``formula`` in its ``.td`` record.
-
-Each kernel renders its formula with :func:`~tdflow.lowering.elementwise_numpy.render_numpy` on first
-use for a given (input dtypes, attribute values) and caches the program; later calls cost one
-dict lookup plus the ufunc calls. Output 0 may be input 0's buffer (``inplace={0: 0}``).
+"""CPU kernels of the elementwise ops that are not derived from a formula: ``bias_add``,
+``add_n`` and ``fused_elementwise`` (the formula ops' kernels come from :mod:`.formula`).
 
 ``tdflow.fused_elementwise`` runs a fused expression: ``attrs["expr"]`` is an
 :class:`~tdflow.dialect.formula.expr.Expr` (already bound) over the inputs, and the optional
 ``attrs["out_dtype"]`` fixes the result type (default: input 0's).
 
 >>> import numpy as np
->>> from tdflow.runtime.kernels.registry import select_kernel
->>> k = select_kernel("tdflow.leaky_relu", "cpu", ("f32",), {"alpha": 0.5})
->>> k({"alpha": 0.5}, [np.array([-2.0, 3.0], np.float32)])[0].tolist()
-[-1.0, 3.0]
+>>> bias_add({"axis": 1}, [np.zeros((2, 2), np.float32), np.array([1, 2], np.float32)],
+...          [None])[0].tolist()
+[[1.0, 2.0], [1.0, 2.0]]
+>>> add_n({}, [np.ones(2, np.float32), np.full(2, 2, np.float32), np.full(2, 3, np.float32)],
+...       [None])[0].tolist()
+[6.0, 6.0]
 """
 
 from __future__ import annotations
@@ -23,19 +22,10 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.element_types import DTYPE_NAMES
 from tdflow.dialect.formula.expr import Expr
-from tdflow.dialect.formula.types import default_out_dtype
 from tdflow.dialect.types import dtype_from_numpy
-from tdflow.lowering.elementwise_numpy import NumpyProgram, render_numpy
-from tdflow.lowering.elementwise_ops import (
-    ELEMENTWISE_OPS,
-    NUMERIC,
-    ElementwiseDef,
-    elementwise_def,
-)
+from tdflow.lowering.elementwise_numpy import render_numpy
+from tdflow.runtime.kernels._util import NUMERIC
 from tdflow.runtime.kernels.registry import (
-    KernelFn,
-    input_dtype_in,
-    kernel_table,
     register_kernel,
     same_dtype,
 )
@@ -46,86 +36,6 @@ ALL_DTYPES = frozenset(DTYPE_NAMES)
 def _mlir(dt: np.dtype) -> str:
     return dtype_from_numpy(dt)
 
-
-def build_program(d: ElementwiseDef, in_dtypes: Sequence[str], attrs: Mapping[str, Any],
-                  out_dtype: str | None = None, result: int = 0) -> NumpyProgram:
-    """The numpy program of result ``result`` of ``d`` for these input dtypes and attribute
-    values (into ``out_dtype``, by default the type the formula computes)."""
-    expr = d.bind(attrs, result)
-    return render_numpy(expr, in_dtypes, out_dtype or default_out_dtype(expr, in_dtypes))
-
-
-def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
-    """A kernel function for ``d`` that caches programs by dtypes and attribute values; one
-    program per result (an op with several results computes each from the same inputs)."""
-    cache: dict[Any, Any] = {}
-    has_attrs = bool(d.attrs)
-
-    def fn(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
-           outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
-        if len(inputs) == 1:
-            key: Any = inputs[0].dtype
-        else:
-            key = tuple(a.dtype for a in inputs)
-        key = (key, tuple(None if o is None else o.dtype for o in outs))
-        if has_attrs:
-            key = (key, d.attr_key(attrs))
-        runs = cache.get(key)
-        if runs is None:
-            dts = [_mlir(a.dtype) for a in inputs]
-            runs = cache[key] = [build_program(d, dts, attrs, None if o is None else _mlir(o.dtype),
-                                               i).run for i, o in enumerate(outs)]
-        return [run(inputs, o) for run, o in zip(runs, outs)]
-
-    fn.__doc__ = f"{d.name}: {d.summary or d.expr!r}"
-    return fn
-
-
-def _register(d: ElementwiseDef, priority: int) -> None:
-    preds = [same_dtype(*d.same_dtype_inputs)] if d.same_dtype_inputs else []
-    preds += [input_dtype_in(i, dts) for i, dts in sorted(d.input_dtypes.items())]
-    match = None
-    for p in preds:
-        match = p if match is None else match & p
-    n = len(d.exprs)
-    # Several results are computed one after another from the inputs: none may overwrite one.
-    register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match,
-                    inplace={0: 0} if n == 1 else None, num_outputs=n,
-                    elementwise=d, priority=priority)(make_elementwise_kernel(d))
-
-
-def register_formula_kernel(opdef: Any) -> bool:
-    """Give an op with a ``formula`` its CPU kernel, derived from the formula (every dtype the
-    formula admits), unless it has one; True when it has one afterwards. Idempotent.
-
-    This is how a user's formula-only op runs with no Python: compiling a program and calling
-    an op eagerly call it for the ops they use.
-    """
-    d = elementwise_def(opdef)
-    if d is None:
-        return False
-    if not kernel_table("cpu").candidates(opdef.name):
-        # Below a hand-written kernel of the op (priority 0), which wins if one is added.
-        _register(d, -1)
-    from tdflow.runtime.kernels.device import register_generated
-
-    register_generated(opdef.name, opdef)  # and its generated CUDA C on the GPU devices
-    return True
-
-
-def register_formula_kernels(ops: Any) -> None:
-    """:func:`register_formula_kernel` for every op with a formula in a dialect or context."""
-    for op in ops:
-        if op.formula is not None:
-            register_formula_kernel(op)
-
-
-# The standard library's, when the kernels load.
-for _d in ELEMENTWISE_OPS.values():
-    _register(_d, 0)
-
-
-# ---- bias_add: a broadcast add along one axis ---------------------------------------------
 
 @register_kernel("tdflow.bias_add", "cpu", dtypes=NUMERIC, match=same_dtype(1), inplace={0: 0})
 def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
@@ -146,9 +56,9 @@ def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
     return [np.add(a, b.reshape(shape), out=out, casting="unsafe")]
 
 
-# ---- fused elementwise ----------------------------------------------------------------------
-
 _fused_cache: dict[Any, Any] = {}
+
+
 _parsed: dict[str, Expr] = {}
 
 
@@ -180,3 +90,24 @@ def fused_elementwise(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
         run = _fused_cache[key] = render_numpy(
             expr, [_mlir(a.dtype) for a in inputs], out_dtype).run
     return [run(inputs, outs[0])]
+
+
+@register_kernel("tdflow.add_n", "cpu", dtypes=NUMERIC,
+                 match=lambda d, a: all(t == d[0] for t in d), inplace={0: 0})
+def add_n(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
+          outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+    """out = in[0] + in[1] + ... , added left to right in the inputs' type."""
+    if len(inputs) < 2:
+        raise ValueError(f"tdflow.add_n: needs at least 2 inputs, got {len(inputs)}")
+    first = inputs[0]
+    for i, a in enumerate(inputs[1:], 1):
+        if a.shape != first.shape:
+            raise ValueError(f"tdflow.add_n: input {i} has shape {a.shape} but input 0 has "
+                             f"{first.shape}")
+    out = outs[0] if outs else None
+    if out is None:
+        out = np.empty(first.shape, first.dtype)
+    np.add(first, inputs[1], out=out)
+    for a in inputs[2:]:
+        np.add(out, a, out=out)
+    return [out]

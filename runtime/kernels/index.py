@@ -1,5 +1,6 @@
-"""CPU kernels of the ops in tdflow/ops/index.td (issue 13): numpy's ``take``, ``add.at``,
-``broadcast_to``, ``tril`` and ``arange``.
+"""Gather and scatter: ``gather``, ``gather_nd``, ``embedding`` (and grad), ``one_hot``,
+``dim_gather``, the ``dim_scatter`` family, ``scatter_nd_like``, ``tensor_scatter_nd_update``/
+``add`` and ``unsorted_segment_sum_like`` (numpy's ``take``, advanced indexing and ``ufunc.at``).
 
 Index operands are checked before numpy sees them: an index out of range is a ``ValueError``
 naming the op, the operand and the bad value (the engine reports it with the op's name), never
@@ -12,9 +13,9 @@ a bare ``IndexError`` from deep inside numpy.
 ...     [np.ones((3, 2)), np.array([1, 1, 0]), np.zeros((2, 2))], [None])
 >>> seg[0].tolist()
 [[1.0, 1.0], [2.0, 2.0]]
->>> tril({"diagonal": 0, "is_floating_fill_value": True, "floating_fill_value": -1.0,
-...       "integer_fill_value": 0}, [np.ones((2, 2))], [None])[0].tolist()
-[[1.0, -1.0], [1.0, 1.0]]
+>>> dim_scatter_add({"dim": 1}, [np.zeros((1, 4)), np.array([[1, 1, 3]]),
+...                              np.array([[1.0, 2.0, 5.0]])], [None])[0].tolist()
+[[0.0, 3.0, 0.0, 5.0]]
 """
 
 from __future__ import annotations
@@ -23,36 +24,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.dialect.element_types import INT_DTYPES
 from tdflow.dialect.types import DTYPES
-from tdflow.runtime.kernels._util import ALL_DTYPES, FLOATS, NUMERIC, acc_dtype, out_buffer, store
+from tdflow.runtime.kernels._util import (
+    ALL_DTYPES,
+    FLOATS,
+    INDEX_DTYPES,
+    NUMERIC,
+    acc_dtype,
+    check_indices,
+    norm_dim,
+    out_buffer,
+    store,
+)
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
-
-INDEX_DTYPES = INT_DTYPES  # index operands: every integer type (hooks/index.py's)
-
-
-def check_indices(op: str, name: str, idx: np.ndarray, size: int) -> np.ndarray:
-    """``idx`` as int64; ``ValueError`` naming ``op`` and ``name`` unless every value lies in
-    ``[0, size)``."""
-    if not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError(f"{op}: '{name}' must be an integer tensor, got {idx.dtype}")
-    idx = idx.astype(np.int64, copy=False)
-    if idx.size:
-        bad = (idx < 0) | (idx >= size)
-        if bad.any():
-            first = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"{op}: '{name}' holds {int(idx[first])} at {list(first)}, out of "
-                             f"range [0, {size})")
-    return idx
-
-
-def norm_dim(op: str, axis: int, ndim: int, what: str = "axis") -> int:
-    """``axis`` made non-negative for rank ``ndim``; ``ValueError`` naming ``op`` and ``what``
-    otherwise: ``norm_dim("gather", -1, 3) == 2``."""
-    a = int(axis)
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{op}: {what} {axis} is out of range for a tensor of rank {ndim}")
-    return a + ndim if a < 0 else a
 
 
 # -- gather and unsorted_segment_sum_like ---------------------------------------------------------
@@ -131,123 +115,6 @@ def embedding_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
         raise ValueError(f"embedding_grad: {e}") from None
 
 
-# -- narrow and narrow_grad -----------------------------------------------------------------------
-def _narrow_index(op: str, attrs: Mapping[str, Any], shape: tuple[int, ...]) -> tuple:
-    d = norm_dim(op, attrs.get("dim", 0), len(shape), "dim")
-    start, length = int(attrs.get("start", 0)), int(attrs.get("length", 0))
-    s = start + shape[d] if start < 0 else start
-    if length < 0 or not 0 <= s <= shape[d] or s + length > shape[d]:
-        raise ValueError(f"{op}: start {start}, length {length} leave dim {d} of size {shape[d]}")
-    return (slice(None),) * d + (slice(s, s + length),)
-
-
-@register_kernel("tdflow.narrow", "cpu", dtypes=ALL_DTYPES)
-def narrow(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """``in[..., start:start + length, ...]`` along ``dim`` (a copy)."""
-    x = inputs[0]
-    return [store(outs, x[_narrow_index("narrow", attrs, x.shape)], x.dtype)]
-
-
-@register_kernel("tdflow.narrow_grad", "cpu", dtypes=ALL_DTYPES)
-def narrow_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
-                outs: Sequence[Any]) -> list[np.ndarray]:
-    """Zeros shaped like ``like`` with ``dy`` written where ``narrow`` reads."""
-    dy, like = inputs[0], inputs[1]
-    idx = _narrow_index("narrow_grad", attrs, like.shape)
-    dx = out_buffer(outs, 0, tuple(like.shape), dy.dtype)
-    dx.fill(0)
-    if dx[idx].shape != dy.shape:
-        raise ValueError(f"narrow_grad: dy has shape {dy.shape}, expected {dx[idx].shape}")
-    dx[idx] = dy
-    return [dx]
-
-
-# -- expand, expand_dims, squeeze -----------------------------------------------------------------
-@register_kernel("tdflow.expand", "cpu", dtypes=ALL_DTYPES)
-def expand(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """``numpy.broadcast_to(in, expand_shape)`` (``-1`` keeps the dim), materialised."""
-    x = inputs[0]
-    target = [int(d) for d in attrs["expand_shape"]]
-    lead = len(target) - x.ndim
-    if lead < 0:
-        raise ValueError(f"expand: expand_shape {target} has fewer dims than 'in' {x.shape}")
-    shape = [x.shape[i - lead] if t == -1 and i >= lead else t for i, t in enumerate(target)]
-    try:
-        view = np.broadcast_to(x, shape)
-    except ValueError:
-        raise ValueError(f"expand: cannot expand 'in' {x.shape} to expand_shape {target}") from None
-    return [store(outs, view, x.dtype)]
-
-
-@register_kernel("tdflow.expand_dims", "cpu", dtypes=ALL_DTYPES)
-def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
-                outs: Sequence[Any]) -> list[np.ndarray]:
-    """``numpy.expand_dims(in, axis)``."""
-    x = inputs[0]
-    axis = norm_dim("expand_dims", attrs.get("axis", 0), x.ndim + 1)
-    return [store(outs, np.expand_dims(x, axis), x.dtype)]
-
-
-@register_kernel("tdflow.squeeze", "cpu", dtypes=ALL_DTYPES)
-def squeeze(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """``numpy.squeeze(in, axis=axes)``."""
-    x = inputs[0]
-    axes = tuple(norm_dim("squeeze", a, x.ndim, "axes entry") for a in attrs["axes"])
-    for a in axes:
-        if x.shape[a] != 1:
-            raise ValueError(f"squeeze: dim {a} of 'in' {x.shape} has size {x.shape[a]}, not 1")
-    return [store(outs, np.squeeze(x, axis=axes) if axes else x, x.dtype)]
-
-
-# -- tril and fused_scale_tril --------------------------------------------------------------------
-def _value(attrs: Mapping[str, Any], what: str, default: int | float) -> int | float:
-    """``floating_<what>_value`` or ``integer_<what>_value``, as the ``is_floating_`` flag says."""
-    if attrs.get(f"is_floating_{what}_value", False):
-        return float(attrs.get(f"floating_{what}_value", default))
-    return int(attrs.get(f"integer_{what}_value", default))
-
-
-def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float | None,
-          outs: Sequence[Any]) -> np.ndarray:
-    if x.ndim < 2:
-        raise ValueError(f"{op}: 'in' must have at least 2 dims, got shape {x.shape}")
-    rows, cols = x.shape[-2:]
-    keep = np.tri(rows, cols, int(attrs.get("diagonal", 0)), dtype=bool)
-    fill = np.array(_value(attrs, "fill", 0)).astype(x.dtype)
-    if scale is not None:
-        x = x * np.array(scale).astype(x.dtype)
-    return store(outs, np.where(keep, x, fill), x.dtype)
-
-
-@register_kernel("tdflow.tril", "cpu", dtypes=ALL_DTYPES)
-def tril(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """``in`` where ``j - i <= diagonal``, the fill value elsewhere."""
-    return [_tril("tril", inputs[0], attrs, None, outs)]
-
-
-@register_kernel("tdflow.fused_scale_tril", "cpu", dtypes=NUMERIC)
-def fused_scale_tril(attrs: Mapping[str, Any], inputs: Sequence[Any],
-                     outs: Sequence[Any]) -> list[np.ndarray]:
-    """``in * scale`` where ``j - i <= diagonal``, the fill value elsewhere."""
-    return [_tril("fused_scale_tril", inputs[0], attrs, _value(attrs, "scale", 1), outs)]
-
-
-# -- arange and one_hot ---------------------------------------------------------------------------
-@register_kernel("tdflow.arange", "cpu")
-def arange(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """``numpy.arange(start, limit, delta)`` of the attribute family ``dtype`` reads."""
-    dtype = str(attrs["dtype"])
-    kind = "float" if dtype in FLOATS else "integer"
-    conv = float if kind == "float" else int
-    start, delta, limit = (conv(attrs.get(f"{kind}_{k}", 0)) for k in ("start", "delta", "limit"))
-    if delta == 0:
-        raise ValueError(f"arange: {kind}_delta is 0")
-    n = max(0, int(np.ceil((limit - start) / delta)))
-    # start + k * delta in f64 (integers exactly in i64), as numpy.arange computes it
-    k = np.arange(n, dtype=np.float64 if kind == "float" else np.int64)
-    return [store(outs, start + k * delta, DTYPES[dtype])]
-
-
 @register_kernel("tdflow.one_hot", "cpu", dtypes=INDEX_DTYPES)
 def one_hot(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``on`` where ``indices[...] == k``, ``off`` elsewhere, for ``k`` in ``[0, depth)``."""
@@ -260,3 +127,155 @@ def one_hot(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]
                for w in ("on", "off"))
     hot = idx[..., None] == np.arange(depth)
     return [store(outs, np.where(hot, on, off), DTYPES[dtype])]
+
+
+# -- dim_gather and the dim_scatter family --------------------------------------------------------
+def _coords(op: str, data_shape: tuple[int, ...], idx: np.ndarray, dim: int) -> tuple:
+    """The coordinates into the data that each element of ``idx`` names: its own, with the
+    ``dim``-th replaced by its value (checked to lie in range)."""
+    if idx.ndim != len(data_shape):
+        raise ValueError(f"{op}: 'index' has rank {idx.ndim}, the data {len(data_shape)}")
+    for i, (a, b) in enumerate(zip(idx.shape, data_shape)):
+        if i != dim and a > b:
+            raise ValueError(f"{op}: 'index' {idx.shape} is larger than the data {data_shape} "
+                             f"in dim {i}")
+    idx = check_indices(op, "index", idx, data_shape[dim])
+    grid = list(np.indices(idx.shape, sparse=True))
+    grid[dim] = idx
+    return tuple(grid)
+
+
+@register_kernel("tdflow.dim_gather", "cpu", dtypes=ALL_DTYPES, match=input_dtype_in(1, INDEX_DTYPES))
+def dim_gather(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``output[p] = input[p with coordinate dim replaced by index[p]]``."""
+    x, idx = inputs[0], inputs[1]
+    d = norm_dim("dim_gather", attrs.get("dim", 0), x.ndim, "dim")
+    return [store(outs, x[_coords("dim_gather", x.shape, idx, d)], x.dtype)]
+
+
+def _scatter(op: str, how: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
+             outs: Sequence[Any], like: bool = False) -> list[np.ndarray]:
+    data, idx, src = inputs[0], inputs[1], inputs[2]
+    if idx.shape != src.shape:
+        raise ValueError(f"{op}: 'src' {src.shape} and 'index' {idx.shape} differ")
+    d = norm_dim(op, attrs.get("dim", 0), data.ndim, "dim")
+    at = _coords(op, data.shape, idx, d)
+    out = out_buffer(outs, 0, tuple(data.shape), src.dtype)
+    if like:
+        out.fill(0)
+    else:
+        np.copyto(out, data, casting="unsafe")
+    if how is None:
+        # numpy's assignment with repeated indices keeps the last value written
+        out[at] = src
+    else:
+        how.at(out, at, src)
+    return [out]
+
+
+@register_kernel("tdflow.dim_scatter_add_like", "cpu", dtypes=NUMERIC,
+                 match=input_dtype_in(1, INDEX_DTYPES))
+def dim_scatter_add_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                         outs: Sequence[Any]) -> list[np.ndarray]:
+    """Zeros shaped like ``like`` with ``src`` added at the indices (``numpy.add.at``)."""
+    return _scatter("dim_scatter_add_like", np.add, attrs, inputs, outs, like=True)
+
+
+@register_kernel("tdflow.dim_scatter_update", "cpu", dtypes=ALL_DTYPES,
+                 match=input_dtype_in(1, INDEX_DTYPES))
+def dim_scatter_update(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                       outs: Sequence[Any]) -> list[np.ndarray]:
+    """A copy of ``input`` with ``src`` written at the indices (the last write wins)."""
+    return _scatter("dim_scatter_update", None, attrs, inputs, outs)
+
+
+@register_kernel("tdflow.dim_scatter_add", "cpu", dtypes=NUMERIC, match=input_dtype_in(1, INDEX_DTYPES))
+def dim_scatter_add(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """A copy of ``input`` with ``src`` added at the indices (``numpy.add.at``)."""
+    return _scatter("dim_scatter_add", np.add, attrs, inputs, outs)
+
+
+@register_kernel("tdflow.dim_scatter_mul", "cpu", dtypes=NUMERIC, match=input_dtype_in(1, INDEX_DTYPES))
+def dim_scatter_mul(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """A copy of ``input`` multiplied by ``src`` at the indices (``numpy.multiply.at``)."""
+    return _scatter("dim_scatter_mul", np.multiply, attrs, inputs, outs)
+
+
+@register_kernel("tdflow.dim_scatter_max", "cpu", dtypes=NUMERIC, match=input_dtype_in(1, INDEX_DTYPES))
+def dim_scatter_max(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """A copy of ``input`` raised to ``src`` at the indices (``numpy.maximum.at``)."""
+    return _scatter("dim_scatter_max", np.maximum, attrs, inputs, outs)
+
+
+@register_kernel("tdflow.dim_scatter_min", "cpu", dtypes=NUMERIC, match=input_dtype_in(1, INDEX_DTYPES))
+def dim_scatter_min(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """A copy of ``input`` lowered to ``src`` at the indices (``numpy.minimum.at``)."""
+    return _scatter("dim_scatter_min", np.minimum, attrs, inputs, outs)
+
+
+# -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
+def nd_coords(op: str, data_shape: tuple[int, ...], idx: np.ndarray) -> tuple:
+    """The index tuples of ``idx`` (last dim ``k``) as ``k`` coordinate arrays into the data's
+    first ``k`` dims, each checked to lie in its dim.
+
+    >>> [c.tolist() for c in nd_coords("op", (4, 3), np.array([[3, 0], [1, 2]]))]
+    [[3, 1], [0, 2]]
+    """
+    if idx.ndim == 0 or idx.shape[-1] > len(data_shape):
+        raise ValueError(f"{op}: 'indices' {idx.shape} does not hold tuples into the data's "
+                         f"{len(data_shape)} dims")
+    return tuple(check_indices(op, f"indices[..., {j}]", idx[..., j], data_shape[j])
+                 for j in range(idx.shape[-1]))
+
+
+@register_kernel("tdflow.gather_nd", "cpu", dtypes=ALL_DTYPES, match=input_dtype_in(1, INDEX_DTYPES))
+def gather_nd(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``params[indices[..., 0], ..., indices[..., k-1]]``."""
+    x, idx = inputs[0], inputs[1]
+    return [store(outs, x[nd_coords("gather_nd", x.shape, idx)], x.dtype)]
+
+
+def _scatter_nd(op: str, how: Any, outs: Sequence[Any], data: np.ndarray,
+                idx: np.ndarray, upd: np.ndarray, like: bool = False) -> list[np.ndarray]:
+    at = nd_coords(op, data.shape, idx)
+    want = idx.shape[:-1] + data.shape[idx.shape[-1]:]
+    if upd.shape != want:
+        raise ValueError(f"{op}: 'updates' {upd.shape}, expected {want}")
+    out = out_buffer(outs, 0, tuple(data.shape), upd.dtype)
+    if like:
+        out.fill(0)
+    else:
+        np.copyto(out, data, casting="unsafe")
+    if how is None:
+        for m in np.ndindex(idx.shape[:-1]):  # one at a time, in order: the last write wins
+            out[tuple(int(c[m]) for c in at)] = upd[m]
+    else:
+        how.at(out, at, upd)
+    return [out]
+
+
+@register_kernel("tdflow.scatter_nd_like", "cpu", dtypes=NUMERIC,
+                 match=input_dtype_in(1, INDEX_DTYPES))
+def scatter_nd_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                    outs: Sequence[Any]) -> list[np.ndarray]:
+    """Zeros shaped like ``like`` with ``updates`` added at the tuples."""
+    shaped, idx, upd = inputs[0], inputs[1], inputs[2]
+    return _scatter_nd("scatter_nd_like", np.add, outs, shaped, idx, upd, like=True)
+
+
+@register_kernel("tdflow.tensor_scatter_nd_update", "cpu", dtypes=ALL_DTYPES,
+                 match=input_dtype_in(2, INDEX_DTYPES))
+def tensor_scatter_nd_update(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                             outs: Sequence[Any]) -> list[np.ndarray]:
+    """A copy of ``params`` with ``updates`` written at the tuples (the last write wins)."""
+    params, upd, idx = inputs[0], inputs[1], inputs[2]
+    return _scatter_nd("tensor_scatter_nd_update", None, outs, params, idx, upd)
+
+
+@register_kernel("tdflow.tensor_scatter_nd_add", "cpu", dtypes=NUMERIC,
+                 match=input_dtype_in(2, INDEX_DTYPES))
+def tensor_scatter_nd_add(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                          outs: Sequence[Any]) -> list[np.ndarray]:
+    """A copy of ``params`` with ``updates`` added at the tuples (``numpy.add.at``)."""
+    params, upd, idx = inputs[0], inputs[1], inputs[2]
+    return _scatter_nd("tensor_scatter_nd_add", np.add, outs, params, idx, upd)

@@ -20,7 +20,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import FLOATS, acc_dtype, operands
+from tdflow.runtime.kernels._util import (
+    FLOATS,
+    acc_dtype,
+    operands,
+    wide_float,
+)
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
@@ -71,6 +76,73 @@ def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
         g += wide.type(l2 + wd) * m
     g *= wide.type(lr)
     np.subtract(model, g, out=model, casting="unsafe")
+    if model_copy is not None:
+        np.copyto(model_copy, model, casting="unsafe")
+    return []
+
+
+def _f32(attrs: Mapping[str, Any], name: str, default: float) -> float:
+    """An f32 attribute (eager calls and compiled programs both pass it rounded to float32,
+    as the IR holds it: attr_kinds.as_stored); ``default`` only for a direct kernel call."""
+    return float(attrs.get(name, default))
+
+
+@register_kernel("tdflow.adam_update", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=0)
+def adam_update(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                outs: Sequence[Any]) -> list[np.ndarray]:
+    """OneFlow's AdamUpdateFunctor, in place on model, m, v (and max_v, model_copy).
+
+    >>> w, m, v = np.ones(2), np.zeros(2), np.zeros(2)
+    >>> adam_update({"learning_rate_val": 0.1, "bias_correction1_val": 0.1,
+    ...              "bias_correction2_val": 0.001},
+    ...             [w, np.array([1.0, -1.0]), None, None, None, None, None, None, m, v], [])
+    []
+    >>> w.round(5).tolist(), m.round(5).tolist()   # the first step moves by lr (f32 attrs)
+    ([0.9, 1.1], [0.1, -0.1])
+    """
+    (model, diff, model_copy, lr_t, scale_t, skip_t, bc1_t, bc2_t, m, v,
+     max_v) = operands(inputs, attrs, 11)
+    if skip_t is not None and _scalar(skip_t) != 0:
+        return []
+    lr = _scalar(lr_t)
+    lr = _f32(attrs, "learning_rate_val", 0.0) if lr is None else lr
+    lr *= _f32(attrs, "learning_rate_scale", 1.0)
+    scale = float(attrs.get("scale", 1.0))
+    if scale_t is not None:
+        scale *= _scalar(scale_t)  # type: ignore[operator]
+    if attrs.get("do_bias_correction", True):
+        bc1 = _scalar(bc1_t)
+        bc1 = _f32(attrs, "bias_correction1_val", 1.0) if bc1 is None else bc1
+        bc2 = _scalar(bc2_t)
+        bc2 = _f32(attrs, "bias_correction2_val", 1.0) if bc2 is None else bc2
+    else:
+        bc1 = bc2 = 1.0
+    amsgrad = bool(attrs.get("amsgrad", False))
+    if amsgrad and max_v is None:
+        raise ValueError("adam_update: amsgrad = true needs the 'max_v' operand")
+    l1, l2 = _f32(attrs, "l1", 0.0), _f32(attrs, "l2", 0.0)
+    beta1, beta2 = _f32(attrs, "beta1", 0.9), _f32(attrs, "beta2", 0.999)
+    eps, wd = _f32(attrs, "epsilon", 0.0), _f32(attrs, "weight_decay", 0.0)
+    wide = wide_float(model.dtype)
+    c = wide.type
+    w = model.astype(wide)
+    g = diff.astype(wide) * c(scale)
+    if l1:
+        g += c(l1) * np.sign(w)
+    if l2:
+        g += c(l2) * w
+    new_m = c(beta1) * m.astype(wide) + c(1.0 - beta1) * g
+    new_v = c(beta2) * v.astype(wide) + c(1.0 - beta2) * g * g
+    np.copyto(m, new_m, casting="unsafe")
+    np.copyto(v, new_v, casting="unsafe")
+    if amsgrad:
+        new_v = np.maximum(max_v.astype(wide), new_v)
+        np.copyto(max_v, new_v, casting="unsafe")
+    denom = np.sqrt(new_v) / c(np.sqrt(bc2)) + c(eps)
+    step = c(lr / bc1) * (new_m / denom)
+    if wd:
+        step += c(lr * wd) * w
+    np.copyto(model, w - step, casting="unsafe")
     if model_copy is not None:
         np.copyto(model_copy, model, casting="unsafe")
     return []

@@ -1,4 +1,5 @@
-"""``max_pool_2d`` (values and argmax indices) and ``max_pool_2d_grad``.
+"""Pooling: ``max_pool_2d`` (values and argmax indices), ``avg_pool_2d``,
+``adaptive_avg_pool2d`` and their gradients.
 
 ``padding`` pads both sides with the lowest value; ``kernel_size``, ``stride``, ``dilation``
 per spatial dim; ``ceil_mode`` rounds the output size up, dropping a last window that would
@@ -8,6 +9,11 @@ unpadded input; it is produced whether or not ``return_indices`` is set. NaN win
 A window that lies wholly in the padding (dilated kernels can do that) gets ``-inf``/lowest
 and index ``-1``; ``max_pool_2d_grad`` skips such windows.
 ``data_format`` is ``"channels_first"`` (NCHW) or ``"channels_last"`` (NHWC).
+
+``avg_pool_2d`` (and grad): PyTorch's and OneFlow's average pooling. Zero padding; the divisor
+is ``divisor_override`` when non-zero, else the window clipped to the padded input
+(``count_include_pad``) or to the input (otherwise). ``adaptive_avg_pool2d`` (and grad): cell
+``i`` of ``out`` covers input ``[floor(i * in / out), ceil((i + 1) * in / out))``.
 
 >>> import numpy as np
 >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
@@ -23,9 +29,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import FLOATS, INTS, out_buffer, store
-from tdflow.runtime.kernels.conv import channels_last
-from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
+from tdflow.runtime.kernels._util import (
+    FLOATS,
+    INTS,
+    channels_last,
+    out_buffer,
+    store,
+    wide_float,
+)
+from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel, same_dtype
 
 
 def pair(attrs: Mapping[str, Any], name: str, default: int,
@@ -164,3 +176,141 @@ def max_pool_2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     acc = np.bincount(flat, weights=dy_cf.astype(wide).ravel()[valid], minlength=planes * h * w)
     dx_cf = acc.reshape(n, c, h, w)
     return [store(outs, np.moveaxis(dx_cf, 1, -1) if pool.last else dx_cf, x.dtype)]
+
+
+def _to_cf(attrs: Mapping[str, Any], op: str, *arrays: np.ndarray) -> tuple[bool, list]:
+    """Whether ``data_format`` is channels last, and the 4-D ``arrays`` (checked) as NCHW."""
+    last = channels_last(str(attrs.get("data_format", "channels_first")))
+    for x in arrays:
+        if x.ndim != 4:
+            raise ValueError(f"{op}: expected a 4-D input, got shape {x.shape}")
+    return last, [np.moveaxis(x, -1, 1) if last else x for x in arrays]
+
+
+def _store_cf(outs: Sequence[Any], y_cf: np.ndarray, last: bool, dtype: Any) -> np.ndarray:
+    """Store the NCHW result ``y_cf`` in the op's layout (NHWC when ``last``)."""
+    return store(outs, np.moveaxis(y_cf, 1, -1) if last else y_cf, dtype)
+
+
+class _AvgPool:
+    """The windows of one avg_pool_2d: output size, divisors, padded extent."""
+
+    def __init__(self, attrs: Mapping[str, Any], h: int, w: int) -> None:
+        self.k = pair(attrs, "kernel_size", 1, "avg_pool_2d")
+        self.s = pair(attrs, "stride", 0, "avg_pool_2d")
+        if self.s == (0, 0):
+            self.s = self.k
+        self.p = pair(attrs, "padding", 0, "avg_pool_2d")
+        for kk, pp in zip(self.k, self.p):
+            if pp > kk // 2:
+                raise ValueError(f"avg_pool_2d: padding {list(self.p)} must be at most half the "
+                                 f"kernel size {list(self.k)}")
+        ceil = bool(attrs.get("ceil_mode", False))
+        self.hw = (h, w)
+        self.out = tuple(pool_out_size(n, k, p, s, 1, ceil)
+                         for n, k, p, s in zip(self.hw, self.k, self.p, self.s))
+        override = int(attrs.get("divisor_override", 0) or 0)
+        include = bool(attrs.get("count_include_pad", False))
+        per_dim = []
+        for n, o, k, p, s in zip(self.hw, self.out, self.k, self.p, self.s):
+            start = np.arange(o) * s - p
+            end = np.minimum(start + k, n + p)
+            full = end - start  # the window clipped to the padded input
+            inside = np.minimum(end, n) - np.maximum(start, 0)
+            per_dim.append(full if include else inside)
+        self.divisor = (np.full(self.out, float(override)) if override
+                        else np.outer(per_dim[0], per_dim[1]).astype(np.float64))
+        # padded extent: enough for the last window (ceil_mode can reach past the padding)
+        self.pads = [(p, max(0, (o - 1) * s + k - n - p))
+                     for n, o, k, p, s in zip(self.hw, self.out, self.k, self.p, self.s)]
+
+    def views(self, xp: np.ndarray):
+        """One strided view of the padded plane per kernel offset."""
+        (sh, sw), (oh, ow) = self.s, self.out
+        for a in range(self.k[0]):
+            for b in range(self.k[1]):
+                yield xp[:, :, a:a + sh * (oh - 1) + 1:sh, b:b + sw * (ow - 1) + 1:sw]
+
+
+@register_kernel("tdflow.avg_pool_2d", "cpu", dtypes=FLOATS)
+def avg_pool_2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                outs: Sequence[Any]) -> list[np.ndarray]:
+    """y = sum of each window / its divisor."""
+    x = inputs[0]
+    last, (x_cf,) = _to_cf(attrs, "avg_pool_2d", x)
+    pool = _AvgPool(attrs, *x_cf.shape[2:])
+    wide = wide_float(x.dtype)
+    xp = np.pad(x_cf.astype(wide, copy=False), [(0, 0), (0, 0), *pool.pads])
+    acc = np.zeros((*x_cf.shape[:2], *pool.out), wide)
+    for v in pool.views(xp):
+        acc += v
+    acc /= pool.divisor.astype(wide)
+    return [_store_cf(outs, acc, last, x.dtype)]
+
+
+@register_kernel("tdflow.avg_pool_2d_grad", "cpu", dtypes=FLOATS, match=same_dtype(1))
+def avg_pool_2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                     outs: Sequence[Any]) -> list[np.ndarray]:
+    """dx[window] += dy / divisor, over every window (they may overlap)."""
+    x, dy = inputs[0], inputs[1]
+    last, (x_cf, dy_cf) = _to_cf(attrs, "avg_pool_2d_grad", x, dy)
+    pool = _AvgPool(attrs, *x_cf.shape[2:])
+    wide = wide_float(x.dtype)
+    share = dy_cf.astype(wide) / pool.divisor.astype(wide)
+    (t0, b0), (t1, b1) = pool.pads
+    h, w = pool.hw
+    dxp = np.zeros((*x_cf.shape[:2], h + t0 + b0, w + t1 + b1), wide)
+    for v in pool.views(dxp):
+        v += share
+    dx = dxp[:, :, t0:t0 + h, t1:t1 + w]
+    return [_store_cf(outs, dx, last, x.dtype)]
+
+
+def _cells(n: int, out: int) -> list[tuple[int, int]]:
+    """Input range ``[start, end)`` of each adaptive pooling cell along one dim."""
+    return [((i * n) // out, -(-((i + 1) * n) // out)) for i in range(out)]
+
+
+def _output_size(attrs: Mapping[str, Any]) -> tuple[int, int]:
+    size = [int(e) for e in attrs.get("output_size", ())]
+    if len(size) == 1:
+        size *= 2
+    if len(size) != 2 or min(size) < 1:
+        raise ValueError(f"adaptive_avg_pool2d: output_size must be 1 or 2 entries >= 1, got "
+                         f"{size}")
+    return size[0], size[1]
+
+
+@register_kernel("tdflow.adaptive_avg_pool2d", "cpu", dtypes=FLOATS)
+def adaptive_avg_pool2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                        outs: Sequence[Any]) -> list[np.ndarray]:
+    """y[i, j] = mean of x over cell (i, j)."""
+    x = inputs[0]
+    last, (x_cf,) = _to_cf(attrs, "adaptive_avg_pool2d", x)
+    oh, ow = _output_size(attrs)
+    wide = wide_float(x.dtype)
+    xw = x_cf.astype(wide, copy=False)
+    y = np.empty((*x_cf.shape[:2], oh, ow), wide)
+    cols = _cells(x_cf.shape[3], ow)
+    for i, (r0, r1) in enumerate(_cells(x_cf.shape[2], oh)):
+        rows = xw[:, :, r0:r1].sum(axis=2)
+        for j, (c0, c1) in enumerate(cols):
+            y[:, :, i, j] = rows[:, :, c0:c1].sum(axis=2) / wide.type((r1 - r0) * (c1 - c0))
+    return [_store_cf(outs, y, last, x.dtype)]
+
+
+@register_kernel("tdflow.adaptive_avg_pool2d_grad", "cpu", dtypes=FLOATS, match=same_dtype(1))
+def adaptive_avg_pool2d_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                             outs: Sequence[Any]) -> list[np.ndarray]:
+    """dx[cell (i, j)] += dy[i, j] / cell size (cells may overlap)."""
+    x, dy = inputs[0], inputs[1]
+    last, (x_cf, dy_cf) = _to_cf(attrs, "adaptive_avg_pool2d_grad", x, dy)
+    wide = wide_float(x.dtype)
+    dx = np.zeros(x_cf.shape, wide)
+    oh, ow = dy_cf.shape[2:]
+    cols = _cells(x_cf.shape[3], ow)
+    for i, (r0, r1) in enumerate(_cells(x_cf.shape[2], oh)):
+        for j, (c0, c1) in enumerate(cols):
+            share = dy_cf[:, :, i, j].astype(wide) / wide.type((r1 - r0) * (c1 - c0))
+            dx[:, :, r0:r1, c0:c1] += share[:, :, None, None]
+    return [_store_cf(outs, dx, last, x.dtype)]

@@ -1,13 +1,19 @@
-"""Reductions: ``reduce_sum`` and ``reduce_max`` over ``axis`` (negative axes allowed).
+"""Reductions and scans: ``reduce_sum``, ``reduce_max``, ``reduce_min``, ``reduce_prod`` and
+``reduce_sum_like`` over ``axis`` (negative axes allowed), ``argmax``, ``top_k``, ``cumsum``,
+``cumprod`` and ``cumprod_grad`` along the last dim (or ``dim``).
 
 An empty ``axis`` list reduces every axis (as OneFlow's functional ``sum(x)``). ``reduce_sum`` of
 a half tensor accumulates in f32; integer sums wrap in their own type, as C does.
-``reduce_max`` over an empty extent gives the type's lowest value (``-inf`` for floats).
+``reduce_max`` over an empty extent gives the type's lowest value (``-inf`` for floats),
+``reduce_min`` the type's largest; ``reduce_prod`` of an empty extent is 1 (half types multiply
+in f32). ``top_k`` orders with a stable ``argsort`` (ties: the lower index first).
 
 >>> import numpy as np
 >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
 >>> reduce_sum({"axis": [-1], "keepdims": True}, [x], [None])[0].tolist()
 [[3.0], [12.0]]
+>>> top_k({"k": 2}, [np.array([[3, 1, 3, 2]])], [None])[0].tolist()
+[[0, 2]]
 """
 
 from __future__ import annotations
@@ -16,8 +22,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import ALL_DTYPES, NUMERIC, acc_dtype, norm_axes
-from tdflow.runtime.kernels.registry import register_kernel
+from tdflow.runtime.kernels._util import (
+    ALL_DTYPES,
+    FLOATS,
+    NUMERIC,
+    acc_dtype,
+    norm_axes,
+    norm_dim,
+    store,
+)
+from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
 def _axes(attrs: Mapping[str, Any], ndim: int) -> tuple[int, ...]:
@@ -36,27 +50,155 @@ def _store(result: np.ndarray, outs: Sequence[Any], dt: np.dtype) -> list[np.nda
     return [out]
 
 
+def _reduce(fn: Any, attrs: Mapping[str, Any], x: np.ndarray, outs: Sequence[Any],
+            **kwargs: Any) -> list[np.ndarray]:
+    """``fn`` (``np.sum``, ``np.max``, ...) over the op's ``axis`` with its ``keepdims``, the
+    result in ``x``'s type."""
+    r = fn(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs.get("keepdims", False)), **kwargs)
+    return _store(np.asarray(r), outs, x.dtype)
+
+
+def _extreme(dt: np.dtype, highest: bool) -> Any:
+    """The type's highest (or lowest) value: a max or min over an empty extent."""
+    if dt.kind == "f":
+        return np.inf if highest else -np.inf
+    if dt.kind == "b":
+        return highest
+    info = np.iinfo(dt)
+    return info.max if highest else info.min
+
+
 @register_kernel("tdflow.reduce_sum", "cpu", dtypes=NUMERIC)
 def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Sum over ``axis`` (all axes when empty), ``keepdims`` optional."""
-    (x,) = inputs[:1]
-    axes = _axes(attrs, x.ndim)
-    keep = bool(attrs.get("keepdims", False))
-    r = np.sum(x, axis=axes, keepdims=keep, dtype=acc_dtype(x.dtype))
-    return _store(np.asarray(r), outs, x.dtype)
+    return _reduce(np.sum, attrs, inputs[0], outs, dtype=acc_dtype(inputs[0].dtype))
 
 
 @register_kernel("tdflow.reduce_max", "cpu", dtypes=ALL_DTYPES)
 def reduce_max(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Maximum over ``axis`` (all axes when empty); NaN propagates as in numpy."""
-    (x,) = inputs[:1]
-    axes = _axes(attrs, x.ndim)
-    keep = bool(attrs.get("keepdims", False))
-    if x.dtype.kind == "f":
-        lowest: Any = -np.inf
-    elif x.dtype.kind == "b":
-        lowest = False
-    else:
-        lowest = np.iinfo(x.dtype).min
-    r = np.max(x, axis=axes, keepdims=keep, initial=lowest)
-    return _store(np.asarray(r), outs, x.dtype)
+    return _reduce(np.max, attrs, inputs[0], outs, initial=_extreme(inputs[0].dtype, False))
+
+
+@register_kernel("tdflow.reduce_min", "cpu", dtypes=ALL_DTYPES)
+def reduce_min(attrs: Mapping[str, Any], inputs: Sequence[Any],
+               outs: Sequence[Any]) -> list[np.ndarray]:
+    """Minimum over ``axis`` (all axes when empty); NaN propagates as in numpy."""
+    return _reduce(np.min, attrs, inputs[0], outs, initial=_extreme(inputs[0].dtype, True))
+
+
+@register_kernel("tdflow.reduce_prod", "cpu", dtypes=NUMERIC)
+def reduce_prod(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                outs: Sequence[Any]) -> list[np.ndarray]:
+    """Product over ``axis`` (all axes when empty); integers wrap in their own type."""
+    return _reduce(np.prod, attrs, inputs[0], outs, dtype=acc_dtype(inputs[0].dtype))
+
+
+@register_kernel("tdflow.reduce_sum_like", "cpu", dtypes=NUMERIC, match=same_dtype(1))
+def reduce_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                    outs: Sequence[Any]) -> list[np.ndarray]:
+    """Sum ``x`` over ``axis`` and give it ``like``'s shape (an empty axis copies ``x``)."""
+    x, like = inputs[0], inputs[1]
+    axes = norm_axes(attrs.get("axis", ()), x.ndim)
+    r = np.sum(x, axis=axes, dtype=acc_dtype(x.dtype)) if axes else x
+    r = np.asarray(r).reshape(like.shape)
+    out = outs[0] if outs else None
+    if out is None:
+        return [r.astype(x.dtype, copy=r is x or r.dtype != x.dtype)]
+    np.copyto(out, r, casting="unsafe")
+    return [out]
+
+
+# -- argmax and top_k -----------------------------------------------------------------------------
+def _rows(op: str, x: np.ndarray) -> None:
+    if x.ndim == 0:
+        raise ValueError(f"{op}: 'in' is a scalar; the op works along its last dim")
+
+
+@register_kernel("tdflow.argmax", "cpu", dtypes=ALL_DTYPES)
+def argmax(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.argmax(in, axis=-1)`` (the first maximum; a NaN wins)."""
+    x = inputs[0]
+    _rows("argmax", x)
+    if x.shape[-1] == 0:
+        raise ValueError(f"argmax: the last dim of 'in' {x.shape} is empty")
+    return [store(outs, np.argmax(x, axis=-1), np.int64)]
+
+
+def descending_order(x: np.ndarray) -> np.ndarray:
+    """Positions sorting each last-dim row largest first, ties in position order: a stable
+    ascending sort of an order-reversing key (``-x``; ``~x`` for integers, which cannot
+    overflow as ``-x`` does at the minimum).
+
+    >>> descending_order(np.array([1, -128, 3, 3], np.int8)).tolist()
+    [2, 3, 0, 1]
+    """
+    key = ~x if np.issubdtype(x.dtype, np.integer) else -x
+    return np.argsort(key, axis=-1, kind="stable")
+
+
+@register_kernel("tdflow.top_k", "cpu", dtypes=NUMERIC)
+def top_k(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """The positions of the ``min(k, n)`` largest of each row, largest first."""
+    x = inputs[0]
+    _rows("top_k", x)
+    k = int(attrs.get("k", 0))
+    if k < 0:
+        raise ValueError(f"top_k: k must be >= 0, got {k}")
+    return [store(outs, descending_order(x)[..., :k], np.int64)]
+
+
+# -- cumsum, cumprod, cumprod_grad ----------------------------------------------------------------
+def _scan(op: str, fn: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
+          outs: Sequence[Any]) -> list[np.ndarray]:
+    x = inputs[0]
+    if x.ndim == 0:
+        return [store(outs, x, x.dtype)]
+    d = norm_dim(op, attrs["dim"], x.ndim, "dim")
+    # in x's own type (numpy would widen small integers to int64), halves in f32
+    return [store(outs, fn(x, axis=d, dtype=acc_dtype(x.dtype)), x.dtype)]
+
+
+@register_kernel("tdflow.cumsum", "cpu", dtypes=NUMERIC)
+def cumsum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.cumsum(x, axis=dim)`` in ``x``'s element type."""
+    return _scan("cumsum", np.cumsum, attrs, inputs, outs)
+
+
+@register_kernel("tdflow.cumprod", "cpu", dtypes=NUMERIC)
+def cumprod(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.cumprod(x, axis=dim)`` in ``x``'s element type."""
+    return _scan("cumprod", np.cumprod, attrs, inputs, outs)
+
+
+def cumprod_grad_lines(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``dx[i] = sum_{j >= i} dy[j] * prod_{k <= j, k != i} x[k]`` along the last dim, without
+    dividing by ``x`` (so zeros give the exact gradient): O(n^2) per line.
+
+    >>> cumprod_grad_lines(np.ones(3), np.array([2.0, 0.0, 5.0])).tolist()
+    [1.0, 12.0, 0.0]
+    """
+    n = x.shape[-1]
+    dx = np.zeros_like(dy)
+    for i in range(n):
+        run = np.prod(x[..., :i], axis=-1)  # the product before i, i itself left out
+        acc = dy[..., i] * run
+        for j in range(i + 1, n):
+            run = run * x[..., j]
+            acc = acc + dy[..., j] * run
+        dx[..., i] = acc
+    return dx
+
+
+@register_kernel("tdflow.cumprod_grad", "cpu", dtypes=FLOATS)
+def cumprod_grad(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """The gradient of ``cumprod`` (see :func:`cumprod_grad_lines`)."""
+    dy, x = inputs[0], inputs[2]
+    if dy.shape != x.shape:
+        raise ValueError(f"cumprod_grad: 'dy' {dy.shape} and 'input' {x.shape} differ")
+    if x.ndim == 0:
+        return [store(outs, dy, dy.dtype)]
+    d = norm_dim("cumprod_grad", attrs["dim"], x.ndim, "dim")
+    acc = acc_dtype(dy.dtype)
+    g = cumprod_grad_lines(np.moveaxis(dy, d, -1).astype(acc), np.moveaxis(x, d, -1).astype(acc))
+    return [store(outs, np.moveaxis(g, -1, d), dy.dtype)]

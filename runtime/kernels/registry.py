@@ -31,16 +31,22 @@ device equals ``device``, whose ``dtypes`` (if given) contain ``input_dtypes[0]`
 every candidate and its constraints. ``kernel_table(device)`` is the same, bound to one device,
 as plain data for the lowering's ``select-kernels`` pass (which must not import the runtime):
 it offers ``.select(op, input_dtypes, attrs)``, ``.candidates(op)``, ``.get(name)`` and ``.ops()``.
+
+This module imports no kernel module: kernels register into it, and the built-in ones are
+loaded before the first query by the loader ``tdflow.runtime.kernels`` adds
+(:func:`add_builtin_loader`).
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
+from tdflow.runtime.kernels._blas import blas_scoped
 
 from tdflow.core.errors import TdflowError
 
@@ -256,7 +262,7 @@ def add_kernel(kernel: Kernel) -> Kernel:
 def _fn_id(fn: Any) -> str:
     from tdflow.dialect.hooks.registry import definition_id
 
-    return definition_id(fn)
+    return definition_id(inspect.unwrap(fn))  # a BLAS-scoped kernel is its function's
 
 
 def default_kernel_name(op: str, device: str) -> str:
@@ -282,7 +288,9 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
     .SetIsMatchedHob(...)``): put it in the op library's hooks module. ``name`` defaults to
     :func:`default_kernel_name` (``"cpu.relu"``, ``"cpu.mylib.twice"``); give a distinct name
     when registering several kernels for one op and device. Re-importing the module that
-    registers it is harmless. Returns ``fn`` unchanged.
+    registers it is harmless. Returns ``fn`` unchanged. ``uses_blas=True`` (a kernel calling
+    numpy's multithreaded BLAS) runs it with tdflow's BLAS thread count, the caller's restored
+    after (:mod:`tdflow.runtime.kernels._blas`), and the engine runs one such kernel at a time.
 
     >>> @register_kernel("doc.twice", device="cpu", dtypes=("f32", "f64"))
     ... def twice(attrs, inputs, outs):
@@ -310,8 +318,6 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
                              f"not {device!r}")
 
         def deco_cuda(launch: Callable[..., Any]) -> Callable[..., Any]:
-            from tdflow.runtime.kernels.device import register_user_cuda
-
             register_user_cuda(op, source, launch, num_outputs=num_outputs,
                                dtypes=frozenset(dtypes) if dtypes is not None else None,
                                match=match, priority=priority, name=name)
@@ -321,7 +327,8 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
 
     def deco(fn: KernelFn) -> KernelFn:
         add_kernel(Kernel(
-            name=name or default_kernel_name(op, device), op=op, device=device, fn=fn,
+            name=name or default_kernel_name(op, device), op=op, device=device,
+            fn=blas_scoped(fn) if uses_blas else fn,
             num_outputs=num_outputs, dtypes=frozenset(dtypes) if dtypes is not None else None,
             match=match, priority=priority, inplace=dict(inplace or {}),
             elementwise=elementwise, uses_blas=uses_blas,
@@ -331,36 +338,40 @@ def register_kernel(op: str, device: str = "cpu", dtypes: Collection[str] | None
     return deco
 
 
+# What fills the registry with the built-in kernels before its first query: the kernel package
+# sets it when it is imported (always before this module), so the registry imports no kernel
+# module; a loader may query the registry (it sees what is registered so far).
+_builtin_loaders: list[Callable[[], None]] = []
+
+
+def add_builtin_loader(loader: Callable[[], None]) -> None:
+    """Run ``loader`` once, before the registry first answers :func:`kernel_table`,
+    :func:`select_kernel` or :func:`registered_kernels` (``tdflow.runtime.kernels`` adds its
+    ``load_builtin_kernels`` so), or now when the registry has answered already.
+
+    >>> calls = []
+    >>> add_builtin_loader(lambda: calls.append("loaded")); kernel_table("cpu") is not None
+    True
+    >>> calls
+    ['loaded']
+    """
+    if loader in _builtin_loaders:
+        return
+    _builtin_loaders.append(loader)
+    if _loaded:
+        loader()
+
+
 def _load_builtin_kernels() -> None:
-    # Importing the kernel modules registers them (idempotent: modules import once).
     if _loaded:
         return
-    from tdflow.runtime.backends.cpu import configure_blas_threads
-    from tdflow.runtime.kernels import (  # noqa: F401
-        conv,
-        elementwise,
-        index,
-        indexing,
-        linalg,
-        math_ops,
-        nn,
-        norm,
-        optim,
-        pool,
-        reduce,
-        shape,
-        slice,
-        train,
-    )
-
-    # the boxing ops' kernels live with the communicators they call (tdflow.distributed)
-    from tdflow.distributed import boxing_kernels  # noqa: F401
-
-    configure_blas_threads()
-    _loaded.append(True)
-    from tdflow.runtime.kernels.device import register_standard
-
-    register_standard()  # the GPU devices' generated kernels, mirroring the CPU's constraints
+    _loaded.append(True)  # first: the loaders ask the registry for what is registered
+    try:
+        for loader in list(_builtin_loaders):
+            loader()
+    except BaseException:
+        _loaded.clear()
+        raise
 
 
 def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = None
@@ -388,3 +399,51 @@ def select_kernel(op: str, device: str, input_dtypes: Sequence[str],
 def registered_kernels() -> list[Kernel]:
     _load_builtin_kernels()
     return [k for ks in _KERNELS.values() for k in ks]
+
+
+# -- the GPU devices' kernels ------------------------------------------------------------------
+def register_user_cuda(op: str, source: str, launch: Callable[..., Any],
+                       **kernel_args: Any) -> None:
+    """Register ``source`` (a kernel body: :data:`~tdflow.runtime.kernels.device.USER_KERNEL_DOC`)
+    as ``op``'s kernel on ``cuda`` and ``cudasim``; ``kernel_args`` as :class:`Kernel` takes them
+    (``name`` gets the device appended)."""
+    from tdflow.runtime.kernels.device import GPU_DEVICES, UserCudaKernel
+
+    name = kernel_args.pop("name", None)
+    for device in GPU_DEVICES:
+        add_kernel(Kernel(
+            name=(f"{name}.{device}" if name else default_kernel_name(op, device)), op=op,
+            device=device, fn=UserCudaKernel(op, device, source, launch),
+            doc=f"a user's CUDA C kernel for {op}", **kernel_args))
+
+
+def register_generated(op: str, opdef: Any = None) -> bool:
+    """Register ``op``'s generated CUDA C as its kernel on each GPU device, with the constraints
+    of its CPU kernel (dtypes and match predicate; for an elementwise kernel also ``inplace``),
+    so ``select-kernels{device=cudasim}`` accepts exactly what the CPU accepts. False when the
+    op has no CUDA generator. Idempotent; a device that has a kernel of ``op`` keeps it.
+
+    >>> register_generated("doc.nothing")  # no generator: an op of no dialect
+    False
+    """
+    from tdflow.lowering.cuda import generator_for
+    from tdflow.runtime.kernels.device import GPU_DEVICES, GeneratedKernel
+
+    if generator_for(op, opdef) is None:
+        return False
+    cpu = [k for k in _KERNELS.get(op, ()) if k.device == "cpu"]
+    model = cpu[0] if cpu else None
+    for device in GPU_DEVICES:
+        if any(k.device == device for k in _KERNELS.get(op, ())):
+            continue
+        num_outputs = len(opdef.results) if opdef is not None else (
+            model.num_outputs if model is not None else 1)
+        add_kernel(Kernel(
+            name=default_kernel_name(op, device), op=op, device=device,
+            fn=GeneratedKernel(op, device, opdef), num_outputs=num_outputs,
+            dtypes=model.dtypes if model is not None else None,
+            match=model.match if model is not None else None,
+            inplace=dict(model.inplace) if model is not None and model.elementwise is not None
+            else {},
+            doc=f"generated CUDA C for {op}"))
+    return True

@@ -1,5 +1,5 @@
-"""Shape and type ops: reshape, transpose, cat, cast, constant, ones_like, reduce_sum_like,
-broadcast_like.
+"""Shape and type ops: reshape, transpose, cat, cast, constant, dense_constant, ones_like,
+broadcast_like, expand, expand_dims, squeeze and arange.
 
 Without a preallocated output, ``reshape`` returns a view of its input when numpy can (as
 ``numpy.reshape`` does); every other kernel returns fresh memory.
@@ -23,13 +23,14 @@ from tdflow.dialect.ir.elements import to_numpy
 from tdflow.dialect.types import DTYPES
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
-    NUMERIC,
-    acc_dtype,
+    FLOATS,
     norm_axes,
     norm_axis,
+    norm_dim,
     out_buffer,
+    store,
 )
-from tdflow.runtime.kernels.registry import register_kernel, same_dtype
+from tdflow.runtime.kernels.registry import register_kernel
 
 
 def _store(value: np.ndarray, outs: Sequence[Any]) -> list[np.ndarray]:
@@ -175,8 +176,12 @@ def _decoded(attr: Any) -> np.ndarray:
 
 #: id(module blob table) -> {(blob name, type): array}; an entry goes with its table
 _BY_TABLE: dict[int, dict[tuple, np.ndarray]] = {}
+
+
 #: inline constant attribute -> array, the last ``_INLINE_MAX`` of them
 _INLINE: dict[Any, np.ndarray] = {}
+
+
 _INLINE_MAX = 256
 
 
@@ -186,21 +191,6 @@ def ones_like(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[An
     like = inputs[0]
     out = out_buffer(outs, 0, like.shape, like.dtype)
     out.fill(1)
-    return [out]
-
-
-@register_kernel("tdflow.reduce_sum_like", "cpu", dtypes=NUMERIC, match=same_dtype(1))
-def reduce_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
-                    outs: Sequence[Any]) -> list[np.ndarray]:
-    """Sum ``x`` over ``axis`` and give it ``like``'s shape (an empty axis copies ``x``)."""
-    x, like = inputs[0], inputs[1]
-    axes = norm_axes(attrs.get("axis", ()), x.ndim)
-    r = np.sum(x, axis=axes, dtype=acc_dtype(x.dtype)) if axes else x
-    r = np.asarray(r).reshape(like.shape)
-    out = outs[0] if outs else None
-    if out is None:
-        return [r.astype(x.dtype, copy=r is x or r.dtype != x.dtype)]
-    np.copyto(out, r, casting="unsafe")
     return [out]
 
 
@@ -230,3 +220,56 @@ def broadcast_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
         return [np.array(b)]
     np.copyto(out, b, casting="unsafe")
     return [out]
+
+
+# -- expand, expand_dims, squeeze -----------------------------------------------------------------
+@register_kernel("tdflow.expand", "cpu", dtypes=ALL_DTYPES)
+def expand(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.broadcast_to(in, expand_shape)`` (``-1`` keeps the dim), materialised."""
+    x = inputs[0]
+    target = [int(d) for d in attrs["expand_shape"]]
+    lead = len(target) - x.ndim
+    if lead < 0:
+        raise ValueError(f"expand: expand_shape {target} has fewer dims than 'in' {x.shape}")
+    shape = [x.shape[i - lead] if t == -1 and i >= lead else t for i, t in enumerate(target)]
+    try:
+        view = np.broadcast_to(x, shape)
+    except ValueError:
+        raise ValueError(f"expand: cannot expand 'in' {x.shape} to expand_shape {target}") from None
+    return [store(outs, view, x.dtype)]
+
+
+@register_kernel("tdflow.expand_dims", "cpu", dtypes=ALL_DTYPES)
+def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.expand_dims(in, axis)``."""
+    x = inputs[0]
+    axis = norm_dim("expand_dims", attrs.get("axis", 0), x.ndim + 1)
+    return [store(outs, np.expand_dims(x, axis), x.dtype)]
+
+
+@register_kernel("tdflow.squeeze", "cpu", dtypes=ALL_DTYPES)
+def squeeze(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.squeeze(in, axis=axes)``."""
+    x = inputs[0]
+    axes = tuple(norm_dim("squeeze", a, x.ndim, "axes entry") for a in attrs["axes"])
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: dim {a} of 'in' {x.shape} has size {x.shape[a]}, not 1")
+    return [store(outs, np.squeeze(x, axis=axes) if axes else x, x.dtype)]
+
+
+# -- arange and one_hot ---------------------------------------------------------------------------
+@register_kernel("tdflow.arange", "cpu")
+def arange(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.arange(start, limit, delta)`` of the attribute family ``dtype`` reads."""
+    dtype = str(attrs["dtype"])
+    kind = "float" if dtype in FLOATS else "integer"
+    conv = float if kind == "float" else int
+    start, delta, limit = (conv(attrs.get(f"{kind}_{k}", 0)) for k in ("start", "delta", "limit"))
+    if delta == 0:
+        raise ValueError(f"arange: {kind}_delta is 0")
+    n = max(0, int(np.ceil((limit - start) / delta)))
+    # start + k * delta in f64 (integers exactly in i64), as numpy.arange computes it
+    k = np.arange(n, dtype=np.float64 if kind == "float" else np.int64)
+    return [store(outs, start + k * delta, DTYPES[dtype])]

@@ -1,4 +1,5 @@
-"""``slice`` and ``slice_grad``: numpy basic slicing, one ``(start, stop, step)`` per dim.
+"""Slicing and masking: ``slice``/``slice_grad`` (numpy basic slicing, one ``(start, stop, step)``
+per dim), ``narrow``/``narrow_grad``, ``pad``, ``tril``, ``triu`` and ``fused_scale_tril``.
 
 >>> import numpy as np
 >>> attrs = {"start": [1, 0], "stop": [9223372036854775807, 3], "step": [1, 2]}
@@ -6,6 +7,12 @@
 [[4, 6], [8, 10]]
 >>> slice_grad({**attrs, "like_shape": [3, 4]}, [np.ones((2, 2))], [None])[0].tolist()
 [[0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]]
+>>> tril({"diagonal": 0, "is_floating_fill_value": True, "floating_fill_value": -1.0,
+...       "integer_fill_value": 0}, [np.ones((2, 2))], [None])[0].tolist()
+[[1.0, -1.0], [1.0, 1.0]]
+>>> pad({"padding_before": [1], "padding_after": [2], "integral_constant_value": 7},
+...     [np.array([1, 2])], [None])[0].tolist()
+[7, 1, 2, 7, 7]
 """
 
 from __future__ import annotations
@@ -14,7 +21,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import ALL_DTYPES, out_buffer, store
+from tdflow.runtime.kernels._util import (
+    ALL_DTYPES,
+    NUMERIC,
+    norm_dim,
+    out_buffer,
+    store,
+)
 from tdflow.runtime.kernels.registry import register_kernel
 
 
@@ -54,3 +67,106 @@ def slice_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
                          f"{list(like)} has shape {target.shape}")
     dx[idx] = dy
     return [dx]
+
+
+# -- narrow and narrow_grad -----------------------------------------------------------------------
+def _narrow_index(op: str, attrs: Mapping[str, Any], shape: tuple[int, ...]) -> tuple:
+    d = norm_dim(op, attrs.get("dim", 0), len(shape), "dim")
+    start, length = int(attrs.get("start", 0)), int(attrs.get("length", 0))
+    s = start + shape[d] if start < 0 else start
+    if length < 0 or not 0 <= s <= shape[d] or s + length > shape[d]:
+        raise ValueError(f"{op}: start {start}, length {length} leave dim {d} of size {shape[d]}")
+    return (slice(None),) * d + (slice(s, s + length),)
+
+
+@register_kernel("tdflow.narrow", "cpu", dtypes=ALL_DTYPES)
+def narrow(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``in[..., start:start + length, ...]`` along ``dim`` (a copy)."""
+    x = inputs[0]
+    return [store(outs, x[_narrow_index("narrow", attrs, x.shape)], x.dtype)]
+
+
+@register_kernel("tdflow.narrow_grad", "cpu", dtypes=ALL_DTYPES)
+def narrow_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                outs: Sequence[Any]) -> list[np.ndarray]:
+    """Zeros shaped like ``like`` with ``dy`` written where ``narrow`` reads."""
+    dy, like = inputs[0], inputs[1]
+    idx = _narrow_index("narrow_grad", attrs, like.shape)
+    dx = out_buffer(outs, 0, tuple(like.shape), dy.dtype)
+    dx.fill(0)
+    if dx[idx].shape != dy.shape:
+        raise ValueError(f"narrow_grad: dy has shape {dy.shape}, expected {dx[idx].shape}")
+    dx[idx] = dy
+    return [dx]
+
+
+# -- tril and fused_scale_tril --------------------------------------------------------------------
+def _value(attrs: Mapping[str, Any], what: str, default: int | float) -> int | float:
+    """``floating_<what>_value`` or ``integer_<what>_value``, as the ``is_floating_`` flag says."""
+    if attrs.get(f"is_floating_{what}_value", False):
+        return float(attrs.get(f"floating_{what}_value", default))
+    return int(attrs.get(f"integer_{what}_value", default))
+
+
+def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float | None,
+          outs: Sequence[Any]) -> np.ndarray:
+    if x.ndim < 2:
+        raise ValueError(f"{op}: 'in' must have at least 2 dims, got shape {x.shape}")
+    rows, cols = x.shape[-2:]
+    keep = np.tri(rows, cols, int(attrs.get("diagonal", 0)), dtype=bool)
+    fill = np.array(_value(attrs, "fill", 0)).astype(x.dtype)
+    if scale is not None:
+        x = x * np.array(scale).astype(x.dtype)
+    return store(outs, np.where(keep, x, fill), x.dtype)
+
+
+@register_kernel("tdflow.tril", "cpu", dtypes=ALL_DTYPES)
+def tril(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``in`` where ``j - i <= diagonal``, the fill value elsewhere."""
+    return [_tril("tril", inputs[0], attrs, None, outs)]
+
+
+@register_kernel("tdflow.fused_scale_tril", "cpu", dtypes=NUMERIC)
+def fused_scale_tril(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                     outs: Sequence[Any]) -> list[np.ndarray]:
+    """``in * scale`` where ``j - i <= diagonal``, the fill value elsewhere."""
+    return [_tril("fused_scale_tril", inputs[0], attrs, _value(attrs, "scale", 1), outs)]
+
+
+# -- triu and pad ---------------------------------------------------------------------------------
+@register_kernel("tdflow.triu", "cpu", dtypes=ALL_DTYPES)
+def triu(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``in`` where ``j - i >= diagonal``, zero elsewhere."""
+    x = inputs[0]
+    if x.ndim < 2:
+        raise ValueError(f"triu: 'in' must have at least 2 dims, got shape {x.shape}")
+    rows, cols = x.shape[-2:]
+    keep = ~np.tri(rows, cols, int(attrs.get("diagonal", 0)) - 1, dtype=bool)
+    return [store(outs, np.where(keep, x, np.zeros((), x.dtype)), x.dtype)]
+
+
+def pad_value(attrs: Mapping[str, Any], dtype: np.dtype) -> np.generic:
+    """The fill of ``pad``, converted to ``dtype`` as numpy converts.
+
+    >>> pad_value({"integral_constant_value": 300}, np.dtype(np.int8))
+    np.int8(44)
+    """
+    if np.issubdtype(dtype, np.floating):
+        return np.array(float(attrs.get("floating_constant_value", 0.0))).astype(dtype)[()]
+    return np.array(int(attrs.get("integral_constant_value", 0))).astype(dtype)[()]
+
+
+@register_kernel("tdflow.pad", "cpu", dtypes=ALL_DTYPES)
+def pad(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+    """``numpy.pad`` with a constant: ``padding_before[d]`` and ``padding_after[d]`` per dim."""
+    x = inputs[0]
+    before = [int(p) for p in attrs["padding_before"]]
+    after = [int(p) for p in attrs["padding_after"]]
+    if len(before) != x.ndim or len(after) != x.ndim or min(before + after, default=0) < 0:
+        raise ValueError(f"pad: padding_before {before} and padding_after {after} need one "
+                         f"non-negative entry per dim of 'x' {x.shape}")
+    shape = tuple(d + b + a for d, b, a in zip(x.shape, before, after))
+    out = out_buffer(outs, 0, shape, x.dtype)
+    out.fill(pad_value(attrs, x.dtype))
+    out[tuple(slice(b, b + d) for b, d in zip(before, x.shape))] = x
+    return [out]

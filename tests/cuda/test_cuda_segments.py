@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from cuda_harness import full_attrs, need_gxx
-from tdflow.runtime.backends.cudasim import with_segments
+from tdflow.runtime.kernels.device import with_segments
 from tdflow.runtime.kernels.registry import kernel_table
 
 

@@ -241,7 +241,7 @@ def test_upstream_failure_surfaces_at_read_with_the_op_name():
 
 
 def test_kernel_failure_names_the_eager_op(monkeypatch, engine):
-    import tdflow.runtime.kernels.elementwise as ew
+    import tdflow.runtime.kernels.formula as ew
 
     def broken_program(*args, **kwargs):
         def run(inputs, out):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 from tdflow.runtime.backends import BackendUnavailableError, get_backend
 from tdflow.runtime.backends import cuda_status as cs
-from tdflow.runtime.backends.cpu import blas_threads, set_blas_threads
+from tdflow.runtime.kernels._blas import blas_threads, set_blas_threads
 from tdflow.runtime.kernels.registry import registered_kernels
 
 
@@ -90,20 +91,90 @@ def test_every_spec_op_has_a_cpu_kernel():
 
 
 def test_blas_policy(monkeypatch):
-    from tdflow.runtime.backends import cpu
+    from tdflow.runtime.kernels import _blas
 
-    assert cpu.default_blas_threads() >= 1
-    monkeypatch.setattr(cpu, "_configured", [])
-    monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
-    before = blas_threads()
+    assert _blas.default_blas_threads() >= 1
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    policy = _blas.tdflow_blas_threads
     try:
-        n = cpu.configure_blas_threads()
-        assert n in (1, None)  # None: a BLAS we cannot control
-        assert cpu.configure_blas_threads() == n  # once per process
+        monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
+        policy.cache_clear()
+        assert policy() == 1
+        monkeypatch.delenv("TDFLOW_BLAS_THREADS")
+        policy.cache_clear()
+        assert policy() == _blas.default_blas_threads()
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+        policy.cache_clear()
+        assert policy() is None  # the user's own setting is left alone
     finally:
-        if before is not None:
-            set_blas_threads(before)
-    monkeypatch.setattr(cpu, "_configured", [])
-    monkeypatch.delenv("TDFLOW_BLAS_THREADS")
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    assert cpu.configure_blas_threads() is None  # the user's own setting is left alone
+        policy.cache_clear()  # read the real environment again
+
+
+def test_blas_threads_are_tdflows_inside_its_blas_kernels_only(monkeypatch):
+    """A BLAS kernel runs with tdflow's count; the caller's count is back afterwards, also
+    after a kernel that raises; a kernel without BLAS leaves the count alone."""
+    from tdflow.runtime.kernels.registry import register_kernel, select_kernel
+
+    before = blas_threads()
+    if before is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS we can control")
+    from tdflow.runtime.kernels._blas import tdflow_blas_threads
+
+    monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
+    tdflow_blas_threads.cache_clear()
+    seen = []
+
+    @register_kernel("test.blas_probe", uses_blas=True)
+    def probe(attrs, inputs, outs):
+        seen.append(blas_threads())
+        if attrs.get("fail"):
+            raise ValueError("probe failed")
+        return [np.matmul(inputs[0], inputs[0])]
+
+    @register_kernel("test.plain_probe")
+    def plain(attrs, inputs, outs):
+        seen.append(blas_threads())
+        return [inputs[0]]
+
+    a = np.ones((32, 32), np.float32)
+    try:
+        assert set_blas_threads(2)  # the user's setting
+        select_kernel("test.blas_probe", "cpu", ("f32",))({}, [a])
+        with pytest.raises(ValueError, match="probe failed"):
+            select_kernel("test.blas_probe", "cpu", ("f32",))({"fail": True}, [a])
+        select_kernel("test.plain_probe", "cpu", ("f32",))({}, [a])
+        mm = select_kernel("tdflow.matmul", "cpu", ("f32", "f32"), {})
+        np.testing.assert_allclose(mm({}, [a, a])[0], a @ a)
+        assert seen == [1, 1, 2]
+        assert blas_threads() == 2
+    finally:
+        set_blas_threads(before)
+        monkeypatch.undo()
+        tdflow_blas_threads.cache_clear()
+
+
+def test_loading_tdflows_kernels_leaves_the_users_blas_threads():
+    """A user's numpy code after ``import tdflow`` and a compile runs with the user's count."""
+    code = """if True:
+        import numpy as np
+        from tdflow.runtime.kernels._blas import blas_threads, set_blas_threads
+        if blas_threads() is None:
+            print("uncontrollable"); raise SystemExit
+        set_blas_threads(2)
+        import tdflow
+        from tdflow.runtime.kernels.registry import select_kernel
+        a = np.ones((64, 64), np.float32)
+        select_kernel("tdflow.matmul", "cpu", ("f32", "f32"), {})({}, [a, a])
+        print(blas_threads())
+    """
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    env["TDFLOW_BLAS_THREADS"] = "1"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    if out.stdout.strip() == "uncontrollable":
+        pytest.skip("numpy's BLAS is not an OpenBLAS we can control")
+    assert out.stdout.strip() == "2"
+

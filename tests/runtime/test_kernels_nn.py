@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from tdflow.runtime.kernels import nn
+from tdflow.runtime.kernels import random as kernels_random
 from tdflow.runtime.kernels.registry import select_kernel
 
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64,
@@ -136,9 +136,9 @@ def test_dropout_statistics_seed_and_add():
     # the same seed replays from a fresh generator in another process; here it advances
     out2, mask2 = run("tdflow.dropout", [x], {"rate": 0.3, "seed": 7})
     assert not np.array_equal(mask, mask2)
-    nn.manual_seed(123)
+    kernels_random.manual_seed(123)
     _, m1 = run("tdflow.dropout", [x], {"rate": 0.5})
-    nn.manual_seed(123)
+    kernels_random.manual_seed(123)
     _, m2 = run("tdflow.dropout", [x], {"rate": 0.5})
     assert np.array_equal(m1, m2)
     add = np.full_like(x, 2.0)

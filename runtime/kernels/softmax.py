@@ -1,4 +1,4 @@
-"""Softmax family, sparse softmax cross entropy and dropout (all over the last axis, as OneFlow).
+"""The softmax family and its losses (all over the last axis, as OneFlow).
 
 * ``softmax(in) -> out``, ``log_softmax(in) -> prob`` (max-subtracted, so large logits are safe);
   ``softmax_grad(y, dy) -> dx = y * (dy - sum(dy * y))``.
@@ -6,10 +6,7 @@
   softmax over the last axis (``depth`` classes), ``out = -log_softmax[label]`` per row. As in
   OneFlow's kernel, a label outside ``[0, depth)`` contributes a loss of 0 and no one-hot term
   in the gradient. ``..._grad(label, dy, prob) -> (prob - onehot(label)) * dy``.
-* ``dropout(in, _add_to_output?; rate, seed) -> (out, mask)``: ``mask`` (``i1``) keeps an
-  element with probability ``1 - rate``; ``out = in * mask / (1 - rate) (+ add)``. Each nonzero
-  ``seed`` owns a counter-based stream (:mod:`tdflow.runtime.rng`) that advances call after
-  call; ``seed = 0`` uses the global one (``manual_seed``).
+* ``softmax_cross_entropy`` (and grad) with soft targets (``label`` a distribution).
 
 >>> import numpy as np
 >>> softmax({}, [np.zeros((1, 4), np.float32)], [None])[0].tolist()
@@ -22,8 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime import rng
-from tdflow.runtime.kernels._util import FLOATS, INTS, acc_dtype, operands, out_buffer
+from tdflow.runtime.kernels._util import (
+    FLOATS,
+    INTS,
+    acc_dtype,
+    store,
+    wide_float,
+)
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel, same_dtype
 
 
@@ -146,43 +148,29 @@ def sparse_softmax_cross_entropy_grad(attrs: Mapping[str, Any], inputs: Sequence
     return [_store(g, outs, 0, prob.dtype)]
 
 
-# ---- dropout -------------------------------------------------------------------------------
+# -- softmax_cross_entropy ------------------------------------------------------------------------
+@register_kernel("tdflow.softmax_cross_entropy", "cpu", dtypes=FLOATS, match=same_dtype(1),
+                 num_outputs=2)
+def softmax_cross_entropy(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                          outs: Sequence[Any]) -> list[np.ndarray]:
+    """prob = softmax(prediction); out = -sum(label * log_softmax(prediction), -1)."""
+    pred, label = inputs[0], inputs[1]
+    wide = wide_float(pred.dtype)
+    z = pred.astype(wide) - np.max(pred, axis=-1, keepdims=True).astype(wide)
+    e = np.exp(z)
+    s = np.sum(e, axis=-1, keepdims=True)
+    logp = z - np.log(s)
+    loss = -np.sum(label.astype(wide) * logp, axis=-1)
+    prob_out = outs[0] if outs else None
+    loss_out = outs[1] if len(outs) > 1 else None
+    return [store([prob_out], e / s, pred.dtype), store([loss_out], loss, pred.dtype)]
 
 
-def manual_seed(seed: int) -> None:
-    """Restart the stream ``dropout`` draws from when its ``seed`` attribute is 0
-    (:func:`tdflow.runtime.rng.manual_seed`; every backend draws from the same streams)."""
-    rng.manual_seed(seed)
-
-
-@register_kernel("tdflow.dropout", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=2,
-                 inplace={0: 0})
-def dropout(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """out = in * mask * 1/(1-rate) (+ _add_to_output); mask = uniform >= rate.
-
-    The uniforms are :func:`tdflow.runtime.rng.uniform` over the next ``in.size`` counters of
-    the ``seed`` stream, reserved even at rate 0, so a call sequence draws the same masks on
-    every backend (the generated CUDA kernel computes the same numbers).
-    """
-    x, add = operands(inputs, attrs, 2)
-    rate = float(attrs.get("rate", 0.0))
-    if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"dropout: rate must be in [0, 1], got {rate}")
-    # Every si64 seed is valid (the attribute's kind): rng.take keys a negative one by its
-    # two's complement, which no non-negative si64 shares.
-    state = rng.take(int(attrs.get("seed", 0)), x.size)
-    if rate > 0:
-        keep = rng.uniform(state, x.size).reshape(x.shape) >= np.float32(rate)
-    else:
-        keep = np.ones(x.shape, bool)
-    scale = 0.0 if rate >= 1.0 else 1.0 / (1.0 - rate)
-    mask = out_buffer(outs, 1, x.shape, np.bool_)
-    np.copyto(mask, keep, casting="unsafe")
-    out = out_buffer(outs, 0, x.shape, x.dtype)
-    np.multiply(x, keep, out=out, casting="unsafe")
-    if scale != 1.0:
-        np.multiply(out, scale, out=out, casting="unsafe")
-    if add is not None:
-        np.add(out, add, out=out, casting="unsafe")
-    return [out, mask]
-
+@register_kernel("tdflow.softmax_cross_entropy_grad", "cpu", dtypes=FLOATS, match=same_dtype(1, 2))
+def softmax_cross_entropy_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                               outs: Sequence[Any]) -> list[np.ndarray]:
+    """prediction_diff = (prob - label) * dy[..., None]."""
+    dy, label, prob = inputs[0], inputs[1], inputs[2]
+    wide = wide_float(prob.dtype)
+    diff = (prob.astype(wide) - label.astype(wide)) * dy.astype(wide)[..., None]
+    return [store(outs, diff, prob.dtype)]

@@ -1,0 +1,150 @@
+"""BLAS threads for tdflow's own BLAS calls, and only for them.
+
+numpy's OpenBLAS starts one thread per core; next to the engine's threads (or other jobs) that
+oversubscribes small machines, and spinning OpenBLAS threads then make a matmul several times
+slower (measured: 5x on a loaded 2-core machine). So a kernel registered with
+``uses_blas=True`` runs inside :func:`blas_scoped`: OpenBLAS gets :func:`tdflow_blas_threads`
+threads for the call and the caller's count back afterwards. A user's own numpy code, before or
+after tdflow's calls, runs with the user's setting.
+
+The count: ``TDFLOW_BLAS_THREADS=N`` wins; a user's own ``OPENBLAS_NUM_THREADS`` /
+``OMP_NUM_THREADS`` is left alone; otherwise one per usable core but one
+(:func:`default_blas_threads`). Nothing happens when numpy's BLAS is not an OpenBLAS this
+module can control.
+
+>>> @blas_scoped
+... def threads_inside():
+...     return blas_threads()
+>>> want = tdflow_blas_threads()
+>>> want is None or threads_inside() == want
+True
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@functools.cache
+def _openblas() -> tuple[Any, Any] | None:
+    """(set, get) functions of the OpenBLAS numpy loaded, if it is OpenBLAS (looked up once:
+    numpy, imported by every kernel module, has loaded its BLAS by then)."""
+    import numpy  # noqa: F401 - its BLAS must be loaded to be found
+
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for suffix in ("", "64_", "_64_"):
+            for prefix in ("openblas", "scipy_openblas"):
+                setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                if setter is not None and getter is not None:
+                    return setter, getter
+    return None
+
+
+def set_blas_threads(n: int) -> bool:
+    """Limit BLAS to ``n`` threads; ``False`` when the BLAS is not one we can control.
+
+    >>> before = blas_threads()
+    >>> before is None or (set_blas_threads(before) and blas_threads() == before)
+    True
+    """
+    fns = _openblas()
+    if fns is None:
+        return False
+    fns[0](ctypes.c_int(int(n)))
+    return True
+
+
+def blas_threads() -> int | None:
+    """Threads BLAS uses now (``None`` if unknown).
+
+    >>> blas_threads() is None or blas_threads() >= 1
+    True
+    """
+    fns = _openblas()
+    return int(fns[1]()) if fns is not None else None
+
+
+@functools.cache
+def default_blas_threads() -> int:
+    """One BLAS thread per usable core but one (the engine's calling thread keeps working).
+
+    On 2 cores that is 1: OpenBLAS threads spin while they wait, and two of them next to a
+    busy Python thread (or other jobs) make a matmul several times slower, not faster.
+
+    >>> default_blas_threads() >= 1
+    True
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+@functools.cache
+def tdflow_blas_threads() -> int | None:
+    """The BLAS threads tdflow's kernels run with (``None``: leave the count alone), read from
+    the environment once (``tdflow_blas_threads.cache_clear()`` reads it again).
+
+    >>> import os
+    >>> os.environ["TDFLOW_BLAS_THREADS"] = "3"; tdflow_blas_threads.cache_clear()
+    >>> tdflow_blas_threads()
+    3
+    >>> del os.environ["TDFLOW_BLAS_THREADS"]; tdflow_blas_threads.cache_clear()
+    """
+    env = os.environ.get("TDFLOW_BLAS_THREADS")
+    if env:
+        return int(env)
+    if os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS"):
+        return None
+    return default_blas_threads()
+
+
+# Calls in flight and the count before the first of them: overlapping calls (eager ops on two
+# threads) set the count once and the last one out restores the caller's.
+_lock = threading.Lock()
+_scope: list[int] = [0, 0]  # [calls in flight, the count before the first]
+
+
+def blas_scoped(fn: F) -> F:
+    """``fn`` run with :func:`tdflow_blas_threads` BLAS threads, the caller's count restored
+    afterwards (also when ``fn`` raises). See the module docstring for an example."""
+
+    @functools.wraps(fn)
+    def scoped(*args: Any, **kwargs: Any) -> Any:
+        fns = _openblas()
+        want = tdflow_blas_threads() if fns is not None else None
+        if want is None:
+            return fn(*args, **kwargs)
+        with _lock:
+            if _scope[0] == 0:
+                _scope[1] = int(fns[1]())
+                if _scope[1] != want:
+                    fns[0](ctypes.c_int(want))
+            _scope[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            with _lock:
+                _scope[0] -= 1
+                if _scope[0] == 0 and _scope[1] != want:
+                    fns[0](ctypes.c_int(_scope[1]))
+
+    return scoped  # type: ignore[return-value]
