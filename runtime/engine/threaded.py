@@ -1,4 +1,5 @@
-"""The threaded dependency engine (MXNet's ``ThreadedEngine``); semantics in ``engine.py``.
+"""The threaded dependency engine (MXNet's ``ThreadedEngine``); semantics in
+:mod:`tdflow.runtime.engine`.
 
 State lives in the :class:`~tdflow.runtime.engine.Var` objects and is changed only under the
 engine's one lock (ops run outside it). A var's ``_queue`` holds the ops not yet granted access,
@@ -18,12 +19,13 @@ in push order. Invariants, for every var:
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
 
-from . import tracing as _tracing
-from .engine import (
+from .. import tracing as _tracing
+from .base import (
     BLAS_OP_NAMES,
     INLINE_COST,
     Engine,
@@ -32,14 +34,13 @@ from .engine import (
     _dedup,
     _Op,
     _run_op,
-    default_workers,
 )
 
-__all__ = ["ThreadedEngine"]
+__all__ = ["ThreadedEngine", "default_workers"]
 
 
 class ThreadedEngine(Engine):
-    """Runs ops on a small worker pool plus the calling thread (see ``engine.py``)."""
+    """Runs ops on a small worker pool plus the calling thread (see :mod:`tdflow.runtime.engine`)."""
 
     def __init__(self, workers: int | None = None):
         self.workers = default_workers() if workers is None else workers
@@ -338,3 +339,21 @@ def _grant_write(v: Var, ready: deque[_Op]) -> None:
     nxt.pending -= 1
     if nxt.pending == 0:
         ready.append(nxt)
+
+
+def default_workers() -> int:
+    """Worker threads for :class:`ThreadedEngine`: ``TDFLOW_ENGINE_WORKERS``, else cores - 1 (>= 1)."""
+    env = os.environ.get("TDFLOW_ENGINE_WORKERS")
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be an integer, got {env!r}") from None
+        if n < 1:
+            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be >= 1, got {n}")
+        return n
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)

@@ -1,0 +1,75 @@
+"""The synchronous engine (``TDFLOW_ENGINE=naive``): every op runs at push time."""
+
+from __future__ import annotations
+
+import threading
+
+from .. import tracing as _tracing
+from .base import Engine, EngineError, Var, _dedup, _Op, _run_op
+
+__all__ = ["NaiveEngine"]
+
+
+class NaiveEngine(Engine):
+    """Runs each op synchronously at push time (``TDFLOW_ENGINE=naive``); for debugging.
+
+    Failures still surface at ``wait``/``wait_all``, exactly as with the threaded engine.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()  # an op may push more ops
+        self._init_failures()
+
+    def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
+             cost=None, inline=None, uses_blas=False) -> None:
+        if _tracing.active is not None:  # a profile is recording: time this op
+            fn = _tracing.active.wrap(fn, name, loc)
+        reads, writes, rw = _dedup(reads, writes)
+        with self._lock:
+            self._seq += 1
+            op = _Op(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
+            for v in reads + rw:
+                if v._error is not None:
+                    op.inherit(v._error)
+            err, fresh, fatal = _run_op(op)
+            if fresh:
+                self._record(err)
+            for v in writes:
+                v._error = err
+                v.version += 1
+        if fatal is not None:
+            raise fatal
+
+    def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
+        if _tracing.active is not None:
+            fn = _tracing.active.wrap(fn, name, None)
+        with self._lock:
+            self._seq += 1
+            err = None
+            for v in reads:
+                e = v._error
+                if e is not None and (err is None or e.seq < err.seq):
+                    err = e
+            fatal = None
+            if err is None:
+                try:
+                    fn()
+                except Exception as e:
+                    err = EngineError(name, None, e, self._seq)
+                    self._record(err)
+                except BaseException as e:
+                    err = EngineError(name, None, e, self._seq)
+                    self._record(err)
+                    fatal = e
+            write._error = err
+            write.version += 1
+        if fatal is not None:
+            raise fatal
+
+    def wait(self, var: Var, timeout: float | None = None) -> None:
+        with self._lock:
+            self._raise_var_error(var)
+
+    def wait_all(self, timeout: float | None = None) -> None:
+        with self._lock:
+            self._raise_unreported()
