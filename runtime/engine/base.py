@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterable
 
 from tdflow.core.errors import TdflowError
 
-__all__ = ["BLAS_OP_NAMES", "INLINE_COST", "MAX_UNREPORTED", "Engine", "EngineError", "Var"]
+__all__ = ["BLAS_OP_NAMES", "INLINE_COST", "MAX_UNREPORTED", "Engine", "EngineError", "EngineOp",
+           "Var", "dedup_deps", "run_op"]
 
 #: Ops whose estimated cost (about one unit per element or multiply-add) is at most this run
 #: inline on the pushing thread when their dependencies are already satisfied.
@@ -80,7 +81,7 @@ class Var:
         return f"Var({self.name!r}, v{self.version}, {state})"
 
 
-class _Op:
+class EngineOp:
     """One pushed op: the function, its dependencies and the count of those not yet granted.
 
     ``rw`` lists the written vars the op also reads (a failure there poisons the op too).
@@ -110,10 +111,15 @@ class _Op:
             self.error = error
 
 
-def _dedup(reads: Iterable[Var], writes: Iterable[Var]
+def dedup_deps(reads: Iterable[Var], writes: Iterable[Var]
            ) -> tuple[tuple[Var, ...], tuple[Var, ...], tuple[Var, ...]]:
     """``(reads, writes, rw)``: duplicates dropped; a var both read and written moves to
-    ``writes`` (a write covers the read) and is listed in ``rw``."""
+    ``writes`` (a write covers the read) and is listed in ``rw``.
+
+    >>> a, b = Var("a"), Var("b")
+    >>> dedup_deps((a, b, a), (b,)) == ((a,), (b,), (b,))
+    True
+    """
     reads = tuple(reads)
     writes = tuple(writes)
     for v in reads:
@@ -225,10 +231,14 @@ def _add_note(err: BaseException, note: str) -> None:
         err.__notes__ = [*getattr(err, "__notes__", []), note]  # type: ignore[attr-defined]
 
 
-def _run_op(op: _Op) -> tuple[EngineError | None, bool, BaseException | None]:
-    """Run one op unless it inherited a failure.
+def run_op(op: EngineOp) -> tuple[EngineError | None, bool, BaseException | None]:
+    """Run one op unless it inherited a failure (both engines run their ops through it).
 
     Returns ``(error for its writes, whether that error is new, exception to re-raise)``.
+
+    >>> err, fresh, fatal = run_op(EngineOp(lambda: 1 / 0, (), (), (), "div", None, False, 1))
+    >>> type(err.original).__name__, fresh, fatal
+    ('ZeroDivisionError', True, None)
     """
     if op.error is not None:
         return op.error, False, None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from .. import tracing as _tracing
-from .base import Engine, EngineError, Var, _dedup, _Op, _run_op
+from .base import Engine, EngineError, EngineOp, Var, dedup_deps, run_op
 
 __all__ = ["NaiveEngine"]
 
@@ -24,14 +24,14 @@ class NaiveEngine(Engine):
              cost=None, inline=None, uses_blas=False) -> None:
         if _tracing.active is not None:  # a profile is recording: time this op
             fn = _tracing.active.wrap(fn, name, loc)
-        reads, writes, rw = _dedup(reads, writes)
+        reads, writes, rw = dedup_deps(reads, writes)
         with self._lock:
             self._seq += 1
-            op = _Op(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
+            op = EngineOp(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
             for v in reads + rw:
                 if v._error is not None:
                     op.inherit(v._error)
-            err, fresh, fatal = _run_op(op)
+            err, fresh, fatal = run_op(op)
             if fresh:
                 self._record(err)
             for v in writes:
