@@ -17,7 +17,7 @@ from tdflow.lowering.plan import ExecutablePlan
 
 from tdflow.core.errors import TdflowError
 
-from .executor import ArgumentError, Executor, _type_text, bind_arguments
+from .executor import ArgumentError, Executor, bind_arguments, type_text
 
 
 def load_module(source: Any) -> Any:
@@ -114,7 +114,7 @@ class CompiledProgram:
         return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self) -> str:
-        sig = ", ".join(f"{n}: {_type_text(s, d)}" for n, s, d in self.arguments)
+        sig = ", ".join(f"{n}: {type_text(s, d)}" for n, s, d in self.arguments)
         device = self.plan.device if self.plan is not None else "?"
         return f"<CompiledProgram @{self.__name__}({sig}) on {device}>"
 

@@ -65,7 +65,12 @@ def describe_array(a: np.ndarray) -> str:
     return f"{a.dtype} array of shape {shape}"
 
 
-def _type_text(shape: tuple[int | None, ...] | None, dtype: str) -> str:
+def type_text(shape: tuple[int | None, ...] | None, dtype: str) -> str:
+    """The MLIR spelling of a tensor type, for messages that name an argument's type.
+
+    >>> type_text((2, None), "f32"), type_text(None, "i64")
+    ('tensor<2x?xf32>', 'tensor<*xi64>')
+    """
     if shape is None:
         return f"tensor<*x{dtype}>"
     return "tensor<" + "".join(f"{'?' if d is None else d}x" for d in shape) + dtype + ">"
@@ -182,7 +187,7 @@ class Executor:
                               args, kwargs)
 
     def _signature(self) -> str:
-        return ", ".join(f"%{a.name}: {_type_text(a.shape, a.dtype)}"
+        return ", ".join(f"%{a.name}: {type_text(a.shape, a.dtype)}"
                          for a in self.plan.arguments)
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -246,9 +251,9 @@ class Executor:
                 if b is not None:
                     nbytes += int(np.prod(shape, dtype=np.int64)) * DTYPES[dtypes[b]].itemsize
         return {"kernel": ln.kernel, "loc": ln.loc,
-                "inputs": [_type_text(s, dtypes[b]) for b, s in zip(ln.inputs, ln.input_shapes)
+                "inputs": [type_text(s, dtypes[b]) for b, s in zip(ln.inputs, ln.input_shapes)
                            if b is not None],
-                "outputs": [_type_text(s, dtypes[b])
+                "outputs": [type_text(s, dtypes[b])
                             for b, s in zip(ln.outputs, ln.output_shapes)],
                 "bytes": nbytes}
 
@@ -289,8 +294,12 @@ class Executor:
             raise
 
 
-class _Spec:
-    """A buffer's shape and numpy dtype: what code generation needs before any data exists."""
+class BufferSpec:
+    """A buffer's shape and numpy dtype: what code generation needs before any data exists.
+
+    >>> BufferSpec([2, 3], "f32").dtype
+    dtype('float32')
+    """
 
     __slots__ = ("shape", "dtype")
 
@@ -298,22 +307,29 @@ class _Spec:
         self.shape, self.dtype = tuple(shape), DTYPES[dtype]
 
 
-def plan_codes(plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]]) -> list[Any]:
-    """The generated :class:`~tdflow.lowering.cuda.KernelCode` of every launch of a GPU plan
-    (prologue first), in launch order: what ``backend.prepare`` compiles in one call and
-    ``tdflow lower --emit cuda`` prints. Launches whose kernel is no generated one are left
-    out."""
+def launch_codes(plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]]
+                 ) -> list[tuple[Any, Any]]:
+    """``(launch, KernelCode)`` for every launch of a GPU plan (prologue first) whose kernel
+    generates code, in launch order; ``resolve`` maps a kernel name to its function (the
+    kernel table's ``get(name).fn``). Launches whose kernel is no generated one are left out."""
     dtypes = {b.id: b.dtype for b in plan.buffers}
     codes = []
     for ln in (*plan.prologue, *plan.launches):
         code_for = getattr(resolve(ln.kernel), "code_for", None)
         if code_for is None:
             continue
-        ins = [None if b is None else _Spec(s, dtypes[b])
+        ins = [None if b is None else BufferSpec(s, dtypes[b])
                for b, s in zip(ln.inputs, ln.input_shapes)]
-        outs = [_Spec(s, dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
-        codes.append(code_for(ln.attrs, ins, outs))
+        outs = [BufferSpec(s, dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
+        codes.append((ln, code_for(ln.attrs, ins, outs)))
     return codes
+
+
+def plan_codes(plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]]) -> list[Any]:
+    """The generated :class:`~tdflow.lowering.cuda.KernelCode` of every launch of a GPU plan
+    (prologue first), in launch order: what ``backend.prepare`` compiles in one call and
+    ``tdflow lower --emit cuda`` prints (:func:`launch_codes` without the launches)."""
+    return [code for _, code in launch_codes(plan, resolve)]
 
 
 def _fits(shape: tuple[int, ...], want: tuple[int | None, ...] | None) -> bool:
@@ -330,7 +346,7 @@ def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Seque
     that is missing, unknown, given twice, or of the wrong shape or dtype.
     """
     names = {name: i for i, (name, _, _) in enumerate(specs)}
-    signature = ", ".join(f"%{n}: {_type_text(s, d)}" for n, s, d in specs)
+    signature = ", ".join(f"%{n}: {type_text(s, d)}" for n, s, d in specs)
     if len(args) > len(specs):
         raise ArgumentError(f"@{func} takes {len(specs)} arguments ({signature}), "
                             f"got {len(args)}")
@@ -345,7 +361,7 @@ def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Seque
     out = []
     for (name, shape, dtype), v in zip(specs, values):
         if v is _MISSING:
-            raise ArgumentError(f"@{func}: missing argument %{name} ({_type_text(shape, dtype)})")
+            raise ArgumentError(f"@{func}: missing argument %{name} ({type_text(shape, dtype)})")
         a = v if type(v) is np.ndarray else _as_array(v, func, name, shape, dtype)
         if a.dtype != DTYPES[dtype] or not _fits(a.shape, shape):
             want = "any shape" if shape is None else f"shape {_shape_text(shape)}"
@@ -354,7 +370,7 @@ def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Seque
                 hint = f"; convert it first (.astype(np.{np.dtype(DTYPES[dtype])})): " \
                        f"arguments are never cast implicitly"
             raise ArgumentError(
-                f"@{func}: argument %{name} must be {_type_text(shape, dtype)} "
+                f"@{func}: argument %{name} must be {type_text(shape, dtype)} "
                 f"({np.dtype(DTYPES[dtype])} array of {want}), got {describe_array(a)}{hint}")
         out.append(a)
     return out
@@ -386,7 +402,7 @@ _MISSING = object()  # an argument not given (None is a given, wrong, value)
 
 def _as_array(v: Any, func: str, name: str, shape: Any, dtype: str) -> np.ndarray:
     """A call argument as an array; ``ArgumentError`` for what cannot be one faithfully."""
-    want = _type_text(shape, dtype)
+    want = type_text(shape, dtype)
     if isinstance(v, np.ma.MaskedArray):  # np.asarray would drop the mask silently
         raise ArgumentError(f"@{func}: argument %{name} ({want}) is a masked array; masks are "
                             f"not supported: pass array.filled(value)")

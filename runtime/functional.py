@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .composites import _COMPOSITES, Ops, scalar_attrs
+from .composites import Ops, composite_for, scalar_attrs
 from .eager import EagerError, OpRunner
 from .func_signature import (
     NO_DEFAULT,
@@ -439,8 +439,8 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
     ctx = Ops()
 
     def resolve(fname: str, sig: Signature) -> Callable[[tuple], Any]:
-        if sig.functor in _COMPOSITES:
-            comp = _COMPOSITES[sig.functor]
+        comp = composite_for(sig.functor)
+        if comp is not None:
             return lambda vals: comp(ctx, *vals)
         op = by_functor.get(sig.functor) or ops.get(snake(sig.functor))
         if op is None:

@@ -67,7 +67,7 @@ def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | 
     [[0.0, 1.0]]
     """
     from tdflow.dialect.types import DTYPES
-    from tdflow.runtime.value_and_grad import _prepare
+    from tdflow.runtime.value_and_grad import prepare_grad as _prepare
 
     _ctx, module, func, wrt_names, grad_func = _prepare(program, entry, wrt, ops)
     # the gradient function takes the entry's arguments first: they keep their SBP

@@ -31,20 +31,13 @@ def lowered_view(module: Any, context: Any, device: str = "cpu") -> tuple[Any, d
     result = lower(module, device, ops=context)
     codes: dict[int, str] = {}
     if device.split(":")[0] in ("cuda", "cudasim"):
-        from tdflow.runtime.executor import _Spec
+        from tdflow.runtime.executor import launch_codes
         from tdflow.runtime.kernels.registry import kernel_table
 
         table = kernel_table(device, getattr(context, "served_by", None))
         for plan in result.plans.values():
-            dtypes = {b.id: b.dtype for b in plan.buffers}
-            for ln in plan.launches:
-                code_for = getattr(table.get(ln.kernel).fn, "code_for", None)
-                if code_for is None:
-                    continue
-                ins = [None if b is None else _Spec(s, dtypes[b])
-                       for b, s in zip(ln.inputs, ln.input_shapes)]
-                outs = [_Spec(s, dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
-                codes[id(ln)] = code_for(ln.attrs, ins, outs).source
+            for ln, code in launch_codes(plan, lambda name: table.get(name).fn):
+                codes[id(ln)] = code.source  # (the prologue's launches are not drawn)
     return result.module, result.plans, codes
 
 
