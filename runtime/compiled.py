@@ -147,7 +147,8 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
     """
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
-    from tdflow.runtime.kernels.registry import kernel_table
+
+    from .op_kernels import kernel_table_for
 
     dialect = context_of(ops)
     errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
@@ -156,10 +157,7 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
     if entry is not None and entry not in {f.name for f in module}:
         raise PipelineError(f"no function @{entry}; functions: "
                             f"{', '.join('@' + f.name for f in module) or '(none)'}")
-    from tdflow.runtime.kernels.elementwise import register_formula_kernels
-
-    register_formula_kernels(dialect)  # a user's formula-only ops get their derived kernels
-    table = kernel_table(device, getattr(dialect, "served_by", None))
+    table = kernel_table_for(dialect, device)  # a user's formula-only ops' kernels included
     if not table.ops():
         from tdflow.runtime.kernels.registry import registered_kernels
 
@@ -239,7 +237,8 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     """
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.types import TensorType
-    from tdflow.runtime.kernels.registry import kernel_table
+
+    from .op_kernels import kernel_table_for
 
     _check_compile_options(device, entry, pipeline, donate, mode)
     loader = module_loader(source)
@@ -265,7 +264,7 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     from tdflow.runtime.backends import get_backend
 
     backend = get_backend(device)  # BackendUnavailableError("CUDA unavailable: ...") first
-    table = kernel_table(device, getattr(context, "served_by", None))
+    table = kernel_table_for(context, device)
     engine = None
     if mode != "direct":
         from tdflow.runtime.engine import get_engine

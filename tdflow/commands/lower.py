@@ -157,9 +157,9 @@ def cuda_source(plans, device: str, context=None) -> str:
     from tdflow.lowering.cuda import translation_unit
     from tdflow.lowering.cuda.common import prelude
     from tdflow.runtime.executor import plan_codes
-    from tdflow.runtime.kernels.registry import kernel_table
+    from tdflow.runtime.op_kernels import kernel_table_for
 
-    table = kernel_table(device, getattr(context, "served_by", None))
+    table = kernel_table_for(context, device)
     head, codes = [], []
     for plan in plans:
         head.append(f"// plan @{plan.name} on {plan.device}")

@@ -32,9 +32,9 @@ def lowered_view(module: Any, context: Any, device: str = "cpu") -> tuple[Any, d
     codes: dict[int, str] = {}
     if device.split(":")[0] in ("cuda", "cudasim"):
         from tdflow.runtime.executor import launch_codes
-        from tdflow.runtime.kernels.registry import kernel_table
+        from tdflow.runtime.op_kernels import kernel_table_for
 
-        table = kernel_table(device, getattr(context, "served_by", None))
+        table = kernel_table_for(context, device)
         for plan in result.plans.values():
             for ln, code in launch_codes(plan, lambda name: table.get(name).fn):
                 codes[id(ln)] = code.source  # (the prologue's launches are not drawn)
