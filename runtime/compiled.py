@@ -17,7 +17,8 @@ from tdflow.lowering.plan import ExecutablePlan
 
 from tdflow.core.errors import TdflowError
 
-from .executor import ArgumentError, Executor, bind_arguments, type_text
+from .arguments import ArgumentError, bind_arguments, type_text
+from .executor import Executor
 
 
 def load_module(source: Any) -> Any:

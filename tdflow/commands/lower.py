@@ -156,8 +156,8 @@ def cuda_source(plans, device: str, context=None) -> str:
     Each op's code is generated once per shapes; nvcc compiles this very text."""
     from tdflow.lowering.cuda import translation_unit
     from tdflow.lowering.cuda.common import prelude
-    from tdflow.runtime.executor import plan_codes
     from tdflow.runtime.op_kernels import kernel_table_for
+    from tdflow.runtime.plan_codes import plan_codes
 
     table = kernel_table_for(context, device)
     head, codes = [], []

@@ -31,8 +31,8 @@ def lowered_view(module: Any, context: Any, device: str = "cpu") -> tuple[Any, d
     result = lower(module, device, ops=context)
     codes: dict[int, str] = {}
     if device.split(":")[0] in ("cuda", "cudasim"):
-        from tdflow.runtime.executor import launch_codes
         from tdflow.runtime.op_kernels import kernel_table_for
+        from tdflow.runtime.plan_codes import launch_codes
 
         table = kernel_table_for(context, device)
         for plan in result.plans.values():
