@@ -28,7 +28,7 @@ from .eager_device import run_on_device
 from .engine import BLAS_OP_NAMES, Var, get_engine
 from .grad_mode import MODE as _grad
 from .kernels._util import settle as _settle
-from .op_kernels import prepare_kernels
+from .op_kernels import prepare_op_kernels
 from .tape import record as _record
 from .tensor_glue import Tensor, var_of
 
@@ -111,7 +111,7 @@ class OpRunner:
         from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
-        prepare_kernels(self.dialect)  # its formula-only ops' derived kernels, once
+        prepare_op_kernels(self.opdef)  # a formula-only op's derived kernel
         try:
             kernel = select_kernel(self.name, self.device, dtypes, attrs, self._aliases)
         except KernelNotFoundError as e:

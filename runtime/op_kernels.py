@@ -3,9 +3,10 @@ reaches the kernel registry.
 
 An op with a ``formula`` runs with no Python of its own: its CPU kernel (and its generated CUDA
 C) is derived from the formula. The derived kernels of a context's ops are registered the first
-time the context reaches the runtime — an eager call (:class:`~tdflow.runtime.eager.OpRunner`)
-or a kernel table asked for with :func:`kernel_table_for` (``compile``, ``tdflow lower``,
-``tdflow opt``, ``tdflow view``) — so no entry point has to remember to do it.
+time the context reaches the runtime — a kernel table asked for with :func:`kernel_table_for`
+(``compile``, ``tdflow lower``, ``tdflow opt``, ``tdflow view``), or an eager call of the op
+(:class:`~tdflow.runtime.eager.OpRunner`, :func:`prepare_op_kernels`) — so no entry point has to
+remember to do it.
 
 >>> from tdflow.dialect.context import standard_context
 >>> kernel_table_for(standard_context(), "cpu").select("tdflow.relu", ("f32",), {}).name
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from tdflow.dialect.opdef import OpDef
     from tdflow.runtime.kernels.registry import KernelTable
 
-__all__ = ["kernel_table_for", "prepare_kernels"]
+__all__ = ["kernel_table_for", "prepare_kernels", "prepare_op_kernels"]
 
 # Contexts (and dialects) whose formula kernels are registered; weak, so a context's end is not
 # delayed. Registration is idempotent, this only spares repeating it.
@@ -48,6 +49,20 @@ def prepare_kernels(context: Iterable[OpDef]) -> None:
         _READY.add(context)
     except TypeError:
         pass
+
+
+def prepare_op_kernels(opdef: OpDef) -> None:
+    """Register the derived kernels of one op when it has a ``formula`` and no kernel: what an
+    eager call needs before it selects a kernel (an eager call runs one op, whatever the rest of
+    its context holds).
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> prepare_op_kernels(standard_dialect().lookup("tdflow.relu"))
+    """
+    if opdef.formula is not None:
+        from tdflow.runtime.kernels.elementwise import register_formula_kernel
+
+        register_formula_kernel(opdef)
 
 
 def kernel_table_for(context: Iterable[OpDef] | None, device: str) -> KernelTable:
