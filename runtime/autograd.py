@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.grad import Forward, GradError, input_gradients
@@ -33,6 +33,9 @@ from .grad_mode import enable_grad, grad_enabled, no_grad
 from .tape import Node
 from .tensor import Tensor
 
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+
 __all__ = ["EagerEmitter", "backward", "emitter_for", "enable_grad", "grad_enabled", "no_grad"]
 
 _wrap = Tensor._wrap
@@ -41,7 +44,7 @@ _wrap = Tensor._wrap
 class EagerEmitter:
     """The :class:`~tdflow.dialect.grad.Emitter` of eager mode: applies ops to tensors."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Dialect) -> None:
         self.ctx = ctx
         self._runners: dict[tuple, Any] = {}
 
@@ -68,7 +71,7 @@ class EagerEmitter:
 _EMITTERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def emitter_for(ctx: Any) -> EagerEmitter:
+def emitter_for(ctx: Dialect) -> EagerEmitter:
     """The context's eager emitter, kept with the context: its op runners cache inference and
     kernel selection, so a training loop's backward pays for them once."""
     g = _EMITTERS.get(ctx)
@@ -206,7 +209,7 @@ class _Sym:
 class _Tracer:
     """An emitter that records the ops a gradient definition applies, with inferred types."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Dialect) -> None:
         self.ctx = ctx
         self.steps: list[tuple[str, list, dict]] = []
 
@@ -269,7 +272,7 @@ def _types_key(values: dict[str, Any]) -> tuple:
 _TRACES: dict[tuple, tuple[list, dict]] = {}
 
 
-def _traced_gradients(ctx: Any, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
+def _traced_gradients(ctx: Dialect, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
     """:func:`~tdflow.dialect.grad.input_gradients`, traced once per (context, op, attribute
     values, wanted inputs, flowing gradients, types) and replayed on the tensors: a training
     loop's backward then costs its kernels, not the definitions' interpretation."""

@@ -10,7 +10,7 @@ shapes. Calls take numpy arrays or Tensors, checked by the executor's ``bind_arg
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.lowering.plan import ExecutablePlan
@@ -20,8 +20,15 @@ from tdflow.core.errors import TdflowError
 from .arguments import ArgumentError, bind_arguments, type_text
 from .executor import Executor
 
+if TYPE_CHECKING:
+    import os
 
-def load_module(source: Any) -> Any:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
+    from tdflow.lowering.pass_manager import LoweringResult
+
+
+def load_module(source: Module | str | os.PathLike[str]) -> Module:
     """A ``Module`` from a ``Module`` (copied), MLIR text, or a path to a ``.mlir`` file.
 
     >>> m = load_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
@@ -32,7 +39,7 @@ def load_module(source: Any) -> Any:
     return module_loader(source)()
 
 
-def module_loader(source: Any) -> Callable[[], Any]:
+def module_loader(source: Module | str | os.PathLike[str]) -> Callable[[], Module]:
     """A function that parses ``source`` into a fresh ``Module`` each time it is called.
 
     Paths are re-read from disk by the parser so locations keep the file name.
@@ -124,7 +131,7 @@ def _is_tensor(v: Any) -> bool:
     return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
 
 
-def context_of(ops: Any) -> Any:
+def context_of(ops: Dialect | None) -> Dialect:
     """The context programs are verified and lowered with: ``ops`` (a context from
     ``tdflow.load_ops``, or any dialect) or, for ``None``, the standard library's."""
     if ops is None:
@@ -137,9 +144,9 @@ def context_of(ops: Any) -> Any:
     return ops
 
 
-def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: str | None = None,
-          *, donate: Sequence[str] = (), verify_each: bool = True, ops: Any = None,
-          **options: Any) -> Any:
+def lower(module: Module, device: str = "cpu", entry: str | None = None,
+          pipeline: str | None = None, *, donate: Sequence[str] = (), verify_each: bool = True,
+          ops: Dialect | None = None, **options: Any) -> LoweringResult:
     """Run the lowering pipeline on ``module`` (rewritten in place) with this runtime's kernels.
 
     ``ops`` is the context of op libraries (``tdflow.load_ops(...)``; default: the standard
@@ -224,9 +231,9 @@ def _check_compile_options(device: Any, entry: Any, pipeline: Any, donate: Any,
             raise CompileOptionError("pipeline", f"argument 'pipeline': {e}") from e
 
 
-def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # noqa: A001
+def compile(source: Module | str | os.PathLike[str], device: str = "cpu", entry: str | None = None, *,  # noqa: A001
             pipeline: str | None = None, donate: Sequence[str] = (),
-            mode: str = "auto", ops: Any = None) -> CompiledProgram:
+            mode: str = "auto", ops: Dialect | None = None) -> CompiledProgram:
     """Lower a program and load its plan: ``tdflow.compile("examples/mlp.mlir")(x, w1, ...)``.
 
     ``source`` is a ``Module``, MLIR text or a path; ``entry`` picks the function (default: the

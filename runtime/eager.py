@@ -17,7 +17,7 @@ few microseconds. Every result tensor owns a fresh engine var (``tensor_glue``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.attr_kinds import as_stored
@@ -31,6 +31,10 @@ from .kernels._util import settle as _settle
 from .op_kernels import prepare_op_kernels
 from .tape import record as _record
 from .tensor_glue import Tensor, var_of
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["EagerError", "OpRunner"]
 
@@ -63,7 +67,7 @@ class OpRunner:
     not listed take their ``.td`` default. ``dialect`` provides ``infer_result_types``.
     """
 
-    def __init__(self, opdef: Any, attr_names: tuple[str, ...], dialect: Any,
+    def __init__(self, opdef: OpDef, attr_names: tuple[str, ...], dialect: Dialect,
                  device: str = "cpu"):
         self.opdef = opdef
         self.dialect = dialect

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
@@ -34,6 +34,9 @@ from tdflow.core.errors import TdflowError
 from . import tracing as _tracing
 from .arguments import ArgumentError, bind_arguments, type_text
 from .plan_codes import plan_codes
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 __all__ = ["ArgumentError", "Executor", "KernelFailure", "SMALL_PLAN_ELEMENTS"]
 
@@ -63,7 +66,7 @@ class Executor:
     """
 
     def __init__(self, plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]],
-                 *, mode: str = "auto", engine: Any = None, backend: Any = None):
+                 *, mode: str = "auto", engine: Engine | None = None, backend: Any = None):
         if mode not in ("auto", "direct", "engine"):
             raise ValueError(f"mode must be 'auto', 'direct' or 'engine', not {mode!r}")
         self.plan = plan

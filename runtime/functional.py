@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .composites import Ops, composite_for, scalar_attrs
 from .eager import EagerError, OpRunner
@@ -37,6 +37,10 @@ from .func_signature import Signature, SignatureError, parse_signature
 from .functional_dispatch import function_doc, make_function
 from .functional_yaml import read_entries
 from .op_signatures import camel, default_signature, located, op_signatures, snake
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["EagerError", "SIGNATURES_FILE", "default_signature", "functions", "op_function",
            "op_signatures", "signatures"]
@@ -48,7 +52,7 @@ SCALAR_ATTRS = ("has_int_operand", "has_float_operand", "int_operand", "float_op
 
 
 # ------------------------------------------------------------------ functors
-def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callable[[tuple], Any]:
+def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> Callable[[tuple], Any]:
     """The op call for a signature whose functor is the op itself.
 
     Tensor parameters fill the op's operands in order; other parameters fill the attribute of
@@ -121,7 +125,7 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
     return _gathering_impl(run, plan, tix, pad)
 
 
-def _attribute_plan(fname: str, sig: Signature, opdef: Any
+def _attribute_plan(fname: str, sig: Signature, opdef: OpDef
                     ) -> tuple[list[tuple[int, bool]], list[str]]:
     """``(plan, attribute names)``: per non-tensor parameter ``(index, is a Scalar to expand
     into OneFlow's scalar-operand family)``, and the attribute names the values fill."""
@@ -142,7 +146,7 @@ def _attribute_plan(fname: str, sig: Signature, opdef: Any
     return plan, attr_names
 
 
-def _operands_by_name(sig: Signature, opdef: Any, tensor_idx: list[int],
+def _operands_by_name(sig: Signature, opdef: OpDef, tensor_idx: list[int],
                       plan: list[tuple[int, bool]], make_runner: Callable[[], Any]
                       ) -> Callable[[tuple], Any] | None:
     """When the signature's tensor parameters are named after operands but not in operand
@@ -191,7 +195,7 @@ def _gathering_impl(run: Callable, plan: list[tuple[int, bool]], tix: tuple[int,
     return impl
 
 
-def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
+def build(dialect: Dialect, yaml_text: str, yaml_path: str = "signatures.yaml"
           ) -> dict[str, Callable[..., Any]]:
     """Every functional function for ``dialect``: defaults from the ops, plus the yaml's."""
     ops = {op.mnemonic: op for op in _all_ops(dialect)
@@ -243,7 +247,7 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
 
 
 
-def has_functional_form(opdef: Any) -> bool:
+def has_functional_form(opdef: OpDef) -> bool:
     """Whether an op gets a functional function: every op but those marked ``LoweringOnly``
     (``tdflow.fused_elementwise``), which lowering passes create and users never call. A trait
     says it in the op's own record, so the rule covers any library's pass-created ops.
@@ -256,7 +260,7 @@ def has_functional_form(opdef: Any) -> bool:
     return not opdef.has_trait("LoweringOnly")
 
 
-def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
+def op_function(opdef: OpDef, context: Dialect) -> Callable[..., Any]:
     """The functional form of one op of any dialect, from its default signature, calling the
     op through ``context`` (its hooks, including those of a standard op serving it, and its
     kernels).
@@ -280,7 +284,7 @@ def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
     return make_function(m, sigs, impls, function_doc(m, sigs, opdef))
 
 
-def _all_ops(dialect: Any):
+def _all_ops(dialect: Dialect):
     ops = dialect.ops
     return ops.values() if isinstance(ops, dict) else ops
 

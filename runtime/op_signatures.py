@@ -11,9 +11,12 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .func_signature import Param, Signature, SignatureError, parse_signature
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["KIND_TO_TYPE", "camel", "default_signature", "located", "op_signatures", "snake"]
 
@@ -49,7 +52,7 @@ def _render_default(kind: str, value: Any) -> str:
     return repr(value)
 
 
-def default_signature(opdef: Any) -> Signature:
+def default_signature(opdef: OpDef) -> Signature:
     """The signature derived from an op: operands, required attrs, then the rest.
 
     >>> from tdflow.dialect import standard_dialect
@@ -84,7 +87,7 @@ def default_signature(opdef: Any) -> Signature:
     return Signature(returns, tuple(required + later), camel(opdef.mnemonic))
 
 
-def op_signatures(opdef: Any) -> list[Signature]:
+def op_signatures(opdef: OpDef) -> list[Signature]:
     """The op's functional signatures: its ``signature`` field (one per line, OneFlow's
     ``functional_api.yaml`` syntax, ``=> Functor`` optional) or else :func:`default_signature`.
     A line that does not parse is a ``TdError`` at its place in the ``.td`` file.
@@ -104,7 +107,7 @@ def op_signatures(opdef: Any) -> list[Signature]:
 
 
 @contextlib.contextmanager
-def located(opdef: Any, loc: Any) -> Iterator[None]:
+def located(opdef: OpDef, loc: Any) -> Iterator[None]:
     """Re-raise a ``SignatureError`` as a ``TdError`` at ``loc`` in the op's ``.td`` file
     (``loc``: the signature line's place; ``None``: the op's).
 

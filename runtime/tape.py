@@ -17,7 +17,7 @@ the nodes backward.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from tdflow.dialect.grad import GradError, gradient_of
@@ -25,7 +25,11 @@ from tdflow.dialect.types import FLOAT_DTYPES
 
 from .tensor import Tensor
 
-__all__ = ["Node", "record"]
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import OpDef
+
+__all__ = ["AppliedOp", "Node", "record"]
 
 _wrap = Tensor._wrap
 
@@ -91,7 +95,17 @@ def _edge(t: Any) -> Any:
     return ("node", fn, fn.index_of[id(t)])
 
 
-def record(runner: Any, tensors: Sequence[Any], attr_vals: Sequence[Any],
+class AppliedOp(Protocol):
+    """What :func:`record` reads of the op an eager call ran (an
+    :class:`~tdflow.runtime.eager.OpRunner`, which this module sits below)."""
+
+    opdef: OpDef
+    dialect: Dialect
+
+    def attr_values(self, attr_vals: tuple) -> dict[str, Any]: ...
+
+
+def record(runner: AppliedOp, tensors: Sequence[Any], attr_vals: Sequence[Any],
            results: Sequence[Tensor]) -> None:
     """Record one eager op application (called by the eager op paths when an input requires
     a gradient and gradients are enabled): mark its floating-point results as requiring

@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from tdflow.dialect.context import Context
+    import os
+
+    from tdflow.dialect.dialect import Dialect
     from tdflow.dialect.ir.core import FuncOp, Module
 
 __all__ = ["SgdStep", "ValueAndGrad", "prepare_grad", "sgd_step", "value_and_grad"]
@@ -112,8 +114,9 @@ def _wrt_names(wrt: Any) -> list[str] | None:
     return names
 
 
-def prepare_grad(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: Any
-                 ) -> tuple[Context, Module, FuncOp, tuple[str, ...], FuncOp]:
+def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
+                 wrt: Sequence[str] | None, ops: Dialect | None
+                 ) -> tuple[Dialect, Module, FuncOp, tuple[str, ...], FuncOp]:
     """``(context, module, entry function, wrt names, gradient function)``: ``program``
     verified, with the entry's gradient function (``@f_grad``) added to the module; what
     :func:`value_and_grad` and the distributed one compile.
@@ -148,8 +151,8 @@ def prepare_grad(program: Any, entry: str | None, wrt: Sequence[str] | None, ops
     return ctx, module, func, wrt_names, grad_func
 
 
-def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | None = None,
-                   ops: Any = None, device: str = "cpu", **compile_options: Any) -> ValueAndGrad:
+def value_and_grad(program: Module | str | os.PathLike[str], entry: str | None = None,
+                   wrt: Sequence[str] | None = None, ops: Dialect | None = None, device: str = "cpu", **compile_options: Any) -> ValueAndGrad:
     """Compile ``program`` (a ``Module``, MLIR text or a path) and its gradient: the callable
     returns the entry's results and the gradients of the arguments named in ``wrt`` (default:
     every floating-point argument). ``ops`` is the context of op libraries
@@ -177,8 +180,8 @@ class SgdStep(_Seeded):
 _F32_MAX = 3.4028234663852886e38
 
 
-def sgd_step(program: Any, lr: float, entry: str | None = None,
-             wrt: Sequence[str] | None = None, ops: Any = None, device: str = "cpu",
+def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | None = None,
+             wrt: Sequence[str] | None = None, ops: Dialect | None = None, device: str = "cpu",
              **compile_options: Any) -> SgdStep:
     """One compiled training step: the entry's results, their gradients, and ``sgd_update``
     of every argument in ``wrt`` (default: every floating-point argument) in place with

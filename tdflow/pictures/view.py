@@ -11,11 +11,15 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .graph import Graph, program_graph, to_dot
 from .layout import layout_svg
 from .page import build_page
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
 
 _HEADER = ('<input id="search" type="search" placeholder="search ops, values, types" '
            'autocomplete="off"><span id="count"></span><button id="zoom-in" title="zoom in">'
@@ -23,7 +27,7 @@ _HEADER = ('<input id="search" type="search" placeholder="search ops, values, ty
            'title="show everything">fit</button><span id="stats"></span>')
 
 
-def lowered_view(module: Any, context: Any, device: str = "cpu") -> tuple[Any, dict, dict]:
+def lowered_view(module: Module, context: Dialect, device: str = "cpu") -> tuple[Any, dict, dict]:
     """Lower ``module`` for ``device``: the lowered module, its plans, and for a GPU device
     the generated CUDA source of each launch (keyed by ``id(launch)``)."""
     from tdflow.runtime.compiled import lower
@@ -61,7 +65,7 @@ def page_data(graph: Graph) -> dict[str, Any]:
     return {"nodes": nodes, "edges": edges, "summary": summary}
 
 
-def view_html(module: Any, context: Any = None, *, title: str = "program",
+def view_html(module: Module, context: Dialect = None, *, title: str = "program",
               plans: dict | None = None, codes: dict | None = None,
               edge_labels: bool = True) -> str:
     """The page of ``module`` (see the module docstring); ``plans``/``codes`` from
