@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from .. import tracing as _tracing
-from .base import Engine, EngineError, EngineOp, Var, dedup_deps, run_op
+from .base import Engine, EngineOp, Var, dedup_deps, run_op
 
 __all__ = ["NaiveEngine"]
 
@@ -14,6 +14,8 @@ class NaiveEngine(Engine):
     """Runs each op synchronously at push time (``TDFLOW_ENGINE=naive``); for debugging.
 
     Failures still surface at ``wait``/``wait_all``, exactly as with the threaded engine.
+    ``push_one`` is the base class's (``push`` with one write): one path runs every op, through
+    :func:`~tdflow.runtime.engine.base.run_op`.
     """
 
     def __init__(self) -> None:
@@ -37,32 +39,6 @@ class NaiveEngine(Engine):
             for v in writes:
                 v._error = err
                 v.version += 1
-        if fatal is not None:
-            raise fatal
-
-    def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
-        if _tracing.active is not None:
-            fn = _tracing.active.wrap(fn, name, None)
-        with self._lock:
-            self._seq += 1
-            err = None
-            for v in reads:
-                e = v._error
-                if e is not None and (err is None or e.seq < err.seq):
-                    err = e
-            fatal = None
-            if err is None:
-                try:
-                    fn()
-                except Exception as e:
-                    err = EngineError(name, None, e, self._seq)
-                    self._record(err)
-                except BaseException as e:
-                    err = EngineError(name, None, e, self._seq)
-                    self._record(err)
-                    fatal = e
-            write._error = err
-            write.version += 1
         if fatal is not None:
             raise fatal
 
