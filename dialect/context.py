@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from .dialect import Dialect, load_dialect, standard_dialect
@@ -150,6 +150,12 @@ def standard_context() -> Context:
     return Context([std], standard=std)
 
 
+#: Checks the layers above the dialect add to :func:`load_ops`, each ``check(context)`` raising a
+#: located error: the runtime adds that of the ``signature`` fields, whose grammar it owns, when
+#: it is imported (``tdflow.load_ops`` imports it). The dialect never imports those layers.
+LOAD_CHECKS: list[Callable[[Context], None]] = []
+
+
 def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike] = (),
              defines: Iterable[str] = (), hooks: Iterable[str | os.PathLike] = (),
              std: bool = True) -> Context:
@@ -183,6 +189,8 @@ def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike
         libraries.append(load_dialect(path, dirs, defs))
     ctx = Context(libraries, standard=standard)
     _check_grad_fields(ctx)
+    for check in LOAD_CHECKS:
+        check(ctx)
     return ctx
 
 

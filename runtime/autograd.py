@@ -1,13 +1,10 @@
-"""Eager autograd: a tape of op applications, and ``backward()`` through it.
+"""Eager autograd: ``backward()`` through the tape (:mod:`~tdflow.runtime.tape`).
 
-An eager op with an input that requires a gradient records a :class:`Node` (while gradients
-are enabled): the op, its attribute values and only the inputs and results its gradient
-definition reads (:attr:`~tdflow.dialect.grad.GradDef.saves`; the others are kept as shapes
-alone, so forward buffers nobody needs are freed). Its results require gradients and point to
-the node (``grad_fn``). ``t.backward()`` walks the nodes from ``t`` in reverse topological order
-and runs each op's gradient definition with an :class:`EagerEmitter`, which applies ops to
-tensors through the same kernels as forward calls; gradients of leaves accumulate into
-``.grad``. The same definitions serve graph mode (the ``autodiff`` pass).
+``t.backward()`` walks the recorded nodes from ``t`` in reverse topological order and runs each
+op's gradient definition with an :class:`EagerEmitter`, which applies ops to tensors through
+the same kernels as forward calls; gradients of leaves accumulate into ``.grad``. The same
+definitions serve graph mode (the ``autodiff`` pass). Recording is switched by
+:mod:`~tdflow.runtime.grad_mode` (``no_grad``), re-exported here.
 
 >>> import tdflow
 >>> F = tdflow.functional
@@ -23,175 +20,31 @@ False
 
 from __future__ import annotations
 
-import threading
 import weakref
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from tdflow.dialect.grad import Forward, GradError, gradient_of, input_gradients
-from tdflow.dialect.types import FLOAT_DTYPES, TensorType
+from tdflow.dialect.grad import Forward, GradError, input_gradients
+from tdflow.dialect.types import TensorType
 
+from .eager import OpRunner
+from .grad_mode import enable_grad, grad_enabled, no_grad
+from .tape import Node
 from .tensor import Tensor
 
-__all__ = ["EagerEmitter", "Node", "backward", "enable_grad", "grad_enabled", "no_grad",
-           "record"]
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+
+__all__ = ["EagerEmitter", "backward", "emitter_for", "enable_grad", "grad_enabled", "no_grad"]
 
 _wrap = Tensor._wrap
-
-
-class _Mode(threading.local):
-    enabled = True
-
-
-_mode = _Mode()
-
-
-def grad_enabled() -> bool:
-    """Whether eager ops record gradients on this thread (``no_grad`` turns it off)."""
-    return _mode.enabled
-
-
-@contextmanager
-def no_grad() -> Iterator[None]:
-    """Run eager ops without recording gradients (for updates and evaluation).
-
-    >>> import tdflow
-    >>> w = tdflow.tensor([1.0], requires_grad=True)
-    >>> with tdflow.no_grad():
-    ...     tdflow.functional.mul(w, 2.0).requires_grad
-    False
-    """
-    old = _mode.enabled
-    _mode.enabled = False
-    try:
-        yield
-    finally:
-        _mode.enabled = old
-
-
-@contextmanager
-def enable_grad() -> Iterator[None]:
-    """Record gradients again inside a :func:`no_grad` block."""
-    old = _mode.enabled
-    _mode.enabled = True
-    try:
-        yield
-    finally:
-        _mode.enabled = old
-
-
-_PLACEHOLDERS: dict[tuple, np.ndarray] = {}
-
-
-def _shape_only(t: Tensor) -> Tensor:
-    """A tensor with ``t``'s shape and dtype and no memory (a zero-strided, read-only view):
-    what a gradient that only reads an input's shape (``reduce_sum_like``'s ``like``) needs.
-    The views are shared per (shape, dtype): nothing can write them."""
-    a = t._buf
-    key = (a.shape, a.dtype)
-    view = _PLACEHOLDERS.get(key)
-    if view is None:
-        if len(_PLACEHOLDERS) >= 4096:
-            _PLACEHOLDERS.clear()
-        view = _PLACEHOLDERS[key] = np.broadcast_to(np.empty((), a.dtype), a.shape)
-    return _wrap(view, t.dtype, t.device)
-
-
-def _saved(t: Tensor) -> Tensor:
-    """The buffer of ``t`` without its history (so a node never keeps its own results'
-    nodes alive), still ordered after the op that writes it."""
-    s = _wrap(t._buf, t.dtype, t.device)
-    s._sync = t._sync
-    return s
-
-
-class Node:
-    """One recorded op application (``grad_fn`` of its results)."""
-
-    __slots__ = ("opdef", "ctx", "attrs", "inputs", "outputs", "edges", "index_of",
-                 "released", "versions", "__weakref__")
-
-    def __init__(self, opdef, ctx, attrs, inputs, outputs, edges, index_of, versions=()):
-        self.opdef = opdef
-        self.ctx = ctx
-        self.attrs = attrs
-        self.inputs = inputs      # operand name -> Tensor (saved or shape-only) / None / tuple
-        self.outputs = outputs    # result name -> Tensor (saved or shape-only)
-        self.edges = edges        # operand name -> edge, or a list of edges (variadic)
-        self.index_of = index_of  # id(result tensor) -> result index
-        self.released = False
-        self.versions = versions  # (operand name, tensor, its _version when saved)
-
-    @property
-    def name(self) -> str:
-        return self.opdef.name
-
-    def __repr__(self) -> str:
-        return f"<{self.opdef.mnemonic} backward>"
-
-
-# An edge says where an input's gradient goes: ("node", node, result index) for a computed
-# tensor, ("leaf", tensor) for a leaf that requires a gradient, None for neither.
-def _edge(t: Any) -> Any:
-    if t is None or not t.requires_grad:
-        return None
-    fn = t.grad_fn
-    if fn is None:
-        return ("leaf", t)
-    return ("node", fn, fn.index_of[id(t)])
-
-
-def record(runner: Any, tensors: Sequence[Any], attr_vals: Sequence[Any],
-           results: Sequence[Tensor]) -> None:
-    """Record one eager op application (called by the eager op paths when an input requires
-    a gradient and gradients are enabled): mark its floating-point results as requiring
-    gradients, with a :class:`Node` as their ``grad_fn``."""
-    opdef = runner.opdef
-    ctx = runner.dialect
-    try:
-        gd = gradient_of(ctx, opdef)
-    except GradError:
-        gd = None
-    if gd is None and opdef.has_trait("NoGrad"):
-        return  # nothing flows through: the results are constants to autograd
-    attrs = runner.attr_values(attr_vals)
-    saves = gd.saves(attrs) if gd is not None else None
-    inputs: dict[str, Any] = {}
-    edges: dict[str, Any] = {}
-    versions: list[tuple[str, Tensor, int]] = []
-    for d, t in zip(opdef.operands, tensors):
-        keep = saves is None or d.name in saves
-        if t is None:
-            inputs[d.name] = None
-            edges[d.name] = None
-        elif type(t) is tuple:
-            inputs[d.name] = tuple(_saved(e) if keep else _shape_only(e) for e in t)
-            edges[d.name] = [_edge(e) for e in t]  # a list: edges themselves are tuples
-            if keep:
-                versions.extend((d.name, e, e._version) for e in t)
-        else:
-            inputs[d.name] = _saved(t) if keep else _shape_only(t)
-            edges[d.name] = _edge(t)
-            if keep:
-                versions.append((d.name, t, t._version))
-    outputs = {}
-    index_of = {}
-    for k, (r, rd) in enumerate(zip(results, opdef.results)):
-        outputs[rd.name] = _saved(r) if saves is None or rd.name in saves else _shape_only(r)
-        index_of[id(r)] = k
-    node = Node(opdef, ctx, attrs, inputs, outputs, edges, index_of, tuple(versions))
-    for r in results:
-        if r.dtype in FLOAT_DTYPES:
-            r.requires_grad = True
-            r.grad_fn = node
 
 
 class EagerEmitter:
     """The :class:`~tdflow.dialect.grad.Emitter` of eager mode: applies ops to tensors."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Dialect) -> None:
         self.ctx = ctx
         self._runners: dict[tuple, Any] = {}
 
@@ -200,8 +53,6 @@ class EagerEmitter:
         key = (name, names)
         runner = self._runners.get(key)
         if runner is None:
-            from .eager import OpRunner
-
             opdef = self.ctx.lookup(name)
             if opdef is None:
                 raise GradError(f"a gradient uses '{name}', which is not an op of the context")
@@ -220,7 +71,7 @@ class EagerEmitter:
 _EMITTERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def emitter_for(ctx: Any) -> EagerEmitter:
+def emitter_for(ctx: Dialect) -> EagerEmitter:
     """The context's eager emitter, kept with the context: its op runners cache inference and
     kernel selection, so a training loop's backward pays for them once."""
     g = _EMITTERS.get(ctx)
@@ -358,7 +209,7 @@ class _Sym:
 class _Tracer:
     """An emitter that records the ops a gradient definition applies, with inferred types."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Dialect) -> None:
         self.ctx = ctx
         self.steps: list[tuple[str, list, dict]] = []
 
@@ -421,7 +272,7 @@ def _types_key(values: dict[str, Any]) -> tuple:
 _TRACES: dict[tuple, tuple[list, dict]] = {}
 
 
-def _traced_gradients(ctx: Any, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
+def _traced_gradients(ctx: Dialect, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
     """:func:`~tdflow.dialect.grad.input_gradients`, traced once per (context, op, attribute
     values, wanted inputs, flowing gradients, types) and replayed on the tensors: a training
     loop's backward then costs its kernels, not the definitions' interpretation."""
@@ -458,3 +309,4 @@ def _traced_gradients(ctx: Any, g: EagerEmitter, fwd: Forward) -> dict[str, Any]
         results.append(g.op(name, [value(r) for r in operand_refs], attrs))
     return {n: (None if r is None else tuple(value(e) for e in r) if isinstance(r, list)
                 else value(r)) for n, r in refs.items()}
+

@@ -10,17 +10,25 @@ shapes. Calls take numpy arrays or Tensors, checked by the executor's ``bind_arg
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.lowering.plan import ExecutablePlan
 
 from tdflow.core.errors import TdflowError
 
-from .executor import ArgumentError, Executor, _type_text, bind_arguments
+from .arguments import ArgumentError, bind_arguments, type_text
+from .executor import Executor
+
+if TYPE_CHECKING:
+    import os
+
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
+    from tdflow.lowering.pass_manager import LoweringResult
 
 
-def load_module(source: Any) -> Any:
+def load_module(source: Module | str | os.PathLike[str]) -> Module:
     """A ``Module`` from a ``Module`` (copied), MLIR text, or a path to a ``.mlir`` file.
 
     >>> m = load_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
@@ -31,7 +39,7 @@ def load_module(source: Any) -> Any:
     return module_loader(source)()
 
 
-def module_loader(source: Any) -> Callable[[], Any]:
+def module_loader(source: Module | str | os.PathLike[str]) -> Callable[[], Module]:
     """A function that parses ``source`` into a fresh ``Module`` each time it is called.
 
     Paths are re-read from disk by the parser so locations keep the file name.
@@ -114,7 +122,7 @@ class CompiledProgram:
         return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self) -> str:
-        sig = ", ".join(f"{n}: {_type_text(s, d)}" for n, s, d in self.arguments)
+        sig = ", ".join(f"{n}: {type_text(s, d)}" for n, s, d in self.arguments)
         device = self.plan.device if self.plan is not None else "?"
         return f"<CompiledProgram @{self.__name__}({sig}) on {device}>"
 
@@ -123,7 +131,7 @@ def _is_tensor(v: Any) -> bool:
     return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
 
 
-def context_of(ops: Any) -> Any:
+def context_of(ops: Dialect | None) -> Dialect:
     """The context programs are verified and lowered with: ``ops`` (a context from
     ``tdflow.load_ops``, or any dialect) or, for ``None``, the standard library's."""
     if ops is None:
@@ -136,9 +144,9 @@ def context_of(ops: Any) -> Any:
     return ops
 
 
-def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: str | None = None,
-          *, donate: Sequence[str] = (), verify_each: bool = True, ops: Any = None,
-          **options: Any) -> Any:
+def lower(module: Module, device: str = "cpu", entry: str | None = None,
+          pipeline: str | None = None, *, donate: Sequence[str] = (), verify_each: bool = True,
+          ops: Dialect | None = None, **options: Any) -> LoweringResult:
     """Run the lowering pipeline on ``module`` (rewritten in place) with this runtime's kernels.
 
     ``ops`` is the context of op libraries (``tdflow.load_ops(...)``; default: the standard
@@ -147,7 +155,8 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
     """
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
-    from tdflow.runtime.kernels.registry import kernel_table
+
+    from .op_kernels import kernel_table_for
 
     dialect = context_of(ops)
     errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
@@ -156,10 +165,7 @@ def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: 
     if entry is not None and entry not in {f.name for f in module}:
         raise PipelineError(f"no function @{entry}; functions: "
                             f"{', '.join('@' + f.name for f in module) or '(none)'}")
-    from tdflow.runtime.kernels.formula import register_formula_kernels
-
-    register_formula_kernels(dialect)  # a user's formula-only ops get their derived kernels
-    table = kernel_table(device, getattr(dialect, "served_by", None))
+    table = kernel_table_for(dialect, device)  # a user's formula-only ops' kernels included
     if not table.ops():
         from tdflow.runtime.kernels.registry import registered_kernels
 
@@ -225,9 +231,9 @@ def _check_compile_options(device: Any, entry: Any, pipeline: Any, donate: Any,
             raise CompileOptionError("pipeline", f"argument 'pipeline': {e}") from e
 
 
-def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # noqa: A001
+def compile(source: Module | str | os.PathLike[str], device: str = "cpu", entry: str | None = None, *,  # noqa: A001
             pipeline: str | None = None, donate: Sequence[str] = (),
-            mode: str = "auto", ops: Any = None) -> CompiledProgram:
+            mode: str = "auto", ops: Dialect | None = None) -> CompiledProgram:
     """Lower a program and load its plan: ``tdflow.compile("examples/mlp.mlir")(x, w1, ...)``.
 
     ``source`` is a ``Module``, MLIR text or a path; ``entry`` picks the function (default: the
@@ -239,7 +245,8 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     """
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.types import TensorType
-    from tdflow.runtime.kernels.registry import kernel_table
+
+    from .op_kernels import kernel_table_for
 
     _check_compile_options(device, entry, pipeline, donate, mode)
     loader = module_loader(source)
@@ -265,7 +272,7 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
     from tdflow.runtime.backends import get_backend
 
     backend = get_backend(device)  # BackendUnavailableError("CUDA unavailable: ...") first
-    table = kernel_table(device, getattr(context, "served_by", None))
+    table = kernel_table_for(context, device)
     engine = None
     if mode != "direct":
         from tdflow.runtime.engine import get_engine

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Ops", "composite", "scalar_attrs"]
+__all__ = ["Ops", "composite", "composite_for", "scalar_attrs"]
 
 _COMPOSITES: dict[str, Callable[..., Any]] = {}
 
@@ -41,6 +41,16 @@ def composite(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return fn
 
     return deco
+
+
+def composite_for(functor: str) -> Callable[..., Any] | None:
+    """The functor registered by :func:`composite` under ``functor``, or ``None``.
+
+    >>> import tdflow.runtime.functional  # registers the standard composites
+    >>> composite_for("NoSuchFunctor") is None
+    True
+    """
+    return _COMPOSITES.get(functor)
 
 
 def scalar_attrs(v: Any) -> tuple:

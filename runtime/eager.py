@@ -17,19 +17,24 @@ few microseconds. Every result tensor owns a fresh engine var (``tensor_glue``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
-from tdflow.core.errors import TdflowError
-
-from .autograd import _mode as _grad_mode
-from .autograd import record as _record
+from .eager_call import EagerError, any_requires_grad, attrs_cache_key, device_of
+from .eager_device import run_on_device
 from .engine import BLAS_OP_NAMES, Var, get_engine
+from .grad_mode import MODE as _grad
 from .kernels._util import settle as _settle
+from .op_kernels import prepare_op_kernels
+from .tape import record as _record
 from .tensor_glue import Tensor, var_of
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["EagerError", "OpRunner"]
 
@@ -39,65 +44,6 @@ _CACHE_LIMIT = 4096
 # The user address space of x86-64 and arm64 (47 bits): a result beyond it cannot be allocated
 # anywhere, so it is a bad argument (a huge shape), not an out-of-memory condition.
 MAX_RESULT_BYTES = 2**47
-
-
-def attrs_cache_key(attr_vals: tuple) -> tuple:
-    """``attr_vals`` as a cache key that tells every float apart: ``-0.0 == 0.0`` and a NaN
-    equals nothing, so the plain tuple would give ``t * 0.0`` the cached entry of ``t * -0.0``
-    and miss (and grow the cache) on every NaN. Only such values are rewritten (the exact
-    ``float.hex``), so the common call keys on the tuple itself.
-
-    >>> attrs_cache_key((0.5, 3)), attrs_cache_key((-0.0,)) == attrs_cache_key((0.0,))
-    ((0.5, 3), False)
-    >>> attrs_cache_key((float("nan"),)) == attrs_cache_key((float("nan"),))
-    True
-    """
-    for v in attr_vals:
-        if _inexact(v) or type(v) is tuple and any(_inexact(x) for x in v):
-            return tuple(_exact(v) for v in attr_vals)
-    return attr_vals
-
-
-def _inexact(v: Any) -> bool:
-    return isinstance(v, float) and (v == 0.0 or v != v)
-
-
-def _exact(v: Any) -> Any:
-    if isinstance(v, float):
-        return ("float", float(v).hex())
-    if type(v) is tuple:
-        return tuple(_exact(x) for x in v)
-    return v
-
-
-def _any_requires_grad(tensors: tuple) -> bool:
-    for t in tensors:
-        if t is None:
-            continue
-        if type(t) is tuple:
-            if any(e.requires_grad for e in t):
-                return True
-        elif t.requires_grad:
-            return True
-    return False
-
-
-def _device_of(tensors: tuple) -> str | None:
-    """The first non-CPU device among ``tensors`` (None when all are on the CPU)."""
-    for t in tensors:
-        if t is None:
-            continue
-        if type(t) is tuple:
-            for e in t:
-                if e.device != "cpu":
-                    return e.device
-        elif t.device != "cpu":
-            return t.device
-    return None
-
-
-class EagerError(TdflowError, ValueError):
-    """An eager call the op's hooks reject (shapes, dtypes, attributes); names the op."""
 
 
 class _Entry:
@@ -121,7 +67,7 @@ class OpRunner:
     not listed take their ``.td`` default. ``dialect`` provides ``infer_result_types``.
     """
 
-    def __init__(self, opdef: Any, attr_names: tuple[str, ...], dialect: Any,
+    def __init__(self, opdef: OpDef, attr_names: tuple[str, ...], dialect: Dialect,
                  device: str = "cpu"):
         self.opdef = opdef
         self.dialect = dialect
@@ -169,10 +115,7 @@ class OpRunner:
         from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
-        if self.opdef.formula is not None:
-            from tdflow.runtime.kernels.formula import register_formula_kernel
-
-            register_formula_kernel(self.opdef)  # a formula-only op's derived kernel
+        prepare_op_kernels(self.opdef)  # a formula-only op's derived kernel
         try:
             kernel = select_kernel(self.name, self.device, dtypes, attrs, self._aliases)
         except KernelNotFoundError as e:
@@ -214,14 +157,12 @@ class OpRunner:
         if runner is None:
             runner = self._devices[device] = OpRunner(self.opdef, self.attr_names,
                                                       self.dialect, device)
-        from .eager_device import run_on_device
-
         return run_on_device(runner, tensors, attr_vals)
 
     # -- the hot paths ---------------------------------------------------------------------------
     def run(self, tensors: tuple, attr_vals: tuple) -> Any:
         """Run on ``tensors`` (one per operand: a Tensor, ``None`` or a tuple for variadic)."""
-        device = _device_of(tensors)
+        device = device_of(tensors)
         if device is not None:
             return self.on_device(device, tensors, attr_vals)
         arrays: list = []
@@ -291,7 +232,7 @@ class OpRunner:
         reads = tuple(dict.fromkeys(reads)) if len(reads) > 1 else tuple(reads)
         eng.push(work, reads, tuple(writes), name=self.name, cost=entry.cost,
                  uses_blas=self._uses_blas)
-        if results and _grad_mode.enabled and _any_requires_grad(tensors):
+        if results and _grad.enabled and any_requires_grad(tensors):
             _record(self, tensors, attr_vals, results)
         if self.n_results == 1:
             return results[0]
@@ -306,7 +247,7 @@ class OpRunner:
         blas = self._uses_blas
 
         def calln(tensors, attr_vals):
-            device = _device_of(tensors)
+            device = device_of(tensors)
             if device is not None:
                 return self.on_device(device, tensors, attr_vals)
             arrays = []
@@ -342,7 +283,7 @@ class OpRunner:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 work = lambda: _settle(fn(attrs, arrays, outs), outs, fn)  # noqa: E731
             eng.push_one(work, tuple(reads), v, name, entry.cost, blas)
-            if _grad_mode.enabled and _any_requires_grad(tensors):
+            if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
 
@@ -380,7 +321,7 @@ class OpRunner:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 eng.push_one(lambda: _settle(fn(attrs, ins, outs), outs, fn), (src,), v, name,
                              entry.cost, blas)
-            if t.requires_grad and _grad_mode.enabled:
+            if t.requires_grad and _grad.enabled:
                 _record(self, (t,), attr_vals, (r,))
             return r
 
@@ -421,7 +362,7 @@ class OpRunner:
                 fn, attrs, outs = entry.fn, entry.attrs, [out]
                 work = lambda: _settle(fn(attrs, ins, outs), outs, fn)  # noqa: E731
             eng.push_one(work, (s1, s2) if s1 is not s2 else (s1,), v, name, entry.cost, blas)
-            if (t.requires_grad or u.requires_grad) and _grad_mode.enabled:
+            if (t.requires_grad or u.requires_grad) and _grad.enabled:
                 _record(self, (t, u), (), (r,))
             return r
 

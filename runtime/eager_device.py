@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .autograd import _mode as _grad_mode
-from .autograd import record as _record
-from .eager import EagerError, _any_requires_grad, attrs_cache_key
+from .eager_call import EagerError, any_requires_grad, attrs_cache_key
 from .engine import Var, get_engine
+from .grad_mode import MODE as _grad
+from .tape import record as _record
 from .tensor_glue import Tensor, var_of
 
 _wrap = Tensor._wrap
@@ -86,7 +86,7 @@ def run_on_device(runner: Any, tensors: tuple, attr_vals: tuple) -> Any:
 
     eng.push(work, tuple(reads), tuple(dict.fromkeys(writes)), name=runner.name,
              cost=entry.cost, uses_blas=False)
-    if results and _grad_mode.enabled and _any_requires_grad(tensors):
+    if results and _grad.enabled and any_requires_grad(tensors):
         _record(runner, tensors, attr_vals, results)
     if runner.n_results == 1:
         return results[0]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
@@ -32,19 +32,16 @@ from tdflow.runtime.kernels._util import settle as _settle
 from tdflow.core.errors import TdflowError
 
 from . import tracing as _tracing
+from .arguments import ArgumentError, bind_arguments, type_text
+from .plan_codes import plan_codes
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+__all__ = ["ArgumentError", "Executor", "KernelFailure", "SMALL_PLAN_ELEMENTS"]
 
 #: Plans with at most this many elements in all buffers always run directly.
 SMALL_PLAN_ELEMENTS = 1 << 18
-
-
-class ArgumentError(TdflowError, TypeError):
-    """A compiled program was called with a missing, extra or mistyped argument.
-
-    ``render()`` gives the CLI's diagnostic line.
-    """
-
-    def render(self) -> str:
-        return f"error: {self}"
 
 
 class KernelFailure(TdflowError, RuntimeError):
@@ -60,21 +57,6 @@ class KernelFailure(TdflowError, RuntimeError):
         return f"{self.launch.loc}: error: {self}"
 
 
-def describe_array(a: np.ndarray) -> str:
-    shape = "x".join(map(str, a.shape)) or "scalar"
-    return f"{a.dtype} array of shape {shape}"
-
-
-def _type_text(shape: tuple[int | None, ...] | None, dtype: str) -> str:
-    if shape is None:
-        return f"tensor<*x{dtype}>"
-    return "tensor<" + "".join(f"{'?' if d is None else d}x" for d in shape) + dtype + ">"
-
-
-def _shape_text(shape: tuple[int | None, ...]) -> str:
-    return "x".join("?" if d is None else str(d) for d in shape) or "scalar"
-
-
 class Executor:
     """A loaded plan, callable with numpy arrays; see the module docstring.
 
@@ -84,7 +66,7 @@ class Executor:
     """
 
     def __init__(self, plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]],
-                 *, mode: str = "auto", engine: Any = None, backend: Any = None):
+                 *, mode: str = "auto", engine: Engine | None = None, backend: Any = None):
         if mode not in ("auto", "direct", "engine"):
             raise ValueError(f"mode must be 'auto', 'direct' or 'engine', not {mode!r}")
         self.plan = plan
@@ -182,7 +164,7 @@ class Executor:
                               args, kwargs)
 
     def _signature(self) -> str:
-        return ", ".join(f"%{a.name}: {_type_text(a.shape, a.dtype)}"
+        return ", ".join(f"%{a.name}: {type_text(a.shape, a.dtype)}"
                          for a in self.plan.arguments)
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -246,9 +228,9 @@ class Executor:
                 if b is not None:
                     nbytes += int(np.prod(shape, dtype=np.int64)) * DTYPES[dtypes[b]].itemsize
         return {"kernel": ln.kernel, "loc": ln.loc,
-                "inputs": [_type_text(s, dtypes[b]) for b, s in zip(ln.inputs, ln.input_shapes)
+                "inputs": [type_text(s, dtypes[b]) for b, s in zip(ln.inputs, ln.input_shapes)
                            if b is not None],
-                "outputs": [_type_text(s, dtypes[b])
+                "outputs": [type_text(s, dtypes[b])
                             for b, s in zip(ln.outputs, ln.output_shapes)],
                 "bytes": nbytes}
 
@@ -289,77 +271,6 @@ class Executor:
             raise
 
 
-class _Spec:
-    """A buffer's shape and numpy dtype: what code generation needs before any data exists."""
-
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape: tuple[int, ...], dtype: str) -> None:
-        self.shape, self.dtype = tuple(shape), DTYPES[dtype]
-
-
-def plan_codes(plan: ExecutablePlan, resolve: Callable[[str], Callable[..., Any]]) -> list[Any]:
-    """The generated :class:`~tdflow.lowering.cuda.KernelCode` of every launch of a GPU plan
-    (prologue first), in launch order: what ``backend.prepare`` compiles in one call and
-    ``tdflow lower --emit cuda`` prints. Launches whose kernel is no generated one are left
-    out."""
-    dtypes = {b.id: b.dtype for b in plan.buffers}
-    codes = []
-    for ln in (*plan.prologue, *plan.launches):
-        code_for = getattr(resolve(ln.kernel), "code_for", None)
-        if code_for is None:
-            continue
-        ins = [None if b is None else _Spec(s, dtypes[b])
-               for b, s in zip(ln.inputs, ln.input_shapes)]
-        outs = [_Spec(s, dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
-        codes.append(code_for(ln.attrs, ins, outs))
-    return codes
-
-
-def _fits(shape: tuple[int, ...], want: tuple[int | None, ...] | None) -> bool:
-    if want is None:
-        return True
-    return len(shape) == len(want) and all(w is None or s == w for s, w in zip(shape, want))
-
-
-def bind_arguments(func: str, specs: Sequence[tuple[str, Any, str]], args: Sequence[Any],
-                   kwargs: dict[str, Any]) -> list[np.ndarray]:
-    """Order and check call arguments against ``specs`` (name, shape, dtype) of ``@func``.
-
-    A ``None`` dim (or shape) accepts any size (or rank). ``ArgumentError`` names the argument
-    that is missing, unknown, given twice, or of the wrong shape or dtype.
-    """
-    names = {name: i for i, (name, _, _) in enumerate(specs)}
-    signature = ", ".join(f"%{n}: {_type_text(s, d)}" for n, s, d in specs)
-    if len(args) > len(specs):
-        raise ArgumentError(f"@{func} takes {len(specs)} arguments ({signature}), "
-                            f"got {len(args)}")
-    values: list[Any] = list(args) + [_MISSING] * (len(specs) - len(args))
-    for key, v in kwargs.items():
-        i = names.get(key)
-        if i is None:
-            raise ArgumentError(f"@{func} has no argument {key!r}; arguments: {signature}")
-        if i < len(args):
-            raise ArgumentError(f"@{func}: argument {key!r} given twice")
-        values[i] = v
-    out = []
-    for (name, shape, dtype), v in zip(specs, values):
-        if v is _MISSING:
-            raise ArgumentError(f"@{func}: missing argument %{name} ({_type_text(shape, dtype)})")
-        a = v if type(v) is np.ndarray else _as_array(v, func, name, shape, dtype)
-        if a.dtype != DTYPES[dtype] or not _fits(a.shape, shape):
-            want = "any shape" if shape is None else f"shape {_shape_text(shape)}"
-            hint = ""
-            if a.dtype != DTYPES[dtype] and _fits(a.shape, shape):
-                hint = f"; convert it first (.astype(np.{np.dtype(DTYPES[dtype])})): " \
-                       f"arguments are never cast implicitly"
-            raise ArgumentError(
-                f"@{func}: argument %{name} must be {_type_text(shape, dtype)} "
-                f"({np.dtype(DTYPES[dtype])} array of {want}), got {describe_array(a)}{hint}")
-        out.append(a)
-    return out
-
-
 def _tiled(fn: Callable[..., Any], tile: int) -> Callable[..., Any]:
     """Run an elementwise kernel over slices of ``tile`` elements (all operands one shape).
 
@@ -379,31 +290,6 @@ def _tiled(fn: Callable[..., Any], tile: int) -> Callable[..., Any]:
         return outs
 
     return run
-
-
-_MISSING = object()  # an argument not given (None is a given, wrong, value)
-
-
-def _as_array(v: Any, func: str, name: str, shape: Any, dtype: str) -> np.ndarray:
-    """A call argument as an array; ``ArgumentError`` for what cannot be one faithfully."""
-    want = _type_text(shape, dtype)
-    if isinstance(v, np.ma.MaskedArray):  # np.asarray would drop the mask silently
-        raise ArgumentError(f"@{func}: argument %{name} ({want}) is a masked array; masks are "
-                            f"not supported: pass array.filled(value)")
-    if v is None:
-        raise ArgumentError(f"@{func}: argument %{name} must be {want}, got None")
-    numpy = getattr(v, "numpy", None)
-    if callable(numpy) and not isinstance(v, np.ndarray):
-        return np.asarray(numpy())
-    try:
-        a = np.asarray(v)
-    except (ValueError, TypeError) as e:  # ragged nested lists, unconvertible objects
-        raise ArgumentError(f"@{func}: argument %{name} ({want}) cannot be made an array: "
-                            f"{e}") from None
-    if a.dtype == object:
-        raise ArgumentError(f"@{func}: argument %{name} must be {want}, got "
-                            f"{type(v).__name__} (numpy dtype object)")
-    return a
 
 
 def _little_to_overlap(plan: ExecutablePlan) -> bool:

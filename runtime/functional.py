@@ -27,137 +27,32 @@ op. Shape and dtype errors are found by the inference hooks at call time.
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .composites import _COMPOSITES, Ops, scalar_attrs
+from .composites import Ops, composite_for, scalar_attrs
 from .eager import EagerError, OpRunner
-from .func_signature import (
-    NO_DEFAULT,
-    Param,
-    Signature,
-    SignatureError,
-    explain_mismatch,
-    make_binder,
-    parse_signature,
-)
+from .func_signature import Signature, SignatureError, parse_signature
+from .functional_dispatch import function_doc, make_function
 from .functional_yaml import read_entries
-from .tensor_glue import Tensor
+from .op_signatures import camel, default_signature, located, op_signatures, snake
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["EagerError", "SIGNATURES_FILE", "default_signature", "functions", "op_function",
            "op_signatures", "signatures"]
 
 SIGNATURES_FILE = Path(__file__).with_name("signatures.yaml")
 
-# attribute kind (dialect.attr_kinds) -> functional parameter type
-KIND_TO_TYPE = {
-    "bool": "Bool", "si32": "Int32", "si64": "Int64", "f32": "Float", "f64": "Double",
-    "str": "String", "dtype": "DataType", "shape": "Shape",
-    "bool_array": "BoolList", "si32_array": "Int32List", "si64_array": "Int64List",
-    "f32_array": "FloatList", "f64_array": "DoubleList", "str_array": "StringList",
-    "dtype_array": "DataTypeList", "shape_array": "ShapeList",
-}
 # OneFlow's scalar-operand attribute family (scalar_add, scalar_mul, scalar_pow)
 SCALAR_ATTRS = ("has_int_operand", "has_float_operand", "int_operand", "float_operand")
 
 
-def camel(mnemonic: str) -> str:
-    """``leaky_relu`` -> ``LeakyRelu`` (the functor name of an op's default signature)."""
-    return "".join(p[:1].upper() + p[1:] for p in mnemonic.split("_") if p)
-
-
-def snake(functor: str) -> str:
-    """``LeakyRelu`` -> ``leaky_relu``; ``MaxPool2D`` -> ``max_pool_2d``."""
-    s = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])", "_",
-               functor)
-    return s.lower()
-
-
-def _render_default(kind: str, value: Any) -> str:
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(_render_default(kind, v) for v in value) + "]"
-    return repr(value)
-
-
-def default_signature(opdef: Any) -> Signature:
-    """The signature derived from an op: operands, required attrs, then the rest.
-
-    >>> from tdflow.dialect import standard_dialect
-    >>> str(default_signature(standard_dialect().lookup("tdflow.leaky_relu")))
-    'Tensor (Tensor x, Float alpha=0.0)'
-    """
-    required: list[Param] = []
-    later: list[Param] = []
-    for o in opdef.operands:
-        if o.is_variadic:
-            required.append(Param(o.name, "TensorTuple"))
-        elif o.is_optional:
-            later.append(Param(o.name, "Tensor", True, None, False, "None"))
-        else:
-            required.append(Param(o.name, "Tensor"))
-    for a in opdef.attributes:
-        ptype = KIND_TO_TYPE.get(a.kind)
-        if ptype is None:
-            continue  # kinds tdflow does not model keep their .td default
-        if a.has_default:
-            if a.default is None:
-                later.append(Param(a.name, ptype, True, None, False, "None"))
-            else:
-                later.append(Param(a.name, ptype, False, a.default, False,
-                                   _render_default(a.kind, a.default)))
-        elif getattr(a, "optional", False):
-            later.append(Param(a.name, ptype, True, None, False, "None"))
-        else:
-            required.append(Param(a.name, ptype))
-    n = len(opdef.results)
-    returns = "Tensor" if n == 1 else "TensorTuple" if n else "Void"
-    return Signature(returns, tuple(required + later), camel(opdef.mnemonic))
-
-
-def op_signatures(opdef: Any) -> list[Signature]:
-    """The op's functional signatures: its ``signature`` field (one per line, OneFlow's
-    ``functional_api.yaml`` syntax, ``=> Functor`` optional) or else :func:`default_signature`.
-    A line that does not parse is a ``TdError`` at its place in the ``.td`` file.
-
-    >>> from tdflow.dialect import standard_dialect
-    >>> [str(s) for s in op_signatures(standard_dialect().lookup("tdflow.relu"))]
-    ['Tensor (Tensor x)']
-    """
-    if not opdef.signatures:
-        return [default_signature(opdef)]
-    out = []
-    for text, loc in opdef.signatures:
-        with _located(opdef, loc):
-            out.append(parse_signature(text if "=>" in text
-                                       else f"{text} => {camel(opdef.mnemonic)}"))
-    return out
-
-
-@contextlib.contextmanager
-def _located(opdef: Any, loc: Any) -> Iterator[None]:
-    """Re-raise a ``SignatureError`` as a ``TdError`` at ``loc`` in the op's ``.td`` file."""
-    try:
-        yield
-    except SignatureError as exc:
-        from tdflow.tdparser.errors import TdError
-
-        loc = loc or opdef.location
-        message = f"op '{opdef.name}': signature: {exc}"
-        if loc is None:
-            raise TdError(message) from None
-        raise TdError(message, loc.file, loc.line, loc.col) from None
-
-
 # ------------------------------------------------------------------ functors
-def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callable[[tuple], Any]:
+def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> Callable[[tuple], Any]:
     """The op call for a signature whose functor is the op itself.
 
     Tensor parameters fill the op's operands in order; other parameters fill the attribute of
@@ -230,7 +125,7 @@ def _direct_impl(fname: str, sig: Signature, opdef: Any, dialect: Any) -> Callab
     return _gathering_impl(run, plan, tix, pad)
 
 
-def _attribute_plan(fname: str, sig: Signature, opdef: Any
+def _attribute_plan(fname: str, sig: Signature, opdef: OpDef
                     ) -> tuple[list[tuple[int, bool]], list[str]]:
     """``(plan, attribute names)``: per non-tensor parameter ``(index, is a Scalar to expand
     into OneFlow's scalar-operand family)``, and the attribute names the values fill."""
@@ -251,7 +146,7 @@ def _attribute_plan(fname: str, sig: Signature, opdef: Any
     return plan, attr_names
 
 
-def _operands_by_name(sig: Signature, opdef: Any, tensor_idx: list[int],
+def _operands_by_name(sig: Signature, opdef: OpDef, tensor_idx: list[int],
                       plan: list[tuple[int, bool]], make_runner: Callable[[], Any]
                       ) -> Callable[[tuple], Any] | None:
     """When the signature's tensor parameters are named after operands but not in operand
@@ -300,133 +195,7 @@ def _gathering_impl(run: Callable, plan: list[tuple[int, bool]], tix: tuple[int,
     return impl
 
 
-# ------------------------------------------------------------------ generation
-def _py_signature(sig: Signature) -> inspect.Signature:
-    params = []
-    for p in sig.params:
-        kind = (inspect.Parameter.KEYWORD_ONLY if p.kw_only
-                else inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        name = p.name if p.name.isidentifier() and p.name not in ("in", "lambda") else p.name + "_"
-        default = inspect.Parameter.empty if p.default is NO_DEFAULT else p.default
-        params.append(inspect.Parameter(name, kind, default=default))
-    return inspect.Signature(params)
-
-
-def _lead_tensors(sig: Signature) -> int:
-    """``k`` when the first ``k >= 1`` parameters are required plain tensors and every other
-    parameter has a default (so ``f(t1, ..., tk)`` needs no binding); else 0."""
-    k = 0
-    for p in sig.params:
-        if p.type == "Tensor" and not p.optional and p.default is NO_DEFAULT and not p.kw_only:
-            k += 1
-        else:
-            break
-    if k and k < len(sig.params) and all(p.default is not NO_DEFAULT for p in sig.params[k:]):
-        return k
-    return 0
-
-
-def _make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tuple], Any]],
-                   doc: str) -> Callable[..., Any]:
-    binders = [make_binder(s, Tensor) for s in sigs]
-    fast = getattr(impls[0], "fast", None)
-    if len(sigs) == 1 and fast is not None and len(sigs[0].params) == 1:
-        bind, impl, sig = binders[0], impls[0], sigs[0]
-
-        def function(*args, **kwargs):  # relu(x): one tensor, nothing else
-            if not kwargs and len(args) == 1 and isinstance(args[0], Tensor):
-                return fast(args[0])
-            vals = bind(args, kwargs)  # relu(x=t)
-            if vals is None:
-                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
-            return fast(vals[0])
-    elif len(sigs) == 1 and fast is not None and len(sigs[0].params) == 2:
-        bind, impl, sig = binders[0], impls[0], sigs[0]
-
-        def function(*args, **kwargs):  # broadcast_add(x, y): two tensors
-            if not kwargs and len(args) == 2:
-                x, y = args
-                if isinstance(x, Tensor) and isinstance(y, Tensor):
-                    return fast(x, y)
-            vals = bind(args, kwargs)
-            if vals is None:
-                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
-            return impl(vals)
-    elif len(sigs) == 1 and _lead_tensors(sigs[0]):
-        bind, impl, sig = binders[0], impls[0], sigs[0]
-        k = _lead_tensors(sigs[0])
-        tail = tuple(p.default for p in sig.params[k:])  # all defaulted, stored converted
-
-        def function(*args, **kwargs):  # matmul(a, b): required tensors, defaults for the rest
-            if not kwargs and len(args) == k:
-                for a in args:
-                    if not isinstance(a, Tensor):
-                        break
-                else:
-                    return impl(args + tail)
-            vals = bind(args, kwargs)
-            if vals is None:
-                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
-            return impl(vals)
-    elif len(sigs) == 1:
-        bind, impl, sig = binders[0], impls[0], sigs[0]
-
-        def function(*args, **kwargs):
-            vals = bind(args, kwargs)
-            if vals is None:
-                raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
-            return impl(vals)
-    else:
-        pairs = tuple(zip(binders, impls))
-        listing = "".join(f"\n\t*{i}: {s}" for i, s in enumerate(sigs))
-        message = (f"{fname}(): received an invalid combination of arguments. "
-                   f"The valid signatures are:{listing}")
-
-        def function(*args, **kwargs):
-            for bind, impl in pairs:
-                vals = bind(args, kwargs)
-                if vals is not None:
-                    return impl(vals)
-            raise _no_signature_fits(fname, sigs, message, args, kwargs)
-
-    function.__name__ = function.__qualname__ = fname
-    function.__module__ = "tdflow.functional"
-    function.__doc__ = doc
-    function.__signature__ = _py_signature(sigs[0])  # type: ignore[attr-defined]
-    function.signatures = tuple(sigs)  # type: ignore[attr-defined]
-    return function
-
-
-def _no_signature_fits(fname: str, sigs: list[Signature], message: str, args: tuple,
-                       kwargs: dict) -> TypeError:
-    """The error for a call no signature fits: ``message`` lists them; a note per signature
-    says why this call does not fit it, naming the argument (shown under the traceback).
-
-    >>> e = _no_signature_fits("add", [parse_signature("Tensor (Scalar x, Scalar y) => Add")],
-    ...                        "add(): no", (1.0, [1]), {})
-    >>> e.__notes__
-    ['*0: argument "y" must be Scalar, not list']
-    """
-    err = TypeError(message)
-    prefix = f"{fname}(): "
-    for i, sig in enumerate(sigs):
-        err.add_note(f"*{i}: " + explain_mismatch(fname, sig, args, kwargs, Tensor)
-                     .removeprefix(prefix))
-    return err
-
-
-def _doc(fname: str, sigs: list[Signature], opdef: Any | None) -> str:
-    lines = [f"{fname}" + ("" if len(sigs) == 1 else " (first matching signature wins)") + ":"]
-    lines += [f"    {s}  => {s.functor}" for s in sigs]
-    if opdef is not None:
-        if opdef.summary:
-            lines += ["", opdef.summary]
-        if opdef.description:
-            lines += ["", opdef.description.strip()]
-    return "\n".join(lines)
-
-
-def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
+def build(dialect: Dialect, yaml_text: str, yaml_path: str = "signatures.yaml"
           ) -> dict[str, Callable[..., Any]]:
     """Every functional function for ``dialect``: defaults from the ops, plus the yaml's."""
     ops = {op.mnemonic: op for op in _all_ops(dialect)
@@ -439,8 +208,8 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
     ctx = Ops()
 
     def resolve(fname: str, sig: Signature) -> Callable[[tuple], Any]:
-        if sig.functor in _COMPOSITES:
-            comp = _COMPOSITES[sig.functor]
+        comp = composite_for(sig.functor)
+        if comp is not None:
             return lambda vals: comp(ctx, *vals)
         op = by_functor.get(sig.functor) or ops.get(snake(sig.functor))
         if op is None:
@@ -451,7 +220,7 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
     for m, op in ops.items():
         fname = renamed.get(m, m)
         sigs = op_signatures(op)
-        fns[m] = _make_function(m, sigs, [resolve(m, s) for s in sigs], _doc(m, sigs, op))
+        fns[m] = make_function(m, sigs, [resolve(m, s) for s in sigs], function_doc(m, sigs, op))
         out[fname] = fns[m]
     ctx.fn.update(fns)  # composites call ops by mnemonic, whatever the yaml does to names
     for m, op in ops.items():  # (Tensor, Scalar) forms of the scalar ops, for composites
@@ -469,8 +238,8 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
             raise SignatureError(f"{yaml_path}:{e['line']}: {fname}: {err}") from None
         opdef = ops.get(e.get("op", "")) or (by_functor.get(sigs[0].functor)
                                              if len(sigs) == 1 else None)
-        out[fname] = _make_function(fname, sigs, [resolve(fname, s) for s in sigs],
-                                    _doc(fname, sigs, opdef))
+        out[fname] = make_function(fname, sigs, [resolve(fname, s) for s in sigs],
+                                    function_doc(fname, sigs, opdef))
     for m, fname in renamed.items():
         out.setdefault(m, out[fname])  # `cat` stays available next to `concat`
     return out
@@ -478,7 +247,7 @@ def build(dialect: Any, yaml_text: str, yaml_path: str = "signatures.yaml"
 
 
 
-def has_functional_form(opdef: Any) -> bool:
+def has_functional_form(opdef: OpDef) -> bool:
     """Whether an op gets a functional function: every op but those marked ``LoweringOnly``
     (``tdflow.fused_elementwise``), which lowering passes create and users never call. A trait
     says it in the op's own record, so the rule covers any library's pass-created ops.
@@ -491,7 +260,7 @@ def has_functional_form(opdef: Any) -> bool:
     return not opdef.has_trait("LoweringOnly")
 
 
-def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
+def op_function(opdef: OpDef, context: Dialect) -> Callable[..., Any]:
     """The functional form of one op of any dialect, from its default signature, calling the
     op through ``context`` (its hooks, including those of a standard op serving it, and its
     kernels).
@@ -510,12 +279,12 @@ def op_function(opdef: Any, context: Any) -> Callable[..., Any]:
     sigs = op_signatures(opdef)
     impls = []
     for sig, (_, loc) in zip(sigs, opdef.signatures or [(None, None)] * len(sigs)):
-        with _located(opdef, loc):
+        with located(opdef, loc):
             impls.append(_direct_impl(m, sig, opdef, context))
-    return _make_function(m, sigs, impls, _doc(m, sigs, opdef))
+    return make_function(m, sigs, impls, function_doc(m, sigs, opdef))
 
 
-def _all_ops(dialect: Any):
+def _all_ops(dialect: Dialect):
     ops = dialect.ops
     return ops.values() if isinstance(ops, dict) else ops
 

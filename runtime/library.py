@@ -1,11 +1,17 @@
-"""Op libraries at run time: ``tdflow.load_ops(...)`` and ``lib.functional``.
+"""Op libraries at run time: ``lib.functional`` on every context, and the load checks the
+functional API owns.
 
-``load_ops`` is :func:`tdflow.dialect.context.load_ops` returning an :class:`OpLibrary`: the same
-context of dialects, plus ``functional``, one Python function per op of every dialect in it.
-Standard ops keep their ``tdflow.functional`` forms (several signatures, composites); an op of
-another dialect is there by mnemonic when no standard function and no other dialect's op has
-that name, and always qualified by its dialect (``lib.functional.oneflow.relu``). Eager calls go
-through the context's hooks, its kernel registry and the engine, as compiled programs do.
+There is one ``load_ops``, :func:`tdflow.dialect.context.load_ops` (``tdflow.load_ops``): it
+builds a :class:`~tdflow.dialect.context.Context` of the standard ops and the user's libraries.
+Importing the runtime (``tdflow.runtime`` imports this module) gives every context
+``functional``, one Python function per op of every dialect in it, and adds the check of the
+user's ``signature`` fields to ``load_ops`` (a bad line is a load error at its place in the
+``.td``). Standard ops keep their ``tdflow.functional`` forms (several signatures,
+composites); an op of another dialect is there by mnemonic when no standard function and no
+other dialect's op has that name, and always qualified by its dialect
+(``lib.functional.oneflow.relu``). Eager calls go through the context's hooks, its kernel
+registry and the engine, as compiled programs do; a formula op's derived kernel is registered
+when the context first reaches the runtime (:mod:`~tdflow.runtime.op_kernels`).
 
 >>> import pathlib, tempfile
 >>> import numpy as np, tdflow
@@ -27,24 +33,13 @@ array([1. , 1.5], dtype=float32)
 
 from __future__ import annotations
 
-import functools
-import os
-from collections.abc import Callable, Iterable
+import weakref
+from collections.abc import Callable
 from typing import Any
 
-from tdflow.dialect.context import Context
-from tdflow.dialect.context import load_ops as _load_context
+from tdflow.dialect.context import LOAD_CHECKS, Context, load_ops
 
-__all__ = ["OpLibrary", "Functional", "load_ops"]
-
-
-class OpLibrary(Context):
-    """A :class:`~tdflow.dialect.context.Context` with the functional API of all its ops."""
-
-    @functools.cached_property
-    def functional(self) -> Functional:
-        """One function per op: ``lib.functional.<mnemonic>`` or ``.<dialect>.<mnemonic>``."""
-        return Functional(self)
+__all__ = ["Functional", "check_signature_fields", "functional_of", "load_ops"]
 
 
 class _DialectFunctions:
@@ -125,17 +120,38 @@ class Functional:
         return f"<functional API of {self._ctx!r}>"
 
 
-def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike] = (),
-             defines: Iterable[str] = (), hooks: Iterable[str | os.PathLike] = (),
-             std: bool = True) -> OpLibrary:
-    """:func:`tdflow.dialect.context.load_ops`, as an :class:`OpLibrary` (with ``functional``).
+_FUNCTIONAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    ``tdflow.load_ops("my_ops.td", hooks=["my_hooks.py"])``: the standard ops plus the ops of
-    ``my_ops.td``, whose hooks and kernels ``my_hooks.py`` registers.
+
+def functional_of(context: Context) -> Functional:
+    """``context.functional``: the context's functional API, made once and kept with it.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> ctx = standard_context()
+    >>> ctx.functional is ctx.functional, ctx.functional.relu.__name__
+    (True, 'relu')
     """
-    ctx = _load_context(*paths, include_dirs=include_dirs, defines=defines, hooks=hooks, std=std)
-    lib = OpLibrary(ctx.libraries, standard=ctx.standard, registry=ctx.registry)
-    for op in lib.user_ops():
-        if op.signatures:  # a bad signature field is a load error, located in the .td
-            lib.functional._qualified(op.name)
-    return lib
+    fn = _FUNCTIONAL.get(context)
+    if fn is None:
+        fn = _FUNCTIONAL[context] = Functional(context)
+    return fn
+
+
+def check_signature_fields(context: Context) -> None:
+    """Build the function of every user op with a ``signature`` field, so a bad line is a
+    ``TdError`` located in the ``.td`` when the library loads (one of ``load_ops``'s checks,
+    :data:`~tdflow.dialect.context.LOAD_CHECKS`).
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> check_signature_fields(standard_context())  # no user ops: nothing to check
+    """
+    for op in context.user_ops():
+        if op.signatures:
+            functional_of(context)._qualified(op.name)
+
+
+# The runtime's part of every context: ``functional``, and its check at load. Kept here, with
+# the code they run, because the dialect must not import the runtime.
+Context.functional = property(functional_of, doc=functional_of.__doc__)  # type: ignore[attr-defined]
+if check_signature_fields not in LOAD_CHECKS:
+    LOAD_CHECKS.append(check_signature_fields)

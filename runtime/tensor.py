@@ -190,15 +190,8 @@ class Tensor:
         t._sync = self._sync
         return t
 
-    # -- autograd (runtime/autograd.py) ------------------------------------------------------
-    def backward(self, grad: Tensor | None = None, retain_graph: bool = False) -> None:
-        """Accumulate this tensor's gradient into the ``.grad`` of the leaves it was computed
-        from (``grad`` defaults to one for a one-element tensor); the graph is freed after
-        unless ``retain_graph``."""
-        from .autograd import backward
-
-        backward(self, grad, retain_graph)
-
+    # ``backward()`` runs ops, so runtime/tensor_ops.py installs it: this module sits below
+    # the eager op paths and the tape.
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place (a floating-point leaf only); returns the tensor."""
         if requires_grad and self.dtype not in FLOAT_DTYPES:

@@ -1,4 +1,5 @@
-"""Python's operators on :class:`~tdflow.runtime.tensor.Tensor`, installed when imported.
+"""Python's operators on :class:`~tdflow.runtime.tensor.Tensor`, and its methods that run ops
+(``t.sum()``, ``t.backward()``), installed when imported.
 
 Every operator is a call of the functional API (:mod:`tdflow.runtime.functional`), looked up
 when the operator runs, so whatever an eager call does (kernel choice, the engine, the autograd
@@ -358,6 +359,21 @@ def _unary_method(fname: str):
     return method
 
 
+def _backward(self: Tensor, grad: Tensor | None = None, retain_graph: bool = False) -> None:
+    """Accumulate this tensor's gradient into the ``.grad`` of the leaves it was computed
+    from (``grad`` defaults to one for a one-element tensor); the graph is freed after
+    unless ``retain_graph``.
+
+    >>> x = tensor([3.0], requires_grad=True)
+    >>> (x * x).backward()
+    >>> x.grad.numpy().tolist()
+    [6.0]
+    """
+    from .autograd import backward  # imported on first use, as the functional API is
+
+    backward(self, grad, retain_graph)
+
+
 # -- installation ------------------------------------------------------------------------------------
 OPERATORS: dict[str, Any] = {}
 for _name, _fname in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div")):
@@ -372,6 +388,7 @@ OPERATORS.update({
     "__array_ufunc__": _array_ufunc,
     "sum": _sum, "mean": _mean, "reshape": _reshape, "permute": _permute,
     "transpose": _transpose, "T": property(_T), "matmul": lambda self, other: self @ other,
+    "backward": _backward,
 })
 for _fname in ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "square"):
     OPERATORS[_fname] = _unary_method(_fname)

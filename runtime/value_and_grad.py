@@ -22,11 +22,17 @@ the loss itself for a one-element loss).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["SgdStep", "ValueAndGrad", "sgd_step", "value_and_grad"]
+if TYPE_CHECKING:
+    import os
+
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp, Module
+
+__all__ = ["SgdStep", "ValueAndGrad", "prepare_grad", "sgd_step", "value_and_grad"]
 
 
 class _Seeded:
@@ -108,8 +114,20 @@ def _wrt_names(wrt: Any) -> list[str] | None:
     return names
 
 
-def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: Any):
-    """(context, module, entry function, wrt names, its @f_grad added to the module)."""
+def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
+                 wrt: Sequence[str] | None, ops: Dialect | None
+                 ) -> tuple[Dialect, Module, FuncOp, tuple[str, ...], FuncOp]:
+    """``(context, module, entry function, wrt names, gradient function)``: ``program``
+    verified, with the entry's gradient function (``@f_grad``) added to the module; what
+    :func:`value_and_grad` and the distributed one compile.
+
+    >>> ctx, module, f, wrt, g = prepare_grad(
+    ...     "func.func @f(%x: tensor<3xf32>) -> tensor<f32> {\\n"
+    ...     "  %0 = \\"tdflow.reduce_sum\\"(%x) {axis = [0]} : (tensor<3xf32>) -> tensor<f32>\\n"
+    ...     "  return %0 : tensor<f32>\\n}", None, None, None)
+    >>> f.name, wrt, g.name
+    ('f', ('x',), 'f_grad')
+    """
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.types import FLOAT_DTYPES
     from tdflow.lowering.passes.autodiff import differentiate
@@ -133,15 +151,15 @@ def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: An
     return ctx, module, func, wrt_names, grad_func
 
 
-def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | None = None,
-                   ops: Any = None, device: str = "cpu", **compile_options: Any) -> ValueAndGrad:
+def value_and_grad(program: Module | str | os.PathLike[str], entry: str | None = None,
+                   wrt: Sequence[str] | None = None, ops: Dialect | None = None, device: str = "cpu", **compile_options: Any) -> ValueAndGrad:
     """Compile ``program`` (a ``Module``, MLIR text or a path) and its gradient: the callable
     returns the entry's results and the gradients of the arguments named in ``wrt`` (default:
     every floating-point argument). ``ops`` is the context of op libraries
     (``tdflow.load_ops(...)``); other keywords go to :func:`tdflow.compile`."""
     from .compiled import compile as compile_program
 
-    ctx, module, func, wrt_names, grad_func = _prepare(program, entry, wrt, ops)
+    ctx, module, func, wrt_names, grad_func = prepare_grad(program, entry, wrt, ops)
     compiled = compile_program(module, device=device, entry=grad_func.name, ops=ctx,
                                **compile_options)
     seed_types = [(tuple(r.shape), r.dtype) for r in func.result_types]
@@ -162,8 +180,8 @@ class SgdStep(_Seeded):
 _F32_MAX = 3.4028234663852886e38
 
 
-def sgd_step(program: Any, lr: float, entry: str | None = None,
-             wrt: Sequence[str] | None = None, ops: Any = None, device: str = "cpu",
+def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | None = None,
+             wrt: Sequence[str] | None = None, ops: Dialect | None = None, device: str = "cpu",
              **compile_options: Any) -> SgdStep:
     """One compiled training step: the entry's results, their gradients, and ``sgd_update``
     of every argument in ``wrt`` (default: every floating-point argument) in place with
@@ -195,7 +213,7 @@ def sgd_step(program: Any, lr: float, entry: str | None = None,
         raise ValueError(f"sgd_step(): lr must be finite, got {lr}")
     if abs(float(lr)) > _F32_MAX:  # sgd_update's learning_rate is an f32 attribute
         raise ValueError(f"sgd_step(): lr must fit in f32 (|lr| <= {_F32_MAX:.7g}), got {lr}")
-    ctx, module, func, wrt_names, g = _prepare(program, entry, wrt, ops)
+    ctx, module, func, wrt_names, g = prepare_grad(program, entry, wrt, ops)
     ret = g.body.terminator
     n = len(func.result_types)
     results, grads = list(ret.operands[:n]), list(ret.operands[n:])

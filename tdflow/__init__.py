@@ -25,8 +25,8 @@ _LAZY = {
     "tensor": ("tdflow.runtime.tensor", "tensor"),
     "Tensor": ("tdflow.runtime.tensor", "Tensor"),
     "functional": ("tdflow.functional", None),  # None: the module itself
-    "no_grad": ("tdflow.runtime.autograd", "no_grad"),
-    "enable_grad": ("tdflow.runtime.autograd", "enable_grad"),
+    "no_grad": ("tdflow.runtime.grad_mode", "no_grad"),
+    "enable_grad": ("tdflow.runtime.grad_mode", "enable_grad"),
     "value_and_grad": ("tdflow.runtime.value_and_grad", "value_and_grad"),
     "sgd_step": ("tdflow.runtime.value_and_grad", "sgd_step"),
     "grad_rule": ("tdflow.dialect.grad", "grad_rule"),

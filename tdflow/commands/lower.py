@@ -156,10 +156,10 @@ def cuda_source(plans, device: str, context=None) -> str:
     Each op's code is generated once per shapes; nvcc compiles this very text."""
     from tdflow.lowering.cuda import translation_unit
     from tdflow.lowering.cuda.common import prelude
-    from tdflow.runtime.executor import plan_codes
-    from tdflow.runtime.kernels.registry import kernel_table
+    from tdflow.runtime.op_kernels import kernel_table_for
+    from tdflow.runtime.plan_codes import plan_codes
 
-    table = kernel_table(device, getattr(context, "served_by", None))
+    table = kernel_table_for(context, device)
     head, codes = [], []
     for plan in plans:
         head.append(f"// plan @{plan.name} on {plan.device}")

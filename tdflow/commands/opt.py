@@ -75,7 +75,7 @@ def _run_pipeline(args: argparse.Namespace, module) -> int:
     from tdflow.commands import print_diagnostic
     from tdflow.commands._args import context_from_args
     from tdflow.lowering.pass_manager import PassManager
-    from tdflow.runtime.kernels.registry import kernel_table
+    from tdflow.runtime.op_kernels import kernel_table_for
 
     from .verify import report_missing_natives
 
@@ -83,7 +83,7 @@ def _run_pipeline(args: argparse.Namespace, module) -> int:
     if report_missing_natives(context):
         return 1
     pm = PassManager.parse(args.pipeline, dialect=context,
-                           kernel_table=kernel_table("cpu", getattr(context, "served_by", None)),
+                           kernel_table=kernel_table_for(context, "cpu"),
                            print_ir_after_all=args.print_ir_after_all, stream=sys.stderr)
     result = pm.run(module)
     for w in result.context.warnings:

@@ -198,7 +198,8 @@ def _run(args: argparse.Namespace) -> int:
         if arg in inputs:
             continue
         if shape is None or None in shape:
-            from tdflow.runtime.executor import ArgumentError, _type_text
+            from tdflow.runtime.arguments import ArgumentError
+            from tdflow.runtime.arguments import type_text as _type_text
 
             raise ArgumentError(f"@{fname}: argument %{arg} has a dynamic shape "
                                 f"({_type_text(shape, dtype)}); give it with --input "

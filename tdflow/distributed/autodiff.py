@@ -73,9 +73,9 @@ def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | 
     [[0.0, 1.0]]
     """
     from tdflow.dialect.types import DTYPES
-    from tdflow.runtime.value_and_grad import prepare
+    from tdflow.runtime.value_and_grad import prepare_grad
 
-    _ctx, module, func, wrt_names, grad_func = prepare(program, entry, wrt, ops)
+    _ctx, module, func, wrt_names, grad_func = prepare_grad(program, entry, wrt, ops)
     # the gradient function takes the entry's arguments first: they keep their SBP
     if func.arg_attrs:
         attrs = list(grad_func.arg_attrs or [])

@@ -23,18 +23,22 @@ import os
 import re
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.docgen import op_facts
 
 from .page import asset, json_for_script, page_head
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import OpDef
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "ops"
 
 
-def family_of(op: Any) -> str:
+def family_of(op: OpDef) -> str:
     """The op's family: the stem of the ``.td`` file that defines it.
 
     >>> from tdflow.dialect.opdef import OpDef, SourceLocation
@@ -98,7 +102,7 @@ class _Linker:
         return "\n".join(out)
 
 
-def sbp_rows(library: Any, op: Any) -> list[str]:
+def sbp_rows(library: Dialect, op: OpDef) -> list[str]:
     """The op's SBP signatures for 2-D f32 inputs (``x_0: S(0) -> y_0: S(0)``), or ``[]``
     when it has no ``get_sbp`` hook or the hook needs inputs of another kind."""
     if not op.declares("get_sbp") or not hasattr(library, "sbp_signatures"):
@@ -131,7 +135,7 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
     return "".join(out)
 
 
-def op_section(op: Any, library: Any, link: _Linker) -> str:
+def op_section(op: OpDef, library: Dialect, link: _Linker) -> str:
     """The HTML section of one op (anchor: its name)."""
     f = op_facts(op)
     e = html.escape
@@ -188,7 +192,7 @@ def _page(title: str, body: str, index: list[dict], crumbs: str) -> str:
         json_for_script(index), "</script>\n<script>", script, "</script>\n</body></html>\n"])
 
 
-def write_site(library: Any, out_dir: str | os.PathLike[str], title: str | None = None
+def write_site(library: Dialect, out_dir: str | os.PathLike[str], title: str | None = None
                ) -> list[Path]:
     """Write the site of ``library`` (a Dialect: the ops to document) into ``out_dir``;
     returns the pages written. See the module docstring."""

@@ -23,7 +23,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
+    from tdflow.dialect.opdef import OpDef
+    from tdflow.lowering.plan import ExecutablePlan, Launch
 
 #: Fill colours of the dialects people meet most; others get one from their name's hash.
 DIALECT_COLOURS = {"tdflow": "#cfe3ff", "onnx": "#ffe2c6", "oneflow": "#d9f2d0",
@@ -87,7 +93,7 @@ def _short(text: str, n: int = 48) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-def _doc_of(opdef: Any) -> dict[str, Any] | None:
+def _doc_of(opdef: OpDef | None) -> dict[str, Any] | None:
     if opdef is None:
         return None
     from tdflow.dialect.docgen import op_facts
@@ -97,7 +103,7 @@ def _doc_of(opdef: Any) -> dict[str, Any] | None:
     return {k: facts[k] for k in keep if facts[k]}
 
 
-def _launches_by_op(plan: Any) -> dict[tuple[str, str], list[Any]]:
+def _launches_by_op(plan: ExecutablePlan) -> dict[tuple[str, str], list[Any]]:
     """The plan's launches keyed by (op name, location), in order: how a lowered op finds
     the kernel launch made for it."""
     found: dict[tuple[str, str], list[Any]] = {}
@@ -106,7 +112,7 @@ def _launches_by_op(plan: Any) -> dict[tuple[str, str], list[Any]]:
     return found
 
 
-def _kernel_info(index: int, ln: Any, code: str | None) -> dict[str, Any]:
+def _kernel_info(index: int, ln: Launch, code: str | None) -> dict[str, Any]:
     info: dict[str, Any] = {
         "launch": index, "kernel": ln.kernel,
         "inputs": ", ".join(f"buf{b}" for b in ln.inputs if b is not None),
@@ -119,7 +125,7 @@ def _kernel_info(index: int, ln: Any, code: str | None) -> dict[str, Any]:
     return info
 
 
-def program_graph(module: Any, context: Any = None, plans: dict[str, Any] | None = None,
+def program_graph(module: Module, context: Dialect | None = None, plans: dict[str, Any] | None = None,
                   codes: dict[int, str] | None = None) -> Graph:
     """The graph of every function of ``module``; ``context`` gives op docs, ``plans`` (name ->
     ExecutablePlan, for a lowered module) each op's kernel launch; ``codes`` maps ``id(launch)``

@@ -11,11 +11,15 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .graph import Graph, program_graph, to_dot
 from .layout import layout_svg
 from .page import build_page
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
 
 _HEADER = ('<input id="search" type="search" placeholder="search ops, values, types" '
            'autocomplete="off"><span id="count"></span><button id="zoom-in" title="zoom in">'
@@ -23,7 +27,7 @@ _HEADER = ('<input id="search" type="search" placeholder="search ops, values, ty
            'title="show everything">fit</button><span id="stats"></span>')
 
 
-def lowered_view(module: Any, context: Any, device: str = "cpu") -> tuple[Any, dict, dict]:
+def lowered_view(module: Module, context: Dialect, device: str = "cpu") -> tuple[Any, dict, dict]:
     """Lower ``module`` for ``device``: the lowered module, its plans, and for a GPU device
     the generated CUDA source of each launch (keyed by ``id(launch)``)."""
     from tdflow.runtime.compiled import lower
@@ -31,20 +35,13 @@ def lowered_view(module: Any, context: Any, device: str = "cpu") -> tuple[Any, d
     result = lower(module, device, ops=context)
     codes: dict[int, str] = {}
     if device.split(":")[0] in ("cuda", "cudasim"):
-        from tdflow.runtime.executor import _Spec
-        from tdflow.runtime.kernels.registry import kernel_table
+        from tdflow.runtime.op_kernels import kernel_table_for
+        from tdflow.runtime.plan_codes import launch_codes
 
-        table = kernel_table(device, getattr(context, "served_by", None))
+        table = kernel_table_for(context, device)
         for plan in result.plans.values():
-            dtypes = {b.id: b.dtype for b in plan.buffers}
-            for ln in plan.launches:
-                code_for = getattr(table.get(ln.kernel).fn, "code_for", None)
-                if code_for is None:
-                    continue
-                ins = [None if b is None else _Spec(s, dtypes[b])
-                       for b, s in zip(ln.inputs, ln.input_shapes)]
-                outs = [_Spec(s, dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
-                codes[id(ln)] = code_for(ln.attrs, ins, outs).source
+            for ln, code in launch_codes(plan, lambda name: table.get(name).fn):
+                codes[id(ln)] = code.source  # (the prologue's launches are not drawn)
     return result.module, result.plans, codes
 
 
@@ -68,7 +65,7 @@ def page_data(graph: Graph) -> dict[str, Any]:
     return {"nodes": nodes, "edges": edges, "summary": summary}
 
 
-def view_html(module: Any, context: Any = None, *, title: str = "program",
+def view_html(module: Module, context: Dialect = None, *, title: str = "program",
               plans: dict | None = None, codes: dict | None = None,
               edge_labels: bool = True) -> str:
     """The page of ``module`` (see the module docstring); ``plans``/``codes`` from

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from tdflow.dialect.ir import parse_module
 from tdflow.runtime import tracing
-from tdflow.runtime.engine import NaiveEngine, set_engine
-from tdflow.runtime.threaded_engine import ThreadedEngine
+from tdflow.runtime.engine import NaiveEngine, ThreadedEngine, set_engine
 
 import tdflow
 from tdflow.cli import main

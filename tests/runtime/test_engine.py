@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -302,7 +303,7 @@ def test_get_engine_honours_env(monkeypatch):
 
 def test_default_workers_leave_a_core_to_the_caller(monkeypatch):
     monkeypatch.delenv("TDFLOW_ENGINE_WORKERS", raising=False)
-    monkeypatch.setattr(engine_mod.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     assert engine_mod.default_workers() == 1  # 1 worker + the calling thread on 2 cores
     monkeypatch.setenv("TDFLOW_ENGINE_WORKERS", "3")
     assert engine_mod.default_workers() == 3

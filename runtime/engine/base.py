@@ -1,67 +1,15 @@
-"""The dependency engine: MXNet's design, in Python.
-
-Work is pushed as an *op*: a callable plus the variables it reads and the variables it writes.
-The engine runs ops as soon as their dependencies allow, and never in an order a program could
-observe as different from push order:
-
-* reads of one variable may run together;
-* a write runs after every earlier read and write of its variables (RAW, WAR, WAW), and every
-  later op on those variables waits for it;
-* an op that raises marks the variables it writes as *failed* (their values are poison); ops
-  that later read a failed variable do not run and pass the failure on to what they write; an
-  op that overwrites a failed variable without reading it runs, and its success clears the
-  failure. A failure surfaces at every ``wait`` on a failed variable, and once at the next
-  ``wait_all`` (unless a ``wait`` reported it first), as an :class:`EngineError` naming the
-  failing op and its location, chained (``__cause__``) to the original exception.
-
-Each variable keeps a FIFO queue of the ops waiting on it (MXNet's ``ThreadedVar``); an op
-holds a counter of dependencies not yet granted, and runs when it reaches zero.
-
->>> eng = NaiveEngine()
->>> a, b = eng.new_var("a"), eng.new_var("b")
->>> box = {}
->>> eng.push(lambda: box.__setitem__("a", 2), reads=(), writes=(a,), name="init")
->>> eng.push(lambda: box.__setitem__("b", box["a"] * 21), reads=(a,), writes=(b,), name="mul")
->>> eng.wait(b); box["b"]
-42
-
-Threads and BLAS. :class:`ThreadedEngine` sizes its pool to the machine: ``os.cpu_count() - 1``
-worker threads (at least one), because the calling thread works too: it runs ready tiny ops
-inline at push time and helps drain the ready queue while it waits. On 2 cores that is one
-worker plus the caller, never two workers. numpy's BLAS already spreads one large matmul over
-every core, and a library cannot change BLAS's thread count after numpy is imported, so ops
-pushed with ``uses_blas=True`` (or named in :data:`BLAS_OP_NAMES`) take a single *BLAS slot*:
-at most one of them runs at a time, and it has all the cores to itself. ``TDFLOW_ENGINE_WORKERS`` overrides the pool size.
-
-Tiny ops never pay a thread hand-off: an op whose dependencies are all granted at push time
-runs inline on the calling thread when it is cheap (``cost`` below :data:`INLINE_COST`) or when
-the engine is otherwise idle. Ops that become ready when another op completes are run by the
-thread that completed it, in a loop, without waking anybody (bulk execution).
-"""
+"""The engine's core: variables, pushed ops, the :class:`Engine` interface and the failure
+bookkeeping both engines share. The semantics are in :mod:`tdflow.runtime.engine`."""
 
 from __future__ import annotations
 
-import atexit
-import os
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 
 from tdflow.core.errors import TdflowError
 
-from . import tracing as _tracing
-
-__all__ = [
-    "INLINE_COST",
-    "Engine",
-    "EngineError",
-    "NaiveEngine",
-    "ThreadedEngine",
-    "Var",
-    "default_workers",
-    "get_engine",
-    "set_engine",
-]
+__all__ = ["BLAS_OP_NAMES", "INLINE_COST", "MAX_UNREPORTED", "Engine", "EngineError", "EngineOp",
+           "Var", "dedup_deps", "run_op"]
 
 #: Ops whose estimated cost (about one unit per element or multiply-add) is at most this run
 #: inline on the pushing thread when their dependencies are already satisfied.
@@ -117,7 +65,11 @@ class Var:
 
     def __call__(self) -> None:
         """Wait for the pending writes of this var (raising its failure, if any)."""
-        (self._engine or get_engine()).wait(self)
+        engine = self._engine
+        if engine is None:  # made as Var(name): which engine's ops it orders is not known
+            raise TypeError(f"{self!r} was made without an engine; wait with engine.wait(var), "
+                            f"or make vars with engine.new_var()")
+        engine.wait(self)
 
     @property
     def failed(self) -> bool:
@@ -129,7 +81,7 @@ class Var:
         return f"Var({self.name!r}, v{self.version}, {state})"
 
 
-class _Op:
+class EngineOp:
     """One pushed op: the function, its dependencies and the count of those not yet granted.
 
     ``rw`` lists the written vars the op also reads (a failure there poisons the op too).
@@ -159,10 +111,15 @@ class _Op:
             self.error = error
 
 
-def _dedup(reads: Iterable[Var], writes: Iterable[Var]
+def dedup_deps(reads: Iterable[Var], writes: Iterable[Var]
            ) -> tuple[tuple[Var, ...], tuple[Var, ...], tuple[Var, ...]]:
     """``(reads, writes, rw)``: duplicates dropped; a var both read and written moves to
-    ``writes`` (a write covers the read) and is listed in ``rw``."""
+    ``writes`` (a write covers the read) and is listed in ``rw``.
+
+    >>> a, b = Var("a"), Var("b")
+    >>> dedup_deps((a, b, a), (b,)) == ((a,), (b,), (b,))
+    True
+    """
     reads = tuple(reads)
     writes = tuple(writes)
     for v in reads:
@@ -274,10 +231,14 @@ def _add_note(err: BaseException, note: str) -> None:
         err.__notes__ = [*getattr(err, "__notes__", []), note]  # type: ignore[attr-defined]
 
 
-def _run_op(op: _Op) -> tuple[EngineError | None, bool, BaseException | None]:
-    """Run one op unless it inherited a failure.
+def run_op(op: EngineOp) -> tuple[EngineError | None, bool, BaseException | None]:
+    """Run one op unless it inherited a failure (both engines run their ops through it).
 
     Returns ``(error for its writes, whether that error is new, exception to re-raise)``.
+
+    >>> err, fresh, fatal = run_op(EngineOp(lambda: 1 / 0, (), (), (), "div", None, False, 1))
+    >>> type(err.original).__name__, fresh, fatal
+    ('ZeroDivisionError', True, None)
     """
     if op.error is not None:
         return op.error, False, None
@@ -288,154 +249,3 @@ def _run_op(op: _Op) -> tuple[EngineError | None, bool, BaseException | None]:
     except BaseException as e:  # KeyboardInterrupt, SystemExit: record it, then let it fly
         return EngineError(op.name, op.loc, e, op.seq), True, e
     return None, False, None
-
-
-class NaiveEngine(Engine):
-    """Runs each op synchronously at push time (``TDFLOW_ENGINE=naive``); for debugging.
-
-    Failures still surface at ``wait``/``wait_all``, exactly as with the threaded engine.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.RLock()  # an op may push more ops
-        self._init_failures()
-
-    def push(self, fn, reads=(), writes=(), device="cpu", name=None, loc=None, *,
-             cost=None, inline=None, uses_blas=False) -> None:
-        if _tracing.active is not None:  # a profile is recording: time this op
-            fn = _tracing.active.wrap(fn, name, loc)
-        reads, writes, rw = _dedup(reads, writes)
-        with self._lock:
-            self._seq += 1
-            op = _Op(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
-            for v in reads + rw:
-                if v._error is not None:
-                    op.inherit(v._error)
-            err, fresh, fatal = _run_op(op)
-            if fresh:
-                self._record(err)
-            for v in writes:
-                v._error = err
-                v.version += 1
-        if fatal is not None:
-            raise fatal
-
-    def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
-        if _tracing.active is not None:
-            fn = _tracing.active.wrap(fn, name, None)
-        with self._lock:
-            self._seq += 1
-            err = None
-            for v in reads:
-                e = v._error
-                if e is not None and (err is None or e.seq < err.seq):
-                    err = e
-            fatal = None
-            if err is None:
-                try:
-                    fn()
-                except Exception as e:
-                    err = EngineError(name, None, e, self._seq)
-                    self._record(err)
-                except BaseException as e:
-                    err = EngineError(name, None, e, self._seq)
-                    self._record(err)
-                    fatal = e
-            write._error = err
-            write.version += 1
-        if fatal is not None:
-            raise fatal
-
-    def wait(self, var: Var, timeout: float | None = None) -> None:
-        with self._lock:
-            self._raise_var_error(var)
-
-    def wait_all(self, timeout: float | None = None) -> None:
-        with self._lock:
-            self._raise_unreported()
-
-
-def default_workers() -> int:
-    """Worker threads for :class:`ThreadedEngine`: ``TDFLOW_ENGINE_WORKERS``, else cores - 1 (>= 1)."""
-    env = os.environ.get("TDFLOW_ENGINE_WORKERS")
-    if env:
-        try:
-            n = int(env)
-        except ValueError:
-            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be an integer, got {env!r}") from None
-        if n < 1:
-            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be >= 1, got {n}")
-        return n
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, cores - 1)
-
-
-# ---------------------------------------------------------------------------- the singleton
-_ENGINE: Engine | None = None
-_ENGINE_LOCK = threading.Lock()
-ENGINE_KINDS = ("threaded", "naive")
-
-
-def get_engine() -> Engine:
-    """The process-wide engine: ``TDFLOW_ENGINE=naive`` or ``threaded`` (the default).
-
-    >>> get_engine() is get_engine()
-    True
-    """
-    eng = _ENGINE
-    if eng is None:
-        eng = _create_default()
-    return eng
-
-
-def _create_default() -> Engine:
-    global _ENGINE
-    with _ENGINE_LOCK:
-        if _ENGINE is None:
-            kind = os.environ.get("TDFLOW_ENGINE", "threaded").strip().lower() or "threaded"
-            if kind == "naive":
-                _ENGINE = NaiveEngine()
-            elif kind == "threaded":
-                _ENGINE = ThreadedEngine()
-                atexit.register(_drain, _ENGINE)
-            else:
-                raise ValueError(f"TDFLOW_ENGINE must be one of {', '.join(ENGINE_KINDS)}; "
-                                 f"got {kind!r}")
-        return _ENGINE
-
-
-def _drain(engine: Engine) -> None:
-    """At interpreter exit, let pushed work finish (MXNet waits too); failures are dropped."""
-    try:
-        engine.wait_all(timeout=60)
-    except Exception:  # noqa: BLE001 - nobody is left to report to
-        pass
-
-
-def set_engine(engine: Engine | None) -> Engine | None:
-    """Replace the process-wide engine (``None``: recreate from the environment on next use).
-
-    Returns the previous one. Pending work on the old engine is not waited for.
-    """
-    global _ENGINE
-    if engine is not None and not isinstance(engine, Engine):
-        raise TypeError(f"set_engine() needs an Engine, not {type(engine).__name__}")
-    with _ENGINE_LOCK:
-        old, _ENGINE = _ENGINE, engine
-    return old
-
-
-def _reset_after_fork() -> None:
-    # worker threads do not survive fork(): the child builds a fresh engine on first use
-    global _ENGINE, _ENGINE_LOCK
-    _ENGINE = None
-    _ENGINE_LOCK = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reset_after_fork)
-
-from .threaded_engine import ThreadedEngine  # noqa: E402  (it builds on the classes above)

@@ -1,4 +1,5 @@
-"""The threaded dependency engine (MXNet's ``ThreadedEngine``); semantics in ``engine.py``.
+"""The threaded dependency engine (MXNet's ``ThreadedEngine``); semantics in
+:mod:`tdflow.runtime.engine`.
 
 State lives in the :class:`~tdflow.runtime.engine.Var` objects and is changed only under the
 engine's one lock (ops run outside it). A var's ``_queue`` holds the ops not yet granted access,
@@ -18,28 +19,28 @@ in push order. Invariants, for every var:
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
 
-from . import tracing as _tracing
-from .engine import (
+from .. import tracing as _tracing
+from .base import (
     BLAS_OP_NAMES,
     INLINE_COST,
     Engine,
     EngineError,
+    EngineOp,
     Var,
-    _dedup,
-    _Op,
-    _run_op,
-    default_workers,
+    dedup_deps,
+    run_op,
 )
 
-__all__ = ["ThreadedEngine"]
+__all__ = ["ThreadedEngine", "default_workers"]
 
 
 class ThreadedEngine(Engine):
-    """Runs ops on a small worker pool plus the calling thread (see ``engine.py``)."""
+    """Runs ops on a small worker pool plus the calling thread (see :mod:`tdflow.runtime.engine`)."""
 
     def __init__(self, workers: int | None = None):
         self.workers = default_workers() if workers is None else workers
@@ -48,7 +49,7 @@ class ThreadedEngine(Engine):
         self._lock = threading.Lock()
         self._work_cv = threading.Condition(self._lock)  # workers: an op became ready
         self._done_cv = threading.Condition(self._lock)  # waiters: an op completed
-        self._ready: deque[_Op] = deque()
+        self._ready: deque[EngineOp] = deque()
         self._pending = 0  # pushed and not completed (wait markers excluded)
         self._idle = 0  # workers sleeping on _work_cv
         self._waiters = 0
@@ -80,7 +81,7 @@ class ThreadedEngine(Engine):
                 and (not reads or (type(reads[0]) is Var and reads[0] is not writes[0]))):
             rw = ()
         else:
-            reads, writes, rw = _dedup(reads, writes)
+            reads, writes, rw = dedup_deps(reads, writes)
         self._push_queued(fn, reads, writes, rw, name, loc, cost, inline, uses_blas)
 
     def push_one(self, fn, reads, write, name=None, cost=None, uses_blas=False) -> None:
@@ -94,7 +95,7 @@ class ThreadedEngine(Engine):
     def _push_queued(self, fn, reads, writes, rw, name, loc, cost, inline, uses_blas) -> None:
         with self._lock:
             self._seq += 1
-            op = _Op(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
+            op = EngineOp(fn, reads, writes, rw, name, loc, uses_blas, self._seq)
             self._pending += 1
             waiting = 0
             for v in reads:
@@ -170,7 +171,7 @@ class ThreadedEngine(Engine):
                 if r._queue:
                     queued = True
             if queued:  # others queued behind us meanwhile: the general release
-                self._complete(_Op(fn, reads, (w,), (), name, loc, blas, seq), err, fresh)
+                self._complete(EngineOp(fn, reads, (w,), (), name, loc, blas, seq), err, fresh)
             else:
                 if fresh:
                     self._record(err)
@@ -187,18 +188,18 @@ class ThreadedEngine(Engine):
         return True
 
     # ------------------------------------------------------------- execution
-    def _execute(self, op: _Op, reraise: bool = False, worker: bool = False) -> None:
+    def _execute(self, op: EngineOp, reraise: bool = False, worker: bool = False) -> None:
         if op.blas:
             with self._blas_slot:  # one BLAS-threaded op at a time: it owns every core
-                err, fresh, fatal = _run_op(op)
+                err, fresh, fatal = run_op(op)
         else:
-            err, fresh, fatal = _run_op(op)
+            err, fresh, fatal = run_op(op)
         with self._lock:
             self._complete(op, err, fresh, worker)
         if fatal is not None and reraise:
             raise fatal
 
-    def _complete(self, op: _Op, err: EngineError | None, fresh: bool,
+    def _complete(self, op: EngineOp, err: EngineError | None, fresh: bool,
                   worker: bool = False) -> None:
         """Release ``op``'s vars and grant waiting ops; called with the lock held.
 
@@ -296,7 +297,7 @@ class ThreadedEngine(Engine):
             raise TypeError(f"wait() needs a Var, not {type(var).__name__}")
         with self._lock:
             if var._writing or var._queue:
-                marker = _Op(None, (var,), (), (), "wait", None, False, 0)
+                marker = EngineOp(None, (var,), (), (), "wait", None, False, 0)
                 if var._queue is None:
                     var._queue = deque()
                 var._queue.append((marker, False))
@@ -328,7 +329,7 @@ class ThreadedEngine(Engine):
         return self._pending
 
 
-def _grant_write(v: Var, ready: deque[_Op]) -> None:
+def _grant_write(v: Var, ready: deque[EngineOp]) -> None:
     """Give ``v`` to the write at the head of its queue (lock held): the op inherits the var's
     failure if it also reads ``v``, and is ready once it holds all its vars."""
     nxt = v._queue.popleft()[0]
@@ -338,3 +339,21 @@ def _grant_write(v: Var, ready: deque[_Op]) -> None:
     nxt.pending -= 1
     if nxt.pending == 0:
         ready.append(nxt)
+
+
+def default_workers() -> int:
+    """Worker threads for :class:`ThreadedEngine`: ``TDFLOW_ENGINE_WORKERS``, else cores - 1 (>= 1)."""
+    env = os.environ.get("TDFLOW_ENGINE_WORKERS")
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be an integer, got {env!r}") from None
+        if n < 1:
+            raise ValueError(f"TDFLOW_ENGINE_WORKERS must be >= 1, got {n}")
+        return n
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)

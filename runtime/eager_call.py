@@ -1,0 +1,85 @@
+"""What every eager op path shares (:mod:`~tdflow.runtime.eager` on the CPU,
+:mod:`~tdflow.runtime.eager_device` on GPU devices): the cache key of attribute values, the
+questions asked of the call's tensors, and the error a rejected call raises.
+
+>>> from tdflow.runtime.tensor import tensor
+>>> device_of((tensor([1.0]), None)), any_requires_grad((tensor([1.0], requires_grad=True),))
+(None, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tdflow.core.errors import TdflowError
+
+__all__ = ["EagerError", "any_requires_grad", "attrs_cache_key", "device_of"]
+
+
+def attrs_cache_key(attr_vals: tuple) -> tuple:
+    """``attr_vals`` as a cache key that tells every float apart: ``-0.0 == 0.0`` and a NaN
+    equals nothing, so the plain tuple would give ``t * 0.0`` the cached entry of ``t * -0.0``
+    and miss (and grow the cache) on every NaN. Only such values are rewritten (the exact
+    ``float.hex``), so the common call keys on the tuple itself.
+
+    >>> attrs_cache_key((0.5, 3)), attrs_cache_key((-0.0,)) == attrs_cache_key((0.0,))
+    ((0.5, 3), False)
+    >>> attrs_cache_key((float("nan"),)) == attrs_cache_key((float("nan"),))
+    True
+    """
+    for v in attr_vals:
+        if _inexact(v) or type(v) is tuple and any(_inexact(x) for x in v):
+            return tuple(_exact(v) for v in attr_vals)
+    return attr_vals
+
+
+def _inexact(v: Any) -> bool:
+    return isinstance(v, float) and (v == 0.0 or v != v)
+
+
+def _exact(v: Any) -> Any:
+    if isinstance(v, float):
+        return ("float", float(v).hex())
+    if type(v) is tuple:
+        return tuple(_exact(x) for x in v)
+    return v
+
+
+def any_requires_grad(tensors: tuple) -> bool:
+    """Whether a tensor among ``tensors`` (``None``, tensors and tuples of them) requires a
+    gradient: the call is then recorded on the tape.
+
+    >>> any_requires_grad((None, ()))
+    False
+    """
+    for t in tensors:
+        if t is None:
+            continue
+        if type(t) is tuple:
+            if any(e.requires_grad for e in t):
+                return True
+        elif t.requires_grad:
+            return True
+    return False
+
+
+def device_of(tensors: tuple) -> str | None:
+    """The first non-CPU device among ``tensors`` (None when all are on the CPU).
+
+    >>> device_of((None,)) is None
+    True
+    """
+    for t in tensors:
+        if t is None:
+            continue
+        if type(t) is tuple:
+            for e in t:
+                if e.device != "cpu":
+                    return e.device
+        elif t.device != "cpu":
+            return t.device
+    return None
+
+
+class EagerError(TdflowError, ValueError):
+    """An eager call the op's hooks reject (shapes, dtypes, attributes); names the op."""
