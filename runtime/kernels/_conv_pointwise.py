@@ -57,7 +57,6 @@ def data_grad(dy_onos: np.ndarray, w: np.ndarray, x_shape_cn: Sequence[int],
     """
     o, cg = w.shape[:2]
     og = o // groups
-    c = x_shape_cn[0]
     nd = len(x_shape_cn) - 2
     dense = all(s == 1 for s in stride[:nd])
     dx = np.empty(tuple(x_shape_cn), dy_onos.dtype) if dense else \
