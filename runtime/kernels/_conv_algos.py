@@ -43,7 +43,7 @@ ENABLED = True
 #: the flat path computes every position of the padded grid: past this many per output
 #: (3x3 on 2x2 images pads to 4x4 = 4), im2col's copies cost less than the wasted matmul work
 MAX_GRID_WASTE = 3.0
-#: the flat forward (data gradient: ``dy`` channels) needs this many input channels per group to beat im2col (measured: the
+#: the flat forward (data gradient: input and output) needs this many channels per group to beat im2col (measured: the
 #: ResNet stem's 1 channel is slower, 16 faster), since its columns then dwarf the padding work
 MIN_FLAT_CHANNELS = 8
 #: the flat filter gradient: measured no faster than im2col on the ResNet layers (its matmul
@@ -108,8 +108,8 @@ def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
     >>> import numpy as np
     >>> class Geo:
     ...     pad, stride, dil, groups = (1,), (1,), (1,), 1
-    >>> data_grad(Geo(), np.ones((8, 1, 3)), np.ones((8, 1, 3)), (1, 1, 3), (3,)).tolist()
-    [[[16.0, 24.0, 16.0]]]
+    >>> data_grad(Geo(), np.ones((8, 1, 3)), np.ones((8, 8, 3)), (1, 8, 3), (3,))[0].tolist()
+    [[16.0, 24.0, 16.0]]
     """
     if not _eligible(dy_onos, w_cf):
         return None
@@ -117,8 +117,9 @@ def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
     if _is_pointwise(geo, k):
         return pointwise.data_grad(dy_onos, w_cf, (c, n, *spatial), geo.stride, geo.groups)
     back = [d * (kk - 1) - p for d, kk, p in zip(geo.dil, k, geo.pad)]
-    if (not _stride1(geo) or min(back) < 0 or dy_onos.shape[0] // geo.groups < MIN_FLAT_CHANNELS
-            or not _finite(w_cf)):
+    # both channel counts: the columns copy O/groups channels, im2col's scatter C/groups
+    if (not _stride1(geo) or min(back) < 0 or not _finite(w_cf)
+            or min(dy_onos.shape[0], c) // geo.groups < MIN_FLAT_CHANNELS):
         return None
     grid = [s + 2 * b for s, b in zip(dy_onos.shape[2:], back)]
     if flat.grid_waste(grid, spatial) > MAX_GRID_WASTE:
