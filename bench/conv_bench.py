@@ -147,7 +147,10 @@ the stride-2 3x3 layer keep im2col: the flat filter gradient (`FLAT_FILTER_GRAD`
 faster, its GEMM running over the whole padded grid; the 1-channel stem's forward is faster with
 im2col (`MIN_FLAT_CHANNELS`). Results agree with im2col within `1e-5` (f32) / `1e-12` (f64) of
 the largest entry of the same convolution of the absolute values
-(`tests/runtime/test_conv_algos.py`)."""
+(`tests/runtime/test_conv_algos.py`). Rows whose two columns run the same im2col code (the
+stem, the 3x3/2 layer, the 3x3/1 filter gradients) show the noise of the shared machine
+(0.96-1.30 in the recorded run, at a load of 8.7 on 2 cores: all times there are 4-5x the
+quiet-machine ones of the "Model training step" section).
 
 
 if __name__ == "__main__":
