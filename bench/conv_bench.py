@@ -150,7 +150,7 @@ the largest entry of the same convolution of the absolute values
 (`tests/runtime/test_conv_algos.py`). Rows whose two columns run the same im2col code (the
 stem, the 3x3/2 layer, the 3x3/1 filter gradients) show the noise of the shared machine
 (0.96-1.30 in the recorded run, at a load of 8.7 on 2 cores: all times there are 4-5x the
-quiet-machine ones of the "Model training step" section).
+quiet-machine ones of the "Model training step" section)."""
 
 
 if __name__ == "__main__":
