@@ -9,7 +9,9 @@ Per layer shape of `examples/resnet.py` (batch 64, 8x8 digits): the three kernel
 ``_conv_algos.ENABLED = False``) and on (`new`), the two taking turns. Then the ResNet
 training step (graph and eager, `bench/model_bench.py`'s columns) before and after, and
 PyTorch's step when torch is installed. Numpy's BLAS and torch get `--threads` threads
-(default 1). Times are the median per call.
+(default 1). Times are medians per call: the layers' the CPU time of the calling thread, the
+steps' both wall time and the process's CPU time (on a loaded machine the wall time of a long
+call also counts the time it waits to be scheduled again).
 """
 
 from __future__ import annotations
@@ -61,8 +63,9 @@ def with_paths(on: bool, fn: Callable[[], object]) -> Callable[[], object]:
     return run
 
 
-def alternate(cols: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
-    """Median seconds per call, the columns taking turns (the order rotating)."""
+def alternate(cols: dict[str, Callable[[], object]], rounds: int,
+              clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Median seconds of ``clock`` per call, the columns taking turns (the order rotating)."""
     for fn in cols.values():
         for _ in range(2):
             fn()
@@ -70,9 +73,9 @@ def alternate(cols: dict[str, Callable[[], object]], rounds: int) -> dict[str, f
     samples: dict[str, list[float]] = {n: [] for n in names}
     for r in range(rounds):
         for n in names[r % len(names):] + names[:r % len(names)]:
-            t0 = time.perf_counter()
+            t0 = clock()
             cols[n]()
-            samples[n].append(time.perf_counter() - t0)
+            samples[n].append(clock() - t0)
     return {n: statistics.median(v) for n, v in samples.items()}
 
 
@@ -92,8 +95,10 @@ def layer_table(rounds: int, batch: int = 64) -> str:
                  "conv_filter_grad": lambda a=a, x=x, dy=dy:
                      conv.conv_filter_grad(a, [dy, x], [None])}
         for op in OPS:
+            # CPU time of the calling thread (BLAS has one thread): on the shared machine a
+            # longer call is also more often preempted, which wall time would count
             t = alternate({"old": with_paths(False, calls[op]),
-                           "new": with_paths(True, calls[op])}, rounds)
+                           "new": with_paths(True, calls[op])}, rounds, time.thread_time)
             rows.append(f"| {c}->{o}, {h}x{h}, {k}x{k}/{stride} | {count} | {op} | "
                         f"{t['old'] * 1e6:.0f} us | {t['new'] * 1e6:.0f} us | "
                         f"{t['new'] / t['old']:.2f} |")
@@ -106,12 +111,17 @@ def step_table(rounds: int) -> str:
              for mode in ("graph", "eager") for label, on in (("im2col", False), ("new", True))}
     if "torch" in cols:
         timed["torch"] = cols["torch"]
-    t = alternate(timed, rounds)
-    rows = ["| column | median per step | vs im2col | vs torch |", "|---|---:|---:|---:|"]
-    for name, sec in t.items():
-        base = t.get(name.replace("new", "im2col"), sec)
-        vs_torch = f"{sec / t['torch']:.2f}x" if "torch" in t else "n/a (no torch)"
-        rows.append(f"| {name} | {sec * 1e3:.2f} ms | {sec / base:.2f} | {vs_torch} |")
+    wall = alternate(timed, rounds)
+    cpu = alternate(timed, rounds, time.process_time)  # all threads: the engine's workers too
+    rows = ["| column | wall per step | vs im2col | vs torch | CPU per step | vs im2col | vs torch |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for name in wall:
+        cells = []
+        for t in (wall, cpu):
+            base = t.get(name.replace("new", "im2col"), t[name])
+            vs_torch = f"{t[name] / t['torch']:.2f}x" if "torch" in t else "n/a (no torch)"
+            cells.append(f"{t[name] * 1e3:.2f} ms | {t[name] / base:.2f} | {vs_torch}")
+        rows.append(f"| {name} | {cells[0]} | {cells[1]} |")
     return "\n".join(rows)
 
 
@@ -144,13 +154,17 @@ the padded grid (`_conv_flat.py`: one contiguous copy per kernel tap, one GEMM, 
 outputs cropped; the data gradient as the correlation of the padded `dy` with the flipped,
 transposed filters instead of im2col's strided scatter-add). The stride-1 filter gradient and
 the stride-2 3x3 layer keep im2col: the flat filter gradient (`FLAT_FILTER_GRAD`) measured no
-faster, its GEMM running over the whole padded grid; the 1-channel stem's forward is faster with
-im2col (`MIN_FLAT_CHANNELS`). Results agree with im2col within `1e-5` (f32) / `1e-12` (f64) of
-the largest entry of the same convolution of the absolute values
+faster, its GEMM running over the whole padded grid; the 1-channel stem stays on im2col
+(`MIN_FLAT_CHANNELS`). Results agree with im2col within `1e-5` (f32) / `1e-12` (f64) of the
+largest entry of the same convolution of the absolute values
 (`tests/runtime/test_conv_algos.py`). Rows whose two columns run the same im2col code (the
-stem, the 3x3/2 layer, the 3x3/1 filter gradients) show the noise of the shared machine
-(0.96-1.30 in the recorded run, at a load of 8.7 on 2 cores: all times there are 4-5x the
-quiet-machine ones of the "Model training step" section)."""
+stem, the 3x3/2 layer, the 3x3/1 filter gradients) show the measurement noise (up to ~25% on
+this shared machine). Wall times on it are 3-4x the CPU times (load ~7 on 2 cores); the
+per-layer wall medians exaggerate im2col's data gradient (its long calls are preempted more
+often: 10.7 ms wall for 2.8 ms CPU on the 16->16 layer), so the CPU columns are the ones to
+read. In the graph step (thread CPU time per kernel, 20 steps) the seven data gradients went
+from 13.6-15.7 ms to 9.9-10.1 ms, the eight forwards and filter gradients stayed at 8-9 and
+9-10 ms: a 6-11% shorter step, far from issue 23's goal."""
 
 
 if __name__ == "__main__":
