@@ -6,7 +6,8 @@ paths, measured against im2col on the ResNet example's layers by ``bench/conv_be
 
 - unpadded 1x1 kernels (any stride): plain GEMMs on the pixels (``_conv_pointwise``);
 - stride 1 (any kernel, dilation, groups, dimensions): the flat-shift columns on the padded grid
-  (``_conv_flat``), when the grid holds at most :data:`MAX_GRID_WASTE` positions per output;
+  (``_conv_flat``), when the grid holds at most :data:`MAX_GRID_WASTE` positions per output
+  (:data:`MAX_GRID_WASTE_FORWARD` for the forward);
   the data gradient is the same correlation of ``dy`` (padded by ``dil * (K - 1) - pad``) with
   the flipped, transposed filters (im2col's scatter-add of 9 strided slabs was a third of the
   ResNet step). The filter gradient keeps im2col (:data:`FLAT_FILTER_GRAD`).
@@ -26,7 +27,7 @@ Set :data:`ENABLED` to ``False`` to run im2col everywhere (the benchmarks' "befo
 ...     pad, stride, dil, groups = (0, 0), (1, 1), (1, 1), 1
 >>> x = np.ones((1, 2, 3, 3)); w = np.ones((4, 2, 1, 1))
 >>> forward(Geo(), x, w, (1, 1), (3, 3)).shape
-(4, 9)
+(4, 1, 3, 3)
 """
 
 from __future__ import annotations
@@ -43,11 +44,15 @@ ENABLED = True
 #: the flat path computes every position of the padded grid: past this many per output
 #: (3x3 on 2x2 images pads to 4x4 = 4), im2col's copies cost less than the wasted matmul work
 MAX_GRID_WASTE = 3.0
+#: the forward's stricter limit: against im2col's plain copies (not its data gradient's
+#: scatter-add) the 4x4 layers' 2.25 measured 4-7% slower, the 8x8 layers' 1.56 15% faster
+MAX_GRID_WASTE_FORWARD = 2.0
 #: the flat forward (data gradient: input and output) needs this many channels per group to beat im2col (measured: the
 #: ResNet stem's 1 channel is slower, 16 faster), since its columns then dwarf the padding work
 MIN_FLAT_CHANNELS = 8
-#: the flat filter gradient: measured no faster than im2col on the ResNet layers (its matmul
-#: runs over the whole padded grid), so off; kept selectable for the benchmark and tests
+#: the flat filter gradient (one GEMM per tap on shifted views; an earlier version copied
+#: columns): measured 0.97-1.04x of im2col's time on the ResNet layers, its GEMMs running
+#: over the whole padded grid, so off; kept selectable for the benchmark and tests
 FLAT_FILTER_GRAD = False
 
 
@@ -82,7 +87,8 @@ def _finite(a: np.ndarray) -> bool:
 
 def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
             out_sp: Sequence[int]) -> np.ndarray | None:
-    """``(O, N * prod(OS))`` of ``x (N, C, *S)`` and ``w (O, C/groups, *K)``, or ``None``.
+    """``(O, N, *OS)`` of ``x (N, C, *S)`` and ``w (O, C/groups, *K)`` (maybe a strided
+    view of a private array), or ``None``.
 
     >>> import numpy as np
     >>> class Geo:
@@ -93,17 +99,18 @@ def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
     if not _eligible(x_cf, w_cf):
         return None
     if _is_pointwise(geo, k):
-        return pointwise.forward(np.moveaxis(x_cf, 1, 0), w_cf, geo.stride, geo.groups)
+        res = pointwise.forward(np.moveaxis(x_cf, 1, 0), w_cf, geo.stride, geo.groups)
+        return res.reshape(w_cf.shape[0], x_cf.shape[0], *out_sp)
     padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
     if (_stride1(geo) and w_cf.shape[1] >= MIN_FLAT_CHANNELS
-            and flat.grid_waste(padded, out_sp) <= MAX_GRID_WASTE):
+            and flat.grid_waste(padded, out_sp) <= MAX_GRID_WASTE_FORWARD):
         return flat.correlate(geo.padded_cn(x_cf), w_cf, geo.dil, geo.groups)
     return None
 
 
 def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
               x_shape_cf: Sequence[int], k: Sequence[int]) -> np.ndarray | None:
-    """``dx`` as ``(C, N, *S)`` from ``dy (O, N, *OS)``, or ``None``.
+    """``dx`` as ``(C, N, *S)`` (maybe a strided view) from ``dy (O, N, *OS)``, or ``None``.
 
     >>> import numpy as np
     >>> class Geo:
@@ -127,8 +134,7 @@ def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
     dyp = np.zeros((*dy_onos.shape[:2], *grid), dy_onos.dtype)
     dyp[(slice(None), slice(None), *(slice(b, b + s) for b, s in
                                      zip(back, dy_onos.shape[2:])))] = dy_onos
-    res = flat.correlate(dyp, flat.flipped_transposed(w_cf, geo.groups), geo.dil, geo.groups)
-    return res.reshape(c, n, *spatial)
+    return flat.correlate(dyp, flat.flipped_transposed(w_cf, geo.groups), geo.dil, geo.groups)
 
 
 def filter_grad(geo: Geometry, dy_onos: np.ndarray, x_cf: np.ndarray,
@@ -147,6 +153,7 @@ def filter_grad(geo: Geometry, dy_onos: np.ndarray, x_cf: np.ndarray,
         return pointwise.filter_grad(dy_onos, np.moveaxis(x_cf, 1, 0), geo.stride, geo.groups)
     padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
     if (not FLAT_FILTER_GRAD or not _stride1(geo)
+            or min(dy_onos.shape[0], x_cf.shape[1]) // geo.groups < MIN_FLAT_CHANNELS
             or flat.grid_waste(padded, dy_onos.shape[2:]) > MAX_GRID_WASTE):
         return None
     xp = geo.padded_cn(x_cf)

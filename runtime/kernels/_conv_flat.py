@@ -19,7 +19,7 @@ outputs by a zero ``dy``, which is why the caller checks that the input is finit
 >>> import numpy as np
 >>> xp = np.arange(16.0).reshape(1, 1, 4, 4)  # (C, N, *SP), already padded
 >>> w = np.ones((1, 1, 2, 2))
->>> correlate(xp, w, (1, 1), 1).reshape(3, 3)[0].tolist()
+>>> correlate(xp, w, (1, 1), 1)[0, 0, 0].tolist()
 [10.0, 14.0, 18.0]
 """
 
@@ -51,8 +51,8 @@ def _offsets(sp: Sequence[int], k: Sequence[int], dil: Sequence[int]) -> list[in
 
 def _flat_cols(xf: np.ndarray, offs: Sequence[int], m: int) -> np.ndarray:
     """Columns ``(T * C, m)`` of the flat input ``(C, P)``: one contiguous copy per tap."""
-    if offs == [0]:
-        return xf[:, :m]
+    if len(offs) == 1:
+        return xf[:, offs[0]:offs[0] + m]
     c = xf.shape[0]
     cols = np.empty((len(offs), c, m), xf.dtype)
     for t, off in enumerate(offs):
@@ -68,11 +68,11 @@ def _taps_last(w: np.ndarray) -> np.ndarray:
 
 def correlate(xp_cn: np.ndarray, w: np.ndarray, dil: Sequence[int], groups: int) -> np.ndarray:
     """Stride-1 correlation of the padded input ``(C, N, *SP)`` with ``w (O, C/groups, *K)``,
-    as ``(O, N * prod(OS))`` with ``OS = SP - dil * (K - 1)``.
+    as an ``(O, N, *OS)`` view with ``OS = SP - dil * (K - 1)``.
 
     >>> import numpy as np
     >>> correlate(np.ones((2, 1, 3)), np.ones((1, 2, 2)), (1,), 1).tolist()
-    [[4.0, 4.0]]
+    [[[4.0, 4.0]]]
     """
     c, n, *sp = xp_cn.shape
     k = w.shape[2:]
@@ -88,15 +88,16 @@ def correlate(xp_cn: np.ndarray, w: np.ndarray, dil: Sequence[int], groups: int)
     for gi in range(groups):
         cols = _flat_cols(xf[gi * cg:(gi + 1) * cg], offs, m)
         np.matmul(wm[gi * og:(gi + 1) * og], cols, out=grid[gi * og:(gi + 1) * og, :m])
-    crop = (slice(None), slice(None), *(slice(0, s) for s in out_sp))
-    return np.ascontiguousarray(grid.reshape(o, n, *sp)[crop]).reshape(o, -1)
+    # a view: the caller's one copy into the op's layout also drops the grid's extra positions
+    return grid.reshape(o, n, *sp)[(slice(None), slice(None), *(slice(0, s) for s in out_sp))]
 
 
 def filter_grad(xp_cn: np.ndarray, dy_onos: np.ndarray, k: Sequence[int], dil: Sequence[int],
                 groups: int) -> np.ndarray:
     """Filter gradient ``(O, C/groups, *K)`` of a stride-1 correlation of the padded input
     ``(C, N, *SP)`` whose output gradient is ``dy (O, N, *OS)``: ``dy`` is laid on the grid
-    (zeros elsewhere), then ``dw = dy_grid @ cols^T`` per group. ``xp_cn`` must be finite.
+    (zeros elsewhere), then one GEMM per tap and group, ``dw[:, :, t] = dy_grid @ x_t^T``, on
+    the shifted view ``x_t`` of the input (no columns copied). ``xp_cn`` must be finite.
 
     >>> import numpy as np
     >>> filter_grad(np.ones((1, 1, 3)), np.ones((1, 1, 2)), (2,), (1,), 1).tolist()
@@ -112,13 +113,12 @@ def filter_grad(xp_cn: np.ndarray, dy_onos: np.ndarray, k: Sequence[int], dil: S
     dyg = np.zeros((o, n, *sp), dy_onos.dtype)
     dyg[(slice(None), slice(None), *(slice(0, s) for s in dy_onos.shape[2:]))] = dy_onos
     dyf = dyg.reshape(o, p)[:, :m]
-    taps = len(offs)
-    dw = np.empty((o, taps, cg), xp_cn.dtype)
+    dw = np.empty((len(offs), o, cg), xp_cn.dtype)
     for gi in range(groups):
-        cols = _flat_cols(xf[gi * cg:(gi + 1) * cg], offs, m)
-        np.matmul(dyf[gi * og:(gi + 1) * og], cols.T,
-                  out=dw[gi * og:(gi + 1) * og].reshape(og, taps * cg))
-    return np.moveaxis(dw, 1, 2).reshape(o, cg, *k)
+        rows, chans = slice(gi * og, (gi + 1) * og), slice(gi * cg, (gi + 1) * cg)
+        for t, off in enumerate(offs):
+            np.matmul(dyf[rows], xf[chans, off:off + m].T, out=dw[t, rows])
+    return np.moveaxis(dw, 0, -1).reshape(o, cg, *k)
 
 
 def flipped_transposed(w: np.ndarray, groups: int) -> np.ndarray:

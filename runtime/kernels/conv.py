@@ -171,11 +171,11 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
                          f"and groups={g} do not fit (need C = groups * filter channels)")
     out_sp = geo.out_size(x_cf.shape[2:], k)
     cg, og = c // g, o // g
-    fast = conv_algos.forward(geo, x_cf, w_cf, k, out_sp)  # None: im2col below
+    fast = conv_algos.forward(geo, x_cf, w_cf, k, out_sp)  # (O, N, *OS); None: im2col below
     if fast is not None:
         if bias is not None:
-            fast += bias.astype(wide, copy=False)[:, None]
-        return [_finish(fast.reshape(o, n, *out_sp), geo, outs, dt, add)]
+            fast += bias.astype(wide, copy=False).reshape(o, *(1,) * (fast.ndim - 1))
+        return [_finish(fast, geo, outs, dt, add)]
     # A 1x1 kernel at stride 1 without padding reads the input as it is: its columns are the
     # (C, N * S) view (no copy at all for one image), most of a ResNet's convolutions.
     pointwise = not any(geo.pad) and all(kk == 1 for kk in k) and all(

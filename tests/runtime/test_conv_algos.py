@@ -29,6 +29,7 @@ def every_path(monkeypatch):
     monkeypatch.setattr(conv_algos, "ENABLED", True)
     monkeypatch.setattr(conv_algos, "MIN_FLAT_CHANNELS", 1)
     monkeypatch.setattr(conv_algos, "MAX_GRID_WASTE", math.inf)
+    monkeypatch.setattr(conv_algos, "MAX_GRID_WASTE_FORWARD", math.inf)
     monkeypatch.setattr(conv_algos, "FLAT_FILTER_GRAD", True)
 
 
@@ -147,6 +148,7 @@ def test_new_paths_match_im2col_and_float64_reference(data):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(conv_algos, "MIN_FLAT_CHANNELS", 1)
         mp.setattr(conv_algos, "MAX_GRID_WASTE", math.inf)
+        mp.setattr(conv_algos, "MAX_GRID_WASTE_FORWARD", math.inf)
         mp.setattr(conv_algos, "FLAT_FILTER_GRAD", True)
         new = [from_layout(r, last) for r in three(a, *ops)]
     dx, dw = ref_grads(x, w, dy, pad, stride, dil, groups)
@@ -183,7 +185,7 @@ def test_resnet_layers_take_the_new_paths():
     rng = np.random.default_rng(0)
     for (c, o, h, k, pad, s), paths in {
             (16, 16, 8, 3, 1, 1): ("forward", "data_grad"),
-            (32, 32, 4, 3, 1, 1): ("forward", "data_grad"),
+            (32, 32, 4, 3, 1, 1): ("data_grad",),  # the 4x4 forward: im2col measured faster
             (16, 32, 8, 1, 0, 2): ("forward", "data_grad", "filter_grad")}.items():
         x = rng.normal(size=(64, c, h, h)).astype(np.float32)
         w = rng.normal(size=(o, c, k, k)).astype(np.float32)
