@@ -152,19 +152,20 @@ NOTES = """The paths (`runtime/kernels/_conv_algos.py`): unpadded 1x1 kernels as
 the pixels (`_conv_pointwise.py`); stride-1 forward and data gradient as flat-shift columns on
 the padded grid (`_conv_flat.py`: one contiguous copy per kernel tap, one GEMM, the valid
 outputs cropped; the data gradient as the correlation of the padded `dy` with the flipped,
-transposed filters instead of im2col's strided scatter-add). The stride-1 filter gradient and
-the stride-2 3x3 layer keep im2col: the flat filter gradient (`FLAT_FILTER_GRAD`) measured no
-faster, its GEMM running over the whole padded grid; the 1-channel stem stays on im2col
-(`MIN_FLAT_CHANNELS`). Results agree with im2col within `1e-5` (f32) / `1e-12` (f64) of the
+transposed filters instead of im2col's strided scatter-add). Kept on im2col, as measured: the
+stride-1 filter gradient (`FLAT_FILTER_GRAD`: one GEMM per tap on shifted views, 0.97-1.04x of
+im2col, its GEMMs running over the whole padded grid), the 4x4 forward (2.25 grid positions
+per output, `MAX_GRID_WASTE_FORWARD`: 1.04-1.07x), the 1-channel stem (`MIN_FLAT_CHANNELS`) and
+the stride-2 3x3 layer. Results agree with im2col within `1e-5` (f32) / `1e-12` (f64) of the
 largest entry of the same convolution of the absolute values
-(`tests/runtime/test_conv_algos.py`). Rows whose two columns run the same im2col code (the
-stem, the 3x3/2 layer, the 3x3/1 filter gradients) show the measurement noise (up to ~25% on
-this shared machine). Wall times on it are 3-4x the CPU times (load ~7 on 2 cores); the
-per-layer wall medians exaggerate im2col's data gradient (its long calls are preempted more
-often: 10.7 ms wall for 2.8 ms CPU on the 16->16 layer), so the CPU columns are the ones to
-read. In the graph step (thread CPU time per kernel, 20 steps) the seven data gradients went
-from 13.6-15.7 ms to 9.9-10.1 ms, the eight forwards and filter gradients stayed at 8-9 and
-9-10 ms: a 6-11% shorter step, far from issue 23's goal."""
+(`tests/runtime/test_conv_algos.py`). Rows whose two columns run the same im2col code show the
+measurement noise (up to ~25% on this shared machine). Wall times on it are 3-4x the CPU times
+(load ~7 on 2 cores) and exaggerate im2col's data gradient (its long calls are preempted more
+often: 10.7 ms wall for 2.8 ms CPU on the 16->16 layer), so the CPU columns are the ones to read.
+In the graph step (thread CPU time per kernel, 20 steps, two runs) the seven data gradients went
+from 10.3-11.0 ms to 6.6-7.7 ms and the three kernels together from 22.8-24.4 to 18.8-21.9 ms:
+a step 5-10% shorter, far from issue 23's goal; the filter gradients and forwards (6-8 ms each)
+are what is left to beat."""
 
 
 if __name__ == "__main__":
