@@ -9,8 +9,8 @@ paths, measured against im2col on the ResNet example's layers by ``bench/conv_be
   (``_conv_flat``), when the grid holds at most :data:`MAX_GRID_WASTE` positions per output
   (:data:`MAX_GRID_WASTE_FORWARD` for the forward);
   the data gradient is the same correlation of ``dy`` (padded by ``dil * (K - 1) - pad``) with
-  the flipped, transposed filters (im2col's scatter-add of 9 strided slabs was a third of the
-  ResNet step). The filter gradient keeps im2col (:data:`FLAT_FILTER_GRAD`).
+  the flipped, transposed filters (im2col's scatter-add of 9 strided slabs was more than a
+  quarter of the ResNet step's CPU time). The filter gradient keeps im2col (:data:`FLAT_FILTER_GRAD`).
 
 Floating types only (f16 computes in f32 like im2col); integer convolutions and empty tensors
 keep im2col. Results agree with im2col to rounding: each element sums the same products in
@@ -47,8 +47,8 @@ MAX_GRID_WASTE = 3.0
 #: the forward's stricter limit: against im2col's plain copies (not its data gradient's
 #: scatter-add) the 4x4 layers' 2.25 measured 4-7% slower, the 8x8 layers' 1.56 15% faster
 MAX_GRID_WASTE_FORWARD = 2.0
-#: the flat forward (data gradient: input and output) needs this many channels per group to beat im2col (measured: the
-#: ResNet stem's 1 channel is slower, 16 faster), since its columns then dwarf the padding work
+#: the flat forward (data gradient: input and output) needs this many channels per group to
+#: beat im2col (measured: the ResNet stem's 1 channel is slower, 16 faster)
 MIN_FLAT_CHANNELS = 8
 #: the flat filter gradient (one GEMM per tap on shifted views; an earlier version copied
 #: columns): measured 0.97-1.04x of im2col's time on the ResNet layers, its GEMMs running
