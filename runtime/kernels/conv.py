@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.runtime.kernels import _conv_algos as conv_algos
 from tdflow.runtime.kernels._util import (
     FLOATS,
     INTS,
@@ -164,6 +165,11 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
                          f"and groups={g} do not fit (need C = groups * filter channels)")
     out_sp = geo.out_size(x_cf.shape[2:], k)
     cg, og = c // g, o // g
+    fast = conv_algos.forward(geo, x_cf, w_cf, k, out_sp)  # (O, N, *OS); None: im2col below
+    if fast is not None:
+        if bias is not None:
+            fast += bias.astype(wide, copy=False).reshape(o, *(1,) * (fast.ndim - 1))
+        return [_finish(fast, geo, outs, dt, add)]
     # A 1x1 kernel at stride 1 without padding reads the input as it is: its columns are the
     # (C, N * S) view (no copy at all for one image), most of a ResNet's convolutions.
     pointwise = not any(geo.pad) and all(kk == 1 for kk in k) and all(
@@ -202,6 +208,9 @@ def conv_data_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
         raise ValueError(f"{op}: dy has spatial shape {dy_o.shape[2:]}, expected {out_sp}")
     o, g = w_cf.shape[0], geo.groups
     cg, og = c // g, o // g
+    fast = conv_algos.data_grad(geo, dy_o, w_cf, x_shape_cf, k)  # None: im2col below
+    if fast is not None:
+        return [_finish(fast, geo, outs, dt, add)]
     padded = tuple(s + 2 * p for s, p in zip(spatial, geo.pad))
     dxp = np.zeros((c, n, *padded), wide)  # (C, N, *S): the columns add in without moving axes
     dy2 = dy_o.reshape(o, -1)
@@ -236,6 +245,9 @@ def conv_filter_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     dy_o = _dy_onos(dy, geo, wide)
     o, g = dy_o.shape[0], geo.groups
     cg, og = c // g, o // g
+    fast = conv_algos.filter_grad(geo, dy_o, x_cf, k)  # None: im2col below
+    if fast is not None:
+        return [store(outs, np.moveaxis(fast, 1, -1) if geo.last else fast, dt)]
     xp = geo.padded_cn(x_cf)
     dy2 = dy_o.reshape(o, -1)
     dw = np.empty((o, cg * math.prod(k)), wide)

@@ -1,0 +1,162 @@
+"""Which convolution algorithm runs: the choice the three conv kernels make before im2col.
+
+``runtime/kernels/conv.py``'s kernels call :func:`forward`, :func:`data_grad` and
+:func:`filter_grad` first; ``None`` means "no faster path for this shape: use im2col". The
+paths, measured against im2col on the ResNet example's layers by ``bench/conv_bench.py``:
+
+- unpadded 1x1 kernels (any stride): plain GEMMs on the pixels (``_conv_pointwise``);
+- stride 1 (any kernel, dilation, groups, dimensions): the flat-shift columns on the padded grid
+  (``_conv_flat``), when the grid holds at most :data:`MAX_GRID_WASTE` positions per output
+  (:data:`MAX_GRID_WASTE_FORWARD` for the forward);
+  the data gradient is the same correlation of ``dy`` (padded by ``dil * (K - 1) - pad``) with
+  the flipped, transposed filters (im2col's scatter-add of 9 strided slabs was more than a
+  quarter of the ResNet step's CPU time). The filter gradient keeps im2col (:data:`FLAT_FILTER_GRAD`).
+
+Floating types only (f16 computes in f32 like im2col); integer convolutions and empty tensors
+keep im2col. Results agree with im2col to rounding: each element sums the same products in
+another order, so ``|new - old| <= tol * max|conv(|x|, |w|)|`` with ``tol`` about 1e-5 for f32
+(f16 the same before its final rounding) and 1e-12 for f64 (``tests/runtime/test_conv_algos.py``).
+NaN and inf propagate as in im2col: the paths that would multiply an operand by a structural
+zero that im2col never forms (the filters in the data gradient, the input in the filter
+gradient) are taken only when that operand is finite.
+
+Set :data:`ENABLED` to ``False`` to run im2col everywhere (the benchmarks' "before" column).
+
+>>> import numpy as np
+>>> class Geo:
+...     pad, stride, dil, groups = (0, 0), (1, 1), (1, 1), 1
+>>> x = np.ones((1, 2, 3, 3)); w = np.ones((4, 2, 1, 1))
+>>> forward(Geo(), x, w, (1, 1), (3, 3)).shape
+(4, 1, 3, 3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from tdflow.runtime.kernels import _conv_flat as flat
+from tdflow.runtime.kernels import _conv_pointwise as pointwise
+
+#: the new paths on (True) or im2col everywhere (False)
+ENABLED = True
+#: the flat path computes every position of the padded grid: past this many per output
+#: (3x3 on 2x2 images pads to 4x4 = 4), im2col's copies cost less than the wasted matmul work
+MAX_GRID_WASTE = 3.0
+#: the forward's stricter limit: against im2col's plain copies (not its data gradient's
+#: scatter-add) the 4x4 layers' 2.25 measured 4-7% slower, the 8x8 layers' 1.56 15% faster
+MAX_GRID_WASTE_FORWARD = 2.0
+#: the flat forward (data gradient: input and output) needs this many channels per group to
+#: beat im2col (measured: the ResNet stem's 1 channel is slower, 16 faster)
+MIN_FLAT_CHANNELS = 8
+#: the flat filter gradient (one GEMM per tap on shifted views; an earlier version copied
+#: columns): measured 0.97-1.04x of im2col's time on the ResNet layers, its GEMMs running
+#: over the whole padded grid, so off; kept selectable for the benchmark and tests
+FLAT_FILTER_GRAD = False
+
+
+class Geometry(Protocol):
+    """What the choice reads of ``conv.ConvGeometry``."""
+
+    pad: tuple[int, ...]
+    stride: tuple[int, ...]
+    dil: tuple[int, ...]
+    groups: int
+
+    def padded_cn(self, x_cf: np.ndarray) -> np.ndarray: ...
+
+
+def _eligible(*arrays: np.ndarray) -> bool:
+    return ENABLED and all(a.dtype.kind == "f" and a.size for a in arrays)
+
+
+def _is_pointwise(geo: Geometry, k: Sequence[int]) -> bool:
+    return all(kk == 1 for kk in k) and not any(geo.pad)
+
+
+def _stride1(geo: Geometry) -> bool:
+    return all(s == 1 for s in geo.stride)
+
+
+def _finite(a: np.ndarray) -> bool:
+    # one pass without a boolean temporary; an overflowing finite sum only costs the fast path
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(a.sum()))
+
+
+def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
+            out_sp: Sequence[int]) -> np.ndarray | None:
+    """``(O, N, *OS)`` of ``x (N, C, *S)`` and ``w (O, C/groups, *K)`` (maybe a strided
+    view of a private array), or ``None``.
+
+    >>> import numpy as np
+    >>> class Geo:
+    ...     pad, stride, dil, groups = (1,), (2,), (1,), 1
+    >>> forward(Geo(), np.ones((1, 1, 4)), np.ones((1, 1, 3)), (3,), (2,)) is None
+    True
+    """
+    if not _eligible(x_cf, w_cf):
+        return None
+    if _is_pointwise(geo, k):
+        res = pointwise.forward(np.moveaxis(x_cf, 1, 0), w_cf, geo.stride, geo.groups)
+        return res.reshape(w_cf.shape[0], x_cf.shape[0], *out_sp)
+    padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
+    if (_stride1(geo) and w_cf.shape[1] >= MIN_FLAT_CHANNELS
+            and flat.grid_waste(padded, out_sp) <= MAX_GRID_WASTE_FORWARD):
+        return flat.correlate(geo.padded_cn(x_cf), w_cf, geo.dil, geo.groups)
+    return None
+
+
+def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
+              x_shape_cf: Sequence[int], k: Sequence[int]) -> np.ndarray | None:
+    """``dx`` as ``(C, N, *S)`` (maybe a strided view) from ``dy (O, N, *OS)``, or ``None``.
+
+    >>> import numpy as np
+    >>> class Geo:
+    ...     pad, stride, dil, groups = (1,), (1,), (1,), 1
+    >>> data_grad(Geo(), np.ones((8, 1, 3)), np.ones((8, 8, 3)), (1, 8, 3), (3,))[0].tolist()
+    [[16.0, 24.0, 16.0]]
+    """
+    if not _eligible(dy_onos, w_cf):
+        return None
+    n, c, *spatial = x_shape_cf
+    if _is_pointwise(geo, k):
+        return pointwise.data_grad(dy_onos, w_cf, (c, n, *spatial), geo.stride, geo.groups)
+    back = [d * (kk - 1) - p for d, kk, p in zip(geo.dil, k, geo.pad)]
+    # both channel counts: the columns copy O/groups channels, im2col's scatter C/groups
+    if (not _stride1(geo) or min(back) < 0 or not _finite(w_cf)
+            or min(dy_onos.shape[0], c) // geo.groups < MIN_FLAT_CHANNELS):
+        return None
+    grid = [s + 2 * b for s, b in zip(dy_onos.shape[2:], back)]
+    if flat.grid_waste(grid, spatial) > MAX_GRID_WASTE:
+        return None
+    dyp = np.zeros((*dy_onos.shape[:2], *grid), dy_onos.dtype)
+    dyp[(slice(None), slice(None), *(slice(b, b + s) for b, s in
+                                     zip(back, dy_onos.shape[2:])))] = dy_onos
+    return flat.correlate(dyp, flat.flipped_transposed(w_cf, geo.groups), geo.dil, geo.groups)
+
+
+def filter_grad(geo: Geometry, dy_onos: np.ndarray, x_cf: np.ndarray,
+                k: Sequence[int]) -> np.ndarray | None:
+    """``dw (O, C/groups, *K)`` from ``dy (O, N, *OS)`` and ``x (N, C, *S)``, or ``None``.
+
+    >>> import numpy as np
+    >>> class Geo:
+    ...     pad, stride, dil, groups = (0,), (1,), (1,), 1
+    >>> filter_grad(Geo(), np.ones((1, 1, 3)), np.ones((1, 1, 3)), (1,)).tolist()
+    [[[3.0]]]
+    """
+    if not _eligible(dy_onos, x_cf):
+        return None
+    if _is_pointwise(geo, k):
+        return pointwise.filter_grad(dy_onos, np.moveaxis(x_cf, 1, 0), geo.stride, geo.groups)
+    padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
+    if (not FLAT_FILTER_GRAD or not _stride1(geo)
+            or min(dy_onos.shape[0], x_cf.shape[1]) // geo.groups < MIN_FLAT_CHANNELS
+            or flat.grid_waste(padded, dy_onos.shape[2:]) > MAX_GRID_WASTE):
+        return None
+    xp = geo.padded_cn(x_cf)
+    if not _finite(xp):
+        return None
+    return flat.filter_grad(xp, dy_onos, k, geo.dil, geo.groups)

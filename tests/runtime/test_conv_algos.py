@@ -1,0 +1,229 @@
+"""The convolution algorithms of `_conv_algos` against im2col (the same kernels with the new
+paths off) and an independent float64 numpy reference, on random geometry, dtypes, layouts and
+non-finite values.
+
+Tolerance (the one `_conv_algos` documents): ``|new - old| <= tol * B`` elementwise, where
+``B`` is the largest entry of the same convolution of ``|operands|`` (the bound on the rounding
+error of any summation order), ``tol`` 1e-5 for f32, 1e-12 for f64, 2e-3 for f16 (its results
+are rounded to f16 after the f32 sums).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tdflow.runtime.kernels import _conv_algos as conv_algos
+from tdflow.runtime.kernels import conv
+
+TOL = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-12}
+
+
+@pytest.fixture
+def every_path(monkeypatch):
+    """The new paths on for every shape they cover (small test shapes included)."""
+    monkeypatch.setattr(conv_algos, "ENABLED", True)
+    monkeypatch.setattr(conv_algos, "MIN_FLAT_CHANNELS", 1)
+    monkeypatch.setattr(conv_algos, "MAX_GRID_WASTE", math.inf)
+    monkeypatch.setattr(conv_algos, "MAX_GRID_WASTE_FORWARD", math.inf)
+    monkeypatch.setattr(conv_algos, "FLAT_FILTER_GRAD", True)
+
+
+def three(attrs, x, w, dy):
+    """conv2d, conv_data_grad and conv_filter_grad of one geometry."""
+    return (conv.conv2d(attrs, [x, w], [None])[0],
+            conv.conv_data_grad(attrs, [dy, w, x], [None])[0],
+            conv.conv_filter_grad(attrs, [dy, x], [None])[0])
+
+
+def im2col(attrs, x, w, dy):
+    old = conv_algos.ENABLED
+    conv_algos.ENABLED = False
+    try:
+        return three(attrs, x, w, dy)
+    finally:
+        conv_algos.ENABLED = old
+
+
+# --- an independent float64 reference (NC*S / OC*K layout), one einsum per kernel tap -------
+
+def _slab(t, pad_out, stride, dil):
+    return tuple(slice(o * d, o * d + s * (n - 1) + 1, s)
+                 for o, d, s, n in zip(t, dil, stride, pad_out))
+
+
+def ref_conv(x, w, pad, stride, dil, groups):
+    n, c, *sp = x.shape
+    o, cg, *k = w.shape
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    out_sp = [(s + 2 * p - d * (kk - 1) - 1) // st + 1
+              for s, p, d, kk, st in zip(sp, pad, dil, k, stride)]
+    xg = xp.reshape(n, groups, cg, *xp.shape[2:])
+    wg = w.astype(np.float64).reshape(groups, o // groups, cg, *k)
+    out = np.zeros((n, groups, o // groups, *out_sp))
+    for t in itertools.product(*map(range, k)):
+        win = xg[(slice(None),) * 3 + _slab(t, out_sp, stride, dil)]
+        out += np.einsum("ngc...,goc->ngo...", win, wg[(slice(None),) * 3 + t])
+    return out.reshape(n, o, *out_sp)
+
+
+def ref_grads(x, w, dy, pad, stride, dil, groups):
+    n, c, *sp = x.shape
+    o, cg, *k = w.shape
+    out_sp = dy.shape[2:]
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    xg = xp.reshape(n, groups, cg, *xp.shape[2:])
+    wg = w.astype(np.float64).reshape(groups, o // groups, cg, *k)
+    dyg = dy.astype(np.float64).reshape(n, groups, o // groups, *out_sp)
+    dxg = np.zeros_like(xg)
+    dwg = np.zeros_like(wg)
+    for t in itertools.product(*map(range, k)):
+        sl = (slice(None),) * 3 + _slab(t, out_sp, stride, dil)
+        dxg[sl] += np.einsum("ngo...,goc->ngc...", dyg, wg[(slice(None),) * 3 + t])
+        win = xg[sl].reshape(n, groups, cg, -1)
+        dwg[(slice(None),) * 3 + t] = np.einsum("ngos,ngcs->goc",
+                                                dyg.reshape(n, groups, o // groups, -1), win)
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(pad, sp))
+    return dxg.reshape(xp.shape)[crop], dwg.reshape(w.shape)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def attrs_of(k, pad, stride, dil, groups, last):
+    return {"data_format": "channels_last" if last else "channels_first", "kernel_size": list(k),
+            "padding_before": list(pad), "strides": list(stride), "dilation_rate": list(dil),
+            "groups": groups, "num_spatial_dims": len(k)}
+
+
+def to_layout(a, last):
+    return np.ascontiguousarray(np.moveaxis(a, 1, -1)) if last else a
+
+
+def from_layout(a, last):
+    return np.moveaxis(a, -1, 1) if last else a
+
+
+def check_close(got, want, bound, dt):
+    err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    limit = TOL[dt] * max(float(np.max(bound, initial=0.0)), 1e-30)
+    assert float(np.max(err, initial=0.0)) <= limit, (float(err.max()), limit)
+
+
+def geometry(data, nd):
+    k = [data.draw(st.integers(1, 3)) for _ in range(nd)]
+    dil = [data.draw(st.integers(1, 2)) for _ in range(nd)]
+    pad = [data.draw(st.integers(0, 2)) for _ in range(nd)]
+    # stride 1 most of the time: that is where the flat path runs
+    stride = [data.draw(st.sampled_from([1, 1, 1, 2])) for _ in range(nd)]
+    sp = [data.draw(st.integers(max(1, d * (kk - 1) + 1 - 2 * p), 6))
+          for kk, d, p in zip(k, dil, pad)]
+    return k, dil, pad, stride, sp
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_new_paths_match_im2col_and_float64_reference(data):
+    nd = data.draw(st.sampled_from([1, 2, 2, 2, 3]))
+    k, dil, pad, stride, sp = geometry(data, nd)
+    if data.draw(st.booleans()):  # the pointwise path: an unpadded 1x1 kernel
+        k, pad = [1] * nd, [0] * nd
+    groups = data.draw(st.sampled_from([1, 1, 2]))
+    cg, og, n = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)), data.draw(
+        st.integers(1, 3))
+    dt = data.draw(st.sampled_from([np.float16, np.float32, np.float64]))
+    last = data.draw(st.booleans())
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    x = rng.normal(size=(n, cg * groups, *sp))
+    w = rng.normal(size=(og * groups, cg, *k))
+    x, w = x.astype(dt), w.astype(dt)
+    want = ref_conv(x, w, pad, stride, dil, groups)
+    dy = rng.normal(size=want.shape).astype(dt)
+    a = attrs_of(k, pad, stride, dil, groups, last)
+    ops = [to_layout(x, last), to_layout(w, last), to_layout(dy, last)]
+    old = [from_layout(r, last) for r in im2col(a, *ops)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(conv_algos, "MIN_FLAT_CHANNELS", 1)
+        mp.setattr(conv_algos, "MAX_GRID_WASTE", math.inf)
+        mp.setattr(conv_algos, "MAX_GRID_WASTE_FORWARD", math.inf)
+        mp.setattr(conv_algos, "FLAT_FILTER_GRAD", True)
+        new = [from_layout(r, last) for r in three(a, *ops)]
+    dx, dw = ref_grads(x, w, dy, pad, stride, dil, groups)
+    bounds = [ref_conv(abs(x), abs(w), pad, stride, dil, groups),
+              *ref_grads(abs(x), abs(w), abs(dy), pad, stride, dil, groups)]
+    for got, base, ref, bound in zip(new, old, [want, dx, dw], bounds):
+        assert got.dtype == dt and got.shape == base.shape == ref.shape
+        check_close(got, base, bound, dt)
+        check_close(got, ref, bound, dt)
+
+
+@pytest.mark.parametrize("where", ["x", "w", "dy"])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("shape", [((2, 4, 6, 5), (4, 3, 3), (1, 1)),   # flat (3x3, stride 1)
+                                   ((2, 4, 6, 5), (4, 1, 1), (0, 0))])  # pointwise
+def test_non_finite_values_propagate_like_im2col(every_path, where, value, shape):
+    (n, c, h, wd), (o, kh, kw), pad = shape
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(n, c, h, wd)).astype(np.float32)
+    w = rng.normal(size=(o, c, kh, kw)).astype(np.float32)
+    dy = rng.normal(size=(n, o, h, wd)).astype(np.float32)
+    arr = {"x": x, "w": w, "dy": dy}[where]
+    arr.flat[rng.choice(arr.size, 2, replace=False)] = value
+    a = attrs_of((kh, kw), pad, (1, 1), (1, 1), 1, False)
+    for got, base in zip(three(a, x, w, dy), im2col(a, x, w, dy)):
+        for test in (np.isnan, np.isposinf, np.isneginf):
+            np.testing.assert_array_equal(test(got), test(base))
+        fin = np.isfinite(base)
+        np.testing.assert_allclose(got[fin], base[fin], rtol=1e-4, atol=1e-4)
+
+
+def test_resnet_layers_take_the_new_paths():
+    """The shapes the ResNet example trains with are the ones the defaults speed up."""
+    rng = np.random.default_rng(0)
+    for (c, o, h, k, pad, s), paths in {
+            (16, 16, 8, 3, 1, 1): ("forward", "data_grad"),
+            (32, 32, 4, 3, 1, 1): ("data_grad",),  # the 4x4 forward: im2col measured faster
+            (16, 32, 8, 1, 0, 2): ("forward", "data_grad", "filter_grad")}.items():
+        x = rng.normal(size=(64, c, h, h)).astype(np.float32)
+        w = rng.normal(size=(o, c, k, k)).astype(np.float32)
+        a = attrs_of((k, k), (pad, pad), (s, s), (1, 1), 1, False)
+        geo = conv.ConvGeometry(a, x, "tdflow.conv2d")
+        oh = (h + 2 * pad - k) // s + 1
+        dy = rng.normal(size=(o, 64, oh, oh)).astype(np.float32)
+        got = {"forward": conv_algos.forward(geo, x, w, (k, k), (oh, oh)),
+               "data_grad": conv_algos.data_grad(geo, dy, w, x.shape, (k, k)),
+               "filter_grad": conv_algos.filter_grad(geo, dy, x, (k, k))}
+        assert {name for name, r in got.items() if r is not None} == set(paths)
+
+
+def test_integer_and_empty_convolutions_keep_im2col():
+    a = attrs_of((3, 3), (1, 1), (1, 1), (1, 1), 1, False)
+    geo = conv.ConvGeometry(a, np.ones((1, 16, 4, 4)), "tdflow.conv2d")
+    xi, wi = np.ones((1, 16, 4, 4), np.int32), np.ones((16, 16, 3, 3), np.int32)
+    assert conv_algos.forward(geo, xi, wi, (3, 3), (4, 4)) is None
+    assert conv.conv2d(a, [xi, wi], [None])[0][0, 0].tolist() == [
+        [64, 96, 96, 64], [96, 144, 144, 96], [96, 144, 144, 96], [64, 96, 96, 64]]
+    xe = np.ones((0, 16, 4, 4), np.float32)
+    assert conv_algos.forward(geo, xe, wi.astype(np.float32), (3, 3), (4, 4)) is None
+
+
+def test_bias_add_to_output_and_buffers_on_the_new_path(every_path):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 4, 5, 5)).astype(np.float32)
+    w = rng.normal(size=(6, 4, 3, 3)).astype(np.float32)
+    bias = rng.normal(size=6).astype(np.float32)
+    add = rng.normal(size=(2, 6, 5, 5)).astype(np.float32)
+    a = attrs_of((3, 3), (1, 1), (1, 1), (1, 1), 1, False)
+    out = np.empty((2, 6, 5, 5), np.float32)
+    got = conv.conv2d(a, [x, w, bias, add], [out])[0]
+    assert got is out
+    want = ref_conv(x, w, (1, 1), (1, 1), (1, 1), 1) + bias[:, None, None] + add
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    dy = rng.normal(size=(2, 6, 5, 5)).astype(np.float32)
+    acc = np.ones_like(x)
+    dx = conv.conv_data_grad(a, [dy, w, x, acc], [None])[0]
+    np.testing.assert_allclose(dx, ref_grads(x, w, dy, (1, 1), (1, 1), (1, 1), 1)[0] + 1,
+                               rtol=1e-5, atol=1e-5)
