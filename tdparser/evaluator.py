@@ -14,12 +14,13 @@ from tdflow.core.errors import SourceLoc
 from . import ast as A
 from . import types as T
 from .errors import TdError
-from .expr import ExprBuilder, Scope, err
+from .expr import ExprBuilder
 from .limits import MAX_ITEMS, MAX_RECORDS, check_count, too_deep
 from .multiclass import MulticlassInfo, MulticlassStatements
-from .ops import as_int, fatal
+from .ops import as_int, cast_value, fatal
 from .prototypes import PrototypeParse
 from .rec import Rec, RecordVal
+from .scope import Scope, err
 from .values import (
     UNSET,
     BitsInit,
@@ -282,7 +283,7 @@ class Evaluator(MulticlassStatements):
             cur = rv.value
             if not isinstance(cur, BitsInit):
                 raise err(f"Value '{name}' is not a bits type", loc)
-            bi = v.cast_to(T.BITS(len(bits)))
+            bi = cast_value(v, T.BITS(len(bits)))
             if bi is None:
                 raise err("Initializer is not compatible with bit range", loc)
             new = [None] * len(cur.bits)
@@ -361,7 +362,7 @@ class Evaluator(MulticlassStatements):
         v = self.forced(self.eb.value(node, scope, None, T.STRING, name_mode=nm))
         nm[0] = self.eb.name_refs != before
         if isinstance(v, TypedInit) and v.ty is not T.STRING:
-            c = v.cast_to(T.STRING)
+            c = cast_value(v, T.STRING)
             v = c if c is not None else v
             if not isinstance(v, StringInit):
                 from .ops import UnOp
@@ -385,7 +386,7 @@ class Evaluator(MulticlassStatements):
         # the defm or loop resolves it, after the body and the lets, so `C<NAME>` in a parent
         # field that a let replaces is never made (RISCV's PseudoToVInst under
         # `let BaseInstr = ...`). LATE_NAME stands for it until the body is done.
-        late = not anon and (self.in_multiclass or (self.taint and _mentions(s.name, self.taint)))
+        late = not anon and (self.in_multiclass or (self.taint and A.mentions(s.name, self.taint)))
         saved, self.late_name = self.late_name, rec if late else None
         try:
             self.record_body(rec, s.parents, s.body, Scope(scope, rec))
@@ -508,10 +509,10 @@ class Evaluator(MulticlassStatements):
     # ---- other statements -------------------------------------------------------------------
     def st_Defvar(self, s, scope):
         v = self.value(s.value, scope, None)
-        if self.taint and _mentions(s.value, self.taint):
+        if self.taint and A.mentions(s.value, self.taint):
             self.taint.add(s.name)
             for t in (*self.outer_taints, self.mc_taint):
-                if t is not None and _mentions(s.value, t):
+                if t is not None and A.mentions(s.value, t):
                     t.add(s.name)
         if scope is None:
             if s.name in self.globals or s.name in self.defs:
@@ -575,7 +576,7 @@ class Evaluator(MulticlassStatements):
         # llvm-tblgen expands a loop while parsing the multiclass when its list is already a
         # list literal; only other argument-dependent lists wait for the defm.
         deferred = (self.mc_taint is not None and not isinstance(it.lo, A.ListLit)
-                    and _mentions(s.iter, self.mc_taint))
+                    and A.mentions(s.iter, self.mc_taint))
         saved = (set(self.taint), set(self.mc_taint) if self.mc_taint is not None else None,
                  self.outer_taints, list(self.outer_depths))
         self.taint.add(s.var)
@@ -584,7 +585,7 @@ class Evaluator(MulticlassStatements):
         self.loop_depth += deferred
         self.outer_taints = [set(t) for t in self.outer_taints]
         for i, t in enumerate(self.outer_taints):
-            if not isinstance(it.lo, A.ListLit) and _mentions(s.iter, t):
+            if not isinstance(it.lo, A.ListLit) and A.mentions(s.iter, t):
                 t.add(s.var)
                 self.outer_depths[i] += 1
         total = self.loop_iterations * max(len(items), 1)
@@ -630,11 +631,11 @@ class Evaluator(MulticlassStatements):
                       f"if condition could not be resolved: '{c}'", s.loc)
         body = s.then if i else s.orelse
         if body:
-            deferred = self.mc_taint is not None and _mentions(s.cond, self.mc_taint)
+            deferred = self.mc_taint is not None and A.mentions(s.cond, self.mc_taint)
             self.loop_depth += deferred
             saved = list(self.outer_depths)
             for i, t in enumerate(self.outer_taints):
-                self.outer_depths[i] += _mentions(s.cond, t)
+                self.outer_depths[i] += A.mentions(s.cond, t)
             top = not self.in_multiclass  # llvm-tblgen runs an `if` as a loop
             self.top_loops += top
             try:
@@ -658,8 +659,6 @@ class Evaluator(MulticlassStatements):
             self.defsets.pop()
         self.globals[s.name] = ListInit([DefInit(r) for r in coll], ty.elem)
 
-
-_mentions = A.mentions
 
 
 def _concrete_enough(rec, v):
