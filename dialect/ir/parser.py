@@ -55,7 +55,7 @@ from tdflow.dialect.ir.core import (
     Value,
 )
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, register_source
-from tdflow.dialect.ir.lexer import _BARE_ID, _RESULT_GROUP, _SSA_ID, _SSA_USE, _SYMBOL
+from tdflow.dialect.ir.lexer import BARE_ID, RESULT_GROUP, SSA_ID, SSA_USE, SYMBOL
 from tdflow.dialect.ir.source import check_text, decode_source, read_source
 from tdflow.dialect.ir.type_attr_parser import TypeAttrParser, parse_attribute, parse_type
 from tdflow.dialect.types import FunctionType
@@ -155,7 +155,7 @@ class Parser(TypeAttrParser):
             module.attributes[k] = v
 
     def parse_custom_module(self, module: Module, pos: int, n_modules: int) -> None:
-        m = self.match(_SYMBOL)
+        m = self.match(SYMBOL)
         attrs = {}
         if self.keyword("attributes"):
             self.expect("{")
@@ -220,7 +220,7 @@ class Parser(TypeAttrParser):
         while not self.accept("#-}"):
             self.skip()
             kpos = self.pos
-            m = self.match(_BARE_ID)
+            m = self.match(BARE_ID)
             if m is None:
                 raise self.expected("'dialect_resources' or '#-}' in the file metadata")
             if m.group() != "dialect_resources":
@@ -232,7 +232,7 @@ class Parser(TypeAttrParser):
             while not self.accept("}"):
                 self.skip()
                 dpos = self.pos
-                d = self.match(_BARE_ID)
+                d = self.match(BARE_ID)
                 if d is None:
                     raise self.expected("a dialect name like 'builtin'")
                 if d.group() != "builtin":
@@ -254,7 +254,7 @@ class Parser(TypeAttrParser):
         """``name: "0x..."``: one blob of the builtin dialect's resources."""
         self.skip()
         npos = self.pos
-        m = self.match(_BARE_ID)
+        m = self.match(BARE_ID)
         if m is not None:
             name = m.group()
         elif self.text.startswith('"', npos):
@@ -327,7 +327,7 @@ class Parser(TypeAttrParser):
         loc = self.loc(start)
         visibility = self.keyword("private", "public", "nested")
         self.skip()
-        m = self.match(_SYMBOL)
+        m = self.match(SYMBOL)
         if m is not None:
             name = m.group(1)
         elif self.accept("@"):
@@ -342,7 +342,7 @@ class Parser(TypeAttrParser):
             while True:
                 self.skip()
                 apos = self.pos
-                am = self.match(_SSA_ID)
+                am = self.match(SSA_ID)
                 if am is None:
                     if self.pos < len(self.text) and self.text[self.pos] in "tfi(":
                         raise self.error("function declarations without a body (argument "
@@ -444,7 +444,7 @@ class Parser(TypeAttrParser):
                     while True:
                         self.skip()
                         apos = self.pos
-                        am = self.match(_SSA_ID)
+                        am = self.match(SSA_ID)
                         if am is None:
                             raise self.expected("a block argument like '%arg0: tensor<4xf32>'")
                         self.expect(":")
@@ -702,7 +702,7 @@ class Parser(TypeAttrParser):
         start = self.skip()
         groups: list[tuple[str, int, int]] = []
         if text.startswith("%", start):
-            groups = self.parse_value_list(_RESULT_GROUP, 1, "a result name like '%0'",
+            groups = self.parse_value_list(RESULT_GROUP, 1, "a result name like '%0'",
                                            "=", "'=' after the result names")
         self.skip()
         opos = self.pos
@@ -714,7 +714,7 @@ class Parser(TypeAttrParser):
                 if groups:
                     raise self.error("'return' has no results", start)
                 return self.parse_custom_return(block, start)
-            bm = _BARE_ID.match(text, opos)
+            bm = BARE_ID.match(text, opos)
             if bm is not None:
                 raise self.error(f"custom syntax for '{bm.group()}' is not supported; write the "
                                  f"operation in generic form, e.g. "
@@ -728,7 +728,7 @@ class Parser(TypeAttrParser):
         self.expect("(", "'(' starting the operand list")
         uses: list[tuple[str, int, int]] = []
         if not self.accept(")"):
-            uses = self.parse_value_list(_SSA_USE, 0, "an operand like '%0'",
+            uses = self.parse_value_list(SSA_USE, 0, "an operand like '%0'",
                                          ")", "',' or ')' in the operand list")
         if self.peek("["):
             raise self.error(f"'{name}': successor blocks are not supported (tdflow functions "
@@ -774,7 +774,7 @@ class Parser(TypeAttrParser):
         uses = []
         self.skip()
         if self.text.startswith("%", self.pos):
-            uses = self.parse_value_list(_SSA_USE, 0, "a value like '%0'")
+            uses = self.parse_value_list(SSA_USE, 0, "a value like '%0'")
             self.expect(":", "':' and the types of the returned values")
             tpos = self.skip()
             types = []
