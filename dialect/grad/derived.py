@@ -38,7 +38,7 @@ from tdflow.dialect.formula.text import format_expr, parse_expr
 from tdflow.dialect.formula.types import infer_dtypes
 from tdflow.dialect.types import FLOAT_DTYPES
 
-from .core import Emitter, Forward, GradDef, _default_differentiable
+from .defs import Emitter, Forward, GradDef, default_differentiable
 
 __all__ = ["derived_gradient", "FUSED_OP"]
 
@@ -230,5 +230,5 @@ def derived_gradient(ctx: Any, opdef: Any) -> GradDef | None:
     if opdef.formula is None and opdef.name != FUSED_OP:
         return None
     d = _Derived(opdef)
-    diff = _default_differentiable(ctx, opdef)
+    diff = default_differentiable(ctx, opdef)
     return GradDef("formula", d, diff, d.saves)

@@ -30,7 +30,7 @@ from tdflow.dialect.formula.syntax import Formula
 from tdflow.dialect.formula.text import format_expr
 from tdflow.tdparser.errors import TdError
 
-from .core import Emitter, Forward, GradDef, _default_differentiable
+from .defs import Emitter, Forward, GradDef, default_differentiable
 from .syntax import BinaryOp, Call, Cond, ListLit, Member, Name, Node, Number, Str, UnaryOp
 
 __all__ = ["check_grad_field", "field_gradient", "parse_op_grad"]
@@ -122,7 +122,7 @@ def check_grad_field(formula: Formula, opdef: Any, ctx: Any) -> frozenset[str]:
     """Check a parsed ``grad`` field against ``opdef`` and the ops of ``ctx``; return the
     inputs and results it reads. Raises :class:`TdError` located inside the field."""
     scope = _Scope(opdef, ctx)
-    diff = _default_differentiable(ctx, opdef)
+    diff = default_differentiable(ctx, opdef)
     reads: set[str] = set()
     for entry in formula.body:
         if entry.name not in scope.inputs:
