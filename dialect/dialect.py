@@ -32,12 +32,11 @@ from .infer import (
 )
 from .op_verify import verify_operation as _verify_operation
 from .opdef import FLAG_TO_HOOK, HOOK_TO_FLAG, OpDef
+from .paths import INCLUDE_DIR
 from .types import TensorType
 
 if TYPE_CHECKING:
     from .patterns.model import Pattern
-
-INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 
 
 class Dialect:
