@@ -34,7 +34,7 @@ from tdflow.dialect.patterns.model import Bind, OpNode, Pattern
 
 from tdflow.core.errors import TdflowError
 
-from .patterns_match import PatternError, _constant, arg_layout, native_fn, where
+from .patterns_match import PatternError, arg_layout, constant_attr_value, native_fn, where
 
 __all__ = ["build_results", "BuildFailed"]
 
@@ -87,7 +87,7 @@ class _Builder:
         """The IR value (or attribute value, for ``adef``) one result argument gives."""
         if isinstance(node, Bind):
             if node.kind == "constant_attr" and adef is not None:
-                return _constant(node, adef)
+                return constant_attr_value(node, adef)
             if node.kind == "literal":
                 return node.value
             if node.kind == "native":

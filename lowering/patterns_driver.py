@@ -230,3 +230,12 @@ def _fits(new: Any, old: Any) -> bool:
         return True
     refines = getattr(new, "refines", None)
     return bool(refines is not None and refines(old))
+
+
+def fired_report(fired: list[Fired]) -> str:
+    """One comment line per rewrite: ``// pattern 'P' fired on 'tdflow.x' at file:line:col``.
+
+    >>> fired_report([Fired("NegNeg", "tdflow.negative", "p.mlir:3:8")])
+    "// pattern 'NegNeg' fired on 'tdflow.negative' at p.mlir:3:8"
+    """
+    return "\n".join(f"// pattern '{f.pattern}' fired on '{f.op}' at {f.loc}" for f in fired)

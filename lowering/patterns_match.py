@@ -243,7 +243,7 @@ def _match_attr(arg: Any, adef: Any, attr: Any, m: Match, pattern: Pattern) -> b
     if arg.kind == "constant_attr":
         if attr is None and not adef.has_default:
             return False
-        if value != _constant(arg, adef):
+        if value != constant_attr_value(arg, adef):
             return False
     elif arg.kind == "literal":
         if value != arg.value:
@@ -268,8 +268,17 @@ def _match_attr(arg: Any, adef: Any, attr: Any, m: Match, pattern: Pattern) -> b
 _CONST_BOOL = {"ConstBoolAttrTrue": True, "ConstBoolAttrFalse": False, "ConstUnitAttr": True}
 
 
-def _constant(arg: Bind, adef: Any) -> Any:
-    """The Python value of a ``ConstantAttr`` leaf, in the kind of the attribute it meets."""
+def constant_attr_value(arg: Bind, adef: Any) -> Any:
+    """The Python value of a ``ConstantAttr`` leaf, in the kind of the attribute it meets
+    (``adef``, the op's attribute definition: its ``kind`` and ``enum``).
+
+    >>> from types import SimpleNamespace
+    >>> f32 = SimpleNamespace(kind="f32", enum=None)
+    >>> constant_attr_value(Bind(None, "constant_attr", "F32Attr", ("F32Attr", "0.5")), f32)
+    0.5
+    >>> constant_attr_value(Bind(None, "constant_attr", "ConstBoolAttrTrue"), f32)
+    True
+    """
     if arg.constraint in _CONST_BOOL:
         return _CONST_BOOL[arg.constraint]
     rec, text = arg.value if isinstance(arg.value, tuple) else (arg.constraint, arg.value)

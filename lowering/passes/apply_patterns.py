@@ -22,9 +22,10 @@ from typing import Any
 
 from tdflow.dialect.patterns.model import OpNode
 
+from ..constant_fold import fold_op
 from ..ir_access import diagnostic
 from ..pass_manager import Pass, PassContext, PassFailure
-from ..patterns_driver import Fired, PatternIndex, apply_greedily
+from ..patterns_driver import Fired, PatternIndex, apply_greedily, fired_report
 
 
 def context_patterns(dialect: Any) -> tuple:
@@ -57,8 +58,6 @@ def run_greedy(p: Pass, module: Any, context: PassContext, index: PatternIndex) 
     """Drive ``index`` over every function of ``module``; record what fired on ``p.fired`` and
     warn (``context.warnings``) about a function that did not converge."""
     from tdflow.dialect.patterns.native import missing_natives
-
-    from .canonicalize import fold_op
 
     missing = missing_natives(index.patterns)
     if missing:  # found before anything is rewritten, every one at once
@@ -110,12 +109,3 @@ def _loc(loc: Any) -> Any:
     from tdflow.dialect.ir.core import Location
 
     return None if loc is None else Location(loc.file, loc.line, loc.col)
-
-
-def fired_report(fired: list[Fired]) -> str:
-    """One comment line per rewrite: ``// pattern 'P' fired on 'tdflow.x' at file:line:col``.
-
-    >>> fired_report([Fired("NegNeg", "tdflow.negative", "p.mlir:3:8")])
-    "// pattern 'NegNeg' fired on 'tdflow.negative' at p.mlir:3:8"
-    """
-    return "\n".join(f"// pattern '{f.pattern}' fired on '{f.op}' at {f.loc}" for f in fired)
