@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
-    from tdflow.commands import print_diagnostic, run_command
+    from tdflow.commands import run_command
+    from tdflow.commands.output import print_diagnostic
 
     stdout = sys.stdout
     reconfigure = getattr(stdout, "reconfigure", None)

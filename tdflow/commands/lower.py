@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
 
     if args.list_passes:
         return _list_passes()

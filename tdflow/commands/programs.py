@@ -92,7 +92,7 @@ def _add_onnx(context: Any) -> Any:
 def verify_onnx(path: str, context: Any, quiet: bool = False) -> int:
     """Import the model (its checks), verify it and lower it to ``tdflow.*`` (every op's
     shapes and dtypes inferred by tdflow's hooks); exit status."""
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
     from tdflow.core.errors import TdflowError
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.onnx.convert import convert

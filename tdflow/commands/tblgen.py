@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
 
     if args.file != "-" and not os.path.isfile(args.file):
         why = ("Is a directory" if os.path.isdir(args.file) else "Not a regular file"
