@@ -78,12 +78,14 @@ def register_library_hooks(args: Any) -> None:
         from tdflow.onnx.extra import require_onnx
 
         require_onnx()
-        import tdflow.onnx.infer  # noqa: F401 - registers the hooks
+        from tdflow.onnx.infer import register_hooks
+
+        register_hooks()
 
 
 def _add_onnx(context: Any) -> Any:
     from tdflow.dialect.context import Context
-    from tdflow.onnx.importer import onnx_context
+    from tdflow.onnx.context import onnx_context
 
     onnx_lib = [lib for lib in onnx_context().libraries if lib.name == "onnx"]
     return Context([*context.libraries, *onnx_lib], standard=context.standard)

@@ -11,10 +11,9 @@ need it; the functions that read models say so in one line when it is missing.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-ONNX_TD = Path(__file__).with_name("onnx.td")
+from .schema import ONNX_TD
 
 __all__ = ["ONNX_TD", "import_model", "convert", "onnx_context"]
 
@@ -37,6 +36,6 @@ def convert(module: Any, **kwargs: Any) -> Any:
 
 def onnx_context() -> Any:
     """The standard ops plus the ``onnx`` dialect."""
-    from .importer import onnx_context as _ctx
+    from .context import onnx_context as _ctx
 
     return _ctx()
