@@ -18,6 +18,7 @@ SSA_ID = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))")
 SSA_USE = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?")
 RESULT_GROUP = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::[ \t]*(\d+))?")
 SYMBOL = re.compile(r"@([A-Za-z_][\w$.\-]*)")
+BLOCK_LABEL = re.compile(r"\^[\w$.\-]+")
 # runs of plain characters matched whole (an alternation per character is ~100x slower on the
 # megabytes of hex a dense_resource blob holds)
 _STRING = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
