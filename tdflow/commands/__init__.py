@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 
+from .index import module_of
 from .output import print_diagnostic, report_internal_error
 
 __all__ = ["print_diagnostic", "report_internal_error", "run_command"]
@@ -19,7 +20,7 @@ def run_command(args) -> int:
     """
     from tdflow.core.errors import TdflowError
 
-    module = importlib.import_module(f"tdflow.commands.{args.command.replace('-', '_')}")
+    module = importlib.import_module(module_of(args.command))
     try:
         from .programs import register_library_hooks
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("opt", help="parse, verify and print a program",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("opt", help=summary,
                        description="Parse PROGRAM.mlir, verify it against the standard ops "
                        "plus the --ops libraries and print it back.")
     from tdflow.commands._args import add_ops_args, add_strict_attrs_arg, add_testing_args

@@ -16,10 +16,9 @@ import re
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
     p = sub.add_parser(
-        "tblgen",
-        help="parse and resolve a TableGen file; print its records or llvm-tblgen's JSON",
+        "tblgen", help=summary,
         description="Parse and resolve FILE.td as llvm-tblgen does. Without an action flag the "
         "records are printed (llvm-tblgen's default, --print-records).",
     )

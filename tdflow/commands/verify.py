@@ -28,8 +28,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="verify programs (or, without any, the ops' hooks)",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("verify", help=summary,
                        description="Verify PROGRAM.mlir files against the standard ops plus "
                        "the --ops libraries. Without programs, verify the --ops libraries "
                        "themselves (the standard ops without any): every has_*_fn flag has "
