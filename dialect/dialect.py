@@ -36,6 +36,7 @@ from .paths import INCLUDE_DIR
 from .types import TensorType
 
 if TYPE_CHECKING:
+    from .ir.core import Operation
     from .patterns.model import Pattern
 
 
@@ -281,7 +282,7 @@ class Dialect:
             return dict(self.run_hook(op_name, "modify_input_arg", (), dict(attrs)) or {})
         return _modifiers(self, op_name, frozen, self.registry.version)
 
-    def mutable_operands(self, op: Any) -> tuple[int, ...]:
+    def mutable_operands(self, op: Operation | str) -> tuple[int, ...]:
         """Flat operand indices an op instance (or op name) writes in place.
 
         Given an IR ``Operation`` the indices follow its actual operand segments; given a name,
@@ -315,7 +316,7 @@ class Dialect:
         return tuple(out)
 
     # -- verification and building ----------------------------------------------------------
-    def verify_operation(self, op: Any, emit) -> None:
+    def verify_operation(self, op: Operation, emit) -> None:
         """Op-specific checks of one IR operation (called by the IR's structural verifier)."""
         _verify_operation(self, op, emit)
 

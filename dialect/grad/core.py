@@ -32,9 +32,12 @@ reduces each gradient to its input's shape when the op broadcast it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .defs import Emitter, Forward, GradDef, GradError, Rule, default_differentiable
+from .defs import Emitter, Forward, GradDef, GradError, OpTable, Rule, default_differentiable
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["Emitter", "Forward", "GradDef", "GradError", "grad_rule", "gradient_of",
            "gradient_report", "input_gradients", "needs_gradient", "registered_rules", "sum_to_shape"]
@@ -75,7 +78,7 @@ def registered_rules() -> frozenset[str]:
 _DEFS: dict[tuple[int, str], GradDef | None] = {}
 
 
-def gradient_of(ctx: Any, opdef: Any) -> GradDef | None:
+def gradient_of(ctx: OpTable, opdef: OpDef) -> GradDef | None:
     """The op's gradient definition (see the module docstring), ``None`` when it has none.
     Raises :class:`~tdflow.tdparser.errors.TdError` for a ``grad`` field that does not parse or
     check (located inside the field) and :class:`GradError` for an op with two definitions."""
@@ -87,7 +90,7 @@ def gradient_of(ctx: Any, opdef: Any) -> GradDef | None:
     return result
 
 
-def _resolve(ctx: Any, opdef: Any) -> GradDef | None:
+def _resolve(ctx: OpTable, opdef: OpDef) -> GradDef | None:
     if opdef.has_trait("NoGrad"):
         return None
     served = getattr(ctx, "served_by", None) or {}
@@ -116,7 +119,7 @@ def _resolve(ctx: Any, opdef: Any) -> GradDef | None:
     return None
 
 
-def needs_gradient(ctx: Any, opdef: Any) -> bool:
+def needs_gradient(ctx: OpTable, opdef: OpDef) -> bool:
     """Whether a missing gradient definition is a problem ``tdflow verify`` reports: the op is
     not ``NoGrad``, not created by lowering only, not lowered before autodiff runs
     (``LoweredFirst``: ONNX's ops), and has an operand that may be floating-point."""
@@ -125,7 +128,7 @@ def needs_gradient(ctx: Any, opdef: Any) -> bool:
     return bool(default_differentiable(ctx, opdef))
 
 
-def gradient_report(ctx: Any, ops: Iterable[Any]) -> tuple[dict[str, int], list, list]:
+def gradient_report(ctx: OpTable, ops: Iterable[Any]) -> tuple[dict[str, int], list, list]:
     """What ``tdflow verify`` says of gradients: ``(count per source, ops that need a
     gradient and have none, errors)``; an error is a ``TdError`` from a ``grad`` field that
     does not parse or check (located in it) or a :class:`GradError` (two definitions).
@@ -153,7 +156,7 @@ def gradient_report(ctx: Any, ops: Iterable[Any]) -> tuple[dict[str, int], list,
     return counts, missing, errors
 
 
-def input_gradients(ctx: Any, g: Emitter, fwd: Forward) -> dict[str, Any]:
+def input_gradients(ctx: OpTable, g: Emitter, fwd: Forward) -> dict[str, Any]:
     """Run the op's gradient for ``fwd``: ``{input name: gradient}`` for each wanted input
     (``None`` when it is zero; a tuple for a variadic operand), each with its input's shape.
     Raises :class:`GradError` naming the op and input when a wanted gradient cannot be had."""

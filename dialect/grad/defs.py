@@ -12,11 +12,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
 from tdflow.core.errors import TdflowError
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
+
+
+class OpTable(Protocol):
+    """What gradients ask of a context: its ops by name and their hooks (a
+    :class:`~tdflow.dialect.context.Context`, or a single
+    :class:`~tdflow.dialect.dialect.Dialect`; typed by what is used, since both import the hooks
+    that import this package)."""
+
+    def lookup(self, name: str) -> OpDef | None:
+        """The op called ``name`` (qualified), or ``None``."""
+
+    def hook(self, op_name: str, kind: str) -> Callable[..., Any] | None:
+        """The ``kind`` hook of ``op_name``, or ``None``."""
 
 
 class GradError(TdflowError, ValueError):
@@ -45,7 +61,7 @@ class Forward:
     filled); ``wants`` names the inputs whose gradients are asked for.
     """
 
-    opdef: Any
+    opdef: OpDef
     attrs: dict[str, Any]
     inputs: dict[str, Any]
     outputs: dict[str, Any]
@@ -73,7 +89,7 @@ class GradDef:
         default=lambda attrs: None)
 
 
-def _modifiers_without_attrs(ctx: Any, opdef: Any) -> dict:
+def _modifiers_without_attrs(ctx: OpTable, opdef: OpDef) -> dict:
     """The op's ``modify_input_arg`` answer with only its attribute defaults: what an op says
     about ``requires_grad`` does not depend on attribute values (``like`` never takes one)
     even when the op has required attributes; a hook that reads a missing one gives none."""
@@ -89,7 +105,7 @@ def _modifiers_without_attrs(ctx: Any, opdef: Any) -> dict:
         return {}
 
 
-def default_differentiable(ctx: Any, opdef: Any) -> frozenset[str]:
+def default_differentiable(ctx: OpTable, opdef: OpDef) -> frozenset[str]:
     """Operands that can carry a gradient: not declared ``requires_grad=False`` and not
     restricted to integer/bool element types by their constraint.
 

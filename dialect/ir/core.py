@@ -33,7 +33,7 @@ Design notes (why, not what):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from tdflow.dialect.types import FunctionType, TensorType
@@ -558,7 +558,8 @@ class Module:
 _SERVICES: dict[str, Any] = {}
 
 
-def plug_module_services(print_module: Any, module_equal: Any) -> None:
+def plug_module_services(print_module: Callable[[Module], str],
+                         module_equal: Callable[[Module, Module], bool]) -> None:
     """Install the functions behind ``str(module)`` and ``module == other``.
 
     >>> saved = dict(_SERVICES)

@@ -18,7 +18,7 @@ With ``rules.td`` holding ``def ExpOfLog : Pat<(TDF_ExpOp (TDF_LogOp $x)), (repl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.patterns.model import OpNode
 
@@ -27,8 +27,14 @@ from ..ir_access import diagnostic
 from ..pass_manager import Pass, PassContext, PassFailure
 from ..patterns_driver import Fired, PatternIndex, apply_greedily, fired_report
 
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
 
-def context_patterns(dialect: Any) -> tuple:
+    from ..ir_access import LoweringDialect
+
+
+def context_patterns(dialect: Dialect | LoweringDialect) -> tuple:
     """Every pattern of the context (``()`` for a dialect without any).
 
     >>> from tdflow.dialect.context import standard_context
@@ -43,18 +49,18 @@ class ApplyPatternsPass(Pass):
     summary = "apply the DRR rewrite rules (Pat/Pattern) of every loaded op library, greedily"
     options = {"max-iterations": 10, "max-rewrites": 0, "fold": True}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         self.fired: list[Fired] = []
         index = PatternIndex(context_patterns(context.dialect))
         if not index:
             return
         run_greedy(self, module, context, index)
 
-    def annotate(self, module: Any, context: PassContext) -> str:
+    def annotate(self, module: Module, context: PassContext) -> str:
         return fired_report(getattr(self, "fired", []))
 
 
-def run_greedy(p: Pass, module: Any, context: PassContext, index: PatternIndex) -> None:
+def run_greedy(p: Pass, module: Module, context: PassContext, index: PatternIndex) -> None:
     """Drive ``index`` over every function of ``module``; record what fired on ``p.fired`` and
     warn (``context.warnings``) about a function that did not converge."""
     from tdflow.dialect.patterns.native import missing_natives

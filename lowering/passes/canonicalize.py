@@ -32,7 +32,7 @@ after::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tdflow.dialect.ir import RETURN, Operation, Rewriter
 
@@ -41,6 +41,12 @@ from ..ir_access import is_pure, mutated_operands, traits
 from ..pass_manager import Pass, PassContext
 from ..patterns_driver import PatternIndex, apply_greedily, fired_report
 
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp, Module
+
+    from ..ir_access import LoweringDialect
+
 
 class CanonicalizePass(Pass):
     name = "canonicalize"
@@ -48,7 +54,7 @@ class CanonicalizePass(Pass):
                "folding, CSE and DCE")
     options = {"max-iterations": 8, "fold": True, "cse": True}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         self.fired: list = []
         rules = standard_patterns(context.dialect)
         # an op with a rule is rewritten by its rules only, never also by its traits
@@ -71,11 +77,11 @@ class CanonicalizePass(Pass):
                 if not changed:
                     break
 
-    def annotate(self, module: Any, context: PassContext) -> str:
+    def annotate(self, module: Module, context: PassContext) -> str:
         return fired_report(getattr(self, "fired", []))
 
 
-def standard_patterns(dialect: Any) -> PatternIndex:
+def standard_patterns(dialect: Dialect | LoweringDialect) -> PatternIndex:
     """The standard library's rules (``ops/canonical.td``) when ``dialect`` holds the standard
     ops: a context's ``standard`` library, or the standard dialect itself.
 
@@ -97,7 +103,7 @@ def _same_kind(a: Operation, b: Operation) -> bool:
     return a.name == b.name and a.attributes == b.attributes
 
 
-def _trait_rewrites(func: Any, dialect: Any, rw: Rewriter, ruled: frozenset[str]) -> bool:
+def _trait_rewrites(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter, ruled: frozenset[str]) -> bool:
     changed = False
     for op in func.body.ops:
         if (op.parent is None or len(op.operands) != 1 or len(op.results) != 1
@@ -116,7 +122,7 @@ def _trait_rewrites(func: Any, dialect: Any, rw: Rewriter, ruled: frozenset[str]
     return changed
 
 
-def _cse(func: Any, dialect: Any, rw: Rewriter) -> bool:
+def _cse(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter) -> bool:
     seen: dict[tuple, Operation] = {}
     # An op that writes an operand in place (sgd_update's model) makes it another value for
     # the ops after it: two reads around the write are not one op.
@@ -140,7 +146,7 @@ def _cse(func: Any, dialect: Any, rw: Rewriter) -> bool:
     return changed
 
 
-def _dce(func: Any, dialect: Any, rw: Rewriter) -> bool:
+def _dce(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter) -> bool:
     changed = False
     for op in reversed(func.body.ops):
         if op.name != RETURN and not op.has_users() and is_pure(dialect, op):
@@ -151,7 +157,7 @@ def _dce(func: Any, dialect: Any, rw: Rewriter) -> bool:
 
 # -- constant folding --------------------------------------------------------------------------
 
-def _fold_constants(func: Any, context: PassContext, rw: Rewriter) -> bool:
+def _fold_constants(func: FuncOp, context: PassContext, rw: Rewriter) -> bool:
     changed = False
     for op in func.body.ops:
         changed |= fold_op(op, context, rw)

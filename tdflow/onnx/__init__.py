@@ -11,9 +11,12 @@ need it; the functions that read models say so in one line when it is missing.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .schema import ONNX_TD
+
+if TYPE_CHECKING:
+    from tdflow.dialect.ir.core import Module
 
 __all__ = ["ONNX_TD", "import_model", "convert", "onnx_context"]
 
@@ -26,7 +29,7 @@ def import_model(model: Any, **kwargs: Any) -> Any:
     return _import(model, **kwargs)
 
 
-def convert(module: Any, **kwargs: Any) -> Any:
+def convert(module: Module, **kwargs: Any) -> Any:
     """The module with its ``onnx.*`` ops lowered to ``tdflow.*``; see
     :func:`tdflow.onnx.convert.convert`."""
     from .convert import convert as _convert

@@ -27,7 +27,7 @@ func.func @g(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_value
 from tdflow.dialect.context import Context
@@ -40,6 +40,9 @@ from .context import onnx_context
 from .rules import load_rules, rule_for
 from .rules.api import Const, Lowerer, LoweringError, NeedsValue, Node
 from .schema import op_version
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["convert", "has_onnx_ops", "NeedsValue", "LoweringError", "unsupported_ops"]
 
@@ -309,7 +312,7 @@ def _located(exc: Exception, node: Node, op: Operation) -> LoweringError:
                          node, op.loc)
 
 
-def _operand_groups(op: Operation, opdef: Any) -> list[list[Any]]:
+def _operand_groups(op: Operation, opdef: OpDef) -> list[list[Any]]:
     """The op's operands split into its ``.td`` operand groups (segment sizes when given)."""
     from tdflow.dialect.infer import SEGMENT_ATTR
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_attr
 from tdflow.dialect.builder import op_method
@@ -43,6 +43,9 @@ from .extra import ONNX_DTYPES, onnx_dtype_name, require_onnx
 from .rules.api import LoweringError
 from .schema import ONNX_TD as _ONNX_TD
 from .schema import tensor_type
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["import_model", "initializers", "onnx_context", "load_model", "OnnxImportError",
            "ONNX_TD", "resolve_op", "value_name"]
@@ -319,7 +322,7 @@ def _attr_value(a: Any, kind: str, problems: list[str], where: str, module: Modu
         return None
 
 
-def _import_node(b: Builder, ctx: Context, module: Module, node: Any, opdef: Any, version: int,
+def _import_node(b: Builder, ctx: Context, module: Module, node: Any, opdef: OpDef, version: int,
                  env: dict[str, Any], types: dict[str, Any], problems: list[str], i: int) -> None:
     where = f"node '{node.name or f'#{i}'}' ({node.op_type})"
     # operands in the op's order: the ONNX inputs, "" for an absent optional one

@@ -15,7 +15,7 @@ imported or hand-written ``onnx.*`` program like any other (``tdflow verify mode
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.hooks.registry import HOOKS
 from tdflow.dialect.opdef import OpDef
@@ -23,6 +23,9 @@ from tdflow.dialect.types import TensorType
 
 from .extra import ONNX_DTYPES, require_onnx
 from .schema import op_version, tensor_type
+
+if TYPE_CHECKING:
+    from tdflow.dialect.hooks.context import InferContext
 
 __all__ = ["infer_op_types", "register_hooks"]
 
@@ -94,7 +97,7 @@ def _schema_attrs(onnx: Any, op_type: str, version: int) -> set[str]:
     return set(onnx.defs.get_schema(op_type, version, "").attributes)
 
 
-def _hook(ctx: Any) -> None:
+def _hook(ctx: InferContext) -> None:
     from tdflow.dialect.hooks.context import HookError
 
     inputs = {o.name: ctx.inputs(o.name) for o in ctx.op.operands}
