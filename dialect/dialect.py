@@ -32,12 +32,12 @@ from .infer import (
 )
 from .op_verify import verify_operation as _verify_operation
 from .opdef import FLAG_TO_HOOK, HOOK_TO_FLAG, OpDef
+from .paths import INCLUDE_DIR
 from .types import TensorType
 
 if TYPE_CHECKING:
+    from .ir.core import Operation
     from .patterns.model import Pattern
-
-INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 
 
 class Dialect:
@@ -282,7 +282,7 @@ class Dialect:
             return dict(self.run_hook(op_name, "modify_input_arg", (), dict(attrs)) or {})
         return _modifiers(self, op_name, frozen, self.registry.version)
 
-    def mutable_operands(self, op: Any) -> tuple[int, ...]:
+    def mutable_operands(self, op: Operation | str) -> tuple[int, ...]:
         """Flat operand indices an op instance (or op name) writes in place.
 
         Given an IR ``Operation`` the indices follow its actual operand segments; given a name,
@@ -316,7 +316,7 @@ class Dialect:
         return tuple(out)
 
     # -- verification and building ----------------------------------------------------------
-    def verify_operation(self, op: Any, emit) -> None:
+    def verify_operation(self, op: Operation, emit) -> None:
         """Op-specific checks of one IR operation (called by the IR's structural verifier)."""
         _verify_operation(self, op, emit)
 

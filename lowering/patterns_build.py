@@ -24,7 +24,7 @@ ones before them are auxiliary ops).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_attr
 from tdflow.dialect.infer import SEGMENT_ATTR
@@ -34,7 +34,13 @@ from tdflow.dialect.patterns.model import Bind, OpNode, Pattern
 
 from tdflow.core.errors import TdflowError
 
-from .patterns_match import PatternError, _constant, arg_layout, native_fn, where
+from .patterns_match import PatternError, arg_layout, constant_attr_value, native_fn, where
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import AttrDef, OpDef
+
+    from .ir_access import LoweringDialect
 
 __all__ = ["build_results", "BuildFailed"]
 
@@ -45,7 +51,7 @@ class BuildFailed(TdflowError):
     reaches a user; a TdflowError all the same, as every error class of tdflow is."""
 
 
-def build_results(pattern: Pattern, values: dict[str, Any], root: Operation, dialect: Any,
+def build_results(pattern: Pattern, values: dict[str, Any], root: Operation, dialect: Dialect | LoweringDialect,
                   rw: Rewriter) -> tuple[list[Value], list[Operation]]:
     """Build every result dag before ``root``; return the values replacing ``root``'s results
     and the ops created. On ``BuildFailed`` the ops created so far are erased again."""
@@ -70,7 +76,7 @@ def build_results(pattern: Pattern, values: dict[str, Any], root: Operation, dia
 
 
 class _Builder:
-    def __init__(self, pattern: Pattern, values: dict[str, Any], root: Operation, dialect: Any,
+    def __init__(self, pattern: Pattern, values: dict[str, Any], root: Operation, dialect: Dialect | LoweringDialect,
                  rw: Rewriter) -> None:
         self.pattern, self.values, self.root, self.dialect, self.rw = (pattern, values, root,
                                                                       dialect, rw)
@@ -83,11 +89,11 @@ class _Builder:
             raise PatternError(f"{where(self.pattern)}: ${name} is not bound by the source "
                                f"pattern or an earlier result") from None
 
-    def value(self, node: Any, top: bool = False, adef: Any = None) -> Any:
+    def value(self, node: Any, top: bool = False, adef: AttrDef = None) -> Any:
         """The IR value (or attribute value, for ``adef``) one result argument gives."""
         if isinstance(node, Bind):
             if node.kind == "constant_attr" and adef is not None:
-                return _constant(node, adef)
+                return constant_attr_value(node, adef)
             if node.kind == "literal":
                 return node.value
             if node.kind == "native":
@@ -168,7 +174,7 @@ class _Builder:
                 self.values[f"{node.name}__{i}"] = r
         return out
 
-    def result_types(self, node: OpNode, opdef: Any, operands: list[Value],
+    def result_types(self, node: OpNode, opdef: OpDef, operands: list[Value],
                      attrs: dict[str, Attribute], top: bool) -> list[Any]:
         given = [a for a in node.args if isinstance(a, OpNode) and a.kind == "return_type"]
         if given:  # (returnType $x): the type of a bound value

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.ir import RETURN, Operation, Rewriter
 from tdflow.dialect.patterns.model import OpNode, Pattern
@@ -36,6 +36,12 @@ from tdflow.dialect.patterns.model import OpNode, Pattern
 from .ir_access import is_pure
 from .patterns_build import BuildFailed, build_results
 from .patterns_match import match
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp
+
+    from .ir_access import LoweringDialect
 
 __all__ = ["Fired", "GreedyResult", "PatternIndex", "apply_greedily"]
 
@@ -78,7 +84,7 @@ class PatternIndex:
     def get(self, name: str) -> tuple[Pattern, ...]:
         return self._by_root.get(name, ())
 
-    def screened(self, name: str, dialect: Any) -> tuple:
+    def screened(self, name: str, dialect: Dialect | LoweringDialect) -> tuple:
         """``(pattern, [(operand index, producer op name), ...])`` for the rules rooted at
         ``name``: the producers a rule's source dag names for the root's operands, checked
         before the full match (most ops fail a rule there, and this is cheap)."""
@@ -139,7 +145,7 @@ class _Worklist:
 Folder = Callable[[Operation, Rewriter], bool]
 
 
-def apply_greedily(func: Any, patterns: Iterable[Pattern] | PatternIndex, dialect: Any, *,
+def apply_greedily(func: FuncOp, patterns: Iterable[Pattern] | PatternIndex, dialect: Dialect | LoweringDialect, *,
                    fold: Folder | None = None, max_iterations: int = 10,
                    max_rewrites: int | None = None) -> GreedyResult:
     """Apply ``patterns`` to ``func`` until nothing changes (or ``max_iterations`` sweeps).
@@ -178,7 +184,7 @@ def apply_greedily(func: Any, patterns: Iterable[Pattern] | PatternIndex, dialec
     return result
 
 
-def _visit(op: Operation, index: PatternIndex, dialect: Any, rw: Rewriter, wl: _Worklist,
+def _visit(op: Operation, index: PatternIndex, dialect: Dialect | LoweringDialect, rw: Rewriter, wl: _Worklist,
            fold: Folder | None, result: GreedyResult) -> bool:
     if not op.has_users() and op.results and is_pure(dialect, op):
         producers = [v.op for v in op.operands]
@@ -202,7 +208,7 @@ def _visit(op: Operation, index: PatternIndex, dialect: Any, rw: Rewriter, wl: _
     return False
 
 
-def _rewrite(pattern: Pattern, m: Any, op: Operation, dialect: Any, rw: Rewriter, wl: _Worklist,
+def _rewrite(pattern: Pattern, m: Any, op: Operation, dialect: Dialect | LoweringDialect, rw: Rewriter, wl: _Worklist,
              result: GreedyResult) -> bool:
     loc, name = op.loc, op.name
     try:
@@ -230,3 +236,12 @@ def _fits(new: Any, old: Any) -> bool:
         return True
     refines = getattr(new, "refines", None)
     return bool(refines is not None and refines(old))
+
+
+def fired_report(fired: list[Fired]) -> str:
+    """One comment line per rewrite: ``// pattern 'P' fired on 'tdflow.x' at file:line:col``.
+
+    >>> fired_report([Fired("NegNeg", "tdflow.negative", "p.mlir:3:8")])
+    "// pattern 'NegNeg' fired on 'tdflow.negative' at p.mlir:3:8"
+    """
+    return "\n".join(f"// pattern '{f.pattern}' fired on '{f.op}' at {f.loc}" for f in fired)

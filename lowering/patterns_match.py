@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_value
 from tdflow.dialect.attr_kinds import KIND_BY_ATTR, DefaultError, parse_default
@@ -39,6 +39,12 @@ from tdflow.dialect.patterns.native import NATIVES, load_standard_natives
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
 from tdflow.core.errors import TdflowError
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.opdef import AttrDef, OpDef
+
+    from .ir_access import LoweringDialect
 
 load_standard_natives()  # the standard rules' natives are always there
 
@@ -69,7 +75,7 @@ def where(pattern: Pattern) -> str:
     return f"pattern '{pattern.name}'{at}"
 
 
-def match(pattern: Pattern, op: Operation, dialect: Any) -> Match | None:
+def match(pattern: Pattern, op: Operation, dialect: Dialect | LoweringDialect) -> Match | None:
     """The bindings of ``pattern`` rooted at ``op``, or ``None`` when it does not match."""
     m = Match()
     if not _match_op(pattern.source, op, dialect.ops, m, pattern):
@@ -82,7 +88,7 @@ def match(pattern: Pattern, op: Operation, dialect: Any) -> Match | None:
 
 # -- op dags ---------------------------------------------------------------------------------------
 
-def arg_layout(node: OpNode, opdef: Any) -> list[tuple[Any, str]]:
+def arg_layout(node: OpNode, opdef: OpDef) -> list[tuple[Any, str]]:
     """``(argument, argument name)`` pairs of an op dag, ``either`` groups flattened in place
     and ``location``/``returnType`` directives left out.
 
@@ -130,7 +136,7 @@ class _Plan:
 
     __slots__ = ("node", "opdef", "all_single", "n_operands", "entries", "spans")
 
-    def __init__(self, node: OpNode, opdef: Any) -> None:
+    def __init__(self, node: OpNode, opdef: OpDef) -> None:
         self.node, self.opdef = node, opdef
         self.all_single = all(d.is_single for d in opdef.operands)
         self.n_operands = len(opdef.operands)
@@ -158,7 +164,7 @@ class _Plan:
 _PLANS: dict[int, _Plan] = {}
 
 
-def _plan(node: OpNode, opdef: Any) -> _Plan:
+def _plan(node: OpNode, opdef: OpDef) -> _Plan:
     plan = _PLANS.get(id(node))
     if plan is None or plan.node is not node or plan.opdef is not opdef:
         plan = _PLANS[id(node)] = _Plan(node, opdef)
@@ -228,7 +234,7 @@ def _match_operand(arg: Any, value: Any, ops: Any, m: Match, pattern: Pattern) -
     return arg.name is None or _bind(m, arg.name, value)
 
 
-def _match_attr(arg: Any, adef: Any, attr: Any, m: Match, pattern: Pattern) -> bool:
+def _match_attr(arg: Any, adef: AttrDef, attr: Any, m: Match, pattern: Pattern) -> bool:
     if isinstance(arg, OpNode):
         return False
     if attr is None:
@@ -243,7 +249,7 @@ def _match_attr(arg: Any, adef: Any, attr: Any, m: Match, pattern: Pattern) -> b
     if arg.kind == "constant_attr":
         if attr is None and not adef.has_default:
             return False
-        if value != _constant(arg, adef):
+        if value != constant_attr_value(arg, adef):
             return False
     elif arg.kind == "literal":
         if value != arg.value:
@@ -268,8 +274,17 @@ def _match_attr(arg: Any, adef: Any, attr: Any, m: Match, pattern: Pattern) -> b
 _CONST_BOOL = {"ConstBoolAttrTrue": True, "ConstBoolAttrFalse": False, "ConstUnitAttr": True}
 
 
-def _constant(arg: Bind, adef: Any) -> Any:
-    """The Python value of a ``ConstantAttr`` leaf, in the kind of the attribute it meets."""
+def constant_attr_value(arg: Bind, adef: AttrDef) -> Any:
+    """The Python value of a ``ConstantAttr`` leaf, in the kind of the attribute it meets
+    (``adef``, the op's attribute definition: its ``kind`` and ``enum``).
+
+    >>> from types import SimpleNamespace
+    >>> f32 = SimpleNamespace(kind="f32", enum=None)
+    >>> constant_attr_value(Bind(None, "constant_attr", "F32Attr", ("F32Attr", "0.5")), f32)
+    0.5
+    >>> constant_attr_value(Bind(None, "constant_attr", "ConstBoolAttrTrue"), f32)
+    True
+    """
     if arg.constraint in _CONST_BOOL:
         return _CONST_BOOL[arg.constraint]
     rec, text = arg.value if isinstance(arg.value, tuple) else (arg.constraint, arg.value)
@@ -346,7 +361,7 @@ def check_type_constraint(name: str | None, pred: str | None, value: Value,
     return isinstance(t, TensorType)
 
 
-def _check_constraint(pattern: Pattern, c: Any, m: Match, dialect: Any) -> bool:
+def _check_constraint(pattern: Pattern, c: Any, m: Match, dialect: Dialect | LoweringDialect) -> bool:
     try:
         args = [m.values[a] for a in c.args]
     except KeyError as exc:

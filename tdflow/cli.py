@@ -1,8 +1,9 @@
 """The ``tdflow`` command line.
 
 Each subcommand lives in its own module under :mod:`tdflow.commands` exposing
-``register(subparsers)`` (argparse set-up only, cheap) and ``run(args) -> int`` (imports what
-it needs). The subcommands that read ops or programs share the op-library options
+``register(subparsers, summary)`` (argparse set-up only) and ``run(args) -> int`` (imports what
+it needs); :mod:`tdflow.commands.index` lists them with their one line of help, so only the
+module of the command that runs is imported. The subcommands that read ops or programs share the op-library options
 (``--ops``, ``--no-std``, ``-I``, ``-D``, ``--hooks``) of
 :func:`tdflow.commands._args.add_ops_args`. Exit codes: 0 success, 1 diagnostics, 2 usage
 errors. User mistakes are printed as diagnostics on stderr, never as a Python traceback.
@@ -17,13 +18,17 @@ import argparse
 import importlib
 import sys
 
-# Subcommand modules in the order `tdflow --help` lists them.
-COMMANDS = ("tblgen", "ops", "patterns", "verify", "doc", "opt", "gen_hooks", "lower", "run",
-            "kernels", "import_onnx", "view", "launch")
 
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every subcommand of :data:`~tdflow.commands.index.COMMANDS` is listed
+    (with its one line of help), but only ``command``'s module is imported to add its options,
+    so ``tdflow --help`` and ``tdflow verify x.mlir`` load no other command's code.
 
-def build_parser() -> argparse.ArgumentParser:
+    >>> p = build_parser("ops"); p.parse_args(["ops", "--json"]).json
+    True
+    """
     from tdflow import __version__
+    from tdflow.commands.index import COMMANDS, module_of
 
     parser = argparse.ArgumentParser(
         prog="tdflow",
@@ -31,15 +36,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tdflow {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"tdflow.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"tdflow.commands.{name}":
-                raise
-            continue  # not built yet
-        module.register(sub)
+    for name, (_, summary) in COMMANDS.items():
+        if name == command:
+            importlib.import_module(module_of(name)).register(sub, summary)
+        else:  # listed, and named in "invalid choice" errors; never parses anything
+            sub.add_parser(name, help=summary, add_help=False)
     return parser
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option (the top-level
+    options, ``--help`` and ``--version``, take no value).
+
+    >>> command_of(["--version"]), command_of(["verify", "-I", "x", "p.mlir"])
+    (None, 'verify')
+    """
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def entry() -> int:
@@ -63,12 +75,14 @@ def entry() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the subcommand; returns the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
-    from tdflow.commands import print_diagnostic, run_command
+    from tdflow.commands import run_command
+    from tdflow.commands.output import print_diagnostic
 
     stdout = sys.stdout
     reconfigure = getattr(stdout, "reconfigure", None)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from . import ast as A
 from . import types as T
 from .errors import TdError
-from .expr import Scope, err
 from .limits import MAX_ITEMS, MAX_STRING, check_count
-from .ops import BinOp, ExistsOp, FoldOp, IsAOp, TernOp, UnOp, as_int
+from .ops import BinOp, UnOp, as_int
+from .scope import Scope, err
+from .ternary import ExistsOp, FoldOp, IsAOp, TernOp
 from .values import UNSET, DagInit, ListInit, StringInit, TypedInit, VarInit
 
 _UNARY = {"cast", "not", "head", "tail", "size", "empty", "getdagop", "getop", "logtwo",
@@ -123,7 +124,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
             if vt is None or vt.kind != "list":
                 raise err("expected list type argument in unary operator", aloc)
             if isinstance(v, ListInit) and not v.items and not (
-                    k.taint and _mentions(args[0], k.taint)):
+                    k.taint and A.mentions(args[0], k.taint)):
                 raise err("empty list argument in unary operator", loc)
             return UnOp(op, v, vt.elem if op == "head" else vt).fold(cur)
         if op in ("size", "empty"):
@@ -151,7 +152,7 @@ def build_bang(b, node, scope, cur, hint):  # noqa: C901
         need(3)
         c = val(args[0])
         ci = as_int(c)
-        if ci is not None and k.taint and _mentions(args[0], k.taint):
+        if ci is not None and k.taint and A.mentions(args[0], k.taint):
             # llvm-tblgen only learns this condition when resolving, and then never builds
             # the records (`C<...>`) of the arm it does not take.
             k.suppress += 1
@@ -312,12 +313,6 @@ def _join_known_tail(vs, cur):
     if e is not None:
         raise e.place(cur.locs[0] if cur is not None and cur.locs else None)
     return vs[:i] + [joined]
-
-
-def _mentions(node, names):
-    from .evaluator import _mentions as m
-
-    return m(node, names)
 
 
 def _zero():

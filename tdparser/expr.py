@@ -8,7 +8,9 @@ from . import ast as A
 from . import types as T
 from .errors import TdError
 from .limits import MAX_BITS, MAX_ITEMS, MAX_STRING, check_count, too_deep
-from .ops import BinOp, CondOp, LateVarDefInit, UnOp, VarDefInit
+from .ops import BinOp, LateVarDefInit, UnOp, VarDefInit, cast_value
+from .scope import declared_uncast, err
+from .ternary import CondOp
 from .values import (
     FALSE,
     TRUE,
@@ -23,53 +25,6 @@ from .values import (
     TypedInit,
     VarInit,
 )
-
-
-def err(msg, loc) -> TdError:
-    if loc is None:
-        return TdError(msg)
-    return TdError(msg, loc.file, loc.line, loc.column, loc.stack)
-
-
-class Scope:
-    """One level of name lookup: local variables, or a record (its fields and arguments)."""
-
-    __slots__ = ("vars", "rec", "parent", "uncast")
-
-    def __init__(self, parent=None, rec=None):
-        self.vars = {}
-        self.rec = rec
-        self.parent = parent
-        # Multiclass arguments whose value was substituted as given, not cast to the declared
-        # type (see MulticlassStatements.mc_args): name -> declared type.
-        self.uncast = None
-
-
-def declared_uncast(node, scope, ty) -> bool:
-    """Whether ``node`` is a bare reference to a multiclass argument holding an uncast value
-    whose declared type is ``ty``.
-
-    llvm-tblgen type-checks a template argument value when it parses it: a reference to a
-    ``bit`` argument passed for a ``bit`` needs no cast, so whatever is substituted later
-    stays as it is (an ``int`` 1 from a parent multiclass reference stays ``int``). Such a
-    ``C<..., isW>`` is then a different record from ``C<..., 1>`` (a ``bit``).
-
-        >>> from .types import BIT
-        >>> s = Scope(); s.vars["w"] = None; s.uncast = {"w": BIT}
-        >>> declared_uncast(A.Ident("w", None), Scope(s), BIT)
-        True
-    """
-    if type(node) is not A.Ident:
-        return False
-    name = node.name
-    while scope is not None:
-        if name in scope.vars:
-            decl = scope.uncast.get(name) if scope.uncast else None
-            return decl is not None and (decl is ty or str(decl) == str(ty))
-        if scope.rec is not None and name in scope.rec.values:
-            return False
-        scope = scope.parent
-    return False
 
 
 class ExprBuilder:
@@ -228,7 +183,7 @@ class ExprBuilder:
             if isinstance(v, VarInit) and v.ty.kind == "bits":
                 new.extend(v.bit(j) for j in reversed(range(v.ty.size)))
                 continue
-            b = v.cast_to(T.BIT)
+            b = cast_value(v, T.BIT)
             if b is None:
                 raise err(f"Element #{i} ({v}) is not convertable to a bit", node.loc)
             new.append(b)
@@ -403,7 +358,7 @@ class ExprBuilder:
             rv = cls.values[qn]
             v = self.value(a.value, scope, cur, rv.ty)
             if isinstance(v, TypedInit) and not declared_uncast(a.value, scope, rv.ty):
-                c = v.cast_to(rv.ty)
+                c = cast_value(v, rv.ty)
                 if c is None:
                     raise err(f"Value specified for template argument '{qn}' is of type {v.ty};"
                               f" expected type {rv.ty}: {v}", loc)
@@ -425,7 +380,7 @@ class ExprBuilder:
             raise err(f"Class '{node.cls}' is not defined", node.loc)
         args = self.class_args(cls, node.args, scope, cur, node.loc)
         k = self.k
-        if k.taint and _mentions_any(node.args, k.taint):
+        if k.taint and A.mentions(node.args, k.taint):
             if k.suppress:
                 return VarDefInit(cls, args)
             if not any(v.refs for _, _, v in args):
@@ -473,12 +428,6 @@ def _join(acc, pieces):
             items.extend(p.items)
         return ListInit(items, acc.ty.elem)
     return StringInit("".join(p.value for p in parts), any(p.code for p in parts))
-
-
-def _mentions_any(node, names):
-    from .evaluator import _mentions
-
-    return _mentions(node, names)
 
 
 def bit_range(v, bits):

@@ -12,7 +12,7 @@ import gc
 import os
 
 from .deep import run_deep
-from .limits import too_deep
+from .limits import deep_guard
 from .records import Bits, Code, Dag, DefRef, RecordKeeper, Unresolved
 
 
@@ -107,7 +107,7 @@ def _to_json(rk: RecordKeeper) -> dict:
     instances: dict[str, list[str]] = {name: [] for name in sorted(rk.classes)}
     for name in sorted(rk.defs):
         rec = rk.defs[name]
-        obj = _deep_guard(rec, lambda r=rec: {k: json_value(v) for k, v in r.fields.items()})
+        obj = deep_guard(rec, lambda r=rec: {k: json_value(v) for k, v in r.fields.items()})
         obj["!fields"] = [k for k in rec.fields if k in rec.nonconcrete]
         obj["!superclasses"] = list(rec.superclasses)
         obj["!name"] = rec.name
@@ -131,20 +131,12 @@ def _print_records(rk: RecordKeeper) -> str:
     out = ["------------- Classes -----------------\n"]
     for name in sorted(rk.classes):
         rec = rk.classes[name]
-        out.append("class " + _deep_guard(rec, lambda r=rec: _record_text(r)))
+        out.append("class " + deep_guard(rec, lambda r=rec: _record_text(r)))
     out.append("------------- Defs -----------------\n")
     for name in sorted(rk.defs):
         rec = rk.defs[name]
-        out.append("def " + _deep_guard(rec, lambda r=rec: _record_text(r)))
+        out.append("def " + deep_guard(rec, lambda r=rec: _record_text(r)))
     return "".join(out)
-
-
-def _deep_guard(rec, fn):
-    """``fn()``; running out of recursion depth is a "nesting too deep" error at ``rec``."""
-    try:
-        return fn()
-    except RecursionError:
-        raise too_deep(rec.locs[0] if rec.locs else None) from None
 
 
 def _print_type(ty: str, v) -> str:

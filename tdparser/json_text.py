@@ -20,7 +20,8 @@ import re
 from json.encoder import encode_basestring as _enc  # json.dumps's own, ensure_ascii=False
 
 from .deep import run_deep
-from .json_export import _deep_guard, printable
+from .json_export import printable
+from .limits import deep_guard
 from .records import Bits, Code, Dag, DefRef, RecordKeeper, Unresolved
 
 # A bit of a Bits value as JSON: the common case of a bits<n> value, so it avoids a call.
@@ -73,7 +74,7 @@ class _Writer:
         record = self.record
         for name in sorted(rk.defs):
             rec = rk.defs[name]
-            root[name] = _deep_guard(rec, lambda r=rec: record(r))
+            root[name] = deep_guard(rec, lambda r=rec: record(r))
             for sc in rec.superclasses:
                 instances.setdefault(sc, []).append(name)
         root["!instanceof"] = _obj({k: _strings(v) for k, v in instances.items()})

@@ -51,3 +51,16 @@ def too_deep(loc) -> TdError:
     return located("nesting too deep: evaluating this ran out of tdflow's recursion depth "
                    f"({RECURSION_LIMIT:,} frames; llvm-tblgen crashes on input nested this "
                    "deeply); split the value with defvar", loc)
+
+
+def deep_guard(rec, fn):
+    """``fn()``; running out of recursion depth is a "nesting too deep" error at ``rec``.
+
+    >>> class R: locs = ()
+    >>> deep_guard(R(), lambda: 7)
+    7
+    """
+    try:
+        return fn()
+    except RecursionError:
+        raise too_deep(rec.locs[0] if rec.locs else None) from None

@@ -9,8 +9,9 @@ derives from its prototypes. Records come back as ``(record, made_in_argument_lo
 from __future__ import annotations
 
 from . import ast as A
-from .expr import Scope, declared_uncast, err
+from .ops import cast_value
 from .prototypes import PrototypeParse
+from .scope import Scope, declared_uncast, err
 from .values import UNSET, Resolver, StringInit, TypedInit
 
 
@@ -139,7 +140,7 @@ class MulticlassStatements:
                     inner.uncast = {}
                 inner.uncast[name] = ty
             elif isinstance(v, TypedInit):
-                c = v.cast_to(ty)
+                c = cast_value(v, ty)
                 if c is None:
                     raise err(f"Value specified for template argument '{mc.node.name}::{name}' "
                               f"is of type {v.ty}; expected type {ty}: {v}", loc)

@@ -12,7 +12,6 @@ from .limits import MAX_ITEMS, MAX_STRING, check_count
 from .resolvers import memoized
 from .values import (
     UNSET,
-    BitInit,
     BitsInit,
     DagInit,
     DefInit,
@@ -50,6 +49,26 @@ class OpInit(TypedInit):
         if self.ty is T.BIT:
             return self
         return VarBitInit(self, i)
+
+
+def cast_value(v: Init, ty):
+    """``v`` converted to type ``ty`` as an assignment or ``!cast`` allows, or None if it cannot be.
+
+    A value of another convertible type becomes a ``!cast`` operator, folded when it can be.
+
+    >>> str(cast_value(IntInit(3), T.BITS(2))), cast_value(IntInit(3), T.STRING)
+    ('{ 1, 1 }', None)
+    """
+    if not isinstance(v, TypedInit):
+        return v.convert(ty)
+    st = v.ty
+    if st is ty or st.is_a(ty):
+        return v
+    if st is T.BIT and ty.kind == "bits" and ty.size == 1:
+        return BitsInit((v,))
+    if not st.convertible_to(ty):
+        return None
+    return UnOp("cast", v, ty).fold(None, False)
 
 
 class UnOp(OpInit):
@@ -181,7 +200,7 @@ def compare(op, lhs, rhs):
     return None
 
 
-def _dag_key(d, key, cur, what):
+def dag_key(d, key, cur, what):
     if isinstance(key, IntInit):
         i = key.value
         if not 0 <= i < len(d.args):
@@ -247,12 +266,12 @@ class BinOp(OpInit):
             return self if res is None else bit_init(res)
         if op == "strconcat":
             if isinstance(lhs, StringInit) and isinstance(rhs, StringInit):
-                _check_string(len(lhs.value) + len(rhs.value), cur)
+                check_string(len(lhs.value) + len(rhs.value), cur)
                 return StringInit(lhs.value + rhs.value, lhs.code or rhs.code)
             return self
         if op == "listconcat":
             if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
-                _check_items(len(lhs.items) + len(rhs.items), cur)
+                check_items(len(lhs.items) + len(rhs.items), cur)
                 return ListInit(lhs.items + rhs.items, lhs.ty.elem)
             return self
         if op == "listsplat":
@@ -261,7 +280,7 @@ class BinOp(OpInit):
                 return self
             if n < 0:
                 raise fatal("Illegal operation: !listsplat count is negative", cur)
-            _check_items(n, cur)
+            check_items(n, cur)
             return ListInit((lhs,) * n, lhs.ty)
         if op == "listremove":
             if isinstance(lhs, ListInit) and isinstance(rhs, ListInit):
@@ -312,7 +331,7 @@ class BinOp(OpInit):
                         if i is None:
                             return self
                         parts.append(str(i))
-                _check_string(sum(map(len, parts)) + len(rhs.value) * max(len(parts) - 1, 0),
+                check_string(sum(map(len, parts)) + len(rhs.value) * max(len(parts) - 1, 0),
                               cur)
                 return StringInit(rhs.value.join(parts), code)
             return self
@@ -326,12 +345,12 @@ class BinOp(OpInit):
                     raise fatal(f"Concatenated Dag operators do not match: '{lhs}' vs. '{rhs}'",
                                 None)
                 o = lo if isinstance(lo, DefInit) else ro
-                _check_items(len(lhs.args) + len(rhs.args), cur)
+                check_items(len(lhs.args) + len(rhs.args), cur)
                 return DagInit(o, None, lhs.args + rhs.args)
             return self
         if op == "getdagarg":
             if isinstance(lhs, DagInit) and isinstance(rhs, (IntInit, StringInit)):
-                i = _dag_key(lhs, rhs, cur, "getdagarg")
+                i = dag_key(lhs, rhs, cur, "getdagarg")
                 v = lhs.args[i][0]
                 if v is UNSET:
                     return v
@@ -342,7 +361,7 @@ class BinOp(OpInit):
             return self
         if op == "getdagname":
             if isinstance(lhs, DagInit) and isinstance(rhs, (IntInit, StringInit)):
-                i = _dag_key(lhs, rhs, cur, "getdagname")
+                i = dag_key(lhs, rhs, cur, "getdagname")
                 n = lhs.args[i][1]
                 return UNSET if n is None else StringInit(n)
             return self
@@ -354,7 +373,7 @@ class BinOp(OpInit):
             a, b = as_int(lhs), as_int(rhs)
             if a is None or b is None:
                 return self
-            _check_items(range_len(a, b, 1), cur)
+            check_items(range_len(a, b, 1), cur)
             return ListInit([IntInit(i) for i in range(a, b)], T.INT)
         return self
 
@@ -371,12 +390,12 @@ def range_len(start: int, stop: int, step: int) -> int:
     return max(0, (start - stop - step - 1) // -step)
 
 
-def _check_items(n: int, cur) -> None:
+def check_items(n: int, cur) -> None:
     if n > MAX_ITEMS:
         raise check_count(n, MAX_ITEMS, "elements in a list or dag", None).place(_rec_loc(cur))
 
 
-def _check_string(n: int, cur) -> None:
+def check_string(n: int, cur) -> None:
     if n > MAX_STRING:
         raise check_count(n, MAX_STRING, "characters in a string", None).place(_rec_loc(cur))
 
@@ -452,10 +471,3 @@ class LateVarDefInit(VarDefInit):
     def fold(self):
         return self
 
-
-Init.__module__ = __name__ if False else Init.__module__
-BitsInit = BitsInit
-BitInit = BitInit
-
-
-from .ternary import CondOp, ExistsOp, FoldOp, IsAOp, TernOp  # noqa: E402,F401

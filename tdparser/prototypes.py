@@ -41,10 +41,10 @@ from __future__ import annotations
 from . import ast as A
 from . import types as T
 from .errors import TdError
-from .expr import Scope
 from .ops import VarDefInit, as_int
 from .rec import Rec
 from .resolvers import Resolver
+from .scope import Scope
 from .values import Init, IntInit, ListInit, VarInit
 
 

@@ -7,6 +7,7 @@ contract of :mod:`.records`.
 from __future__ import annotations
 
 from . import types as T
+from .ops import cast_value
 from .values import UNSET, BitsInit, RecordResolver
 
 
@@ -31,7 +32,7 @@ class RecordVal:
     def set(self, v) -> bool:
         """Store ``v`` cast to this field's type; False when it cannot be cast."""
         ty = self.ty
-        c = v.cast_to(ty)
+        c = cast_value(v, ty)
         if c is None:
             return False
         if ty.kind == "bits" and not isinstance(c, BitsInit):

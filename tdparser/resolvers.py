@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from .init import UNSET
+
 # Resolving a value is memoized per resolver by the identity of the (composite) value: values
 # share sub-values (a `!foldl` accumulator appears in each step's result several times), and
 # resolving each occurrence again is exponential -- AMDGPU's `MIMG_Sampler_AddrSizes` folds
@@ -14,19 +16,6 @@ from __future__ import annotations
 # while it resolves a name for itself (that name is hidden then, against cycles), so those inner
 # resolutions get a memo of their own. ``tmemo`` is the memo of the TrackResolvers over it. ``memo`` maps id(value) to (value, result),
 # the value kept so that its id cannot be reused by another object.
-
-
-def _unset():
-    """values.UNSET (imported on first use: values imports this module)."""
-    global _UNSET
-    if _UNSET is None:
-        from .values import UNSET
-
-        _UNSET = UNSET
-    return _UNSET
-
-
-_UNSET = None
 
 
 class Resolver:
@@ -93,7 +82,7 @@ class RecordResolver:
         v = None
         rv = self.rec.values.get(name)
         if rv is not None:
-            if rv.value is not (_UNSET or _unset()):
+            if rv.value is not UNSET:
                 self.stack.append(name)
                 memos = self.memo, self.tmemo
                 self.memo, self.tmemo = {}, {}

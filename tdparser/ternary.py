@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from . import types as T
-from .ops import OpInit, _check_items, _check_string, _dag_key, as_int, fatal, range_len
+from .ops import OpInit, as_int, check_items, check_string, dag_key, fatal, range_len
 from .resolvers import memoized
 from .values import (
     UNSET,
@@ -86,7 +86,7 @@ class TernOp(OpInit):
                 if not a.value:
                     return StringInit(c.value)  # llvm-tblgen never returns here
                 if len(b.value) > len(a.value):  # only a longer replacement can grow it
-                    _check_string(len(c.value) + c.value.count(a.value)
+                    check_string(len(c.value) + c.value.count(a.value)
                                   * (len(b.value) - len(a.value)), cur)
                 return StringInit(c.value.replace(a.value, b.value))
             if isinstance(c, VarInit) and isinstance(a, VarInit) and isinstance(b, VarInit):
@@ -132,7 +132,7 @@ class TernOp(OpInit):
             return self
         if op in ("setdagarg", "setdagname"):
             if isinstance(a, DagInit) and isinstance(b, (IntInit, StringInit)):
-                i = _dag_key(a, b, cur, op)
+                i = dag_key(a, b, cur, op)
                 args = list(a.args)
                 if op == "setdagarg":
                     args[i] = (c, args[i][1])
@@ -150,7 +150,7 @@ class TernOp(OpInit):
                 return self
             if s == 0:
                 raise fatal("Illegal range: step size cannot be zero", cur)
-            _check_items(range_len(x, y, s), cur)
+            check_items(range_len(x, y, s), cur)
             return ListInit([IntInit(i) for i in range(x, y, s)], T.INT)
         return self
 

@@ -10,60 +10,8 @@ classes cheap. ``str(v)`` is llvm-tblgen's ``getAsString`` (the JSON ``printable
 from __future__ import annotations
 
 from . import types as T
+from .init import UNSET, Init, UnsetInit  # noqa: F401  (the base values, re-exported)
 from .resolvers import memoized
-
-
-class Init:
-    __slots__ = ()
-    refs = False
-    ty = None
-
-    def resolve(self, r):
-        return self
-
-    def convert(self, ty):
-        return None
-
-    def cast_to(self, ty):
-        return self.convert(ty)
-
-    def bit(self, i):
-        return None
-
-    def concrete(self):
-        return True
-
-    def complete(self):
-        return True
-
-    def unquoted(self):
-        return str(self)
-
-    def field_type(self, name):
-        return None
-
-    def __repr__(self):
-        return f"<{type(self).__name__} {self}>"
-
-
-class UnsetInit(Init):
-    __slots__ = ()
-
-    def __str__(self):
-        return "?"
-
-    def convert(self, ty):
-        return self
-
-
-    def bit(self, i):
-        return self
-
-    def complete(self):
-        return False
-
-
-UNSET = UnsetInit()
 
 
 class TypedInit(Init):
@@ -76,18 +24,6 @@ class TypedInit(Init):
         if st is T.BIT and ty.kind == "bits" and ty.size == 1:
             return BitsInit((self,))
         return None
-
-    def cast_to(self, ty):
-        st = self.ty
-        if st is ty or st.is_a(ty):
-            return self
-        if st is T.BIT and ty.kind == "bits" and ty.size == 1:
-            return BitsInit((self,))
-        if not st.convertible_to(ty):
-            return None
-        from .ops import UnOp
-
-        return UnOp("cast", self, ty).fold(None, False)
 
     def bit(self, i):
         if self.ty is T.BIT:

@@ -18,7 +18,7 @@ from tdflow.commands import run_command
 from tdflow.core.errors import TdflowError
 
 # Exception classes that never reach a user: control flow inside one module.
-INTERNAL = {"tdflow.dialect.ir.parser._Fallback",  # the fast path declines
+INTERNAL = {"tdflow.dialect.ir.body_parser._Fallback",  # the fast path declines
             "tdflow.dialect.formula.lalr.Located"}  # re-raised as a located TdError
 
 

@@ -25,11 +25,14 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .check import CheckedFormula
 from .syntax import Formula
 from .text import format_expr, parse_expr
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["load", "store", "key_of", "to_entry", "from_entry"]
 
@@ -47,7 +50,7 @@ def _code_stamp() -> list:
     return out
 
 
-def _op_shape(op: Any) -> list:
+def _op_shape(op: OpDef) -> list:
     return [op.name,
             [[v.name, v.arity, list(v.dtypes) if v.dtypes else None] for v in op.operands],
             [v.name for v in op.results],

@@ -44,208 +44,35 @@ add(in0, mul(in1, in2))
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from tdflow.dialect.element_types import DTYPE_NAMES
-
-Scalar = bool | int | float
-
-# Operator vocabulary. Unary "float" functions promote integer inputs to a float type.
-TRIG_OPS = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
-                      "acosh", "atanh"})
-FLOAT_UNARY_OPS = frozenset({"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil",
-                             "round"}) | TRIG_OPS
-# Tests of a float value giving i1 (an integer has no NaN or infinity, so they take floats).
-PREDICATE_UNARY_OPS = frozenset({"isnan", "isinf"})
-# Bit operations: integer (and, except shifts, i1) operands only; no float meaning.
-BITWISE_UNARY_OPS = frozenset({"bitwise_not"})
-BITWISE_BINARY_OPS = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
-                                "right_shift"})
-UNARY_OPS = (frozenset({"neg", "abs", "sign", "not"}) | FLOAT_UNARY_OPS | PREDICATE_UNARY_OPS
-             | BITWISE_UNARY_OPS)
-# "mod" is C's remainder (fmod for floats, truncated for integers, x % 0 == 0 for integers);
-# "floor_mod" is Python's (the sign of the divisor, for floats too; x floor_mod 0 == 0 for
-# integers).
-ARITH_BINARY_OPS = frozenset({"add", "sub", "mul", "div", "mod", "floor_mod", "max", "min",
-                              "pow"})
-COMPARE_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
-LOGICAL_BINARY_OPS = frozenset({"and", "or", "xor"})
-BINARY_OPS = ARITH_BINARY_OPS | COMPARE_OPS | LOGICAL_BINARY_OPS | BITWISE_BINARY_OPS
-# Ops without a float meaning: a formula using one admits integer (and maybe i1) types only.
-INT_ONLY_OPS = BITWISE_UNARY_OPS | BITWISE_BINARY_OPS
-CAST_DTYPES = frozenset(DTYPE_NAMES)  # every element type (the table in element_types.py)
-
-
-def as_expr(value: Expr | Scalar) -> Expr:
-    """Wrap a Python number as :class:`Const`; pass expressions through."""
-    if isinstance(value, Expr):
-        return value
-    if isinstance(value, bool | int | float):
-        return Const(value)
-    raise TypeError(f"expected an Expr or a Python number, got {type(value).__name__}")
-
-
-@dataclass(frozen=True, slots=True)
-class Expr:
-    """Base of the expression nodes; arithmetic operators build new nodes."""
-
-    def __add__(self, o: Expr | Scalar) -> Expr:
-        return Binary("add", self, as_expr(o))
-
-    def __radd__(self, o: Scalar) -> Expr:
-        return Binary("add", as_expr(o), self)
-
-    def __sub__(self, o: Expr | Scalar) -> Expr:
-        return Binary("sub", self, as_expr(o))
-
-    def __rsub__(self, o: Scalar) -> Expr:
-        return Binary("sub", as_expr(o), self)
-
-    def __mul__(self, o: Expr | Scalar) -> Expr:
-        return Binary("mul", self, as_expr(o))
-
-    def __rmul__(self, o: Scalar) -> Expr:
-        return Binary("mul", as_expr(o), self)
-
-    def __truediv__(self, o: Expr | Scalar) -> Expr:
-        return Binary("div", self, as_expr(o))
-
-    def __rtruediv__(self, o: Scalar) -> Expr:
-        return Binary("div", as_expr(o), self)
-
-    def __mod__(self, o: Expr | Scalar) -> Expr:
-        return Binary("mod", self, as_expr(o))
-
-    def __rmod__(self, o: Scalar) -> Expr:
-        return Binary("mod", as_expr(o), self)
-
-    def __pow__(self, o: Expr | Scalar) -> Expr:
-        return Binary("pow", self, as_expr(o))
-
-    def __rpow__(self, o: Scalar) -> Expr:
-        return Binary("pow", as_expr(o), self)
-
-    def __neg__(self) -> Expr:
-        return Unary("neg", self)
-
-    def __lt__(self, o: Expr | Scalar) -> Expr:  # type: ignore[override]
-        return Binary("lt", self, as_expr(o))
-
-    def __le__(self, o: Expr | Scalar) -> Expr:  # type: ignore[override]
-        return Binary("le", self, as_expr(o))
-
-    def __gt__(self, o: Expr | Scalar) -> Expr:  # type: ignore[override]
-        return Binary("gt", self, as_expr(o))
-
-    def __ge__(self, o: Expr | Scalar) -> Expr:  # type: ignore[override]
-        return Binary("ge", self, as_expr(o))
-
-    def children(self) -> tuple[Expr, ...]:
-        return ()
-
-
-@dataclass(frozen=True, slots=True, order=False)
-class Input(Expr):
-    """The kernel's ``index``-th input, an element of it."""
-
-    index: int
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.index, int) or self.index < 0:
-            raise ValueError(f"input index must be a non-negative int, got {self.index!r}")
-
-    def __repr__(self) -> str:
-        return f"in{self.index}"
-
-
-@dataclass(frozen=True, slots=True, order=False)
-class Attr(Expr):
-    """An attribute of the op, replaced by a :class:`Const` when the kernel is built."""
-
-    name: str
-
-    def __repr__(self) -> str:
-        return f"@{self.name}"
-
-
-@dataclass(frozen=True, slots=True, order=False)
-class Const(Expr):
-    """A literal. It adopts the type of the values it meets (a "weak" scalar)."""
-
-    value: Scalar
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-@dataclass(frozen=True, slots=True, order=False)
-class Unary(Expr):
-    op: str
-    x: Expr
-
-    def __post_init__(self) -> None:
-        if self.op not in UNARY_OPS:
-            raise ValueError(f"unknown unary op {self.op!r}; known: {', '.join(sorted(UNARY_OPS))}")
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.x,)
-
-    def __repr__(self) -> str:
-        return f"{self.op}({self.x!r})"
-
-
-@dataclass(frozen=True, slots=True, order=False)
-class Binary(Expr):
-    op: str
-    a: Expr
-    b: Expr
-
-    def __post_init__(self) -> None:
-        if self.op not in BINARY_OPS:
-            raise ValueError(f"unknown binary op {self.op!r}; known: {', '.join(sorted(BINARY_OPS))}")
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.a, self.b)
-
-    def __repr__(self) -> str:
-        return f"{self.op}({self.a!r}, {self.b!r})"
-
-
-@dataclass(frozen=True, slots=True, order=False)
-class Select(Expr):
-    """``cond ? a : b``."""
-
-    cond: Expr
-    a: Expr
-    b: Expr
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.cond, self.a, self.b)
-
-    def __repr__(self) -> str:
-        return f"where({self.cond!r}, {self.a!r}, {self.b!r})"
-
-
-@dataclass(frozen=True, slots=True, order=False)
-class Cast(Expr):
-    """Convert to an element type (MLIR spelling, ``f32``); floats to ints truncate, as in C."""
-
-    x: Expr
-    dtype: str
-
-    def __post_init__(self) -> None:
-        if self.dtype not in CAST_DTYPES:
-            raise ValueError(f"cannot cast to {self.dtype!r}; expected one of {sorted(CAST_DTYPES)}")
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.x,)
-
-    def __repr__(self) -> str:
-        return f"cast({self.x!r}, {self.dtype})"
-
+from .fold import expr_depth, fold_constants
+from .nodes import (
+    ARITH_BINARY_OPS,
+    BINARY_OPS,
+    BITWISE_BINARY_OPS,
+    BITWISE_UNARY_OPS,
+    CAST_DTYPES,
+    COMPARE_OPS,
+    FLOAT_UNARY_OPS,
+    INT_ONLY_OPS,
+    LOGICAL_BINARY_OPS,
+    PREDICATE_UNARY_OPS,
+    TRIG_OPS,
+    UNARY_OPS,
+    Attr,
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    Input,
+    Scalar,
+    Select,
+    Unary,
+    as_expr,
+    transform,
+)
 
 # ---- builders ------------------------------------------------------------------------------
 
@@ -351,36 +178,6 @@ def attrs_used(expr: Expr) -> frozenset[str]:
     return frozenset(n.name for n in walk(expr) if isinstance(n, Attr))
 
 
-def transform(expr: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
-    """Rebuild bottom-up; ``fn(node)`` returns a replacement or ``None`` to keep the node."""
-    memo: dict[int, Expr] = {}
-
-    def go(node: Expr) -> Expr:
-        key = id(node)
-        if key in memo:
-            return memo[key]
-        rep = fn(node)
-        if rep is None:
-            if isinstance(node, Unary):
-                rep = _same_or(node, Unary(node.op, go(node.x)))
-            elif isinstance(node, Binary):
-                rep = _same_or(node, Binary(node.op, go(node.a), go(node.b)))
-            elif isinstance(node, Select):
-                rep = _same_or(node, Select(go(node.cond), go(node.a), go(node.b)))
-            elif isinstance(node, Cast):
-                rep = _same_or(node, Cast(go(node.x), node.dtype))
-            else:
-                rep = node
-        memo[key] = rep
-        return rep
-
-    return go(expr)
-
-
-def _same_or(old: Expr, new: Expr) -> Expr:
-    return old if old == new else new
-
-
 def remap_inputs(expr: Expr, mapping: Mapping[int, int] | Sequence[int]) -> Expr:
     """Renumber inputs: ``mapping[old] = new``.
 
@@ -468,146 +265,11 @@ def dedup_inputs(expr: Expr, operands: Sequence[Any]) -> tuple[Expr, list[Any]]:
     return remap_inputs(expr, mapping), kept
 
 
-# ---- constant folding (Python semantics close to C's) --------------------------------------
-
-
-def _fold_unary(op: str, v: Scalar) -> Scalar | None:
-    try:
-        if op == "neg":
-            return -v
-        if op == "abs":
-            return abs(v)
-        if op == "not":
-            return not v
-        if op == "sign":
-            return v if v != v or v == 0 else type(v)(1 if v > 0 else -1)  # NaN stays NaN
-        if op in PREDICATE_UNARY_OPS or op in BITWISE_UNARY_OPS:
-            return None  # i1 results and bit patterns depend on the runtime type
-        f = float(v)
-        return {
-            "exp": math.exp, "log": math.log, "sqrt": math.sqrt, "tanh": math.tanh,
-            "erf": math.erf, "floor": math.floor, "ceil": math.ceil,
-            "rsqrt": lambda t: 1.0 / math.sqrt(t), "round": lambda t: float(round(t)),
-            "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin,
-            "acos": math.acos, "atan": math.atan, "sinh": math.sinh, "cosh": math.cosh,
-            "asinh": math.asinh, "acosh": math.acosh, "atanh": math.atanh,
-        }[op](f)
-    except (ValueError, OverflowError, ZeroDivisionError):
-        return None  # leave it to the device (inf/nan semantics)
-
-
-def _fold_binary(op: str, a: Scalar, b: Scalar) -> Scalar | None:
-    try:
-        if op == "div":
-            if isinstance(a, int) and isinstance(b, int):
-                return None  # integer vs float division depends on the runtime dtype
-            return a / b
-        if op == "mod":
-            if isinstance(a, int) and isinstance(b, int):
-                if b == 0:
-                    return None  # 0 for an integer runtime type, nan for a float one
-                r = abs(a) % abs(b)  # C truncates: the remainder has the dividend's sign
-                return -r if a < 0 else r
-            return math.fmod(a, b)
-        if op == "floor_mod":
-            if isinstance(a, int) and isinstance(b, int):
-                return None if b == 0 else a % b
-            return math.copysign(0.0, b) if a % b == 0 else a % b
-        if op in BITWISE_BINARY_OPS:
-            return None  # widths and overflow depend on the runtime type
-        return {
-            "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
-            "max": lambda: max(a, b), "min": lambda: min(a, b), "pow": lambda: a ** b,
-            "lt": lambda: a < b, "le": lambda: a <= b, "gt": lambda: a > b, "ge": lambda: a >= b,
-            "eq": lambda: a == b, "ne": lambda: a != b,
-            "and": lambda: bool(a) and bool(b), "or": lambda: bool(a) or bool(b),
-            "xor": lambda: bool(a) != bool(b),
-        }[op]()
-    except (ValueError, OverflowError, ZeroDivisionError, TypeError):
-        return None
-
-
-def expr_depth(expr: Expr) -> int:
-    """Levels of ``expr``'s tree (a leaf is 1), computed without recursion.
-
-    >>> expr_depth(Input(0)), expr_depth(exp(Input(0)) + 1)
-    (1, 3)
-    """
-    depth, todo = 0, [(expr, 1)]
-    while todo:
-        node, d = todo.pop()
-        depth = max(depth, d)
-        todo.extend((c, d + 1) for c in node.children())
-    return depth
-
-
-def fold_constants(expr: Expr, leaky_max: bool = True) -> Expr:
-    """Evaluate subtrees made only of constants (``1 / (1 - 0.5)`` becomes ``2.0``).
-
-    Casts are kept: their result depends on the device's rounding. With ``leaky_max`` a
-    select that is a leaky ReLU becomes a ``max`` (:func:`_leaky_as_max`), which computes the
-    same values faster; gradients are derived without it, since ``x > 0 ? dy : dy * k``
-    (PyTorch's convention at 0) is not the derivative of ``max`` at the tie.
-    """
-
-    def fold(n: Expr) -> Expr | None:
-        if isinstance(n, Unary):
-            x = fold_constants(n.x, leaky_max)
-            if isinstance(x, Const):
-                v = _fold_unary(n.op, x.value)
-                if v is not None and not isinstance(v, complex):
-                    return Const(v)
-            return Unary(n.op, x)
-        if isinstance(n, Binary):
-            a, b = fold_constants(n.a, leaky_max), fold_constants(n.b, leaky_max)
-            if isinstance(a, Const) and isinstance(b, Const):
-                v = _fold_binary(n.op, a.value, b.value)
-                if v is not None and not isinstance(v, complex):
-                    return Const(v)
-            return Binary(n.op, a, b)
-        if isinstance(n, Select):
-            c = fold_constants(n.cond, leaky_max)
-            if isinstance(c, Const):
-                return fold_constants(n.a if c.value else n.b, leaky_max)
-            a, b = fold_constants(n.a, leaky_max), fold_constants(n.b, leaky_max)
-            return (leaky_max and _leaky_as_max(c, a, b)) or Select(c, a, b)
-        return None
-
-    return transform(expr, fold)
-
-
-def _leaky_as_max(cond: Expr, a: Expr, b: Expr) -> Expr | None:
-    """``x > 0 ? x : x * k`` (or ``>=``, or ``x < 0 ? x * k : x``) with a constant ``0 < k <= 1``
-    is ``max(x, x * k)``: one ufunc instead of a compare and a select (the leaky ReLU as users
-    write it runs as fast as the hand-tuned form).
-
-    Exact for every input: for x > 0, x * k <= x; for x <= 0, x * k >= x; NaN stays NaN and
-    signed zeros and infinities agree (k > 0, so no inf * 0); an integer x is unchanged too
-    (k truncates to 0 or is 1, and |x * k| <= |x| cannot overflow).
-
-    >>> x = Input(0)
-    >>> fold_constants(where(x > 0, x, x * 0.2)), fold_constants(where(x > 0, x, x * 2.0))
-    (max(in0, mul(in0, 0.2)), where(gt(in0, 0), in0, mul(in0, 2.0)))
-    """
-    if not isinstance(cond, Binary) or not isinstance(cond.b, Const) or cond.b.value != 0:
-        return None
-    if cond.op in ("gt", "ge"):
-        x, scaled = a, b
-    elif cond.op in ("lt", "le"):
-        x, scaled = b, a
-    else:
-        return None
-    if cond.a != x or not isinstance(scaled, Binary) or scaled.op != "mul":
-        return None
-    k = scaled.b if scaled.a == x else scaled.a if scaled.b == x else None
-    if not isinstance(k, Const) or isinstance(k.value, bool) or not isinstance(k.value, (int, float)):
-        return None
-    if not 0 < k.value <= 1:
-        return None
-    return Binary("max", x, scaled)
-
-
 __all__ = [
+    # the vocabulary (from .nodes)
+    "ARITH_BINARY_OPS", "BINARY_OPS", "BITWISE_BINARY_OPS", "BITWISE_UNARY_OPS", "CAST_DTYPES",
+    "COMPARE_OPS", "FLOAT_UNARY_OPS", "INT_ONLY_OPS", "LOGICAL_BINARY_OPS", "PREDICATE_UNARY_OPS",
+    "Scalar", "TRIG_OPS", "UNARY_OPS",
     "Attr", "Binary", "Cast", "Const", "Expr", "Input", "Select", "Unary",
     "abs_", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_and", "bitwise_not",
     "bitwise_or", "bitwise_xor", "cos", "cosh", "floor_mod", "isinf", "isnan", "left_shift",

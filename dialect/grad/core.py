@@ -31,70 +31,16 @@ reduces each gradient to its input's shape when the op broadcast it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
-from tdflow.dialect.types import FLOAT_DTYPES, TensorType
+from .defs import Emitter, Forward, GradDef, GradError, OpTable, Rule, default_differentiable
 
-from tdflow.core.errors import TdflowError
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["Emitter", "Forward", "GradDef", "GradError", "grad_rule", "gradient_of",
            "gradient_report", "input_gradients", "needs_gradient", "registered_rules", "sum_to_shape"]
-
-
-class GradError(TdflowError, ValueError):
-    """A gradient that cannot be had: a ``NoGrad`` op, an integer input, an op without a
-    gradient definition; the message names the op and the input."""
-
-
-class Emitter(Protocol):
-    """What a gradient definition builds with (eager: kernels; graph mode: IR)."""
-
-    def op(self, name: str, operands: Sequence[Any], attrs: Mapping[str, Any]) -> tuple:
-        """Apply op ``name`` to ``operands`` (a value, ``None`` for an absent optional, a list
-        for a variadic operand) with Python attribute values; return its results."""
-
-    def type_of(self, value: Any) -> TensorType:
-        """The value's tensor type."""
-
-
-@dataclass
-class Forward:
-    """One application of an op, as its gradient sees it.
-
-    ``inputs``/``outputs`` map operand and result names to values (``None`` for an absent
-    optional operand, a tuple for a variadic one); ``douts`` maps result names to the gradient
-    flowing into them, ``None`` meaning zero; ``attrs`` holds every attribute value (defaults
-    filled); ``wants`` names the inputs whose gradients are asked for.
-    """
-
-    opdef: Any
-    attrs: dict[str, Any]
-    inputs: dict[str, Any]
-    outputs: dict[str, Any]
-    douts: dict[str, Any]
-    wants: frozenset[str]
-
-
-Rule = Callable[[Emitter, Forward], Mapping[str, Any]]
-
-
-@dataclass(frozen=True)
-class GradDef:
-    """An op's gradient: ``fn(emitter, forward) -> {input name: gradient or None}``.
-
-    ``source`` says where it comes from (``"grad field"``, ``"rule"``, ``"formula"``);
-    ``differentiable`` names the inputs it can give gradients for; ``saves(attrs)`` names the
-    inputs and results it reads (``None``: all), so eager mode keeps only those alive (MXNet's
-    ``BackwardDependency``).
-    """
-
-    source: str
-    fn: Rule
-    differentiable: frozenset[str]
-    saves: Callable[[Mapping[str, Any]], frozenset[str] | None] = field(
-        default=lambda attrs: None)
 
 
 _RULES: dict[str, tuple[Rule, frozenset[str] | None, Iterable[str] | None]] = {}
@@ -132,38 +78,7 @@ def registered_rules() -> frozenset[str]:
 _DEFS: dict[tuple[int, str], GradDef | None] = {}
 
 
-def _modifiers_without_attrs(ctx: Any, opdef: Any) -> dict:
-    """The op's ``modify_input_arg`` answer with only its attribute defaults: what an op says
-    about ``requires_grad`` does not depend on attribute values (``like`` never takes one)
-    even when the op has required attributes; a hook that reads a missing one gives none."""
-    fn = ctx.hook(opdef.name, "modify_input_arg") if hasattr(ctx, "hook") else None
-    if fn is None:
-        return {}
-    from ..hooks.context import InferContext
-
-    defaults = {a.name: a.default for a in opdef.attributes if a.has_default}
-    try:
-        return dict(fn(InferContext(opdef, {}, defaults)) or {})
-    except Exception:  # noqa: BLE001 - a hook that needs attributes or inputs: assume none
-        return {}
-
-
-def _default_differentiable(ctx: Any, opdef: Any) -> frozenset[str]:
-    """Operands that can carry a gradient: not declared ``requires_grad=False`` and not
-    restricted to integer/bool element types by their constraint."""
-    mods = _modifiers_without_attrs(ctx, opdef)
-    out = set()
-    for d in opdef.operands:
-        m = mods.get(d.name)
-        if m is not None and not m.requires_grad:
-            continue
-        if d.dtypes is not None and not any(t in FLOAT_DTYPES for t in d.dtypes):
-            continue
-        out.add(d.name)
-    return frozenset(out)
-
-
-def gradient_of(ctx: Any, opdef: Any) -> GradDef | None:
+def gradient_of(ctx: OpTable, opdef: OpDef) -> GradDef | None:
     """The op's gradient definition (see the module docstring), ``None`` when it has none.
     Raises :class:`~tdflow.tdparser.errors.TdError` for a ``grad`` field that does not parse or
     check (located inside the field) and :class:`GradError` for an op with two definitions."""
@@ -175,7 +90,7 @@ def gradient_of(ctx: Any, opdef: Any) -> GradDef | None:
     return result
 
 
-def _resolve(ctx: Any, opdef: Any) -> GradDef | None:
+def _resolve(ctx: OpTable, opdef: OpDef) -> GradDef | None:
     if opdef.has_trait("NoGrad"):
         return None
     served = getattr(ctx, "served_by", None) or {}
@@ -191,7 +106,7 @@ def _resolve(ctx: Any, opdef: Any) -> GradDef | None:
     if rule is not None:
         fn, saves, inputs = rule
         diff = (frozenset(inputs) if inputs is not None
-                else _default_differentiable(ctx, opdef))
+                else default_differentiable(ctx, opdef))
         return GradDef("rule", fn, diff, lambda attrs, s=saves: s)
     from .derived import derived_gradient
 
@@ -204,16 +119,16 @@ def _resolve(ctx: Any, opdef: Any) -> GradDef | None:
     return None
 
 
-def needs_gradient(ctx: Any, opdef: Any) -> bool:
+def needs_gradient(ctx: OpTable, opdef: OpDef) -> bool:
     """Whether a missing gradient definition is a problem ``tdflow verify`` reports: the op is
     not ``NoGrad``, not created by lowering only, not lowered before autodiff runs
     (``LoweredFirst``: ONNX's ops), and has an operand that may be floating-point."""
     if any(opdef.has_trait(t) for t in ("NoGrad", "LoweringOnly", "LoweredFirst")):
         return False
-    return bool(_default_differentiable(ctx, opdef))
+    return bool(default_differentiable(ctx, opdef))
 
 
-def gradient_report(ctx: Any, ops: Iterable[Any]) -> tuple[dict[str, int], list, list]:
+def gradient_report(ctx: OpTable, ops: Iterable[Any]) -> tuple[dict[str, int], list, list]:
     """What ``tdflow verify`` says of gradients: ``(count per source, ops that need a
     gradient and have none, errors)``; an error is a ``TdError`` from a ``grad`` field that
     does not parse or check (located in it) or a :class:`GradError` (two definitions).
@@ -241,7 +156,7 @@ def gradient_report(ctx: Any, ops: Iterable[Any]) -> tuple[dict[str, int], list,
     return counts, missing, errors
 
 
-def input_gradients(ctx: Any, g: Emitter, fwd: Forward) -> dict[str, Any]:
+def input_gradients(ctx: OpTable, g: Emitter, fwd: Forward) -> dict[str, Any]:
     """Run the op's gradient for ``fwd``: ``{input name: gradient}`` for each wanted input
     (``None`` when it is zero; a tuple for a variadic operand), each with its input's shape.
     Raises :class:`GradError` naming the op and input when a wanted gradient cannot be had."""

@@ -20,7 +20,7 @@ its formula is its ``expr`` attribute.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.formula.expr import (
     COMPARE_OPS,
@@ -38,7 +38,10 @@ from tdflow.dialect.formula.text import format_expr, parse_expr
 from tdflow.dialect.formula.types import infer_dtypes
 from tdflow.dialect.types import FLOAT_DTYPES
 
-from .core import Emitter, Forward, GradDef, _default_differentiable
+from .defs import Emitter, Forward, GradDef, OpTable, default_differentiable
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["derived_gradient", "FUSED_OP"]
 
@@ -54,7 +57,7 @@ def _freeze(attrs: Mapping[str, Any]) -> tuple:
 class _Derived:
     """The derived gradient of one op; vjp expressions are cached per attribute values."""
 
-    def __init__(self, opdef: Any) -> None:
+    def __init__(self, opdef: OpDef) -> None:
         self.opdef = opdef
         self.is_fused = opdef.name == FUSED_OP
         self._cache: dict[tuple, list[Expr]] = {}
@@ -225,10 +228,10 @@ def _emit(g: Emitter, step: Any, leaves: list[Any]) -> Any:
     return g.op(FUSED_OP, [[leaves[i] for i in used]], {"expr": text})[0]
 
 
-def derived_gradient(ctx: Any, opdef: Any) -> GradDef | None:
+def derived_gradient(ctx: OpTable, opdef: OpDef) -> GradDef | None:
     """The formula-derived gradient of ``opdef``, or ``None`` when it has no formula."""
     if opdef.formula is None and opdef.name != FUSED_OP:
         return None
     d = _Derived(opdef)
-    diff = _default_differentiable(ctx, opdef)
+    diff = default_differentiable(ctx, opdef)
     return GradDef("formula", d, diff, d.saves)

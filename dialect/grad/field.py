@@ -23,15 +23,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Unary, dedup_inputs
 from tdflow.dialect.formula.syntax import Formula
 from tdflow.dialect.formula.text import format_expr
 from tdflow.tdparser.errors import TdError
 
-from .core import Emitter, Forward, GradDef, _default_differentiable
+from .defs import Emitter, Forward, GradDef, OpTable, default_differentiable
 from .syntax import BinaryOp, Call, Cond, ListLit, Member, Name, Node, Number, Str, UnaryOp
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["check_grad_field", "field_gradient", "parse_op_grad"]
 
@@ -40,7 +43,7 @@ _ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 _TYPE_FIELDS = ("shape", "dtype", "ndim")
 
 
-def parse_op_grad(opdef: Any) -> Formula:
+def parse_op_grad(opdef: OpDef) -> Formula:
     """The op's parsed ``grad`` field (located errors: :class:`TdError`)."""
     from .parse import parse_grad
 
@@ -82,7 +85,7 @@ def _tensor(v: Any) -> _Ew:
 class _Scope:
     """Name resolution of one op's grad field."""
 
-    def __init__(self, opdef: Any, ctx: Any) -> None:
+    def __init__(self, opdef: OpDef, ctx: OpTable) -> None:
         self.opdef = opdef
         self.ctx = ctx
         self.inputs = set(opdef.operand_names)
@@ -118,11 +121,11 @@ def _err(formula: Formula, message: str, pos) -> TdError:
     return TdError(message, loc.file, loc.line, loc.col)
 
 
-def check_grad_field(formula: Formula, opdef: Any, ctx: Any) -> frozenset[str]:
+def check_grad_field(formula: Formula, opdef: OpDef, ctx: OpTable) -> frozenset[str]:
     """Check a parsed ``grad`` field against ``opdef`` and the ops of ``ctx``; return the
     inputs and results it reads. Raises :class:`TdError` located inside the field."""
     scope = _Scope(opdef, ctx)
-    diff = _default_differentiable(ctx, opdef)
+    diff = default_differentiable(ctx, opdef)
     reads: set[str] = set()
     for entry in formula.body:
         if entry.name not in scope.inputs:
@@ -376,7 +379,7 @@ def _describe(v: Any) -> str:
 
 
 class _FieldRule:
-    def __init__(self, formula: Formula, opdef: Any, ctx: Any) -> None:
+    def __init__(self, formula: Formula, opdef: OpDef, ctx: OpTable) -> None:
         self.formula = formula
         self.scope = _Scope(opdef, ctx)
 
@@ -392,7 +395,7 @@ class _FieldRule:
         return out
 
 
-def field_gradient(ctx: Any, opdef: Any) -> GradDef:
+def field_gradient(ctx: OpTable, opdef: OpDef) -> GradDef:
     """The gradient an op's ``grad`` field defines (parsed and checked on first use)."""
     formula = parse_op_grad(opdef)
     reads = check_grad_field(formula, opdef, ctx)

@@ -26,6 +26,7 @@ from tdflow.dialect.ir.core import (
     Module,
     Operation,
     Value,
+    plug_module_services,
 )
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
 from tdflow.dialect.ir.equality import module_diff, module_equal
@@ -37,6 +38,17 @@ __all__ = [
     "parse_module", "parse_file", "print_module", "verify_module", "parse_and_verify",
     "parse_type", "parse_attribute", "print_op",
 ]
+
+
+
+def _print_module(module: Module) -> str:
+    """``print_module(module)``, the printer loaded on first use."""
+    from tdflow.dialect.ir.printer import print_module
+
+    return print_module(module)
+
+
+plug_module_services(_print_module, module_equal)
 
 # Parser, printer, verifier and builder load on first use (keeps `import` cheap).
 _LAZY = {

@@ -33,7 +33,7 @@ Design notes (why, not what):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from tdflow.dialect.types import FunctionType, TensorType
@@ -541,16 +541,31 @@ class Module:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Module):
             return NotImplemented
-        from tdflow.dialect.ir.equality import module_equal
-
-        return module_equal(self, other)
+        return _SERVICES["equal"](self, other)
 
     __hash__ = None  # type: ignore[assignment]
 
     def __str__(self) -> str:
-        from tdflow.dialect.ir.printer import print_module
-
-        return print_module(self)
+        return _SERVICES["print"](self)
 
     def __repr__(self) -> str:
         return f"<Module {len(self.funcs)} funcs, {self.num_ops} ops>"
+
+
+# How a Module prints (``str``) and compares (``==``): the printer and the structural equality
+# walk the classes above, so they live in modules above this one; tdflow.dialect.ir (the
+# package, always imported before this module) plugs them in with `plug_module_services`.
+_SERVICES: dict[str, Any] = {}
+
+
+def plug_module_services(print_module: Callable[[Module], str],
+                         module_equal: Callable[[Module, Module], bool]) -> None:
+    """Install the functions behind ``str(module)`` and ``module == other``.
+
+    >>> saved = dict(_SERVICES)
+    >>> plug_module_services(lambda m: "text", lambda a, b: True); str(Module())
+    'text'
+    >>> _SERVICES.clear(); _SERVICES.update(saved)
+    """
+    _SERVICES["print"] = print_module
+    _SERVICES["equal"] = module_equal

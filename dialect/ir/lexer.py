@@ -11,16 +11,19 @@ from tdflow.dialect.ir.core import Location
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
 
 _WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
-_BARE_ID = re.compile(r"[A-Za-z_][\w$.]*")
-_SSA_ID = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))")
-_SSA_USE = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?")
-_RESULT_GROUP = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::[ \t]*(\d+))?")
-_SYMBOL = re.compile(r"@([A-Za-z_][\w$.\-]*)")
+# The token patterns below without a leading underscore are shared with the parsers
+# (parser.py, type_attr_parser.py), which match them at a position of their own.
+BARE_ID = re.compile(r"[A-Za-z_][\w$.]*")
+SSA_ID = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))")
+SSA_USE = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?:#(\d+))?")
+RESULT_GROUP = re.compile(r"%((?:\d+|[A-Za-z$._\-][\w$.\-]*))(?::[ \t]*(\d+))?")
+SYMBOL = re.compile(r"@([A-Za-z_][\w$.\-]*)")
+BLOCK_LABEL = re.compile(r"\^[\w$.\-]+")
 # runs of plain characters matched whole (an alternation per character is ~100x slower on the
 # megabytes of hex a dense_resource blob holds)
 _STRING = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
-_NUMBER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+(\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)")
-_SCALAR_TYPE = re.compile(r"(?:[su]?i[1-9][0-9]*|bf16|f16|f32|f64|f8\w*|index|none)\b")
+NUMBER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+(\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)")
+SCALAR_TYPE = re.compile(r"(?:[su]?i[1-9][0-9]*|bf16|f16|f32|f64|f8\w*|index|none)\b")
 _FILE_LINE_COL = re.compile(r'loc\("((?:[^"\\\n]|\\.)*)":([0-9]+):([0-9]+)\)')
 _LOC_REF = re.compile(r"loc\(#([\w$.\-]+)\)")
 #: Inside a nested ``loc(...)`` (name, fused, callsite): its first file position or alias.
@@ -60,8 +63,12 @@ def _char_name(c: str) -> str:
     return f"{name} (U+{ord(c):04X})" if name else f"U+{ord(c):04X}"
 
 
-def _signless(value: int, type: str) -> int:
-    """MLIR keeps signless integers in two's complement and prints them signed: 255 : i8 is -1."""
+def signless(value: int, type: str) -> int:
+    """MLIR keeps signless integers in two's complement and prints them signed: 255 : i8 is -1.
+
+    >>> signless(255, "i8"), signless(255, "ui8"), signless(255, "i16")
+    (-1, 255, 255)
+    """
     if type[0] == "i" and type != "index":
         bits = int(type[1:])
         if value >= 1 << (bits - 1):
@@ -154,7 +161,7 @@ class Lexer:
     def keyword(self, *words: str) -> str | None:
         """Consume a bare identifier if it is one of ``words``."""
         self.skip()
-        m = _BARE_ID.match(self.text, self.pos)
+        m = BARE_ID.match(self.text, self.pos)
         if m is not None and m.group() in words:
             self.pos = m.end()
             return m.group()

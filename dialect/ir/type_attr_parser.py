@@ -33,12 +33,12 @@ from tdflow.dialect.ir.attrs import (
 from tdflow.dialect.ir.core import Resources
 from tdflow.dialect.ir.diagnostics import register_source
 from tdflow.dialect.ir.lexer import (
-    _BARE_ID,
-    _NUMBER,
-    _SCALAR_TYPE,
-    _SYMBOL,
+    BARE_ID,
+    NUMBER,
+    SCALAR_TYPE,
+    SYMBOL,
     Lexer,
-    _signless,
+    signless,
 )
 from tdflow.dialect.types import ELEMENT_TYPES, FunctionType, TensorType
 
@@ -161,7 +161,7 @@ class TypeAttrParser(Lexer):
             return FunctionType(ins, outs)
         if text.startswith("!", pos):
             return self.parse_hash("type")
-        m = _SCALAR_TYPE.match(text, pos)
+        m = SCALAR_TYPE.match(text, pos)
         if m is not None:
             t = m.group()
             if t not in _COMMON_SCALARS and t[0] in "isu":
@@ -227,7 +227,7 @@ class TypeAttrParser(Lexer):
         while True:
             self.skip()
             start = self.pos
-            m = _BARE_ID.match(self.text, self.pos)
+            m = BARE_ID.match(self.text, self.pos)
             if m is not None:
                 name = m.group()
                 self.pos = m.end()
@@ -271,7 +271,7 @@ class TypeAttrParser(Lexer):
             self.depth -= 1
             return d
         if c == "@":
-            m = self.match(_SYMBOL)
+            m = self.match(SYMBOL)
             if m is not None:
                 return SymbolRefAttr(m.group(1))
             self.pos += 1
@@ -282,7 +282,7 @@ class TypeAttrParser(Lexer):
             return TypeAttr(self.parse_type())
         if c == "#":
             return self.parse_hash("attribute")
-        m = _BARE_ID.match(text, pos)
+        m = BARE_ID.match(text, pos)
         if m is not None:
             word = m.group()
             if word in ("true", "false"):
@@ -308,7 +308,7 @@ class TypeAttrParser(Lexer):
             if word in _OPAQUE_BUILTINS and text.startswith("<", m.end()):
                 self.pos = self.balanced_body(m.end(), f"'{word}<...>'")
                 return OpaqueAttr(text[pos:self.pos])
-            if word == "tensor" or _SCALAR_TYPE.match(text, pos):
+            if word == "tensor" or SCALAR_TYPE.match(text, pos):
                 return TypeAttr(self.parse_type())
             # An enum case by its keyword is custom-assembly syntax, not the generic form.
             raise self.error(f"expected an attribute value (true, 3, 0.5 : f32, \"text\", [..], "
@@ -375,7 +375,7 @@ class TypeAttrParser(Lexer):
                 lo, hi = int_range(dt)
                 if not lo <= v <= hi:
                     raise self.error(f"{_short(lit)} is out of range for {dt}", vpos)
-                vals.append(_signless(v, dt))
+                vals.append(signless(v, dt))
         if vals and all(v == vals[0] for v in vals):  # MLIR keeps equal elements as a splat
             vals = vals[:1]
         return DenseElementsAttr(t, tuple(vals))
@@ -386,7 +386,7 @@ class TypeAttrParser(Lexer):
         start = self.pos
         self.pos += len("dense_resource<")
         self.skip()
-        m = self.match(_BARE_ID)
+        m = self.match(BARE_ID)
         if m is not None:
             name = m.group()
         elif self.text.startswith('"', self.pos):
@@ -423,7 +423,7 @@ class TypeAttrParser(Lexer):
         w = self.keyword("true", "false")
         if w is not None:
             return (w, pos)
-        m = self.match(_NUMBER)
+        m = self.match(NUMBER)
         if m is None:
             if self.text.startswith("(", pos):
                 raise self.error("complex elements in dense<...> are not supported", pos)
@@ -444,7 +444,7 @@ class TypeAttrParser(Lexer):
 
     def parse_number_attr(self):
         start = self.pos
-        m = self.match(_NUMBER)
+        m = self.match(NUMBER)
         if m is None:
             raise self.expected("a number")
         lit = m.group()
@@ -474,7 +474,7 @@ class TypeAttrParser(Lexer):
                              f"(expected {_short(str(lo))} to {_short(str(hi))})", start)
         if type == "i1":
             return BoolAttr(bool(value))
-        return IntegerAttr(_signless(value, type), type)
+        return IntegerAttr(signless(value, type), type)
 
     def _int_literal(self, lit: str, pos: int) -> int:
         """The value of an integer literal (decimal or ``0x`` hex) starting at ``pos``."""
@@ -515,7 +515,7 @@ class TypeAttrParser(Lexer):
                         raise self.expected("'true' or 'false' in an i1 array")
                     values.append(w == "true")
                 else:
-                    m = self.match(_NUMBER)
+                    m = self.match(NUMBER)
                     if m is None:
                         raise self.expected(f"a number in an array<{etype}: ...>")
                     lit = m.group()
@@ -529,7 +529,7 @@ class TypeAttrParser(Lexer):
                         lo, hi = int_range(etype)
                         if not lo <= v <= hi:
                             raise self.error(f"{_short(lit)} is out of range for {etype}", vpos)
-                        values.append(_signless(v, etype))
+                        values.append(signless(v, etype))
                 if not self.accept(","):
                     break
         self.expect(">", "'>' closing array<...>")

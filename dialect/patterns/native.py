@@ -20,6 +20,9 @@ attribute's Python value. Registering is idempotent like hooks (the same functio
 same file re-registers; a different function under a taken name is an error unless
 ``replace=True``).
 
+The registry and the decorator are in :mod:`.native_registry` (re-exported here); this module
+adds what looks across patterns: :func:`missing_natives`, and the standard library's natives.
+
 >>> reg = NativeRegistry()
 >>> @native("IsPositive", registry=reg)
 ... def _pos(x):
@@ -30,77 +33,13 @@ same file re-registers; a different function under a taken name is an error unle
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from ..hooks.registry import _qualname, definition_id
+from .native_registry import NATIVES, Native, NativeRegistry, native
 
-__all__ = ["NATIVES", "NativeRegistry", "native", "missing_natives", "load_standard_natives"]
-
-Native = Callable[..., Any]
-
-
-class NativeRegistry:
-    """Python functions by the DRR record name they stand in for."""
-
-    def __init__(self) -> None:
-        self._fns: dict[str, Native] = {}
-
-    def register(self, name: str, fn: Native, *, replace: bool = False) -> Native:
-        """Register ``fn`` for record ``name``; a different function already there is an
-        error unless ``replace`` (the same definition, re-imported, just re-registers).
-
-        >>> reg = NativeRegistry()
-        >>> f = reg.register("A", len)
-        >>> reg.register("A", abs)
-        Traceback (most recent call last):
-        ...
-        ValueError: native 'A' is already registered (builtins.len); pass replace=True to override it with builtins.abs
-        """
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"@native needs the record's name as a string, got {name!r}")
-        old = self._fns.get(name)
-        if old is not None and not replace and definition_id(old) != definition_id(fn):
-            raise ValueError(f"native '{name}' is already registered ({_qualname(old)}); "
-                             f"pass replace=True to override it with {_qualname(fn)}")
-        self._fns[name] = fn
-        return fn
-
-    def unregister(self, name: str) -> None:
-        self._fns.pop(name, None)
-
-    def get(self, name: str) -> Native | None:
-        return self._fns.get(name)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._fns
-
-    def names(self) -> list[str]:
-        return sorted(self._fns)
-
-
-NATIVES = NativeRegistry()
-"""The process-wide registry ``@tdflow.native`` fills; the applier looks natives up here."""
-
-
-def native(name: str, *, registry: NativeRegistry | None = None,
-           replace: bool = False) -> Callable[[Native], Native]:
-    """Decorator: ``fn`` serves the DRR record ``name`` (a ``NativeCodeCall`` or a
-    ``Constraint`` whose predicate is a ``CPred``).
-
-    >>> reg = NativeRegistry()
-    >>> @native("SameShape", registry=reg)
-    ... def _same_shape(a, b):
-    ...     return a.type.shape == b.type.shape
-    >>> reg.names()
-    ['SameShape']
-    """
-    def deco(fn: Native) -> Native:
-        (registry if registry is not None else NATIVES).register(name, fn, replace=replace)
-        return fn
-
-    return deco
-
+__all__ = ["NATIVES", "Native", "NativeRegistry", "native", "missing_natives",
+           "load_standard_natives"]
 
 def missing_natives(patterns: Iterable[Any],
                     registry: NativeRegistry | None = None) -> list[tuple[Any, str]]:

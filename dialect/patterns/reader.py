@@ -20,7 +20,7 @@ import re
 from tdflow.tdparser.errors import TdError
 from tdflow.tdparser.records import Code, Dag, DefRef, Loc, Record, RecordKeeper
 
-from ..dialect import INCLUDE_DIR
+from ..paths import INCLUDE_DIR
 from .model import Bind, Constraint, OpNode, Pattern
 from .signatures import OpSig, OpSignatures
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .native import native
+from .native_registry import native
 
 
 @native("TDF_SameType")

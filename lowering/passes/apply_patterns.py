@@ -18,16 +18,23 @@ With ``rules.td`` holding ``def ExpOfLog : Pat<(TDF_ExpOp (TDF_LogOp $x)), (repl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.patterns.model import OpNode
 
+from ..constant_fold import fold_op
 from ..ir_access import diagnostic
 from ..pass_manager import Pass, PassContext, PassFailure
-from ..patterns_driver import Fired, PatternIndex, apply_greedily
+from ..patterns_driver import Fired, PatternIndex, apply_greedily, fired_report
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
+
+    from ..ir_access import LoweringDialect
 
 
-def context_patterns(dialect: Any) -> tuple:
+def context_patterns(dialect: Dialect | LoweringDialect) -> tuple:
     """Every pattern of the context (``()`` for a dialect without any).
 
     >>> from tdflow.dialect.context import standard_context
@@ -42,23 +49,21 @@ class ApplyPatternsPass(Pass):
     summary = "apply the DRR rewrite rules (Pat/Pattern) of every loaded op library, greedily"
     options = {"max-iterations": 10, "max-rewrites": 0, "fold": True}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         self.fired: list[Fired] = []
         index = PatternIndex(context_patterns(context.dialect))
         if not index:
             return
         run_greedy(self, module, context, index)
 
-    def annotate(self, module: Any, context: PassContext) -> str:
+    def annotate(self, module: Module, context: PassContext) -> str:
         return fired_report(getattr(self, "fired", []))
 
 
-def run_greedy(p: Pass, module: Any, context: PassContext, index: PatternIndex) -> None:
+def run_greedy(p: Pass, module: Module, context: PassContext, index: PatternIndex) -> None:
     """Drive ``index`` over every function of ``module``; record what fired on ``p.fired`` and
     warn (``context.warnings``) about a function that did not converge."""
     from tdflow.dialect.patterns.native import missing_natives
-
-    from .canonicalize import fold_op
 
     missing = missing_natives(index.patterns)
     if missing:  # found before anything is rewritten, every one at once
@@ -110,12 +115,3 @@ def _loc(loc: Any) -> Any:
     from tdflow.dialect.ir.core import Location
 
     return None if loc is None else Location(loc.file, loc.line, loc.col)
-
-
-def fired_report(fired: list[Fired]) -> str:
-    """One comment line per rewrite: ``// pattern 'P' fired on 'tdflow.x' at file:line:col``.
-
-    >>> fired_report([Fired("NegNeg", "tdflow.negative", "p.mlir:3:8")])
-    "// pattern 'NegNeg' fired on 'tdflow.negative' at p.mlir:3:8"
-    """
-    return "\n".join(f"// pattern '{f.pattern}' fired on '{f.op}' at {f.loc}" for f in fired)

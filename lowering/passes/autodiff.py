@@ -29,7 +29,7 @@ after (``@f`` is kept)::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_value
 from tdflow.dialect.builder import op_method
@@ -42,6 +42,13 @@ from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 from ..ir_access import diagnostic, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
 
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp, Module, Operation
+    from tdflow.dialect.opdef import AttrDef, OpDef
+
+    from ..ir_access import LoweringDialect
+
 __all__ = ["AutodiffPass", "GraphEmitter", "differentiate"]
 
 
@@ -49,7 +56,7 @@ class GraphEmitter:
     """The :class:`~tdflow.dialect.grad.Emitter` of graph mode: builds IR ops at a builder's
     insertion point, with result types from the ops' inference hooks."""
 
-    def __init__(self, ctx: Any, builder: Builder, loc: Any = None) -> None:
+    def __init__(self, ctx: Dialect | LoweringDialect, builder: Builder, loc: Any = None) -> None:
         self.ctx = ctx
         self.builder = builder
         self.loc = loc
@@ -75,7 +82,7 @@ class GraphEmitter:
         return value.type
 
 
-def _is_default(adef: Any, value: Any) -> bool:
+def _is_default(adef: AttrDef | None, value: Any) -> bool:
     if adef is None or not adef.has_default or isinstance(value, bool) != isinstance(
             adef.default, bool):
         return False
@@ -85,7 +92,7 @@ def _is_default(adef: Any, value: Any) -> bool:
     return (list(value) if isinstance(value, tuple) else value) == default
 
 
-def _python_attrs(opdef: Any, op: Any) -> dict[str, Any]:
+def _python_attrs(opdef: OpDef, op: Operation) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for a in opdef.attributes:
         if a.name in op.attributes:
@@ -102,12 +109,12 @@ def _is_float(v: Any) -> bool:
     return isinstance(v.type, TensorType) and v.type.dtype in FLOAT_DTYPES
 
 
-def _is_nograd(ctx: Any, op: Any) -> bool:
+def _is_nograd(ctx: Dialect | LoweringDialect, op: Operation) -> bool:
     opdef = op_def(ctx, op.name)
     return opdef is not None and opdef.has_trait("NoGrad")
 
 
-def differentiate(ctx: Any, func: Any, wrt: list[str] | None = None, name: str | None = None):
+def differentiate(ctx: Dialect | LoweringDialect, func: FuncOp, wrt: list[str] | None = None, name: str | None = None):
     """Build ``@<name>`` (default ``@<func>_grad``) for ``func``; return the new ``FuncOp``.
 
     Raises :class:`GradError` naming the op and input when a needed gradient is missing.
@@ -205,7 +212,7 @@ class AutodiffPass(Pass):
     summary = "add @f_grad: @f's results and the gradients of its floating-point arguments"
     options = {"func": "", "wrt": "", "suffix": "_grad"}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         ctx = context.dialect
         suffix = self.option("suffix")
         wanted = self.option("func").lstrip("@")

@@ -32,26 +32,20 @@ after::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-import numpy as np
 from tdflow.dialect.ir import RETURN, Operation, Rewriter
-from tdflow.dialect.ir.attrs import (
-    ArrayAttr,
-    BoolAttr,
-    FloatAttr,
-    IntegerAttr,
-    TypeAttr,
-    to_python,
-)
-from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
+from ..constant_fold import fold_op
 from ..ir_access import is_pure, mutated_operands, traits
 from ..pass_manager import Pass, PassContext
-from ..patterns_driver import PatternIndex, apply_greedily
+from ..patterns_driver import PatternIndex, apply_greedily, fired_report
 
-#: The op that materialises constants (MLIR's ``materializeConstant``): one fill value.
-CONSTANT_OP = "tdflow.constant"
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp, Module
+
+    from ..ir_access import LoweringDialect
 
 
 class CanonicalizePass(Pass):
@@ -60,7 +54,7 @@ class CanonicalizePass(Pass):
                "folding, CSE and DCE")
     options = {"max-iterations": 8, "fold": True, "cse": True}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         self.fired: list = []
         rules = standard_patterns(context.dialect)
         # an op with a rule is rewritten by its rules only, never also by its traits
@@ -83,13 +77,11 @@ class CanonicalizePass(Pass):
                 if not changed:
                     break
 
-    def annotate(self, module: Any, context: PassContext) -> str:
-        from .apply_patterns import fired_report
-
+    def annotate(self, module: Module, context: PassContext) -> str:
         return fired_report(getattr(self, "fired", []))
 
 
-def standard_patterns(dialect: Any) -> PatternIndex:
+def standard_patterns(dialect: Dialect | LoweringDialect) -> PatternIndex:
     """The standard library's rules (``ops/canonical.td``) when ``dialect`` holds the standard
     ops: a context's ``standard`` library, or the standard dialect itself.
 
@@ -111,7 +103,7 @@ def _same_kind(a: Operation, b: Operation) -> bool:
     return a.name == b.name and a.attributes == b.attributes
 
 
-def _trait_rewrites(func: Any, dialect: Any, rw: Rewriter, ruled: frozenset[str]) -> bool:
+def _trait_rewrites(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter, ruled: frozenset[str]) -> bool:
     changed = False
     for op in func.body.ops:
         if (op.parent is None or len(op.operands) != 1 or len(op.results) != 1
@@ -130,7 +122,7 @@ def _trait_rewrites(func: Any, dialect: Any, rw: Rewriter, ruled: frozenset[str]
     return changed
 
 
-def _cse(func: Any, dialect: Any, rw: Rewriter) -> bool:
+def _cse(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter) -> bool:
     seen: dict[tuple, Operation] = {}
     # An op that writes an operand in place (sgd_update's model) makes it another value for
     # the ops after it: two reads around the write are not one op.
@@ -154,7 +146,7 @@ def _cse(func: Any, dialect: Any, rw: Rewriter) -> bool:
     return changed
 
 
-def _dce(func: Any, dialect: Any, rw: Rewriter) -> bool:
+def _dce(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter) -> bool:
     changed = False
     for op in reversed(func.body.ops):
         if op.name != RETURN and not op.has_users() and is_pure(dialect, op):
@@ -165,73 +157,8 @@ def _dce(func: Any, dialect: Any, rw: Rewriter) -> bool:
 
 # -- constant folding --------------------------------------------------------------------------
 
-def constant_value(op: Operation) -> np.ndarray | None:
-    """The array a ``tdflow.constant`` op produces, or ``None`` if its type is not static."""
-    t = op.results[0].type if op.results else None
-    if not isinstance(t, TensorType) or not t.is_static:
-        return None
-    a = {k: to_python(v) for k, v in op.attributes.items()}
-    value = a.get("floating_value", 0.0) if a.get("is_floating_value") else a.get(
-        "integer_value", 0)
-    return np.full(t.shape, value, dtype=t.np_dtype)
-
-
-def make_constant(value: np.ndarray, t: TensorType, loc: Any) -> Operation | None:
-    """A ``tdflow.constant`` op for a uniform ``value`` of type ``t``; ``None`` if not uniform."""
-    flat = value.reshape(-1)
-    if flat.size == 0:
-        fill = 0
-    else:
-        fill = flat[0]
-        if not (flat == fill).all() or (t.dtype in FLOAT_DTYPES and np.isnan(fill)):
-            return None
-    is_float = t.dtype in FLOAT_DTYPES
-    attrs = {
-        "dtype": TypeAttr(t.dtype),
-        "shape": ArrayAttr(tuple(IntegerAttr(int(d), "i64") for d in t.shape)),
-        "is_floating_value": BoolAttr(is_float),
-        "floating_value": FloatAttr(float(fill) if is_float else 0.0, "f64"),
-        "integer_value": IntegerAttr(0 if is_float else int(fill), "si64"),
-    }
-    return Operation(CONSTANT_OP, [], [t], attrs, loc)
-
-
-def _fold_constants(func: Any, context: PassContext, rw: Rewriter) -> bool:
+def _fold_constants(func: FuncOp, context: PassContext, rw: Rewriter) -> bool:
     changed = False
     for op in func.body.ops:
         changed |= fold_op(op, context, rw)
     return changed
-
-
-def fold_op(op: Operation, context: PassContext, rw: Rewriter) -> bool:
-    """Fold ``op`` when it is pure and its operands are all ``tdflow.constant``: run its CPU
-    kernel and replace it by the (uniform) result constant. The greedy pattern driver uses it
-    per op; ``canonicalize`` sweeps it over a function."""
-    from .select_kernels import run_for_folding
-
-    if op.parent is None or op.name == CONSTANT_OP or not op.operands or not op.results:
-        return False
-    producers = []
-    for v in op.operands:  # the common case, a non-constant operand, leaves at once
-        p = v.op
-        if p is None or p.name != CONSTANT_OP:
-            return False
-        producers.append(p)
-    if not is_pure(context.dialect, op):
-        return False
-    types = op.result_types
-    if not all(isinstance(t, TensorType) and t.is_static for t in types):
-        return False
-    inputs = [constant_value(p) for p in producers]  # type: ignore[arg-type]
-    if any(a is None for a in inputs):
-        return False
-    outputs = run_for_folding(context, op, inputs)
-    if outputs is None:
-        return False
-    news = [make_constant(np.asarray(o), t, op.loc) for o, t in zip(outputs, types)]
-    if any(n is None for n in news):
-        return False
-    for n in news:
-        rw.insert_before(op, n)  # type: ignore[arg-type]
-    rw.replace_op(op, [n.results[0] for n in news])  # type: ignore[union-attr]
-    return True

@@ -21,7 +21,7 @@ after::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.formula.expr import Expr, compose, dedup_inputs, expr_depth
 from tdflow.dialect.formula.text import format_expr, parse_expr
@@ -31,6 +31,12 @@ from tdflow.dialect.types import TensorType
 
 from ..ir_access import FUSED_OP, op_attributes, op_def, traits
 from ..pass_manager import Pass, PassContext
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp, Module
+
+    from ..ir_access import LoweringDialect
 
 __all__ = ["FUSED_OP", "FuseElementwisePass", "op_expression"]
 
@@ -45,13 +51,13 @@ class FuseElementwisePass(Pass):
     summary = "merge chains and DAGs of Elementwise ops into one tdflow.fused_elementwise"
     options = {"max-inputs": 16}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         rw = Rewriter()
         for func in module:
             _fuse_function(func, context.dialect, rw, self.option("max-inputs"))
 
 
-def op_expression(dialect: Any, op: Operation) -> tuple[Expr, list[str]] | None:
+def op_expression(dialect: Dialect | LoweringDialect, op: Operation) -> tuple[Expr, list[str]] | None:
     """``(expression with attributes bound, names of the ops in it)`` for a fusable op."""
     if op.name == FUSED_OP:
         names = [str(n) for n in to_python(op.attributes.get("ops", ArrayAttr(())))]
@@ -66,7 +72,7 @@ def op_expression(dialect: Any, op: Operation) -> tuple[Expr, list[str]] | None:
         return None
 
 
-def formula_of(dialect: Any, name: str) -> Any:
+def formula_of(dialect: Dialect | LoweringDialect, name: str) -> Any:
     """The :class:`~tdflow.lowering.elementwise_ops.ElementwiseDef` of an ``Elementwise`` op
     with a formula: its own, or that of the standard op serving it (``oneflow.relu``)."""
     from ..elementwise_ops import elementwise_def
@@ -87,7 +93,7 @@ def _fusable_type(op: Operation) -> TensorType | None:
     return t if isinstance(t, TensorType) and t.is_static else None
 
 
-def _fuse_function(func: Any, dialect: Any, rw: Rewriter, max_inputs: int) -> None:
+def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter, max_inputs: int) -> None:
     exprs: dict[Operation, tuple[Expr, list[str]]] = {}
     # Program order of each op, so a fused op lists the ops it replaced in that order.
     pos = {o: i for i, o in enumerate(func.body.ops)}

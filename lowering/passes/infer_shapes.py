@@ -19,12 +19,18 @@ after::
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.types import TensorType
 
 from ..ir_access import diagnostic, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp, Module
+
+    from ..ir_access import LoweringDialect
 
 
 class InferShapesPass(Pass):
@@ -32,7 +38,7 @@ class InferShapesPass(Pass):
     summary = "refine dynamic result types from the ops' inference hooks (one worklist)"
     options = {"strict": False}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         errors: list[Any] = []
         unresolved: list[Any] = []
         for func in module:
@@ -42,7 +48,7 @@ class InferShapesPass(Pass):
             raise PassFailure(self.name, errors + unresolved)
         context.warnings.extend(unresolved)
 
-    def _infer_function(self, func: Any, dialect: Any, errors: list[Any]) -> None:
+    def _infer_function(self, func: FuncOp, dialect: Dialect | LoweringDialect, errors: list[Any]) -> None:
         work = deque(func.body)
         queued = set(work)
         while work:
@@ -81,7 +87,7 @@ class InferShapesPass(Pass):
         _refine_function_results(func)
 
 
-def _refine_function_results(func: Any) -> None:
+def _refine_function_results(func: FuncOp) -> None:
     ret = func.body.terminator
     if ret is None:
         return
@@ -93,7 +99,7 @@ def _refine_function_results(func: Any) -> None:
                 func.result_types[i] = v.type
 
 
-def _unresolved(func: Any) -> list[Any]:
+def _unresolved(func: FuncOp) -> list[Any]:
     out = []
     for a in func.args:
         if isinstance(a.type, TensorType) and not a.type.is_static:

@@ -13,7 +13,7 @@ The pass leaves the IR unchanged and stores one plan per function in ``context.p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.ir import RETURN
 from tdflow.dialect.types import TensorType
@@ -24,13 +24,16 @@ from ..pass_manager import Pass, PassContext, PassFailure
 from ..plan import Argument, Buffer, ExecutablePlan, Launch, Result
 from .select_kernels import kernel_attrs
 
+if TYPE_CHECKING:
+    from tdflow.dialect.ir.core import FuncOp, Module, Operation
+
 
 class PlanMemoryPass(Pass):
     name = "plan-memory"
     summary = "liveness-based buffer reuse and in-place execution; builds the ExecutablePlan"
     options = {"reuse": True, "donate": "", "tile": 65536}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         donate = set(context.donate) | {d for d in self.option("donate").split(";") if d}
         errors: list[Any] = []
         for func in module:
@@ -63,7 +66,7 @@ def _static(value: Any, what: str, errors: list[Any]) -> tuple[tuple[int, ...], 
     return tuple(int(d) for d in t.shape), t.dtype  # type: ignore[union-attr]
 
 
-def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
+def build_plan(func: FuncOp, context: PassContext, donate: set[str], reuse: bool,
                errors: list[Any], tile: int = 0) -> ExecutablePlan | None:
     """The plan of one function, or ``None`` (with ``errors`` filled) if it cannot be built.
 
@@ -126,7 +129,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
         shape = next(iter(shapes)) if len(shapes) == 1 else (assignment.capacity[b],)
         buffers.append(Buffer(b, shape, assignment.dtype[b]))
 
-    def tile_of(op: Any) -> int:
+    def tile_of(op: Operation) -> int:
         if tile <= 0 or "Elementwise" not in traits(context.dialect, op.name):
             return 0
         shapes = {values[ids[v]][0] for v in (*op.operands, *op.results)}
@@ -137,7 +140,7 @@ def build_plan(func: Any, context: PassContext, donate: set[str], reuse: bool,
             n *= d
         return tile if n >= 2 * tile else 0
 
-    def launch(op: Any, step_index: int) -> Launch:
+    def launch(op: Operation, step_index: int) -> Launch:
         choice = context.kernels[op]
         return Launch(
             kernel=choice.kernel,

@@ -12,7 +12,7 @@ the IR is not changed (``--print-ir-after=select-kernels`` lists the choices as 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.ir import RETURN
@@ -21,6 +21,12 @@ from tdflow.dialect.types import TensorType
 
 from ..ir_access import diagnostic, is_pure, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module, Operation
+
+    from ..ir_access import LoweringDialect
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,7 @@ class SelectKernelsPass(Pass):
     summary = "choose a kernel per op from the runtime's kernel table (device, dtypes, attrs)"
     options = {"device": "cpu"}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         table = context.kernel_table
         device = self.option("device")
         context.device = device
@@ -62,7 +68,7 @@ class SelectKernelsPass(Pass):
         if errors:
             raise PassFailure(self.name, errors)
 
-    def annotate(self, module: Any, context: PassContext) -> str:
+    def annotate(self, module: Module, context: PassContext) -> str:
         lines = []
         for func in module:
             for op in func.body:
@@ -74,7 +80,7 @@ class SelectKernelsPass(Pass):
         return "\n".join(lines)
 
 
-def op_signature(op: Any, dialect: Any = None) -> tuple[list[str], list[str], dict[str, Any]]:
+def op_signature(op: Operation, dialect: Dialect | LoweringDialect | None = None) -> tuple[list[str], list[str], dict[str, Any]]:
     """``(input dtypes, output dtypes, attributes as Python values)`` of ``op`` (the declared
     attributes only, given the ``dialect``: discardable ones never match a kernel)."""
     ins = [t.dtype if isinstance(t, TensorType) else str(t) for t in op.operand_types]
@@ -83,7 +89,7 @@ def op_signature(op: Any, dialect: Any = None) -> tuple[list[str], list[str], di
     return ins, outs, {k: kernel_value(v) for k, v in attrs.items()}
 
 
-def choose(table: Any, op: Any, device: str, dialect: Any = None) -> KernelChoice | Any:
+def choose(table: Any, op: Operation, device: str, dialect: Dialect | LoweringDialect | None = None) -> KernelChoice | Any:
     """The first matching kernel for ``op``, or a diagnostic listing the candidates."""
     ins, outs, attrs = op_signature(op, dialect)
     try:
@@ -94,7 +100,7 @@ def choose(table: Any, op: Any, device: str, dialect: Any = None) -> KernelChoic
                         hoistable=is_pure(dialect, op) if dialect is not None else False)
 
 
-def run_for_folding(context: PassContext, op: Any, inputs: list[Any]) -> list[Any] | None:
+def run_for_folding(context: PassContext, op: Operation, inputs: list[Any]) -> list[Any] | None:
     """Run ``op`` on constant ``inputs`` with the CPU kernel (for constant folding).
 
     Returns the output arrays, or ``None`` when no CPU kernel matches or the kernel fails (the
@@ -123,7 +129,7 @@ def kernel_value(attr: Any) -> Any:
     return to_python(attr)
 
 
-def kernel_attrs(op: Any, dialect: Any) -> dict[str, Any]:
+def kernel_attrs(op: Operation, dialect: Dialect | LoweringDialect) -> dict[str, Any]:
     """The attributes a kernel receives: the op's, as Python values, defaults filled in.
 
     A fused op's expression text is parsed back into the expression the kernel runs.

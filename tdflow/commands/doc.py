@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doc", help="write a markdown reference of the ops of op libraries",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("doc", help=summary,
                        description="Write a markdown reference per op of FILE.td and the --ops "
                        "libraries (default: the standard ops): summary, description, traits, "
                        "hooks, attributes with defaults, operands and results.")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("gen-hooks", help="write a Python skeleton for missing hooks",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("gen-hooks", help=summary,
                        description="Write a Python module registering a placeholder for every "
                        "hook FILE.td (and the --ops libraries) declares (has_*_fn = 1) that "
                        "has no registered function, after importing the --hooks files.")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import-onnx", help="import an ONNX model as an onnx.* program",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("import-onnx", help=summary,
                        description="Import MODEL.onnx as MLIR text of onnx.* ops (the onnx "
                        "dialect generated from ONNX's schemas).")
     p.add_argument("model", metavar="MODEL.onnx", help="the model ('-' for stdin)")

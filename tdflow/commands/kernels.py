@@ -22,10 +22,9 @@ import struct
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
     p = sub.add_parser(
-        "kernels",
-        help="list compiled CUDA kernels with registers, shared memory and spills",
+        "kernels", help=summary,
         description="List the cubins in tdflow's cache dir, or compile PROGRAM.mlir's kernels "
         "and print ptxas's resource report for each.",
     )

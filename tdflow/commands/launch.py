@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
     p = sub.add_parser(
-        "launch", help="run a Python script on N MPI ranks (mpiexec from the mpich wheel)",
+        "launch", help=summary,
         description="Run SCRIPT on N ranks with mpiexec; every rank runs it, and a failing "
         "rank ends the job.")
     p.add_argument("-n", "--nproc", type=int, required=True, metavar="N", help="how many ranks")

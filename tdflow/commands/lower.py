@@ -16,10 +16,9 @@ import argparse
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
     p = sub.add_parser(
-        "lower",
-        help="lower a program through the pass pipeline; print the IR and the executable plan",
+        "lower", help=summary,
         description="Parse and verify PROGRAM.mlir, run the pass pipeline, print the resulting "
         "IR and, when the pipeline ends in plan-memory, the ExecutablePlan.",
     )
@@ -57,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
 
     if args.list_passes:
         return _list_passes()

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ops", help="list the ops of op libraries (table or --json)",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("ops", help=summary,
                        description="List every op of FILE.td and the --ops libraries (default: "
                        "the standard ops): operands, results, attributes (kind, default), "
                        "traits, declared hooks, and the standard op serving it, if any.")

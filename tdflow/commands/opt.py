@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("opt", help="parse, verify and print a program",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("opt", help=summary,
                        description="Parse PROGRAM.mlir, verify it against the standard ops "
                        "plus the --ops libraries and print it back.")
     from tdflow.commands._args import add_ops_args, add_strict_attrs_arg, add_testing_args
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         if any(d.severity == "error" for d in diags):
             raise DiagnosticError(diags)
         if diags:  # warnings (undeclared attributes) go to stderr, as mlir-opt's do
-            from tdflow.commands import print_diagnostic
+            from tdflow.commands.output import print_diagnostic
 
             print_diagnostic(DiagnosticError(diags).render())
     if args.pipeline:
@@ -72,8 +72,8 @@ def _run_pipeline(args: argparse.Namespace, module) -> int:
     (reported before anything is rewritten) or a pass fails."""
     import sys
 
-    from tdflow.commands import print_diagnostic
     from tdflow.commands._args import context_from_args
+    from tdflow.commands.output import print_diagnostic
     from tdflow.lowering.pass_manager import PassManager
     from tdflow.runtime.op_kernels import kernel_table_for
 
@@ -97,8 +97,8 @@ def _run_chunks(args: argparse.Namespace, name: str) -> int:
     mismatches with the expected ones) go to stderr; exit 1 if any chunk failed."""
     from functools import partial
 
-    from tdflow.commands import print_diagnostic
     from tdflow.commands._args import context_from_args, write_output
+    from tdflow.commands.output import print_diagnostic
     from tdflow.core.files import read_input
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.printer import print_module

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("patterns", help="list the rewrite patterns (DRR) of a .td file",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("patterns", help=summary,
                        description="List every rewrite pattern (Pat<...>/Pattern<...> record) "
                        "of FILE.td (default: the standard library's): name, root op, benefit, "
                        "matched and generated ops, constraints, natives.")

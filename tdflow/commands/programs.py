@@ -8,7 +8,11 @@ MLIR loads a dialect a program names; commands that lower or run it lower ``onnx
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tdflow.dialect.context import Context
+    from tdflow.dialect.ir.core import Module
 
 
 def is_onnx_path(path: str) -> bool:
@@ -31,20 +35,20 @@ def load_onnx(path: str, lower: bool = False) -> Any:
     return module
 
 
-def uses_onnx(module: Any) -> bool:
+def uses_onnx(module: Module) -> bool:
     from tdflow.onnx.convert import has_onnx_ops
 
     return has_onnx_ops(module)
 
 
-def with_onnx(context: Any, module: Any) -> Any:
+def with_onnx(context: Context, module: Module) -> Any:
     """``context``, plus the onnx dialect when ``module`` uses ``onnx.*`` ops it lacks."""
     if not uses_onnx(module) or any(op.dialect == "onnx" for op in context.ops.values()):
         return context
     return _add_onnx(context)
 
 
-def lowered(module: Any, context: Any) -> Any:
+def lowered(module: Module, context: Context) -> Any:
     """``module`` with its ``onnx.*`` ops lowered to ``tdflow.*`` (itself when it has none)."""
     if not uses_onnx(module):
         return module
@@ -53,7 +57,7 @@ def lowered(module: Any, context: Any) -> Any:
     return convert(module, with_onnx(context, module))
 
 
-def onnx_context_for(context: Any, text: str) -> Any:
+def onnx_context_for(context: Context, text: str) -> Any:
     """``context`` plus the onnx dialect when program ``text`` names an ``onnx.`` op."""
     if '"onnx.' not in text or any(op.dialect == "onnx" for op in context.ops.values()):
         return context
@@ -78,21 +82,23 @@ def register_library_hooks(args: Any) -> None:
         from tdflow.onnx.extra import require_onnx
 
         require_onnx()
-        import tdflow.onnx.infer  # noqa: F401 - registers the hooks
+        from tdflow.onnx.infer import register_hooks
+
+        register_hooks()
 
 
-def _add_onnx(context: Any) -> Any:
+def _add_onnx(context: Context) -> Any:
     from tdflow.dialect.context import Context
-    from tdflow.onnx.importer import onnx_context
+    from tdflow.onnx.context import onnx_context
 
     onnx_lib = [lib for lib in onnx_context().libraries if lib.name == "onnx"]
     return Context([*context.libraries, *onnx_lib], standard=context.standard)
 
 
-def verify_onnx(path: str, context: Any, quiet: bool = False) -> int:
+def verify_onnx(path: str, context: Context, quiet: bool = False) -> int:
     """Import the model (its checks), verify it and lower it to ``tdflow.*`` (every op's
     shapes and dtypes inferred by tdflow's hooks); exit status."""
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
     from tdflow.core.errors import TdflowError
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.onnx.convert import convert

@@ -18,10 +18,9 @@ import os
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
     p = sub.add_parser(
-        "run",
-        help="compile a program and run one of its functions on given or random inputs",
+        "run", help=summary,
         description="Compile PROGRAM.mlir for --device and call its first function (or "
         "--entry NAME). Inputs come from --input NAME=FILE.npy; the others are random.",
     )

@@ -16,10 +16,9 @@ import re
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
     p = sub.add_parser(
-        "tblgen",
-        help="parse and resolve a TableGen file; print its records or llvm-tblgen's JSON",
+        "tblgen", help=summary,
         description="Parse and resolve FILE.td as llvm-tblgen does. Without an action flag the "
         "records are printed (llvm-tblgen's default, --print-records).",
     )
@@ -40,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
 
     if args.file != "-" and not os.path.isfile(args.file):
         why = ("Is a directory" if os.path.isdir(args.file) else "Not a regular file"

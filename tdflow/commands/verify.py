@@ -28,8 +28,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="verify programs (or, without any, the ops' hooks)",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("verify", help=summary,
                        description="Verify PROGRAM.mlir files against the standard ops plus "
                        "the --ops libraries. Without programs, verify the --ops libraries "
                        "themselves (the standard ops without any): every has_*_fn flag has "
@@ -96,7 +96,7 @@ def missing_native_diagnostics(context) -> list:
 
 def report_missing_natives(context) -> int:
     """Print :func:`missing_native_diagnostics` (stderr); 1 when there are any, else 0."""
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
     from tdflow.dialect.ir.diagnostics import DiagnosticError
 
     diags = missing_native_diagnostics(context)
@@ -121,7 +121,7 @@ def _check_signatures(context) -> None:
 def _verify_file(path: str, context, args: argparse.Namespace) -> int:
     from functools import partial
 
-    from tdflow.commands import print_diagnostic
+    from tdflow.commands.output import print_diagnostic
     from tdflow.core.files import FileAccessError, read_input
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.dialect.ir.source import decode_source
@@ -198,8 +198,8 @@ def unchecked_results_note(module, dialect):
 
 
 def _check_contract(context, args: argparse.Namespace) -> int:
-    from tdflow.commands import print_diagnostic
     from tdflow.commands._args import shown_library
+    from tdflow.commands.output import print_diagnostic
     from tdflow.dialect.ir.core import Location
     from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
     from tdflow.dialect.opdef import FLAG_TO_HOOK

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("view", help="write an HTML graph of a program (needs Graphviz's dot)",
+def register(sub: argparse._SubParsersAction, summary: str) -> None:
+    p = sub.add_parser("view", help=summary,
                        description="Lay out PROGRAM (.mlir, or .onnx) with Graphviz's dot and "
                        "write one self-contained HTML page: pan, zoom, search, a side panel "
                        "with attributes, op documentation and (--lowered) kernels.")

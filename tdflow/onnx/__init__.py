@@ -11,10 +11,12 @@ need it; the functions that read models say so in one line when it is missing.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-ONNX_TD = Path(__file__).with_name("onnx.td")
+from .schema import ONNX_TD
+
+if TYPE_CHECKING:
+    from tdflow.dialect.ir.core import Module
 
 __all__ = ["ONNX_TD", "import_model", "convert", "onnx_context"]
 
@@ -27,7 +29,7 @@ def import_model(model: Any, **kwargs: Any) -> Any:
     return _import(model, **kwargs)
 
 
-def convert(module: Any, **kwargs: Any) -> Any:
+def convert(module: Module, **kwargs: Any) -> Any:
     """The module with its ``onnx.*`` ops lowered to ``tdflow.*``; see
     :func:`tdflow.onnx.convert.convert`."""
     from .convert import convert as _convert
@@ -37,6 +39,6 @@ def convert(module: Any, **kwargs: Any) -> Any:
 
 def onnx_context() -> Any:
     """The standard ops plus the ``onnx`` dialect."""
-    from .importer import onnx_context as _ctx
+    from .context import onnx_context as _ctx
 
     return _ctx()

@@ -19,7 +19,7 @@ each compiled plan is cached.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from .importer import import_model, onnx_context, value_name
 require_onnx()
 from onnx.backend.base import Backend, BackendRep  # noqa: E402
 
+if TYPE_CHECKING:
+    from tdflow.dialect.ir.core import Module
+
 __all__ = ["TdflowBackend", "TdflowRep", "prepare", "run_model", "run_node", "supports_device"]
 
 _DEVICES = {"CPU": "cpu", "CUDA": "cuda"}
@@ -40,7 +43,7 @@ _DEVICES = {"CPU": "cpu", "CUDA": "cuda"}
 class TdflowRep(BackendRep):
     """A prepared model: ``run(inputs)`` returns the outputs as numpy arrays, in order."""
 
-    def __init__(self, module: Any, device: str = "cpu") -> None:
+    def __init__(self, module: Module, device: str = "cpu") -> None:
         self.module = module
         self.device = device
         self.func = module.funcs[0]

@@ -26,9 +26,8 @@ func.func @g(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_value
 from tdflow.dialect.context import Context
@@ -37,32 +36,21 @@ from tdflow.dialect.ir.core import RETURN, FuncOp, Module, Operation
 from tdflow.dialect.ir.elements import elements_attr, to_numpy
 from tdflow.dialect.types import TensorType
 
+from .context import onnx_context
 from .rules import load_rules, rule_for
 from .rules.api import Const, Lowerer, LoweringError, NeedsValue, Node
+from .schema import op_version
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["convert", "has_onnx_ops", "NeedsValue", "LoweringError", "unsupported_ops"]
 
-_VERSIONED = re.compile(r"^(.*?)V(\d+)$")
-_LATEST = 10**6
 
 
 def has_onnx_ops(module: Module) -> bool:
     """Whether any function of ``module`` holds an ``onnx.*`` op."""
     return any(op.name.startswith("onnx.") for f in module for op in f.body.ops)
-
-
-def op_version(mnemonic: str) -> tuple[str, int]:
-    """``("ReduceSum", 13)`` for ``ReduceSumV13``; the newest schema's version for a bare
-    name (``_LATEST`` when onnx is not installed)."""
-    m = _VERSIONED.match(mnemonic)
-    if m:
-        return m.group(1), int(m.group(2))
-    try:
-        import onnx
-
-        return mnemonic, onnx.defs.get_schema(mnemonic, "").since_version
-    except Exception:  # noqa: BLE001 - onnx absent, or an op it does not know
-        return mnemonic, _LATEST
 
 
 def unsupported_ops(module: Module) -> list[LoweringError]:
@@ -88,8 +76,6 @@ def convert(module: Module, ctx: Context | None = None, *,
     unused); ``arg_types`` gives arguments other (static) types; ``fold=False`` folds nothing, so every op's rule builds IR. Raises
     :class:`LoweringError` (all unsupported ops at once) or :class:`NeedsValue`.
     """
-    from .importer import onnx_context
-
     ctx = ctx or onnx_context()
     errors = unsupported_ops(module)
     if errors:
@@ -326,7 +312,7 @@ def _located(exc: Exception, node: Node, op: Operation) -> LoweringError:
                          node, op.loc)
 
 
-def _operand_groups(op: Operation, opdef: Any) -> list[list[Any]]:
+def _operand_groups(op: Operation, opdef: OpDef) -> list[list[Any]]:
     """The op's operands split into its ``.td`` operand groups (segment sizes when given)."""
     from tdflow.dialect.infer import SEGMENT_ATTR
 

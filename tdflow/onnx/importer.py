@@ -26,22 +26,26 @@ func.func @g(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_attr
 from tdflow.dialect.builder import op_method
-from tdflow.dialect.context import Context, load_ops
+from tdflow.dialect.context import Context
 from tdflow.dialect.ir.builder import Builder
 from tdflow.dialect.ir.core import Module, NameLoc
 from tdflow.dialect.ir.elements import elements_attr
 from tdflow.dialect.types import TensorType
 
-from . import ONNX_TD as _ONNX_TD
+from .context import onnx_context
 from .extra import ONNX_DTYPES, onnx_dtype_name, require_onnx
 from .rules.api import LoweringError
+from .schema import ONNX_TD as _ONNX_TD
+from .schema import tensor_type
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["import_model", "initializers", "onnx_context", "load_model", "OnnxImportError",
            "ONNX_TD", "resolve_op", "value_name"]
@@ -64,15 +68,6 @@ class OnnxImportError(LoweringError):
         head = f"{self.source}: " if self.source else ""
         return "\n".join(f"{head}error: {p}" for p in self.problems)
 
-
-
-@functools.lru_cache(maxsize=1)
-def onnx_context() -> Context:
-    """The standard ops plus the ``onnx`` dialect (its inference hooks registered), loaded
-    once."""
-    from . import infer  # noqa: F401 - registers the hooks
-
-    return load_ops(ONNX_TD)
 
 
 def load_model(model: Any, source: str = "") -> tuple[Any, str]:
@@ -125,21 +120,6 @@ def value_name(name: str) -> str:
     """
     n = _NAME_RE.sub("_", name)
     return n if n and not n[0].isdigit() else f"v{n}"
-
-
-def tensor_type(tp: Any) -> TensorType | None:
-    """The tensor type of an ONNX ``TypeProto``, or ``None`` (not a tensor, or a dtype tdflow
-    does not have)."""
-    if tp is None or tp.WhichOneof("value") != "tensor_type":
-        return None
-    tt = tp.tensor_type
-    dtype = ONNX_DTYPES.get(tt.elem_type)
-    if dtype is None:
-        return None
-    if not tt.HasField("shape"):
-        return TensorType(None, dtype)
-    dims = tuple(d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
-    return TensorType(dims, dtype)
 
 
 def import_model(model: Any, *, ctx: Context | None = None, source: str = "",
@@ -342,7 +322,7 @@ def _attr_value(a: Any, kind: str, problems: list[str], where: str, module: Modu
         return None
 
 
-def _import_node(b: Builder, ctx: Context, module: Module, node: Any, opdef: Any, version: int,
+def _import_node(b: Builder, ctx: Context, module: Module, node: Any, opdef: OpDef, version: int,
                  env: dict[str, Any], types: dict[str, Any], problems: list[str], i: int) -> None:
     where = f"node '{node.name or f'#{i}'}' ({node.op_type})"
     # operands in the op's order: the ONNX inputs, "" for an absent optional one

@@ -7,20 +7,27 @@ types and attributes the IR holds go in, the result types come out. The verifier
 imported or hand-written ``onnx.*`` program like any other (``tdflow verify model.mlir``).
 
 >>> from tdflow.dialect.types import TensorType
->>> infer_types("onnx.Transpose", {"data": [TensorType((2, 3, 4), "f32")]}, {"perm": [2, 0, 1]})
+>>> from tdflow.onnx.context import onnx_context
+>>> transpose = onnx_context().lookup("onnx.Transpose")
+>>> infer_op_types(transpose, {"data": [TensorType((2, 3, 4), "f32")]}, {"perm": [2, 0, 1]})
 [TensorType(shape=(4, 2, 3), dtype='f32')]
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.hooks.registry import HOOKS
+from tdflow.dialect.opdef import OpDef
 from tdflow.dialect.types import TensorType
 
 from .extra import ONNX_DTYPES, require_onnx
+from .schema import op_version, tensor_type
 
-__all__ = ["infer_types", "register_hooks"]
+if TYPE_CHECKING:
+    from tdflow.dialect.hooks.context import InferContext
+
+__all__ = ["infer_op_types", "register_hooks"]
 
 _CODE = {v: k for k, v in ONNX_DTYPES.items()}
 
@@ -40,17 +47,14 @@ def _onnx_attr(onnx: Any, name: str, kind: str, value: Any) -> Any:
     return onnx.helper.make_attribute(name, value)
 
 
-def infer_types(op_name: str, inputs: dict[str, list[TensorType]], attrs: dict[str, Any],
-                n_results: int | None = None) -> list[TensorType | None]:
-    """The result types ONNX infers for ``op_name`` (``onnx.Conv``, ``onnx.ReduceSumV13``) with
-    operands of ``inputs`` (by operand name, a list per operand) and ``attrs`` (typed values;
-    absent ones take the schema's default). ``None`` for a result ONNX says nothing of."""
+def infer_op_types(opdef: OpDef, inputs: dict[str, list[TensorType]], attrs: dict[str, Any],
+                   n_results: int | None = None) -> list[TensorType | None]:
+    """The result types ONNX infers for the ``onnx.*`` op ``opdef`` (``onnx.Conv``,
+    ``onnx.ReduceSumV13``) with operands of ``inputs`` (by operand name, a list per operand) and
+    ``attrs`` (typed values; absent ones take the schema's default). ``None`` for a result ONNX
+    says nothing of. :func:`tdflow.onnx.context.infer_types` does the same by op name."""
     onnx = require_onnx()
-    from .convert import op_version
-    from .importer import onnx_context
-
-    opdef = onnx_context().lookup(op_name)
-    op_type, version = op_version(op_name[len("onnx."):])
+    op_type, version = op_version(opdef.name[len("onnx."):])
     helper = onnx.helper
     names, infos = [], []
     for od in opdef.operands:
@@ -85,8 +89,6 @@ def infer_types(op_name: str, inputs: dict[str, list[TensorType]], attrs: dict[s
         lines = str(exc).strip().splitlines()
         raise ValueError(lines[-1] if lines else type(exc).__name__) from None
     by_name = {vi.name: vi.type for vi in inferred.graph.output}
-    from .importer import tensor_type
-
     return [tensor_type(by_name.get(o)) if by_name.get(o) is not None and
             by_name[o].tensor_type.elem_type else None for o in outs]
 
@@ -95,13 +97,13 @@ def _schema_attrs(onnx: Any, op_type: str, version: int) -> set[str]:
     return set(onnx.defs.get_schema(op_type, version, "").attributes)
 
 
-def _hook(ctx: Any) -> None:
+def _hook(ctx: InferContext) -> None:
     from tdflow.dialect.hooks.context import HookError
 
     inputs = {o.name: ctx.inputs(o.name) for o in ctx.op.operands}
     outs = ctx.output_names()
     try:
-        types = infer_types(ctx.op_name, inputs, ctx.attrs, len(outs))
+        types = infer_op_types(ctx.op, inputs, ctx.attrs, len(outs))
     except ValueError as exc:
         raise HookError(f"ONNX's shape inference: {exc}") from None
     for (name, i), t in zip(outs, types):
@@ -113,7 +115,8 @@ def _hook(ctx: Any) -> None:
 
 
 def register_hooks() -> None:
-    """Register the inference hooks of every ``onnx.*`` op (idempotent)."""
+    """Register the inference hooks of every ``onnx.*`` op (idempotent); loading the ``onnx``
+    dialect (:func:`tdflow.onnx.context.onnx_context`) calls it."""
     from .gen_td import schemas
 
     for s, latest in schemas():
@@ -121,5 +124,3 @@ def register_hooks() -> None:
         for kind in ("infer_logical_tensor_desc", "infer_data_type"):
             HOOKS.register(name, kind, _hook)
 
-
-register_hooks()

@@ -7,8 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tdflow.dialect.ir import parser as parser_mod
-from tdflow.dialect.ir import print_module
+from tdflow.dialect.ir import body_parser, print_module
 from tdflow.dialect.ir.attrs import (
     UNIT,
     ArrayAttr,
@@ -243,7 +242,7 @@ def test_fast_path_and_general_path_agree(monkeypatch):
       return %2 : tensor<4xf32>
     }"""
     fast = parse_module(text)
-    monkeypatch.setattr(parser_mod, "_FAST_OP", __import__("re").compile(r"(?!)"))
+    monkeypatch.setattr(body_parser, "_FAST_OP", __import__("re").compile(r"(?!)"))
     slow = parse_module(text)
     assert fast == slow
     assert [op.loc for op in fast.funcs[0].body] == [op.loc for op in slow.funcs[0].body]

@@ -186,7 +186,7 @@ def test_mlir_opt_agrees_on_random_modules(mlir_opt, m):
 def test_fast_path_agrees_with_general_parser(m):
     import re
 
-    from tdflow.dialect.ir import parser as parser_mod
+    from tdflow.dialect.ir import body_parser as parser_mod
 
     text = print_module(m)
     fast = parse_module(text)

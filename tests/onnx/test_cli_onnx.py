@@ -12,7 +12,7 @@ import onnx
 import pytest
 from tdflow.dialect.types import TensorType
 
-from tdflow.onnx.infer import infer_types
+from tdflow.onnx.context import infer_types
 
 helper, TP = onnx.helper, onnx.TensorProto
 

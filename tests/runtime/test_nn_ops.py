@@ -1,7 +1,8 @@
-"""The ONNX convolution, pooling, LRN and resampling rules (tdflow/onnx/rules/nn.py): each
-lowered model against onnx's numpy reference (``onnx.reference``) on cases the node tests
-leave out (1-D and 3-D, asymmetric and large pads, dilated average pools, groups), and the
-gradients of a small CNN built from them against finite differences."""
+"""The ONNX convolution, pooling, LRN and resampling rules (tdflow/onnx/rules/conv.py,
+pool.py, norm.py, resize.py): each lowered model against onnx's numpy reference
+(``onnx.reference``) on cases the node tests leave out (1-D and 3-D, asymmetric and large pads,
+dilated average pools, groups), and the gradients of a small CNN built from them against finite
+differences."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import tdflow  # noqa: E402
 from tdflow.onnx.backend import TdflowBackend  # noqa: E402
 from tdflow.onnx.convert import convert  # noqa: E402
 from tdflow.onnx.importer import import_model  # noqa: E402
-from tdflow.onnx.rules.nn import interp_matrix, pool_out_size, same_pads  # noqa: E402
+from tdflow.onnx.rules.resize import interp_matrix  # noqa: E402
+from tdflow.onnx.rules.windows import pool_out_size, same_pads  # noqa: E402
 
 OPSET = 22
 

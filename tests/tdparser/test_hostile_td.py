@@ -236,7 +236,7 @@ def test_too_many_records_is_located():
     from tdflow.tdparser import limits
 
     old = limits.MAX_RECORDS
-    import tdflow.tdparser.evaluator as ev
+    import tdflow.tdparser.definitions as ev
 
     ev.MAX_RECORDS = 1000  # the real cap (a million) takes ~15 s to reach
     try:

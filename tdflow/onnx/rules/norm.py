@@ -1,12 +1,16 @@
 """ONNX's normalizations: BatchNormalization (inference and training mode), LayerNormalization,
-InstanceNormalization, GroupNormalization and RMSNormalization."""
+InstanceNormalization, GroupNormalization, RMSNormalization and LRN (local response
+normalization over a window of channels)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .api import Lowerer, Node, rule
 from .common import norm_axis, reshape
+from .windows import pad_value
 
 
 @rule("BatchNormalization")
@@ -142,3 +146,27 @@ def mean_variance_normalization(cx: Lowerer, n: Node) -> list:
     var = mean_of(cx.op("tdflow.broadcast_mul", [centred, centred]))
     std = cx.op("tdflow.sqrt", [cx.op("tdflow.broadcast_add", [var, cx.scalar(1e-9, var)])])
     return [cx.op("tdflow.broadcast_div", [centred, std])]
+
+
+@rule("LRN")
+def lrn(cx: Lowerer, n: Node) -> list:
+    """``x / (bias + alpha / size * sum of x^2 over the channel window)^beta``."""
+    x = n.input(0)
+    xs = cx.shape_of(x)
+    size = int(n.attrs["size"])
+    alpha, beta = float(n.attrs.get("alpha", 1e-4)), float(n.attrs.get("beta", 0.75))
+    bias = float(n.attrs.get("bias", 1.0))
+    sq = cx.op("tdflow.square", [x])
+    rest = math.prod(xs[2:])
+    sq = reshape(cx, sq, [xs[0], 1, xs[1], rest])
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    sq = pad_value(cx, sq, [lo, 0], [hi, 0], 0.0)
+    parts = [cx.op("tdflow.slice", [sq], {"start": [0, 0, j, 0],
+                                          "stop": [xs[0], 1, j + xs[1], rest],
+                                          "step": [1, 1, 1, 1]}) for j in range(size)]
+    total = parts[0] if size == 1 else cx.op("tdflow.add_n", [parts])
+    total = reshape(cx, total, xs)
+    den = cx.op("tdflow.broadcast_add", [cx.op("tdflow.broadcast_mul", [
+        total, cx.scalar(alpha / size, x)]), cx.scalar(bias, x)])
+    den = cx.op("tdflow.broadcast_pow", [den, cx.scalar(beta, x)])
+    return [cx.op("tdflow.broadcast_div", [x, den])]

@@ -18,7 +18,7 @@ from typing import Any
 
 from .api import Lowerer, Node, rule
 from .common import norm_axis, reshape
-from .shape import _slice
+from .shape import static_slice
 
 
 def _seq(cx: Lowerer, v: Any, what: str = "input 0") -> list:
@@ -120,7 +120,7 @@ def split_to_sequence(cx: Lowerer, n: Node) -> list:
         squeeze = not n.attrs.get("keepdims", 1)
     out, start = [], 0
     for s in sizes:
-        piece = _slice(cx, x, [start], [start + s], [axis], [1])
+        piece = static_slice(cx, x, [start], [start + s], [axis], [1])
         if squeeze:
             piece = reshape(cx, piece, [d for i, d in enumerate(shape) if i != axis])
         out.append(piece)

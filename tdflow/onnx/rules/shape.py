@@ -99,9 +99,11 @@ def concat(cx: Lowerer, n: Node) -> list:
     return [cx.op("tdflow.cat", [vals], {"axis": axis})]
 
 
-def _slice(cx: Lowerer, x: Any, starts: list[int], ends: list[int], axes: list[int],
-           steps: list[int]) -> Any:
-    """numpy's ``x[start:end:step]`` on ``axes``, with ONNX's clamping of the bounds."""
+def static_slice(cx: Lowerer, x: Any, starts: list[int], ends: list[int], axes: list[int],
+                 steps: list[int]) -> Any:
+    """numpy's ``x[start:end:step]`` on ``axes``, with ONNX's clamping of the bounds, built with
+    ``cx``: ``static_slice(cx, x, [1], [-1], [0], [1])`` is ``x[1:-1]``, ``x`` itself when the
+    slice takes everything (shared by ``Slice``, ``Split`` and ``SplitToSequence``)."""
     shape = cx.shape_of(x)
     start = [0] * len(shape)
     stop = list(shape)
@@ -149,7 +151,7 @@ def slice_(cx: Lowerer, n: Node) -> list:
         axes = static_ints(cx, n.inputs[3], "axes") if n.has_input(3) else list(
             range(len(starts)))
         steps = static_ints(cx, n.inputs[4], "steps") if n.has_input(4) else [1] * len(starts)
-    return [_slice(cx, x, starts, ends, norm_axes(axes, rank, cx), steps)]
+    return [static_slice(cx, x, starts, ends, norm_axes(axes, rank, cx), steps)]
 
 
 @rule("Gather")
@@ -240,6 +242,6 @@ def split(cx: Lowerer, n: Node) -> list:
         cx.unsupported(f"split sizes {sizes} do not add up to dim {axis} of {list(shape)}")
     outs, start = [], 0
     for s in sizes:
-        outs.append(_slice(cx, x, [start], [start + s], [axis], [1]))
+        outs.append(static_slice(cx, x, [start], [start + s], [axis], [1]))
         start += s
     return outs

@@ -1,0 +1,366 @@
+"""The body of a function in MLIR text: its operations, generic form (and the custom
+``return``), and SSA names bound and resolved (forward uses linked, redefinitions and type
+mismatches recorded for the verifier). :class:`~tdflow.dialect.ir.parser.Parser` builds on it.
+
+Speed: each line holding a generic op is first matched by one regular expression (``_FAST_OP``);
+the tail of types and attributes, which repeats, is parsed once and cached. Anything the fast
+path does not fully understand goes through :meth:`BodyParser.parse_op`, which gives the errors.
+
+>>> from tdflow.dialect.ir.core import Block
+>>> p = BodyParser('%0 = "t.a"() : () -> tensor<2xf32>\\n}', "b.mlir"); b = Block()
+>>> p.parse_body(b); [(op.name, str(op.results[0].type)) for op in b]
+[('t.a', 'tensor<2xf32>')]
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from tdflow.dialect.ir.core import RETURN, Block, Location, Operation, Value
+from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
+from tdflow.dialect.ir.lexer import BARE_ID, RESULT_GROUP, SSA_USE
+from tdflow.dialect.ir.type_attr_parser import TypeAttrParser
+
+__all__ = ["BodyParser"]
+
+# The fast path: one generic op on one line, no nested braces/parens inside its pieces.
+_NAME = r"(?:\d+|[A-Za-z$._\-][\w$.\-]*)"
+_FAST_OP = re.compile(
+    rf"(?:%({_NAME})(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result name, 2 result count
+    r'"([\w.$\-]+)"\('  # 3 op name
+    rf"((?:%{_NAME}(?:#\d+)?(?:[ \t]*,[ \t]*%{_NAME}(?:#\d+)?)*)?)\)"  # 4 operands
+    # 5 the tail: properties, attributes and function type (it repeats: parsed once, cached).
+    # Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let
+    # a failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
+    r"((?:[ \t]*<\{[^{}\n]*\}>)?(?:[ \t]*\{[^{}\n]*\})?[ \t]*:[ \t]*\([^()\n]*\)[ \t]*->[ \t]*"
+    r"(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
+    r"[ \t\r]*(?=\n|//|\Z)",
+)
+_OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
+
+
+class _Fallback(Exception):
+    """The fast path declines; the general parser takes over (and reports any error)."""
+
+
+class BodyParser(TypeAttrParser):
+    """Operations and SSA names of function bodies, over one text (see the module notes)."""
+
+    __slots__ = ("tails", "diags", "scope", "forward", "block", "placeholder_locs",
+                 "forward_use_locs", "terminator")
+
+    def __init__(self, text: str, file: str = "<string>") -> None:
+        super().__init__(text, file)
+        # Fast path: the text after an op's operand list -> (operand types, result types, attrs).
+        self.tails: dict[str, tuple[tuple, tuple, dict]] = {}
+        self.diags: list[Diagnostic] = []
+        # Per function body: name -> (values, position of the definition).
+        self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
+        # Per function body: name -> {result index: (placeholder, position of the first use)}
+        # (keyed by index so that a hostile '%z#0 ... %z#99999' stays linear).
+        self.forward: dict[str, dict[int, tuple[Value, int]]] = {}
+        self.block: Block | None = None
+        self.placeholder_locs: dict[Value, Location | None] = {}
+        self.forward_use_locs: dict[Operation, Location] = {}
+        self.terminator = RETURN
+
+    # -- function bodies -----------------------------------------------------------------
+    def define(self, name: str, values: tuple, pos: int) -> None:
+        """Bind ``%name`` to ``values``; report redefinitions; resolve earlier forward uses."""
+        scope = self.scope
+        prev = scope.get(name)
+        if prev is not None:
+            self.diags.append(Diagnostic(
+                f"redefinition of SSA value '%{name}'", self.loc(pos),
+                [("previously defined here", self.loc(prev[1]))]))
+        scope[name] = (values, pos)
+        if len(values) == 1:  # name hints, for messages
+            values[0].name = name
+        else:
+            for i, v in enumerate(values):
+                v.name = f"{name}#{i}"
+        if self.forward:
+            pending = self.forward.pop(name, None)
+            if pending:
+                for idx, (placeholder, upos) in pending.items():
+                    if idx >= len(values):
+                        self.diags.append(Diagnostic(
+                            f"'%{name}#{idx}' does not exist: '%{name}' has {len(values)} "
+                            f"result(s)", self.loc(upos)))
+                        self.placeholder_locs[placeholder] = None  # reported here already
+                        continue
+                    v = values[idx]
+                    self._check_type(placeholder.type, v, name, idx, upos)
+                    # Link the earlier use to this definition; the verifier reports dominance.
+                    uloc = self.placeholder_locs.pop(placeholder, None)
+                    for op, n in placeholder.users.items():
+                        if uloc is not None:
+                            self.forward_use_locs.setdefault(op, uloc)
+                        op.operands = tuple(v if o is placeholder else o for o in op.operands)
+                        v.users[op] = v.users.get(op, 0) + n
+                    placeholder.users.clear()
+
+    def _check_type(self, written, v: Value, name: str, idx: int, upos: int) -> None:
+        t = v.type
+        if written is t or written == t:
+            return
+        ref = f"%{name}" if idx == 0 else f"%{name}#{idx}"
+        self.diags.append(Diagnostic(
+            f"type mismatch: '{ref}' is used as {written} but defined as {t}", self.loc(upos),
+            [(f"'{ref}' defined here", v.loc)]))
+
+    def use(self, name: str, idx: int, written, pos: int) -> Value:
+        """The value ``%name#idx`` used at ``pos`` with written type ``written``."""
+        entry = self.scope.get(name)
+        if entry is not None:
+            values = entry[0]
+            if idx >= len(values):
+                self.diags.append(Diagnostic(
+                    f"'%{name}#{idx}' does not exist: '%{name}' has {len(values)} result(s)",
+                    self.loc(pos)))
+                ph = Value(written, None, idx, f"{name}#{idx}")
+                self.placeholder_locs[ph] = None  # reported here already
+                return ph
+            v = values[idx]
+            t = v.type
+            if written is not t and written != t:
+                self._check_type(written, v, name, idx, pos)
+            return v
+        pending = self.forward.setdefault(name, {})
+        seen = pending.get(idx)
+        if seen is not None:
+            ph = seen[0]
+            if ph.type != written:
+                self.diags.append(Diagnostic(
+                    f"type mismatch: '%{name}' is used as {written} here and as {ph.type} "
+                    f"before", self.loc(pos)))
+            return ph
+        ph = Value(written, None, idx, name if idx == 0 else f"{name}#{idx}")
+        pending[idx] = (ph, pos)
+        self.placeholder_locs[ph] = self.loc(pos)
+        return ph
+
+    def parse_body(self, block: Block) -> None:
+        """Operations up to and including the closing ``}`` of a function body."""
+        if self._line_starts is None:
+            self.loc(0)
+        text = self.text
+        n = len(text)
+        fast = _FAST_OP.match
+        while True:
+            pos = self.skip()
+            if pos >= n:
+                raise self.expected("'}' closing the function body")
+            c = text[pos]
+            if c == "}":
+                self.pos = pos + 1
+                return
+            if c == "%" or c == '"':
+                m = fast(text, pos)
+                if m is not None:
+                    try:
+                        self.fast_op(m, block)
+                        continue
+                    except _Fallback:
+                        self.pos = pos
+            self.parse_op(block)
+
+    def fast_op(self, m: re.Match, block: Block) -> None:
+        res, count, name, operands_text, tail = m.groups()
+        if name == self.terminator and name != RETURN:
+            raise _Fallback  # "oneflow.return" is the function's terminator: parse_op maps it
+        info = self.tails.get(tail)
+        if info is None:
+            info = self._sub(m.start(5), m.end(5), self._parse_tail)
+            if len(self.tails) >= 8192:  # all-distinct tails (e.g. constants): bound the memory
+                self.tails.clear()
+            self.tails[tail] = info
+        ins, outs, cached_attrs = info
+        if res is not None and (int(count) if count is not None else 1) != len(outs):
+            raise _Fallback
+        refs = _OPERAND_REFS.findall(operands_text) if operands_text else ()
+        if len(refs) != len(ins):
+            raise _Fallback
+        # No fallback past this point: resolving names has side effects.
+        start = m.start()
+        operands = []
+        scope = self.scope
+        for (oname, oidx), t in zip(refs, ins):
+            entry = scope.get(oname)
+            if entry is not None and not oidx:
+                v = entry[0][0]
+                vt = v.type
+                if vt is not t and vt != t:
+                    self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                operands.append(v)
+            else:
+                operands.append(self.use(oname, int(oidx or 0), t, self._operand_pos(m, oname)))
+        self.pos = m.end()
+        starts = self._line_starts
+        line = bisect_right(starts, start)
+        op = Operation(name, operands, outs, dict(cached_attrs) if cached_attrs else {},
+                       Location(self.file, line, start - starts[line - 1] + 1))
+        block.append(op)
+        if res is not None:
+            if res in scope or self.forward:
+                self.define(res, op.results, start)
+            else:  # the common case of define(), inlined
+                results = op.results
+                scope[res] = (results, start)
+                if len(results) == 1:
+                    results[0].name = res
+
+    def _parse_tail(self) -> tuple[tuple, tuple, dict]:
+        """``<{props}> {attrs} : (T) -> T`` after an operand list (fast path, cached)."""
+        attrs: dict = {}
+        if self.accept("<{"):
+            attrs = self.parse_attr_dict("}>")
+        if self.accept("{"):
+            more = self.parse_attr_dict()
+            if any(k in attrs for k in more):
+                raise _Fallback
+            attrs.update(more)
+        self.expect(":")
+        ins, outs = self.parse_function_type()
+        return ins, outs, attrs
+
+    def _operand_pos(self, m: re.Match, name: str) -> int:
+        base = m.start(4)
+        i = self.text.find("%" + name, base, m.end(4))
+        return i if i >= 0 else base
+
+    def _sub(self, start: int, end: int, fn):
+        """Run ``fn`` on ``text[start:end]`` (in place); decline the fast path on any error."""
+        saved = self.pos
+        self.pos = start
+        try:
+            out = fn()
+        except DiagnosticError:
+            raise _Fallback from None
+        finally:
+            # An error may leave nesting levels open; the general parser starts from none.
+            end_pos, self.pos, self.depth = self.pos, saved, 0
+        if end_pos != end:
+            raise _Fallback
+        return out
+
+    def parse_value_list(self, pattern: re.Pattern, default: int, what: str,
+                         close: str | None = None,
+                         after: str = "") -> list[tuple[str, int, int]]:
+        """``%a, %b#1, ...``: ``(name, number, position)`` per value, the number being the
+        pattern's second group (``#1`` of a use, ``:2`` of a result group) or ``default``.
+
+        With ``close`` the list must end in it (``after`` says what was expected instead);
+        without, it ends at the first value not followed by ``,``.
+        """
+        values = []
+        while True:
+            self.skip()
+            pos = self.pos
+            m = self.match(pattern)
+            if m is None:
+                raise self.expected(what)
+            values.append((m.group(1), int(m.group(2) or default), pos))
+            if close is None:
+                if not self.accept(","):
+                    return values
+            elif self.accept(close):
+                return values
+            elif not self.accept(","):
+                raise self.expected(after)
+
+    def parse_op(self, block: Block) -> None:
+        """One operation, general form (also the custom ``return``)."""
+        text = self.text
+        start = self.skip()
+        groups: list[tuple[str, int, int]] = []
+        if text.startswith("%", start):
+            groups = self.parse_value_list(RESULT_GROUP, 1, "a result name like '%0'",
+                                           "=", "'=' after the result names")
+        self.skip()
+        opos = self.pos
+        if text.startswith('"', opos):
+            name = self.string("an operation name")
+        else:
+            word = self.keyword("return", "func.return", self.terminator)
+            if word is not None:
+                if groups:
+                    raise self.error("'return' has no results", start)
+                return self.parse_custom_return(block, start)
+            bm = BARE_ID.match(text, opos)
+            if bm is not None:
+                raise self.error(f"custom syntax for '{bm.group()}' is not supported; write the "
+                                 f"operation in generic form, e.g. "
+                                 f"'%0 = \"{bm.group()}\"(%x) : (tensor<4xf32>) -> tensor<4xf32>'",
+                                 opos)
+            raise self.expected("an operation (a quoted name like \"tdflow.relu\", or 'return')")
+        if not name:
+            raise self.error("empty operation name", opos)
+        if name == self.terminator:
+            name = RETURN
+        self.expect("(", "'(' starting the operand list")
+        uses: list[tuple[str, int, int]] = []
+        if not self.accept(")"):
+            uses = self.parse_value_list(SSA_USE, 0, "an operand like '%0'",
+                                         ")", "',' or ')' in the operand list")
+        if self.peek("["):
+            raise self.error(f"'{name}': successor blocks are not supported (tdflow functions "
+                             f"have a single block)")
+        attrs: dict = {}
+        if self.accept("<{"):
+            attrs = self.parse_attr_dict("}>")
+        if self.peek("("):
+            raise self.error(f"'{name}': operations with regions are not supported (tdflow "
+                             f"functions are one block of region-free operations; only "
+                             f"'func.func', 'oneflow.job' and 'builtin.module' hold regions)")
+        if self.accept("{"):
+            apos = self.pos - 1
+            more = self.parse_attr_dict()
+            for k in more:
+                if k in attrs:
+                    raise self.error(f"attribute '{k}' is given both as a property and as an "
+                                     f"attribute", apos)
+            attrs.update(more)
+        self.skip()
+        if not self.text.startswith(":", self.pos):
+            raise self.expected(f"':' and the function type of '{name}', like "
+                                f"': (tensor<4xf32>) -> tensor<4xf32>'")
+        self.pos += 1
+        tpos = self.skip()
+        ins, outs = self.parse_function_type()
+        if len(ins) != len(uses):
+            raise self.error(f"'{name}' has {len(uses)} operand(s) but its type lists "
+                             f"{len(ins)} operand type(s)", tpos)
+        nres = sum(g[1] for g in groups)
+        if groups and nres != len(outs):
+            raise self.error(f"'{name}' defines {len(outs)} result(s) but {nres} name(s) are "
+                             f"bound to them", start)
+        loc = self.skip_loc() or self.loc(start)
+        operands = [self.use(n, i, t, p) for (n, i, p), t in zip(uses, ins)]
+        op = block.append(Operation(name, operands, outs, attrs, loc))
+        k = 0
+        for gname, gcount, gpos in groups:
+            self.define(gname, op.results[k:k + gcount], gpos)
+            k += gcount
+
+    def parse_custom_return(self, block: Block, start: int) -> None:
+        uses = []
+        self.skip()
+        if self.text.startswith("%", self.pos):
+            uses = self.parse_value_list(SSA_USE, 0, "a value like '%0'")
+            self.expect(":", "':' and the types of the returned values")
+            tpos = self.skip()
+            types = []
+            while True:
+                types.append(self.parse_type())
+                if not self.accept(","):
+                    break
+            if len(types) != len(uses):
+                raise self.error(f"'return' has {len(uses)} value(s) but {len(types)} type(s)",
+                                 tpos)
+        else:
+            types = []
+        loc = self.skip_loc() or self.loc(start)
+        operands = [self.use(n, i, t, p) for (n, i, p), t in zip(uses, types)]
+        block.append(Operation(RETURN, operands, (), {}, loc))

@@ -1,0 +1,85 @@
+"""The registry of Python natives by DRR record name, and the ``@native`` decorator that fills it.
+
+A leaf below :mod:`.native` (which looks natives up across patterns and registers the standard
+library's) and :mod:`.std_natives` (which registers with the decorator). See :mod:`.native` for
+what a native is.
+
+>>> reg = NativeRegistry(); _ = reg.register("A", len); reg.names()
+['A']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..hooks.registry import definition_id
+
+Native = Callable[..., Any]
+
+
+class NativeRegistry:
+    """Python functions by the DRR record name they stand in for."""
+
+    def __init__(self) -> None:
+        self._fns: dict[str, Native] = {}
+
+    def register(self, name: str, fn: Native, *, replace: bool = False) -> Native:
+        """Register ``fn`` for record ``name``; a different function already there is an
+        error unless ``replace`` (the same definition, re-imported, just re-registers).
+
+        >>> reg = NativeRegistry()
+        >>> f = reg.register("A", len)
+        >>> reg.register("A", abs)
+        Traceback (most recent call last):
+        ...
+        ValueError: native 'A' is already registered (builtins.len); pass replace=True to override it with builtins.abs
+        """
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"@native needs the record's name as a string, got {name!r}")
+        old = self._fns.get(name)
+        if old is not None and not replace and definition_id(old) != definition_id(fn):
+            raise ValueError(f"native '{name}' is already registered ({_name_of(old)}); "
+                             f"pass replace=True to override it with {_name_of(fn)}")
+        self._fns[name] = fn
+        return fn
+
+    def unregister(self, name: str) -> None:
+        self._fns.pop(name, None)
+
+    def get(self, name: str) -> Native | None:
+        return self._fns.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._fns
+
+    def names(self) -> list[str]:
+        return sorted(self._fns)
+
+
+NATIVES = NativeRegistry()
+"""The process-wide registry ``@tdflow.native`` fills; the applier looks natives up here."""
+
+
+def native(name: str, *, registry: NativeRegistry | None = None,
+           replace: bool = False) -> Callable[[Native], Native]:
+    """Decorator: ``fn`` serves the DRR record ``name`` (a ``NativeCodeCall`` or a
+    ``Constraint`` whose predicate is a ``CPred``).
+
+    >>> reg = NativeRegistry()
+    >>> @native("SameShape", registry=reg)
+    ... def _same_shape(a, b):
+    ...     return a.type.shape == b.type.shape
+    >>> reg.names()
+    ['SameShape']
+    """
+    def deco(fn: Native) -> Native:
+        (registry if registry is not None else NATIVES).register(name, fn, replace=replace)
+        return fn
+
+    return deco
+
+
+def _name_of(fn: Native) -> str:
+    """``module.qualname`` of a function, for messages."""
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"

@@ -1,0 +1,75 @@
+"""CLI start-up (issue 23): the parser is built from the light table of commands, so
+``tdflow --help`` imports no subcommand's module and ``tdflow verify`` only its own, and neither
+imports numpy, the lowering or the runtime."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tdflow.commands.index import COMMANDS
+
+PROGRAM = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "tdflow.relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+PROBE = """
+import sys, tdflow.cli
+try:
+    status = tdflow.cli.main(sys.argv[1:])
+except SystemExit as exc:  # --help
+    status = exc.code
+print(status)
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("tdflow", "numpy")))))
+"""
+
+# Modules of the commands package every command may use: the table, the error boundary and
+# output, the op-library options and the program readers.
+SHARED = {"tdflow.commands", "tdflow.commands.index", "tdflow.commands.output",
+          "tdflow.commands._args", "tdflow.commands.programs"}
+
+
+def _modules(*argv: str) -> tuple[int, set[str]]:
+    r = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
+                       timeout=120)
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) >= 2, r.stdout + r.stderr
+    return int(lines[-2]), set(lines[-1].split())
+
+
+def _heavy(mods: set[str]) -> list[str]:
+    return sorted(m for m in mods if m == "numpy" or m.startswith(
+        ("tdflow.runtime", "tdflow.lowering", "tdflow.onnx", "tdflow.pictures")))
+
+
+def test_help_imports_no_subcommand():
+    status, mods = _modules("--help")
+    assert status == 0
+    commands = sorted(m for m in mods if m.startswith("tdflow.commands.")
+                      and m not in SHARED)
+    assert commands == [], commands
+    assert "tdflow.dialect.context" not in mods and not _heavy(mods)
+
+
+def test_verify_imports_only_its_command_and_no_runtime(tmp_path):
+    prog = tmp_path / "small.mlir"
+    prog.write_text(PROGRAM)
+    status, mods = _modules("verify", str(prog))
+    assert status == 0
+    commands = sorted(m for m in mods if m.startswith("tdflow.commands.") and m not in SHARED)
+    assert commands == ["tdflow.commands.verify"], commands
+    assert not _heavy(mods), _heavy(mods)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_listed_command_registers_and_parses_help(name, capsys):
+    from tdflow.cli import build_parser
+
+    with pytest.raises(SystemExit) as exc:
+        build_parser(name).parse_args([name, "--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: tdflow {name}")
