@@ -4,7 +4,7 @@
 in a string attribute, spelled as the expression's ``repr`` (``add(exp(in0), mul(in1, 2.0))``)
 so the IR stays printable and re-parsable. This module reads that text back with a small
 recursive-descent parser (no ``eval``). It lives in the dialect, next to the expression IR,
-because the fused op's hooks (:mod:`tdflow.dialect.hooks.fused`) read the expression to check
+because the fused op's hooks (:mod:`tdflow.dialect.hooks.elementwise`) read the expression to check
 the op and infer its result type; ``tdflow.lowering.fused_expr`` re-exports it.
 
 >>> from tdflow.dialect.formula.expr import Input, exp

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..hooks.registry import _qualname, definition_id
+from ..hooks.registry import definition_id, qualname
 
 __all__ = ["NATIVES", "NativeRegistry", "native", "missing_natives", "load_standard_natives"]
 
@@ -61,8 +61,8 @@ class NativeRegistry:
             raise TypeError(f"@native needs the record's name as a string, got {name!r}")
         old = self._fns.get(name)
         if old is not None and not replace and definition_id(old) != definition_id(fn):
-            raise ValueError(f"native '{name}' is already registered ({_qualname(old)}); "
-                             f"pass replace=True to override it with {_qualname(fn)}")
+            raise ValueError(f"native '{name}' is already registered ({qualname(old)}); "
+                             f"pass replace=True to override it with {qualname(fn)}")
         self._fns[name] = fn
         return fn
 
