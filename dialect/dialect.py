@@ -155,9 +155,11 @@ class Dialect:
             # A served op borrows the standard op's hooks: its flags must find one there, but
             # hooks it does not declare are the standard op's business, not a contract breach.
             borrowed = op.name in self.served_by and not self.registry.for_op(op.name)
+            # ... and a standard formula op serving it has those of its formula
+            formula = self.hook_op(op.name).formula_hooks if borrowed else ()
             for flag in op.hooks:
                 kind = FLAG_TO_HOOK[flag]
-                if kind not in hooks:
+                if kind not in hooks and kind not in formula:
                     out.append((op, flag, kind,
                                 f"op '{op.name}' declares {flag} = 1 but no {kind} hook is "
                                 f"registered; register one with @{kind}(\"{op.name}\") "
@@ -272,7 +274,15 @@ class Dialect:
             raise InferError(op_name, exc.message, attr=exc.attr, operand=exc.operand) from None
 
     def sbp_signatures(self, op_name: str, input_types, attrs: dict[str, Any] | None = None) -> list:
-        """The op's SBP signatures (``get_sbp``), as :class:`SbpSignature` data."""
+        """The op's SBP signatures (``get_sbp``, or derived from its formula when it has no
+        such hook), as :class:`SbpSignature` data."""
+        op = self.hook_op(op_name)  # a served op: the standard op's hook or formula
+        if op is not None and op.formula is not None and self.hook(op_name, "get_sbp") is None:
+            from .formula_sbp import formula_sbp_signatures
+
+            types = list(input_types.values()) if isinstance(input_types, dict) else input_types
+            return formula_sbp_signatures(op, [t[0] if isinstance(t, (list, tuple)) else t
+                                               for t in types], attrs)
         return list(self.run_hook(op_name, "get_sbp", input_types, attrs) or ())
 
     def input_arg_modifiers(self, op_name: str, attrs: dict[str, Any] | None = None) -> dict:

@@ -38,6 +38,10 @@ FLAG_TO_HOOK: dict[str, str] = {
     "has_dump_nd_sbp_signature_for_op_conf_fn": "dump_nd_sbp_signature_for_op_conf",
 }
 HOOK_TO_FLAG: dict[str, str] = {v: k for k, v in FLAG_TO_HOOK.items()}
+#: The hook kinds an ``Elementwise`` op's ``formula`` provides (``tdflow.dialect.infer``,
+#: ``tdflow.dialect.formula_sbp``): such an op declares them only to override the formula.
+FORMULA_HOOKS: tuple[str, ...] = ("infer_logical_tensor_desc", "infer_physical_tensor_desc",
+                                  "get_sbp", "infer_data_type")
 HOOK_KINDS: tuple[str, ...] = tuple(FLAG_TO_HOOK.values())
 
 
@@ -193,6 +197,24 @@ class OpDef:
 
     def declares(self, hook_kind: str) -> bool:
         return HOOK_TO_FLAG.get(hook_kind) in self.hooks
+
+    @property
+    def formula_hooks(self) -> tuple[str, ...]:
+        """The hook kinds its formula provides (an ``Elementwise`` op with a ``formula``), in
+        :data:`FORMULA_HOOKS`'s order; ``()`` for an op without a formula."""
+        if self.formula is None or not self.has_trait("Elementwise"):
+            return ()
+        return FORMULA_HOOKS
+
+    def provides(self, hook_kind: str) -> bool:
+        """Whether the op has a ``hook_kind`` rule: declared (a Python hook) or its formula's.
+
+        >>> from tdflow.dialect import standard_dialect
+        >>> relu = standard_dialect().lookup("tdflow.relu")
+        >>> relu.declares("get_sbp"), relu.provides("get_sbp"), relu.provides("check_attr")
+        (False, True, False)
+        """
+        return self.declares(hook_kind) or hook_kind in self.formula_hooks
 
     @property
     def operand_names(self) -> tuple[str, ...]:

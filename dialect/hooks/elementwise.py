@@ -1,6 +1,8 @@
-"""Hooks of the elementwise family: broadcasting binary ops and comparisons, ``bias_add``
-(and its gradient rule), ``where``, ``add_n`` and ``fused_elementwise``, the op
-``fuse-elementwise`` creates.
+"""Hooks of the elementwise family where a formula does not say it all: the scalar ops'
+attribute check, ``where``'s data type, ``bias_add`` (and its gradient rule), ``add_n`` and
+``fused_elementwise``, the op ``fuse-elementwise`` creates. The other elementwise ops are formula
+ops: their shapes, dtypes and SBP signatures come from the formula
+(:mod:`tdflow.dialect.infer`, :mod:`tdflow.dialect.formula_sbp`).
 
 The fused op has no formula of its own: its math is the composed expression it carries as text
 in its ``expr`` attribute (``gt(exp(in0), in1)``), read back by
@@ -35,14 +37,12 @@ from ..infer import broadcast_shapes as broadcast_all
 from ._sbp import blob, first_rank, signature, split_all
 from ._shape import (
     INT_DTYPES,
-    broadcast_shapes,
     compatible,
     fmt,
     merge,
     normalize_axis,
     require_rank,
     require_same_dtype,
-    tdflow_names,
 )
 from .context import HookError, InferContext, InputArgModifier, SbpSignature
 from .registry import (
@@ -54,47 +54,22 @@ from .registry import (
     modify_input_arg,
 )
 
-# Comparisons return i1 (bool), whatever their operands' (same) element type.
-COMPARE = ("broadcast_equal", "broadcast_not_equal", "broadcast_less", "broadcast_less_equal",
-           "broadcast_greater", "broadcast_greater_equal")
 
-
-BINARY = ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_maximum",
-          "broadcast_minimum", "broadcast_pow", *COMPARE)
-
-
-# -- broadcasting binary ------------------------------------------------------------------------
-@infer_logical_tensor_desc(*tdflow_names(BINARY))
-@infer_physical_tensor_desc(*tdflow_names(BINARY))
-def binary_tensor_desc(ctx: InferContext) -> None:
-    ctx.set_output_shape("z", broadcast_shapes(ctx.input_shape("x"), ctx.input_shape("y")))
-
-
-@infer_data_type(*tdflow_names(BINARY))
-def binary_data_type(ctx: InferContext) -> None:
-    dtype = require_same_dtype(ctx, "x", "y")
-    ctx.set_output_dtype("z", "i1" if ctx.op.mnemonic in COMPARE else dtype)
-
-
-@get_sbp(*tdflow_names(BINARY))
-def binary_sbp(ctx: InferContext):
-    x, y = ctx.input_shape("x"), ctx.input_shape("y")
-    if x is None or y is None:
-        return []
-    n = max(len(x), len(y))
-    px, py = (1,) * (n - len(x)) + x, (1,) * (n - len(y)) + y
-    sigs = []
-    for axis in range(n):
-        ins = {}
-        for name, shape, padded in (("x", x, px), ("y", y, py)):
-            own = axis - (n - len(shape))
-            ins[name] = f"S({own})" if own >= 0 and padded[axis] != 1 else "B"
-        sigs.append(signature(ctx, ins, f"S({axis})"))
-    if ctx.op.mnemonic in ("broadcast_add", "broadcast_sub"):
-        sigs.append(signature(ctx, "P", "P"))
-    elif ctx.op.mnemonic in ("broadcast_mul", "broadcast_div"):
-        sigs.append(signature(ctx, {"x": "P", "y": "B"}, "P"))
-    return sigs
+# -- the scalar ops ------------------------------------------------------------------------------
+# Their formula gives shapes, dtypes and SBP; it cannot say that exactly one of the two flags
+# picks the scalar (nor that scalar_div divides no integer tensor by a float), so they declare
+# has_check_fn for this check.
+@check_attr("tdflow.scalar_add", "tdflow.scalar_mul", "tdflow.scalar_div", "tdflow.scalar_pow")
+def scalar_check(ctx: InferContext) -> None:
+    has_int, has_float = ctx.attr("has_int_operand"), ctx.attr("has_float_operand")
+    if has_int == has_float:
+        raise HookError("exactly one of has_int_operand and has_float_operand must be true "
+                        f"(got has_int_operand = {str(has_int).lower()}, has_float_operand = "
+                        f"{str(has_float).lower()})", attr="has_float_operand")
+    dtype = ctx.input_dtype("in")
+    if ctx.op.mnemonic == "scalar_div" and has_float and dtype in INT_DTYPES:
+        raise HookError(f"an integer tensor ({dtype}) cannot be divided by a float scalar; "
+                        f"cast it to a float type first", attr="float_operand")
 
 
 # -- bias_add -------------------------------------------------------------------------------------
@@ -127,18 +102,9 @@ def bias_add_sbp(ctx: InferContext):
     return sigs
 
 
-# -- where ---------------------------------------------------------------------------------------
-_WHERE = ("condition", "x", "y")
-
-
-@infer_logical_tensor_desc("tdflow.where")
-@infer_physical_tensor_desc("tdflow.where")
-def where_tensor_desc(ctx: InferContext) -> None:
-    c, x, y = (ctx.input_shape(n) for n in _WHERE)
-    xy = broadcast_shapes(x, y)
-    ctx.set_output_shape("out", broadcast_shapes(xy, c, names=("x and y", "condition")))
-
-
+# -- where: its formula gives shapes and SBP; the data type hook says what the formula cannot:
+# the condition is bool or integer, and the result has x's and y's (one) type (the formula's
+# dtype rule follows operand 0, the condition)
 @infer_data_type("tdflow.where")
 def where_data_type(ctx: InferContext) -> None:
     cond = ctx.input_dtype("condition")
@@ -146,22 +112,6 @@ def where_data_type(ctx: InferContext) -> None:
         raise HookError(f"'condition' must be a bool (i1) or integer tensor, got {cond}",
                         operand="condition")
     ctx.set_output_dtype("out", require_same_dtype(ctx, "x", "y"))
-
-
-@get_sbp("tdflow.where")
-def where_sbp(ctx: InferContext):
-    shapes = {n: ctx.input_shape(n) for n in _WHERE}
-    if any(s is None for s in shapes.values()):
-        return []
-    rank = max(len(s) for s in shapes.values())
-    sigs = []
-    for axis in range(rank):
-        ins = {}
-        for name, shape in shapes.items():
-            own = axis - (rank - len(shape))
-            ins[name] = f"S({own})" if own >= 0 and shape[own] != 1 else "B"
-        sigs.append(signature(ctx, ins, f"S({axis})"))
-    return sigs
 
 
 @modify_input_arg("tdflow.where")

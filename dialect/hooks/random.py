@@ -51,24 +51,7 @@ def dropout_grad_check(ctx: InferContext) -> None:
         raise HookError(f"scale must be >= 0, got {ctx.attr('scale')}", attr="scale")
 
 
-@infer_logical_tensor_desc("tdflow.dropout_grad")
-@infer_physical_tensor_desc("tdflow.dropout_grad")
-def dropout_grad_tensor_desc(ctx: InferContext) -> None:
-    dy, mask = ctx.input_shape("dy"), ctx.input_shape("mask")
-    if not compatible(dy, mask):
-        raise HookError(f"'mask' has shape {fmt(mask)} but 'dy' has {fmt(dy)}", operand="mask")
-    ctx.set_output_shape("dx", merge(dy, mask))
-
-
-@infer_data_type("tdflow.dropout_grad")
-def dropout_grad_data_type(ctx: InferContext) -> None:
-    if ctx.input_dtype("mask") not in ("i1", "i8"):
-        raise HookError(f"'mask' must be an i1 (or i8) tensor, got {ctx.input_dtype('mask')}",
-                        operand="mask")
-    ctx.set_output_dtype("dx", require_float(ctx, "dy"))
-
-
-@get_sbp("tdflow.dropout", "tdflow.dropout_grad")
+@get_sbp("tdflow.dropout")
 def dropout_sbp(ctx: InferContext):
-    shape = ctx.input_shape("in" if ctx.op.mnemonic == "dropout" else "dy")
+    shape = ctx.input_shape("in")
     return [signature(ctx, f"S({i})", f"S({i})") for i in range(len(shape or ()))]

@@ -7,8 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..grad.core import Emitter, Forward, grad_rule
-from ._sbp import signature, split_all
-from ._shape import INT_DTYPES, compatible, fmt, numel, require_float, require_same_dtype, same_dim
+from ._sbp import first_rank, signature, split_all
+from ._shape import (
+    INT_DTYPES,
+    compatible,
+    fmt,
+    merge,
+    numel,
+    require_float,
+    require_same_dtype,
+    same_dim,
+)
 from .context import HookError, InferContext, InputArgModifier
 from .registry import (
     compute_complexity,
@@ -219,3 +228,28 @@ def _sce_grad(g: Emitter, fwd: Forward) -> dict[str, Any]:
             out["label"] = g.op("tdflow.fused_elementwise", [[dd, dyb]],
                                 {"expr": "neg(mul(in0, in1))"})[0]
     return out
+
+
+# -- softmax_grad ---------------------------------------------------------------------------------
+@infer_logical_tensor_desc("tdflow.softmax_grad")
+@infer_physical_tensor_desc("tdflow.softmax_grad")
+def softmax_grad_tensor_desc(ctx: InferContext) -> None:
+    fwd, grad = "y", "dy"
+    a, b = ctx.input_shape(fwd), ctx.input_shape(grad)
+    if not compatible(a, b):
+        raise HookError(f"'{grad}' has shape {fmt(b)} but '{fwd}' has {fmt(a)}; they must match",
+                        operand=grad)
+    ctx.set_output_shape("dx", merge(b, a))
+
+
+@infer_data_type("tdflow.softmax_grad")
+def softmax_grad_data_type(ctx: InferContext) -> None:
+    dtype = require_same_dtype(ctx, "y", "dy")
+    require_float(ctx, "dy")
+    ctx.set_output_dtype("dx", dtype)
+
+
+@get_sbp("tdflow.softmax_grad")
+def softmax_grad_sbp(ctx: InferContext):
+    rank = first_rank(ctx) - 1  # reduces over the last axis
+    return split_all(ctx, range(max(rank, 0)))

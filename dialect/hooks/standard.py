@@ -1,6 +1,6 @@
 """Importing this module registers the hooks of every op in the standard ``ops.td``: one module
 per op family (``dialect/hooks/<family>.py``, the family's ``.td`` is
-``dialect/include/tdflow/ops/<family>.td``); families whose ops are all formula ops need none."""
+``dialect/include/tdflow/ops/<family>.td``); the math family's ops are all formula ops and need none."""
 
 from . import (  # noqa: F401
     boxing,
@@ -8,7 +8,6 @@ from . import (  # noqa: F401
     elementwise,
     index,
     linalg,
-    math,
     norm,
     optim,
     pool,

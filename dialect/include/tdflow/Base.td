@@ -324,6 +324,8 @@ def SupportNonContiguous : NativeOpTrait<"SupportNonContiguous">;
 def SameOperandsAndResultType : NativeOpTrait<"SameOperandsAndResultType">;
 def SameOperandsAndResultShape : NativeOpTrait<"SameOperandsAndResultShape">;
 def SameOperandsAndResultElementType : NativeOpTrait<"SameOperandsAndResultElementType">;
+def SameOperandsElementType : NativeOpTrait<"SameOperandsElementType">;  // operands' dtypes equal
+def SameOperandsShape : NativeOpTrait<"SameOperandsShape">;    // operands' shapes equal (no broadcast)
 def AttrSizedOperandSegments : NativeOpTrait<"AttrSizedOperandSegments">;
 def AttrSizedResultSegments : NativeOpTrait<"AttrSizedResultSegments">;
 def Elementwise : NativeOpTrait<"Elementwise">;                // fusable, maps element to element
@@ -401,9 +403,11 @@ def TDF_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def OneFlow_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def TDF_FloatTensor : TensorOf<[F16, BF16, F32, F64], "tensor of floating-point values">;
 def TDF_IntTensor : TensorOf<TDF_IntTypes, "tensor of integer values">;
-// A mask: bool or any number type (dropout_grad's `mask` need not have `dy`'s type).
+// A mask: bool or any number type (`where`'s `condition` need not have `x`'s type).
 def TDF_MaskTensor : TensorOf<!listconcat([I1], TDF_IntTypes, [F16, BF16, F32, F64]),
                               "mask tensor (bool or any number type)">;
+// dropout's mask: bool, or i8 (OneFlow's kernels keep it in a byte).
+def TDF_DropoutMaskTensor : TensorOf<[I1, I8], "dropout mask tensor (i1 or i8)">;
 
 // The base of every tdflow op. Operands, results and attributes are declared in OneFlow's
 // `input`, `output` and `attrs` dags (MLIR's `arguments`/`results` are derived from them);
@@ -440,6 +444,23 @@ class TDF_Op<string mnemonic, list<Trait> traits = []> : Op<TDF_Dialect, mnemoni
   bit has_enumerate_nd_sbp_signatures_fn = 0;
   bit has_dump_nd_sbp_signature_for_op_conf_fn = 0;
 }
+
+// A standard op whose shape, dtype and SBP rules are Python hooks: OneFlow's four user-op
+// hooks (logical and physical tensor desc, SBP signatures, data type) declared once here.
+// Other hooks (has_check_fn, has_input_arg_modify_fn, ...) the record declares itself.
+class TDF_HookedOp<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits> {
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+// An `Elementwise` op with a `formula`: the formula gives its shapes (numpy's broadcast), its
+// dtype (what the formula computes) and its SBP signatures (a split of every axis; partial
+// sums where it is linear), so it declares none of those four hooks. What a formula cannot say
+// the record says with traits (SameOperandsElementType, SameOperandsShape) or with a hook it
+// declares itself (has_check_fn, ...).
+class TDF_FormulaOp<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits>;
 
 // OneFlow's name for the same base, so definitions pasted from OneFlowUserOps.td load as is.
 class OneFlow_BaseOp<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits>;

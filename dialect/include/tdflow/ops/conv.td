@@ -11,7 +11,7 @@
 // Convolution, pooling, dropout
 //===----------------------------------------------------------------------===//
 
-def TDF_Conv2DOp : TDF_Op<"conv2d", [NoMemoryEffect, AttrSizedOperandSegments]> {
+def TDF_Conv2DOp : TDF_HookedOp<"conv2d", [NoMemoryEffect, AttrSizedOperandSegments]> {
   let summary = "2-D convolution";
   let grad = [{
     in: conv_data_grad(dout, weight, in, num_spatial_dims=2, padding_before=padding_before,
@@ -56,10 +56,6 @@ def TDF_Conv2DOp : TDF_Op<"conv2d", [NoMemoryEffect, AttrSizedOperandSegments]> 
     DefaultValuedAttr<SI32Attr, "1">:$groups,
     DefaultValuedStrAttr<StrAttr, "">:$tuning_cache
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
   let has_compute_complexity_fn = 1;
 }
@@ -68,7 +64,7 @@ def TDF_Conv2DOp : TDF_Op<"conv2d", [NoMemoryEffect, AttrSizedOperandSegments]> 
 // Gradients
 //===----------------------------------------------------------------------===//
 
-def TDF_ConvDataGradOp : TDF_Op<"conv_data_grad", [NoMemoryEffect, NoGrad]> {
+def TDF_ConvDataGradOp : TDF_HookedOp<"conv_data_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of a convolution with respect to its input";
   let description = [{
     Computes the gradient of `conv2d`'s input from the output gradient `dy` and the
@@ -99,15 +95,11 @@ def TDF_ConvDataGradOp : TDF_Op<"conv_data_grad", [NoMemoryEffect, NoGrad]> {
     SI32ArrayAttr:$dilation_rate,
     DefaultValuedAttr<SI32Attr, "0">:$groups
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_ConvFilterGradOp : TDF_Op<"conv_filter_grad", [NoMemoryEffect, NoGrad]> {
+def TDF_ConvFilterGradOp : TDF_HookedOp<"conv_filter_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of a convolution with respect to its filter";
   let description = [{
     Computes the gradient of `conv2d`'s weight from the output gradient `dy` and the input
@@ -136,10 +128,6 @@ def TDF_ConvFilterGradOp : TDF_Op<"conv_filter_grad", [NoMemoryEffect, NoGrad]> 
     SI32ArrayAttr:$dilation_rate,
     DefaultValuedAttr<SI32Attr, "0">:$groups
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
   let has_compute_complexity_fn = 1;
 }

@@ -12,7 +12,7 @@
 // Elementwise unary
 //===----------------------------------------------------------------------===//
 
-def TDF_NegativeOp : TDF_Op<"negative", [NoMemoryEffect, Involution, SameOperandsAndResultType, Elementwise]> {
+def TDF_NegativeOp : TDF_FormulaOp<"negative", [NoMemoryEffect, Involution, SameOperandsAndResultType, Elementwise]> {
   let summary = "negation";
   let formula = [{ -x }];
   let description = [{
@@ -30,13 +30,9 @@ def TDF_NegativeOp : TDF_Op<"negative", [NoMemoryEffect, Involution, SameOperand
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SquareOp : TDF_Op<"square", [NoMemoryEffect, Elementwise]> {
+def TDF_SquareOp : TDF_FormulaOp<"square", [NoMemoryEffect, Elementwise]> {
   let summary = "square";
   let formula = [{ x * x }];
   let description = [{
@@ -54,13 +50,9 @@ def TDF_SquareOp : TDF_Op<"square", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_ReciprocalOp : TDF_Op<"reciprocal", [NoMemoryEffect, Involution, SameOperandsAndResultType, Elementwise]> {
+def TDF_ReciprocalOp : TDF_FormulaOp<"reciprocal", [NoMemoryEffect, Involution, SameOperandsAndResultType, Elementwise]> {
   let summary = "reciprocal";
   let formula = [{ 1.0 / x }];
   let description = [{
@@ -79,17 +71,13 @@ def TDF_ReciprocalOp : TDF_Op<"reciprocal", [NoMemoryEffect, Involution, SameOpe
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Scalar
 //===----------------------------------------------------------------------===//
 
-def TDF_ScalarAddOp : TDF_Op<"scalar_add", [NoMemoryEffect, Elementwise]> {
+def TDF_ScalarAddOp : TDF_FormulaOp<"scalar_add", [NoMemoryEffect, Elementwise]> {
   let summary = "add a scalar";
   // The scalar is int_operand when has_int_operand is set, else float_operand.
   let formula = [{ in + (has_int_operand ? int_operand : float_operand) }];
@@ -116,13 +104,10 @@ def TDF_ScalarAddOp : TDF_Op<"scalar_add", [NoMemoryEffect, Elementwise]> {
     DefaultValuedAttr<SI64Attr, "0">:$int_operand,
     DefaultValuedAttr<F64Attr, "0.">:$float_operand
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
+  let has_check_fn = 1;  // exactly one of has_int_operand, has_float_operand
 }
 
-def TDF_ScalarMulOp : TDF_Op<"scalar_mul", [NoMemoryEffect, Elementwise]> {
+def TDF_ScalarMulOp : TDF_FormulaOp<"scalar_mul", [NoMemoryEffect, Elementwise]> {
   let summary = "multiply by a scalar";
   let formula = [{ in * (has_int_operand ? int_operand : float_operand) }];
   let description = [{
@@ -148,13 +133,10 @@ def TDF_ScalarMulOp : TDF_Op<"scalar_mul", [NoMemoryEffect, Elementwise]> {
     DefaultValuedAttr<SI64Attr, "0">:$int_operand,
     DefaultValuedAttr<F64Attr, "0.">:$float_operand
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
+  let has_check_fn = 1;  // exactly one of has_int_operand, has_float_operand
 }
 
-def TDF_ScalarPowOp : TDF_Op<"scalar_pow", [NoMemoryEffect, Elementwise]> {
+def TDF_ScalarPowOp : TDF_FormulaOp<"scalar_pow", [NoMemoryEffect, Elementwise]> {
   let summary = "raise to a scalar power";
   let formula = [{ pow(in, has_int_operand ? int_operand : float_operand) }];
   let description = [{
@@ -181,17 +163,14 @@ def TDF_ScalarPowOp : TDF_Op<"scalar_pow", [NoMemoryEffect, Elementwise]> {
     DefaultValuedAttr<SI64Attr, "0">:$int_operand,
     DefaultValuedAttr<F64Attr, "0.">:$float_operand
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
+  let has_check_fn = 1;  // exactly one of has_int_operand, has_float_operand
 }
 
 //===----------------------------------------------------------------------===//
 // Broadcasting binary
 //===----------------------------------------------------------------------===//
 
-def TDF_BroadcastAddOp : TDF_Op<"broadcast_add", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastAddOp : TDF_FormulaOp<"broadcast_add", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting addition";
   let formula = [{ x + y }];
   let description = [{
@@ -212,13 +191,9 @@ def TDF_BroadcastAddOp : TDF_Op<"broadcast_add", [NoMemoryEffect, Elementwise]> 
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastSubOp : TDF_Op<"broadcast_sub", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastSubOp : TDF_FormulaOp<"broadcast_sub", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting subtraction";
   let formula = [{ x - y }];
   let description = [{
@@ -239,13 +214,9 @@ def TDF_BroadcastSubOp : TDF_Op<"broadcast_sub", [NoMemoryEffect, Elementwise]> 
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastMulOp : TDF_Op<"broadcast_mul", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastMulOp : TDF_FormulaOp<"broadcast_mul", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting multiplication";
   let formula = [{ x * y }];
   let description = [{
@@ -266,13 +237,9 @@ def TDF_BroadcastMulOp : TDF_Op<"broadcast_mul", [NoMemoryEffect, Elementwise]> 
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastDivOp : TDF_Op<"broadcast_div", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastDivOp : TDF_FormulaOp<"broadcast_div", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting division";
   let formula = [{ x / y }];
   let description = [{
@@ -293,13 +260,9 @@ def TDF_BroadcastDivOp : TDF_Op<"broadcast_div", [NoMemoryEffect, Elementwise]> 
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastMaximumOp : TDF_Op<"broadcast_maximum", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastMaximumOp : TDF_FormulaOp<"broadcast_maximum", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting maximum";
   let formula = [{ max(x, y) }];
   let description = [{
@@ -320,10 +283,6 @@ def TDF_BroadcastMaximumOp : TDF_Op<"broadcast_maximum", [NoMemoryEffect, Elemen
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,7 +291,7 @@ def TDF_BroadcastMaximumOp : TDF_Op<"broadcast_maximum", [NoMemoryEffect, Elemen
 // Comparisons return `i1` (bool) tensors and, as in OneFlow, are `NoGrad`.
 //===----------------------------------------------------------------------===//
 
-def TDF_BroadcastEqualOp : TDF_Op<"broadcast_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastEqualOp : TDF_FormulaOp<"broadcast_equal", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting equality";
   let formula = [{ x == y }];
   let description = [{
@@ -354,13 +313,9 @@ def TDF_BroadcastEqualOp : TDF_Op<"broadcast_equal", [NoMemoryEffect, NoGrad, El
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastNotEqualOp : TDF_Op<"broadcast_not_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastNotEqualOp : TDF_FormulaOp<"broadcast_not_equal", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting inequality";
   let formula = [{ x != y }];
   let description = [{
@@ -382,13 +337,9 @@ def TDF_BroadcastNotEqualOp : TDF_Op<"broadcast_not_equal", [NoMemoryEffect, NoG
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastLessOp : TDF_Op<"broadcast_less", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastLessOp : TDF_FormulaOp<"broadcast_less", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting less-than";
   let formula = [{ x < y }];
   let description = [{
@@ -410,13 +361,9 @@ def TDF_BroadcastLessOp : TDF_Op<"broadcast_less", [NoMemoryEffect, NoGrad, Elem
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastLessEqualOp : TDF_Op<"broadcast_less_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastLessEqualOp : TDF_FormulaOp<"broadcast_less_equal", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting less-than-or-equal";
   let formula = [{ x <= y }];
   let description = [{
@@ -438,13 +385,9 @@ def TDF_BroadcastLessEqualOp : TDF_Op<"broadcast_less_equal", [NoMemoryEffect, N
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastGreaterOp : TDF_Op<"broadcast_greater", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastGreaterOp : TDF_FormulaOp<"broadcast_greater", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting greater-than";
   let formula = [{ x > y }];
   let description = [{
@@ -466,13 +409,9 @@ def TDF_BroadcastGreaterOp : TDF_Op<"broadcast_greater", [NoMemoryEffect, NoGrad
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastGreaterEqualOp : TDF_Op<"broadcast_greater_equal", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastGreaterEqualOp : TDF_FormulaOp<"broadcast_greater_equal", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting greater-than-or-equal";
   let formula = [{ x >= y }];
   let description = [{
@@ -494,13 +433,9 @@ def TDF_BroadcastGreaterEqualOp : TDF_Op<"broadcast_greater_equal", [NoMemoryEff
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastMinimumOp : TDF_Op<"broadcast_minimum", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastMinimumOp : TDF_FormulaOp<"broadcast_minimum", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting minimum";
   let formula = [{ min(x, y) }];
   let description = [{
@@ -521,13 +456,9 @@ def TDF_BroadcastMinimumOp : TDF_Op<"broadcast_minimum", [NoMemoryEffect, Elemen
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastPowOp : TDF_Op<"broadcast_pow", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastPowOp : TDF_FormulaOp<"broadcast_pow", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting power";
   let formula = [{ pow(x, y) }];
   let description = [{
@@ -549,13 +480,9 @@ def TDF_BroadcastPowOp : TDF_Op<"broadcast_pow", [NoMemoryEffect, Elementwise]> 
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BiasAddOp : TDF_Op<"bias_add", [NoMemoryEffect]> {
+def TDF_BiasAddOp : TDF_HookedOp<"bias_add", [NoMemoryEffect]> {
   let summary = "add a bias along one axis";
   let description = [{
     Adds the 1-D tensor `b` to `a` along dimension `axis` (negative counts from the end):
@@ -577,17 +504,13 @@ def TDF_BiasAddOp : TDF_Op<"bias_add", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$axis
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Ops lowering creates
 //===----------------------------------------------------------------------===//
 
-def TDF_FusedElementwiseOp : TDF_Op<"fused_elementwise", [NoMemoryEffect, Elementwise, LoweringOnly]> {
+def TDF_FusedElementwiseOp : TDF_HookedOp<"fused_elementwise", [NoMemoryEffect, Elementwise, LoweringOnly]> {
   let summary = "elementwise ops fused into one kernel by fuse-elementwise";
   let description = [{
     One kernel for a chain or DAG of `Elementwise` ops, made by the `fuse-elementwise` pass:
@@ -615,10 +538,6 @@ def TDF_FusedElementwiseOp : TDF_Op<"fused_elementwise", [NoMemoryEffect, Elemen
     StrAttr:$expr,
     OptionalAttr<StrArrayAttr>:$ops
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
 }
 
@@ -626,7 +545,7 @@ def TDF_FusedElementwiseOp : TDF_Op<"fused_elementwise", [NoMemoryEffect, Elemen
 // Scalar
 //===----------------------------------------------------------------------===//
 
-def TDF_ScalarDivOp : TDF_Op<"scalar_div", [NoMemoryEffect, Elementwise]> {
+def TDF_ScalarDivOp : TDF_FormulaOp<"scalar_div", [NoMemoryEffect, Elementwise]> {
   let summary = "divide by a scalar";
   let formula = [{ in / (has_int_operand ? int_operand : float_operand) }];
   let description = [{
@@ -653,17 +572,14 @@ def TDF_ScalarDivOp : TDF_Op<"scalar_div", [NoMemoryEffect, Elementwise]> {
     DefaultValuedAttr<SI64Attr, "0">:$int_operand,
     DefaultValuedAttr<F64Attr, "0.">:$float_operand
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
+  let has_check_fn = 1;  // exactly one of has_int_operand, has_float_operand
 }
 
 //===----------------------------------------------------------------------===//
 // Select and sum
 //===----------------------------------------------------------------------===//
 
-def TDF_WhereOp : TDF_Op<"where", [NoMemoryEffect, Elementwise]> {
+def TDF_WhereOp : TDF_FormulaOp<"where", [NoMemoryEffect, Elementwise]> {
   let summary = "elementwise select by a condition, broadcasting";
   // The gradient (derived) flows to x where the condition holds and to y elsewhere; the
   // condition takes none (its modify_input_arg hook, as OneFlow's).
@@ -690,14 +606,13 @@ def TDF_WhereOp : TDF_Op<"where", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
+  // The formula's dtype rule follows operand 0 (the condition); where's result has x's and
+  // y's type, and the condition must be bool or integer: a data type hook says so.
   let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_AddNOp : TDF_Op<"add_n", [NoMemoryEffect]> {
+def TDF_AddNOp : TDF_HookedOp<"add_n", [NoMemoryEffect]> {
   let summary = "sum of several tensors";
   // functional_api.yaml: "Tensor (TensorTuple inputs, *, Bool inplace=False) => AddN";
   // tdflow has no in-place form of add_n, so `inplace` is left out.
@@ -722,17 +637,13 @@ def TDF_AddNOp : TDF_Op<"add_n", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let has_check_fn = 1;
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Logic and bits
 //===----------------------------------------------------------------------===//
 
-def TDF_LogicalNotOp : TDF_Op<"logical_not", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_LogicalNotOp : TDF_FormulaOp<"logical_not", [NoMemoryEffect, NoGrad, Elementwise]> {
   let summary = "logical negation";
   let formula = [{ !x }];
   let description = [{
@@ -751,13 +662,9 @@ def TDF_LogicalNotOp : TDF_Op<"logical_not", [NoMemoryEffect, NoGrad, Elementwis
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BitwiseNotOp : TDF_Op<"bitwise_not", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BitwiseNotOp : TDF_FormulaOp<"bitwise_not", [NoMemoryEffect, NoGrad, Elementwise]> {
   let summary = "bitwise complement";
   let formula = [{ bitwise_not(x) }];
   let description = [{
@@ -776,13 +683,9 @@ def TDF_BitwiseNotOp : TDF_Op<"bitwise_not", [NoMemoryEffect, NoGrad, Elementwis
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastLogicalAndOp : TDF_Op<"broadcast_logical_and", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastLogicalAndOp : TDF_FormulaOp<"broadcast_logical_and", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting logical and";
   let formula = [{ x && y }];
   let description = [{
@@ -804,13 +707,9 @@ def TDF_BroadcastLogicalAndOp : TDF_Op<"broadcast_logical_and", [NoMemoryEffect,
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastLogicalOrOp : TDF_Op<"broadcast_logical_or", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastLogicalOrOp : TDF_FormulaOp<"broadcast_logical_or", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting logical or";
   let formula = [{ x || y }];
   let description = [{
@@ -832,13 +731,9 @@ def TDF_BroadcastLogicalOrOp : TDF_Op<"broadcast_logical_or", [NoMemoryEffect, N
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastLogicalXorOp : TDF_Op<"broadcast_logical_xor", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastLogicalXorOp : TDF_FormulaOp<"broadcast_logical_xor", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting logical xor";
   let formula = [{ xor(x, y) }];
   let description = [{
@@ -860,13 +755,9 @@ def TDF_BroadcastLogicalXorOp : TDF_Op<"broadcast_logical_xor", [NoMemoryEffect,
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastBitwiseAndOp : TDF_Op<"broadcast_bitwise_and", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastBitwiseAndOp : TDF_FormulaOp<"broadcast_bitwise_and", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting bitwise and";
   let formula = [{ bitwise_and(x, y) }];
   let description = [{
@@ -887,13 +778,9 @@ def TDF_BroadcastBitwiseAndOp : TDF_Op<"broadcast_bitwise_and", [NoMemoryEffect,
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastBitwiseOrOp : TDF_Op<"broadcast_bitwise_or", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastBitwiseOrOp : TDF_FormulaOp<"broadcast_bitwise_or", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting bitwise or";
   let formula = [{ bitwise_or(x, y) }];
   let description = [{
@@ -914,13 +801,9 @@ def TDF_BroadcastBitwiseOrOp : TDF_Op<"broadcast_bitwise_or", [NoMemoryEffect, N
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastBitwiseXorOp : TDF_Op<"broadcast_bitwise_xor", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastBitwiseXorOp : TDF_FormulaOp<"broadcast_bitwise_xor", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting bitwise xor";
   let formula = [{ bitwise_xor(x, y) }];
   let description = [{
@@ -941,14 +824,10 @@ def TDF_BroadcastBitwiseXorOp : TDF_Op<"broadcast_bitwise_xor", [NoMemoryEffect,
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 // tdflow only (OneFlow has no shift op): ONNX's BitShift and numpy's *_shift.
-def TDF_BroadcastBitwiseLeftShiftOp : TDF_Op<"broadcast_bitwise_left_shift", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastBitwiseLeftShiftOp : TDF_FormulaOp<"broadcast_bitwise_left_shift", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting bit shift to the left";
   let formula = [{ left_shift(x, y) }];
   let description = [{
@@ -970,14 +849,10 @@ def TDF_BroadcastBitwiseLeftShiftOp : TDF_Op<"broadcast_bitwise_left_shift", [No
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 // tdflow only (OneFlow has no shift op): ONNX's BitShift and numpy's *_shift.
-def TDF_BroadcastBitwiseRightShiftOp : TDF_Op<"broadcast_bitwise_right_shift", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_BroadcastBitwiseRightShiftOp : TDF_FormulaOp<"broadcast_bitwise_right_shift", [NoMemoryEffect, NoGrad, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting bit shift to the right";
   let formula = [{ right_shift(x, y) }];
   let description = [{
@@ -1000,10 +875,6 @@ def TDF_BroadcastBitwiseRightShiftOp : TDF_Op<"broadcast_bitwise_right_shift", [
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1011,7 +882,7 @@ def TDF_BroadcastBitwiseRightShiftOp : TDF_Op<"broadcast_bitwise_right_shift", [
 //===----------------------------------------------------------------------===//
 
 // PyTorch's gradient (derived): dx = dz, dy = -dz * trunc(x / y).
-def TDF_BroadcastFmodOp : TDF_Op<"broadcast_fmod", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastFmodOp : TDF_FormulaOp<"broadcast_fmod", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting remainder of truncated division (C's fmod)";
   let formula = [{ fmod(x, y) }];
   let description = [{
@@ -1034,13 +905,9 @@ def TDF_BroadcastFmodOp : TDF_Op<"broadcast_fmod", [NoMemoryEffect, Elementwise]
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BroadcastFloorModOp : TDF_Op<"broadcast_floor_mod", [NoMemoryEffect, Elementwise]> {
+def TDF_BroadcastFloorModOp : TDF_FormulaOp<"broadcast_floor_mod", [NoMemoryEffect, SameOperandsElementType, Elementwise]> {
   let summary = "broadcasting remainder of floor division (Python's %)";
   let formula = [{ floor_mod(x, y) }];
   let description = [{
@@ -1064,8 +931,4 @@ def TDF_BroadcastFloorModOp : TDF_Op<"broadcast_floor_mod", [NoMemoryEffect, Ele
   let output = (outs
     TDF_Tensor:$z
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }

@@ -11,7 +11,7 @@
 // Gathering and scattering rows
 //===----------------------------------------------------------------------===//
 
-def TDF_GatherOp : TDF_Op<"gather", [NoMemoryEffect]> {
+def TDF_GatherOp : TDF_HookedOp<"gather", [NoMemoryEffect]> {
   let summary = "pick slices of a tensor along one axis by integer indices";
   let grad = [{ in: unsorted_segment_sum_like(dout, indices, in, axis=axis) }];
   let description = [{
@@ -39,14 +39,10 @@ def TDF_GatherOp : TDF_Op<"gather", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI64Attr, "0">:$axis
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_UnsortedSegmentSumLikeOp : TDF_Op<"unsorted_segment_sum_like", [NoMemoryEffect]> {
+def TDF_UnsortedSegmentSumLikeOp : TDF_HookedOp<"unsorted_segment_sum_like", [NoMemoryEffect]> {
   let summary = "sum slices into the segments their ids name, shaped like another tensor";
   let grad = [{ data: gather(dout, segment_ids, axis=axis) }];
   let description = [{
@@ -74,14 +70,10 @@ def TDF_UnsortedSegmentSumLikeOp : TDF_Op<"unsorted_segment_sum_like", [NoMemory
   let attrs = (ins
     DefaultValuedAttr<SI64Attr, "0">:$axis
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_EmbeddingOp : TDF_Op<"embedding", [NoMemoryEffect]> {
+def TDF_EmbeddingOp : TDF_HookedOp<"embedding", [NoMemoryEffect]> {
   let summary = "look up rows of an embedding table";
   let grad = [{
     weight: embedding_grad(dout, weight, indices, padding_idx=padding_idx,
@@ -112,14 +104,10 @@ def TDF_EmbeddingOp : TDF_Op<"embedding", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "-1">:$padding_idx,
     DefaultValuedAttr<BoolAttr, "false">:$scale_grad_by_freq
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_EmbeddingGradOp : TDF_Op<"embedding_grad", [NoMemoryEffect, NoGrad]> {
+def TDF_EmbeddingGradOp : TDF_HookedOp<"embedding_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of embedding";
   let description = [{
     `dx` has `weight`'s shape and `dy`'s element type: zero, plus `dy[p]` added to row
@@ -147,10 +135,6 @@ def TDF_EmbeddingGradOp : TDF_Op<"embedding_grad", [NoMemoryEffect, NoGrad]> {
     DefaultValuedAttr<SI64Attr, "-1">:$padding_idx,
     DefaultValuedAttr<BoolAttr, "false">:$scale_grad_by_freq
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -158,7 +142,7 @@ def TDF_EmbeddingGradOp : TDF_Op<"embedding_grad", [NoMemoryEffect, NoGrad]> {
 // Generated tensors
 //===----------------------------------------------------------------------===//
 
-def TDF_OneHotOp : TDF_Op<"one_hot", [NoMemoryEffect, NoGrad]> {
+def TDF_OneHotOp : TDF_HookedOp<"one_hot", [NoMemoryEffect, NoGrad]> {
   let summary = "one-hot encoding of integer indices";
   let description = [{
     `out[..., k] = on if indices[...] == k else off` for `k` in `[0, depth)`: `out` has
@@ -187,10 +171,6 @@ def TDF_OneHotOp : TDF_Op<"one_hot", [NoMemoryEffect, NoGrad]> {
     DefaultValuedAttr<SI64Attr, "0">:$integer_off_value,
     OneFlow_DataType:$dtype
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -198,7 +178,7 @@ def TDF_OneHotOp : TDF_Op<"one_hot", [NoMemoryEffect, NoGrad]> {
 // Element-wise gather and scatter along one dim (PyTorch's gather/scatter)
 //===----------------------------------------------------------------------===//
 
-def TDF_DimGatherOp : TDF_Op<"dim_gather", [NoMemoryEffect]> {
+def TDF_DimGatherOp : TDF_HookedOp<"dim_gather", [NoMemoryEffect]> {
   let summary = "pick one element per position along a dim (torch.gather)";
   let grad = [{ input: dim_scatter_add_like(input, index, doutput, dim=dim) }];
   let description = [{
@@ -225,14 +205,10 @@ def TDF_DimGatherOp : TDF_Op<"dim_gather", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_DimScatterAddLikeOp : TDF_Op<"dim_scatter_add_like", [NoMemoryEffect]> {
+def TDF_DimScatterAddLikeOp : TDF_HookedOp<"dim_scatter_add_like", [NoMemoryEffect]> {
   let summary = "add src into zeros shaped like another tensor, at indices along a dim";
   let grad = [{ src: dim_gather(doutput, index, dim=dim) }];
   let description = [{
@@ -258,14 +234,10 @@ def TDF_DimScatterAddLikeOp : TDF_Op<"dim_scatter_add_like", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_DimScatterUpdateOp : TDF_Op<"dim_scatter_update", [NoMemoryEffect]> {
+def TDF_DimScatterUpdateOp : TDF_HookedOp<"dim_scatter_update", [NoMemoryEffect]> {
   let summary = "write src into a copy of input at indices along a dim";
   let grad = [{
     input: dim_scatter_update(doutput, index, src * 0.0, dim=dim);
@@ -297,14 +269,10 @@ def TDF_DimScatterUpdateOp : TDF_Op<"dim_scatter_update", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_DimScatterAddOp : TDF_Op<"dim_scatter_add", [NoMemoryEffect]> {
+def TDF_DimScatterAddOp : TDF_HookedOp<"dim_scatter_add", [NoMemoryEffect]> {
   let summary = "add src into a copy of input at indices along a dim";
   let grad = [{
     input: doutput;
@@ -331,14 +299,10 @@ def TDF_DimScatterAddOp : TDF_Op<"dim_scatter_add", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_DimScatterMulOp : TDF_Op<"dim_scatter_mul", [NoMemoryEffect]> {
+def TDF_DimScatterMulOp : TDF_HookedOp<"dim_scatter_mul", [NoMemoryEffect]> {
   let summary = "multiply src into a copy of input at indices along a dim";
   // d(src) divides by src: exact where src has no zeros (a zero's own gradient would need
   // the product of the others at its position)
@@ -369,14 +333,10 @@ def TDF_DimScatterMulOp : TDF_Op<"dim_scatter_mul", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_DimScatterMaxOp : TDF_Op<"dim_scatter_max", [NoMemoryEffect, NoGrad]> {
+def TDF_DimScatterMaxOp : TDF_HookedOp<"dim_scatter_max", [NoMemoryEffect, NoGrad]> {
   let summary = "the larger of input and src at indices along a dim (tdflow's own)";
   let description = [{
     As `dim_scatter_update`, but the element becomes the maximum of itself and `src[p]`
@@ -401,14 +361,10 @@ def TDF_DimScatterMaxOp : TDF_Op<"dim_scatter_max", [NoMemoryEffect, NoGrad]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_DimScatterMinOp : TDF_Op<"dim_scatter_min", [NoMemoryEffect, NoGrad]> {
+def TDF_DimScatterMinOp : TDF_HookedOp<"dim_scatter_min", [NoMemoryEffect, NoGrad]> {
   let summary = "the smaller of input and src at indices along a dim (tdflow's own)";
   let description = [{
     As `dim_scatter_max` with the minimum (`numpy.minimum.at`; ONNX's `reduction = "min"`).
@@ -431,10 +387,6 @@ def TDF_DimScatterMinOp : TDF_Op<"dim_scatter_min", [NoMemoryEffect, NoGrad]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -442,7 +394,7 @@ def TDF_DimScatterMinOp : TDF_Op<"dim_scatter_min", [NoMemoryEffect, NoGrad]> {
 // Gather and scatter by index tuples (TensorFlow's gather_nd / tensor_scatter_nd_*)
 //===----------------------------------------------------------------------===//
 
-def TDF_GatherNdOp : TDF_Op<"gather_nd", [NoMemoryEffect]> {
+def TDF_GatherNdOp : TDF_HookedOp<"gather_nd", [NoMemoryEffect]> {
   let summary = "pick slices of params by tuples of indices into its leading dims";
   let grad = [{ params: scatter_nd_like(params, indices, dout) }];
   let description = [{
@@ -466,14 +418,10 @@ def TDF_GatherNdOp : TDF_Op<"gather_nd", [NoMemoryEffect]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_ScatterNdLikeOp : TDF_Op<"scatter_nd_like", [NoMemoryEffect]> {
+def TDF_ScatterNdLikeOp : TDF_HookedOp<"scatter_nd_like", [NoMemoryEffect]> {
   let summary = "add slices into zeros shaped like another tensor, at index tuples";
   let grad = [{ updates: gather_nd(dout, indices) }];
   let description = [{
@@ -496,13 +444,9 @@ def TDF_ScatterNdLikeOp : TDF_Op<"scatter_nd_like", [NoMemoryEffect]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_TensorScatterNdUpdateOp : TDF_Op<"tensor_scatter_nd_update", [NoMemoryEffect, SupportNonContiguous]> {
+def TDF_TensorScatterNdUpdateOp : TDF_HookedOp<"tensor_scatter_nd_update", [NoMemoryEffect, SupportNonContiguous]> {
   let summary = "write slices into a copy of params at index tuples";
   // `* 0.0` zeroes the written slices' gradient (NaN there only where dout is not finite)
   let grad = [{
@@ -530,14 +474,10 @@ def TDF_TensorScatterNdUpdateOp : TDF_Op<"tensor_scatter_nd_update", [NoMemoryEf
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_TensorScatterNdAddOp : TDF_Op<"tensor_scatter_nd_add", [NoMemoryEffect]> {
+def TDF_TensorScatterNdAddOp : TDF_HookedOp<"tensor_scatter_nd_add", [NoMemoryEffect]> {
   let summary = "add slices into a copy of params at index tuples";
   let grad = [{
     params: dout;
@@ -562,9 +502,5 @@ def TDF_TensorScatterNdAddOp : TDF_Op<"tensor_scatter_nd_add", [NoMemoryEffect]>
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }

@@ -11,7 +11,7 @@
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def TDF_MatmulOp : TDF_Op<"matmul", [NoMemoryEffect]> {
+def TDF_MatmulOp : TDF_HookedOp<"matmul", [NoMemoryEffect]> {
   let summary = "matrix multiplication";
   let grad = [{
     a: transpose_a ? matmul(b, dout, transpose_a=transpose_b, transpose_b=true, alpha=alpha)
@@ -44,14 +44,10 @@ def TDF_MatmulOp : TDF_Op<"matmul", [NoMemoryEffect]> {
     DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
     DefaultValuedAttr<F64Attr, "1.">:$alpha
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_BatchMatmulOp : TDF_Op<"batch_matmul", [NoMemoryEffect]> {
+def TDF_BatchMatmulOp : TDF_HookedOp<"batch_matmul", [NoMemoryEffect]> {
   let summary = "batched matrix multiplication";
   let grad = [{
     a: transpose_a ? batch_matmul(b, dout, transpose_a=transpose_b, transpose_b=true, alpha=alpha)
@@ -83,9 +79,5 @@ def TDF_BatchMatmulOp : TDF_Op<"batch_matmul", [NoMemoryEffect]> {
     DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
     DefaultValuedAttr<F64Attr, "1.">:$alpha
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_compute_complexity_fn = 1;
 }

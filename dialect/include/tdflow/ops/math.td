@@ -11,7 +11,7 @@
 // Elementwise unary
 //===----------------------------------------------------------------------===//
 
-def TDF_ReluOp : TDF_Op<"relu", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
+def TDF_ReluOp : TDF_FormulaOp<"relu", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
   let summary = "rectified linear unit";
   let formula = [{ max(x, 0) }];
   let description = [{
@@ -30,13 +30,9 @@ def TDF_ReluOp : TDF_Op<"relu", [NoMemoryEffect, Idempotent, SameOperandsAndResu
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_LeakyReluOp : TDF_Op<"leaky_relu", [NoMemoryEffect, Elementwise]> {
+def TDF_LeakyReluOp : TDF_FormulaOp<"leaky_relu", [NoMemoryEffect, Elementwise]> {
   let summary = "leaky rectified linear unit";
   // OneFlow's definition. For 0 < alpha <= 1 the kernel computes it as max(x, x * alpha)
   // (two ufuncs, exact for every input); the gradient keeps the select's meaning at 0
@@ -60,13 +56,9 @@ def TDF_LeakyReluOp : TDF_Op<"leaky_relu", [NoMemoryEffect, Elementwise]> {
   let attrs = (ins
     DefaultValuedAttr<F32Attr, "0.">:$alpha
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SigmoidOp : TDF_Op<"sigmoid", [NoMemoryEffect, Elementwise]> {
+def TDF_SigmoidOp : TDF_FormulaOp<"sigmoid", [NoMemoryEffect, Elementwise]> {
   let summary = "logistic sigmoid";
   let formula = [{ sigmoid(x) }];
   let description = [{
@@ -84,13 +76,9 @@ def TDF_SigmoidOp : TDF_Op<"sigmoid", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_TanhOp : TDF_Op<"tanh", [NoMemoryEffect, Elementwise]> {
+def TDF_TanhOp : TDF_FormulaOp<"tanh", [NoMemoryEffect, Elementwise]> {
   let summary = "hyperbolic tangent";
   let formula = [{ tanh(x) }];
   let description = [{
@@ -108,13 +96,9 @@ def TDF_TanhOp : TDF_Op<"tanh", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_GeluOp : TDF_Op<"gelu", [NoMemoryEffect, Elementwise]> {
+def TDF_GeluOp : TDF_FormulaOp<"gelu", [NoMemoryEffect, Elementwise]> {
   let summary = "Gaussian error linear unit";
   // OneFlow's erf form: 0.5 x (1 + erf(x / sqrt 2)).
   let formula = [{ 0.5 * in * (1.0 + erf(in * rsqrt(2.0))) }];
@@ -134,13 +118,9 @@ def TDF_GeluOp : TDF_Op<"gelu", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_ExpOp : TDF_Op<"exp", [NoMemoryEffect, Elementwise]> {
+def TDF_ExpOp : TDF_FormulaOp<"exp", [NoMemoryEffect, Elementwise]> {
   let summary = "natural exponential";
   let formula = [{ exp(x) }];
   let description = [{
@@ -158,13 +138,9 @@ def TDF_ExpOp : TDF_Op<"exp", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_LogOp : TDF_Op<"log", [NoMemoryEffect, Elementwise]> {
+def TDF_LogOp : TDF_FormulaOp<"log", [NoMemoryEffect, Elementwise]> {
   let summary = "natural logarithm";
   let formula = [{ log(x) }];
   let description = [{
@@ -183,13 +159,9 @@ def TDF_LogOp : TDF_Op<"log", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SqrtOp : TDF_Op<"sqrt", [NoMemoryEffect, Elementwise]> {
+def TDF_SqrtOp : TDF_FormulaOp<"sqrt", [NoMemoryEffect, Elementwise]> {
   let summary = "square root";
   let formula = [{ sqrt(x) }];
   let description = [{
@@ -207,17 +179,13 @@ def TDF_SqrtOp : TDF_Op<"sqrt", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Gradients
 //===----------------------------------------------------------------------===//
 
-def TDF_ReluGradOp : TDF_Op<"relu_grad", [NoMemoryEffect, Elementwise]> {
+def TDF_ReluGradOp : TDF_FormulaOp<"relu_grad", [NoMemoryEffect, SameOperandsShape, SameOperandsElementType, Elementwise]> {
   let summary = "gradient of relu";
   let formula = [{ y > 0 ? dy : 0 }];
   let description = [{
@@ -236,13 +204,9 @@ def TDF_ReluGradOp : TDF_Op<"relu_grad", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$dx
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_LeakyReluGradOp : TDF_Op<"leaky_relu_grad", [NoMemoryEffect, Elementwise]> {
+def TDF_LeakyReluGradOp : TDF_FormulaOp<"leaky_relu_grad", [NoMemoryEffect, SameOperandsShape, SameOperandsElementType, Elementwise]> {
   let summary = "gradient of leaky_relu";
   let formula = [{ x > 0 ? dy : dy * alpha }];
   let description = [{
@@ -264,13 +228,9 @@ def TDF_LeakyReluGradOp : TDF_Op<"leaky_relu_grad", [NoMemoryEffect, Elementwise
   let attrs = (ins
     DefaultValuedAttr<F32Attr, "0.">:$alpha
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SigmoidGradOp : TDF_Op<"sigmoid_grad", [NoMemoryEffect, Elementwise]> {
+def TDF_SigmoidGradOp : TDF_FormulaOp<"sigmoid_grad", [NoMemoryEffect, SameOperandsShape, SameOperandsElementType, Elementwise]> {
   let summary = "gradient of sigmoid";
   let formula = [{ dy * y * (1.0 - y) }];
   let description = [{
@@ -289,13 +249,9 @@ def TDF_SigmoidGradOp : TDF_Op<"sigmoid_grad", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$dx
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_TanhGradOp : TDF_Op<"tanh_grad", [NoMemoryEffect, Elementwise]> {
+def TDF_TanhGradOp : TDF_FormulaOp<"tanh_grad", [NoMemoryEffect, SameOperandsShape, SameOperandsElementType, Elementwise]> {
   let summary = "gradient of tanh";
   let formula = [{ dy * (1.0 - y * y) }];
   let description = [{
@@ -314,13 +270,9 @@ def TDF_TanhGradOp : TDF_Op<"tanh_grad", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$dx
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_GeluGradOp : TDF_Op<"gelu_grad", [NoMemoryEffect, Elementwise]> {
+def TDF_GeluGradOp : TDF_FormulaOp<"gelu_grad", [NoMemoryEffect, SameOperandsShape, SameOperandsElementType, Elementwise]> {
   let summary = "gradient of gelu";
   let formula = [{ dy * (0.5 * (1.0 + erf(x * rsqrt(2.0))) + x * rsqrt(2.0 * 3.141592653589793) * exp(-0.5 * x * x)) }];
   let description = [{
@@ -340,10 +292,6 @@ def TDF_GeluGradOp : TDF_Op<"gelu_grad", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$dx
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -351,7 +299,7 @@ def TDF_GeluGradOp : TDF_Op<"gelu_grad", [NoMemoryEffect, Elementwise]> {
 //===----------------------------------------------------------------------===//
 
 // OneFlow: OneFlow_IdempotentBaseOp<"abs">, whose base adds SameOperandsAndResultType.
-def TDF_AbsOp : TDF_Op<"abs", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
+def TDF_AbsOp : TDF_FormulaOp<"abs", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
   let summary = "absolute value";
   // The derived gradient is the sign of x (0 at 0, as PyTorch's).
   let formula = [{ abs(x) }];
@@ -371,13 +319,9 @@ def TDF_AbsOp : TDF_Op<"abs", [NoMemoryEffect, Idempotent, SameOperandsAndResult
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_RsqrtOp : TDF_Op<"rsqrt", [NoMemoryEffect, Elementwise]> {
+def TDF_RsqrtOp : TDF_FormulaOp<"rsqrt", [NoMemoryEffect, Elementwise]> {
   let summary = "reciprocal square root";
   let formula = [{ rsqrt(x) }];
   let description = [{
@@ -395,13 +339,9 @@ def TDF_RsqrtOp : TDF_Op<"rsqrt", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_ErfOp : TDF_Op<"erf", [NoMemoryEffect, Elementwise]> {
+def TDF_ErfOp : TDF_FormulaOp<"erf", [NoMemoryEffect, Elementwise]> {
   let summary = "Gauss error function";
   let formula = [{ erf(x) }];
   let description = [{
@@ -420,13 +360,9 @@ def TDF_ErfOp : TDF_Op<"erf", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SiluOp : TDF_Op<"silu", [NoMemoryEffect, Elementwise]> {
+def TDF_SiluOp : TDF_FormulaOp<"silu", [NoMemoryEffect, Elementwise]> {
   let summary = "sigmoid linear unit (swish)";
   // OneFlow's kernel: x / (1 + exp(-x)).
   let formula = [{ in * sigmoid(in) }];
@@ -450,13 +386,9 @@ def TDF_SiluOp : TDF_Op<"silu", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_FastGeluOp : TDF_Op<"fast_gelu", [NoMemoryEffect, Elementwise]> {
+def TDF_FastGeluOp : TDF_FormulaOp<"fast_gelu", [NoMemoryEffect, Elementwise]> {
   let summary = "Gaussian error linear unit, tanh approximation";
   // OneFlow's FastGeluFunctor: alpha = sqrt(2 / pi), beta = 0.044715.
   let formula = [{ 0.5 * in * (1.0 + tanh(0.7978845608028654 * (in + 0.044715 * in * in * in))) }];
@@ -481,13 +413,9 @@ def TDF_FastGeluOp : TDF_Op<"fast_gelu", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SoftplusOp : TDF_Op<"softplus", [NoMemoryEffect, Elementwise]> {
+def TDF_SoftplusOp : TDF_FormulaOp<"softplus", [NoMemoryEffect, Elementwise]> {
   let summary = "softplus, linear above a threshold";
   // OneFlow's SoftplusFunctor (and PyTorch's): x where beta * x > threshold, else
   // log(1 + exp(beta * x)) / beta.
@@ -513,17 +441,13 @@ def TDF_SoftplusOp : TDF_Op<"softplus", [NoMemoryEffect, Elementwise]> {
     DefaultValuedAttr<F64Attr, "1.">:$beta,
     DefaultValuedAttr<F64Attr, "20.">:$threshold
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Trigonometric and hyperbolic
 //===----------------------------------------------------------------------===//
 
-def TDF_SinOp : TDF_Op<"sin", [NoMemoryEffect, Elementwise]> {
+def TDF_SinOp : TDF_FormulaOp<"sin", [NoMemoryEffect, Elementwise]> {
   let summary = "sine";
   let formula = [{ sin(x) }];
   let description = [{
@@ -541,13 +465,9 @@ def TDF_SinOp : TDF_Op<"sin", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_CosOp : TDF_Op<"cos", [NoMemoryEffect, Elementwise]> {
+def TDF_CosOp : TDF_FormulaOp<"cos", [NoMemoryEffect, Elementwise]> {
   let summary = "cosine";
   let formula = [{ cos(x) }];
   let description = [{
@@ -565,13 +485,9 @@ def TDF_CosOp : TDF_Op<"cos", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_TanOp : TDF_Op<"tan", [NoMemoryEffect, Elementwise]> {
+def TDF_TanOp : TDF_FormulaOp<"tan", [NoMemoryEffect, Elementwise]> {
   let summary = "tangent";
   let formula = [{ tan(x) }];
   let description = [{
@@ -589,13 +505,9 @@ def TDF_TanOp : TDF_Op<"tan", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_AsinOp : TDF_Op<"asin", [NoMemoryEffect, Elementwise]> {
+def TDF_AsinOp : TDF_FormulaOp<"asin", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse sine";
   let formula = [{ asin(x) }];
   let description = [{
@@ -614,13 +526,9 @@ def TDF_AsinOp : TDF_Op<"asin", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_AcosOp : TDF_Op<"acos", [NoMemoryEffect, Elementwise]> {
+def TDF_AcosOp : TDF_FormulaOp<"acos", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse cosine";
   let formula = [{ acos(x) }];
   let description = [{
@@ -639,13 +547,9 @@ def TDF_AcosOp : TDF_Op<"acos", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_AtanOp : TDF_Op<"atan", [NoMemoryEffect, Elementwise]> {
+def TDF_AtanOp : TDF_FormulaOp<"atan", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse tangent";
   let formula = [{ atan(x) }];
   let description = [{
@@ -663,13 +567,9 @@ def TDF_AtanOp : TDF_Op<"atan", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SinhOp : TDF_Op<"sinh", [NoMemoryEffect, Elementwise]> {
+def TDF_SinhOp : TDF_FormulaOp<"sinh", [NoMemoryEffect, Elementwise]> {
   let summary = "hyperbolic sine";
   let formula = [{ sinh(x) }];
   let description = [{
@@ -687,13 +587,9 @@ def TDF_SinhOp : TDF_Op<"sinh", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_CoshOp : TDF_Op<"cosh", [NoMemoryEffect, Elementwise]> {
+def TDF_CoshOp : TDF_FormulaOp<"cosh", [NoMemoryEffect, Elementwise]> {
   let summary = "hyperbolic cosine";
   let formula = [{ cosh(x) }];
   let description = [{
@@ -711,13 +607,9 @@ def TDF_CoshOp : TDF_Op<"cosh", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_AsinhOp : TDF_Op<"asinh", [NoMemoryEffect, Elementwise]> {
+def TDF_AsinhOp : TDF_FormulaOp<"asinh", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse hyperbolic sine";
   let formula = [{ asinh(x) }];
   let description = [{
@@ -735,13 +627,9 @@ def TDF_AsinhOp : TDF_Op<"asinh", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_AcoshOp : TDF_Op<"acosh", [NoMemoryEffect, Elementwise]> {
+def TDF_AcoshOp : TDF_FormulaOp<"acosh", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse hyperbolic cosine";
   let formula = [{ acosh(x) }];
   let description = [{
@@ -760,13 +648,9 @@ def TDF_AcoshOp : TDF_Op<"acosh", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_AtanhOp : TDF_Op<"atanh", [NoMemoryEffect, Elementwise]> {
+def TDF_AtanhOp : TDF_FormulaOp<"atanh", [NoMemoryEffect, Elementwise]> {
   let summary = "inverse hyperbolic tangent";
   let formula = [{ atanh(x) }];
   let description = [{
@@ -785,10 +669,6 @@ def TDF_AtanhOp : TDF_Op<"atanh", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -796,7 +676,7 @@ def TDF_AtanhOp : TDF_Op<"atanh", [NoMemoryEffect, Elementwise]> {
 //===----------------------------------------------------------------------===//
 
 // OneFlow: OneFlow_IdempotentBaseOp<"floor">, whose base adds SameOperandsAndResultType.
-def TDF_FloorOp : TDF_Op<"floor", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
+def TDF_FloorOp : TDF_FormulaOp<"floor", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
   let summary = "round toward minus infinity";
   let formula = [{ floor(x) }];
   let description = [{
@@ -815,14 +695,10 @@ def TDF_FloorOp : TDF_Op<"floor", [NoMemoryEffect, Idempotent, SameOperandsAndRe
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 // OneFlow: OneFlow_IdempotentBaseOp<"ceil">, whose base adds SameOperandsAndResultType.
-def TDF_CeilOp : TDF_Op<"ceil", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
+def TDF_CeilOp : TDF_FormulaOp<"ceil", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
   let summary = "round toward plus infinity";
   let formula = [{ ceil(x) }];
   let description = [{
@@ -841,14 +717,10 @@ def TDF_CeilOp : TDF_Op<"ceil", [NoMemoryEffect, Idempotent, SameOperandsAndResu
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 // OneFlow: OneFlow_IdempotentBaseOp<"round">, whose base adds SameOperandsAndResultType.
-def TDF_RoundOp : TDF_Op<"round", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
+def TDF_RoundOp : TDF_FormulaOp<"round", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
   let summary = "round to the nearest integer, halves to even";
   let formula = [{ round(x) }];
   let description = [{
@@ -868,14 +740,10 @@ def TDF_RoundOp : TDF_Op<"round", [NoMemoryEffect, Idempotent, SameOperandsAndRe
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 // OneFlow: OneFlow_IdempotentBaseOp<"sign">, whose base adds SameOperandsAndResultType.
-def TDF_SignOp : TDF_Op<"sign", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
+def TDF_SignOp : TDF_FormulaOp<"sign", [NoMemoryEffect, Idempotent, SameOperandsAndResultType, Elementwise]> {
   let summary = "sign of each element";
   let formula = [{ sign(x) }];
   let description = [{
@@ -894,13 +762,9 @@ def TDF_SignOp : TDF_Op<"sign", [NoMemoryEffect, Idempotent, SameOperandsAndResu
   let output = (outs
     TDF_Tensor:$y
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_IsNanOp : TDF_Op<"isnan", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_IsNanOp : TDF_FormulaOp<"isnan", [NoMemoryEffect, NoGrad, Elementwise]> {
   let summary = "test for NaN";
   let formula = [{ isnan(in) }];
   let description = [{
@@ -919,13 +783,9 @@ def TDF_IsNanOp : TDF_Op<"isnan", [NoMemoryEffect, NoGrad, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_IsInfOp : TDF_Op<"isinf", [NoMemoryEffect, NoGrad, Elementwise]> {
+def TDF_IsInfOp : TDF_FormulaOp<"isinf", [NoMemoryEffect, NoGrad, Elementwise]> {
   let summary = "test for an infinity";
   let formula = [{ isinf(in) }];
   let description = [{
@@ -944,13 +804,9 @@ def TDF_IsInfOp : TDF_Op<"isinf", [NoMemoryEffect, NoGrad, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SoftsignOp : TDF_Op<"softsign", [NoMemoryEffect, Elementwise]> {
+def TDF_SoftsignOp : TDF_FormulaOp<"softsign", [NoMemoryEffect, Elementwise]> {
   let summary = "softsign, x / (1 + |x|)";
   let formula = [{ in / (1.0 + abs(in)) }];
   let description = [{
@@ -969,8 +825,4 @@ def TDF_SoftsignOp : TDF_Op<"softsign", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }

@@ -11,7 +11,7 @@
 // Optimizer
 //===----------------------------------------------------------------------===//
 
-def TDF_SgdUpdateOp : TDF_Op<"sgd_update", [NoGrad, AttrSizedOperandSegments]> {
+def TDF_SgdUpdateOp : TDF_HookedOp<"sgd_update", [NoGrad, AttrSizedOperandSegments]> {
   let summary = "stochastic gradient descent step (in place)";
   let description = [{
     Updates `model` in place: `model -= lr * (scale * model_diff * s + l1 * sign(model) + l2
@@ -43,10 +43,6 @@ def TDF_SgdUpdateOp : TDF_Op<"sgd_update", [NoGrad, AttrSizedOperandSegments]> {
     DefaultValuedAttr<F32Attr, "0.">:$l2,
     DefaultValuedAttr<F32Attr, "0.">:$weight_decay
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -54,7 +50,7 @@ def TDF_SgdUpdateOp : TDF_Op<"sgd_update", [NoGrad, AttrSizedOperandSegments]> {
 // Optimizers
 //===----------------------------------------------------------------------===//
 
-def TDF_AdamUpdateOp : TDF_Op<"adam_update", [NoGrad, AttrSizedOperandSegments]> {
+def TDF_AdamUpdateOp : TDF_HookedOp<"adam_update", [NoGrad, AttrSizedOperandSegments]> {
   let summary = "Adam step (in place), as OneFlow's adam_update";
   let description = [{
     Updates `model`, `m` and `v` (and `max_v` with `amsgrad`) in place, as OneFlow's
@@ -109,9 +105,5 @@ def TDF_AdamUpdateOp : TDF_Op<"adam_update", [NoGrad, AttrSizedOperandSegments]>
     DefaultValuedAttr<BoolAttr, "false">:$amsgrad,
     DefaultValuedAttr<BoolAttr, "true">:$do_bias_correction
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }

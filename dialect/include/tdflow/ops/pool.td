@@ -11,7 +11,7 @@
 // Convolution, pooling, dropout
 //===----------------------------------------------------------------------===//
 
-def TDF_MaxPool2DOp : TDF_Op<"max_pool_2d", [NoMemoryEffect]> {
+def TDF_MaxPool2DOp : TDF_HookedOp<"max_pool_2d", [NoMemoryEffect]> {
   let summary = "2-D max pooling";
   let grad = [{
     x: max_pool_2d_grad(x, indice, dy, padding=padding, data_format=data_format,
@@ -48,10 +48,6 @@ def TDF_MaxPool2DOp : TDF_Op<"max_pool_2d", [NoMemoryEffect]> {
     DefaultValuedAttr<BoolAttr, "false">:$return_indices,
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_compute_complexity_fn = 1;
 }
 
@@ -59,7 +55,7 @@ def TDF_MaxPool2DOp : TDF_Op<"max_pool_2d", [NoMemoryEffect]> {
 // Gradients
 //===----------------------------------------------------------------------===//
 
-def TDF_MaxPool2DGradOp : TDF_Op<"max_pool_2d_grad", [NoMemoryEffect, NoGrad]> {
+def TDF_MaxPool2DGradOp : TDF_HookedOp<"max_pool_2d_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of max_pool_2d";
   let description = [{
     Scatters `dy` back to the positions recorded in `indice`; the result has `x`'s shape and
@@ -88,10 +84,6 @@ def TDF_MaxPool2DGradOp : TDF_Op<"max_pool_2d_grad", [NoMemoryEffect, NoGrad]> {
     DefaultValuedAttr<BoolAttr, "false">:$return_indices,
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_compute_complexity_fn = 1;
 }
 
@@ -99,7 +91,7 @@ def TDF_MaxPool2DGradOp : TDF_Op<"max_pool_2d_grad", [NoMemoryEffect, NoGrad]> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-def TDF_AvgPool2DOp : TDF_Op<"avg_pool_2d", [NoMemoryEffect]> {
+def TDF_AvgPool2DOp : TDF_HookedOp<"avg_pool_2d", [NoMemoryEffect]> {
   let summary = "2-D average pooling";
   let grad = [{
     x: avg_pool_2d_grad(x, dy, padding=padding, data_format=data_format,
@@ -136,14 +128,10 @@ def TDF_AvgPool2DOp : TDF_Op<"avg_pool_2d", [NoMemoryEffect]> {
     DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
     DefaultValuedAttr<SI32Attr, "0">:$divisor_override
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_AvgPool2DGradOp : TDF_Op<"avg_pool_2d_grad", [NoMemoryEffect]> {
+def TDF_AvgPool2DGradOp : TDF_HookedOp<"avg_pool_2d_grad", [NoMemoryEffect]> {
   let summary = "gradient of avg_pool_2d";
   // Linear in dy: its own gradient is the forward pooling of ddx (x gives only a shape).
   let grad = [{
@@ -177,14 +165,10 @@ def TDF_AvgPool2DGradOp : TDF_Op<"avg_pool_2d_grad", [NoMemoryEffect]> {
     DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
     DefaultValuedAttr<SI32Attr, "0">:$divisor_override
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_AdaptiveAvgPool2DOp : TDF_Op<"adaptive_avg_pool2d", [NoMemoryEffect]> {
+def TDF_AdaptiveAvgPool2DOp : TDF_HookedOp<"adaptive_avg_pool2d", [NoMemoryEffect]> {
   let summary = "2-D adaptive average pooling";
   let grad = [{
     x: adaptive_avg_pool2d_grad(x, dy, data_format=data_format, output_size=output_size)
@@ -211,13 +195,9 @@ def TDF_AdaptiveAvgPool2DOp : TDF_Op<"adaptive_avg_pool2d", [NoMemoryEffect]> {
     StrAttr:$data_format,
     SI64ArrayAttr:$output_size
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_AdaptiveAvgPool2DGradOp : TDF_Op<"adaptive_avg_pool2d_grad", [NoMemoryEffect]> {
+def TDF_AdaptiveAvgPool2DGradOp : TDF_HookedOp<"adaptive_avg_pool2d_grad", [NoMemoryEffect]> {
   let summary = "gradient of adaptive_avg_pool2d";
   // Linear in dy: its own gradient is the forward pooling of ddx (x gives only a shape).
   let grad = [{ dy: adaptive_avg_pool2d(ddx, data_format=data_format, output_size=output_size) }];
@@ -242,8 +222,4 @@ def TDF_AdaptiveAvgPool2DGradOp : TDF_Op<"adaptive_avg_pool2d_grad", [NoMemoryEf
     StrAttr:$data_format,
     SI64ArrayAttr:$output_size
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }

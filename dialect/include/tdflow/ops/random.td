@@ -11,7 +11,7 @@
 // Convolution, pooling, dropout
 //===----------------------------------------------------------------------===//
 
-def TDF_DropoutOp : TDF_Op<"dropout", [NoMemoryEffect]> {
+def TDF_DropoutOp : TDF_HookedOp<"dropout", [NoMemoryEffect]> {
   let summary = "dropout";
   let grad = [{
     in: dropout_grad(dout, mask, scale=1.0 / (1.0 - rate));
@@ -40,10 +40,6 @@ def TDF_DropoutOp : TDF_Op<"dropout", [NoMemoryEffect]> {
     DefaultValuedAttr<F32Attr, "0.">:$rate,
     DefaultValuedAttr<SI64Attr, "0">:$seed
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
 }
 
@@ -51,7 +47,7 @@ def TDF_DropoutOp : TDF_Op<"dropout", [NoMemoryEffect]> {
 // Gradients
 //===----------------------------------------------------------------------===//
 
-def TDF_DropoutGradOp : TDF_Op<"dropout_grad", [NoMemoryEffect, Elementwise]> {
+def TDF_DropoutGradOp : TDF_FormulaOp<"dropout_grad", [NoMemoryEffect, SameOperandsShape, Elementwise]> {
   let summary = "gradient of dropout";
   let formula = [{ dy * mask * scale }];
   let description = [{
@@ -65,7 +61,7 @@ def TDF_DropoutGradOp : TDF_Op<"dropout_grad", [NoMemoryEffect, Elementwise]> {
   }];
   let input = (ins
     TDF_Tensor:$dy,
-    TDF_MaskTensor:$mask
+    TDF_DropoutMaskTensor:$mask
   );
   let output = (outs
     TDF_Tensor:$dx
@@ -73,9 +69,5 @@ def TDF_DropoutGradOp : TDF_Op<"dropout_grad", [NoMemoryEffect, Elementwise]> {
   let attrs = (ins
     DefaultValuedAttr<F32Attr, "0.">:$scale
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
 }

@@ -11,7 +11,7 @@
 // Reductions and normalisation
 //===----------------------------------------------------------------------===//
 
-def TDF_ReduceSumOp : TDF_Op<"reduce_sum", [NoMemoryEffect]> {
+def TDF_ReduceSumOp : TDF_HookedOp<"reduce_sum", [NoMemoryEffect]> {
   let summary = "sum over axes";
   let description = [{
     Sums `input_tensor` over the dims listed in `axis` (negative counts from the end; an
@@ -34,13 +34,9 @@ def TDF_ReduceSumOp : TDF_Op<"reduce_sum", [NoMemoryEffect]> {
     SI32ArrayAttr:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_ReduceMaxOp : TDF_Op<"reduce_max", [NoMemoryEffect]> {
+def TDF_ReduceMaxOp : TDF_HookedOp<"reduce_max", [NoMemoryEffect]> {
   let summary = "maximum over axes";
   let description = [{
     Takes the maximum of `input_tensor` over the dims listed in `axis`, with `reduce_sum`'s
@@ -62,17 +58,13 @@ def TDF_ReduceMaxOp : TDF_Op<"reduce_max", [NoMemoryEffect]> {
     SI32ArrayAttr:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Shape and type
 //===----------------------------------------------------------------------===//
 
-def TDF_ReduceSumLikeOp : TDF_Op<"reduce_sum_like", [NoMemoryEffect]> {
+def TDF_ReduceSumLikeOp : TDF_HookedOp<"reduce_sum_like", [NoMemoryEffect]> {
   let summary = "sum over axes to match another tensor's shape";
   let description = [{
     Sums `x` over the dims in `axis` so that the result has `like`'s shape (the reverse of
@@ -95,10 +87,6 @@ def TDF_ReduceSumLikeOp : TDF_Op<"reduce_sum_like", [NoMemoryEffect]> {
   let attrs = (ins
     SI32ArrayAttr:$axis
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -106,7 +94,7 @@ def TDF_ReduceSumLikeOp : TDF_Op<"reduce_sum_like", [NoMemoryEffect]> {
 // Arg-max and top-k (along the last dim)
 //===----------------------------------------------------------------------===//
 
-def TDF_ArgmaxOp : TDF_Op<"argmax", [NoMemoryEffect, NoGrad]> {
+def TDF_ArgmaxOp : TDF_HookedOp<"argmax", [NoMemoryEffect, NoGrad]> {
   let summary = "the position of the largest element along the last dim";
   let description = [{
     `numpy.argmax(in, axis=-1)` as `i64`: `out` has shape `in.shape[:-1]`; of equal maxima
@@ -127,13 +115,9 @@ def TDF_ArgmaxOp : TDF_Op<"argmax", [NoMemoryEffect, NoGrad]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_TopKOp : TDF_Op<"top_k", [NoMemoryEffect, NoGrad]> {
+def TDF_TopKOp : TDF_HookedOp<"top_k", [NoMemoryEffect, NoGrad]> {
   let summary = "the positions of the k largest elements along the last dim";
   let description = [{
     The `i64` positions of the `min(k, n)` largest elements of each row of the last dim
@@ -157,17 +141,13 @@ def TDF_TopKOp : TDF_Op<"top_k", [NoMemoryEffect, NoGrad]> {
     DefaultValuedAttr<SI32Attr, "0">:$k,
     DefaultValuedAttr<BoolAttr, "false">:$sorted
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Scans
 //===----------------------------------------------------------------------===//
 
-def TDF_CumsumOp : TDF_Op<"cumsum", [NoMemoryEffect]> {
+def TDF_CumsumOp : TDF_HookedOp<"cumsum", [NoMemoryEffect]> {
   let summary = "running sum along one dim";
   let description = [{
     `numpy.cumsum(x, axis=dim)` in `x`'s element type (halves accumulate in f32); `dim` may
@@ -190,13 +170,9 @@ def TDF_CumsumOp : TDF_Op<"cumsum", [NoMemoryEffect]> {
   let attrs = (ins
     SI64Attr:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_CumProdOp : TDF_Op<"cumprod", [NoMemoryEffect]> {
+def TDF_CumProdOp : TDF_HookedOp<"cumprod", [NoMemoryEffect]> {
   let summary = "running product along one dim";
   let grad = [{ x: cumprod_grad(dy, y, x, dim=dim) }];
   let description = [{
@@ -218,13 +194,9 @@ def TDF_CumProdOp : TDF_Op<"cumprod", [NoMemoryEffect]> {
   let attrs = (ins
     SI64Attr:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_CumProdGradOp : TDF_Op<"cumprod_grad", [NoMemoryEffect, NoGrad]> {
+def TDF_CumProdGradOp : TDF_HookedOp<"cumprod_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of cumprod";
   let description = [{
     `dx[i] = sum over j >= i of dy[j] * prod over k <= j, k != i of input[k]` along `dim`
@@ -249,17 +221,13 @@ def TDF_CumProdGradOp : TDF_Op<"cumprod_grad", [NoMemoryEffect, NoGrad]> {
   let attrs = (ins
     SI64Attr:$dim
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
 
-def TDF_ReduceMinOp : TDF_Op<"reduce_min", [NoMemoryEffect]> {
+def TDF_ReduceMinOp : TDF_HookedOp<"reduce_min", [NoMemoryEffect]> {
   let summary = "minimum over axes";
   let description = [{
     Takes the minimum of `input_tensor` over the dims listed in `axis`, with `reduce_sum`'s
@@ -282,13 +250,9 @@ def TDF_ReduceMinOp : TDF_Op<"reduce_min", [NoMemoryEffect]> {
     SI32ArrayAttr:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_ReduceProdOp : TDF_Op<"reduce_prod", [NoMemoryEffect]> {
+def TDF_ReduceProdOp : TDF_HookedOp<"reduce_prod", [NoMemoryEffect]> {
   let summary = "product over axes";
   let description = [{
     Multiplies `input_tensor` over the dims listed in `axis`, with `reduce_sum`'s axis and
@@ -312,8 +276,4 @@ def TDF_ReduceProdOp : TDF_Op<"reduce_prod", [NoMemoryEffect]> {
     SI32ArrayAttr:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }

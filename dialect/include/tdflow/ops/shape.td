@@ -11,7 +11,7 @@
 // Shape and type
 //===----------------------------------------------------------------------===//
 
-def TDF_ReshapeOp : TDF_Op<"reshape", [NoMemoryEffect]> {
+def TDF_ReshapeOp : TDF_HookedOp<"reshape", [NoMemoryEffect]> {
   let summary = "reshape";
   let grad = [{ in: reshape(dout, shape=in.shape) }];
   let description = [{
@@ -33,14 +33,10 @@ def TDF_ReshapeOp : TDF_Op<"reshape", [NoMemoryEffect]> {
   let attrs = (ins
     ShapeAttr:$shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_enumerate_nd_sbp_signatures_fn = 1;
 }
 
-def TDF_TransposeOp : TDF_Op<"transpose", [NoMemoryEffect]> {
+def TDF_TransposeOp : TDF_HookedOp<"transpose", [NoMemoryEffect]> {
   let summary = "permute dimensions";
   let description = [{
     Permutes the dims of `input`: `output.shape[i] = input.shape[perm[i]]`. `perm` must be a
@@ -61,13 +57,9 @@ def TDF_TransposeOp : TDF_Op<"transpose", [NoMemoryEffect]> {
   let attrs = (ins
     SI32ArrayAttr:$perm
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_CatOp : TDF_Op<"cat", [NoMemoryEffect]> {
+def TDF_CatOp : TDF_HookedOp<"cat", [NoMemoryEffect]> {
   let summary = "concatenate along an axis";
   let description = [{
     Concatenates one or more tensors of equal rank and element type along `axis` (negative
@@ -90,14 +82,10 @@ def TDF_CatOp : TDF_Op<"cat", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$axis,
     DefaultValuedAttr<SI64Attr, "0">:$max_dim_size
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_check_fn = 1;
 }
 
-def TDF_CastOp : TDF_Op<"cast", [NoMemoryEffect, SupportNonContiguous]> {
+def TDF_CastOp : TDF_HookedOp<"cast", [NoMemoryEffect, SupportNonContiguous]> {
   let summary = "convert the element type";
   let grad = [{ in: cast(dout, dtype=in.dtype) }];
   let description = [{
@@ -121,14 +109,10 @@ def TDF_CastOp : TDF_Op<"cast", [NoMemoryEffect, SupportNonContiguous]> {
     OneFlow_DataType:$dtype,
     DefaultValuedAttr<BoolAttr, "false">:$pin_memory
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_device_and_stream_infer_fn = 1;
 }
 
-def TDF_ConstantOp : TDF_Op<"constant", [NoMemoryEffect, NoGrad]> {
+def TDF_ConstantOp : TDF_HookedOp<"constant", [NoMemoryEffect, NoGrad]> {
   let summary = "a tensor filled with one value";
   let description = [{
     Creates a tensor of shape `shape` and element type `dtype` filled with `floating_value`
@@ -156,14 +140,10 @@ def TDF_ConstantOp : TDF_Op<"constant", [NoMemoryEffect, NoGrad]> {
     OneFlow_DataType:$dtype,
     ShapeAttr:$shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_nd_sbp_infer_fn = 1;
 }
 
-def TDF_DenseConstantOp : TDF_Op<"dense_constant", [NoMemoryEffect, NoGrad]> {
+def TDF_DenseConstantOp : TDF_HookedOp<"dense_constant", [NoMemoryEffect, NoGrad]> {
   let summary = "a constant tensor given element by element";
   let description = [{
     Returns the tensor held by `value`, an MLIR dense elements attribute: inline
@@ -184,13 +164,9 @@ def TDF_DenseConstantOp : TDF_Op<"dense_constant", [NoMemoryEffect, NoGrad]> {
   let attrs = (ins
     ElementsAttr:$value
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_data_type_infer_fn = 1;
-  let has_get_sbp_fn = 1;
 }
 
-def TDF_OnesLikeOp : TDF_Op<"ones_like", [NoMemoryEffect, NoGrad, Idempotent, SameOperandsAndResultType]> {
+def TDF_OnesLikeOp : TDF_HookedOp<"ones_like", [NoMemoryEffect, NoGrad, Idempotent, SameOperandsAndResultType]> {
   let summary = "a tensor of ones shaped like another";
   let description = [{
     Returns a tensor of ones with `like`'s shape and element type; `like`'s values are not
@@ -208,14 +184,10 @@ def TDF_OnesLikeOp : TDF_Op<"ones_like", [NoMemoryEffect, NoGrad, Idempotent, Sa
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_nd_sbp_infer_fn = 1;
 }
 
-def TDF_BroadcastLikeOp : TDF_Op<"broadcast_like", [NoMemoryEffect]> {
+def TDF_BroadcastLikeOp : TDF_HookedOp<"broadcast_like", [NoMemoryEffect]> {
   let summary = "broadcast to another tensor's shape";
   let description = [{
     Broadcasts `x` to `like`'s shape; `broadcast_axes` lists the dims of `like` that `x`
@@ -238,10 +210,6 @@ def TDF_BroadcastLikeOp : TDF_Op<"broadcast_like", [NoMemoryEffect]> {
   let attrs = (ins
     SI32ArrayAttr:$broadcast_axes
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -249,7 +217,7 @@ def TDF_BroadcastLikeOp : TDF_Op<"broadcast_like", [NoMemoryEffect]> {
 // Narrowing, expanding, adding and removing dims
 //===----------------------------------------------------------------------===//
 
-def TDF_ExpandOp : TDF_Op<"expand", [NoMemoryEffect, SupportNonContiguous]> {
+def TDF_ExpandOp : TDF_HookedOp<"expand", [NoMemoryEffect, SupportNonContiguous]> {
   let summary = "broadcast to a larger shape";
   let description = [{
     Broadcasts `in` to `expand_shape` (PyTorch's `expand`, numpy's `broadcast_to`): `in`'s
@@ -272,13 +240,9 @@ def TDF_ExpandOp : TDF_Op<"expand", [NoMemoryEffect, SupportNonContiguous]> {
   let attrs = (ins
     ShapeAttr:$expand_shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_ExpandDimsOp : TDF_Op<"expand_dims", [NoMemoryEffect]> {
+def TDF_ExpandDimsOp : TDF_HookedOp<"expand_dims", [NoMemoryEffect]> {
   let summary = "insert a dim of size 1";
   let grad = [{ in: reshape(dout, shape=in.shape) }];
   let description = [{
@@ -300,13 +264,9 @@ def TDF_ExpandDimsOp : TDF_Op<"expand_dims", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$axis
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SqueezeOp : TDF_Op<"squeeze", [NoMemoryEffect]> {
+def TDF_SqueezeOp : TDF_HookedOp<"squeeze", [NoMemoryEffect]> {
   let summary = "remove dims of size 1";
   let grad = [{ in: reshape(dout, shape=in.shape) }];
   let description = [{
@@ -328,17 +288,13 @@ def TDF_SqueezeOp : TDF_Op<"squeeze", [NoMemoryEffect]> {
   let attrs = (ins
     SI32ArrayAttr:$axes
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Generated tensors
 //===----------------------------------------------------------------------===//
 
-def TDF_ArangeOp : TDF_Op<"arange", [NoMemoryEffect, NoGrad]> {
+def TDF_ArangeOp : TDF_HookedOp<"arange", [NoMemoryEffect, NoGrad]> {
   let summary = "evenly spaced values in [start, limit)";
   // Keyword-only, and `nd_sbp` (required, as in OneFlow) defaults to one device's `[]`.
   let signature = [{
@@ -375,9 +331,5 @@ def TDF_ArangeOp : TDF_Op<"arange", [NoMemoryEffect, NoGrad]> {
     OneFlow_DataType:$dtype,
     StrArrayAttr:$nd_sbp
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_nd_sbp_infer_fn = 1;
 }

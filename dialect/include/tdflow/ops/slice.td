@@ -11,7 +11,7 @@
 // Shape and type
 //===----------------------------------------------------------------------===//
 
-def TDF_SliceOp : TDF_Op<"slice", [NoMemoryEffect]> {
+def TDF_SliceOp : TDF_HookedOp<"slice", [NoMemoryEffect]> {
   let summary = "strided slice, one (start, stop, step) per dim";
   let grad = [{ x: slice_grad(dy, like_shape=x.shape, start=start, stop=stop, step=step) }];
   let description = [{
@@ -39,13 +39,9 @@ def TDF_SliceOp : TDF_Op<"slice", [NoMemoryEffect]> {
     SI64ArrayAttr:$stop,
     SI64ArrayAttr:$step
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SliceGradOp : TDF_Op<"slice_grad", [NoMemoryEffect]> {
+def TDF_SliceGradOp : TDF_HookedOp<"slice_grad", [NoMemoryEffect]> {
   let summary = "gradient of slice: scatter into zeros";
   let grad = [{ dy: slice(ddx, start=start, stop=stop, step=step) }];
   let description = [{
@@ -72,10 +68,6 @@ def TDF_SliceGradOp : TDF_Op<"slice_grad", [NoMemoryEffect]> {
     SI64ArrayAttr:$stop,
     SI64ArrayAttr:$step
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -83,7 +75,7 @@ def TDF_SliceGradOp : TDF_Op<"slice_grad", [NoMemoryEffect]> {
 // Narrowing, expanding, adding and removing dims
 //===----------------------------------------------------------------------===//
 
-def TDF_NarrowOp : TDF_Op<"narrow", [NoMemoryEffect]> {
+def TDF_NarrowOp : TDF_HookedOp<"narrow", [NoMemoryEffect]> {
   let summary = "a contiguous stretch of one dim";
   let grad = [{ in: narrow_grad(dout, in, dim=dim, start=start, length=length) }];
   let description = [{
@@ -108,13 +100,9 @@ def TDF_NarrowOp : TDF_Op<"narrow", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$start,
     DefaultValuedAttr<SI64Attr, "0">:$length
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_NarrowGradOp : TDF_Op<"narrow_grad", [NoMemoryEffect]> {
+def TDF_NarrowGradOp : TDF_HookedOp<"narrow_grad", [NoMemoryEffect]> {
   let summary = "gradient of narrow: dy written into zeros shaped like the input";
   let grad = [{ dy: narrow(ddx, dim=dim, start=start, length=length) }];
   let description = [{
@@ -140,10 +128,6 @@ def TDF_NarrowGradOp : TDF_Op<"narrow_grad", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$start,
     DefaultValuedAttr<SI64Attr, "0">:$length
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -151,7 +135,7 @@ def TDF_NarrowGradOp : TDF_Op<"narrow_grad", [NoMemoryEffect]> {
 // Causal masks
 //===----------------------------------------------------------------------===//
 
-def TDF_TrilOp : TDF_Op<"tril", [NoMemoryEffect]> {
+def TDF_TrilOp : TDF_HookedOp<"tril", [NoMemoryEffect]> {
   let summary = "the lower triangle of the last two dims";
   let grad = [{ in: tril(dout, diagonal=diagonal) }];
   let description = [{
@@ -179,13 +163,9 @@ def TDF_TrilOp : TDF_Op<"tril", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$integer_fill_value,
     DefaultValuedAttr<BoolAttr, "false">:$is_floating_fill_value
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_FusedScaleTrilOp : TDF_Op<"fused_scale_tril", [NoMemoryEffect]> {
+def TDF_FusedScaleTrilOp : TDF_HookedOp<"fused_scale_tril", [NoMemoryEffect]> {
   let summary = "scale, then keep the lower triangle of the last two dims";
   let grad = [{
     in: fused_scale_tril(dout, diagonal=diagonal, floating_scale_value=floating_scale_value,
@@ -220,17 +200,13 @@ def TDF_FusedScaleTrilOp : TDF_Op<"fused_scale_tril", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "1">:$integer_scale_value,
     DefaultValuedAttr<BoolAttr, "false">:$is_floating_scale_value
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Upper triangle and constant padding
 //===----------------------------------------------------------------------===//
 
-def TDF_TriuOp : TDF_Op<"triu", [NoMemoryEffect]> {
+def TDF_TriuOp : TDF_HookedOp<"triu", [NoMemoryEffect]> {
   let summary = "the upper triangle of the last two dims";
   let grad = [{ in: triu(dout, diagonal=diagonal) }];
   let description = [{
@@ -253,13 +229,9 @@ def TDF_TriuOp : TDF_Op<"triu", [NoMemoryEffect]> {
   let attrs = (ins
     DefaultValuedAttr<SI64Attr, "0">:$diagonal
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_PadOp : TDF_Op<"pad", [NoMemoryEffect]> {
+def TDF_PadOp : TDF_HookedOp<"pad", [NoMemoryEffect]> {
   let summary = "pad every dim with a constant";
   let description = [{
     `numpy.pad(x, list(zip(padding_before, padding_after)), constant_values=c)`: one entry
@@ -289,8 +261,4 @@ def TDF_PadOp : TDF_Op<"pad", [NoMemoryEffect]> {
     DefaultValuedAttr<F64Attr, "0.">:$floating_constant_value,
     DefaultValuedAttr<SI64Attr, "0">:$integral_constant_value
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }

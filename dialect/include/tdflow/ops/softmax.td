@@ -11,7 +11,7 @@
 // Reductions and normalisation
 //===----------------------------------------------------------------------===//
 
-def TDF_SoftmaxOp : TDF_Op<"softmax", [NoMemoryEffect]> {
+def TDF_SoftmaxOp : TDF_HookedOp<"softmax", [NoMemoryEffect]> {
   let summary = "softmax over the last axis";
   let grad = [{ in: softmax_grad(out, dout) }];
   let description = [{
@@ -29,14 +29,10 @@ def TDF_SoftmaxOp : TDF_Op<"softmax", [NoMemoryEffect]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_compute_complexity_fn = 1;
 }
 
-def TDF_LogSoftmaxOp : TDF_Op<"log_softmax", [NoMemoryEffect]> {
+def TDF_LogSoftmaxOp : TDF_HookedOp<"log_softmax", [NoMemoryEffect]> {
   let summary = "log-softmax over the last axis";
   let grad = [{ in: dprob - exp(prob) * reduce_sum(dprob, axis=[-1], keepdims=true) }];
   let description = [{
@@ -55,13 +51,9 @@ def TDF_LogSoftmaxOp : TDF_Op<"log_softmax", [NoMemoryEffect]> {
   let output = (outs
     TDF_Tensor:$prob
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SparseSoftmaxCrossEntropyOp : TDF_Op<"sparse_softmax_cross_entropy", [NoMemoryEffect]> {
+def TDF_SparseSoftmaxCrossEntropyOp : TDF_HookedOp<"sparse_softmax_cross_entropy", [NoMemoryEffect]> {
   let summary = "softmax cross-entropy with integer labels";
   let grad = [{
     prediction: sparse_softmax_cross_entropy_grad(label, dout, prob, depth=depth)
@@ -94,10 +86,6 @@ def TDF_SparseSoftmaxCrossEntropyOp : TDF_Op<"sparse_softmax_cross_entropy", [No
   let attrs = (ins
     DefaultValuedAttr<SI64Attr, "0">:$depth
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
@@ -105,7 +93,7 @@ def TDF_SparseSoftmaxCrossEntropyOp : TDF_Op<"sparse_softmax_cross_entropy", [No
 // Gradients
 //===----------------------------------------------------------------------===//
 
-def TDF_SoftmaxGradOp : TDF_Op<"softmax_grad", [NoMemoryEffect]> {
+def TDF_SoftmaxGradOp : TDF_HookedOp<"softmax_grad", [NoMemoryEffect]> {
   let summary = "gradient of softmax";
   let grad = [{
     y: ddx * (dy - reduce_sum(dy * y, axis=[-1], keepdims=true))
@@ -128,13 +116,9 @@ def TDF_SoftmaxGradOp : TDF_Op<"softmax_grad", [NoMemoryEffect]> {
   let output = (outs
     TDF_Tensor:$dx
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_SparseSoftmaxCrossEntropyGradOp : TDF_Op<"sparse_softmax_cross_entropy_grad", [NoMemoryEffect, NoGrad]> {
+def TDF_SparseSoftmaxCrossEntropyGradOp : TDF_HookedOp<"sparse_softmax_cross_entropy_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of sparse_softmax_cross_entropy";
   let description = [{
     Computes `prediction_diff = (prob - one_hot(label, depth)) * dy[:, None]`; the result
@@ -157,17 +141,13 @@ def TDF_SparseSoftmaxCrossEntropyGradOp : TDF_Op<"sparse_softmax_cross_entropy_g
   let attrs = (ins
     DefaultValuedAttr<SI64Attr, "0">:$depth
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
 
-def TDF_SoftmaxCrossEntropyOp : TDF_Op<"softmax_cross_entropy", [NoMemoryEffect]> {
+def TDF_SoftmaxCrossEntropyOp : TDF_HookedOp<"softmax_cross_entropy", [NoMemoryEffect]> {
   let summary = "softmax cross-entropy with soft (probability) targets";
   let grad = [{
     prediction: softmax_cross_entropy_grad(dout, label, prob) + softmax_grad(prob, dprob)
@@ -192,14 +172,10 @@ def TDF_SoftmaxCrossEntropyOp : TDF_Op<"softmax_cross_entropy", [NoMemoryEffect]
     TDF_Tensor:$prob,
     TDF_Tensor:$out
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_SoftmaxCrossEntropyGradOp : TDF_Op<"softmax_cross_entropy_grad", [NoMemoryEffect]> {
+def TDF_SoftmaxCrossEntropyGradOp : TDF_HookedOp<"softmax_cross_entropy_grad", [NoMemoryEffect]> {
   let summary = "gradient of softmax_cross_entropy";
   let description = [{
     Computes `prediction_diff = (prob - label) * dy[..., None]`; the result has `prob`'s
@@ -219,8 +195,4 @@ def TDF_SoftmaxCrossEntropyGradOp : TDF_Op<"softmax_cross_entropy_grad", [NoMemo
   let output = (outs
     TDF_Tensor:$prediction_diff
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
