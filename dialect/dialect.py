@@ -251,11 +251,14 @@ class Dialect:
 
     def make_context(self, op_name: str, input_types=(), attrs: dict[str, Any] | None = None):
         """An :class:`~tdflow.dialect.hooks.InferContext` for running any hook of ``op_name``."""
+        from .attr_normalize import normalize_attrs
         from .hooks.context import InferContext
 
         info = self.op_info(op_name)
         typed, sizes = typed_attrs(info, attrs)
         inputs = group_inputs(info, input_types, sizes) if input_types else {}
+        if info.ruled:
+            typed = normalize_attrs(info.op, typed, inputs)
         return InferContext(info.hook_op, inputs, typed)
 
     def run_hook(self, op_name: str, kind: str, input_types=(), attrs: dict[str, Any] | None = None):
@@ -267,8 +270,8 @@ class Dialect:
         fn = self.hook(op_name, kind)
         if fn is None:
             return None
-        ctx = self.make_context(op_name, input_types, attrs)
         try:
+            ctx = self.make_context(op_name, input_types, attrs)
             return fn(ctx)
         except HookError as exc:
             raise InferError(op_name, exc.message, attr=exc.attr, operand=exc.operand) from None

@@ -11,6 +11,7 @@ from typing import Any
 from tdflow.core.errors import TdflowError
 
 from .attr_convert import to_value
+from .attr_normalize import normalize_attrs
 from .element_types import FLOAT_DTYPES, INT_DTYPES
 from .hooks._shape import broadcast_shapes as pair_broadcast
 from .hooks._shape import fmt as _fmt
@@ -41,7 +42,8 @@ class OpInfo:
     """Everything the hot path needs about one op, computed once per dialect and registry state."""
 
     __slots__ = ("op", "hook_op", "defaults", "kinds", "enums", "required", "operand_names",
-                 "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs")
+                 "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs",
+                 "ruled")
 
     def __init__(self, op: OpDef, hooks: dict, hook_op: OpDef | None = None) -> None:
         self.op = op
@@ -52,6 +54,9 @@ class OpInfo:
         self.defaults = {a.name: a.default for a in op.attributes
                          if a.default_text is not None}
         self.kinds = {a.name: a.kind for a in op.attributes}
+        # attributes the record says how to normalize (TDF_AxisAttr, ...): hooks see them
+        # normalized (attr_normalize.normalize_attrs)
+        self.ruled = any(a.rule is not None for a in op.attributes)
         self.enums = {a.name: a.enum for a in op.attributes if a.enum is not None}
         # OneFlow's op_conf_attrs (op_name, device_tag, ...): checked by the verifier, not
         # given to hooks.
@@ -128,8 +133,10 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
                   attrs: dict[str, Any]) -> list[TensorType]:
     """Run check_attr, logical tensor desc and data type hooks; the inferred result types."""
     op = info.op
-    ctx = InferContext(info.hook_op, inputs, attrs)
     try:
+        if info.ruled:
+            attrs = normalize_attrs(op, attrs, inputs)
+        ctx = InferContext(info.hook_op, inputs, attrs)
         if info.check is not None:
             info.check(ctx)
         if info.logical is not None:

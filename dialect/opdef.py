@@ -89,6 +89,25 @@ OperandDef = ValueDef
 ResultDef = ValueDef
 
 
+RULE_KINDS = ("axis", "axes", "pair")
+
+
+@dataclass(frozen=True, slots=True)
+class AttrRule:
+    """What an attribute's value is (read from the record's ``TDF_*Attr`` wrapper; applied by
+    :func:`tdflow.dialect.attr_normalize.normalize_attrs`).
+
+    ``kind`` is ``"axis"``, ``"axes"`` or ``"pair"``; ``operand`` names the operand whose rank
+    bounds the axes (its first value for a variadic one); ``extra`` widens the axis range to
+    ``rank + extra``; ``minimum`` is the least value of a pair's entries (``None``: any).
+    """
+
+    kind: str
+    operand: str = ""
+    extra: int = 0
+    minimum: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class AttrDef:
     """An attribute: ``kind`` (see :data:`tdflow.dialect.attr_kinds.KINDS`), parsed ``default``.
@@ -109,6 +128,9 @@ class AttrDef:
     required: bool = True
     optional: bool = False
     enum: Any = None
+    #: what the value is, from the record's ``TDF_AxisAttr``/``TDF_AxesAttr``/``TDF_PairAttr``
+    #: wrapper (:class:`~tdflow.dialect.attr_normalize.AttrRule`), or ``None``
+    rule: AttrRule | None = field(default=None, compare=False)  # tdflow's, not the kind's
 
     @property
     def has_default(self) -> bool:

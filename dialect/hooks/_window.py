@@ -20,19 +20,11 @@ def channels_first(ctx: InferContext) -> bool:
     return FORMATS[fmt_]
 
 
-def pair_attr(ctx: InferContext, name: str, minimum: int) -> tuple[int, int]:
-    v = tuple(ctx.attr(name))
-    if len(v) != 2:
-        raise HookError(f"{name} must have 2 entries (one per spatial dim), got {list(v)}", attr=name)
-    if any(x < minimum for x in v):
-        raise HookError(f"{name} entries must be >= {minimum}, got {list(v)}", attr=name)
-    return v  # type: ignore[return-value]
-
-
 def window_attrs(ctx: InferContext, names=("kernel_size", "strides", "dilation_rate",
                                               "padding_before")):
-    k, s, d, p = (pair_attr(ctx, n, m) for n, m in zip(names, (1, 1, 1, 0)))
-    return k, s, d, p
+    """The window's four pairs, as the dialect normalized them (TDF_PairAttr in the records:
+    two entries each, kernel, stride and dilation >= 1, padding >= 0)."""
+    return tuple(tuple(ctx.attr(n)) for n in names)
 
 
 def split_nchw(shape, first: bool):

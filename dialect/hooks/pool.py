@@ -110,16 +110,6 @@ def max_pool_complexity(ctx: InferContext) -> float | None:
 
 
 # -- pooling --------------------------------------------------------------------------------------
-def _pair(ctx: InferContext, name: str, minimum: int) -> tuple[int, int]:
-    v = tuple(int(e) for e in ctx.attr(name))
-    if len(v) != 2:
-        raise HookError(f"{name} must have 2 entries (one per spatial dim), got {list(v)}",
-                        attr=name)
-    if any(e < minimum for e in v):
-        raise HookError(f"{name} entries must be >= {minimum}, got {list(v)}", attr=name)
-    return v  # type: ignore[return-value]
-
-
 def _pooled(ctx: InferContext, first: bool,
             spatial: Callable[[tuple], Sequence[Any]]) -> tuple | None:
     """``x`` (rank 4, checked; NCHW when ``first``, else NHWC) with its two spatial dims
@@ -135,7 +125,8 @@ def _pooled(ctx: InferContext, first: bool,
 def avg_pool_out(ctx: InferContext) -> tuple | None:
     """avg_pool_2d's output shape from ``x`` and the attributes (checked)."""
     first = channels_first(ctx)
-    k, s, p = _pair(ctx, "kernel_size", 1), _pair(ctx, "stride", 1), _pair(ctx, "padding", 0)
+    # pairs the dialect normalized (TDF_PairAttr): two entries, kernel and stride >= 1
+    k, s, p = (tuple(ctx.attr(n)) for n in ("kernel_size", "stride", "padding"))
     if any(pp * 2 > kk for pp, kk in zip(p, k)):
         raise HookError(f"padding {list(p)} must be at most half the kernel size {list(k)}",
                         attr="padding")

@@ -172,6 +172,36 @@ class OptionalAttr<Attr attr> : Attr<attr.predicate, attr.summary> {
 // A defaulted string attribute: the default is wrapped in escaped quotes for you.
 class DefaultValuedStrAttr<Attr attr, string val> : DefaultValuedAttr<attr, "\"" # val # "\"">;
 
+// An attribute whose value tdflow normalizes once (tdflow.dialect.attr_normalize): it wraps
+// `attr`, whose kind, default and accessors it keeps (as MLIR's ConfinedAttr does), and says
+// what the value is. Use the three below.
+class TDF_NormalizedAttr<Attr attr, string rule, string operand = "", int extra = 0,
+                         int minimum = 0> : Attr<attr.predicate, attr.summary> {
+  let storageType = attr.storageType;
+  let returnType = attr.returnType;
+  let convertFromStorage = attr.convertFromStorage;
+  let constBuilderCall = attr.constBuilderCall;
+  let defaultValue = attr.defaultValue;
+  let valueType = attr.valueType;
+  let isOptional = attr.isOptional;
+  let baseAttr = attr;
+  string normalizeAs = rule;       // "axis", "axes" or "pair"
+  string normalizeOperand = operand;
+  int normalizeExtra = extra;
+  int normalizeMinimum = minimum;
+}
+
+// An axis of operand `operand`: in [-rank, rank) (`extra` widens it: expand_dims inserts at
+// rank), made non-negative.
+class TDF_AxisAttr<string operand, Attr attr, int extra = 0> :
+    TDF_NormalizedAttr<attr, "axis", operand, extra>;
+// A list of axes of operand `operand`, each made non-negative, none twice.
+class TDF_AxesAttr<string operand, Attr attr> : TDF_NormalizedAttr<attr, "axes", operand>;
+// One value per spatial dim of a 2-D window: two entries (an int k given from Python becomes
+// [k, k]), each at least `minimum`.
+class TDF_PairAttr<Attr attr, int minimum = 0> :
+    TDF_NormalizedAttr<attr, "pair", "", 0, minimum>;
+
 class TypedAttrBase<Type attrValType, string attrKind, Pred condition, string descr> :
     Attr<condition, descr> {
   let constBuilderCall = "$_builder.get" # attrKind # "(" # attrValType.builderCall # ", $0)";

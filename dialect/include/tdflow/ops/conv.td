@@ -48,11 +48,11 @@ def TDF_Conv2DOp : TDF_HookedOp<"conv2d", [NoMemoryEffect, AttrSizedOperandSegme
   );
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$filters,
-    SI32ArrayAttr:$padding_before,
+    TDF_PairAttr<SI32ArrayAttr, 0>:$padding_before,
     StrAttr:$data_format,
-    SI32ArrayAttr:$kernel_size,
-    SI32ArrayAttr:$strides,
-    SI32ArrayAttr:$dilation_rate,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$kernel_size,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$strides,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$dilation_rate,
     DefaultValuedAttr<SI32Attr, "1">:$groups,
     DefaultValuedStrAttr<StrAttr, "">:$tuning_cache
   );
@@ -88,11 +88,11 @@ def TDF_ConvDataGradOp : TDF_HookedOp<"conv_data_grad", [NoMemoryEffect, NoGrad]
   );
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$num_spatial_dims,
-    SI32ArrayAttr:$padding_before,
+    TDF_PairAttr<SI32ArrayAttr, 0>:$padding_before,
     StrAttr:$data_format,
-    SI32ArrayAttr:$kernel_size,
-    SI32ArrayAttr:$strides,
-    SI32ArrayAttr:$dilation_rate,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$kernel_size,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$strides,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$dilation_rate,
     DefaultValuedAttr<SI32Attr, "0">:$groups
   );
   let has_check_fn = 1;
@@ -121,11 +121,11 @@ def TDF_ConvFilterGradOp : TDF_HookedOp<"conv_filter_grad", [NoMemoryEffect, NoG
   );
   let attrs = (ins
     DefaultValuedAttr<SI32Attr, "0">:$num_spatial_dims,
-    SI32ArrayAttr:$padding_before,
+    TDF_PairAttr<SI32ArrayAttr, 0>:$padding_before,
     StrAttr:$data_format,
-    SI32ArrayAttr:$kernel_size,
-    SI32ArrayAttr:$strides,
-    SI32ArrayAttr:$dilation_rate,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$kernel_size,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$strides,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$dilation_rate,
     DefaultValuedAttr<SI32Attr, "0">:$groups
   );
   let has_check_fn = 1;

@@ -502,7 +502,7 @@ def TDF_BiasAddOp : TDF_HookedOp<"bias_add", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$axis
+    TDF_AxisAttr<"a", DefaultValuedAttr<SI32Attr, "0">>:$axis
   );
 }
 

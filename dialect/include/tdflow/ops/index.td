@@ -37,7 +37,7 @@ def TDF_GatherOp : TDF_HookedOp<"gather", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$axis
+    TDF_AxisAttr<"in", DefaultValuedAttr<SI64Attr, "0">>:$axis
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -68,7 +68,7 @@ def TDF_UnsortedSegmentSumLikeOp : TDF_HookedOp<"unsorted_segment_sum_like", [No
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$axis
+    TDF_AxisAttr<"like", DefaultValuedAttr<SI64Attr, "0">>:$axis
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -203,7 +203,7 @@ def TDF_DimGatherOp : TDF_HookedOp<"dim_gather", [NoMemoryEffect]> {
     TDF_Tensor:$output
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$dim
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -232,7 +232,7 @@ def TDF_DimScatterAddLikeOp : TDF_HookedOp<"dim_scatter_add_like", [NoMemoryEffe
     TDF_Tensor:$output
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$dim
+    TDF_AxisAttr<"like", DefaultValuedAttr<SI32Attr, "0">>:$dim
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -267,7 +267,7 @@ def TDF_DimScatterUpdateOp : TDF_HookedOp<"dim_scatter_update", [NoMemoryEffect]
     TDF_Tensor:$output
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$dim
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -297,7 +297,7 @@ def TDF_DimScatterAddOp : TDF_HookedOp<"dim_scatter_add", [NoMemoryEffect]> {
     TDF_Tensor:$output
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$dim
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -331,7 +331,7 @@ def TDF_DimScatterMulOp : TDF_HookedOp<"dim_scatter_mul", [NoMemoryEffect]> {
     TDF_Tensor:$output
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$dim
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -359,7 +359,7 @@ def TDF_DimScatterMaxOp : TDF_HookedOp<"dim_scatter_max", [NoMemoryEffect, NoGra
     TDF_Tensor:$output
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$dim
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
   );
   let has_input_arg_modify_fn = 1;
 }
@@ -385,7 +385,7 @@ def TDF_DimScatterMinOp : TDF_HookedOp<"dim_scatter_min", [NoMemoryEffect, NoGra
     TDF_Tensor:$output
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$dim
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
   );
   let has_input_arg_modify_fn = 1;
 }

@@ -40,11 +40,11 @@ def TDF_MaxPool2DOp : TDF_HookedOp<"max_pool_2d", [NoMemoryEffect]> {
     TDF_Tensor:$indice
   );
   let attrs = (ins
-    SI32ArrayAttr:$padding,
+    TDF_PairAttr<SI32ArrayAttr, 0>:$padding,
     StrAttr:$data_format,
-    SI32ArrayAttr:$kernel_size,
-    SI32ArrayAttr:$stride,
-    SI32ArrayAttr:$dilation,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$kernel_size,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$stride,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$dilation,
     DefaultValuedAttr<BoolAttr, "false">:$return_indices,
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode
   );
@@ -76,11 +76,11 @@ def TDF_MaxPool2DGradOp : TDF_HookedOp<"max_pool_2d_grad", [NoMemoryEffect, NoGr
     TDF_Tensor:$dx
   );
   let attrs = (ins
-    SI32ArrayAttr:$padding,
+    TDF_PairAttr<SI32ArrayAttr, 0>:$padding,
     StrAttr:$data_format,
-    SI32ArrayAttr:$kernel_size,
-    SI32ArrayAttr:$stride,
-    SI32ArrayAttr:$dilation,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$kernel_size,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$stride,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$dilation,
     DefaultValuedAttr<BoolAttr, "false">:$return_indices,
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode
   );
@@ -120,10 +120,10 @@ def TDF_AvgPool2DOp : TDF_HookedOp<"avg_pool_2d", [NoMemoryEffect]> {
     TDF_Tensor:$y
   );
   let attrs = (ins
-    SI32ArrayAttr:$padding,
+    TDF_PairAttr<SI32ArrayAttr, 0>:$padding,
     StrAttr:$data_format,
-    SI32ArrayAttr:$kernel_size,
-    SI32ArrayAttr:$stride,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$kernel_size,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$stride,
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
     DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
     DefaultValuedAttr<SI32Attr, "0">:$divisor_override
@@ -157,10 +157,10 @@ def TDF_AvgPool2DGradOp : TDF_HookedOp<"avg_pool_2d_grad", [NoMemoryEffect]> {
     TDF_Tensor:$dx
   );
   let attrs = (ins
-    SI32ArrayAttr:$padding,
+    TDF_PairAttr<SI32ArrayAttr, 0>:$padding,
     StrAttr:$data_format,
-    SI32ArrayAttr:$kernel_size,
-    SI32ArrayAttr:$stride,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$kernel_size,
+    TDF_PairAttr<SI32ArrayAttr, 1>:$stride,
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
     DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
     DefaultValuedAttr<SI32Attr, "0">:$divisor_override

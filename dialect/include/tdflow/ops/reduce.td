@@ -31,7 +31,7 @@ def TDF_ReduceSumOp : TDF_HookedOp<"reduce_sum", [NoMemoryEffect]> {
     TDF_Tensor:$output_tensor
   );
   let attrs = (ins
-    SI32ArrayAttr:$axis,
+    TDF_AxesAttr<"input_tensor", SI32ArrayAttr>:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
 }
@@ -55,7 +55,7 @@ def TDF_ReduceMaxOp : TDF_HookedOp<"reduce_max", [NoMemoryEffect]> {
     TDF_Tensor:$output_tensor
   );
   let attrs = (ins
-    SI32ArrayAttr:$axis,
+    TDF_AxesAttr<"input_tensor", SI32ArrayAttr>:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
 }
@@ -247,7 +247,7 @@ def TDF_ReduceMinOp : TDF_HookedOp<"reduce_min", [NoMemoryEffect]> {
     TDF_Tensor:$output_tensor
   );
   let attrs = (ins
-    SI32ArrayAttr:$axis,
+    TDF_AxesAttr<"input_tensor", SI32ArrayAttr>:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
 }
@@ -273,7 +273,7 @@ def TDF_ReduceProdOp : TDF_HookedOp<"reduce_prod", [NoMemoryEffect]> {
     TDF_Tensor:$output_tensor
   );
   let attrs = (ins
-    SI32ArrayAttr:$axis,
+    TDF_AxesAttr<"input_tensor", SI32ArrayAttr>:$axis,
     DefaultValuedAttr<BoolAttr, "false">:$keepdims
   );
 }

@@ -79,7 +79,7 @@ def TDF_CatOp : TDF_HookedOp<"cat", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$axis,
+    TDF_AxisAttr<"in", DefaultValuedAttr<SI64Attr, "0">>:$axis,
     DefaultValuedAttr<SI64Attr, "0">:$max_dim_size
   );
   let has_check_fn = 1;
@@ -262,7 +262,7 @@ def TDF_ExpandDimsOp : TDF_HookedOp<"expand_dims", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$axis
+    TDF_AxisAttr<"in", DefaultValuedAttr<SI32Attr, "0">, 1>:$axis
   );
 }
 
@@ -286,7 +286,7 @@ def TDF_SqueezeOp : TDF_HookedOp<"squeeze", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let attrs = (ins
-    SI32ArrayAttr:$axes
+    TDF_AxesAttr<"in", SI32ArrayAttr>:$axes
   );
 }
 

@@ -96,7 +96,7 @@ def TDF_NarrowOp : TDF_HookedOp<"narrow", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$dim,
+    TDF_AxisAttr<"in", DefaultValuedAttr<SI64Attr, "0">>:$dim,
     DefaultValuedAttr<SI64Attr, "0">:$start,
     DefaultValuedAttr<SI64Attr, "0">:$length
   );
