@@ -219,6 +219,10 @@ def formula_result_types(op: OpDef, inputs: list[TensorType],
         if set(admitted) == set(FLOAT_DTYPES):  # the words a float-only hook used
             raise HookError(f"'{name}' must be a floating-point tensor "
                             f"({', '.join(FLOAT_DTYPES)}), got {inputs[0].dtype}", operand=name)
+        if set(admitted) == set(INT_DTYPES + FLOAT_DTYPES):  # ... and a number-only one
+            raise HookError(f"'{name}' must be a number tensor "
+                            f"({', '.join(INT_DTYPES + FLOAT_DTYPES)}), got {inputs[0].dtype}",
+                            operand=name)
         order = ("i1",) + INT_DTYPES + FLOAT_DTYPES
         raise HookError(f"operand '{name}' has element type {inputs[0].dtype}; "
                         f"the formula admits {'|'.join(d for d in order if d in admitted)}",
@@ -233,6 +237,10 @@ def _broadcast_named(names: list[str], shapes: list) -> tuple | None:
     (``shapes [4, 8] of 'x' and [3, 8] of 'y' do not broadcast: dim 0 is 4 vs 3``)."""
     if len(names) != len(shapes) or not shapes:
         return broadcast_shapes(shapes)
+    order = list(range(len(names)))
+    if len(order) >= 3:  # a selecting first operand (where's condition) after what it selects
+        order = order[1:] + order[:1]
+    names, shapes = [names[i] for i in order], [shapes[i] for i in order]
     shape, seen = shapes[0], names[0]
     for name, other in zip(names[1:], shapes[1:]):
         shape = pair_broadcast(shape, other, names=(seen, name))

@@ -49,6 +49,10 @@ def dropout_data_type(ctx: InferContext) -> None:
 def dropout_grad_check(ctx: InferContext) -> None:
     if ctx.attr("scale") < 0.0:
         raise HookError(f"scale must be >= 0, got {ctx.attr('scale')}", attr="scale")
+    # the formula (dy * mask * scale) takes any number mask; dropout's is bool or a byte
+    if ctx.has_input("mask") and ctx.input_dtype("mask") not in ("i1", "i8"):
+        raise HookError(f"'mask' must be an i1 (or i8) tensor, got {ctx.input_dtype('mask')}",
+                        operand="mask")
 
 
 @get_sbp("tdflow.dropout")

@@ -433,11 +433,9 @@ def TDF_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def OneFlow_Tensor : TensorOf<[AnyType], "tensor of any type values">;
 def TDF_FloatTensor : TensorOf<[F16, BF16, F32, F64], "tensor of floating-point values">;
 def TDF_IntTensor : TensorOf<TDF_IntTypes, "tensor of integer values">;
-// A mask: bool or any number type (`where`'s `condition` need not have `x`'s type).
+// A mask: bool or any number type (dropout_grad's `mask` need not have `dy`'s type).
 def TDF_MaskTensor : TensorOf<!listconcat([I1], TDF_IntTypes, [F16, BF16, F32, F64]),
                               "mask tensor (bool or any number type)">;
-// dropout's mask: bool, or i8 (OneFlow's kernels keep it in a byte).
-def TDF_DropoutMaskTensor : TensorOf<[I1, I8], "dropout mask tensor (i1 or i8)">;
 
 // The base of every tdflow op. Operands, results and attributes are declared in OneFlow's
 // `input`, `output` and `attrs` dags (MLIR's `arguments`/`results` are derived from them);

@@ -61,7 +61,7 @@ def TDF_DropoutGradOp : TDF_FormulaOp<"dropout_grad", [NoMemoryEffect, SameOpera
   }];
   let input = (ins
     TDF_Tensor:$dy,
-    TDF_DropoutMaskTensor:$mask
+    TDF_MaskTensor:$mask
   );
   let output = (outs
     TDF_Tensor:$dx
