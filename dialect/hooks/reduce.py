@@ -26,7 +26,8 @@ from .shape import like_data_type, like_input_args, like_sbp
 
 
 def _grad_axes(axes: Any, rank: int) -> list[int]:
-    """``axis`` normalised to non-negative dims; an empty list means every dim."""
+    """``axis`` normalised to non-negative dims; an empty list means every dim. (Gradient
+    rules read the forward op's attributes as written, not normalized.)"""
     return sorted(normalize_axes(list(axes), rank)) if axes else list(range(rank))
 
 
@@ -104,7 +105,8 @@ def reduce_sbp(ctx: InferContext):
     shape = ctx.input_shape("input_tensor")
     if shape is None:
         return []
-    axes = normalize_axes(ctx.attr("axis"), len(shape)) if ctx.attr("axis") else tuple(range(len(shape)))
+    # the dialect normalized axis (TDF_AxesAttr): non-negative, in range, none twice
+    axes = tuple(ctx.attr("axis")) or tuple(range(len(shape)))
     keep = ctx.attr("keepdims")
     sigs = []
     for i in range(len(shape)):
@@ -258,11 +260,6 @@ infer_data_type(*REDUCE_MIN_PROD)(reduce_data_type)
 get_sbp(*REDUCE_MIN_PROD)(reduce_sbp)  # split reduced axes are not partial sums: only kept axes split
 
 
-def _axes(axes: Any, rank: int) -> list[int]:
-    """``axis`` normalised to non-negative dims; an empty list means every dim."""
-    return sorted(normalize_axes(list(axes), rank)) if axes else list(range(rank))
-
-
 def _expand(g: Emitter, y: Any, x: Any, axes: list[int], keepdims: bool) -> Any:
     """``y`` (a reduction of ``x`` over ``axes``) broadcast back to ``x``'s shape."""
     bcast = [] if keepdims or not axes else axes
@@ -274,7 +271,7 @@ def _reduce_min(g: Emitter, fwd: Forward) -> dict[str, Any]:
     """The gradient goes to the minima, split evenly between ties (PyTorch's ``amin``)."""
     x, y = fwd.inputs["input_tensor"], fwd.outputs["output_tensor"]
     dy = fwd.douts["output_tensor"]
-    axes = _axes(fwd.attrs["axis"], len(g.type_of(x).shape))
+    axes = _grad_axes(fwd.attrs["axis"], len(g.type_of(x).shape))
     keep = fwd.attrs["keepdims"]
     dtype = g.type_of(x).dtype
     hit = g.op("tdflow.fused_elementwise", [[x, _expand(g, y, x, axes, keep)]],
@@ -291,7 +288,7 @@ def _reduce_prod(g: Emitter, fwd: Forward) -> dict[str, Any]:
     ``prod / x``; with one zero the zero's entry is the product of the others and the rest 0;
     with two or more zeros every entry is 0."""
     x, dy = fwd.inputs["input_tensor"], fwd.douts["output_tensor"]
-    axes = _axes(fwd.attrs["axis"], len(g.type_of(x).shape))
+    axes = _grad_axes(fwd.attrs["axis"], len(g.type_of(x).shape))
     dtype = g.type_of(x).dtype
     zero = g.op("tdflow.fused_elementwise", [[x]], {"expr": f"cast(eq(in0, 0.0), {dtype})"})[0]
     safe = g.op("tdflow.fused_elementwise", [[x]], {"expr": "where(eq(in0, 0.0), 1.0, in0)"})[0]
