@@ -155,9 +155,11 @@ class Dialect:
             # A served op borrows the standard op's hooks: its flags must find one there, but
             # hooks it does not declare are the standard op's business, not a contract breach.
             borrowed = op.name in self.served_by and not self.registry.for_op(op.name)
+            # ... and a standard formula op serving it has those of its formula
+            formula = self.hook_op(op.name).formula_hooks if borrowed else ()
             for flag in op.hooks:
                 kind = FLAG_TO_HOOK[flag]
-                if kind not in hooks:
+                if kind not in hooks and kind not in formula:
                     out.append((op, flag, kind,
                                 f"op '{op.name}' declares {flag} = 1 but no {kind} hook is "
                                 f"registered; register one with @{kind}(\"{op.name}\") "
@@ -249,11 +251,14 @@ class Dialect:
 
     def make_context(self, op_name: str, input_types=(), attrs: dict[str, Any] | None = None):
         """An :class:`~tdflow.dialect.hooks.InferContext` for running any hook of ``op_name``."""
+        from .attr_normalize import normalize_attrs
         from .hooks.context import InferContext
 
         info = self.op_info(op_name)
         typed, sizes = typed_attrs(info, attrs)
         inputs = group_inputs(info, input_types, sizes) if input_types else {}
+        if info.ruled:
+            typed = normalize_attrs(info.op, typed, inputs)
         return InferContext(info.hook_op, inputs, typed)
 
     def run_hook(self, op_name: str, kind: str, input_types=(), attrs: dict[str, Any] | None = None):
@@ -265,14 +270,22 @@ class Dialect:
         fn = self.hook(op_name, kind)
         if fn is None:
             return None
-        ctx = self.make_context(op_name, input_types, attrs)
         try:
+            ctx = self.make_context(op_name, input_types, attrs)
             return fn(ctx)
         except HookError as exc:
             raise InferError(op_name, exc.message, attr=exc.attr, operand=exc.operand) from None
 
     def sbp_signatures(self, op_name: str, input_types, attrs: dict[str, Any] | None = None) -> list:
-        """The op's SBP signatures (``get_sbp``), as :class:`SbpSignature` data."""
+        """The op's SBP signatures (``get_sbp``, or derived from its formula when it has no
+        such hook), as :class:`SbpSignature` data."""
+        op = self.hook_op(op_name)  # a served op: the standard op's hook or formula
+        if op is not None and op.formula is not None and self.hook(op_name, "get_sbp") is None:
+            from .formula_sbp import formula_sbp_signatures
+
+            types = list(input_types.values()) if isinstance(input_types, dict) else input_types
+            return formula_sbp_signatures(op, [t[0] if isinstance(t, (list, tuple)) else t
+                                               for t in types], attrs)
         return list(self.run_hook(op_name, "get_sbp", input_types, attrs) or ())
 
     def input_arg_modifiers(self, op_name: str, attrs: dict[str, Any] | None = None) -> dict:

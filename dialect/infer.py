@@ -11,7 +11,10 @@ from typing import Any
 from tdflow.core.errors import TdflowError
 
 from .attr_convert import to_value
+from .attr_normalize import normalize_attrs
 from .element_types import FLOAT_DTYPES, INT_DTYPES
+from .hooks._shape import broadcast_shapes as pair_broadcast
+from .hooks._shape import fmt as _fmt
 from .hooks.context import HookError, InferContext
 from .opdef import OpDef
 from .segments import SegmentError, group_flat
@@ -39,7 +42,8 @@ class OpInfo:
     """Everything the hot path needs about one op, computed once per dialect and registry state."""
 
     __slots__ = ("op", "hook_op", "defaults", "kinds", "enums", "required", "operand_names",
-                 "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs")
+                 "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs",
+                 "ruled")
 
     def __init__(self, op: OpDef, hooks: dict, hook_op: OpDef | None = None) -> None:
         self.op = op
@@ -50,6 +54,9 @@ class OpInfo:
         self.defaults = {a.name: a.default for a in op.attributes
                          if a.default_text is not None}
         self.kinds = {a.name: a.kind for a in op.attributes}
+        # attributes the record says how to normalize (TDF_AxisAttr, ...): hooks see them
+        # normalized (attr_normalize.normalize_attrs)
+        self.ruled = any(a.rule is not None for a in op.attributes)
         self.enums = {a.name: a.enum for a in op.attributes if a.enum is not None}
         # OneFlow's op_conf_attrs (op_name, device_tag, ...): checked by the verifier, not
         # given to hooks.
@@ -126,8 +133,10 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
                   attrs: dict[str, Any]) -> list[TensorType]:
     """Run check_attr, logical tensor desc and data type hooks; the inferred result types."""
     op = info.op
-    ctx = InferContext(info.hook_op, inputs, attrs)
     try:
+        if info.ruled:
+            attrs = normalize_attrs(op, attrs, inputs)
+        ctx = InferContext(info.hook_op, inputs, attrs)
         if info.check is not None:
             info.check(ctx)
         if info.logical is not None:
@@ -138,12 +147,21 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
                 first = _first_input(ctx)
                 for name, i in ctx.output_names():
                     ctx.set_output_dtype(name, first.dtype, i)
+        elif op.formula is not None or info.hook_op.formula is not None:
+            # the formula (its own, or the serving standard op's) gives shapes and dtypes; a
+            # data type hook the op declares (what the formula cannot say, e.g. where's) then
+            # decides the dtypes
+            fop = op if op.formula is not None else info.hook_op
+            types = formula_result_types(fop, [ctx.input(n, i) for n, i in ctx.input_names()],
+                                         attrs)
+            if info.dtype is None:
+                return types
+            for (name, i), t in zip(ctx.output_names(), types):
+                ctx.set_output_shape(name, t.shape, i)
+            info.dtype(ctx)
         elif info.fallback:
             first = _first_input(ctx)
             return [first] * len(op.results)
-        elif op.formula is not None:
-            return formula_result_types(op, [ctx.input(n, i) for n, i in ctx.input_names()],
-                                        attrs)
         elif op.declares("infer_logical_tensor_desc"):  # declared: its Python was not loaded
             raise HookError(f"no infer_logical_tensor_desc hook is registered for '{op.name}', "
                             f"which declares has_logical_tensor_desc_infer_fn: pass the hooks "
@@ -193,16 +211,79 @@ def formula_result_types(op: OpDef, inputs: list[TensorType],
     """
     from .formula.dtypes import formula_dtypes, result_dtypes
 
+    check_operands(op, inputs)
     checked = op.formula
     admitted = formula_dtypes(checked)
     if inputs and inputs[0].dtype not in admitted:
+        name = op.operands[0].name
+        if set(admitted) == set(FLOAT_DTYPES):  # the words a float-only hook used
+            raise HookError(f"'{name}' must be a floating-point tensor "
+                            f"({', '.join(FLOAT_DTYPES)}), got {inputs[0].dtype}", operand=name)
+        if set(admitted) == set(INT_DTYPES + FLOAT_DTYPES):  # ... and a number-only one
+            raise HookError(f"'{name}' must be a number tensor "
+                            f"({', '.join(INT_DTYPES + FLOAT_DTYPES)}), got {inputs[0].dtype}",
+                            operand=name)
         order = ("i1",) + INT_DTYPES + FLOAT_DTYPES
-        raise HookError(f"operand '{op.operands[0].name}' has element type {inputs[0].dtype}; "
+        raise HookError(f"operand '{name}' has element type {inputs[0].dtype}; "
                         f"the formula admits {'|'.join(d for d in order if d in admitted)}",
-                        operand=op.operands[0].name)
-    shape = broadcast_shapes([t.shape for t in inputs])
+                        operand=name)
+    shape = _broadcast_named([o.name for o in op.operands], [t.shape for t in inputs])
     dtypes = result_dtypes(checked, [t.dtype for t in inputs], attrs)
     return [TensorType(shape, dt) for dt in dtypes]
+
+
+def _broadcast_named(names: list[str], shapes: list) -> tuple | None:
+    """numpy's broadcast of the operands' shapes, an error naming the operands that clash
+    (``shapes [4, 8] of 'x' and [3, 8] of 'y' do not broadcast: dim 0 is 4 vs 3``)."""
+    if len(names) != len(shapes) or not shapes:
+        return broadcast_shapes(shapes)
+    order = list(range(len(names)))
+    if len(order) >= 3:  # a selecting first operand (where's condition) after what it selects
+        order = order[1:] + order[:1]
+    names, shapes = [names[i] for i in order], [shapes[i] for i in order]
+    shape, seen = shapes[0], names[0]
+    for name, other in zip(names[1:], shapes[1:]):
+        shape = pair_broadcast(shape, other, names=(seen, name))
+        seen = f"{seen} and {name}"
+    return shape
+
+
+def check_operands(op: OpDef, inputs: list[TensorType]) -> None:
+    """What a formula op's record says of its operands beyond the formula: each operand's
+    type constraint (``TensorOf<[I1, I8]>``), and MLIR's operand traits
+    ``SameOperandsElementType`` (OneFlow's ``broadcast_*`` ops take one element type) and
+    ``SameOperandsShape`` (a gradient op's operands are not broadcast). Raises ``HookError``
+    naming the operand at fault.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> op = standard_dialect().lookup("tdflow.broadcast_add")
+    >>> check_operands(op, [TensorType((2,), "f32"), TensorType((2,), "i32")])
+    Traceback (most recent call last):
+    ...
+    tdflow.dialect.hooks.context.HookError: 'y' has element type i32 but 'x' has f32; they must match
+    """
+    names = [o.name for o in op.operands]
+    for d, t in zip(op.operands, inputs):
+        if d.dtypes is not None and t.dtype not in d.dtypes:
+            raise HookError(f"operand '{d.name}' has element type {t.dtype}; {op.name} takes "
+                            f"{'|'.join(d.dtypes)} ({d.constraint})", operand=d.name)
+    if len(inputs) < 2 or len(names) < len(inputs):
+        return
+    first = inputs[0]
+    if op.has_trait("SameOperandsElementType"):
+        for name, t in zip(names[1:], inputs[1:]):
+            if t.dtype != first.dtype:
+                raise HookError(f"'{name}' has element type {t.dtype} but '{names[0]}' has "
+                                f"{first.dtype}; they must match", operand=name)
+    if op.has_trait("SameOperandsShape") and first.shape is not None:
+        for name, t in zip(names[1:], inputs[1:]):
+            if t.shape is None:
+                continue
+            same = len(t.shape) == len(first.shape) and all(
+                a is None or b is None or a == b for a, b in zip(t.shape, first.shape))
+            if not same:
+                raise HookError(f"'{name}' has shape {_fmt(t.shape)} but '{names[0]}' has "
+                                f"{_fmt(first.shape)}; they must match", operand=name)
 
 
 def broadcast_shapes(shapes: list) -> tuple | None:

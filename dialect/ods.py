@@ -29,9 +29,11 @@ from .attr_kinds import KIND_BY_ATTR, SCALAR_KINDS, DefaultError, EnumInfo, pars
 from .opdef import (
     FLAG_TO_HOOK,
     OPTIONAL,
+    RULE_KINDS,
     SINGLE,
     VARIADIC,
     AttrDef,
+    AttrRule,
     OpDef,
     SourceLocation,
     TraitDef,
@@ -344,8 +346,10 @@ class _Reader:
         default_text = default_text if isinstance(default_text, str) else None
         base = rec
         seen = 0
+        rule = _rule(rec)
         while self.rec(base.get("baseAttr")) is not None and seen < 32:
             base = self.rec(base.get("baseAttr"))
+            rule = rule or _rule(base)
             seen += 1
         kind = self.attr_kind(base)
         enum = self.attr_enum(base) if kind in ("enum", "enum_array") else None
@@ -366,6 +370,7 @@ class _Reader:
             required=default_text is None and not optional,
             optional=optional,
             enum=enum,
+            rule=rule,
         )
 
     def attr_kind(self, base: Record) -> str:
@@ -462,6 +467,18 @@ def _trait_def(rec: Record) -> TraitDef:
         return TraitDef(trait.removesuffix("::Impl").removesuffix("::Trait"))
     sup = [s for s in rec.superclasses if s not in ("Trait", "NativeTrait", "NativeOpTrait")]
     return TraitDef(sup[-1] if sup else rec.name)
+
+
+def _rule(rec: Record) -> AttrRule | None:
+    """The normalization a ``TDF_NormalizedAttr`` wrapper declares (Base.td), or ``None``."""
+    kind = rec.get("normalizeAs")
+    if not isinstance(kind, str) or kind not in RULE_KINDS:
+        return None
+    operand, extra, minimum = (rec.get(f) for f in ("normalizeOperand", "normalizeExtra",
+                                                     "normalizeMinimum"))
+    return AttrRule(kind, operand if isinstance(operand, str) else "",
+                    extra if isinstance(extra, int) else 0,
+                    minimum if kind == "pair" and isinstance(minimum, int) else None)
 
 
 def _check_unique(reader: _Reader, rec: Record, operands, results, attrs) -> None:

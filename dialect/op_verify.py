@@ -217,7 +217,10 @@ def missing_hooks(dialect, opdef: OpDef) -> list[str]:
     if not opdef.hooks:
         return []
     hooks = dialect.hooks_of(opdef.name)
-    return [kind for kind in opdef.hook_kinds if kind not in hooks]
+    # a served op whose standard op is a formula op has the formula's rules
+    serving = dialect.hook_op(opdef.name)
+    formula = serving.formula_hooks if serving is not None and serving is not opdef else ()
+    return [kind for kind in opdef.hook_kinds if kind not in hooks and kind not in formula]
 
 
 def results_checked(dialect, opdef: OpDef) -> bool:

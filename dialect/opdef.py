@@ -38,6 +38,10 @@ FLAG_TO_HOOK: dict[str, str] = {
     "has_dump_nd_sbp_signature_for_op_conf_fn": "dump_nd_sbp_signature_for_op_conf",
 }
 HOOK_TO_FLAG: dict[str, str] = {v: k for k, v in FLAG_TO_HOOK.items()}
+#: The hook kinds an ``Elementwise`` op's ``formula`` provides (``tdflow.dialect.infer``,
+#: ``tdflow.dialect.formula_sbp``): such an op declares them only to override the formula.
+FORMULA_HOOKS: tuple[str, ...] = ("infer_logical_tensor_desc", "infer_physical_tensor_desc",
+                                  "get_sbp", "infer_data_type")
 HOOK_KINDS: tuple[str, ...] = tuple(FLAG_TO_HOOK.values())
 
 
@@ -85,6 +89,25 @@ OperandDef = ValueDef
 ResultDef = ValueDef
 
 
+RULE_KINDS = ("axis", "axes", "pair")
+
+
+@dataclass(frozen=True, slots=True)
+class AttrRule:
+    """What an attribute's value is (read from the record's ``TDF_*Attr`` wrapper; applied by
+    :func:`tdflow.dialect.attr_normalize.normalize_attrs`).
+
+    ``kind`` is ``"axis"``, ``"axes"`` or ``"pair"``; ``operand`` names the operand whose rank
+    bounds the axes (its first value for a variadic one); ``extra`` widens the axis range to
+    ``rank + extra``; ``minimum`` is the least value of a pair's entries (``None``: any).
+    """
+
+    kind: str
+    operand: str = ""
+    extra: int = 0
+    minimum: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class AttrDef:
     """An attribute: ``kind`` (see :data:`tdflow.dialect.attr_kinds.KINDS`), parsed ``default``.
@@ -105,6 +128,9 @@ class AttrDef:
     required: bool = True
     optional: bool = False
     enum: Any = None
+    #: what the value is, from the record's ``TDF_AxisAttr``/``TDF_AxesAttr``/``TDF_PairAttr``
+    #: wrapper (:class:`~tdflow.dialect.attr_normalize.AttrRule`), or ``None``
+    rule: AttrRule | None = field(default=None, compare=False)  # tdflow's, not the kind's
 
     @property
     def has_default(self) -> bool:
@@ -193,6 +219,24 @@ class OpDef:
 
     def declares(self, hook_kind: str) -> bool:
         return HOOK_TO_FLAG.get(hook_kind) in self.hooks
+
+    @property
+    def formula_hooks(self) -> tuple[str, ...]:
+        """The hook kinds its formula provides (an ``Elementwise`` op with a ``formula``), in
+        :data:`FORMULA_HOOKS`'s order; ``()`` for an op without a formula."""
+        if self.formula is None or not self.has_trait("Elementwise"):
+            return ()
+        return FORMULA_HOOKS
+
+    def provides(self, hook_kind: str) -> bool:
+        """Whether the op has a ``hook_kind`` rule: declared (a Python hook) or its formula's.
+
+        >>> from tdflow.dialect import standard_dialect
+        >>> relu = standard_dialect().lookup("tdflow.relu")
+        >>> relu.declares("get_sbp"), relu.provides("get_sbp"), relu.provides("check_attr")
+        (False, True, False)
+        """
+        return self.declares(hook_kind) or hook_kind in self.formula_hooks
 
     @property
     def operand_names(self) -> tuple[str, ...]:

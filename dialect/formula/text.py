@@ -4,8 +4,8 @@
 in a string attribute, spelled as the expression's ``repr`` (``add(exp(in0), mul(in1, 2.0))``)
 so the IR stays printable and re-parsable. This module reads that text back with a small
 recursive-descent parser (no ``eval``). It lives in the dialect, next to the expression IR,
-because the fused op's hooks (:mod:`tdflow.dialect.hooks.fused`) read the expression to check
-the op and infer its result type; lowering's passes and kernels import it from here.
+because the fused op's hooks (:mod:`tdflow.dialect.hooks.elementwise`) read the expression to
+check the op and infer its result type; lowering's passes and kernels import it from here.
 
 >>> from tdflow.dialect.formula.expr import Input, exp
 >>> e = exp(Input(0)) + Input(1) * 2.0

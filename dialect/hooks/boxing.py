@@ -7,6 +7,7 @@ conversion it performs, e.g. ``boxing_all_reduce``: ``x`` P -> ``y`` B.
 
 from __future__ import annotations
 
+from ._sbp import signature
 from .context import HookError, InferContext
 from .registry import (
     get_sbp,
@@ -14,7 +15,6 @@ from .registry import (
     infer_logical_tensor_desc,
     infer_physical_tensor_desc,
 )
-from .sbp import signature
 
 BOXING_OPS = ("tdflow.boxing_all_reduce", "tdflow.boxing_reduce_scatter",
               "tdflow.boxing_all_gather", "tdflow.boxing_all_to_all", "tdflow.boxing_slice",

@@ -1,46 +1,25 @@
-"""Hooks of the ops in tdflow/ops/index.td (issue 13): gather and unsorted_segment_sum_like,
-embedding and embedding_grad, narrow and narrow_grad, expand, expand_dims, squeeze, tril,
-fused_scale_tril, arange and one_hot; and the gradient rule of expand.
+"""Hooks and gradient rules of the index family (gather and scatter): gather, gather_nd,
+embedding, embedding_grad, one_hot, dim_gather, the dim_scatter ops, scatter_nd_like,
+tensor_scatter_nd_update/add and unsorted_segment_sum_like.
 
-Shapes follow numpy: ``gather`` is ``numpy.take``, ``expand`` is ``numpy.broadcast_to``.
+Shapes follow numpy: ``gather`` is ``numpy.take``.
 
 >>> gathered_shape((10, 4), (2, 3), 1)
 (10, 2, 3)
->>> expanded_shape((3, 1), [2, -1, 4])
-(2, 3, 4)
->>> arange_length(0, 10, 3), arange_length(5, 0, 1), arange_length(0.0, 1.0, 0.25)
-(4, 0, 4)
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from typing import Any
-
-from ..grad.core import Emitter, Forward, GradError, grad_rule
+from ._sbp import signature, split_dims
+from ._shape import INT_DTYPES, Shape, compatible, fmt, normalize_axis
 from .context import HookError, InferContext, InputArgModifier
 from .registry import (
     get_sbp,
     infer_data_type,
     infer_logical_tensor_desc,
-    infer_nd_sbp,
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import blob, signature, split_all
-from .shape_util import (
-    FLOAT_DTYPES,
-    INT_DTYPES,
-    compatible,
-    dx_like_dy,
-    fmt,
-    normalize_axes,
-    normalize_axis,
-    require_dy,
-)
-
-Shape = tuple[int | None, ...]
 
 #: Element types an index operand may have (OneFlow's kernels take int32 and int64; tdflow's
 #: kernels take every integer type of element_types.py).
@@ -53,11 +32,6 @@ def require_index(ctx: InferContext, name: str) -> None:
     if dt not in INDEX_DTYPES:
         raise HookError(f"'{name}' must be an integer tensor ({', '.join(INDEX_DTYPES)}), got {dt}",
                         operand=name)
-
-
-def split_dims(ctx: InferContext, shape: Shape | None, skip: Sequence[int] = ()) -> list:
-    """``S(i)`` of every blob for each dim ``i`` of ``shape`` not in ``skip``."""
-    return split_all(ctx, (i for i in range(len(shape or ())) if i not in skip))
 
 
 def no_grad_inputs(*names: str):
@@ -228,270 +202,6 @@ def embedding_grad_sbp(ctx: InferContext):
 modify_input_arg("tdflow.embedding_grad")(no_grad_inputs("weight", "indices"))
 
 
-# -- narrow and narrow_grad -----------------------------------------------------------------------
-def narrow_bounds(shape: Shape, dim: int, start: int, length: int) -> tuple[int, int]:
-    """``(dim, start)`` made non-negative for ``in`` of ``shape``; :class:`HookError` naming
-    the attribute when the stretch leaves the dim."""
-    if not shape:
-        raise HookError("narrow needs a tensor with at least one dim", attr="dim")
-    d = normalize_axis(int(dim), len(shape), attr="dim")
-    if length < 0:
-        raise HookError(f"length must be >= 0, got {length}", attr="length")
-    size = shape[d]
-    if size is None:
-        return d, start
-    s = start + size if start < 0 else start
-    if not 0 <= s <= size:
-        raise HookError(f"start {start} is out of range for dim {d} of size {size} "
-                        f"(expected {-size} <= start <= {size})", attr="start")
-    if s + length > size:
-        raise HookError(f"start {start} + length {length} exceeds dim {d} of size {size}",
-                        attr="length")
-    return d, s
-
-
-@infer_logical_tensor_desc("tdflow.narrow")
-@infer_physical_tensor_desc("tdflow.narrow")
-def narrow_tensor_desc(ctx: InferContext) -> None:
-    shape = ctx.input_shape("in")
-    if shape is None:
-        ctx.set_output_shape("out", None)
-        return
-    d, _ = narrow_bounds(shape, ctx.attr("dim"), ctx.attr("start"), ctx.attr("length"))
-    ctx.set_output_shape("out", shape[:d] + (int(ctx.attr("length")),) + shape[d + 1:])
-
-
-@get_sbp("tdflow.narrow")
-def narrow_sbp(ctx: InferContext):
-    shape = ctx.input_shape("in")
-    if shape is None or not shape:
-        return []
-    d = normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
-    return split_dims(ctx, shape, skip=(d,)) + [signature(ctx, "P", "P")]
-
-
-@infer_logical_tensor_desc("tdflow.narrow_grad")
-@infer_physical_tensor_desc("tdflow.narrow_grad")
-def narrow_grad_tensor_desc(ctx: InferContext) -> None:
-    like = ctx.input_shape("like")
-    if like is not None:
-        d, _ = narrow_bounds(like, ctx.attr("dim"), ctx.attr("start"), ctx.attr("length"))
-        want = like[:d] + (int(ctx.attr("length")),) + like[d + 1:]
-        require_dy(ctx, want, f"narrowing 'like' {fmt(like)}")
-    ctx.set_output_shape("dx", like)
-
-
-infer_data_type("tdflow.narrow_grad")(dx_like_dy)
-
-
-@get_sbp("tdflow.narrow_grad")
-def narrow_grad_sbp(ctx: InferContext):
-    shape = ctx.input_shape("like")
-    if shape is None or not shape:
-        return []
-    d = normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
-    return split_dims(ctx, shape, skip=(d,)) + [
-        signature(ctx, {"dy": "P", "like": "B"}, "P")]
-
-
-@modify_input_arg("tdflow.narrow_grad")
-def narrow_grad_input_args(ctx: InferContext):
-    """``like`` only lends its shape; ``dy`` keeps its gradient (``narrow`` of ``ddx``)."""
-    return {"like": InputArgModifier(requires_grad=False)}
-
-
-# -- expand, expand_dims, squeeze -----------------------------------------------------------------
-def expanded_shape(shape: Shape, expand_shape: Sequence[int]) -> Shape:
-    """``numpy.broadcast_to``'s result for ``shape`` and ``expand_shape`` (a ``-1`` keeps the
-    input's dim); :class:`HookError` naming ``expand_shape`` otherwise."""
-    target = [int(d) for d in expand_shape]
-    if len(shape) > len(target):
-        raise HookError(f"expand_shape {target} has {len(target)} dims, fewer than 'in' "
-                        f"{fmt(shape)}", attr="expand_shape")
-    lead = len(target) - len(shape)
-    out: list[int | None] = []
-    for i, t in enumerate(target):
-        src = shape[i - lead] if i >= lead else 1
-        if t == -1:
-            if i < lead:
-                raise HookError(f"expand_shape {target}: -1 at dim {i}, a new leading dim, "
-                                f"has no size to keep", attr="expand_shape")
-            out.append(src)
-        elif t < 0:
-            raise HookError(f"expand_shape {target} has a negative dim {t}", attr="expand_shape")
-        elif src is not None and src != 1 and src != t:
-            raise HookError(f"cannot expand 'in' {fmt(shape)} to {target}: dim {i - lead} is "
-                            f"{src}, expected 1 or {t}", attr="expand_shape")
-        else:
-            out.append(t)
-    return tuple(out)
-
-
-@infer_logical_tensor_desc("tdflow.expand")
-@infer_physical_tensor_desc("tdflow.expand")
-def expand_tensor_desc(ctx: InferContext) -> None:
-    shape = ctx.input_shape("in")
-    target = list(ctx.attr("expand_shape"))
-    if shape is None:
-        ctx.set_output_shape("out", tuple(None if d == -1 else int(d) for d in target))
-        return
-    ctx.set_output_shape("out", expanded_shape(shape, target))
-
-
-@infer_data_type("tdflow.expand", "tdflow.expand_dims", "tdflow.squeeze", "tdflow.tril",
-                 "tdflow.fused_scale_tril", "tdflow.narrow")
-def keep_data_type(ctx: InferContext) -> None:
-    ctx.set_output_dtype("out", ctx.input_dtype("in"))
-
-
-@get_sbp("tdflow.expand")
-def expand_sbp(ctx: InferContext):
-    """A split along a dim ``in`` has whole survives, shifted by the new leading dims."""
-    shape = ctx.input_shape("in")
-    if shape is None:
-        return []
-    lead = len(ctx.attr("expand_shape")) - len(shape)
-    return [signature(ctx, f"S({i})", f"S({i + lead})") for i, d in enumerate(shape)
-            if d != 1] + [signature(ctx, "P", "P")]
-
-
-@grad_rule("tdflow.expand", saves=())
-def _expand(g: Emitter, fwd: Forward) -> dict[str, Any]:
-    """``dout`` summed over the dims that were broadcast (the new leading ones and those where
-    ``in`` has size 1), then reshaped to ``in``'s shape: only shapes are read."""
-    dout, x = fwd.douts["out"], fwd.inputs["in"]
-    src, dst = g.type_of(x).shape, g.type_of(dout).shape
-    if src is None or dst is None or None in src:
-        raise GradError("the gradient of 'tdflow.expand' needs the shapes of 'in' and 'out'")
-    lead = len(dst) - len(src)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(src) if d == 1 and dst[lead + i] != 1]
-    if axes:
-        dout = g.op("tdflow.reduce_sum", [dout], {"axis": axes, "keepdims": True})[0]
-    if tuple(g.type_of(dout).shape) != tuple(src):
-        dout = g.op("tdflow.reshape", [dout], {"shape": list(src)})[0]
-    return {"in": dout}
-
-
-@infer_logical_tensor_desc("tdflow.expand_dims")
-@infer_physical_tensor_desc("tdflow.expand_dims")
-def expand_dims_tensor_desc(ctx: InferContext) -> None:
-    shape = ctx.input_shape("in")
-    if shape is None:
-        ctx.set_output_shape("out", None)
-        return
-    axis = normalize_axis(int(ctx.attr("axis")), len(shape) + 1)
-    ctx.set_output_shape("out", shape[:axis] + (1,) + shape[axis:])
-
-
-@get_sbp("tdflow.expand_dims")
-def expand_dims_sbp(ctx: InferContext):
-    shape = ctx.input_shape("in")
-    if shape is None:
-        return []
-    axis = normalize_axis(int(ctx.attr("axis")), len(shape) + 1)
-    return [signature(ctx, f"S({i})", f"S({i if i < axis else i + 1})")
-            for i in range(len(shape))] + [signature(ctx, "P", "P")]
-
-
-def squeezed_axes(shape: Shape, axes: Sequence[int]) -> tuple[int, ...]:
-    """``axes`` made non-negative; :class:`HookError` naming ``axes`` for a dim that is not 1."""
-    norm = normalize_axes([int(a) for a in axes], len(shape), attr="axes")
-    for a in norm:
-        if shape[a] is not None and shape[a] != 1:
-            raise HookError(f"axes {list(axes)}: dim {a} of 'in' {fmt(shape)} has size "
-                            f"{shape[a]}, only dims of size 1 can be squeezed", attr="axes")
-    return norm
-
-
-@infer_logical_tensor_desc("tdflow.squeeze")
-@infer_physical_tensor_desc("tdflow.squeeze")
-def squeeze_tensor_desc(ctx: InferContext) -> None:
-    shape = ctx.input_shape("in")
-    if shape is None:
-        ctx.set_output_shape("out", None)
-        return
-    axes = squeezed_axes(shape, ctx.attr("axes"))
-    ctx.set_output_shape("out", tuple(d for i, d in enumerate(shape) if i not in axes))
-
-
-@get_sbp("tdflow.squeeze")
-def squeeze_sbp(ctx: InferContext):
-    shape = ctx.input_shape("in")
-    if shape is None:
-        return []
-    axes = squeezed_axes(shape, ctx.attr("axes"))
-    kept = [i for i in range(len(shape)) if i not in axes]
-    return [signature(ctx, f"S({i})", f"S({j})") for j, i in enumerate(kept)] + [
-        signature(ctx, "P", "P")]
-
-
-# -- tril and fused_scale_tril --------------------------------------------------------------------
-@infer_logical_tensor_desc("tdflow.tril", "tdflow.fused_scale_tril")
-@infer_physical_tensor_desc("tdflow.tril", "tdflow.fused_scale_tril")
-def tril_tensor_desc(ctx: InferContext) -> None:
-    shape = ctx.input_shape("in")
-    if shape is not None and len(shape) < 2:
-        raise HookError(f"'in' must have at least 2 dims (the matrix is the last two), got "
-                        f"{fmt(shape)}", operand="in")
-    ctx.set_output_shape("out", shape)
-
-
-@get_sbp("tdflow.tril", "tdflow.fused_scale_tril")
-def tril_sbp(ctx: InferContext):
-    """Splits along the batch dims survive (the mask depends on the last two only)."""
-    shape = ctx.input_shape("in")
-    return split_dims(ctx, shape[:-2] if shape else ())
-
-
-# -- arange ---------------------------------------------------------------------------------------
-def arange_length(start: float, limit: float, delta: float) -> int:
-    """``len(numpy.arange(start, limit, delta))``; ``delta`` is not 0."""
-    return max(0, math.ceil((limit - start) / delta))
-
-
-def arange_range(attrs: Any, dtype: str) -> tuple[Any, Any, Any]:
-    """``(start, limit, delta)`` of the attribute family ``dtype`` reads (an attribute lookup
-    ``attrs(name)``); :class:`HookError` when ``delta`` is 0 or the range runs backwards."""
-    kind = "float" if dtype in FLOAT_DTYPES else "integer"
-    conv = float if kind == "float" else int
-    start, delta, limit = (conv(attrs(f"{kind}_{k}")) for k in ("start", "delta", "limit"))
-    if delta == 0:
-        raise HookError(f"{kind}_delta is 0: arange needs a nonzero step (for dtype {dtype} "
-                        f"it reads {kind}_start, {kind}_delta and {kind}_limit)",
-                        attr=f"{kind}_delta")
-    if (limit - start) * delta < 0:
-        raise HookError(f"{kind}_delta {delta} runs away from {kind}_limit {limit} "
-                        f"(from {kind}_start {start})", attr=f"{kind}_delta")
-    return start, limit, delta
-
-
-@infer_logical_tensor_desc("tdflow.arange")
-@infer_physical_tensor_desc("tdflow.arange")
-def arange_tensor_desc(ctx: InferContext) -> None:
-    start, limit, delta = arange_range(ctx.attr, ctx.attr("dtype"))
-    ctx.set_output_shape("out", (arange_length(start, limit, delta),))
-
-
-@infer_data_type("tdflow.arange")
-def arange_data_type(ctx: InferContext) -> None:
-    dtype = ctx.attr("dtype")
-    if dtype == "i1":
-        raise HookError("arange cannot make an i1 (boolean) tensor", attr="dtype")
-    ctx.set_output_dtype("out", dtype)
-
-
-@get_sbp("tdflow.arange")
-def arange_sbp(ctx: InferContext):
-    return [signature(ctx, {}, "B")]
-
-
-@infer_nd_sbp("tdflow.arange")
-def arange_nd_sbp(ctx: InferContext) -> dict[str, tuple[str, ...]]:
-    """``nd_sbp`` when given (one entry per hierarchy dim), else broadcast on a 1-D one."""
-    given = tuple(str(s) for s in ctx.attr("nd_sbp"))
-    return {blob("out"): given or ("B",)}
-
-
 # -- one_hot --------------------------------------------------------------------------------------
 @infer_logical_tensor_desc("tdflow.one_hot")
 @infer_physical_tensor_desc("tdflow.one_hot")
@@ -515,3 +225,163 @@ def one_hot_sbp(ctx: InferContext):
 
 
 modify_input_arg("tdflow.one_hot")(no_grad_inputs("indices"))
+
+
+SCATTERS = ("tdflow.dim_scatter_update", "tdflow.dim_scatter_add", "tdflow.dim_scatter_mul",
+            "tdflow.dim_scatter_max", "tdflow.dim_scatter_min")
+
+
+# -- dim_gather and the dim_scatter family --------------------------------------------------------
+def _check_index(ctx: InferContext, data: str, index: str, dim: int) -> None:
+    """``index`` must have ``data``'s rank and be no larger in any dim but ``dim``."""
+    shape, idx = ctx.input_shape(data), ctx.input_shape(index)
+    if shape is None or idx is None:
+        return
+    if len(idx) != len(shape):
+        raise HookError(f"'{index}' has shape {fmt(idx)}, of rank {len(idx)}; '{data}' "
+                        f"{fmt(shape)} has rank {len(shape)} and they must agree", operand=index)
+    for i, (a, b) in enumerate(zip(idx, shape)):
+        if i != dim and a is not None and b is not None and a > b:
+            raise HookError(f"'{index}' {fmt(idx)} is larger than '{data}' {fmt(shape)} in dim "
+                            f"{i} (only dim {dim}, the indexed one, may be)", operand=index)
+
+
+def _dim(ctx: InferContext, data: str) -> int | None:
+    shape = ctx.input_shape(data)
+    if shape is None:
+        return None
+    if not shape:
+        raise HookError(f"'{data}' is a scalar: the op indexes along one of its dims",
+                        operand=data)
+    return normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
+
+
+@infer_logical_tensor_desc("tdflow.dim_gather")
+@infer_physical_tensor_desc("tdflow.dim_gather")
+def dim_gather_tensor_desc(ctx: InferContext) -> None:
+    d = _dim(ctx, "input")
+    if d is not None:
+        _check_index(ctx, "input", "index", d)
+    ctx.set_output_shape("output", ctx.input_shape("index"))
+
+
+@infer_data_type("tdflow.dim_gather")
+def dim_gather_data_type(ctx: InferContext) -> None:
+    require_index(ctx, "index")
+    ctx.set_output_dtype("output", ctx.input_dtype("input"))
+
+
+@infer_logical_tensor_desc("tdflow.dim_scatter_add_like", *SCATTERS)
+@infer_physical_tensor_desc("tdflow.dim_scatter_add_like", *SCATTERS)
+def dim_scatter_tensor_desc(ctx: InferContext) -> None:
+    data = "like" if ctx.op_name.endswith("_like") else "input"
+    d = _dim(ctx, data)
+    idx, src = ctx.input_shape("index"), ctx.input_shape("src")
+    if idx is not None and src is not None and tuple(idx) != tuple(src):
+        raise HookError(f"'src' has shape {fmt(src)} but 'index' {fmt(idx)}: they must agree",
+                        operand="src")
+    if d is not None:
+        _check_index(ctx, data, "index", d)
+    ctx.set_output_shape("output", ctx.input_shape(data))
+
+
+def scatter_data_type(ctx: InferContext, index: str, data: str, src: str, out: str) -> None:
+    """A scatter's result has the element type of what it writes (``src``), which must be the
+    data's (a ``_like`` op has no data operand to compare); its indices are integers."""
+    require_index(ctx, index)
+    written = ctx.input_dtype(src)
+    if not ctx.op_name.endswith("_like") and ctx.input_dtype(data) != written:
+        raise HookError(f"'{src}' is {written} but '{data}' {ctx.input_dtype(data)}: they "
+                        f"must agree", operand=src)
+    ctx.set_output_dtype(out, written)
+
+
+@infer_data_type("tdflow.dim_scatter_add_like", *SCATTERS)
+def dim_scatter_data_type(ctx: InferContext) -> None:
+    scatter_data_type(ctx, "index", "input", "src", "output")
+
+
+@get_sbp("tdflow.dim_gather", "tdflow.dim_scatter_add_like", *SCATTERS)
+def dim_index_sbp(ctx: InferContext):
+    """Broadcast everything: a split of the data along another dim would need ``index`` split
+    alike and no larger, which the hook cannot promise."""
+    return [signature(ctx, "B", "B")]
+
+
+modify_input_arg("tdflow.dim_gather")(no_grad_inputs("index"))
+
+
+modify_input_arg("tdflow.dim_scatter_add_like")(no_grad_inputs("like", "index"))
+
+
+for _op in SCATTERS:
+    modify_input_arg(_op)(no_grad_inputs("index"))
+
+
+# -- gather_nd, scatter_nd_like, tensor_scatter_nd_update/add -------------------------------------
+ND_SCATTERS = ("tdflow.tensor_scatter_nd_update", "tdflow.tensor_scatter_nd_add")
+
+
+def gathered_nd_shape(data: Shape, indices: Shape) -> Shape | None:
+    """``indices.shape[:-1] + data.shape[k:]`` for tuples of length ``k = indices.shape[-1]``
+    (``None`` while ``k`` is unknown); :class:`HookError` naming ``indices`` when the tuples
+    do not fit.
+
+    >>> gathered_nd_shape((4, 5, 3), (6, 2))
+    (6, 3)
+    """
+    if not indices:
+        raise HookError("'indices' is a scalar: its last dim holds the index tuples",
+                        operand="indices")
+    k = indices[-1]
+    if k is None:
+        return None
+    if k > len(data):
+        raise HookError(f"'indices' {fmt(indices)} holds tuples of {k} indices, but the data "
+                        f"{fmt(data)} has only {len(data)} dims", operand="indices")
+    return tuple(indices[:-1]) + tuple(data[k:])
+
+
+@infer_logical_tensor_desc("tdflow.gather_nd")
+@infer_physical_tensor_desc("tdflow.gather_nd")
+def gather_nd_tensor_desc(ctx: InferContext) -> None:
+    data, idx = ctx.input_shape("params"), ctx.input_shape("indices")
+    ctx.set_output_shape("out", None if data is None or idx is None
+                         else gathered_nd_shape(data, idx))
+
+
+@infer_data_type("tdflow.gather_nd")
+def gather_nd_data_type(ctx: InferContext) -> None:
+    require_index(ctx, "indices")
+    ctx.set_output_dtype("out", ctx.input_dtype("params"))
+
+
+@infer_logical_tensor_desc("tdflow.scatter_nd_like", *ND_SCATTERS)
+@infer_physical_tensor_desc("tdflow.scatter_nd_like", *ND_SCATTERS)
+def scatter_nd_tensor_desc(ctx: InferContext) -> None:
+    data_name = "like" if ctx.op_name.endswith("_like") else "params"
+    data, idx, upd = (ctx.input_shape(n) for n in (data_name, "indices", "updates"))
+    if data is not None and idx is not None and upd is not None:
+        want = gathered_nd_shape(data, idx)
+        if want is not None and not compatible(upd, want):
+            raise HookError(f"'updates' has shape {fmt(upd)}, but 'indices' {fmt(idx)} into "
+                            f"{fmt(data)} need {fmt(want)}", operand="updates")
+    ctx.set_output_shape("out", data)
+
+
+@infer_data_type("tdflow.scatter_nd_like", *ND_SCATTERS)
+def scatter_nd_data_type(ctx: InferContext) -> None:
+    scatter_data_type(ctx, "indices", "params", "updates", "out")
+
+
+@get_sbp("tdflow.gather_nd", "tdflow.scatter_nd_like", *ND_SCATTERS)
+def nd_index_sbp(ctx: InferContext):
+    """Broadcast everything (as for the dim_* ops)."""
+    return [signature(ctx, "B", "B")]
+
+
+modify_input_arg("tdflow.gather_nd")(no_grad_inputs("indices"))
+
+
+for _op in ND_SCATTERS:
+    modify_input_arg(_op)(no_grad_inputs("indices"))

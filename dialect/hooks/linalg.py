@@ -1,7 +1,11 @@
-"""Hooks of matmul and batch_matmul (transposes, alpha, optional ``_add_to_output``)."""
+"""Hooks of the linalg family: matmul and batch_matmul (transposes, alpha, optional
+``_add_to_output``).
+"""
 
 from __future__ import annotations
 
+from ._sbp import signature
+from ._shape import compatible, fmt, numel, require_same_dtype, same_dim
 from .context import HookError, InferContext
 from .registry import (
     compute_complexity,
@@ -10,8 +14,6 @@ from .registry import (
     infer_logical_tensor_desc,
     infer_physical_tensor_desc,
 )
-from .sbp import signature
-from .shape_util import compatible, fmt, numel, require_same_dtype, same_dim
 
 OPS = ("tdflow.matmul", "tdflow.batch_matmul")
 

@@ -14,6 +14,8 @@ from math import prod
 from typing import Any
 
 from ..grad.core import Emitter, Forward, grad_rule
+from ._sbp import signature
+from ._shape import compatible, fmt, require_float
 from .context import HookError, InferContext, InputArgModifier
 from .registry import (
     get_sbp,
@@ -22,8 +24,6 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import signature
-from .shape_util import compatible, fmt, require_float
 
 NORM_OPS = ("tdflow.layer_norm", "tdflow.normalization", "tdflow.group_norm")
 
@@ -109,6 +109,8 @@ def layer_norm_sbp(ctx: InferContext):
 
 # -- group_norm ------------------------------------------------------------------------------
 _FORMATS = ("channels_first", "channels_last")
+
+
 _ACTIVATIONS = ("none", "silu")
 
 

@@ -1,9 +1,13 @@
-"""Hooks of sgd_update: it has no results and updates ``model`` in place."""
+"""Hooks of the optim family: sgd_update and adam_update; neither has results, both update
+``model`` (and their state) in place.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ._sbp import signature
+from ._shape import compatible, fmt, numel, require_float
 from .context import HookError, InferContext, InputArgModifier
 from .registry import (
     get_sbp,
@@ -12,8 +16,6 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import signature
-from .shape_util import compatible, fmt, numel, require_float
 
 
 @infer_logical_tensor_desc("tdflow.sgd_update")
@@ -69,3 +71,47 @@ def sgd_input_args(ctx: InferContext):
         "model_copy": InputArgModifier(is_mutable=True, requires_grad=False),
         "model_diff": InputArgModifier(requires_grad=False),
     }
+
+
+# -- adam_update ----------------------------------------------------------------------------------
+_STATE = ("m", "v", "max_v", "model_copy")
+
+
+_SCALARS = ("learning_rate", "scale_by_tensor", "skip_if", "bias_correction1", "bias_correction2")
+
+
+@infer_logical_tensor_desc("tdflow.adam_update")
+@infer_physical_tensor_desc("tdflow.adam_update")
+def adam_tensor_desc(ctx: InferContext) -> None:
+    check_like_model(ctx, ("model_diff", *_STATE))
+    if ctx.attr("amsgrad") and not ctx.has_input("max_v"):
+        raise HookError("amsgrad = true needs the 'max_v' operand (the running maximum of v)",
+                        attr="amsgrad")
+    check_scalars(ctx, _SCALARS)
+
+
+@infer_data_type("tdflow.adam_update")
+def adam_data_type(ctx: InferContext) -> None:
+    dtype = require_float(ctx, "model")
+    for name in ("model_diff", "m", "v", "max_v"):
+        if ctx.has_input(name) and ctx.input_dtype(name) != dtype:
+            raise HookError(f"'{name}' has element type {ctx.input_dtype(name)} but 'model' "
+                            f"has {dtype}", operand=name)
+
+
+@get_sbp("tdflow.adam_update")
+def adam_sbp(ctx: InferContext):
+    model = ctx.input_shape("model")
+    scalars = dict.fromkeys(_SCALARS, "B")
+    return [signature(ctx, {"model": f"S({i})", "model_diff": f"S({i})",
+                            **{n: f"S({i})" for n in _STATE}, **scalars}, {})
+            for i in range(len(model or ()))]
+
+
+@modify_input_arg("tdflow.adam_update")
+def adam_input_args(ctx: InferContext):
+    """``model``, its ``model_copy`` and the moments ``m``, ``v``, ``max_v`` are written in
+    place; nothing here needs a gradient."""
+    mutable = InputArgModifier(is_mutable=True, requires_grad=False)
+    return {"model": mutable, **dict.fromkeys(_STATE, mutable),
+            "model_diff": InputArgModifier(requires_grad=False)}

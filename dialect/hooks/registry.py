@@ -50,8 +50,8 @@ class HookRegistry:
         key = (qualify(op), kind)
         old = self._hooks.get(key)
         if old is not None and not replace and definition_id(old) != definition_id(fn):
-            raise ValueError(f"op '{key[0]}' already has a {kind} hook ({_qualname(old)}); "
-                             f"pass replace=True to override it with {_qualname(fn)}")
+            raise ValueError(f"op '{key[0]}' already has a {kind} hook ({qualname(old)}); "
+                             f"pass replace=True to override it with {qualname(fn)}")
         self._hooks[key] = fn
         self._by_op.setdefault(key[0], {})[kind] = fn
         self.version += 1
@@ -83,7 +83,12 @@ class HookRegistry:
         return new
 
 
-def _qualname(fn: Hook) -> str:
+def qualname(fn: Hook) -> str:
+    """``module.qualname`` of a function, how registries name it in their errors.
+
+    >>> qualname(len)
+    'builtins.len'
+    """
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
@@ -102,7 +107,7 @@ def definition_id(fn: Any) -> str:
     code = getattr(fn, "__code__", None)
     if code is not None and code.co_filename and not code.co_filename.startswith("<"):
         return f"{os.path.realpath(code.co_filename)}:{getattr(fn, '__qualname__', '?')}"
-    return _qualname(fn)
+    return qualname(fn)
 
 
 HOOKS = HookRegistry()

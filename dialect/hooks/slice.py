@@ -1,5 +1,5 @@
-"""Hooks of ``slice`` and ``slice_grad`` (OneFlow's ops), and the gradient rule of ``cat``,
-which is a slice of the output gradient per input.
+"""Hooks and gradient rules of the slice family: slice, slice_grad, narrow, narrow_grad, pad,
+tril, triu and fused_scale_tril.
 
 The indices follow Python's and numpy's basic slicing: ``x[start:stop:step]`` per dim, a
 negative ``start``/``stop`` counting from the end, out-of-range values clamped to the dim.
@@ -13,6 +13,8 @@ normalise them themselves, so program text may say ``-1``).
 (3, 0)
 >>> sliced_shape((4, 8), [0, -6], [4, 8], [2, 3])
 (2, 2)
+>>> padded_shape((2, 3), [0, 1], [2, 0])
+(4, 4)
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..grad.core import Emitter, Forward, GradError, grad_rule
+from ._sbp import signature, split_all, split_dims
+from ._shape import Shape, dx_like_dy, fmt, normalize_axis, require_dy
 from .context import HookError, InferContext, InputArgModifier
 from .registry import (
     get_sbp,
@@ -29,11 +33,164 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import signature, split_all
-from .shape_util import dx_like_dy, normalize_axis, require_dy
+from .shape import keep_data_type
 
-#: A ``stop`` that clamps to the end of any dim (what ``x[a:]`` becomes).
-TO_END = (1 << 63) - 1
+
+# -- narrow and narrow_grad -----------------------------------------------------------------------
+def narrow_bounds(shape: Shape, dim: int, start: int, length: int) -> tuple[int, int]:
+    """``(dim, start)`` made non-negative for ``in`` of ``shape``; :class:`HookError` naming
+    the attribute when the stretch leaves the dim."""
+    if not shape:
+        raise HookError("narrow needs a tensor with at least one dim", attr="dim")
+    d = normalize_axis(int(dim), len(shape), attr="dim")
+    if length < 0:
+        raise HookError(f"length must be >= 0, got {length}", attr="length")
+    size = shape[d]
+    if size is None:
+        return d, start
+    s = start + size if start < 0 else start
+    if not 0 <= s <= size:
+        raise HookError(f"start {start} is out of range for dim {d} of size {size} "
+                        f"(expected {-size} <= start <= {size})", attr="start")
+    if s + length > size:
+        raise HookError(f"start {start} + length {length} exceeds dim {d} of size {size}",
+                        attr="length")
+    return d, s
+
+
+@infer_logical_tensor_desc("tdflow.narrow")
+@infer_physical_tensor_desc("tdflow.narrow")
+def narrow_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("in")
+    if shape is None:
+        ctx.set_output_shape("out", None)
+        return
+    d, _ = narrow_bounds(shape, ctx.attr("dim"), ctx.attr("start"), ctx.attr("length"))
+    ctx.set_output_shape("out", shape[:d] + (int(ctx.attr("length")),) + shape[d + 1:])
+
+
+@get_sbp("tdflow.narrow")
+def narrow_sbp(ctx: InferContext):
+    shape = ctx.input_shape("in")
+    if shape is None or not shape:
+        return []
+    d = normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
+    return split_dims(ctx, shape, skip=(d,)) + [signature(ctx, "P", "P")]
+
+
+@infer_logical_tensor_desc("tdflow.narrow_grad")
+@infer_physical_tensor_desc("tdflow.narrow_grad")
+def narrow_grad_tensor_desc(ctx: InferContext) -> None:
+    like = ctx.input_shape("like")
+    if like is not None:
+        d, _ = narrow_bounds(like, ctx.attr("dim"), ctx.attr("start"), ctx.attr("length"))
+        want = like[:d] + (int(ctx.attr("length")),) + like[d + 1:]
+        require_dy(ctx, want, f"narrowing 'like' {fmt(like)}")
+    ctx.set_output_shape("dx", like)
+
+
+infer_data_type("tdflow.narrow_grad")(dx_like_dy)
+
+
+@get_sbp("tdflow.narrow_grad")
+def narrow_grad_sbp(ctx: InferContext):
+    shape = ctx.input_shape("like")
+    if shape is None or not shape:
+        return []
+    d = normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
+    return split_dims(ctx, shape, skip=(d,)) + [
+        signature(ctx, {"dy": "P", "like": "B"}, "P")]
+
+
+@modify_input_arg("tdflow.narrow_grad")
+def narrow_grad_input_args(ctx: InferContext):
+    """``like`` only lends its shape; ``dy`` keeps its gradient (``narrow`` of ``ddx``)."""
+    return {"like": InputArgModifier(requires_grad=False)}
+
+
+# -- tril and fused_scale_tril --------------------------------------------------------------------
+@infer_logical_tensor_desc("tdflow.tril", "tdflow.fused_scale_tril")
+@infer_physical_tensor_desc("tdflow.tril", "tdflow.fused_scale_tril")
+def tril_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("in")
+    if shape is not None and len(shape) < 2:
+        raise HookError(f"'in' must have at least 2 dims (the matrix is the last two), got "
+                        f"{fmt(shape)}", operand="in")
+    ctx.set_output_shape("out", shape)
+
+
+@get_sbp("tdflow.tril", "tdflow.fused_scale_tril")
+def tril_sbp(ctx: InferContext):
+    """Splits along the batch dims survive (the mask depends on the last two only)."""
+    shape = ctx.input_shape("in")
+    return split_dims(ctx, shape[:-2] if shape else ())
+
+
+# -- triu -----------------------------------------------------------------------------------------
+# The other triangle of tril: the same shape rule and the same splits (index.py's hooks).
+infer_logical_tensor_desc("tdflow.triu")(tril_tensor_desc)
+
+
+infer_physical_tensor_desc("tdflow.triu")(tril_tensor_desc)
+
+
+get_sbp("tdflow.triu")(tril_sbp)
+
+
+@infer_data_type("tdflow.triu")
+def triu_data_type(ctx: InferContext) -> None:
+    ctx.set_output_dtype("out", ctx.input_dtype("in"))
+
+
+# -- pad ------------------------------------------------------------------------------------------
+def padded_shape(shape: Shape, before: Sequence[int], after: Sequence[int]) -> Shape:
+    """``shape`` grown by ``before[d] + after[d]`` in each dim; :class:`HookError` naming the
+    attribute when an entry is missing or negative."""
+    for name, pads in (("padding_before", before), ("padding_after", after)):
+        if len(pads) != len(shape):
+            raise HookError(f"{name} has {len(pads)} entries, 'x' {fmt(shape)} has "
+                            f"{len(shape)} dims", attr=name)
+        if any(int(p) < 0 for p in pads):
+            raise HookError(f"{name} {list(pads)} has a negative entry (crop with slice)",
+                            attr=name)
+    return tuple(None if d is None else d + int(b) + int(a)
+                 for d, b, a in zip(shape, before, after))
+
+
+@infer_logical_tensor_desc("tdflow.pad")
+@infer_physical_tensor_desc("tdflow.pad")
+def pad_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("x")
+    ctx.set_output_shape("y", None if shape is None else padded_shape(
+        shape, list(ctx.attr("padding_before")), list(ctx.attr("padding_after"))))
+
+
+@infer_data_type("tdflow.pad")
+def pad_data_type(ctx: InferContext) -> None:
+    ctx.set_output_dtype("y", ctx.input_dtype("x"))
+
+
+@get_sbp("tdflow.pad")
+def pad_sbp(ctx: InferContext):
+    """Splits along the dims that get no padding survive."""
+    shape = ctx.input_shape("x")
+    before, after = list(ctx.attr("padding_before")), list(ctx.attr("padding_after"))
+    if not shape or len(before) != len(shape) or len(after) != len(shape):
+        return []
+    return split_dims(ctx, shape, skip=[i for i in range(len(shape)) if before[i] or after[i]])
+
+
+@grad_rule("tdflow.pad", saves=("x",))
+def _pad(g: Emitter, fwd: Forward) -> dict[str, Any]:
+    """``dy`` sliced back to ``x``'s extent."""
+    x, dy = fwd.inputs["x"], fwd.douts["y"]
+    shape = g.type_of(x).shape
+    if shape is None or None in shape:
+        raise GradError("the gradient of 'tdflow.pad' needs the shape of 'x'")
+    before = [int(b) for b in fwd.attrs["padding_before"]]
+    return {"x": g.op("tdflow.slice", [dy], {"start": before,
+                                             "stop": [b + d for b, d in zip(before, shape)],
+                                             "step": [1] * len(shape)})[0]}
 
 
 def slice_bounds(start: int, stop: int, step: int, dim: int) -> tuple[int, int, int]:
@@ -143,27 +300,5 @@ def slice_grad_input_args(ctx: InferContext):
     return {"dy": InputArgModifier(is_mutable=False, requires_grad=True)}
 
 
-# -- the gradient of cat --------------------------------------------------------------------------
-@grad_rule("tdflow.cat", saves=())
-def _cat(g: Emitter, fwd: Forward) -> dict[str, Any]:
-    """Each input's gradient is its stretch of ``dout`` along ``axis``: only the inputs'
-    shapes are read, so no input is kept alive for backward."""
-    dout, xs = fwd.douts["out"], fwd.inputs["in"]
-    dims = tuple(g.type_of(dout).shape)
-    rank = len(dims)
-    try:
-        axis = normalize_axis(int(fwd.attrs["axis"]), rank)
-    except HookError as e:
-        raise GradError(f"the gradient of 'tdflow.cat': {e.message}") from None
-    grads, offset = [], 0
-    for i, x in enumerate(xs):
-        n = g.type_of(x).shape[axis]
-        if n is None:
-            raise GradError(f"the gradient of 'tdflow.cat' needs the size of input {i} along "
-                            f"axis {axis}, which is unknown")
-        start, stop = [0] * rank, [TO_END if d is None else d for d in dims]
-        start[axis], stop[axis] = offset, offset + n
-        grads.append(g.op("tdflow.slice", [dout],
-                          {"start": start, "stop": stop, "step": [1] * rank})[0])
-        offset += n
-    return {"in": tuple(grads)}
+# narrow, tril and fused_scale_tril keep their input's dtype, as expand does.
+infer_data_type("tdflow.narrow", "tdflow.tril", "tdflow.fused_scale_tril")(keep_data_type)

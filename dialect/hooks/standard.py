@@ -1,20 +1,19 @@
-"""Importing this module registers the hooks of every op in the standard ``ops.td``."""
+"""Importing this module registers the hooks of every op in the standard ``ops.td``: one module
+per op family (``dialect/hooks/<family>.py``, the family's ``.td`` is
+``dialect/include/tdflow/ops/<family>.td``); the math family's ops are all formula ops and need none."""
 
 from . import (  # noqa: F401
     boxing,
+    conv,
     elementwise,
-    elementwise_math,
-    fused,
-    grads,
     index,
-    indexing,
     linalg,
-    math_ops,
-    nn,
     norm,
     optim,
+    pool,
+    random,
     reduce,
-    shape_ops,
+    shape,
     slice,
-    train,
+    softmax,
 )

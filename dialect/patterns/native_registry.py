@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..hooks.registry import definition_id
+from ..hooks.registry import definition_id, qualname
 
 Native = Callable[..., Any]
 
@@ -39,8 +39,8 @@ class NativeRegistry:
             raise TypeError(f"@native needs the record's name as a string, got {name!r}")
         old = self._fns.get(name)
         if old is not None and not replace and definition_id(old) != definition_id(fn):
-            raise ValueError(f"native '{name}' is already registered ({_name_of(old)}); "
-                             f"pass replace=True to override it with {_name_of(fn)}")
+            raise ValueError(f"native '{name}' is already registered ({qualname(old)}); "
+                             f"pass replace=True to override it with {qualname(fn)}")
         self._fns[name] = fn
         return fn
 
@@ -80,6 +80,3 @@ def native(name: str, *, registry: NativeRegistry | None = None,
     return deco
 
 
-def _name_of(fn: Native) -> str:
-    """``module.qualname`` of a function, for messages."""
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"

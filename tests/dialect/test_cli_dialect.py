@@ -46,8 +46,11 @@ def test_ops_json():
                                "default": 0.0, "default_text": "0.", "required": False,
                                "optional": False}]
     assert leaky["traits"] == ["NoMemoryEffect", "Elementwise"]
-    assert leaky["flags"] == ["has_logical_tensor_desc_infer_fn", "has_physical_tensor_desc_infer_fn",
-                              "has_get_sbp_fn", "has_data_type_infer_fn"]
+    assert leaky["flags"] == []  # a formula op: its formula provides OneFlow's four hooks
+    matmul = next(o for o in ops if o["name"] == "tdflow.matmul")
+    assert matmul["flags"] == ["has_logical_tensor_desc_infer_fn",
+                               "has_physical_tensor_desc_infer_fn", "has_get_sbp_fn",
+                               "has_data_type_infer_fn", "has_compute_complexity_fn"]
     reshape = next(o for o in ops if o["name"] == "tdflow.reshape")
     assert reshape["attrs"][0]["required"] is True and reshape["attrs"][0]["kind"] == "shape"
 

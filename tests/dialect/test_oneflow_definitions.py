@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from tdflow.dialect.context import standard_context
+from tdflow.dialect.opdef import HOOK_TO_FLAG
 from test_ir_oneflow import oneflow  # noqa: F401 - the fixture, loaded once per module
 
 # Ops tdflow adds that OneFlow does not have.
@@ -37,6 +38,10 @@ DIFFERENCES = {
     ("cumprod_grad", "NoGrad"): "second-order gradients are not defined: NoGrad says so",
     ("arange", "attrs"): "dtype is a type attribute in tdflow, OneFlow's DataType enum",
     ("one_hot", "attrs"): "dtype is a type attribute in tdflow, OneFlow's DataType enum",
+    **{(f"scalar_{k}", "flags"): "has_check_fn: exactly one of has_int_operand and "
+                                 "has_float_operand, which the formula cannot say (OneFlow's "
+                                 "functional layer sets them)"
+       for k in ("add", "mul", "div", "pow")},
 }
 
 
@@ -51,7 +56,9 @@ def _aspects(op) -> dict[str, object]:
         "operands": [(d.name, d.arity) for d in op.operands],
         "results": [(d.name, d.arity) for d in op.results],
         "attrs": sorted((a.name, a.kind, a.default_text) for a in op.attributes),
-        "flags": sorted(op.hooks),
+        # OneFlow declares its four user-op hooks on every op; a tdflow formula op has them
+        # from its formula (Base.td's TDF_FormulaOp), not as has_*_fn bits
+        "flags": sorted(set(op.hooks) | {HOOK_TO_FLAG[k] for k in op.formula_hooks}),
         "NoGrad": op.has_trait("NoGrad"),
     }
 

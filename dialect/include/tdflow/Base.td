@@ -172,6 +172,36 @@ class OptionalAttr<Attr attr> : Attr<attr.predicate, attr.summary> {
 // A defaulted string attribute: the default is wrapped in escaped quotes for you.
 class DefaultValuedStrAttr<Attr attr, string val> : DefaultValuedAttr<attr, "\"" # val # "\"">;
 
+// An attribute whose value tdflow normalizes once (tdflow.dialect.attr_normalize): it wraps
+// `attr`, whose kind, default and accessors it keeps (as MLIR's ConfinedAttr does), and says
+// what the value is. Use the three below.
+class TDF_NormalizedAttr<Attr attr, string rule, string operand = "", int extra = 0,
+                         int minimum = 0> : Attr<attr.predicate, attr.summary> {
+  let storageType = attr.storageType;
+  let returnType = attr.returnType;
+  let convertFromStorage = attr.convertFromStorage;
+  let constBuilderCall = attr.constBuilderCall;
+  let defaultValue = attr.defaultValue;
+  let valueType = attr.valueType;
+  let isOptional = attr.isOptional;
+  let baseAttr = attr;
+  string normalizeAs = rule;       // "axis", "axes" or "pair"
+  string normalizeOperand = operand;
+  int normalizeExtra = extra;
+  int normalizeMinimum = minimum;
+}
+
+// An axis of operand `operand`: in [-rank, rank) (`extra` widens it: expand_dims inserts at
+// rank), made non-negative.
+class TDF_AxisAttr<string operand, Attr attr, int extra = 0> :
+    TDF_NormalizedAttr<attr, "axis", operand, extra>;
+// A list of axes of operand `operand`, each made non-negative, none twice.
+class TDF_AxesAttr<string operand, Attr attr> : TDF_NormalizedAttr<attr, "axes", operand>;
+// One value per spatial dim of a 2-D window: two entries (an int k given from Python becomes
+// [k, k]), each at least `minimum`.
+class TDF_PairAttr<Attr attr, int minimum = 0> :
+    TDF_NormalizedAttr<attr, "pair", "", 0, minimum>;
+
 class TypedAttrBase<Type attrValType, string attrKind, Pred condition, string descr> :
     Attr<condition, descr> {
   let constBuilderCall = "$_builder.get" # attrKind # "(" # attrValType.builderCall # ", $0)";
@@ -324,6 +354,8 @@ def SupportNonContiguous : NativeOpTrait<"SupportNonContiguous">;
 def SameOperandsAndResultType : NativeOpTrait<"SameOperandsAndResultType">;
 def SameOperandsAndResultShape : NativeOpTrait<"SameOperandsAndResultShape">;
 def SameOperandsAndResultElementType : NativeOpTrait<"SameOperandsAndResultElementType">;
+def SameOperandsElementType : NativeOpTrait<"SameOperandsElementType">;  // operands' dtypes equal
+def SameOperandsShape : NativeOpTrait<"SameOperandsShape">;    // operands' shapes equal (no broadcast)
 def AttrSizedOperandSegments : NativeOpTrait<"AttrSizedOperandSegments">;
 def AttrSizedResultSegments : NativeOpTrait<"AttrSizedResultSegments">;
 def Elementwise : NativeOpTrait<"Elementwise">;                // fusable, maps element to element
@@ -440,6 +472,23 @@ class TDF_Op<string mnemonic, list<Trait> traits = []> : Op<TDF_Dialect, mnemoni
   bit has_enumerate_nd_sbp_signatures_fn = 0;
   bit has_dump_nd_sbp_signature_for_op_conf_fn = 0;
 }
+
+// A standard op whose shape, dtype and SBP rules are Python hooks: OneFlow's four user-op
+// hooks (logical and physical tensor desc, SBP signatures, data type) declared once here.
+// Other hooks (has_check_fn, has_input_arg_modify_fn, ...) the record declares itself.
+class TDF_HookedOp<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits> {
+  let has_logical_tensor_desc_infer_fn = 1;
+  let has_physical_tensor_desc_infer_fn = 1;
+  let has_get_sbp_fn = 1;
+  let has_data_type_infer_fn = 1;
+}
+
+// An `Elementwise` op with a `formula`: the formula gives its shapes (numpy's broadcast), its
+// dtype (what the formula computes) and its SBP signatures (a split of every axis; partial
+// sums where it is linear), so it declares none of those four hooks. What a formula cannot say
+// the record says with traits (SameOperandsElementType, SameOperandsShape) or with a hook it
+// declares itself (has_check_fn, ...).
+class TDF_FormulaOp<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits>;
 
 // OneFlow's name for the same base, so definitions pasted from OneFlowUserOps.td load as is.
 class OneFlow_BaseOp<string mnemonic, list<Trait> traits = []> : TDF_Op<mnemonic, traits>;

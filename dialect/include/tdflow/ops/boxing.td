@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-def TDF_BoxingAllReduceOp : TDF_Op<"boxing_all_reduce", [NoMemoryEffect]> {
+def TDF_BoxingAllReduceOp : TDF_HookedOp<"boxing_all_reduce", [NoMemoryEffect]> {
   let summary = "P -> B: sum the ranks' partial values (all-reduce)";
   let grad = [{ x: boxing_all_reduce(dy, mesh_axis=mesh_axis, out_shape=x.shape) }];
   let description = [{
@@ -28,13 +28,9 @@ def TDF_BoxingAllReduceOp : TDF_Op<"boxing_all_reduce", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BoxingReduceScatterOp : TDF_Op<"boxing_reduce_scatter", [NoMemoryEffect]> {
+def TDF_BoxingReduceScatterOp : TDF_HookedOp<"boxing_reduce_scatter", [NoMemoryEffect]> {
   let summary = "P -> S(axis): sum the partial values, each rank keeps its slice";
   let grad = [{ x: boxing_all_gather(dy, axis=axis, mesh_axis=mesh_axis, out_shape=x.shape) }];
   let description = [{
@@ -54,13 +50,9 @@ def TDF_BoxingReduceScatterOp : TDF_Op<"boxing_reduce_scatter", [NoMemoryEffect]
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BoxingAllGatherOp : TDF_Op<"boxing_all_gather", [NoMemoryEffect]> {
+def TDF_BoxingAllGatherOp : TDF_HookedOp<"boxing_all_gather", [NoMemoryEffect]> {
   let summary = "S(axis) -> B: concatenate the ranks' slices (all-gather)";
   let grad = [{ x: boxing_reduce_scatter(dy, axis=axis, mesh_axis=mesh_axis, out_shape=x.shape) }];
   let description = [{
@@ -80,13 +72,9 @@ def TDF_BoxingAllGatherOp : TDF_Op<"boxing_all_gather", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BoxingAllToAllOp : TDF_Op<"boxing_all_to_all", [NoMemoryEffect]> {
+def TDF_BoxingAllToAllOp : TDF_HookedOp<"boxing_all_to_all", [NoMemoryEffect]> {
   let summary = "S(in_axis) -> S(out_axis): re-split across the ranks (all-to-all)";
   let grad = [{ x: boxing_all_to_all(dy, in_axis=out_axis, out_axis=in_axis, mesh_axis=mesh_axis, out_shape=x.shape) }];
   let description = [{
@@ -106,13 +94,9 @@ def TDF_BoxingAllToAllOp : TDF_Op<"boxing_all_to_all", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BoxingSliceOp : TDF_Op<"boxing_slice", [NoMemoryEffect]> {
+def TDF_BoxingSliceOp : TDF_HookedOp<"boxing_slice", [NoMemoryEffect]> {
   let summary = "B -> S(axis): keep the rank's slice (no communication)";
   // the adjoint pads dy into x's shape at the rank's offset; summed over the ranks (x is the
   // same everywhere) that is the gathered dy, which one rank holding it says as well
@@ -134,13 +118,9 @@ def TDF_BoxingSliceOp : TDF_Op<"boxing_slice", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
-def TDF_BoxingToPartialOp : TDF_Op<"boxing_to_partial", [NoMemoryEffect]> {
+def TDF_BoxingToPartialOp : TDF_HookedOp<"boxing_to_partial", [NoMemoryEffect]> {
   let summary = "B -> P: rank 0 of the mesh axis keeps x, the others hold zeros";
   let grad = [{ x: boxing_to_partial(dy, mesh_axis=mesh_axis, out_shape=x.shape) }];
   let description = [{
@@ -158,8 +138,4 @@ def TDF_BoxingToPartialOp : TDF_Op<"boxing_to_partial", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }

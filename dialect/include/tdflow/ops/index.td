@@ -1,10 +1,8 @@
-//===- tdflow/ops/index.td - standard ops (part of ops.td) ------*- tablegen -*-===//
+//===- tdflow/ops/index.td - standard ops: index ----------*- tablegen -*-===//
 //
-// Included by ops.td; the records follow ops.td's conventions. Indexing, shape and mask ops
-// the models need: gather, embedding, narrow, expand, expand_dims, squeeze, tril,
-// fused_scale_tril, arange and one_hot, with the gradient ops OneFlow's gradients use
-// (unsorted_segment_sum_like, embedding_grad, narrow_grad). Each is declared as OneFlow's
-// OneFlowUserOps.td declares it: names, operands, attributes, defaults, NoGrad and flags.
+// Included by ops.td; the records follow ops.td's conventions. The index family:
+// gather and scatter: by index, by index tuples, along one dim, embeddings and one-hot.
+// This family's hooks live in tdflow/dialect/hooks/index.py (where it needs any).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +11,7 @@
 // Gathering and scattering rows
 //===----------------------------------------------------------------------===//
 
-def TDF_GatherOp : TDF_Op<"gather", [NoMemoryEffect]> {
+def TDF_GatherOp : TDF_HookedOp<"gather", [NoMemoryEffect]> {
   let summary = "pick slices of a tensor along one axis by integer indices";
   let grad = [{ in: unsorted_segment_sum_like(dout, indices, in, axis=axis) }];
   let description = [{
@@ -39,16 +37,12 @@ def TDF_GatherOp : TDF_Op<"gather", [NoMemoryEffect]> {
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$axis
+    TDF_AxisAttr<"in", DefaultValuedAttr<SI64Attr, "0">>:$axis
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_UnsortedSegmentSumLikeOp : TDF_Op<"unsorted_segment_sum_like", [NoMemoryEffect]> {
+def TDF_UnsortedSegmentSumLikeOp : TDF_HookedOp<"unsorted_segment_sum_like", [NoMemoryEffect]> {
   let summary = "sum slices into the segments their ids name, shaped like another tensor";
   let grad = [{ data: gather(dout, segment_ids, axis=axis) }];
   let description = [{
@@ -74,16 +68,12 @@ def TDF_UnsortedSegmentSumLikeOp : TDF_Op<"unsorted_segment_sum_like", [NoMemory
     TDF_Tensor:$out
   );
   let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$axis
+    TDF_AxisAttr<"like", DefaultValuedAttr<SI64Attr, "0">>:$axis
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_EmbeddingOp : TDF_Op<"embedding", [NoMemoryEffect]> {
+def TDF_EmbeddingOp : TDF_HookedOp<"embedding", [NoMemoryEffect]> {
   let summary = "look up rows of an embedding table";
   let grad = [{
     weight: embedding_grad(dout, weight, indices, padding_idx=padding_idx,
@@ -114,14 +104,10 @@ def TDF_EmbeddingOp : TDF_Op<"embedding", [NoMemoryEffect]> {
     DefaultValuedAttr<SI64Attr, "-1">:$padding_idx,
     DefaultValuedAttr<BoolAttr, "false">:$scale_grad_by_freq
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_EmbeddingGradOp : TDF_Op<"embedding_grad", [NoMemoryEffect, NoGrad]> {
+def TDF_EmbeddingGradOp : TDF_HookedOp<"embedding_grad", [NoMemoryEffect, NoGrad]> {
   let summary = "gradient of embedding";
   let description = [{
     `dx` has `weight`'s shape and `dy`'s element type: zero, plus `dy[p]` added to row
@@ -149,297 +135,14 @@ def TDF_EmbeddingGradOp : TDF_Op<"embedding_grad", [NoMemoryEffect, NoGrad]> {
     DefaultValuedAttr<SI64Attr, "-1">:$padding_idx,
     DefaultValuedAttr<BoolAttr, "false">:$scale_grad_by_freq
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
-
-
-//===----------------------------------------------------------------------===//
-// Narrowing, expanding, adding and removing dims
-//===----------------------------------------------------------------------===//
-
-def TDF_NarrowOp : TDF_Op<"narrow", [NoMemoryEffect]> {
-  let summary = "a contiguous stretch of one dim";
-  let grad = [{ in: narrow_grad(dout, in, dim=dim, start=start, length=length) }];
-  let description = [{
-    Returns `in[..., start:start + length, ...]` along dim `dim` (PyTorch's `narrow`); a
-    negative `dim` or `start` counts from the end. `length` must be non-negative and the
-    stretch must lie inside the dim. The element type is kept.
-
-    Example:
-
-    ```mlir
-    %out = "tdflow.narrow"(%x) {dim = 1 : si64, start = 2 : si64, length = 3 : si64} : (tensor<4x8xf32>) -> tensor<4x3xf32>
-    ```
-  }];
-  let input = (ins
-    TDF_Tensor:$in
-  );
-  let output = (outs
-    TDF_Tensor:$out
-  );
-  let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$dim,
-    DefaultValuedAttr<SI64Attr, "0">:$start,
-    DefaultValuedAttr<SI64Attr, "0">:$length
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-}
-
-def TDF_NarrowGradOp : TDF_Op<"narrow_grad", [NoMemoryEffect]> {
-  let summary = "gradient of narrow: dy written into zeros shaped like the input";
-  let grad = [{ dy: narrow(ddx, dim=dim, start=start, length=length) }];
-  let description = [{
-    `dx` has `like`'s shape and `dy`'s element type: zero except `dx[..., start:start +
-    length, ...] = dy` along dim `dim` (the indices follow `narrow`'s rules). `like`'s
-    values are not read and take no gradient.
-
-    Example:
-
-    ```mlir
-    %dx = "tdflow.narrow_grad"(%dy, %x) {dim = 1 : si64, start = 2 : si64, length = 3 : si64} : (tensor<4x3xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
-    ```
-  }];
-  let input = (ins
-    TDF_Tensor:$dy,
-    TDF_Tensor:$like
-  );
-  let output = (outs
-    TDF_Tensor:$dx
-  );
-  let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$dim,
-    DefaultValuedAttr<SI64Attr, "0">:$start,
-    DefaultValuedAttr<SI64Attr, "0">:$length
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-  let has_input_arg_modify_fn = 1;
-}
-
-def TDF_ExpandOp : TDF_Op<"expand", [NoMemoryEffect, SupportNonContiguous]> {
-  let summary = "broadcast to a larger shape";
-  let description = [{
-    Broadcasts `in` to `expand_shape` (PyTorch's `expand`, numpy's `broadcast_to`): `in`'s
-    dims are aligned with the last ones of `expand_shape`, and each must equal its
-    counterpart or be 1; a `-1` in `expand_shape` keeps `in`'s dim there. The element type
-    is kept. The gradient sums `dout` over the dims that were broadcast (a rule).
-
-    Example:
-
-    ```mlir
-    %out = "tdflow.expand"(%x) {expand_shape = [2, 3, 4]} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
-    ```
-  }];
-  let input = (ins
-    TDF_Tensor:$in
-  );
-  let output = (outs
-    TDF_Tensor:$out
-  );
-  let attrs = (ins
-    ShapeAttr:$expand_shape
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-}
-
-def TDF_ExpandDimsOp : TDF_Op<"expand_dims", [NoMemoryEffect]> {
-  let summary = "insert a dim of size 1";
-  let grad = [{ in: reshape(dout, shape=in.shape) }];
-  let description = [{
-    Inserts a dim of size 1 at position `axis` of the result (`numpy.expand_dims`); a
-    negative `axis` counts from the end of the result's `in.ndim + 1` dims.
-
-    Example:
-
-    ```mlir
-    %out = "tdflow.expand_dims"(%x) {axis = 1 : si32} : (tensor<4x8xf32>) -> tensor<4x1x8xf32>
-    ```
-  }];
-  let input = (ins
-    TDF_Tensor:$in
-  );
-  let output = (outs
-    TDF_Tensor:$out
-  );
-  let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$axis
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-}
-
-def TDF_SqueezeOp : TDF_Op<"squeeze", [NoMemoryEffect]> {
-  let summary = "remove dims of size 1";
-  let grad = [{ in: reshape(dout, shape=in.shape) }];
-  let description = [{
-    Removes the dims listed in `axes` (negative ones count from the end), each of which
-    must have size 1 (`numpy.squeeze(in, axis=axes)`); an empty `axes` removes none.
-
-    Example:
-
-    ```mlir
-    %out = "tdflow.squeeze"(%x) {axes = [0 : si32, -1 : si32]} : (tensor<1x4x1xf32>) -> tensor<4xf32>
-    ```
-  }];
-  let input = (ins
-    TDF_Tensor:$in
-  );
-  let output = (outs
-    TDF_Tensor:$out
-  );
-  let attrs = (ins
-    SI32ArrayAttr:$axes
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-}
-
-
-//===----------------------------------------------------------------------===//
-// Causal masks
-//===----------------------------------------------------------------------===//
-
-def TDF_TrilOp : TDF_Op<"tril", [NoMemoryEffect]> {
-  let summary = "the lower triangle of the last two dims";
-  let grad = [{ in: tril(dout, diagonal=diagonal) }];
-  let description = [{
-    Keeps `in[..., i, j]` where `j - i <= diagonal` (`numpy.tril(in, diagonal)` over the
-    last two dims) and fills the rest with `floating_fill_value` when
-    `is_floating_fill_value` is set, else with `integer_fill_value` (a causal attention
-    mask: `diagonal = 0`, fill `-inf`). `in` needs at least two dims; the shape and element
-    type are kept.
-
-    Example:
-
-    ```mlir
-    %out = "tdflow.tril"(%s) {diagonal = 0 : si64, floating_fill_value = -1.000000e+09 : f64, is_floating_fill_value = true} : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
-    ```
-  }];
-  let input = (ins
-    TDF_Tensor:$in
-  );
-  let output = (outs
-    TDF_Tensor:$out
-  );
-  let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$diagonal,
-    DefaultValuedAttr<F64Attr, "0.">:$floating_fill_value,
-    DefaultValuedAttr<SI64Attr, "0">:$integer_fill_value,
-    DefaultValuedAttr<BoolAttr, "false">:$is_floating_fill_value
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-}
-
-def TDF_FusedScaleTrilOp : TDF_Op<"fused_scale_tril", [NoMemoryEffect]> {
-  let summary = "scale, then keep the lower triangle of the last two dims";
-  let grad = [{
-    in: fused_scale_tril(dout, diagonal=diagonal, floating_scale_value=floating_scale_value,
-                         integer_scale_value=integer_scale_value,
-                         is_floating_scale_value=is_floating_scale_value)
-  }];
-  let description = [{
-    `out[..., i, j] = in[..., i, j] * scale` where `j - i <= diagonal`, else the fill value
-    (`tril` of `in * scale`). The scale is `floating_scale_value` when
-    `is_floating_scale_value` is set, else `integer_scale_value`; the fill is
-    `floating_fill_value` when `is_floating_fill_value` is set, else `integer_fill_value`.
-    `in` needs at least two dims; the shape and element type are kept.
-
-    Example:
-
-    ```mlir
-    %out = "tdflow.fused_scale_tril"(%s) {diagonal = 0 : si64, floating_fill_value = -1.000000e+09 : f64, is_floating_fill_value = true, floating_scale_value = 1.250000e-01 : f64, is_floating_scale_value = true} : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
-    ```
-  }];
-  let input = (ins
-    TDF_Tensor:$in
-  );
-  let output = (outs
-    TDF_Tensor:$out
-  );
-  let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$diagonal,
-    DefaultValuedAttr<F64Attr, "0.">:$floating_fill_value,
-    DefaultValuedAttr<SI64Attr, "0">:$integer_fill_value,
-    DefaultValuedAttr<BoolAttr, "false">:$is_floating_fill_value,
-    DefaultValuedAttr<F64Attr, "1.">:$floating_scale_value,
-    DefaultValuedAttr<SI64Attr, "1">:$integer_scale_value,
-    DefaultValuedAttr<BoolAttr, "false">:$is_floating_scale_value
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-}
-
 
 //===----------------------------------------------------------------------===//
 // Generated tensors
 //===----------------------------------------------------------------------===//
 
-def TDF_ArangeOp : TDF_Op<"arange", [NoMemoryEffect, NoGrad]> {
-  let summary = "evenly spaced values in [start, limit)";
-  // Keyword-only, and `nd_sbp` (required, as in OneFlow) defaults to one device's `[]`.
-  let signature = [{
-    Tensor (*, DataType dtype, Int64 integer_start=0, Int64 integer_delta=0, Int64 integer_limit=0, Double float_start=0.0, Double float_delta=0.0, Double float_limit=0.0, StringList nd_sbp=[]) => Arange
-  }];
-  let description = [{
-    A 1-D tensor of element type `dtype` holding `start, start + delta, ...` up to, not
-    including, `limit` (`numpy.arange`): `integer_start`, `integer_delta` and
-    `integer_limit` for an integer `dtype`, `float_start`, `float_delta` and `float_limit`
-    for a floating-point one. `delta` must not be 0; the length is
-    `max(0, ceil((limit - start) / delta))`. `nd_sbp` is OneFlow's placement of the result
-    (one entry per device-hierarchy dim, empty on one device), kept as OneFlow declares it;
-    `UserSourceOpTickInput` is OneFlow's optional control input for source ops.
-
-    Example:
-
-    ```mlir
-    %pos = "tdflow.arange"() {dtype = i64, integer_start = 0 : si64, integer_delta = 1 : si64, integer_limit = 8 : si64, nd_sbp = []} : () -> tensor<8xi64>
-    ```
-  }];
-  let input = (ins
-    Optional<TDF_Tensor>:$UserSourceOpTickInput
-  );
-  let output = (outs
-    TDF_Tensor:$out
-  );
-  let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$integer_start,
-    DefaultValuedAttr<SI64Attr, "0">:$integer_delta,
-    DefaultValuedAttr<SI64Attr, "0">:$integer_limit,
-    DefaultValuedAttr<F64Attr, "0.">:$float_start,
-    DefaultValuedAttr<F64Attr, "0.">:$float_delta,
-    DefaultValuedAttr<F64Attr, "0.">:$float_limit,
-    OneFlow_DataType:$dtype,
-    StrArrayAttr:$nd_sbp
-  );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
-  let has_nd_sbp_infer_fn = 1;
-}
-
-def TDF_OneHotOp : TDF_Op<"one_hot", [NoMemoryEffect, NoGrad]> {
+def TDF_OneHotOp : TDF_HookedOp<"one_hot", [NoMemoryEffect, NoGrad]> {
   let summary = "one-hot encoding of integer indices";
   let description = [{
     `out[..., k] = on if indices[...] == k else off` for `k` in `[0, depth)`: `out` has
@@ -468,9 +171,336 @@ def TDF_OneHotOp : TDF_Op<"one_hot", [NoMemoryEffect, NoGrad]> {
     DefaultValuedAttr<SI64Attr, "0">:$integer_off_value,
     OneFlow_DataType:$dtype
   );
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
+  let has_input_arg_modify_fn = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise gather and scatter along one dim (PyTorch's gather/scatter)
+//===----------------------------------------------------------------------===//
+
+def TDF_DimGatherOp : TDF_HookedOp<"dim_gather", [NoMemoryEffect]> {
+  let summary = "pick one element per position along a dim (torch.gather)";
+  let grad = [{ input: dim_scatter_add_like(input, index, doutput, dim=dim) }];
+  let description = [{
+    `output[p] = input[p with its dim-th coordinate replaced by index[p]]`
+    (`numpy.take_along_axis`, ONNX's GatherElements): `index` is an integer tensor of
+    `input`'s rank, no larger than `input` in any dim but `dim`; `output` has `index`'s
+    shape and `input`'s element type. Indices must lie in `[0, input.shape[dim])` (ONNX's
+    negative ones are wrapped by the importer). The gradient adds `doutput` back at the
+    indices (`dim_scatter_add_like`); `index` takes none.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.dim_gather"(%x, %idx) {dim = 1 : si32} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$input,
+    TDF_Tensor:$index
+  );
+  let output = (outs
+    TDF_Tensor:$output
+  );
+  let attrs = (ins
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_DimScatterAddLikeOp : TDF_HookedOp<"dim_scatter_add_like", [NoMemoryEffect]> {
+  let summary = "add src into zeros shaped like another tensor, at indices along a dim";
+  let grad = [{ src: dim_gather(doutput, index, dim=dim) }];
+  let description = [{
+    The gradient of `dim_gather`: zeros of `like`'s shape and `src`'s element type, with
+    `src[p]` added at `p` with its dim-th coordinate replaced by `index[p]`; repeated
+    indices accumulate. `index` and `src` have one shape. `like`'s values are not read;
+    `like` and `index` take no gradient.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.dim_scatter_add_like"(%x, %idx, %d) {dim = 1 : si32} : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$like,
+    TDF_Tensor:$index,
+    TDF_Tensor:$src
+  );
+  let output = (outs
+    TDF_Tensor:$output
+  );
+  let attrs = (ins
+    TDF_AxisAttr<"like", DefaultValuedAttr<SI32Attr, "0">>:$dim
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_DimScatterUpdateOp : TDF_HookedOp<"dim_scatter_update", [NoMemoryEffect]> {
+  let summary = "write src into a copy of input at indices along a dim";
+  let grad = [{
+    input: dim_scatter_update(doutput, index, src * 0.0, dim=dim);
+    src: dim_gather(doutput, index, dim=dim)
+  }];
+  let description = [{
+    `output = input.copy(); output[p with its dim-th coordinate replaced by index[p]] =
+    src[p]` for every position `p` of `index` (PyTorch's `scatter`, ONNX's ScatterElements
+    without reduction): `index` and `src` have one shape, of `input`'s rank and no larger
+    than it in any dim but `dim`; indices lie in `[0, input.shape[dim])`. Where indices
+    repeat, the last position written (row-major) wins on the CPU; the GPU picks any (ONNX
+    leaves it undefined). The gradient passes `doutput` to `input` except where written,
+    and gathers it back for `src`; `index` takes none.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.dim_scatter_update"(%x, %idx, %s) {dim = 0 : si32} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$input,
+    TDF_Tensor:$index,
+    TDF_Tensor:$src
+  );
+  let output = (outs
+    TDF_Tensor:$output
+  );
+  let attrs = (ins
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_DimScatterAddOp : TDF_HookedOp<"dim_scatter_add", [NoMemoryEffect]> {
+  let summary = "add src into a copy of input at indices along a dim";
+  let grad = [{
+    input: doutput;
+    src: dim_gather(doutput, index, dim=dim)
+  }];
+  let description = [{
+    As `dim_scatter_update`, but `src[p]` is added (`numpy.add.at`): repeated indices
+    accumulate (ONNX's ScatterElements with `reduction = "add"`).
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.dim_scatter_add"(%x, %idx, %s) {dim = 1 : si32} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$input,
+    TDF_Tensor:$index,
+    TDF_Tensor:$src
+  );
+  let output = (outs
+    TDF_Tensor:$output
+  );
+  let attrs = (ins
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_DimScatterMulOp : TDF_HookedOp<"dim_scatter_mul", [NoMemoryEffect]> {
+  let summary = "multiply src into a copy of input at indices along a dim";
+  // d(src) divides by src: exact where src has no zeros (a zero's own gradient would need
+  // the product of the others at its position)
+  let grad = [{
+    input: dim_scatter_mul(doutput, index, src, dim=dim);
+    src: dim_gather(doutput * output, index, dim=dim) / src
+  }];
+  let description = [{
+    As `dim_scatter_update`, but `input`'s element is multiplied by `src[p]`
+    (`numpy.multiply.at`): repeated indices multiply in turn (ONNX's ScatterElements with
+    `reduction = "mul"`). The gradient of `src` divides by `src`, so it is exact only where
+    `src` is nonzero.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.dim_scatter_mul"(%x, %idx, %s) {dim = 1 : si32} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$input,
+    TDF_Tensor:$index,
+    TDF_Tensor:$src
+  );
+  let output = (outs
+    TDF_Tensor:$output
+  );
+  let attrs = (ins
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_DimScatterMaxOp : TDF_HookedOp<"dim_scatter_max", [NoMemoryEffect, NoGrad]> {
+  let summary = "the larger of input and src at indices along a dim (tdflow's own)";
+  let description = [{
+    As `dim_scatter_update`, but the element becomes the maximum of itself and `src[p]`
+    (`numpy.maximum.at`; ONNX's ScatterElements and ScatterND with `reduction = "max"`).
+    OneFlow has no such op. NoGrad: where `input` and `src` tie, no one side wins, and ONNX
+    needs it for inference only.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.dim_scatter_max"(%x, %idx, %s) {dim = 1 : si32} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$input,
+    TDF_Tensor:$index,
+    TDF_Tensor:$src
+  );
+  let output = (outs
+    TDF_Tensor:$output
+  );
+  let attrs = (ins
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_DimScatterMinOp : TDF_HookedOp<"dim_scatter_min", [NoMemoryEffect, NoGrad]> {
+  let summary = "the smaller of input and src at indices along a dim (tdflow's own)";
+  let description = [{
+    As `dim_scatter_max` with the minimum (`numpy.minimum.at`; ONNX's `reduction = "min"`).
+    OneFlow has no such op; NoGrad for the same reason.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.dim_scatter_min"(%x, %idx, %s) {dim = 1 : si32} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$input,
+    TDF_Tensor:$index,
+    TDF_Tensor:$src
+  );
+  let output = (outs
+    TDF_Tensor:$output
+  );
+  let attrs = (ins
+    TDF_AxisAttr<"input", DefaultValuedAttr<SI32Attr, "0">>:$dim
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gather and scatter by index tuples (TensorFlow's gather_nd / tensor_scatter_nd_*)
+//===----------------------------------------------------------------------===//
+
+def TDF_GatherNdOp : TDF_HookedOp<"gather_nd", [NoMemoryEffect]> {
+  let summary = "pick slices of params by tuples of indices into its leading dims";
+  let grad = [{ params: scatter_nd_like(params, indices, dout) }];
+  let description = [{
+    `indices` is an integer tensor whose last dim `k` (at most `params.ndim`) holds index
+    tuples into `params`' first `k` dims: `out[m...] = params[indices[m..., 0], ...,
+    indices[m..., k-1]]`, so `out` has shape `indices.shape[:-1] + params.shape[k:]` and
+    `params`' element type (ONNX's GatherND with `batch_dims = 0`; the importer handles
+    batch dims and negative indices). Each index must lie in its dim. The gradient adds
+    `dout` back at the tuples (`scatter_nd_like`); `indices` takes none.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.gather_nd"(%p, %idx) : (tensor<4x5x3xf32>, tensor<6x2xi64>) -> tensor<6x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$params,
+    TDF_Tensor:$indices
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_ScatterNdLikeOp : TDF_HookedOp<"scatter_nd_like", [NoMemoryEffect]> {
+  let summary = "add slices into zeros shaped like another tensor, at index tuples";
+  let grad = [{ updates: gather_nd(dout, indices) }];
+  let description = [{
+    The gradient of `gather_nd`: zeros of `like`'s shape and `updates`' element type, with
+    each slice `updates[m...]` added at `indices[m...]` (a tuple into `like`'s first `k`
+    dims); repeated tuples accumulate. `updates` has shape `indices.shape[:-1] +
+    like.shape[k:]`. `like`'s values are not read.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.scatter_nd_like"(%p, %idx, %u) : (tensor<4x5x3xf32>, tensor<6x2xi64>, tensor<6x3xf32>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$like,
+    TDF_Tensor:$indices,
+    TDF_Tensor:$updates
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+}
+
+def TDF_TensorScatterNdUpdateOp : TDF_HookedOp<"tensor_scatter_nd_update", [NoMemoryEffect, SupportNonContiguous]> {
+  let summary = "write slices into a copy of params at index tuples";
+  // `* 0.0` zeroes the written slices' gradient (NaN there only where dout is not finite)
+  let grad = [{
+    params: tensor_scatter_nd_update(dout, gather_nd(dout, indices) * 0.0, indices);
+    updates: gather_nd(dout, indices)
+  }];
+  let description = [{
+    `out = params.copy(); out[indices[m...]] = updates[m...]` for every index tuple (ONNX's
+    ScatterND without reduction): shapes as in `scatter_nd_like`, element types equal.
+    Where tuples repeat, the last written (row-major) wins on the CPU and on the GPU (ONNX
+    leaves it undefined). The gradient passes `dout` to `params` except at the written
+    slices, and gathers it for `updates`; `indices` takes none.
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.tensor_scatter_nd_update"(%p, %u, %idx) : (tensor<4x5x3xf32>, tensor<6x3xf32>, tensor<6x2xi64>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$params,
+    TDF_Tensor:$updates,
+    TDF_Tensor:$indices
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let has_input_arg_modify_fn = 1;
+}
+
+def TDF_TensorScatterNdAddOp : TDF_HookedOp<"tensor_scatter_nd_add", [NoMemoryEffect]> {
+  let summary = "add slices into a copy of params at index tuples";
+  let grad = [{
+    params: dout;
+    updates: gather_nd(dout, indices)
+  }];
+  let description = [{
+    As `tensor_scatter_nd_update`, but the slices are added (`numpy.add.at`): repeated tuples
+    accumulate (ONNX's ScatterND with `reduction = "add"`; its mul, max and min reductions
+    are `dim_scatter_*` ops on the data flattened to `[rows, rest]`).
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.tensor_scatter_nd_add"(%p, %u, %idx) : (tensor<4x5x3xf32>, tensor<6x3xf32>, tensor<6x2xi64>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$params,
+    TDF_Tensor:$updates,
+    TDF_Tensor:$indices
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
   let has_input_arg_modify_fn = 1;
 }

@@ -12,7 +12,7 @@
 // Normalization
 //===----------------------------------------------------------------------===//
 
-def TDF_LayerNormOp : TDF_Op<"layer_norm", [NoMemoryEffect, AttrSizedOperandSegments]> {
+def TDF_LayerNormOp : TDF_HookedOp<"layer_norm", [NoMemoryEffect, AttrSizedOperandSegments]> {
   let summary = "layer normalization over the trailing axes";
   let description = [{
     Normalizes `x` over the axes from `begin_norm_axis` on (negative counts from the end):
@@ -52,17 +52,13 @@ def TDF_LayerNormOp : TDF_Op<"layer_norm", [NoMemoryEffect, AttrSizedOperandSegm
     Tensor (Tensor x, Int64 begin_norm_axis, Int64 begin_params_axis, Double epsilon=1e-05) => LayerNorm
     Tensor (Tensor x, *, Tensor beta=None, Tensor gamma=None, Bool center=False, Bool scale=False, Int64 begin_norm_axis=0, Int64 begin_params_axis=0, Double epsilon=0.0) => LayerNorm
   }];
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }
 
 // OneFlow declares `normalization` through OneFlow_NormalizationBaseOp (traits NoMemoryEffect,
 // AttrSizedOperandSegments, AttrSizedResultSegments). tdflow leaves out
 // AttrSizedResultSegments: with it every program would need a resultSegmentSizes attribute,
 // and the results are unambiguous without one (y alone, or y, mean and inv_variance).
-def TDF_NormalizationOp : TDF_Op<"normalization", [NoMemoryEffect, AttrSizedOperandSegments]> {
+def TDF_NormalizationOp : TDF_HookedOp<"normalization", [NoMemoryEffect, AttrSizedOperandSegments]> {
   let summary = "batch normalization (training and inference), moving statistics in place";
   let description = [{
     Normalizes `x` per channel, the channel being dim `axis` (1 for NCHW): `gamma`, `beta`,
@@ -112,14 +108,10 @@ def TDF_NormalizationOp : TDF_Op<"normalization", [NoMemoryEffect, AttrSizedOper
     Tensor (Tensor x, Tensor moving_mean=None, Tensor moving_variance=None, Tensor gamma=None, Tensor beta=None, Int32 axis=1, Float epsilon=1e-05, Float momentum=0.9, Bool training=False) => Normalization
     Tensor (Tensor x, Tensor moving_mean=None, Tensor moving_variance=None, Tensor gamma=None, Tensor beta=None, Tensor _add_to_output=None, *, Int32 axis=1, Float epsilon=1e-05, Float momentum=0.9, Bool training=False) => Normalization
   }];
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
-def TDF_GroupNormOp : TDF_Op<"group_norm", [NoMemoryEffect, AttrSizedOperandSegments]> {
+def TDF_GroupNormOp : TDF_HookedOp<"group_norm", [NoMemoryEffect, AttrSizedOperandSegments]> {
   let summary = "group normalization";
   let description = [{
     Splits the channels of `x` (dim 1 for `data_format = "channels_first"`, the last dim for
@@ -156,8 +148,4 @@ def TDF_GroupNormOp : TDF_Op<"group_norm", [NoMemoryEffect, AttrSizedOperandSegm
   let signature = [{
     Tensor (Tensor x, *, Tensor beta=None, Tensor gamma=None, Bool affine=False, Int32 num_groups=1, Double epsilon=1e-05, String data_format="channels_first", String activation="none") => GroupNorm
   }];
-  let has_logical_tensor_desc_infer_fn = 1;
-  let has_physical_tensor_desc_infer_fn = 1;
-  let has_get_sbp_fn = 1;
-  let has_data_type_infer_fn = 1;
 }

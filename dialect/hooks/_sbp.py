@@ -1,4 +1,5 @@
-"""SBP signature builders (OneFlow's ``SbpSignatureBuilder`` as plain data).
+"""SBP signature builders shared by the families' hooks (OneFlow's ``SbpSignatureBuilder`` as
+plain data).
 
 A signature maps every blob (``x_0``, ``y_0``) to ``S(axis)``, ``B`` or ``P``. ``get_sbp``
 hooks list the interesting signatures; broadcasting every blob is always valid and implied.
@@ -6,8 +7,9 @@ hooks list the interesting signatures; broadcasting every blob is always valid a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from ._shape import Shape
 from .context import InferContext, SbpSignature
 
 
@@ -37,3 +39,8 @@ def first_rank(ctx: InferContext) -> int:
         if shape is not None:
             return len(shape)
     return 0
+
+
+def split_dims(ctx: InferContext, shape: Shape | None, skip: Sequence[int] = ()) -> list:
+    """``S(i)`` of every blob for each dim ``i`` of ``shape`` not in ``skip``."""
+    return split_all(ctx, (i for i in range(len(shape or ())) if i not in skip))

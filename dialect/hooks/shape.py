@@ -1,13 +1,37 @@
-"""Hooks of the shape and type ops: reshape, transpose, cat, cast, constant, ones_like,
-reduce_sum_like and broadcast_like."""
+"""Hooks and gradient rules of the shape family: reshape, transpose, cast, cat, expand,
+expand_dims, squeeze, broadcast_like, constant, dense_constant, ones_like and arange.
+
+Shapes follow numpy: ``expand`` is ``numpy.broadcast_to``.
+
+>>> expanded_shape((3, 1), [2, -1, 4])
+(2, 3, 4)
+>>> arange_length(0, 10, 3), arange_length(5, 0, 1), arange_length(0.0, 1.0, 0.25)
+(4, 0, 4)
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
 
 from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.types import TensorType
 
+from ..grad.core import Emitter, Forward, GradError, grad_rule
+from ._sbp import blob, signature, split_all
+from ._shape import (
+    FLOAT_DTYPES,
+    Shape,
+    broadcast_shapes,
+    compatible,
+    fmt,
+    merge,
+    normalize_axes,
+    normalize_axis,
+    numel,
+)
 from .context import HookError, InferContext, InputArgModifier
-from .reduce import reduced_shape
 from .registry import (
     check_attr,
     enumerate_nd_sbp_signatures,
@@ -19,16 +43,201 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .sbp import blob, signature, split_all
-from .shape_util import (
-    broadcast_shapes,
-    compatible,
-    fmt,
-    merge,
-    normalize_axes,
-    normalize_axis,
-    numel,
-)
+
+
+@grad_rule("tdflow.transpose", saves=())
+def _transpose(g: Emitter, fwd: Forward) -> dict[str, Any]:
+    perm = [int(p) for p in fwd.attrs["perm"]]
+    rank = len(perm)
+    perm = [p % rank for p in perm]
+    inverse = [0] * rank
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return {"input": g.op("tdflow.transpose", [fwd.douts["output"]], {"perm": inverse})[0]}
+
+
+@grad_rule("tdflow.broadcast_like", saves=("x",), inputs=("x",))
+def _broadcast_like(g: Emitter, fwd: Forward) -> dict[str, Any]:
+    x, dy = fwd.inputs["x"], fwd.douts["y"]
+    axes = fwd.attrs["broadcast_axes"]
+    if not axes:  # numpy broadcasting: the driver sums the stretched dims back
+        return {"x": dy}
+    rank = len(g.type_of(dy).shape)
+    return {"x": g.op("tdflow.reduce_sum_like", [dy, x],
+                      {"axis": sorted(normalize_axes(list(axes), rank))})[0]}
+
+
+# -- expand, expand_dims, squeeze -----------------------------------------------------------------
+def expanded_shape(shape: Shape, expand_shape: Sequence[int]) -> Shape:
+    """``numpy.broadcast_to``'s result for ``shape`` and ``expand_shape`` (a ``-1`` keeps the
+    input's dim); :class:`HookError` naming ``expand_shape`` otherwise."""
+    target = [int(d) for d in expand_shape]
+    if len(shape) > len(target):
+        raise HookError(f"expand_shape {target} has {len(target)} dims, fewer than 'in' "
+                        f"{fmt(shape)}", attr="expand_shape")
+    lead = len(target) - len(shape)
+    out: list[int | None] = []
+    for i, t in enumerate(target):
+        src = shape[i - lead] if i >= lead else 1
+        if t == -1:
+            if i < lead:
+                raise HookError(f"expand_shape {target}: -1 at dim {i}, a new leading dim, "
+                                f"has no size to keep", attr="expand_shape")
+            out.append(src)
+        elif t < 0:
+            raise HookError(f"expand_shape {target} has a negative dim {t}", attr="expand_shape")
+        elif src is not None and src != 1 and src != t:
+            raise HookError(f"cannot expand 'in' {fmt(shape)} to {target}: dim {i - lead} is "
+                            f"{src}, expected 1 or {t}", attr="expand_shape")
+        else:
+            out.append(t)
+    return tuple(out)
+
+
+@infer_logical_tensor_desc("tdflow.expand")
+@infer_physical_tensor_desc("tdflow.expand")
+def expand_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("in")
+    target = list(ctx.attr("expand_shape"))
+    if shape is None:
+        ctx.set_output_shape("out", tuple(None if d == -1 else int(d) for d in target))
+        return
+    ctx.set_output_shape("out", expanded_shape(shape, target))
+
+
+@infer_data_type("tdflow.expand", "tdflow.expand_dims", "tdflow.squeeze")
+def keep_data_type(ctx: InferContext) -> None:
+    ctx.set_output_dtype("out", ctx.input_dtype("in"))
+
+
+@get_sbp("tdflow.expand")
+def expand_sbp(ctx: InferContext):
+    """A split along a dim ``in`` has whole survives, shifted by the new leading dims."""
+    shape = ctx.input_shape("in")
+    if shape is None:
+        return []
+    lead = len(ctx.attr("expand_shape")) - len(shape)
+    return [signature(ctx, f"S({i})", f"S({i + lead})") for i, d in enumerate(shape)
+            if d != 1] + [signature(ctx, "P", "P")]
+
+
+@grad_rule("tdflow.expand", saves=())
+def _expand(g: Emitter, fwd: Forward) -> dict[str, Any]:
+    """``dout`` summed over the dims that were broadcast (the new leading ones and those where
+    ``in`` has size 1), then reshaped to ``in``'s shape: only shapes are read."""
+    dout, x = fwd.douts["out"], fwd.inputs["in"]
+    src, dst = g.type_of(x).shape, g.type_of(dout).shape
+    if src is None or dst is None or None in src:
+        raise GradError("the gradient of 'tdflow.expand' needs the shapes of 'in' and 'out'")
+    lead = len(dst) - len(src)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(src) if d == 1 and dst[lead + i] != 1]
+    if axes:
+        dout = g.op("tdflow.reduce_sum", [dout], {"axis": axes, "keepdims": True})[0]
+    if tuple(g.type_of(dout).shape) != tuple(src):
+        dout = g.op("tdflow.reshape", [dout], {"shape": list(src)})[0]
+    return {"in": dout}
+
+
+@infer_logical_tensor_desc("tdflow.expand_dims")
+@infer_physical_tensor_desc("tdflow.expand_dims")
+def expand_dims_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("in")
+    if shape is None:
+        ctx.set_output_shape("out", None)
+        return
+    axis = normalize_axis(int(ctx.attr("axis")), len(shape) + 1)
+    ctx.set_output_shape("out", shape[:axis] + (1,) + shape[axis:])
+
+
+@get_sbp("tdflow.expand_dims")
+def expand_dims_sbp(ctx: InferContext):
+    shape = ctx.input_shape("in")
+    if shape is None:
+        return []
+    axis = normalize_axis(int(ctx.attr("axis")), len(shape) + 1)
+    return [signature(ctx, f"S({i})", f"S({i if i < axis else i + 1})")
+            for i in range(len(shape))] + [signature(ctx, "P", "P")]
+
+
+def squeezed_axes(shape: Shape, axes: Sequence[int]) -> tuple[int, ...]:
+    """``axes`` made non-negative; :class:`HookError` naming ``axes`` for a dim that is not 1."""
+    norm = normalize_axes([int(a) for a in axes], len(shape), attr="axes")
+    for a in norm:
+        if shape[a] is not None and shape[a] != 1:
+            raise HookError(f"axes {list(axes)}: dim {a} of 'in' {fmt(shape)} has size "
+                            f"{shape[a]}, only dims of size 1 can be squeezed", attr="axes")
+    return norm
+
+
+@infer_logical_tensor_desc("tdflow.squeeze")
+@infer_physical_tensor_desc("tdflow.squeeze")
+def squeeze_tensor_desc(ctx: InferContext) -> None:
+    shape = ctx.input_shape("in")
+    if shape is None:
+        ctx.set_output_shape("out", None)
+        return
+    axes = squeezed_axes(shape, ctx.attr("axes"))
+    ctx.set_output_shape("out", tuple(d for i, d in enumerate(shape) if i not in axes))
+
+
+@get_sbp("tdflow.squeeze")
+def squeeze_sbp(ctx: InferContext):
+    shape = ctx.input_shape("in")
+    if shape is None:
+        return []
+    axes = squeezed_axes(shape, ctx.attr("axes"))
+    kept = [i for i in range(len(shape)) if i not in axes]
+    return [signature(ctx, f"S({i})", f"S({j})") for j, i in enumerate(kept)] + [
+        signature(ctx, "P", "P")]
+
+
+# -- arange ---------------------------------------------------------------------------------------
+def arange_length(start: float, limit: float, delta: float) -> int:
+    """``len(numpy.arange(start, limit, delta))``; ``delta`` is not 0."""
+    return max(0, math.ceil((limit - start) / delta))
+
+
+def arange_range(attrs: Any, dtype: str) -> tuple[Any, Any, Any]:
+    """``(start, limit, delta)`` of the attribute family ``dtype`` reads (an attribute lookup
+    ``attrs(name)``); :class:`HookError` when ``delta`` is 0 or the range runs backwards."""
+    kind = "float" if dtype in FLOAT_DTYPES else "integer"
+    conv = float if kind == "float" else int
+    start, delta, limit = (conv(attrs(f"{kind}_{k}")) for k in ("start", "delta", "limit"))
+    if delta == 0:
+        raise HookError(f"{kind}_delta is 0: arange needs a nonzero step (for dtype {dtype} "
+                        f"it reads {kind}_start, {kind}_delta and {kind}_limit)",
+                        attr=f"{kind}_delta")
+    if (limit - start) * delta < 0:
+        raise HookError(f"{kind}_delta {delta} runs away from {kind}_limit {limit} "
+                        f"(from {kind}_start {start})", attr=f"{kind}_delta")
+    return start, limit, delta
+
+
+@infer_logical_tensor_desc("tdflow.arange")
+@infer_physical_tensor_desc("tdflow.arange")
+def arange_tensor_desc(ctx: InferContext) -> None:
+    start, limit, delta = arange_range(ctx.attr, ctx.attr("dtype"))
+    ctx.set_output_shape("out", (arange_length(start, limit, delta),))
+
+
+@infer_data_type("tdflow.arange")
+def arange_data_type(ctx: InferContext) -> None:
+    dtype = ctx.attr("dtype")
+    if dtype == "i1":
+        raise HookError("arange cannot make an i1 (boolean) tensor", attr="dtype")
+    ctx.set_output_dtype("out", dtype)
+
+
+@get_sbp("tdflow.arange")
+def arange_sbp(ctx: InferContext):
+    return [signature(ctx, {}, "B")]
+
+
+@infer_nd_sbp("tdflow.arange")
+def arange_nd_sbp(ctx: InferContext) -> dict[str, tuple[str, ...]]:
+    """``nd_sbp`` when given (one entry per hierarchy dim), else broadcast on a 1-D one."""
+    given = tuple(str(s) for s in ctx.attr("nd_sbp"))
+    return {blob("out"): given or ("B",)}
 
 
 # -- reshape ------------------------------------------------------------------------------------
@@ -291,26 +500,6 @@ def source_nd_sbp(ctx: InferContext) -> dict[str, tuple[str, ...]]:
     return {blob("out"): ("B",)}
 
 
-# -- reduce_sum_like and broadcast_like -----------------------------------------------------------
-@infer_logical_tensor_desc("tdflow.reduce_sum_like")
-@infer_physical_tensor_desc("tdflow.reduce_sum_like")
-def reduce_sum_like_tensor_desc(ctx: InferContext) -> None:
-    x, like, axes = ctx.input_shape("x"), ctx.input_shape("like"), ctx.attr("axis")
-    if x is not None and like is not None:
-        if not axes:
-            if not compatible(x, like):
-                raise HookError(f"with an empty axis, 'x' {fmt(x)} and 'like' {fmt(like)} must "
-                                f"have the same shape", operand="like")
-        else:
-            normalize_axes(axes, len(x))
-            dropped, kept = reduced_shape(x, axes, False), reduced_shape(x, axes, True)
-            if not (compatible(dropped, like) or compatible(kept, like)):
-                raise HookError(f"summing 'x' {fmt(x)} over axis {list(axes)} gives {fmt(dropped)} "
-                                f"(or {fmt(kept)} keeping dims), not 'like''s shape {fmt(like)}",
-                                operand="like")
-    ctx.set_output_shape("y", like)
-
-
 @infer_logical_tensor_desc("tdflow.broadcast_like")
 @infer_physical_tensor_desc("tdflow.broadcast_like")
 def broadcast_like_tensor_desc(ctx: InferContext) -> None:
@@ -331,12 +520,12 @@ def broadcast_like_tensor_desc(ctx: InferContext) -> None:
     ctx.set_output_shape("y", merge(like, None))
 
 
-@infer_data_type("tdflow.reduce_sum_like", "tdflow.broadcast_like")
+@infer_data_type("tdflow.broadcast_like")
 def like_data_type(ctx: InferContext) -> None:
     ctx.set_output_dtype("y", ctx.input_dtype("x"))
 
 
-@get_sbp("tdflow.reduce_sum_like", "tdflow.broadcast_like")
+@get_sbp("tdflow.broadcast_like")
 def like_sbp(ctx: InferContext):
     """Axes where ``x`` and ``like`` agree split together. A reduced axis (``x`` full, ``like``
     1) split on ``x`` gives each rank a partial sum; a broadcast axis (``x`` 1, ``like`` full)
@@ -357,7 +546,37 @@ def like_sbp(ctx: InferContext):
     return sigs
 
 
-@modify_input_arg("tdflow.reduce_sum_like", "tdflow.broadcast_like")
+@modify_input_arg("tdflow.broadcast_like")
 def like_input_args(ctx: InferContext):
     """``like`` only lends its shape: no gradient flows into it."""
     return {"like": InputArgModifier(requires_grad=False)}
+
+
+#: A ``stop`` that clamps to the end of any dim (what ``x[a:]`` becomes).
+TO_END = (1 << 63) - 1
+
+
+# -- the gradient of cat --------------------------------------------------------------------------
+@grad_rule("tdflow.cat", saves=())
+def _cat(g: Emitter, fwd: Forward) -> dict[str, Any]:
+    """Each input's gradient is its stretch of ``dout`` along ``axis``: only the inputs'
+    shapes are read, so no input is kept alive for backward."""
+    dout, xs = fwd.douts["out"], fwd.inputs["in"]
+    dims = tuple(g.type_of(dout).shape)
+    rank = len(dims)
+    try:
+        axis = normalize_axis(int(fwd.attrs["axis"]), rank)
+    except HookError as e:
+        raise GradError(f"the gradient of 'tdflow.cat': {e.message}") from None
+    grads, offset = [], 0
+    for i, x in enumerate(xs):
+        n = g.type_of(x).shape[axis]
+        if n is None:
+            raise GradError(f"the gradient of 'tdflow.cat' needs the size of input {i} along "
+                            f"axis {axis}, which is unknown")
+        start, stop = [0] * rank, [TO_END if d is None else d for d in dims]
+        start[axis], stop[axis] = offset, offset + n
+        grads.append(g.op("tdflow.slice", [dout],
+                          {"start": start, "stop": stop, "step": [1] * rank})[0])
+        offset += n
+    return {"in": tuple(grads)}

@@ -141,6 +141,8 @@ def require_same_dtype(ctx, a: str, b: str, ai: int = 0, bi: int = 0) -> str:
 
 
 FLOAT_DTYPES = _FLOATS
+
+
 INT_DTYPES = _INTS  # i8 ... ui64 (element_types.py); i1 is not among them
 
 
@@ -164,3 +166,7 @@ def require_dy(ctx, want: Shape | None, source: str) -> None:
     dy = ctx.input_shape("dy")
     if not compatible(dy, want):
         raise HookError(f"'dy' has shape {fmt(dy)} but {source} gives {fmt(want)}", operand="dy")
+
+
+def tdflow_names(names) -> list[str]:
+    return [f"tdflow.{n}" for n in names]

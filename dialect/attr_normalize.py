@@ -1,0 +1,146 @@
+"""Attributes normalized once, in the dialect: what an op's record says its attributes are.
+
+Base.td's attribute wrappers (MLIR's ``ConfinedAttr`` style: the wrapped attribute keeps its
+kind, default and accessors) say what a value means:
+
+* ``TDF_AxisAttr<"x", attr>``: an axis of operand ``x``, in ``[-rank, rank)`` (``extra``
+  widens the range: ``expand_dims`` inserts at ``rank``); made non-negative;
+* ``TDF_AxesAttr<"x", attr>``: a list of such axes, each made non-negative, none twice (an
+  empty list stays empty: for a reduction it means every axis);
+* ``TDF_PairAttr<attr, minimum>``: one value per spatial dim of a 2-D window: an int ``k``
+  becomes ``[k, k]``; a list must have two entries; entries below ``minimum`` are errors.
+
+:func:`normalize_attrs` applies them: hooks (through inference), the verifier and, once the
+integrator wires them, kernels and CUDA generators read ``attrs["axis"]`` and trust it.
+
+>>> from tdflow.dialect import standard_dialect
+>>> d = standard_dialect()
+>>> normalize_attrs(d.lookup("tdflow.bias_add"), {"axis": -1}, {"a": (4, 8), "b": (8,)})
+{'axis': 1}
+>>> normalize_attrs(d.lookup("tdflow.reduce_sum"), {"axis": [-1, 0]}, [(2, 3, 4)])
+{'keepdims': False, 'axis': [2, 0]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .hooks.context import HookError
+from .opdef import AttrDef, OpDef
+
+__all__ = ["AttrError", "normalize_attrs", "normalize_value"]
+
+class AttrError(HookError):
+    """A value an attribute's rule rejects; names the op and the attribute. ``message`` is the
+    text without them (how inference reports it at the op, located by the verifier)."""
+
+    def __init__(self, op: str, attr: str, message: str) -> None:
+        super().__init__(message, attr=attr)
+        self.op = op
+
+    def __str__(self) -> str:
+        return f"'{self.op}': attribute '{self.attr}': {self.message}"
+
+
+def normalize_attrs(opdef: OpDef, attrs: Mapping[str, Any] | None = None,
+                    operand_shapes: Mapping[str, Any] | Sequence[Any] | None = None,
+                    ) -> dict[str, Any]:
+    """The op's complete attributes: ``attrs`` over the defaults, each ruled attribute
+    normalized (axes non-negative and in range, pairs expanded and checked).
+
+    ``attrs`` holds plain Python values (typed, as hooks see them; ``None`` takes the default).
+    ``operand_shapes`` maps operand names to shapes (a tuple, ``None`` when unranked, or a list
+    of shapes for a variadic operand), or lists them in operand order. An axis of an operand
+    whose rank is unknown is kept as given. Raises :class:`AttrError` naming the op and the
+    attribute.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> conv = standard_dialect().lookup("tdflow.conv2d")
+    >>> normalize_attrs(conv, {"kernel_size": 3, "strides": 2, "padding_before": [1, 0],
+    ...                        "dilation_rate": [1, 1], "data_format": "channels_first",
+    ...                        "filters": 8})["kernel_size"]
+    [3, 3]
+    >>> normalize_attrs(standard_dialect().lookup("tdflow.gather"), {"axis": 2}, [(4, 5), (3,)])
+    Traceback (most recent call last):
+    ...
+    tdflow.dialect.attr_normalize.AttrError: 'tdflow.gather': attribute 'axis': axis 2 is out of range for a rank-2 tensor (expected -2 <= axis < 2)
+    """
+    out: dict[str, Any] = {a.name: a.default for a in opdef.attributes
+                           if a.default_text is not None}
+    for name, value in (attrs or {}).items():
+        if value is not None:
+            out[name] = value
+    shapes = _by_name(opdef, operand_shapes)
+    for a in opdef.attributes:
+        if a.rule is not None and out.get(a.name) is not None:
+            out[a.name] = normalize_value(opdef, a, out[a.name], shapes)
+    return out
+
+
+def normalize_value(opdef: OpDef, attr: AttrDef, value: Any,
+                    shapes: Mapping[str, Any]) -> Any:
+    """One ruled attribute's value, normalized (see :func:`normalize_attrs`)."""
+    rule = attr.rule
+    if rule.kind == "pair":
+        return _pair(opdef, attr, value)
+    rank = _rank(shapes.get(rule.operand))
+    if rank is None:
+        return value
+    rank += rule.extra
+    if rule.kind == "axis":
+        return _axis(opdef, attr.name, value, rank)
+    axes = [_axis(opdef, attr.name, v, rank) for v in _ints(opdef, attr.name, value)]
+    if len(set(axes)) != len(axes):
+        raise AttrError(opdef.name, attr.name,
+                        f"{attr.name} {list(_ints(opdef, attr.name, value))} names a dimension "
+                        f"twice")
+    return tuple(axes) if isinstance(value, tuple) else axes
+
+
+def _axis(opdef: OpDef, name: str, value: Any, rank: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise AttrError(opdef.name, name, f"{name} must be an integer, got {value!r}")
+    if not -rank <= value < rank:
+        raise AttrError(opdef.name, name, f"{name} {value} is out of range for a rank-{rank} "
+                                          f"tensor (expected {-rank} <= {name} < {rank})")
+    return value + rank if value < 0 else value
+
+
+def _pair(opdef: OpDef, attr: AttrDef, value: Any) -> list[int]:
+    # a bare int stands for both dims; a list must say both (as OneFlow's records do)
+    vals = [value, value] if isinstance(value, int) and not isinstance(value, bool) \
+        else _ints(opdef, attr.name, value)
+    if len(vals) != 2:
+        raise AttrError(opdef.name, attr.name, f"{attr.name} must have 2 entries (one per "
+                                               f"spatial dim), got {list(vals)}")
+    minimum = attr.rule.minimum
+    if minimum is not None and any(v < minimum for v in vals):
+        raise AttrError(opdef.name, attr.name,
+                        f"{attr.name} entries must be >= {minimum}, got {list(vals)}")
+    return vals
+
+
+def _ints(opdef: OpDef, name: str, value: Any) -> list[int]:
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+        raise AttrError(opdef.name, name, f"{name} must be integers, got {value!r}")
+    return items
+
+
+def _by_name(opdef: OpDef, shapes: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:
+    if shapes is None:
+        return {}
+    if isinstance(shapes, Mapping):
+        return dict(shapes)
+    return dict(zip((o.name for o in opdef.operands), shapes))
+
+
+def _rank(shape: Any) -> int | None:
+    """The rank of a shape, of a TensorType, or of a variadic operand's first value."""
+    if isinstance(shape, list) and shape and not isinstance(shape[0], int):
+        shape = shape[0]  # a variadic operand: its first value's shape
+    shape = getattr(shape, "shape", shape)
+    if shape is None or isinstance(shape, list) and not shape:
+        return None
+    return len(shape)
