@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..grad.core import Emitter, Forward, GradError, grad_rule
+from ._like import like_data_type, like_input_args, like_sbp
 from ._sbp import signature, split_dims
 from ._shape import Shape, compatible, fmt, normalize_axes, normalize_axis
 from .context import HookError, InferContext
@@ -22,7 +23,6 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .shape import like_data_type, like_input_args, like_sbp
 
 
 def _grad_axes(axes: Any, rank: int) -> list[int]:

@@ -19,6 +19,7 @@ from tdflow.dialect.element_types import INT_TYPES
 from tdflow.dialect.types import TensorType
 
 from ..grad.core import Emitter, Forward, GradError, grad_rule
+from ._like import keep_data_type, like_data_type, like_input_args, like_sbp
 from ._sbp import blob, signature, split_all
 from ._shape import (
     FLOAT_DTYPES,
@@ -31,7 +32,7 @@ from ._shape import (
     normalize_axis,
     numel,
 )
-from .context import HookError, InferContext, InputArgModifier
+from .context import HookError, InferContext
 from .registry import (
     check_attr,
     enumerate_nd_sbp_signatures,
@@ -105,9 +106,7 @@ def expand_tensor_desc(ctx: InferContext) -> None:
     ctx.set_output_shape("out", expanded_shape(shape, target))
 
 
-@infer_data_type("tdflow.expand", "tdflow.expand_dims", "tdflow.squeeze")
-def keep_data_type(ctx: InferContext) -> None:
-    ctx.set_output_dtype("out", ctx.input_dtype("in"))
+infer_data_type("tdflow.expand", "tdflow.expand_dims", "tdflow.squeeze")(keep_data_type)
 
 
 @get_sbp("tdflow.expand")
@@ -520,36 +519,9 @@ def broadcast_like_tensor_desc(ctx: InferContext) -> None:
     ctx.set_output_shape("y", merge(like, None))
 
 
-@infer_data_type("tdflow.broadcast_like")
-def like_data_type(ctx: InferContext) -> None:
-    ctx.set_output_dtype("y", ctx.input_dtype("x"))
-
-
-@get_sbp("tdflow.broadcast_like")
-def like_sbp(ctx: InferContext):
-    """Axes where ``x`` and ``like`` agree split together. A reduced axis (``x`` full, ``like``
-    1) split on ``x`` gives each rank a partial sum; a broadcast axis (``x`` 1, ``like`` full)
-    is split on ``like`` and the result only. Both ops are linear in ``x``: P -> P."""
-    like, x = ctx.input_shape("like"), ctx.input_shape("x")
-    if like is None or x is None or len(like) != len(x):
-        return []
-    sigs = []
-    reduce = ctx.op.mnemonic == "reduce_sum_like"
-    for a, (dx, dl) in enumerate(zip(x, like)):
-        if dx == dl:
-            sigs.append(signature(ctx, f"S({a})", f"S({a})"))
-        elif reduce and dl == 1:
-            sigs.append(signature(ctx, {"x": f"S({a})", "like": "B"}, "P"))
-        elif not reduce and dx == 1:
-            sigs.append(signature(ctx, {"x": "B", "like": f"S({a})"}, f"S({a})"))
-    sigs.append(signature(ctx, {"x": "P", "like": "B"}, "P"))
-    return sigs
-
-
-@modify_input_arg("tdflow.broadcast_like")
-def like_input_args(ctx: InferContext):
-    """``like`` only lends its shape: no gradient flows into it."""
-    return {"like": InputArgModifier(requires_grad=False)}
+infer_data_type("tdflow.broadcast_like")(like_data_type)
+get_sbp("tdflow.broadcast_like")(like_sbp)
+modify_input_arg("tdflow.broadcast_like")(like_input_args)
 
 
 #: A ``stop`` that clamps to the end of any dim (what ``x[a:]`` becomes).

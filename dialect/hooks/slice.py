@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..grad.core import Emitter, Forward, GradError, grad_rule
+from ._like import keep_data_type
 from ._sbp import signature, split_all, split_dims
 from ._shape import Shape, dx_like_dy, fmt, normalize_axis, require_dy
 from .context import HookError, InferContext, InputArgModifier
@@ -33,7 +34,6 @@ from .registry import (
     infer_physical_tensor_desc,
     modify_input_arg,
 )
-from .shape import keep_data_type
 
 
 # -- narrow and narrow_grad -----------------------------------------------------------------------
