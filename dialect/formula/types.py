@@ -104,17 +104,22 @@ def infer_dtypes(expr: Expr, in_dtypes: Sequence[str], context: str = "f32") -> 
 
 
 def default_out_dtype(expr: Expr, in_dtypes: Sequence[str]) -> str:
-    """The result type when none is asked for: input 0's type if ``expr`` computes in it
-    (``f16`` inputs compute in ``f32`` but give ``f16``), else the type ``expr`` computes in
-    (``i1`` for predicates). The numpy and CUDA renderers both use it, so they agree.
+    """The result type when none is asked for: the first input's type whose computation type is
+    the one ``expr`` computes in (``f16`` inputs compute in ``f32`` but give ``f16``; a bool
+    condition before the values, as in ``where``, is passed over), else the type ``expr``
+    computes in (``i1`` for predicates). The numpy and CUDA renderers both use it, so they agree.
 
-    >>> from tdflow.dialect.formula.expr import Input
+    >>> from tdflow.dialect.formula.expr import Input, where
     >>> default_out_dtype(Input(0) * 2, ["f16"]), default_out_dtype(Input(0) > 0, ["f32"])
     ('f16', 'i1')
+    >>> default_out_dtype(where(Input(0), Input(1), Input(2)), ["i1", "f16", "f16"])
+    'f16'
     """
     natural = infer_dtypes(expr, in_dtypes).get(expr, "f32")
-    first = in_dtypes[0] if in_dtypes else natural
-    return first if compute_dtype(first) == natural else natural
+    for dtype in in_dtypes:
+        if dtype is not None and compute_dtype(dtype) == natural:
+            return dtype
+    return natural
 
 
 def operand_dtype(node: Expr, types: Mapping[Expr, str], context: str = "f32") -> str:

@@ -1,5 +1,5 @@
 """Hooks of the elementwise family where a formula does not say it all: the scalar ops'
-attribute check, ``where``'s data type, ``bias_add`` (and its gradient rule), ``add_n`` and
+attribute check, ``where``'s operand check, ``bias_add`` (and its gradient rule), ``add_n`` and
 ``fused_elementwise``, the op ``fuse-elementwise`` creates. The other elementwise ops are formula
 ops: their shapes, dtypes and SBP signatures come from the formula
 (:mod:`tdflow.dialect.infer`, :mod:`tdflow.dialect.formula_sbp`).
@@ -102,16 +102,15 @@ def bias_add_sbp(ctx: InferContext):
     return sigs
 
 
-# -- where: its formula gives shapes and SBP; the data type hook says what the formula cannot:
-# the condition is bool or integer, and the result has x's and y's (one) type (the formula's
-# dtype rule follows operand 0, the condition)
-@infer_data_type("tdflow.where")
-def where_data_type(ctx: InferContext) -> None:
+# -- where: its formula gives shapes, the data type and SBP; the check says what it cannot: the
+# condition is bool or integer, and x and y have one type
+@check_attr("tdflow.where")
+def where_check(ctx: InferContext) -> None:
     cond = ctx.input_dtype("condition")
     if cond != "i1" and cond not in INT_DTYPES:
         raise HookError(f"'condition' must be a bool (i1) or integer tensor, got {cond}",
                         operand="condition")
-    ctx.set_output_dtype("out", require_same_dtype(ctx, "x", "y"))
+    require_same_dtype(ctx, "x", "y")
 
 
 @modify_input_arg("tdflow.where")

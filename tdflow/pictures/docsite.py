@@ -104,8 +104,9 @@ class _Linker:
 
 def sbp_rows(library: Dialect, op: OpDef) -> list[str]:
     """The op's SBP signatures for 2-D f32 inputs (``x_0: S(0) -> y_0: S(0)``), or ``[]``
-    when it has no ``get_sbp`` hook or the hook needs inputs of another kind."""
-    if not op.declares("get_sbp") or not hasattr(library, "sbp_signatures"):
+    when it has no ``get_sbp`` rule (a hook or its formula) or the rule needs inputs of
+    another kind."""
+    if not op.provides("get_sbp") or not hasattr(library, "sbp_signatures"):
         return []
     from tdflow.dialect.types import TensorType
 

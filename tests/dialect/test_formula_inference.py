@@ -20,10 +20,9 @@ from tdflow.dialect.types import TensorType as T
 
 D = standard_dialect()
 FORMULA_OPS = sorted(op.mnemonic for op in D if op.formula is not None)
-# A hand-written hook a standard formula op keeps, and what it says that the formula cannot.
-KEPT = {("tdflow.where", "infer_data_type"):
-        "the condition is bool or integer and the result has x's and y's type; the formula's "
-        "dtype rule follows operand 0, the condition"}
+# A hand-written inference hook a standard formula op keeps, and what it says that the formula
+# cannot: none (where's operand rules are a check hook, not inference).
+KEPT: dict[tuple[str, str], str] = {}
 
 
 def test_every_elementwise_op_with_a_formula_is_counted():
@@ -70,6 +69,10 @@ def test_traits_say_what_the_formula_cannot():
         D.infer_result_types("tdflow.scalar_mul", [T((2,), "f32")], {})
     assert D.infer_result_types("tdflow.where", [T((4, 1), "i1"), T((3,), "f16"), T((1,), "f16")]
                                 ) == [T((4, 3), "f16")]
+    with pytest.raises(InferError, match="'condition' must be a bool"):
+        D.infer_result_types("tdflow.where", [T((2,), "f32"), T((2,), "f32"), T((2,), "f32")])
+    with pytest.raises(InferError, match="'y' has element type f16 but 'x' has f32"):
+        D.infer_result_types("tdflow.where", [T((2,), "i1"), T((2,), "f32"), T((2,), "f16")])
 
 
 def test_partial_sums_where_the_formula_is_linear():

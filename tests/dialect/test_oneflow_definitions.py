@@ -42,6 +42,8 @@ DIFFERENCES = {
                                  "has_float_operand, which the formula cannot say (OneFlow's "
                                  "functional layer sets them)"
        for k in ("add", "mul", "div", "pow")},
+    ("where", "flags"): "has_check_fn instead of OneFlow's data type hook: the formula gives the "
+                        "type; the check says the condition is bool or integer and x, y agree",
 }
 
 

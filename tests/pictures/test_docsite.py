@@ -62,6 +62,8 @@ def test_op_section_shows_its_definition(std_site):
     assert "<code>alpha</code>" in section and alpha.default_text in section
     assert "formula" in section and "gradient" in section and "NoMemoryEffect" in section
     assert '<pre class="example">' in section  # the IR example of its description
+    # a formula op's SBP signatures come from its formula (it declares no get_sbp hook)
+    assert not op.declares("get_sbp") and "SBP signatures" in section
     matmul = (out / f"family-{family_of(standard_context().ops['tdflow.matmul'])}.html")
     assert "SBP signatures" in matmul.read_text().split('id="tdflow.matmul"')[1]
 

@@ -606,9 +606,9 @@ def TDF_WhereOp : TDF_FormulaOp<"where", [NoMemoryEffect, Elementwise]> {
   let output = (outs
     TDF_Tensor:$out
   );
-  // The formula's dtype rule follows operand 0 (the condition); where's result has x's and
-  // y's type, and the condition must be bool or integer: a data type hook says so.
-  let has_data_type_infer_fn = 1;
+  // The formula gives shape, dtype (x's and y's) and SBP; a check says what it cannot: the
+  // condition is bool or integer and x and y have one type.
+  let has_check_fn = 1;
   let has_input_arg_modify_fn = 1;
 }
 
