@@ -15,7 +15,6 @@ import pkgutil
 from pathlib import Path
 
 import pytest
-
 from tdflow.dialect.context import standard_context
 from tdflow.dialect.hooks.registry import HOOKS
 from tdflow.lowering.cuda.code import generated_ops, generator_for

@@ -1,4 +1,4 @@
-"""The generated CUDA of tdflow/ops/elementwise_math.td at the values where C and numpy part:
+"""The generated CUDA of the elementwise and math families (ops/elementwise.td, ops/math.td) at the values where C and numpy part:
 integer remainders by 0 and -1 (C traps on x86, where cudasim runs), shifts by counts outside
 the type's width (undefined in C), halves for ``round``, NaN and signed zeros for ``sign`` and
 the float remainders, ``~`` on bool. cudasim must equal the numpy backend exactly there (random

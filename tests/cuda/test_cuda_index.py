@@ -138,7 +138,7 @@ def _scatter_cases(how: str, dtypes: tuple[str, ...]) -> list[tuple[str, list, d
                 {"dim": -2}) for it in ("i8", "i32")])
 
 
-# the ops of tdflow/ops/indexing.td: numpy's order everywhere, so bit for bit
+# the ops of the reduce, index and slice families (formerly ops/indexing.td): numpy's order everywhere, so bit for bit
 INDEXING: dict[str, list[tuple[str, list, dict]]] = {
     "argmax": [("tdflow.argmax", [rand((3, 7), dt, seed=24)], {}) for dt in ALL]
     + [("tdflow.argmax", [_with_nan(rand((2, 5), seed=25), (1, 3))], {}),

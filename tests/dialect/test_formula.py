@@ -97,7 +97,7 @@ def _check(op_name: str, text: str, line: int = 1, col: int = 1):
 
 # The elementwise ops added with the models (tdflow/ops/math.td); tested in test_math_ops.py.
 MODEL_MATH = {"abs", "erf", "fast_gelu", "rsqrt", "scalar_div", "silu", "softplus", "where"}
-# The elementwise ops ONNX needs (tdflow/ops/elementwise_math.td); tested in
+# The elementwise ops ONNX needs (the elementwise and math families (ops/elementwise.td, ops/math.td)); tested in
 # tests/runtime/test_elementwise_math_ops.py.
 ONNX_MATH = {
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",

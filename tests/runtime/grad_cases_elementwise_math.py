@@ -1,4 +1,4 @@
-"""Gradient cases of the differentiable ops in tdflow/ops/elementwise_math.td, run by
+"""Gradient cases of the differentiable ops in the elementwise and math families (ops/elementwise.td, ops/math.td), run by
 test_grad_ops.py (eager against finite differences, graph mode against eager bit for bit).
 
 Inputs stay inside each function's domain and away from its jumps (the rounding ops at

@@ -70,7 +70,7 @@ def add_cases(case, h) -> None:
 
 
 def add_indexing_cases(case, h) -> None:
-    """The ops of tdflow/ops/indexing.td: scans, dim_gather and the scatters, triu, pad."""
+    """The ops of the reduce, index and slice families (formerly ops/indexing.td): scans, dim_gather and the scatters, triu, pad."""
     for shape, dim in (((2, 4), 1), ((3, 2), 0), ((5,), -1)):
         tag = f"{'x'.join(map(str, shape))}_dim{dim}"
         case("cumsum", {"x": h.normal(*shape)}, {"dim": dim}, wrt="x", label=tag)

@@ -1,4 +1,4 @@
-"""Gradient cases of the ops in tdflow/ops/train.td, run by test_grad_ops.py (eager against
+"""Gradient cases of the ops in the reduce, pool, softmax and optim families (formerly ops/train.td), run by test_grad_ops.py (eager against
 finite differences, graph mode against eager bit for bit)."""
 
 import numpy as np

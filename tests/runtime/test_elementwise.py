@@ -377,7 +377,7 @@ def test_table_covers_the_spec():
                 "tanh_grad", "gelu_grad", "dropout_grad",
                 # added with the models (tdflow/ops/math.td)
                 "abs", "erf", "fast_gelu", "rsqrt", "scalar_div", "silu", "softplus", "where",
-                # added for ONNX (tdflow/ops/elementwise_math.td)
+                # added for ONNX (the elementwise and math families (ops/elementwise.td, ops/math.td))
                 "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
                 "atanh", "floor", "ceil", "round", "sign", "isnan", "isinf", "softsign",
                 "logical_not", "bitwise_not", "broadcast_logical_and", "broadcast_logical_or",

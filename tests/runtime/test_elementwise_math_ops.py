@@ -1,4 +1,4 @@
-"""The ops of tdflow/ops/elementwise_math.td against references independent of the kernels
+"""The ops of the elementwise and math families (ops/elementwise.td, ops/math.td) against references independent of the kernels
 (Python's ``math`` and integer arithmetic, in float64 or exact integers).
 
 Each op runs through the whole eager path (binding, the formula-derived inference hooks, the

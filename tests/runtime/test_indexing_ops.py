@@ -1,4 +1,4 @@
-"""The ops of tdflow/ops/indexing.td on the CPU against numpy: argmax, top_k, cumsum, cumprod
+"""The ops of the reduce, index and slice families (formerly ops/indexing.td) on the CPU against numpy: argmax, top_k, cumsum, cumprod
 and cumprod_grad, dim_gather, the dim_scatter family, gather_nd, scatter_nd_like and the
 tensor_scatter_nd ops, triu and pad; their shape inference and
 errors (naming the op and the attribute or operand); the gradients finite differences do not

@@ -1,4 +1,4 @@
-"""The ops of tdflow/ops/train.td, forward against independent numpy references (loops over
+"""The ops of the reduce, pool, softmax and optim families (formerly ops/train.td), forward against independent numpy references (loops over
 windows, the textbook formulas) and their errors: reduce_min, reduce_prod, avg_pool_2d,
 adaptive_avg_pool2d (and their gradient ops), softmax_cross_entropy (and grad) and
 adam_update, eager and compiled. Their gradients are checked by test_grad_ops.py

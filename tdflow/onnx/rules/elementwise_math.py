@@ -1,4 +1,4 @@
-"""ONNX's elementwise math onto tdflow's ops of ``tdflow/ops/elementwise_math.td``:
+"""ONNX's elementwise math onto tdflow's ops of ``the elementwise and math families (ops/elementwise.td, ops/math.td)``:
 trigonometric and hyperbolic functions, rounding, sign, NaN and infinity tests, softsign,
 logic, bit operations and ``Mod``.
 
