@@ -138,19 +138,21 @@ def context_of(ops: Any) -> Any:
 
 def lower(module: Any, device: str = "cpu", entry: str | None = None, pipeline: str | None = None,
           *, donate: Sequence[str] = (), verify_each: bool = True, ops: Any = None,
-          **options: Any) -> Any:
+          verified: bool = False, **options: Any) -> Any:
     """Run the lowering pipeline on ``module`` (rewritten in place) with this runtime's kernels.
 
     ``ops`` is the context of op libraries (``tdflow.load_ops(...)``; default: the standard
-    ops). Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``options`` go to the
-    ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
+    ops). Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``verified=True``
+    says the caller has just verified ``module`` with ``ops`` (it is not verified again).
+    ``options`` go to the ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
     """
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
     from tdflow.runtime.kernels.registry import kernel_table
 
     dialect = context_of(ops)
-    errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
+    errors = [] if verified else [d for d in verify_module(module, dialect)
+                                  if d.severity == "error"]
     if errors:
         raise DiagnosticError(errors)
     if entry is not None and entry not in {f.name for f in module}:
@@ -280,7 +282,9 @@ def compile(source: Any, device: str = "cpu", entry: str | None = None, *,  # no
         from tdflow.runtime import tracing
 
         with tracing.span(f"lower @{entry}", "compile", device=device):
-            result = lower(m, device, entry, pipeline, donate=donate, ops=context)
+            # a static program is the module verified above, unchanged since
+            result = lower(m, device, entry, pipeline, donate=donate, ops=context,
+                           verified=static)
             plan = result.plan(entry)
         with tracing.span(f"load @{entry}", "compile", device=device,
                           launches=len(plan.launches)):

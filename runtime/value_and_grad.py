@@ -142,10 +142,21 @@ def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | 
     from .compiled import compile as compile_program
 
     ctx, module, func, wrt_names, grad_func = _prepare(program, entry, wrt, ops)
-    compiled = compile_program(module, device=device, entry=grad_func.name, ops=ctx,
-                               **compile_options)
+    compiled = compile_program(_alone(module, grad_func), device=device, entry=grad_func.name,
+                               ops=ctx, **compile_options)
     seed_types = [(tuple(r.shape), r.dtype) for r in func.result_types]
     return ValueAndGrad(compiled, len(func.result_types), wrt_names, seed_types)
+
+
+def _alone(module: Any, func: Any) -> Any:
+    """A module of ``func`` only, with ``module``'s resources (the blobs of its constants):
+    ``func`` repeats the entry's ops, so lowering the entry too would double the work."""
+    from tdflow.dialect.ir.core import Module
+
+    m = Module([func], module.loc)
+    m.name, m.attributes = module.name, dict(module.attributes)
+    m.resources, m.value_names = module.resources, module.value_names
+    return m
 
 
 class SgdStep(_Seeded):
@@ -211,5 +222,6 @@ def sgd_step(program: Any, lr: float, entry: str | None = None,
     g.result_types = [v.type for v in results]
     module_names = {f.name for f in module}
     g.name = func.name + "_step" if func.name + "_step" not in module_names else g.name
-    compiled = compile_program(module, device=device, entry=g.name, ops=ctx, **compile_options)
+    compiled = compile_program(_alone(module, g), device=device, entry=g.name, ops=ctx,
+                               **compile_options)
     return SgdStep(compiled, n, wrt_names, [(tuple(r.shape), r.dtype) for r in func.result_types])
