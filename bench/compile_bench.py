@@ -2,7 +2,8 @@
 
     python bench/compile_bench.py                    # every model, cold and warm
     python bench/compile_bench.py --models gpt --kinds vag
-    python bench/compile_bench.py --profile resnet50 vag   # cProfile of one cold compile
+    python bench/compile_bench.py --profile resnet50 vag [--warm]  # cProfile of one cold
+                                                     # (a second) compile
     python bench/compile_bench.py --outputs DIR      # run each compiled program on seeded
                                                      # inputs; the first run writes DIR/*.npz,
                                                      # later runs compare bit for bit
@@ -19,7 +20,8 @@ arguments for ``value_and_grad``). Kinds: ``fwd`` is ``tdflow.compile``, ``vag``
 Each (model, kind) runs in a fresh process with ``TDFLOW_NO_CACHE=1``: *cold* is the first call
 in that process (the standard library's dialect is loaded before the clock starts, as the
 model's program is built with it; kernel tables, formula parsing and lazy imports count),
-*warm* the second call in the same process. Wall and CPU (process) time are both printed: the
+*warm* the second call in the same process; each row is the median (by cold CPU time) of
+``--repeat`` such processes. Wall and CPU (process) time are both printed: the
 machine is shared, so CPU time is the steadier number. The per-pass breakdown is the pass
 manager's own timing (``LoweringResult.timings``) of the cold call; *other* is the rest
 (verification before lowering, differentiation, copying the module, loading the executor).
@@ -77,17 +79,21 @@ def _resnet(kind: str) -> tuple[Any, list[np.ndarray], list[str] | None, dict[st
 
 def _resnet50(kind: str) -> tuple[Any, list[np.ndarray], list[str] | None, dict[str, float]]:
     from tdflow.onnx.convert import convert
-    from tdflow.onnx.importer import import_model, initializers, value_name
+    from tdflow.onnx.importer import import_model, initializers, onnx_context, value_name
     from tdflow.onnx.zoo import load_light, randomized
 
     model, feeds = randomized(load_light("resnet50"), seed=0)
     inputs = [feeds[k] for k in feeds]
     t = time.process_time()
+    onnx_context()  # the onnx dialect (onnx.td, its hooks), loaded once per process
+    dialect = {"onnx dialect": time.process_time() - t}
+    t = time.process_time()
     if kind == "fwd":
         module = import_model(model)
         t1 = time.process_time()
         program = convert(module)
-        return program, inputs, None, {"import": t1 - t, "convert": time.process_time() - t1}
+        return program, inputs, None, {**dialect, "import": t1 - t,
+                                       "convert": time.process_time() - t1}
     module = import_model(model, weights_as_args=True)
     t1 = time.process_time()
     weights = {value_name(k): v for k, v in initializers(model).items()}
@@ -99,7 +105,7 @@ def _resnet50(kind: str) -> tuple[Any, list[np.ndarray], list[str] | None, dict[
     program = convert(module, values=fixed)
     wrt = [k for k, v in weights.items() if v.dtype.kind == "f" and k not in stats]
     args = [*inputs, *weights.values()]
-    return program, args, wrt, {"import": t1 - t, "convert": time.process_time() - t1}
+    return program, args, wrt, {**dialect, "import": t1 - t, "convert": time.process_time() - t1}
 
 
 BUILDERS = {"gpt": _gpt, "resnet": _resnet, "resnet50": _resnet50}
@@ -160,8 +166,9 @@ def run_outputs(model: str, kind: str, directory: Path) -> str:
     return f"{model} {kind}: {len(arrays)} results {'identical' if same else 'DIFFER'} ({path})"
 
 
-def profile(model: str, kind: str, top: int = 40) -> str:
-    """cProfile of one cold compile (cumulative order)."""
+def profile(model: str, kind: str, warm: bool = False, top: int = 40) -> str:
+    """cProfile of one cold compile (with ``warm``: of a second one), cumulative order then
+    own time."""
     import cProfile
     import io
     import pstats
@@ -171,6 +178,8 @@ def profile(model: str, kind: str, top: int = 40) -> str:
     sys.path.insert(0, str(ROOT / "examples"))
     standard_context()
     program, _, wrt, _ = BUILDERS[model](kind)
+    if warm:
+        _compile(program, kind, wrt)
     prof = cProfile.Profile()
     prof.runcall(_compile, program, kind, wrt)
     s = io.StringIO()
@@ -209,8 +218,8 @@ def _child(args: list[str]) -> Any:
 
 def table(results: list[dict[str, Any]]) -> str:
     rows = ["| model | kind | cold wall | cold CPU | warm wall | warm CPU | cold CPU / goal (1 s) "
-            "| prepare (CPU) | passes (cold, slowest first) |",
-            "|---|---|---:|---:|---:|---:|---:|---|---|"]
+            "| prepare (CPU) | cold CPU with prepare | passes (cold, slowest first) |",
+            "|---|---|---:|---:|---:|---:|---:|---|---:|---|"]
     for r in results:
         passes = sorted(r["passes"], key=lambda p: -p[1])
         other = r["cold"]["wall"] - sum(s for _, s in passes)
@@ -220,6 +229,7 @@ def table(results: list[dict[str, Any]]) -> str:
         rows.append(f"| {r['model']} | {r['kind']} | {r['cold']['wall']:.3f} s | "
                     f"{r['cold']['cpu']:.3f} s | {r['warm']['wall']:.3f} s | "
                     f"{r['warm']['cpu']:.3f} s | {r['cold']['cpu'] / GOAL_S:.2f}x | {prep} | "
+                    f"{r['cold']['cpu'] + sum(r['prepare_cpu'].values()):.2f} s | "
                     f"{', '.join(parts)} (ms, wall) |")
     return "\n".join(rows)
 
@@ -229,7 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
     ap.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     ap.add_argument("--profile", nargs=2, metavar=("MODEL", "KIND"))
+    ap.add_argument("--warm", action="store_true", help="profile a second compile")
     ap.add_argument("--outputs", type=Path, metavar="DIR")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="fresh processes per row; the median one (by cold CPU) is shown")
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -237,22 +250,27 @@ def main(argv: list[str] | None = None) -> int:
         what, model, kind = args.child
         if what == "measure":
             print(json.dumps(measure(model, kind)))
-        elif what == "profile":
-            print(profile(model, kind))
+        elif what in ("profile", "profile-warm"):
+            print(profile(model, kind, warm=what == "profile-warm"))
         else:
             print(run_outputs(model, kind, Path(what)))
         return 0
     _prime()
     if args.profile:
-        print(_child(["--child", "profile", *args.profile]))
+        what = "profile-warm" if args.warm else "profile"
+        print(_child(["--child", what, *args.profile]))
         return 0
     pairs = [(m, k) for m in args.models for k in args.kinds]
     if args.outputs:
         for m, k in pairs:
             print(_child(["--child", str(args.outputs.resolve()), m, k]).strip())
         return 0
-    results = [json.loads(_child(["--child", "measure", m, k]).strip().splitlines()[-1])
-               for m, k in pairs]
+    results = []
+    for m, k in pairs:
+        runs = [json.loads(_child(["--child", "measure", m, k]).strip().splitlines()[-1])
+                for _ in range(args.repeat)]
+        # the whole record of the run with the median cold CPU time (the parts add up)
+        results.append(sorted(runs, key=lambda r: r["cold"]["cpu"])[len(runs) // 2])
     text = table(results)
     meta = (f"{datetime.date.today()}, Python {platform.python_version()}, numpy "
             f"{np.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
