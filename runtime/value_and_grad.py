@@ -129,7 +129,8 @@ def _prepare(program: Any, entry: str | None, wrt: Sequence[str] | None, ops: An
     wrt_names = tuple(wrt) if wrt else tuple(
         n for n, a in zip(names, func.args) if getattr(a.type, "dtype", None) in FLOAT_DTYPES)
     grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None)
-    module.add(grad_func)
+    # the module returned holds @f_grad alone: lowering the entry as well would double the work
+    module = _alone(module, grad_func)
     return ctx, module, func, wrt_names, grad_func
 
 
@@ -142,8 +143,8 @@ def value_and_grad(program: Any, entry: str | None = None, wrt: Sequence[str] | 
     from .compiled import compile as compile_program
 
     ctx, module, func, wrt_names, grad_func = _prepare(program, entry, wrt, ops)
-    compiled = compile_program(_alone(module, grad_func), device=device, entry=grad_func.name,
-                               ops=ctx, **compile_options)
+    compiled = compile_program(module, device=device, entry=grad_func.name, ops=ctx,
+                               **compile_options)
     seed_types = [(tuple(r.shape), r.dtype) for r in func.result_types]
     return ValueAndGrad(compiled, len(func.result_types), wrt_names, seed_types)
 
@@ -220,8 +221,7 @@ def sgd_step(program: Any, lr: float, entry: str | None = None,
     ret.drop_operands()
     g.body._unlink(ret)
     g.result_types = [v.type for v in results]
-    module_names = {f.name for f in module}
+    module_names = {f.name for f in func.parent}  # the source's functions
     g.name = func.name + "_step" if func.name + "_step" not in module_names else g.name
-    compiled = compile_program(_alone(module, g), device=device, entry=g.name, ops=ctx,
-                               **compile_options)
+    compiled = compile_program(module, device=device, entry=g.name, ops=ctx, **compile_options)
     return SgdStep(compiled, n, wrt_names, [(tuple(r.shape), r.dtype) for r in func.result_types])
