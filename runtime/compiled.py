@@ -146,12 +146,13 @@ def context_of(ops: Dialect | None) -> Dialect:
 
 def lower(module: Module, device: str = "cpu", entry: str | None = None,
           pipeline: str | None = None, *, donate: Sequence[str] = (), verify_each: bool = True,
-          ops: Dialect | None = None, **options: Any) -> LoweringResult:
+          ops: Dialect | None = None, verified: bool = False, **options: Any) -> LoweringResult:
     """Run the lowering pipeline on ``module`` (rewritten in place) with this runtime's kernels.
 
     ``ops`` is the context of op libraries (``tdflow.load_ops(...)``; default: the standard
-    ops). Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``options`` go to the
-    ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
+    ops). Returns the ``LoweringResult`` (``.plan(entry)`` is the plan). ``verified=True``
+    says the caller has just verified ``module`` with ``ops`` (it is not verified again).
+    ``options`` go to the ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
     """
     from tdflow.dialect.ir import DiagnosticError, verify_module
     from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
@@ -159,7 +160,8 @@ def lower(module: Module, device: str = "cpu", entry: str | None = None,
     from .op_kernels import kernel_table_for
 
     dialect = context_of(ops)
-    errors = [d for d in verify_module(module, dialect) if d.severity == "error"]
+    errors = [] if verified else [d for d in verify_module(module, dialect)
+                                  if d.severity == "error"]
     if errors:
         raise DiagnosticError(errors)
     if entry is not None and entry not in {f.name for f in module}:
@@ -287,7 +289,9 @@ def compile(source: Module | str | os.PathLike[str], device: str = "cpu", entry:
         from tdflow.runtime import tracing
 
         with tracing.span(f"lower @{entry}", "compile", device=device):
-            result = lower(m, device, entry, pipeline, donate=donate, ops=context)
+            # a static program is the module verified above, unchanged since
+            result = lower(m, device, entry, pipeline, donate=donate, ops=context,
+                           verified=static)
             plan = result.plan(entry)
         with tracing.span(f"load @{entry}", "compile", device=device,
                           launches=len(plan.launches)):

@@ -118,8 +118,8 @@ def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
                  wrt: Sequence[str] | None, ops: Dialect | None
                  ) -> tuple[Dialect, Module, FuncOp, tuple[str, ...], FuncOp]:
     """``(context, module, entry function, wrt names, gradient function)``: ``program``
-    verified, with the entry's gradient function (``@f_grad``) added to the module; what
-    :func:`value_and_grad` and the distributed one compile.
+    verified, and a module holding the entry's gradient function (``@f_grad``) alone, with the
+    program's resources; what :func:`value_and_grad` and the distributed one compile.
 
     >>> ctx, module, f, wrt, g = prepare_grad(
     ...     "func.func @f(%x: tensor<3xf32>) -> tensor<f32> {\\n"
@@ -147,7 +147,8 @@ def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
     wrt_names = tuple(wrt) if wrt else tuple(
         n for n, a in zip(names, func.args) if getattr(a.type, "dtype", None) in FLOAT_DTYPES)
     grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None)
-    module.add(grad_func)
+    # the module returned holds @f_grad alone: lowering the entry as well would double the work
+    module = _alone(module, grad_func)
     return ctx, module, func, wrt_names, grad_func
 
 
@@ -164,6 +165,17 @@ def value_and_grad(program: Module | str | os.PathLike[str], entry: str | None =
                                **compile_options)
     seed_types = [(tuple(r.shape), r.dtype) for r in func.result_types]
     return ValueAndGrad(compiled, len(func.result_types), wrt_names, seed_types)
+
+
+def _alone(module: Module, func: FuncOp) -> Module:
+    """A module of ``func`` only, with ``module``'s resources (the blobs of its constants):
+    ``func`` repeats the entry's ops, so lowering the entry too would double the work."""
+    from tdflow.dialect.ir.core import Module
+
+    m = Module([func], module.loc)
+    m.name, m.attributes = module.name, dict(module.attributes)
+    m.resources, m.value_names = module.resources, module.value_names
+    return m
 
 
 class SgdStep(_Seeded):
@@ -227,7 +239,7 @@ def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | N
     ret.drop_operands()
     g.body._unlink(ret)
     g.result_types = [v.type for v in results]
-    module_names = {f.name for f in module}
+    module_names = {f.name for f in func.parent}  # the source's functions
     g.name = func.name + "_step" if func.name + "_step" not in module_names else g.name
     compiled = compile_program(module, device=device, entry=g.name, ops=ctx, **compile_options)
     return SgdStep(compiled, n, wrt_names, [(tuple(r.shape), r.dtype) for r in func.result_types])
