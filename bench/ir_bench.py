@@ -107,52 +107,49 @@ def generate_varied(n_ops: int, n_funcs: int) -> str:
         h, k, body = "%x", 0, per - 1
         while k < body:
             c = f"{(fi * per + k) * 1e-4 + 0.5:.6e}"
-            kind = k % 16
-            if kind == 0:
-                line = f'%{k} = "tdflow.matmul"({h}, %w) {{transpose_b = {str(k % 3 == 0).lower()}}} : ({x}, {w}) -> {x}'
-            elif kind == 1:
-                line = f'%{k} = "tdflow.bias_add"({h}, %b) {{axis = 1 : si32}} : ({x}, {b}) -> {x}'
-            elif kind == 2:
-                line = f'%{k} = "tdflow.leaky_relu"({h}) {{alpha = {c} : f32}} : ({x}) -> {x}'
-            elif kind == 3:
-                line = f'%{k} = "tdflow.scalar_mul"({h}) {{has_float_operand = true, float_operand = {c} : f64}} : ({x}) -> {x}'
-            elif kind == 4:
-                line = f'%{k} = "tdflow.tanh"({h}) : ({x}) -> {x}'
-            elif kind == 5:
-                line = f'%{k} = "tdflow.broadcast_mul"({h}, %x) : ({x}, {x}) -> {x}'
-            elif kind == 6:
-                line = f'%{k} = "tdflow.scalar_add"({h}) {{has_float_operand = true, float_operand = {c} : f64}} : ({x}) -> {x}'
-            elif kind == 7:
-                line = f'%{k} = "tdflow.reduce_sum"({h}) {{axis = [1 : si32], keepdims = true}} : ({x}) -> {red}'
+            for line in _varied_layer(k, h, c, x, xt, w, b, red, d):
                 out.append("    " + line)
                 k += 1
-                line = f'%{k} = "tdflow.broadcast_sub"({h}, %{k - 1}) : ({x}, {red}) -> {x}'
-            elif kind == 8:
-                line = f'%{k} = "tdflow.sigmoid"({h}) : ({x}) -> {x}'
-            elif kind == 9:
-                line = f'%{k} = "tdflow.transpose"({h}) {{perm = [1 : si32, 0 : si32]}} : ({x}) -> {xt}'
-                out.append("    " + line)
-                k += 1
-                line = f'%{k} = "tdflow.transpose"(%{k - 1}) {{perm = [1 : si32, 0 : si32]}} : ({xt}) -> {x}'
-            elif kind == 10:
-                line = f'%{k} = "tdflow.exp"({h}) : ({x}) -> {x}'
-            elif kind == 11:
-                line = f'%{k} = "tdflow.broadcast_maximum"({h}, %x) : ({x}, {x}) -> {x}'
-            elif kind == 12:
-                line = f'%{k} = "tdflow.softmax"({h}) : ({x}) -> {x}'
-            elif kind == 13:
-                line = f'%{k} = "tdflow.relu"({h}) : ({x}) -> {x}'
-            elif kind == 14:
-                line = f'%{k} = "tdflow.reshape"({h}) {{shape = [{B}, {d}]}} : ({x}) -> {x}'
-            else:
-                line = f'%{k} = "tdflow.broadcast_add"({h}, %x) : ({x}, {x}) -> {x}'
-            out.append("    " + line)
-            h = f"%{k}"
-            k += 1
+            h = f"%{k - 1}"
         out.append(f"    return {h} : {x}")
         out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+# One op per kind (two for the pairs): ``{k}`` is the result number, ``{h}`` the previous value,
+# ``{c}`` a constant unique to the op, the rest the function's types.
+_VARIED_KINDS = (
+    ['"tdflow.matmul"({h}, %w) {{transpose_b = {tb}}} : ({x}, {w}) -> {x}'],
+    ['"tdflow.bias_add"({h}, %b) {{axis = 1 : si32}} : ({x}, {b}) -> {x}'],
+    ['"tdflow.leaky_relu"({h}) {{alpha = {c} : f32}} : ({x}) -> {x}'],
+    ['"tdflow.scalar_mul"({h}) {{has_float_operand = true, float_operand = {c} : f64}} : ({x}) -> {x}'],
+    ['"tdflow.tanh"({h}) : ({x}) -> {x}'],
+    ['"tdflow.broadcast_mul"({h}, %x) : ({x}, {x}) -> {x}'],
+    ['"tdflow.scalar_add"({h}) {{has_float_operand = true, float_operand = {c} : f64}} : ({x}) -> {x}'],
+    ['"tdflow.reduce_sum"({h}) {{axis = [1 : si32], keepdims = true}} : ({x}) -> {red}',
+     '"tdflow.broadcast_sub"({h}, %{prev}) : ({x}, {red}) -> {x}'],
+    ['"tdflow.sigmoid"({h}) : ({x}) -> {x}'],
+    ['"tdflow.transpose"({h}) {{perm = [1 : si32, 0 : si32]}} : ({x}) -> {xt}',
+     '"tdflow.transpose"(%{prev}) {{perm = [1 : si32, 0 : si32]}} : ({xt}) -> {x}'],
+    ['"tdflow.exp"({h}) : ({x}) -> {x}'],
+    ['"tdflow.broadcast_maximum"({h}, %x) : ({x}, {x}) -> {x}'],
+    ['"tdflow.softmax"({h}) : ({x}) -> {x}'],
+    ['"tdflow.relu"({h}) : ({x}) -> {x}'],
+    ['"tdflow.reshape"({h}) {{shape = [{B}, {d}]}} : ({x}) -> {x}'],
+    ['"tdflow.broadcast_add"({h}, %x) : ({x}, {x}) -> {x}'],
+)
+
+
+def _varied_layer(k: int, h: str, c: str, x: str, xt: str, w: str, b: str, red: str,
+                  d: int) -> list[str]:
+    """The op line(s) of kind ``k % 16``, numbered from ``%k``."""
+    lines = []
+    for i, pattern in enumerate(_VARIED_KINDS[k % len(_VARIED_KINDS)]):
+        body = pattern.format(h=h, c=c, x=x, xt=xt, w=w, b=b, red=red, d=d, B=B,
+                              prev=k + i - 1, tb=str(k % 3 == 0).lower())
+        lines.append(f"%{k + i} = {body}")
+    return lines
 
 
 def load_standard_dialect():
