@@ -29,7 +29,7 @@ The rules (the same sets ``lowering/elementwise_ops.py`` gave by hand):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,6 +174,10 @@ def formula_dtypes(checked: CheckedFormula) -> frozenset[str]:
     >>> sorted(formula_dtypes(check_formula(parse_formula("sigmoid(x)", file="-", line=1, col=1), op)))
     ['bf16', 'f16', 'f32', 'f64']
     """
+    return _memo(_ADMITTED, (id(checked),), checked, lambda: _admitted(checked))
+
+
+def _admitted(checked: CheckedFormula) -> frozenset[str]:
     ints_ok = all(_facts(e, checked.attr_kinds).ok for e in checked.exprs)
     out = set() if any(_int_only(e) for e in checked.exprs) else set(FLOATS)
     if ints_ok:
@@ -201,5 +205,43 @@ def result_dtypes(checked: CheckedFormula, in_dtypes: Sequence[str],
     values = checked.filled(attrs)
     for name, kind in checked.attr_kinds.items():
         values.setdefault(name, _PLACEHOLDER[kind])
-    return tuple(default_out_dtype(checked.bind(values, i), in_dtypes)
-                 for i in range(len(checked.exprs)))
+    # A float attribute's value never changes a type (constants of float kind stay float when
+    # folded) unless it decides a select: key the memo on the others only, so a program whose
+    # ops differ only in constants (every leaky_relu its own alpha) infers each type once.
+    typed = _memo(_TYPE_DECIDING, (id(checked),), checked, lambda: _type_deciding(checked))
+    key = (id(checked), tuple(in_dtypes),
+           tuple((k, v) for k, v in sorted(values.items(), key=lambda kv: kv[0]) if k in typed))
+    return _memo(_RESULT_DTYPES, key, checked, lambda: tuple(
+        default_out_dtype(checked.bind(values, i), in_dtypes) for i in range(len(checked.exprs))))
+
+
+# Per-formula memos, keyed by the checked formula's id (kept alive in the entry, so the id stays
+# its own) and what else the answer depends on; each cleared when it reaches _MEMO_LIMIT.
+_MEMO_LIMIT = 4096
+_ADMITTED: dict[tuple, tuple[CheckedFormula, Any]] = {}
+_TYPE_DECIDING: dict[tuple, tuple[CheckedFormula, Any]] = {}
+_RESULT_DTYPES: dict[tuple, tuple[CheckedFormula, Any]] = {}
+
+
+def _memo(table: dict[tuple, tuple[CheckedFormula, Any]], key: tuple, checked: CheckedFormula,
+          compute: Callable[[], Any]) -> Any:
+    try:
+        hit = table.get(key)
+    except TypeError:  # an unhashable attribute value (a list): compute without the memo
+        return compute()
+    if hit is not None and hit[0] is checked:
+        return hit[1]
+    value = compute()
+    if len(table) >= _MEMO_LIMIT:
+        table.clear()
+    table[key] = (checked, value)
+    return value
+
+
+def _type_deciding(checked: CheckedFormula) -> frozenset[str]:
+    """The attributes whose values can change a result type: every non-float one, and a float
+    one read inside a select's condition (it picks a branch)."""
+    in_conditions = {n.name for e in checked.exprs for sel in walk(e) if isinstance(sel, Select)
+                     for n in walk(sel.cond) if isinstance(n, Attr)}
+    return frozenset(name for name, kind in checked.attr_kinds.items()
+                     if kind not in _FLOAT_KINDS or name in in_conditions)

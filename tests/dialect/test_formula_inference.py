@@ -174,3 +174,31 @@ def test_each_signature_reassembles_the_result(mnemonic):
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=f"{sig}")
             checked += 1
     assert checked >= len(shapes_list)
+
+
+@pytest.mark.parametrize("mnemonic", FORMULA_OPS)
+def test_memoized_result_types_equal_a_fresh_computation(mnemonic):
+    """The result-type memo ignores float attribute values (a per-op alpha): for every formula
+    op, dtype and a spread of float values, the memo's answer is what binding computes."""
+    from tdflow.dialect.formula import dtypes as fd
+    from tdflow.dialect.formula.types import default_out_dtype
+
+    op = D.lookup(f"tdflow.{mnemonic}")
+    checked = op.formula
+    floats = [n for n, k in checked.attr_kinds.items() if k in ("f32", "f64")]
+    for dts in (["f32"], ["f16"], ["i32"], ["f64"], ["i1"]):
+        in_dtypes = dts * len(op.operands)
+        if mnemonic == "where":
+            in_dtypes = ["i1"] + dts * 2
+        for value in (0.0, 1.0, -2.5, 0.3, float("inf")):
+            attrs = {n: value for n in floats}
+            try:
+                got = fd.result_dtypes(checked, in_dtypes, attrs)
+            except Exception:  # noqa: BLE001 - a dtype the formula rejects: nothing to compare
+                continue
+            values = checked.filled(attrs)
+            for name, kind in checked.attr_kinds.items():
+                values.setdefault(name, fd._PLACEHOLDER[kind])
+            want = tuple(default_out_dtype(checked.bind(values, i), in_dtypes)
+                         for i in range(len(checked.exprs)))
+            assert got == want, (in_dtypes, attrs)
