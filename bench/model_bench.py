@@ -280,15 +280,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 WHERE_THE_TIME_GOES = """Where the time goes (cProfile of the graph steps): the ResNet's three
-convolution kernels (im2col + one BLAS matmul per group, `runtime/kernels/conv.py`) take about
-75% of its step: `conv_data_grad` alone a third. PyTorch's oneDNN convolutions are direct or
-Winograd kernels; matching them needs a different algorithm than im2col on 8x8 images, not
-less overhead. In the GPT's graph step the matmuls and batch matmuls take about 30% (numpy's
-BLAS speed); the erf of GELU and of its derivative took about 45% until issue 23, most of it
-page faults of the float64 path's whole-array temporaries: that path now goes in chunks, and
-float32 takes `lowering/erf_f32.py` (within 1 ulp; see "Issue 23, levers 2 and 3"), about
-25% of the step now. Eager mode pays Python per op on top
-(about 20 us an op, forward and backward). None of the four targets is met yet."""
+convolution kernels took about 75% of its step with im2col everywhere (`conv_data_grad` alone
+a third); 1x1 convolutions now run as plain GEMMs and stride-1 ones over the flat padded input
+(`runtime/kernels/_conv_*.py`, see "Convolution algorithms"), which took about 10% off the
+step. PyTorch's oneDNN kernels are direct or Winograd convolutions; the forwards and filter
+gradients (still im2col) are what is left. In the GPT's graph step the matmuls and batch
+matmuls take about 30% (numpy's BLAS speed); the erf of GELU and of its derivative took about
+45% until issue 23, most of it page faults of the float64 path's whole-array temporaries: that
+path now goes in chunks, and float32 takes `lowering/erf_f32.py` (within 1 ulp; see "Issue 23,
+levers 2 and 3"), about 25% of the step now. Eager mode pays Python per op on top (about 20 us
+an op, forward and backward). None of the four targets is met yet.
+"""
 
 
 def _write_docs(text: str, meta: str) -> None:
