@@ -133,27 +133,31 @@ def test_data_format_and_bias_axis() -> None:
         bias_axis("tdflow.bias_add", 1, (2, 3, 4), (4,))
 
 
-def test_pooling_takes_a_one_entry_window_as_both_dims() -> None:
-    # (the dialect's shape hook asks for two entries; the generator's convention is pooling's)
+def test_generate_refuses_a_one_entry_window_as_the_dialect_does() -> None:
+    # one normalization (the dialect's TDF_PairAttr): an int is both dims, a list says both
     x = rand((1, 2, 6, 6), "f32")
     base = {"padding": [0, 0], "data_format": "channels_first", "dilation": [1, 1]}
     attrs2 = {**base, "kernel_size": [2, 2], "stride": [2, 2]}
     two = _code("tdflow.max_pool_2d", [x], attrs2)
     outs = [TensorSpec(t.shape, t.dtype)
             for t in result_types("tdflow.max_pool_2d", [x], full_attrs("tdflow.max_pool_2d", attrs2))]
-    one = generate("tdflow.max_pool_2d", [_spec(x)], outs,
-                   {**base, "kernel_size": [2], "stride": [2]})
-    assert one.source == two.source
+    ints = generate("tdflow.max_pool_2d", [_spec(x)], outs, {**base, "kernel_size": 2, "stride": 2})
+    assert ints.source == two.source
+    with pytest.raises(CudaCodegenError, match="'tdflow.max_pool_2d': attribute 'kernel_size': "
+                                               "kernel_size must have 2 entries"):
+        generate("tdflow.max_pool_2d", [_spec(x)], outs, {**base, "kernel_size": [2], "stride": [2]})
 
 
 def test_generator_errors_from_the_helpers_name_the_op() -> None:
     x, w = TensorSpec((1, 3, 5, 5), "f32"), TensorSpec((2, 3, 3, 3), "f32")
     attrs = {"data_format": "channels_first", "kernel_size": [3, 3], "strides": [1],
              "dilation_rate": [1, 1], "padding_before": [0, 0]}
-    with pytest.raises(CudaCodegenError, match="tdflow.conv2d: strides has 1 entries"):
+    with pytest.raises(CudaCodegenError, match="'tdflow.conv2d': attribute 'strides': strides "
+                                               "must have 2 entries"):
         generate("tdflow.conv2d", [x, w], [TensorSpec((1, 2, 3, 3), "f32")], attrs)
     a = TensorSpec((2, 3), "f32")
     with pytest.raises(CudaCodegenError, match="tdflow.bias_add: b of shape"):
         generate("tdflow.bias_add", [a, TensorSpec((2,), "f32")], [a], {"axis": -1})
-    with pytest.raises(CudaCodegenError, match="tdflow.cat: axis 2 is out of range"):
+    with pytest.raises(CudaCodegenError, match="'tdflow.cat': attribute 'axis': axis 2 is out "
+                                               "of range"):
         generate("tdflow.cat", [a, a], [TensorSpec((4, 3), "f32")], {"axis": 2})
