@@ -56,7 +56,8 @@ class ConvGeometry:
     """
 
     def __init__(self, attrs: Mapping[str, Any], x: np.ndarray, op: str) -> None:
-        nd = int(attrs.get("num_spatial_dims", 0)) or x.ndim - 2
+        # conv2d declares no num_spatial_dims (its input's rank says it); 0 means the same
+        nd = int(attrs["num_spatial_dims"] if "num_spatial_dims" in attrs else 0) or x.ndim - 2
         if x.ndim != nd + 2 or nd < 1:
             raise ValueError(f"{op}: input of rank {x.ndim} for {nd} spatial dims")
         self.op = op
@@ -65,7 +66,7 @@ class ConvGeometry:
         self.pad = _ints(attrs, "padding_before", nd, 0)
         self.stride = _ints(attrs, "strides", nd, 1)
         self.dil = _ints(attrs, "dilation_rate", nd, 1)
-        self.groups = int(attrs.get("groups", 1)) or 1
+        self.groups = int(attrs["groups"]) or 1
         self.kernel_attr = attrs.get("kernel_size")
 
     def kernel(self, w_cf: np.ndarray) -> tuple[int, ...]:

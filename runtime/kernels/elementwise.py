@@ -42,7 +42,7 @@ def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
              outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
     """out = a + b broadcast along ``axis`` (b is 1-D of length a.shape[axis])."""
     a, b = inputs[0], inputs[1]
-    axis = int(attrs.get("axis", 0))
+    axis = int(attrs["axis"])
     if axis < 0:
         axis += a.ndim
     if not 0 <= axis < a.ndim or b.shape != (a.shape[axis],):

@@ -79,7 +79,7 @@ class _Pool:
             self.s = self.k
         self.p = pair(attrs, "padding", 0)
         self.d = pair(attrs, "dilation", 1)
-        self.ceil = bool(attrs.get("ceil_mode", False))
+        self.ceil = bool(attrs["ceil_mode"])
         self.last = channels_last(str(attrs.get("data_format", "channels_first")))
         for kk, pp in zip(self.k, self.p):
             if pp > kk // 2:
@@ -205,12 +205,12 @@ class _AvgPool:
             if pp > kk // 2:
                 raise ValueError(f"avg_pool_2d: padding {list(self.p)} must be at most half the "
                                  f"kernel size {list(self.k)}")
-        ceil = bool(attrs.get("ceil_mode", False))
+        ceil = bool(attrs["ceil_mode"])
         self.hw = (h, w)
         self.out = tuple(pool_out_size(n, k, p, s, 1, ceil)
                          for n, k, p, s in zip(self.hw, self.k, self.p, self.s))
-        override = int(attrs.get("divisor_override", 0) or 0)
-        include = bool(attrs.get("count_include_pad", False))
+        override = int(attrs["divisor_override"] or 0)
+        include = bool(attrs["count_include_pad"])
         per_dim = []
         for n, o, k, p, s in zip(self.hw, self.out, self.k, self.p, self.s):
             start = np.arange(o) * s - p

@@ -54,7 +54,7 @@ def _reduce(fn: Any, attrs: Mapping[str, Any], x: np.ndarray, outs: Sequence[Any
             **kwargs: Any) -> list[np.ndarray]:
     """``fn`` (``np.sum``, ``np.max``, ...) over the op's ``axis`` with its ``keepdims``, the
     result in ``x``'s type."""
-    r = fn(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs.get("keepdims", False)), **kwargs)
+    r = fn(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs["keepdims"]), **kwargs)
     return _store(np.asarray(r), outs, x.dtype)
 
 
@@ -142,7 +142,7 @@ def top_k(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) 
     """The positions of the ``min(k, n)`` largest of each row, largest first."""
     x = inputs[0]
     _rows("top_k", x)
-    k = int(attrs.get("k", 0))
+    k = int(attrs["k"])
     if k < 0:
         raise ValueError(f"top_k: k must be >= 0, got {k}")
     return [store(outs, descending_order(x)[..., :k], np.int64)]

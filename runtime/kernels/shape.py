@@ -103,7 +103,7 @@ def cat(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) ->
     arrays = [a for a in inputs if a is not None]
     if not arrays:
         raise ValueError("cat: needs at least one input")
-    axis = norm_axis(attrs.get("axis", 0), arrays[0].ndim)
+    axis = norm_axis(attrs["axis"], arrays[0].ndim)
     out = outs[0] if outs else None
     return [np.concatenate(arrays, axis=axis, out=out)]
 
@@ -125,10 +125,10 @@ def constant(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
     """A tensor of ``shape`` filled with the floating or integer value."""
     dt = DTYPES[attrs["dtype"]]
     shape = tuple(int(d) for d in attrs.get("shape", ()))
-    if attrs.get("is_floating_value", False):
-        value: Any = float(attrs.get("floating_value", 0.0))
+    if attrs["is_floating_value"]:
+        value: Any = float(attrs["floating_value"])
     else:
-        value = int(attrs.get("integer_value", 0))
+        value = int(attrs["integer_value"])
         if dt.kind in "iu" and not np.iinfo(dt).min <= value <= np.iinfo(dt).max:
             # numpy's own error here is an OverflowError naming no attribute
             raise ValueError(f"integer_value {value} does not fit {attrs['dtype']} "
@@ -244,7 +244,7 @@ def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.expand_dims(in, axis)``."""
     x = inputs[0]
-    axis = norm_dim("expand_dims", attrs.get("axis", 0), x.ndim + 1)
+    axis = norm_dim("expand_dims", attrs["axis"], x.ndim + 1)
     return [store(outs, np.expand_dims(x, axis), x.dtype)]
 
 
@@ -266,7 +266,7 @@ def arange(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     dtype = str(attrs["dtype"])
     kind = "float" if dtype in FLOATS else "integer"
     conv = float if kind == "float" else int
-    start, delta, limit = (conv(attrs.get(f"{kind}_{k}", 0)) for k in ("start", "delta", "limit"))
+    start, delta, limit = (conv(attrs[f"{kind}_{k}"]) for k in ("start", "delta", "limit"))
     if delta == 0:
         raise ValueError(f"arange: {kind}_delta is 0")
     n = max(0, int(np.ceil((limit - start) / delta)))

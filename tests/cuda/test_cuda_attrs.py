@@ -18,8 +18,10 @@ from tdflow.lowering.cuda import CudaCodegenError, TensorSpec, generate, generat
 from tdflow.lowering.cuda import generator_for as _generator_for
 from tdflow.lowering.cuda._attrs import axes, bias_axis, channels_last, norm_axis, pair
 from tdflow.lowering.cuda.code import with_defaults
+from tdflow.runtime.kernels.registry import kernel_table
 
 CUDA_DIR = Path(_generator_for("tdflow.matmul").__code__.co_filename).parent
+KERNELS_DIR = Path(kernel_table("cpu").candidates("tdflow.matmul")[0].fn.__code__.co_filename).parent
 
 
 def _spec(a: np.ndarray) -> TensorSpec:
@@ -74,17 +76,57 @@ def _defaults_by_module() -> dict[str, set[str]]:
     return out
 
 
+def _restated(path: Path, names: set[str]) -> list[str]:
+    """``attrs.get("<name>", ...)`` calls in ``path`` for attributes with a ``.td`` default
+    (and ``attrs.get(f"...", default)``, whose name is built from parts)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get" and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "attrs" and node.args
+                and node.args):
+            name = node.args[0]
+            if isinstance(name, ast.Constant) and name.value in names:
+                out.append(f"{path.parent.name}/{path.name}:{node.lineno} "
+                           f"attrs.get({name.value!r})")
+            elif isinstance(name, ast.JoinedStr) and len(node.args) > 1:
+                # a name built from parts, with a fallback: a default restated in another form
+                out.append(f"{path.parent.name}/{path.name}:{node.lineno} attrs.get(f'...', ...)")
+    return out
+
+
 def test_generators_restate_no_td_default() -> None:
     restated = []
     for module, names in _defaults_by_module().items():
-        tree = ast.parse((CUDA_DIR / f"{module}.py").read_text())
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "get" and isinstance(node.func.value, ast.Name)
-                    and node.func.value.id == "attrs" and node.args
-                    and isinstance(node.args[0], ast.Constant) and node.args[0].value in names):
-                restated.append(f"{module}.py:{node.lineno} attrs.get({node.args[0].value!r})")
+        restated += _restated(CUDA_DIR / f"{module}.py", names)
     assert not restated, restated
+
+
+def _cpu_defaults_by_module() -> dict[str, set[str]]:
+    std = standard_dialect()
+    table = kernel_table("cpu")
+    out: dict[str, set[str]] = {}
+    for op in table.ops():
+        d = std.lookup(op)
+        if d is None:
+            continue
+        names = {a.name for a in d.attributes if a.default is not None}
+        for k in table.candidates(op):
+            out.setdefault(k.fn.__module__.rpartition(".")[2], set()).update(names)
+    return out
+
+
+def test_cpu_kernels_restate_no_td_default() -> None:
+    # kernels receive complete attributes (the seams call complete_attrs; a direct call of a
+    # Kernel completes them): a default written again in a kernel is a second source of truth
+    by_module = _cpu_defaults_by_module()
+    every = set().union(*by_module.values())
+    restated = []
+    for path in sorted(KERNELS_DIR.glob("*.py")):
+        # a shared (``_``) module serves every family
+        names = every if path.stem.startswith("_") else by_module.get(path.stem, set())
+        restated += _restated(path, names)
+    assert not restated, "\n".join(restated)
 
 
 def test_attribute_helpers_are_not_written_again_in_the_generators() -> None:
