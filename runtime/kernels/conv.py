@@ -39,10 +39,10 @@ from tdflow.runtime.kernels._util import (
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
-def _ints(attrs: Mapping[str, Any], name: str, nd: int, default: int) -> tuple[int, ...]:
-    v = attrs.get(name)
-    if v is None or len(v) == 0:
-        return (default,) * nd
+def _ints(attrs: Mapping[str, Any], name: str, nd: int) -> tuple[int, ...]:
+    # the dialect's records declare 2-D windows (TDF_PairAttr: expanded and checked); a
+    # direct call of the kernel may give 1-D or 3-D ones, which must fit the input
+    v = attrs[name]
     if len(v) != nd:
         raise ValueError(f"{name} has {len(v)} entries, expected {nd} (one per spatial dim)")
     return tuple(int(t) for t in v)
@@ -63,9 +63,9 @@ class ConvGeometry:
         self.op = op
         self.nd = nd
         self.last = channels_last(str(attrs.get("data_format", "channels_first")))
-        self.pad = _ints(attrs, "padding_before", nd, 0)
-        self.stride = _ints(attrs, "strides", nd, 1)
-        self.dil = _ints(attrs, "dilation_rate", nd, 1)
+        self.pad = _ints(attrs, "padding_before", nd)
+        self.stride = _ints(attrs, "strides", nd)
+        self.dil = _ints(attrs, "dilation_rate", nd)
         self.groups = int(attrs["groups"]) or 1
         self.kernel_attr = attrs.get("kernel_size")
 

@@ -32,7 +32,6 @@ from tdflow.runtime.kernels._util import (
     NUMERIC,
     acc_dtype,
     check_indices,
-    norm_dim,
     out_buffer,
     store,
 )
@@ -44,7 +43,7 @@ from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
 def gather(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.take(in, indices, axis)`` with every index in ``[0, in.shape[axis])``."""
     x, idx = inputs[0], inputs[1]
-    axis = norm_dim("gather", attrs["axis"], x.ndim)
+    axis = attrs["axis"]  # non-negative, in range: TDF_AxisAttr
     idx = check_indices("gather", "indices", idx, x.shape[axis])
     return [store(outs, np.take(x, idx, axis=axis), x.dtype)]
 
@@ -76,7 +75,7 @@ def unsorted_segment_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
                               outs: Sequence[Any]) -> list[np.ndarray]:
     """``out = zeros(like.shape); numpy.add.at(out, ids, data)`` along ``axis``."""
     data, ids, like = inputs[0], inputs[1], inputs[2]
-    axis = norm_dim("unsorted_segment_sum_like", attrs["axis"], like.ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr of like
     try:
         return [segment_sum(data, ids, tuple(like.shape), axis, outs)]
     except ValueError as e:
@@ -149,7 +148,7 @@ def _coords(op: str, data_shape: tuple[int, ...], idx: np.ndarray, dim: int) -> 
 def dim_gather(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``output[p] = input[p with coordinate dim replaced by index[p]]``."""
     x, idx = inputs[0], inputs[1]
-    d = norm_dim("dim_gather", attrs["dim"], x.ndim, "dim")
+    d = attrs["dim"]  # TDF_AxisAttr
     return [store(outs, x[_coords("dim_gather", x.shape, idx, d)], x.dtype)]
 
 
@@ -158,7 +157,7 @@ def _scatter(op: str, how: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
     data, idx, src = inputs[0], inputs[1], inputs[2]
     if idx.shape != src.shape:
         raise ValueError(f"{op}: 'src' {src.shape} and 'index' {idx.shape} differ")
-    d = norm_dim(op, attrs["dim"], data.ndim, "dim")
+    d = attrs["dim"]  # TDF_AxisAttr (every dim_scatter op)
     at = _coords(op, data.shape, idx, d)
     out = out_buffer(outs, 0, tuple(data.shape), src.dtype)
     if like:

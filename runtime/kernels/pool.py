@@ -40,18 +40,10 @@ from tdflow.runtime.kernels._util import (
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel, same_dtype
 
 
-def pair(attrs: Mapping[str, Any], name: str, default: int,
-         op: str = "max_pool_2d") -> tuple[int, int]:
-    """A per-spatial-dim attribute of the 2-D pool ``op``: absent or empty is ``default``
-    twice, one entry is used twice; more than two is an error."""
-    v = attrs.get(name)
-    if v is None or len(v) == 0:
-        return (default, default)
-    if len(v) == 1:
-        return (int(v[0]), int(v[0]))
-    if len(v) != 2:
-        raise ValueError(f"{op}: {name} needs 2 entries, got {list(v)}")
-    return (int(v[0]), int(v[1]))
+def pair(attrs: Mapping[str, Any], name: str) -> tuple[int, int]:
+    """A window attribute of a 2-D pool: two entries (TDF_PairAttr expanded and checked it)."""
+    h, w = attrs[name]
+    return (int(h), int(w))
 
 
 def pool_out_size(size: int, k: int, p: int, s: int, d: int, ceil_mode: bool) -> int:
@@ -73,12 +65,10 @@ def _lowest(dt: np.dtype) -> Any:
 
 class _Pool:
     def __init__(self, attrs: Mapping[str, Any]) -> None:
-        self.k = pair(attrs, "kernel_size", 1)
-        self.s = pair(attrs, "stride", 0)
-        if self.s == (0, 0):
-            self.s = self.k
-        self.p = pair(attrs, "padding", 0)
-        self.d = pair(attrs, "dilation", 1)
+        self.k = pair(attrs, "kernel_size")
+        self.s = pair(attrs, "stride")
+        self.p = pair(attrs, "padding")
+        self.d = pair(attrs, "dilation")
         self.ceil = bool(attrs["ceil_mode"])
         self.last = channels_last(str(attrs.get("data_format", "channels_first")))
         for kk, pp in zip(self.k, self.p):
@@ -196,11 +186,9 @@ class _AvgPool:
     """The windows of one avg_pool_2d: output size, divisors, padded extent."""
 
     def __init__(self, attrs: Mapping[str, Any], h: int, w: int) -> None:
-        self.k = pair(attrs, "kernel_size", 1, "avg_pool_2d")
-        self.s = pair(attrs, "stride", 0, "avg_pool_2d")
-        if self.s == (0, 0):
-            self.s = self.k
-        self.p = pair(attrs, "padding", 0, "avg_pool_2d")
+        self.k = pair(attrs, "kernel_size")
+        self.s = pair(attrs, "stride")
+        self.p = pair(attrs, "padding")
         for kk, pp in zip(self.k, self.p):
             if pp > kk // 2:
                 raise ValueError(f"avg_pool_2d: padding {list(self.p)} must be at most half the "

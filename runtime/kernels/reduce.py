@@ -35,10 +35,10 @@ from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
 def _axes(attrs: Mapping[str, Any], ndim: int) -> tuple[int, ...]:
-    axis = attrs.get("axis", ())
-    if isinstance(axis, int):
-        axis = [axis]
-    return norm_axes(axis, ndim) if len(axis) else tuple(range(ndim))
+    """The reduced axes: ``axis`` (TDF_AxesAttr: non-negative, distinct), sorted; an empty
+    list reduces every axis."""
+    axis = attrs["axis"]
+    return tuple(sorted(axis)) if len(axis) else tuple(range(ndim))
 
 
 def _store(result: np.ndarray, outs: Sequence[Any], dt: np.dtype) -> list[np.ndarray]:

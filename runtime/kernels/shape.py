@@ -26,7 +26,6 @@ from tdflow.runtime.kernels._util import (
     FLOATS,
     norm_axes,
     norm_axis,
-    norm_dim,
     out_buffer,
     store,
 )
@@ -103,7 +102,7 @@ def cat(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) ->
     arrays = [a for a in inputs if a is not None]
     if not arrays:
         raise ValueError("cat: needs at least one input")
-    axis = norm_axis(attrs["axis"], arrays[0].ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr
     out = outs[0] if outs else None
     return [np.concatenate(arrays, axis=axis, out=out)]
 
@@ -244,7 +243,7 @@ def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.expand_dims(in, axis)``."""
     x = inputs[0]
-    axis = norm_dim("expand_dims", attrs["axis"], x.ndim + 1)
+    axis = attrs["axis"]  # TDF_AxisAttr, in [0, rank]
     return [store(outs, np.expand_dims(x, axis), x.dtype)]
 
 
@@ -252,7 +251,7 @@ def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
 def squeeze(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.squeeze(in, axis=axes)``."""
     x = inputs[0]
-    axes = tuple(norm_dim("squeeze", a, x.ndim, "axes entry") for a in attrs["axes"])
+    axes = tuple(attrs["axes"])  # TDF_AxesAttr
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: dim {a} of 'in' {x.shape} has size {x.shape[a]}, not 1")
