@@ -47,7 +47,10 @@ def _generator(op: str, kind: str) -> None:
             attrs: Mapping[str, Any]) -> KernelCode:
         x, out = ins[0], outs[0]
         _check(op, kind, x, out)
-        axes = axes_of(op, attrs["axis"], x.ndim, every=op != "tdflow.reduce_sum_like")
+        if op == "tdflow.reduce_sum_like":  # its axis is not declared with TDF_AxesAttr (yet)
+            axes = axes_of(op, attrs["axis"], x.ndim, every=False)
+        else:  # TDF_AxesAttr: non-negative and distinct; empty reduces every axis
+            axes = tuple(sorted(attrs["axis"])) or tuple(range(x.ndim))
         kept = x.numel // max(1, prod([x.shape[a] for a in axes])) if x.numel else None
         if kept is not None and kept != out.numel:
             raise CudaCodegenError(f"{op}: result of {out.numel} elements, the kept dims of "

@@ -16,7 +16,7 @@ from tdflow.dialect import standard_dialect
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.cuda import CudaCodegenError, TensorSpec, generate, generated_ops
 from tdflow.lowering.cuda import generator_for as _generator_for
-from tdflow.lowering.cuda._attrs import axes, bias_axis, channels_last, norm_axis, pair
+from tdflow.lowering.cuda._attrs import axes, channels_last, norm_axis
 from tdflow.lowering.cuda.code import with_defaults
 from tdflow.runtime.kernels.registry import kernel_table
 
@@ -155,14 +155,16 @@ def test_axes_sorts_dedups_and_reads_empty_by_the_op() -> None:
         axes("tdflow.reduce_max", [-3], 2, every=True)
 
 
-def test_pair_expands_and_checks_window_attributes() -> None:
-    assert pair("p", "stride", [], 0) == (0, 0) and pair("p", "stride", None, 1) == (1, 1)
-    assert pair("p", "stride", [3], 0, repeat_one=True) == (3, 3)
-    assert pair("p", "stride", [3, 4], 0, repeat_one=True) == (3, 4)
-    with pytest.raises(CudaCodegenError, match="tdflow.conv2d: strides has 1 entries"):
-        pair("tdflow.conv2d", "strides", [3], 1)
-    with pytest.raises(CudaCodegenError, match="expected 1 or 2"):
-        pair("p", "kernel_size", [1, 2, 3], 1, repeat_one=True)
+def test_generate_expands_window_pairs_and_checks_them_as_the_dialect_does() -> None:
+    # TDF_PairAttr (one normalization): an int is both dims; entries below the minimum refused
+    x, w = TensorSpec((1, 3, 5, 5), "f32"), TensorSpec((2, 3, 3, 3), "f32")
+    base = {"data_format": "channels_first", "kernel_size": [3, 3], "dilation_rate": [1, 1],
+            "padding_before": [0, 0]}
+    out = [TensorSpec((1, 2, 3, 3), "f32")]
+    ints = generate("tdflow.conv2d", [x, w], out, {**base, "strides": 1})
+    assert ints.source == generate("tdflow.conv2d", [x, w], out, {**base, "strides": [1, 1]}).source
+    with pytest.raises(CudaCodegenError, match="attribute 'strides': strides entries must be >= 1"):
+        generate("tdflow.conv2d", [x, w], out, {**base, "strides": [0, 1]})
 
 
 def test_data_format_and_bias_axis() -> None:
@@ -170,9 +172,13 @@ def test_data_format_and_bias_axis() -> None:
                                              "channels_last")] == [False, False, True, True]
     with pytest.raises(CudaCodegenError, match="tdflow.avg_pool_2d: unknown data_format 'NCWH'"):
         channels_last("tdflow.avg_pool_2d", "NCWH")
-    assert bias_axis("b", -2, (2, 3, 4), (3,)) == 1
+    # bias_add's axis is normalized by the dialect (TDF_AxisAttr of a); the generator checks b
+    a3 = TensorSpec((2, 3, 4), "f32")
+    neg = generate("tdflow.bias_add", [a3, TensorSpec((3,), "f32")], [a3], {"axis": -2})
+    pos = generate("tdflow.bias_add", [a3, TensorSpec((3,), "f32")], [a3], {"axis": 1})
+    assert neg.source == pos.source
     with pytest.raises(CudaCodegenError, match=r"b of shape \(4,\) does not match axis 1"):
-        bias_axis("tdflow.bias_add", 1, (2, 3, 4), (4,))
+        generate("tdflow.bias_add", [a3, TensorSpec((4,), "f32")], [a3], {"axis": 1})
 
 
 def test_generate_refuses_a_one_entry_window_as_the_dialect_does() -> None:
