@@ -5,23 +5,20 @@ Generators receive every attribute complete and normalized (:func:`generate
 ``tdflow.dialect.attr_normalize.complete_attrs``): an attribute declared with Base.td's
 ``TDF_AxisAttr``/``TDF_AxesAttr``/``TDF_PairAttr`` arrives non-negative and checked, and the
 generator reads ``attrs[name]``. The helpers here serve the attributes not declared that way
-yet (cumsum's ``dim``, normalization's ``axis``, ``reduce_sum_like``'s ``axis``, narrow's
-``dim``: :func:`norm_axis`, :func:`axes`) and data formats (:func:`channels_last`). Errors
-name the op.
+(cumsum's and cumprod's ``dim``, which a scalar may carry; normalization's ``axis``:
+:func:`norm_axis`) and data formats (:func:`channels_last`). Errors name the op.
 
->>> norm_axis("tdflow.cumsum", -1, 3), axes("tdflow.reduce_sum_like", [-1, 0], 3, every=False)
-(2, (0, 2))
+>>> norm_axis("tdflow.cumsum", -1, 3)
+2
 >>> channels_last("op", "NHWC")
 True
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .code import CudaCodegenError
 
-__all__ = ["norm_axis", "axes", "channels_last"]
+__all__ = ["norm_axis", "channels_last"]
 
 _FIRST = ("channels_first", "NCHW")
 _LAST = ("channels_last", "NHWC")
@@ -38,26 +35,6 @@ def norm_axis(op: str, axis: int, ndim: int, what: str = "axis") -> int:
     if not -ndim <= a < ndim:
         raise CudaCodegenError(f"{op}: {what} {axis} is out of range for a tensor of rank {ndim}")
     return a + ndim if a < 0 else a
-
-
-def axes(op: str, axis: int | Sequence[int], ndim: int, every: bool) -> tuple[int, ...]:
-    """A reduction's ``axis`` attribute (one axis or a list) as sorted, distinct, non-negative
-    axes; an empty list means every axis when ``every`` (``reduce_sum``), none otherwise
-    (``reduce_sum_like``). Axis 0 of a scalar is accepted, as numpy's reductions accept it.
-
-    >>> axes("tdflow.reduce_sum", [], 2, every=True), axes("tdflow.reduce_sum_like", [], 2, every=False)
-    ((0, 1), ())
-    """
-    listed = [axis] if isinstance(axis, int) else list(axis)
-    if not listed:
-        return tuple(range(ndim)) if every else ()
-    out = set()
-    for a in listed:
-        b = int(a) + (ndim if int(a) < 0 else 0)
-        if not 0 <= b < max(ndim, 1):
-            raise CudaCodegenError(f"{op}: axis {a} is out of range for a tensor of rank {ndim}")
-        out.add(b)
-    return tuple(sorted(out))
 
 
 def channels_last(op: str, data_format: str) -> bool:

@@ -227,7 +227,7 @@ def broadcast_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     name exactly the missing ones, else in front (the CPU kernel's rule)."""
     x, like = ins[0], ins[1]
     nd = like.ndim
-    axes = sorted({int(a) + nd if int(a) < 0 else int(a) for a in attrs["broadcast_axes"]})
+    axes = sorted(attrs["broadcast_axes"])  # TDF_AxesAttr of like: non-negative, distinct
     shape = list(x.shape)
     if x.ndim < nd:
         missing = nd - x.ndim

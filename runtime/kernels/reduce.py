@@ -27,7 +27,6 @@ from tdflow.runtime.kernels._util import (
     FLOATS,
     NUMERIC,
     acc_dtype,
-    norm_axes,
     norm_dim,
     store,
 )
@@ -99,7 +98,7 @@ def reduce_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
                     outs: Sequence[Any]) -> list[np.ndarray]:
     """Sum ``x`` over ``axis`` and give it ``like``'s shape (an empty axis copies ``x``)."""
     x, like = inputs[0], inputs[1]
-    axes = norm_axes(attrs.get("axis", ()), x.ndim)
+    axes = tuple(sorted(attrs.get("axis", ())))  # TDF_AxesAttr of x: non-negative, distinct
     r = np.sum(x, axis=axes, dtype=acc_dtype(x.dtype)) if axes else x
     r = np.asarray(r).reshape(like.shape)
     out = outs[0] if outs else None

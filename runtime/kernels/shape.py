@@ -24,7 +24,6 @@ from tdflow.dialect.types import DTYPES
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     FLOATS,
-    norm_axes,
     norm_axis,
     out_buffer,
     store,
@@ -199,7 +198,7 @@ def broadcast_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
     """Broadcast ``x`` to ``like``'s shape; ``broadcast_axes`` are the dims of ``like`` that
     ``x`` lacks (default: the leading ones) or has as size 1."""
     x, like = inputs[0], inputs[1]
-    axes = norm_axes(attrs.get("broadcast_axes", ()), like.ndim)
+    axes = tuple(sorted(attrs.get("broadcast_axes", ())))  # TDF_AxesAttr of like
     if x.ndim < like.ndim:
         missing = like.ndim - x.ndim
         if axes and len(axes) == missing:

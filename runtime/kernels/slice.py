@@ -24,7 +24,6 @@ import numpy as np
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     NUMERIC,
-    norm_dim,
     out_buffer,
     store,
 )
@@ -71,7 +70,7 @@ def slice_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 # -- narrow and narrow_grad -----------------------------------------------------------------------
 def _narrow_index(op: str, attrs: Mapping[str, Any], shape: tuple[int, ...]) -> tuple:
-    d = norm_dim(op, attrs["dim"], len(shape), "dim")
+    d = attrs["dim"]  # TDF_AxisAttr (narrow: of in, narrow_grad: of like)
     start, length = int(attrs["start"]), int(attrs["length"])
     s = start + shape[d] if start < 0 else start
     if length < 0 or not 0 <= s <= shape[d] or s + length > shape[d]:

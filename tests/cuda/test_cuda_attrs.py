@@ -16,7 +16,7 @@ from tdflow.dialect import standard_dialect
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.cuda import CudaCodegenError, TensorSpec, generate, generated_ops
 from tdflow.lowering.cuda import generator_for as _generator_for
-from tdflow.lowering.cuda._attrs import axes, channels_last, norm_axis
+from tdflow.lowering.cuda._attrs import channels_last, norm_axis
 from tdflow.lowering.cuda.code import with_defaults
 from tdflow.runtime.kernels.registry import kernel_table
 
@@ -144,15 +144,6 @@ def test_norm_axis_counts_from_the_end_and_names_op_and_attribute() -> None:
         norm_axis("tdflow.cumsum", 3, 3, "dim")
     with pytest.raises(CudaCodegenError, match="dim -4"):
         norm_axis("tdflow.cumsum", -4, 3, "dim")
-
-
-def test_axes_sorts_dedups_and_reads_empty_by_the_op() -> None:
-    assert axes("r", [2, -1, 0], 3, every=True) == (0, 2)
-    assert axes("r", 1, 3, every=True) == (1,)
-    assert axes("r", [], 3, every=True) == (0, 1, 2) and axes("r", (), 3, every=False) == ()
-    assert axes("r", [0], 0, every=True) == (0,)  # a scalar's axis 0, as numpy accepts it
-    with pytest.raises(CudaCodegenError, match="tdflow.reduce_max: axis -3"):
-        axes("tdflow.reduce_max", [-3], 2, every=True)
 
 
 def test_generate_expands_window_pairs_and_checks_them_as_the_dialect_does() -> None:
