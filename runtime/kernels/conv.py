@@ -14,8 +14,10 @@ one strided add per kernel offset.
 
 >>> import numpy as np
 >>> x = np.ones((1, 1, 3, 3), np.float32); w = np.ones((1, 1, 2, 2), np.float32)
->>> conv2d({"data_format": "channels_first", "kernel_size": [2, 2], "strides": [1, 1],
-...         "dilation_rate": [1, 1], "padding_before": [0, 0]}, [x, w], [None])[0].tolist()
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> conv2d(complete("tdflow.conv2d", {"data_format": "channels_first", "kernel_size": [2, 2],
+...        "strides": [1, 1], "dilation_rate": [1, 1], "padding_before": [0, 0]}), [x, w],
+...        [None])[0].tolist()
 [[[[4.0, 4.0], [4.0, 4.0]]]]
 """
 

@@ -7,7 +7,8 @@ multiply in f32 (numpy has no f16 BLAS) and round once.
 
 >>> import numpy as np
 >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
->>> matmul({"transpose_b": True, "alpha": 2.0}, [a, a], [None])[0].tolist()
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> matmul(complete("tdflow.matmul", {"transpose_b": True, "alpha": 2.0}), [a, a], [None])[0].tolist()
 [[10.0, 28.0], [28.0, 100.0]]
 """
 

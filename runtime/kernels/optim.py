@@ -8,7 +8,9 @@ receives the new model.
 
 >>> import numpy as np
 >>> m = np.ones(2, np.float32)
->>> sgd_update({"learning_rate_val": 0.5}, [m, np.full(2, 2.0, np.float32)], [])
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> sgd_update(complete("tdflow.sgd_update", {"learning_rate_val": 0.5}),
+...            [m, np.full(2, 2.0, np.float32)], [])
 []
 >>> m.tolist()
 [0.0, 0.0]
@@ -93,8 +95,9 @@ def adam_update(attrs: Mapping[str, Any], inputs: Sequence[Any],
     """OneFlow's AdamUpdateFunctor, in place on model, m, v (and max_v, model_copy).
 
     >>> w, m, v = np.ones(2), np.zeros(2), np.zeros(2)
-    >>> adam_update({"learning_rate_val": 0.1, "bias_correction1_val": 0.1,
-    ...              "bias_correction2_val": 0.001},
+    >>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete
+    >>> adam_update(complete("tdflow.adam_update", {"learning_rate_val": 0.1,
+    ...             "bias_correction1_val": 0.1, "bias_correction2_val": 0.001}),
     ...             [w, np.array([1.0, -1.0]), None, None, None, None, None, None, m, v], [])
     []
     >>> w.round(5).tolist(), m.round(5).tolist()   # the first step moves by lr (f32 attrs)

@@ -17,8 +17,10 @@ is ``divisor_override`` when non-zero, else the window clipped to the padded inp
 
 >>> import numpy as np
 >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
->>> y, i = max_pool_2d({"kernel_size": [2, 2], "stride": [2, 2], "padding": [0, 0],
-...                     "data_format": "channels_first"}, [x], [None, None])
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> y, i = max_pool_2d(complete("tdflow.max_pool_2d", {"kernel_size": [2, 2], "stride": [2, 2],
+...                     "padding": [0, 0], "dilation": [1, 1], "data_format": "channels_first"}),
+...                     [x], [None, None])
 >>> y.tolist(), i.tolist()
 ([[[[5.0, 7.0], [13.0, 15.0]]]], [[[[5, 7], [13, 15]]]])
 """
