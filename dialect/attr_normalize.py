@@ -10,8 +10,10 @@ kind, default and accessors) say what a value means:
 * ``TDF_PairAttr<attr, minimum>``: one value per spatial dim of a 2-D window: an int ``k``
   becomes ``[k, k]``; a list must have two entries; entries below ``minimum`` are errors.
 
-:func:`normalize_attrs` applies them: hooks (through inference), the verifier and, once the
-integrator wires them, kernels and CUDA generators read ``attrs["axis"]`` and trust it.
+:func:`normalize_attrs` applies them for hooks (through inference) and the verifier;
+:func:`complete_attrs` for the seams that hand attributes to kernels (a compiled program's
+``select_kernels.kernel_attrs``, an eager call's ``OpRunner``, the CUDA ``generate``), so CPU
+kernels and CUDA generators read ``attrs["axis"]`` and trust it.
 
 >>> from tdflow.dialect import standard_dialect
 >>> d = standard_dialect()
@@ -29,7 +31,7 @@ from typing import Any
 from .hooks.context import HookError
 from .opdef import AttrDef, OpDef
 
-__all__ = ["AttrError", "normalize_attrs", "normalize_value"]
+__all__ = ["AttrError", "complete_attrs", "normalize_attrs", "normalize_value"]
 
 class AttrError(HookError):
     """A value an attribute's rule rejects; names the op and the attribute. ``message`` is the
@@ -75,6 +77,40 @@ def normalize_attrs(opdef: OpDef, attrs: Mapping[str, Any] | None = None,
     for a in opdef.attributes:
         if a.rule is not None and out.get(a.name) is not None:
             out[a.name] = normalize_value(opdef, a, out[a.name], shapes)
+    return out
+
+
+def complete_attrs(opdef: OpDef | None, attrs: Mapping[str, Any],
+                   operand_shapes: Sequence[Any] | Mapping[str, Any] | None = None,
+                   ) -> dict[str, Any]:
+    """The attributes a kernel or a CUDA generator receives: :func:`normalize_attrs` with each
+    default as the IR holds it (an ``f32`` default rounded to float32, so eager calls, compiled
+    programs and generators compute the same bits).
+
+    ``operand_shapes`` lists the shapes of the op's data operands in order, flat (a variadic
+    operand's values one after another, as kernels receive them), or maps names to shapes.
+    An op without a definition (``opdef`` ``None``: a fused op) keeps its attributes as given;
+    an attribute given as ``None`` without a default stays ``None``.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> d = standard_dialect()
+    >>> complete_attrs(d.lookup("tdflow.cat"), {"axis": -1}, [(2, 3), (2, 4)])
+    {'axis': 1, 'max_dim_size': 0}
+    >>> complete_attrs(d.lookup("tdflow.adam_update"), {})["beta1"]  # 0.9 as float32 holds it
+    0.8999999761581421
+    """
+    if opdef is None:
+        return dict(attrs)
+    from .attr_kinds import as_stored
+
+    merged = {a.name: as_stored(a.kind, a.default) for a in opdef.attributes
+              if a.default_text is not None}
+    merged.update((k, v) for k, v in attrs.items() if v is not None)
+    shapes = operand_shapes if isinstance(operand_shapes, Mapping) \
+        else _grouped(opdef, operand_shapes)
+    out = normalize_attrs(opdef, merged, shapes)
+    for k, v in attrs.items():
+        out.setdefault(k, v)  # None for an attribute without a default, as given
     return out
 
 
@@ -126,6 +162,31 @@ def _ints(opdef: OpDef, name: str, value: Any) -> list[int]:
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
         raise AttrError(opdef.name, name, f"{name} must be integers, got {value!r}")
     return items
+
+
+def _grouped(opdef: OpDef, shapes: Sequence[Any] | None) -> dict[str, Any]:
+    """Flat operand shapes by operand name; a variadic or optional operand takes what the
+    single ones leave (when it is the only such operand; otherwise operands after the first
+    non-single one stay unknown, and their axes are kept as given)."""
+    if not shapes:
+        return {}
+    shapes = list(shapes)
+    flexible = [o for o in opdef.operands if not o.is_single]
+    out: dict[str, Any] = {}
+    i = 0
+    for o in opdef.operands:
+        if o.is_single:
+            if i >= len(shapes):
+                break
+            out[o.name] = shapes[i]
+            i += 1
+            continue
+        if len(flexible) > 1:
+            break
+        n = len(shapes) - (len(opdef.operands) - 1)
+        out[o.name] = [s for s in shapes[i:i + max(n, 0)]]
+        i += max(n, 0)
+    return out
 
 
 def _by_name(opdef: OpDef, shapes: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.attr_kinds import as_stored
+from tdflow.dialect.attr_normalize import AttrError, complete_attrs
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
 from .eager_call import EagerError, any_requires_grad, attrs_cache_key, device_of
@@ -112,6 +113,11 @@ class OpRunner:
         except (ValueError, TypeError) as e:
             text = str(e)  # the dialect's InferError already names the op
             raise EagerError(text if self.name in text else f"'{self.name}': {text}") from e
+        try:  # the kernel's attributes: completed and normalized once (axes non-negative, ...)
+            attrs = complete_attrs(self.opdef, attrs, [None if a is None else a.shape
+                                                       for a in arrays])
+        except AttrError as e:  # (inference checks them first; this names op and attribute)
+            raise EagerError(str(e)) from e
         from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)

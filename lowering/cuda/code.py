@@ -249,11 +249,12 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
              attrs: Mapping[str, Any], opdef: OpDef | None = None) -> KernelCode:
     """Generate CUDA C for ``op`` at these static types; kernel names made unique.
 
-    The attributes contract: the generator receives ``attrs`` with every ``.td`` default
-    filled (:func:`with_defaults`, from ``opdef`` or the standard dialect's definition of
-    ``op``). Its callers in tdflow already pass complete attributes (a compiled program's
-    ``select_kernels.kernel_attrs``, an eager call's ``OpRunner.attr_values``), so for them
-    this changes nothing; a direct call may leave defaults out.
+    The attributes contract: the generator receives ``attrs`` complete and normalized
+    (:func:`with_defaults`, from ``opdef`` or the standard dialect's definition of ``op``, at
+    the inputs' shapes): it reads ``attrs[name]`` and trusts it. Its callers in tdflow already
+    pass such attributes (a compiled program's ``select_kernels.kernel_attrs``, an eager
+    call's ``OpRunner``), so for them this changes nothing; a direct call may leave defaults
+    out or give a negative axis.
 
     Raises :class:`CudaCodegenError` naming the op when it has no generator or the generator
     refuses the types (a dtype it does not implement, say).
@@ -263,7 +264,7 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
         raise CudaCodegenError(f"no CUDA code generator for {op}")
     ins, outs = tuple(inputs), tuple(outputs)
     try:
-        code = gen(ins, outs, with_defaults(op, attrs, opdef))
+        code = gen(ins, outs, with_defaults(op, attrs, opdef, ins))
     except CudaCodegenError:
         raise
     except (ValueError, KeyError, TypeError, NotImplementedError) as e:
@@ -272,28 +273,28 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
     return uniquified(code, op, ins, outs)
 
 
-def with_defaults(op: str, attrs: Mapping[str, Any], opdef: OpDef | None = None
-                  ) -> dict[str, Any]:
-    """``attrs`` with the ``.td`` default of every attribute they leave out, as the IR would
-    hold it (an ``f32`` default rounded): the one place generators' attributes are completed.
-    The definition is ``opdef``, else the standard dialect's ``op``; an op known to neither
-    keeps its attributes as given.
+def with_defaults(op: str, attrs: Mapping[str, Any], opdef: OpDef | None = None,
+                  inputs: Sequence[TensorSpec] | None = None) -> dict[str, Any]:
+    """``attrs`` as generators receive them: the dialect's one normalization
+    (:func:`~tdflow.dialect.attr_normalize.complete_attrs`): every ``.td`` default filled as
+    the IR would hold it (an ``f32`` default rounded), and, given the ``inputs``' specs, axes
+    made non-negative and checked, pairs expanded. The definition is ``opdef``, else the
+    standard dialect's ``op``; an op known to neither keeps its attributes as given.
 
     >>> with_defaults("tdflow.tril", {"diagonal": 1})["is_floating_fill_value"]
     False
+    >>> with_defaults("tdflow.cat", {"axis": -1}, inputs=[TensorSpec((2, 3), "f32")] * 2)["axis"]
+    1
     """
+    from tdflow.dialect.attr_normalize import complete_attrs
+
     d = opdef
     if d is None:
         from tdflow.dialect import standard_dialect
 
         d = standard_dialect().lookup(op)
-    if d is None:
-        return dict(attrs)
-    from tdflow.dialect.attr_kinds import as_stored
-
-    out = {a.name: as_stored(a.kind, a.default) for a in d.attributes if a.default is not None}
-    out.update(attrs)
-    return out
+    shapes = None if inputs is None else [s.shape for s in inputs]
+    return complete_attrs(d, attrs, shapes)
 
 
 def uniquified(code: KernelCode, op: str, ins: Sequence[TensorSpec],

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._attrs import channels_last, pair
+from ._attrs import channels_last
 from ._gemm import Gemm, gemm_acc, gemm_code
 from .code import CudaCodegenError, KernelCode, TensorSpec, cuda_generator
 from .common import ctype, load, store
@@ -126,9 +126,8 @@ def geometry(op: str, x: TensorSpec, w_or_dw: TensorSpec, dy_or_out: TensorSpec,
     if c % groups or o % groups or cgw != c // groups:
         raise CudaCodegenError(f"{op}: {c} input channels, {o} filters of {cgw} channels and "
                                f"groups={groups} do not fit")
-    pad = pair(op, "padding_before", attrs["padding_before"], 0)
-    stride = pair(op, "strides", attrs["strides"], 1)
-    dil = pair(op, "dilation_rate", attrs["dilation_rate"], 1)
+    # TDF_PairAttr: two entries each, checked
+    pad, stride, dil = (tuple(attrs[n]) for n in ("padding_before", "strides", "dilation_rate"))
     out = [(s + 2 * p - (d * (k - 1) + 1)) // st + 1
            for s, k, p, st, d in zip((h, w), (kh, kw), pad, stride, dil)]
     ys = dy_or_out.shape

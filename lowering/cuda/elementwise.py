@@ -31,7 +31,6 @@ from tdflow.dialect.formula.expr import Expr
 from tdflow.lowering.elementwise_cuda import render_cuda
 from tdflow.lowering.elementwise_ops import ElementwiseDef, elementwise_def
 
-from ._attrs import bias_axis
 from ._layout import empty_code, index_type, loop
 from .code import (
     CudaCodegenError,
@@ -152,7 +151,10 @@ def bias_add(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
              attrs: Mapping[str, Any]) -> KernelCode:
     """``out = a + b`` with the 1-D ``b`` along ``axis``."""
     a, b = ins
-    axis = bias_axis("tdflow.bias_add", attrs["axis"], a.shape, b.shape)
+    axis = attrs["axis"]  # TDF_AxisAttr of a: non-negative, in range
+    if tuple(b.shape) != (a.shape[axis],):
+        raise CudaCodegenError(f"tdflow.bias_add: b of shape {tuple(b.shape)} does not match "
+                               f"axis {axis} of a with shape {tuple(a.shape)}")
     from tdflow.dialect.formula.expr import Input
 
     shape = [1] * a.ndim

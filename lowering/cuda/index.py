@@ -33,7 +33,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._attrs import norm_axis
 from ._layout import bits_type, empty_code, exact_value, index_type, literal, loop, suffix
 from ._lines import UNSIGNED, line_base, lines_along, prod
 from ._scatter_add import scatter_add
@@ -70,7 +69,7 @@ def gather_code(op: str, x: TensorSpec, idx: TensorSpec, out: TensorSpec, axis: 
 def gather(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
            attrs: Mapping[str, Any]) -> KernelCode:
     """``numpy.take(in, indices, axis)``."""
-    axis = norm_axis("gather", attrs["axis"], ins[0].ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr: non-negative, in range
     return gather_code("tdflow.gather", ins[0], ins[1], outs[0], axis)
 
 
@@ -88,7 +87,7 @@ def embedding(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
 def unsorted_segment_sum_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                               attrs: Mapping[str, Any]) -> KernelCode:
     """``out = zeros(like.shape); add.at(out, segment_ids, data)`` along ``axis``."""
-    axis = norm_axis("unsorted_segment_sum_like", attrs["axis"], ins[2].ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr of like
     return scatter_add("tdflow.unsorted_segment_sum_like", ins[0], ins[1], outs[0], axis)
 
 
@@ -156,7 +155,7 @@ def dim_gather(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                attrs: Mapping[str, Any]) -> KernelCode:
     """``output[p] = input[p with coordinate dim replaced by index[p]]`` (zero out of range)."""
     x, idx, out = ins[0], ins[1], outs[0]
-    d = norm_axis("dim_gather", attrs["dim"], x.ndim, "dim")
+    d = attrs["dim"]  # TDF_AxisAttr
     _check("dim_gather", idx, x, d)
     if out.numel == 0:
         return empty_code("tdflow.dim_gather")
@@ -208,7 +207,7 @@ def _scatter(op: str, how: str, ins: Sequence[TensorSpec], out: TensorSpec,
     data, idx, src_spec = ins
     if idx.shape != src_spec.shape:
         raise CudaCodegenError(f"{op}: 'src' {src_spec.shape} and 'index' {idx.shape} differ")
-    d = norm_axis(op, attrs["dim"], data.ndim, "dim")
+    d = attrs["dim"]  # TDF_AxisAttr (every dim_scatter op)
     _check(op, idx, data, d)
     if out.numel == 0:
         return empty_code(op)

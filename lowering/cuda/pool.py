@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._attrs import channels_last, pair
+from ._attrs import channels_last
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import INT_LIMITS, acc_type, ctype, launch_1d, load, store
 
@@ -48,11 +48,9 @@ def _dims(x: TensorSpec, last: bool, op: str) -> tuple[int, int, int, int]:
 
 
 def _windows(attrs: Mapping[str, Any], op: str, dilation: bool = True) -> dict[str, Any]:
-    k = pair(op, "kernel_size", attrs["kernel_size"], 1, repeat_one=True)
-    s = pair(op, "stride", attrs["stride"], 0, repeat_one=True)
-    s = k if s == (0, 0) else s
-    p = pair(op, "padding", attrs["padding"], 0, repeat_one=True)
-    d = pair(op, "dilation", attrs["dilation"], 1, repeat_one=True) if dilation else (1, 1)
+    # TDF_PairAttr: two entries each, checked
+    k, s, p = (tuple(attrs[n]) for n in ("kernel_size", "stride", "padding"))
+    d = tuple(attrs["dilation"]) if dilation else (1, 1)
     if any(pp > kk // 2 for kk, pp in zip(k, p)):
         raise CudaCodegenError(f"{op}: padding {list(p)} must be at most half the kernel size "
                                f"{list(k)}")

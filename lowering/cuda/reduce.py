@@ -25,7 +25,6 @@ from typing import Any
 
 from tdflow.dialect.element_types import NUMERIC_DTYPES
 
-from ._attrs import axes as axes_of
 from ._attrs import norm_axis
 from ._layout import empty_code, loop
 from ._lines import UNSIGNED, is_nan, line_base, lines_along, prod
@@ -47,7 +46,11 @@ def _generator(op: str, kind: str) -> None:
             attrs: Mapping[str, Any]) -> KernelCode:
         x, out = ins[0], outs[0]
         _check(op, kind, x, out)
-        axes = axes_of(op, attrs["axis"], x.ndim, every=op != "tdflow.reduce_sum_like")
+        # TDF_AxesAttr: non-negative and distinct; empty reduces every axis, except for
+        # reduce_sum_like (none)
+        axes = tuple(sorted(attrs["axis"]))
+        if not axes and op != "tdflow.reduce_sum_like":
+            axes = tuple(range(x.ndim))
         kept = x.numel // max(1, prod([x.shape[a] for a in axes])) if x.numel else None
         if kept is not None and kept != out.numel:
             raise CudaCodegenError(f"{op}: result of {out.numel} elements, the kept dims of "

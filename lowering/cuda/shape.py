@@ -24,7 +24,6 @@ import numpy as np
 from tdflow.dialect.ir.elements import to_numpy
 from tdflow.dialect.types import DTYPES
 
-from ._attrs import norm_axis
 from ._layout import (
     CONVERT_HELPERS,
     bits_type,
@@ -175,7 +174,7 @@ def cat(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     out = outs[0]
     if not ins:
         raise CudaCodegenError("tdflow.cat: needs at least one input")
-    axis = norm_axis("tdflow.cat", attrs["axis"], out.ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr
     inner = int(np.prod(out.shape[axis + 1:], dtype=np.int64))
     it = index_type(out)
     sfx = suffix(it)
@@ -228,7 +227,7 @@ def broadcast_like(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     name exactly the missing ones, else in front (the CPU kernel's rule)."""
     x, like = ins[0], ins[1]
     nd = like.ndim
-    axes = sorted({int(a) + nd if int(a) < 0 else int(a) for a in attrs["broadcast_axes"]})
+    axes = sorted(attrs["broadcast_axes"])  # TDF_AxesAttr of like: non-negative, distinct
     shape = list(x.shape)
     if x.ndim < nd:
         missing = nd - x.ndim

@@ -23,7 +23,6 @@ from typing import Any
 
 from tdflow.dialect.element_types import INT_TYPES
 
-from ._attrs import norm_axis
 from ._layout import (
     bits_type,
     empty_code,
@@ -62,7 +61,7 @@ def _slices(op: str, attrs: Mapping[str, Any], shape: Sequence[int]) -> list[tup
 
 
 def _narrow(op: str, attrs: Mapping[str, Any], shape: Sequence[int]) -> list[tuple[int, int, int]]:
-    d = norm_axis(op, attrs["dim"], len(shape), "dim")
+    d = attrs["dim"]  # TDF_AxisAttr (narrow: of in, narrow_grad: of like)
     start, length = int(attrs["start"]), int(attrs["length"])
     s = start + shape[d] if start < 0 else start
     if length < 0 or not 0 <= s <= shape[d] or s + length > shape[d]:

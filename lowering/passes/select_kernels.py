@@ -14,9 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tdflow.dialect.attr_kinds import as_stored
+from tdflow.dialect.attr_normalize import complete_attrs
 from tdflow.dialect.ir import RETURN
 from tdflow.dialect.ir.attrs import DenseElementsAttr, DenseResourceAttr, to_python
+from tdflow.dialect.op_verify import operand_groups
+from tdflow.dialect.opdef import OpDef
 from tdflow.dialect.types import TensorType
 
 from ..ir_access import diagnostic, is_pure, op_attributes, op_def
@@ -130,7 +132,8 @@ def kernel_value(attr: Any) -> Any:
 
 
 def kernel_attrs(op: Operation, dialect: Dialect | LoweringDialect) -> dict[str, Any]:
-    """The attributes a kernel receives: the op's, as Python values, defaults filled in.
+    """The attributes a kernel receives: the op's, as Python values, completed and normalized
+    (:func:`~tdflow.dialect.attr_normalize.complete_attrs`).
 
     A fused op's expression text is parsed back into the expression the kernel runs.
     """
@@ -138,15 +141,17 @@ def kernel_attrs(op: Operation, dialect: Dialect | LoweringDialect) -> dict[str,
 
     from ..ir_access import FUSED_OP
 
-    attrs: dict[str, Any] = {}
     d = op_def(dialect, op.name)
-    for a in getattr(d, "attributes", ()):
-        if a.default is not None:  # as the IR would hold it (an f32 default rounded)
-            attrs[a.name] = as_stored(a.kind, a.default)
-    attrs.update((k, kernel_value(v)) for k, v in op_attributes(dialect, op).items())
+    attrs = {k: kernel_value(v) for k, v in op_attributes(dialect, op).items()}
+    if isinstance(d, OpDef):
+        # defaults as the IR would hold them, axes non-negative, pairs expanded (the dialect's
+        # one normalization), so kernels read attrs[name] and trust it
+        groups = operand_groups(d, op) or {}
+        attrs = complete_attrs(d, attrs, {k: [v.type for v in vs] for k, vs in groups.items()})
     if op.name == FUSED_OP and isinstance(attrs.get("expr"), str):
         attrs["expr"] = parse_expr(attrs["expr"])
         t = op.results[0].type if op.results else None
         if isinstance(t, TensorType):
             attrs.setdefault("out_dtype", t.dtype)
     return attrs
+

@@ -63,10 +63,6 @@ def norm_axis(axis: int, ndim: int, what: str = "axis") -> int:
     return a
 
 
-def norm_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
-    return tuple(sorted({norm_axis(a, ndim) for a in axes}))
-
-
 def acc_dtype(dt: np.dtype) -> np.dtype:
     """Accumulation type: half types accumulate in f32, others in themselves."""
     return np.dtype(np.float32) if dt == np.float16 else dt

@@ -14,8 +14,10 @@ one strided add per kernel offset.
 
 >>> import numpy as np
 >>> x = np.ones((1, 1, 3, 3), np.float32); w = np.ones((1, 1, 2, 2), np.float32)
->>> conv2d({"data_format": "channels_first", "kernel_size": [2, 2], "strides": [1, 1],
-...         "dilation_rate": [1, 1], "padding_before": [0, 0]}, [x, w], [None])[0].tolist()
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> conv2d(complete("tdflow.conv2d", {"data_format": "channels_first", "kernel_size": [2, 2],
+...        "strides": [1, 1], "dilation_rate": [1, 1], "padding_before": [0, 0]}), [x, w],
+...        [None])[0].tolist()
 [[[[4.0, 4.0], [4.0, 4.0]]]]
 """
 
@@ -39,10 +41,10 @@ from tdflow.runtime.kernels._util import (
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
-def _ints(attrs: Mapping[str, Any], name: str, nd: int, default: int) -> tuple[int, ...]:
-    v = attrs.get(name)
-    if v is None or len(v) == 0:
-        return (default,) * nd
+def _ints(attrs: Mapping[str, Any], name: str, nd: int) -> tuple[int, ...]:
+    # the dialect's records declare 2-D windows (TDF_PairAttr: expanded and checked); a
+    # direct call of the kernel may give 1-D or 3-D ones, which must fit the input
+    v = attrs[name]
     if len(v) != nd:
         raise ValueError(f"{name} has {len(v)} entries, expected {nd} (one per spatial dim)")
     return tuple(int(t) for t in v)
@@ -56,16 +58,17 @@ class ConvGeometry:
     """
 
     def __init__(self, attrs: Mapping[str, Any], x: np.ndarray, op: str) -> None:
-        nd = int(attrs.get("num_spatial_dims", 0)) or x.ndim - 2
+        # conv2d declares no num_spatial_dims (its input's rank says it); 0 means the same
+        nd = int(attrs["num_spatial_dims"] if "num_spatial_dims" in attrs else 0) or x.ndim - 2
         if x.ndim != nd + 2 or nd < 1:
             raise ValueError(f"{op}: input of rank {x.ndim} for {nd} spatial dims")
         self.op = op
         self.nd = nd
         self.last = channels_last(str(attrs.get("data_format", "channels_first")))
-        self.pad = _ints(attrs, "padding_before", nd, 0)
-        self.stride = _ints(attrs, "strides", nd, 1)
-        self.dil = _ints(attrs, "dilation_rate", nd, 1)
-        self.groups = int(attrs.get("groups", 1)) or 1
+        self.pad = _ints(attrs, "padding_before", nd)
+        self.stride = _ints(attrs, "strides", nd)
+        self.dil = _ints(attrs, "dilation_rate", nd)
+        self.groups = int(attrs["groups"]) or 1
         self.kernel_attr = attrs.get("kernel_size")
 
     def kernel(self, w_cf: np.ndarray) -> tuple[int, ...]:

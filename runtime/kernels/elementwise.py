@@ -42,10 +42,8 @@ def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
              outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
     """out = a + b broadcast along ``axis`` (b is 1-D of length a.shape[axis])."""
     a, b = inputs[0], inputs[1]
-    axis = int(attrs.get("axis", 0))
-    if axis < 0:
-        axis += a.ndim
-    if not 0 <= axis < a.ndim or b.shape != (a.shape[axis],):
+    axis = attrs["axis"]  # TDF_AxisAttr of a: non-negative, in range
+    if b.shape != (a.shape[axis],):
         raise ValueError(f"tdflow.bias_add: b of shape {b.shape} does not match axis {axis} "
                          f"of a with shape {a.shape}")
     shape = [1] * a.ndim

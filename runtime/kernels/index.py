@@ -32,7 +32,6 @@ from tdflow.runtime.kernels._util import (
     NUMERIC,
     acc_dtype,
     check_indices,
-    norm_dim,
     out_buffer,
     store,
 )
@@ -44,7 +43,7 @@ from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel
 def gather(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.take(in, indices, axis)`` with every index in ``[0, in.shape[axis])``."""
     x, idx = inputs[0], inputs[1]
-    axis = norm_dim("gather", attrs.get("axis", 0), x.ndim)
+    axis = attrs["axis"]  # non-negative, in range: TDF_AxisAttr
     idx = check_indices("gather", "indices", idx, x.shape[axis])
     return [store(outs, np.take(x, idx, axis=axis), x.dtype)]
 
@@ -76,7 +75,7 @@ def unsorted_segment_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
                               outs: Sequence[Any]) -> list[np.ndarray]:
     """``out = zeros(like.shape); numpy.add.at(out, ids, data)`` along ``axis``."""
     data, ids, like = inputs[0], inputs[1], inputs[2]
-    axis = norm_dim("unsorted_segment_sum_like", attrs.get("axis", 0), like.ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr of like
     try:
         return [segment_sum(data, ids, tuple(like.shape), axis, outs)]
     except ValueError as e:
@@ -103,9 +102,9 @@ def embedding_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     dy, w, idx = inputs[0], inputs[1], inputs[2]
     n = w.shape[0]
     idx = check_indices("embedding_grad", "indices", idx, n)
-    pad = int(attrs.get("padding_idx", -1))
+    pad = int(attrs["padding_idx"])
     skip = pad if 0 <= pad < n else None
-    if attrs.get("scale_grad_by_freq", False):
+    if attrs["scale_grad_by_freq"]:
         counts = np.bincount(idx.reshape(-1), minlength=n)
         dy = dy / np.maximum(counts[idx], 1)[..., None].astype(acc_dtype(dy.dtype))
         dy = dy.astype(inputs[0].dtype, copy=False)
@@ -123,7 +122,7 @@ def one_hot(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]
     idx = check_indices("one_hot", "indices", inputs[0], depth)
     kind = "floating" if dtype in FLOATS else "integer"
     conv = float if kind == "floating" else int
-    on, off = (np.array(conv(attrs.get(f"{kind}_{w}_value", 0))).astype(DTYPES[dtype])
+    on, off = (np.array(conv(attrs[f"{kind}_{w}_value"])).astype(DTYPES[dtype])
                for w in ("on", "off"))
     hot = idx[..., None] == np.arange(depth)
     return [store(outs, np.where(hot, on, off), DTYPES[dtype])]
@@ -149,7 +148,7 @@ def _coords(op: str, data_shape: tuple[int, ...], idx: np.ndarray, dim: int) -> 
 def dim_gather(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``output[p] = input[p with coordinate dim replaced by index[p]]``."""
     x, idx = inputs[0], inputs[1]
-    d = norm_dim("dim_gather", attrs.get("dim", 0), x.ndim, "dim")
+    d = attrs["dim"]  # TDF_AxisAttr
     return [store(outs, x[_coords("dim_gather", x.shape, idx, d)], x.dtype)]
 
 
@@ -158,7 +157,7 @@ def _scatter(op: str, how: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
     data, idx, src = inputs[0], inputs[1], inputs[2]
     if idx.shape != src.shape:
         raise ValueError(f"{op}: 'src' {src.shape} and 'index' {idx.shape} differ")
-    d = norm_dim(op, attrs.get("dim", 0), data.ndim, "dim")
+    d = attrs["dim"]  # TDF_AxisAttr (every dim_scatter op)
     at = _coords(op, data.shape, idx, d)
     out = out_buffer(outs, 0, tuple(data.shape), src.dtype)
     if like:

@@ -7,7 +7,8 @@ multiply in f32 (numpy has no f16 BLAS) and round once.
 
 >>> import numpy as np
 >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
->>> matmul({"transpose_b": True, "alpha": 2.0}, [a, a], [None])[0].tolist()
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> matmul(complete("tdflow.matmul", {"transpose_b": True, "alpha": 2.0}), [a, a], [None])[0].tolist()
 [[10.0, 28.0], [28.0, 100.0]]
 """
 
@@ -23,8 +24,8 @@ from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any],
              op: str, batched: bool) -> list[np.ndarray]:
-    if len(inputs) == 2 and not attrs.get("transpose_a") and not attrs.get("transpose_b") \
-            and attrs.get("alpha", 1.0) == 1.0:
+    if len(inputs) == 2 and not attrs["transpose_a"] and not attrs["transpose_b"] \
+            and attrs["alpha"] == 1.0:
         # The common case (eager calls, forward layers) without the general bookkeeping.
         a, b = inputs
         out = outs[0] if outs else None
@@ -32,8 +33,8 @@ def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
                 and (out is None or out.dtype == a.dtype)):
             return [np.matmul(a, b, out=out)]
     a, b, add = operands(inputs, attrs, 3)
-    ta, tb = bool(attrs.get("transpose_a", False)), bool(attrs.get("transpose_b", False))
-    alpha = float(attrs.get("alpha", 1.0))
+    ta, tb = bool(attrs["transpose_a"]), bool(attrs["transpose_b"])
+    alpha = float(attrs["alpha"])
     if a.ndim < 2 or b.ndim < 2 or (not batched and b.ndim != 2):
         raise ValueError(f"{op}: operand ranks {a.ndim} and {b.ndim} are not supported "
                          f"({'both >= 2' if batched else 'a >= 2, b == 2'} expected)")

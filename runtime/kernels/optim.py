@@ -8,7 +8,9 @@ receives the new model.
 
 >>> import numpy as np
 >>> m = np.ones(2, np.float32)
->>> sgd_update({"learning_rate_val": 0.5}, [m, np.full(2, 2.0, np.float32)], [])
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> sgd_update(complete("tdflow.sgd_update", {"learning_rate_val": 0.5}),
+...            [m, np.full(2, 2.0, np.float32)], [])
 []
 >>> m.tolist()
 [0.0, 0.0]
@@ -50,13 +52,13 @@ def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     if skip_t is not None and _scalar(skip_t) != 0:
         return []
     lr = _scalar(lr_t)
-    lr = float(attrs.get("learning_rate_val", 0.0)) if lr is None else lr
-    lr *= float(attrs.get("learning_rate_scale", 1.0))
-    scale = float(attrs.get("scale", 1.0))
+    lr = float(attrs["learning_rate_val"]) if lr is None else lr
+    lr *= float(attrs["learning_rate_scale"])
+    scale = float(attrs["scale"])
     if scale_t is not None:
         scale *= _scalar(scale_t)  # type: ignore[operator]
-    l1, l2 = float(attrs.get("l1", 0.0)), float(attrs.get("l2", 0.0))
-    wd = float(attrs.get("weight_decay", 0.0))
+    l1, l2 = float(attrs["l1"]), float(attrs["l2"])
+    wd = float(attrs["weight_decay"])
     wide = acc_dtype(model.dtype)
     if (scale == 1.0 and not l1 and not (l2 or wd) and wide == model.dtype
             and diff.dtype == model.dtype):
@@ -81,10 +83,10 @@ def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     return []
 
 
-def _f32(attrs: Mapping[str, Any], name: str, default: float) -> float:
-    """An f32 attribute (eager calls and compiled programs both pass it rounded to float32,
-    as the IR holds it: attr_kinds.as_stored); ``default`` only for a direct kernel call."""
-    return float(attrs.get(name, default))
+def _f32(attrs: Mapping[str, Any], name: str) -> float:
+    """An f32 attribute (eager calls, compiled programs and direct kernel calls all pass it
+    rounded to float32, as the IR holds it: attr_kinds.as_stored)."""
+    return float(attrs[name])
 
 
 @register_kernel("tdflow.adam_update", "cpu", dtypes=FLOATS, match=same_dtype(1), num_outputs=0)
@@ -93,8 +95,9 @@ def adam_update(attrs: Mapping[str, Any], inputs: Sequence[Any],
     """OneFlow's AdamUpdateFunctor, in place on model, m, v (and max_v, model_copy).
 
     >>> w, m, v = np.ones(2), np.zeros(2), np.zeros(2)
-    >>> adam_update({"learning_rate_val": 0.1, "bias_correction1_val": 0.1,
-    ...              "bias_correction2_val": 0.001},
+    >>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete
+    >>> adam_update(complete("tdflow.adam_update", {"learning_rate_val": 0.1,
+    ...             "bias_correction1_val": 0.1, "bias_correction2_val": 0.001}),
     ...             [w, np.array([1.0, -1.0]), None, None, None, None, None, None, m, v], [])
     []
     >>> w.round(5).tolist(), m.round(5).tolist()   # the first step moves by lr (f32 attrs)
@@ -105,24 +108,24 @@ def adam_update(attrs: Mapping[str, Any], inputs: Sequence[Any],
     if skip_t is not None and _scalar(skip_t) != 0:
         return []
     lr = _scalar(lr_t)
-    lr = _f32(attrs, "learning_rate_val", 0.0) if lr is None else lr
-    lr *= _f32(attrs, "learning_rate_scale", 1.0)
-    scale = float(attrs.get("scale", 1.0))
+    lr = _f32(attrs, "learning_rate_val") if lr is None else lr
+    lr *= _f32(attrs, "learning_rate_scale")
+    scale = float(attrs["scale"])
     if scale_t is not None:
         scale *= _scalar(scale_t)  # type: ignore[operator]
-    if attrs.get("do_bias_correction", True):
+    if attrs["do_bias_correction"]:
         bc1 = _scalar(bc1_t)
-        bc1 = _f32(attrs, "bias_correction1_val", 1.0) if bc1 is None else bc1
+        bc1 = _f32(attrs, "bias_correction1_val") if bc1 is None else bc1
         bc2 = _scalar(bc2_t)
-        bc2 = _f32(attrs, "bias_correction2_val", 1.0) if bc2 is None else bc2
+        bc2 = _f32(attrs, "bias_correction2_val") if bc2 is None else bc2
     else:
         bc1 = bc2 = 1.0
-    amsgrad = bool(attrs.get("amsgrad", False))
+    amsgrad = bool(attrs["amsgrad"])
     if amsgrad and max_v is None:
         raise ValueError("adam_update: amsgrad = true needs the 'max_v' operand")
-    l1, l2 = _f32(attrs, "l1", 0.0), _f32(attrs, "l2", 0.0)
-    beta1, beta2 = _f32(attrs, "beta1", 0.9), _f32(attrs, "beta2", 0.999)
-    eps, wd = _f32(attrs, "epsilon", 0.0), _f32(attrs, "weight_decay", 0.0)
+    l1, l2 = _f32(attrs, "l1"), _f32(attrs, "l2")
+    beta1, beta2 = _f32(attrs, "beta1"), _f32(attrs, "beta2")
+    eps, wd = _f32(attrs, "epsilon"), _f32(attrs, "weight_decay")
     wide = wide_float(model.dtype)
     c = wide.type
     w = model.astype(wide)

@@ -17,8 +17,10 @@ is ``divisor_override`` when non-zero, else the window clipped to the padded inp
 
 >>> import numpy as np
 >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
->>> y, i = max_pool_2d({"kernel_size": [2, 2], "stride": [2, 2], "padding": [0, 0],
-...                     "data_format": "channels_first"}, [x], [None, None])
+>>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete  # defaults
+>>> y, i = max_pool_2d(complete("tdflow.max_pool_2d", {"kernel_size": [2, 2], "stride": [2, 2],
+...                     "padding": [0, 0], "dilation": [1, 1], "data_format": "channels_first"}),
+...                     [x], [None, None])
 >>> y.tolist(), i.tolist()
 ([[[[5.0, 7.0], [13.0, 15.0]]]], [[[[5, 7], [13, 15]]]])
 """
@@ -40,18 +42,10 @@ from tdflow.runtime.kernels._util import (
 from tdflow.runtime.kernels.registry import input_dtype_in, register_kernel, same_dtype
 
 
-def pair(attrs: Mapping[str, Any], name: str, default: int,
-         op: str = "max_pool_2d") -> tuple[int, int]:
-    """A per-spatial-dim attribute of the 2-D pool ``op``: absent or empty is ``default``
-    twice, one entry is used twice; more than two is an error."""
-    v = attrs.get(name)
-    if v is None or len(v) == 0:
-        return (default, default)
-    if len(v) == 1:
-        return (int(v[0]), int(v[0]))
-    if len(v) != 2:
-        raise ValueError(f"{op}: {name} needs 2 entries, got {list(v)}")
-    return (int(v[0]), int(v[1]))
+def pair(attrs: Mapping[str, Any], name: str) -> tuple[int, int]:
+    """A window attribute of a 2-D pool: two entries (TDF_PairAttr expanded and checked it)."""
+    h, w = attrs[name]
+    return (int(h), int(w))
 
 
 def pool_out_size(size: int, k: int, p: int, s: int, d: int, ceil_mode: bool) -> int:
@@ -73,13 +67,11 @@ def _lowest(dt: np.dtype) -> Any:
 
 class _Pool:
     def __init__(self, attrs: Mapping[str, Any]) -> None:
-        self.k = pair(attrs, "kernel_size", 1)
-        self.s = pair(attrs, "stride", 0)
-        if self.s == (0, 0):
-            self.s = self.k
-        self.p = pair(attrs, "padding", 0)
-        self.d = pair(attrs, "dilation", 1)
-        self.ceil = bool(attrs.get("ceil_mode", False))
+        self.k = pair(attrs, "kernel_size")
+        self.s = pair(attrs, "stride")
+        self.p = pair(attrs, "padding")
+        self.d = pair(attrs, "dilation")
+        self.ceil = bool(attrs["ceil_mode"])
         self.last = channels_last(str(attrs.get("data_format", "channels_first")))
         for kk, pp in zip(self.k, self.p):
             if pp > kk // 2:
@@ -196,21 +188,19 @@ class _AvgPool:
     """The windows of one avg_pool_2d: output size, divisors, padded extent."""
 
     def __init__(self, attrs: Mapping[str, Any], h: int, w: int) -> None:
-        self.k = pair(attrs, "kernel_size", 1, "avg_pool_2d")
-        self.s = pair(attrs, "stride", 0, "avg_pool_2d")
-        if self.s == (0, 0):
-            self.s = self.k
-        self.p = pair(attrs, "padding", 0, "avg_pool_2d")
+        self.k = pair(attrs, "kernel_size")
+        self.s = pair(attrs, "stride")
+        self.p = pair(attrs, "padding")
         for kk, pp in zip(self.k, self.p):
             if pp > kk // 2:
                 raise ValueError(f"avg_pool_2d: padding {list(self.p)} must be at most half the "
                                  f"kernel size {list(self.k)}")
-        ceil = bool(attrs.get("ceil_mode", False))
+        ceil = bool(attrs["ceil_mode"])
         self.hw = (h, w)
         self.out = tuple(pool_out_size(n, k, p, s, 1, ceil)
                          for n, k, p, s in zip(self.hw, self.k, self.p, self.s))
-        override = int(attrs.get("divisor_override", 0) or 0)
-        include = bool(attrs.get("count_include_pad", False))
+        override = int(attrs["divisor_override"] or 0)
+        include = bool(attrs["count_include_pad"])
         per_dim = []
         for n, o, k, p, s in zip(self.hw, self.out, self.k, self.p, self.s):
             start = np.arange(o) * s - p

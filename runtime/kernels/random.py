@@ -38,12 +38,12 @@ def dropout(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]
     every backend (the generated CUDA kernel computes the same numbers).
     """
     x, add = operands(inputs, attrs, 2)
-    rate = float(attrs.get("rate", 0.0))
+    rate = float(attrs["rate"])
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"dropout: rate must be in [0, 1], got {rate}")
     # Every si64 seed is valid (the attribute's kind): rng.take keys a negative one by its
     # two's complement, which no non-negative si64 shares.
-    state = rng.take(int(attrs.get("seed", 0)), x.size)
+    state = rng.take(int(attrs["seed"]), x.size)
     if rate > 0:
         keep = rng.uniform(state, x.size).reshape(x.shape) >= np.float32(rate)
     else:

@@ -27,7 +27,6 @@ from tdflow.runtime.kernels._util import (
     FLOATS,
     NUMERIC,
     acc_dtype,
-    norm_axes,
     norm_dim,
     store,
 )
@@ -35,10 +34,10 @@ from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 
 def _axes(attrs: Mapping[str, Any], ndim: int) -> tuple[int, ...]:
-    axis = attrs.get("axis", ())
-    if isinstance(axis, int):
-        axis = [axis]
-    return norm_axes(axis, ndim) if len(axis) else tuple(range(ndim))
+    """The reduced axes: ``axis`` (TDF_AxesAttr: non-negative, distinct), sorted; an empty
+    list reduces every axis."""
+    axis = attrs["axis"]
+    return tuple(sorted(axis)) if len(axis) else tuple(range(ndim))
 
 
 def _store(result: np.ndarray, outs: Sequence[Any], dt: np.dtype) -> list[np.ndarray]:
@@ -54,7 +53,7 @@ def _reduce(fn: Any, attrs: Mapping[str, Any], x: np.ndarray, outs: Sequence[Any
             **kwargs: Any) -> list[np.ndarray]:
     """``fn`` (``np.sum``, ``np.max``, ...) over the op's ``axis`` with its ``keepdims``, the
     result in ``x``'s type."""
-    r = fn(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs.get("keepdims", False)), **kwargs)
+    r = fn(x, axis=_axes(attrs, x.ndim), keepdims=bool(attrs["keepdims"]), **kwargs)
     return _store(np.asarray(r), outs, x.dtype)
 
 
@@ -99,7 +98,7 @@ def reduce_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
                     outs: Sequence[Any]) -> list[np.ndarray]:
     """Sum ``x`` over ``axis`` and give it ``like``'s shape (an empty axis copies ``x``)."""
     x, like = inputs[0], inputs[1]
-    axes = norm_axes(attrs.get("axis", ()), x.ndim)
+    axes = tuple(sorted(attrs.get("axis", ())))  # TDF_AxesAttr of x: non-negative, distinct
     r = np.sum(x, axis=axes, dtype=acc_dtype(x.dtype)) if axes else x
     r = np.asarray(r).reshape(like.shape)
     out = outs[0] if outs else None
@@ -142,7 +141,7 @@ def top_k(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) 
     """The positions of the ``min(k, n)`` largest of each row, largest first."""
     x = inputs[0]
     _rows("top_k", x)
-    k = int(attrs.get("k", 0))
+    k = int(attrs["k"])
     if k < 0:
         raise ValueError(f"top_k: k must be >= 0, got {k}")
     return [store(outs, descending_order(x)[..., :k], np.int64)]

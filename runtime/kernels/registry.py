@@ -14,8 +14,11 @@ This is OneFlow's ``REGISTER_USER_KERNEL(...).SetIsMatchedHob(...)``::
 Calling convention (every kernel): ``kernel.fn(attrs, inputs, outs) -> list[np.ndarray]``.
 
 * ``attrs``: a mapping of typed Python values (``bool``/``int``/``float``/``str``, lists or
-  tuples for arrays and shapes, dtype as its MLIR spelling ``"f32"``); defaults filled by the
-  caller (kernels also fall back to the ``ops.td`` default of a missing attribute).
+  tuples for arrays and shapes, dtype as its MLIR spelling ``"f32"``), complete and normalized
+  by the caller (the dialect's ``complete_attrs``: every ``.td`` default filled, axes
+  non-negative, window pairs expanded): kernels read ``attrs[name]`` and trust it. Calling a
+  :class:`Kernel` object (``k(attrs, inputs)``, for direct callers) completes them first
+  (:func:`complete_kernel_attrs`); the runtime's seams call ``k.fn`` with complete ones.
 * ``inputs``: one array per operand, in ``ops.td`` order. An absent ``Optional`` operand is
   ``None`` (trailing ones may be left out); a ``Variadic`` operand (``cat``) is spread flat.
 * ``outs``: one entry per result, a preallocated array of the result's shape and dtype or
@@ -72,6 +75,24 @@ class KernelNotFoundError(TdflowError, LookupError):
         super().__init__(msg)
 
 
+def complete_kernel_attrs(op: str, attrs: Mapping[str, Any],
+                          inputs: Sequence[Any] | None = None) -> dict[str, Any]:
+    """``attrs`` of the standard op ``op`` as a kernel receives them: every ``.td`` default
+    filled as the IR holds it, axes made non-negative and pairs expanded at the ``inputs``'
+    shapes (arrays, or shapes; flat, as kernels receive them), by the dialect's one
+    normalization (``tdflow.dialect.attr_normalize.complete_attrs``). An op the standard
+    dialect does not define keeps its attributes as given.
+
+    >>> complete_kernel_attrs("tdflow.reduce_sum", {"axis": [-1]}, [np.zeros((2, 3))])
+    {'keepdims': False, 'axis': [1]}
+    """
+    from tdflow.dialect import standard_dialect
+    from tdflow.dialect.attr_normalize import complete_attrs
+
+    shapes = None if inputs is None else [getattr(a, "shape", a) for a in inputs]
+    return complete_attrs(standard_dialect().lookup(op), attrs, shapes)
+
+
 @dataclass(frozen=True, eq=False)
 class Kernel:
     """A registered kernel; calling it is calling ``fn`` (``outs`` defaults to all ``None``)."""
@@ -98,7 +119,10 @@ class Kernel:
 
     def __call__(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any] | None = None) -> list[np.ndarray]:
-        return self.fn(attrs, inputs, outs if outs is not None else [None] * self.num_outputs)
+        """Run with ``attrs`` completed and normalized at the inputs' shapes (a direct call may
+        leave defaults out or give a negative axis), into ``outs`` (``None``: allocate)."""
+        return self.fn(complete_kernel_attrs(self.op, attrs, inputs), inputs,
+                       outs if outs is not None else [None] * self.num_outputs)
 
     def describe(self) -> str:
         parts = [f"device={self.device}"]

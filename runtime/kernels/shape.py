@@ -24,9 +24,7 @@ from tdflow.dialect.types import DTYPES
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     FLOATS,
-    norm_axes,
     norm_axis,
-    norm_dim,
     out_buffer,
     store,
 )
@@ -103,7 +101,7 @@ def cat(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) ->
     arrays = [a for a in inputs if a is not None]
     if not arrays:
         raise ValueError("cat: needs at least one input")
-    axis = norm_axis(attrs.get("axis", 0), arrays[0].ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr
     out = outs[0] if outs else None
     return [np.concatenate(arrays, axis=axis, out=out)]
 
@@ -125,10 +123,10 @@ def constant(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
     """A tensor of ``shape`` filled with the floating or integer value."""
     dt = DTYPES[attrs["dtype"]]
     shape = tuple(int(d) for d in attrs.get("shape", ()))
-    if attrs.get("is_floating_value", False):
-        value: Any = float(attrs.get("floating_value", 0.0))
+    if attrs["is_floating_value"]:
+        value: Any = float(attrs["floating_value"])
     else:
-        value = int(attrs.get("integer_value", 0))
+        value = int(attrs["integer_value"])
         if dt.kind in "iu" and not np.iinfo(dt).min <= value <= np.iinfo(dt).max:
             # numpy's own error here is an OverflowError naming no attribute
             raise ValueError(f"integer_value {value} does not fit {attrs['dtype']} "
@@ -200,7 +198,7 @@ def broadcast_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
     """Broadcast ``x`` to ``like``'s shape; ``broadcast_axes`` are the dims of ``like`` that
     ``x`` lacks (default: the leading ones) or has as size 1."""
     x, like = inputs[0], inputs[1]
-    axes = norm_axes(attrs.get("broadcast_axes", ()), like.ndim)
+    axes = tuple(sorted(attrs.get("broadcast_axes", ())))  # TDF_AxesAttr of like
     if x.ndim < like.ndim:
         missing = like.ndim - x.ndim
         if axes and len(axes) == missing:
@@ -244,7 +242,7 @@ def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.expand_dims(in, axis)``."""
     x = inputs[0]
-    axis = norm_dim("expand_dims", attrs.get("axis", 0), x.ndim + 1)
+    axis = attrs["axis"]  # TDF_AxisAttr, in [0, rank]
     return [store(outs, np.expand_dims(x, axis), x.dtype)]
 
 
@@ -252,7 +250,7 @@ def expand_dims(attrs: Mapping[str, Any], inputs: Sequence[Any],
 def squeeze(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.squeeze(in, axis=axes)``."""
     x = inputs[0]
-    axes = tuple(norm_dim("squeeze", a, x.ndim, "axes entry") for a in attrs["axes"])
+    axes = tuple(attrs["axes"])  # TDF_AxesAttr
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: dim {a} of 'in' {x.shape} has size {x.shape[a]}, not 1")
@@ -266,7 +264,7 @@ def arange(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     dtype = str(attrs["dtype"])
     kind = "float" if dtype in FLOATS else "integer"
     conv = float if kind == "float" else int
-    start, delta, limit = (conv(attrs.get(f"{kind}_{k}", 0)) for k in ("start", "delta", "limit"))
+    start, delta, limit = (conv(attrs[f"{kind}_{k}"]) for k in ("start", "delta", "limit"))
     if delta == 0:
         raise ValueError(f"arange: {kind}_delta is 0")
     n = max(0, int(np.ceil((limit - start) / delta)))

@@ -24,7 +24,6 @@ import numpy as np
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     NUMERIC,
-    norm_dim,
     out_buffer,
     store,
 )
@@ -71,8 +70,8 @@ def slice_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 # -- narrow and narrow_grad -----------------------------------------------------------------------
 def _narrow_index(op: str, attrs: Mapping[str, Any], shape: tuple[int, ...]) -> tuple:
-    d = norm_dim(op, attrs.get("dim", 0), len(shape), "dim")
-    start, length = int(attrs.get("start", 0)), int(attrs.get("length", 0))
+    d = attrs["dim"]  # TDF_AxisAttr (narrow: of in, narrow_grad: of like)
+    start, length = int(attrs["start"]), int(attrs["length"])
     s = start + shape[d] if start < 0 else start
     if length < 0 or not 0 <= s <= shape[d] or s + length > shape[d]:
         raise ValueError(f"{op}: start {start}, length {length} leave dim {d} of size {shape[d]}")
@@ -101,11 +100,11 @@ def narrow_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 
 # -- tril and fused_scale_tril --------------------------------------------------------------------
-def _value(attrs: Mapping[str, Any], what: str, default: int | float) -> int | float:
+def _value(attrs: Mapping[str, Any], what: str) -> int | float:
     """``floating_<what>_value`` or ``integer_<what>_value``, as the ``is_floating_`` flag says."""
-    if attrs.get(f"is_floating_{what}_value", False):
-        return float(attrs.get(f"floating_{what}_value", default))
-    return int(attrs.get(f"integer_{what}_value", default))
+    if attrs[f"is_floating_{what}_value"]:
+        return float(attrs[f"floating_{what}_value"])
+    return int(attrs[f"integer_{what}_value"])
 
 
 def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float | None,
@@ -113,8 +112,8 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     if x.ndim < 2:
         raise ValueError(f"{op}: 'in' must have at least 2 dims, got shape {x.shape}")
     rows, cols = x.shape[-2:]
-    keep = np.tri(rows, cols, int(attrs.get("diagonal", 0)), dtype=bool)
-    fill = np.array(_value(attrs, "fill", 0)).astype(x.dtype)
+    keep = np.tri(rows, cols, int(attrs["diagonal"]), dtype=bool)
+    fill = np.array(_value(attrs, "fill")).astype(x.dtype)
     if scale is not None:
         x = x * np.array(scale).astype(x.dtype)
     return store(outs, np.where(keep, x, fill), x.dtype)
@@ -130,7 +129,7 @@ def tril(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -
 def fused_scale_tril(attrs: Mapping[str, Any], inputs: Sequence[Any],
                      outs: Sequence[Any]) -> list[np.ndarray]:
     """``in * scale`` where ``j - i <= diagonal``, the fill value elsewhere."""
-    return [_tril("fused_scale_tril", inputs[0], attrs, _value(attrs, "scale", 1), outs)]
+    return [_tril("fused_scale_tril", inputs[0], attrs, _value(attrs, "scale"), outs)]
 
 
 # -- triu and pad ---------------------------------------------------------------------------------
@@ -141,7 +140,7 @@ def triu(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -
     if x.ndim < 2:
         raise ValueError(f"triu: 'in' must have at least 2 dims, got shape {x.shape}")
     rows, cols = x.shape[-2:]
-    keep = ~np.tri(rows, cols, int(attrs.get("diagonal", 0)) - 1, dtype=bool)
+    keep = ~np.tri(rows, cols, int(attrs["diagonal"]) - 1, dtype=bool)
     return [store(outs, np.where(keep, x, np.zeros((), x.dtype)), x.dtype)]
 
 
@@ -152,8 +151,8 @@ def pad_value(attrs: Mapping[str, Any], dtype: np.dtype) -> np.generic:
     np.int8(44)
     """
     if np.issubdtype(dtype, np.floating):
-        return np.array(float(attrs.get("floating_constant_value", 0.0))).astype(dtype)[()]
-    return np.array(int(attrs.get("integral_constant_value", 0))).astype(dtype)[()]
+        return np.array(float(attrs["floating_constant_value"])).astype(dtype)[()]
+    return np.array(int(attrs["integral_constant_value"])).astype(dtype)[()]
 
 
 @register_kernel("tdflow.pad", "cpu", dtypes=ALL_DTYPES)

@@ -104,7 +104,7 @@ def sparse_softmax_cross_entropy(attrs: Mapping[str, Any], inputs: Sequence[Any]
                                  outs: Sequence[Any]) -> list[np.ndarray]:
     """prob = softmax(prediction); out = -log(prob[label]) per row."""
     x, label = inputs[0], inputs[1]
-    depth = int(attrs.get("depth", 0)) or x.shape[-1]
+    depth = int(attrs["depth"]) or x.shape[-1]
     if x.shape[-1] != depth:
         raise ValueError(f"sparse_softmax_cross_entropy: prediction has {x.shape[-1]} classes "
                          f"in its last dim, depth is {depth}")
@@ -132,7 +132,7 @@ def sparse_softmax_cross_entropy_grad(attrs: Mapping[str, Any], inputs: Sequence
                                       outs: Sequence[Any]) -> list[np.ndarray]:
     """prediction_diff = (prob - onehot(label, depth)) * dy[..., None]."""
     label, dy, prob = inputs[0], inputs[1], inputs[2]
-    depth = int(attrs.get("depth", 0)) or prob.shape[-1]
+    depth = int(attrs["depth"]) or prob.shape[-1]
     wide = acc_dtype(prob.dtype)
     g = prob.astype(wide, copy=True)
     lab = label.astype(np.int64, copy=False)

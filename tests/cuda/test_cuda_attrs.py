@@ -16,10 +16,12 @@ from tdflow.dialect import standard_dialect
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.cuda import CudaCodegenError, TensorSpec, generate, generated_ops
 from tdflow.lowering.cuda import generator_for as _generator_for
-from tdflow.lowering.cuda._attrs import axes, bias_axis, channels_last, norm_axis, pair
+from tdflow.lowering.cuda._attrs import channels_last, norm_axis
 from tdflow.lowering.cuda.code import with_defaults
+from tdflow.runtime.kernels.registry import kernel_table
 
 CUDA_DIR = Path(_generator_for("tdflow.matmul").__code__.co_filename).parent
+KERNELS_DIR = Path(kernel_table("cpu").candidates("tdflow.matmul")[0].fn.__code__.co_filename).parent
 
 
 def _spec(a: np.ndarray) -> TensorSpec:
@@ -74,17 +76,57 @@ def _defaults_by_module() -> dict[str, set[str]]:
     return out
 
 
+def _restated(path: Path, names: set[str]) -> list[str]:
+    """``attrs.get("<name>", ...)`` calls in ``path`` for attributes with a ``.td`` default
+    (and ``attrs.get(f"...", default)``, whose name is built from parts)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get" and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "attrs" and node.args
+                and node.args):
+            name = node.args[0]
+            if isinstance(name, ast.Constant) and name.value in names:
+                out.append(f"{path.parent.name}/{path.name}:{node.lineno} "
+                           f"attrs.get({name.value!r})")
+            elif isinstance(name, ast.JoinedStr) and len(node.args) > 1:
+                # a name built from parts, with a fallback: a default restated in another form
+                out.append(f"{path.parent.name}/{path.name}:{node.lineno} attrs.get(f'...', ...)")
+    return out
+
+
 def test_generators_restate_no_td_default() -> None:
     restated = []
     for module, names in _defaults_by_module().items():
-        tree = ast.parse((CUDA_DIR / f"{module}.py").read_text())
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "get" and isinstance(node.func.value, ast.Name)
-                    and node.func.value.id == "attrs" and node.args
-                    and isinstance(node.args[0], ast.Constant) and node.args[0].value in names):
-                restated.append(f"{module}.py:{node.lineno} attrs.get({node.args[0].value!r})")
+        restated += _restated(CUDA_DIR / f"{module}.py", names)
     assert not restated, restated
+
+
+def _cpu_defaults_by_module() -> dict[str, set[str]]:
+    std = standard_dialect()
+    table = kernel_table("cpu")
+    out: dict[str, set[str]] = {}
+    for op in table.ops():
+        d = std.lookup(op)
+        if d is None:
+            continue
+        names = {a.name for a in d.attributes if a.default is not None}
+        for k in table.candidates(op):
+            out.setdefault(k.fn.__module__.rpartition(".")[2], set()).update(names)
+    return out
+
+
+def test_cpu_kernels_restate_no_td_default() -> None:
+    # kernels receive complete attributes (the seams call complete_attrs; a direct call of a
+    # Kernel completes them): a default written again in a kernel is a second source of truth
+    by_module = _cpu_defaults_by_module()
+    every = set().union(*by_module.values())
+    restated = []
+    for path in sorted(KERNELS_DIR.glob("*.py")):
+        # a shared (``_``) module serves every family
+        names = every if path.stem.startswith("_") else by_module.get(path.stem, set())
+        restated += _restated(path, names)
+    assert not restated, "\n".join(restated)
 
 
 def test_attribute_helpers_are_not_written_again_in_the_generators() -> None:
@@ -104,23 +146,16 @@ def test_norm_axis_counts_from_the_end_and_names_op_and_attribute() -> None:
         norm_axis("tdflow.cumsum", -4, 3, "dim")
 
 
-def test_axes_sorts_dedups_and_reads_empty_by_the_op() -> None:
-    assert axes("r", [2, -1, 0], 3, every=True) == (0, 2)
-    assert axes("r", 1, 3, every=True) == (1,)
-    assert axes("r", [], 3, every=True) == (0, 1, 2) and axes("r", (), 3, every=False) == ()
-    assert axes("r", [0], 0, every=True) == (0,)  # a scalar's axis 0, as numpy accepts it
-    with pytest.raises(CudaCodegenError, match="tdflow.reduce_max: axis -3"):
-        axes("tdflow.reduce_max", [-3], 2, every=True)
-
-
-def test_pair_expands_and_checks_window_attributes() -> None:
-    assert pair("p", "stride", [], 0) == (0, 0) and pair("p", "stride", None, 1) == (1, 1)
-    assert pair("p", "stride", [3], 0, repeat_one=True) == (3, 3)
-    assert pair("p", "stride", [3, 4], 0, repeat_one=True) == (3, 4)
-    with pytest.raises(CudaCodegenError, match="tdflow.conv2d: strides has 1 entries"):
-        pair("tdflow.conv2d", "strides", [3], 1)
-    with pytest.raises(CudaCodegenError, match="expected 1 or 2"):
-        pair("p", "kernel_size", [1, 2, 3], 1, repeat_one=True)
+def test_generate_expands_window_pairs_and_checks_them_as_the_dialect_does() -> None:
+    # TDF_PairAttr (one normalization): an int is both dims; entries below the minimum refused
+    x, w = TensorSpec((1, 3, 5, 5), "f32"), TensorSpec((2, 3, 3, 3), "f32")
+    base = {"data_format": "channels_first", "kernel_size": [3, 3], "dilation_rate": [1, 1],
+            "padding_before": [0, 0]}
+    out = [TensorSpec((1, 2, 3, 3), "f32")]
+    ints = generate("tdflow.conv2d", [x, w], out, {**base, "strides": 1})
+    assert ints.source == generate("tdflow.conv2d", [x, w], out, {**base, "strides": [1, 1]}).source
+    with pytest.raises(CudaCodegenError, match="attribute 'strides': strides entries must be >= 1"):
+        generate("tdflow.conv2d", [x, w], out, {**base, "strides": [0, 1]})
 
 
 def test_data_format_and_bias_axis() -> None:
@@ -128,32 +163,40 @@ def test_data_format_and_bias_axis() -> None:
                                              "channels_last")] == [False, False, True, True]
     with pytest.raises(CudaCodegenError, match="tdflow.avg_pool_2d: unknown data_format 'NCWH'"):
         channels_last("tdflow.avg_pool_2d", "NCWH")
-    assert bias_axis("b", -2, (2, 3, 4), (3,)) == 1
+    # bias_add's axis is normalized by the dialect (TDF_AxisAttr of a); the generator checks b
+    a3 = TensorSpec((2, 3, 4), "f32")
+    neg = generate("tdflow.bias_add", [a3, TensorSpec((3,), "f32")], [a3], {"axis": -2})
+    pos = generate("tdflow.bias_add", [a3, TensorSpec((3,), "f32")], [a3], {"axis": 1})
+    assert neg.source == pos.source
     with pytest.raises(CudaCodegenError, match=r"b of shape \(4,\) does not match axis 1"):
-        bias_axis("tdflow.bias_add", 1, (2, 3, 4), (4,))
+        generate("tdflow.bias_add", [a3, TensorSpec((4,), "f32")], [a3], {"axis": 1})
 
 
-def test_pooling_takes_a_one_entry_window_as_both_dims() -> None:
-    # (the dialect's shape hook asks for two entries; the generator's convention is pooling's)
+def test_generate_refuses_a_one_entry_window_as_the_dialect_does() -> None:
+    # one normalization (the dialect's TDF_PairAttr): an int is both dims, a list says both
     x = rand((1, 2, 6, 6), "f32")
     base = {"padding": [0, 0], "data_format": "channels_first", "dilation": [1, 1]}
     attrs2 = {**base, "kernel_size": [2, 2], "stride": [2, 2]}
     two = _code("tdflow.max_pool_2d", [x], attrs2)
     outs = [TensorSpec(t.shape, t.dtype)
             for t in result_types("tdflow.max_pool_2d", [x], full_attrs("tdflow.max_pool_2d", attrs2))]
-    one = generate("tdflow.max_pool_2d", [_spec(x)], outs,
-                   {**base, "kernel_size": [2], "stride": [2]})
-    assert one.source == two.source
+    ints = generate("tdflow.max_pool_2d", [_spec(x)], outs, {**base, "kernel_size": 2, "stride": 2})
+    assert ints.source == two.source
+    with pytest.raises(CudaCodegenError, match="'tdflow.max_pool_2d': attribute 'kernel_size': "
+                                               "kernel_size must have 2 entries"):
+        generate("tdflow.max_pool_2d", [_spec(x)], outs, {**base, "kernel_size": [2], "stride": [2]})
 
 
 def test_generator_errors_from_the_helpers_name_the_op() -> None:
     x, w = TensorSpec((1, 3, 5, 5), "f32"), TensorSpec((2, 3, 3, 3), "f32")
     attrs = {"data_format": "channels_first", "kernel_size": [3, 3], "strides": [1],
              "dilation_rate": [1, 1], "padding_before": [0, 0]}
-    with pytest.raises(CudaCodegenError, match="tdflow.conv2d: strides has 1 entries"):
+    with pytest.raises(CudaCodegenError, match="'tdflow.conv2d': attribute 'strides': strides "
+                                               "must have 2 entries"):
         generate("tdflow.conv2d", [x, w], [TensorSpec((1, 2, 3, 3), "f32")], attrs)
     a = TensorSpec((2, 3), "f32")
     with pytest.raises(CudaCodegenError, match="tdflow.bias_add: b of shape"):
         generate("tdflow.bias_add", [a, TensorSpec((2,), "f32")], [a], {"axis": -1})
-    with pytest.raises(CudaCodegenError, match="tdflow.cat: axis 2 is out of range"):
+    with pytest.raises(CudaCodegenError, match="'tdflow.cat': attribute 'axis': axis 2 is out "
+                                               "of range"):
         generate("tdflow.cat", [a, a], [TensorSpec((4, 3), "f32")], {"axis": 2})

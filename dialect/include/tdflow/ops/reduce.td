@@ -85,7 +85,7 @@ def TDF_ReduceSumLikeOp : TDF_HookedOp<"reduce_sum_like", [NoMemoryEffect]> {
     TDF_Tensor:$y
   );
   let attrs = (ins
-    SI32ArrayAttr:$axis
+    TDF_AxesAttr<"x", SI32ArrayAttr>:$axis
   );
   let has_input_arg_modify_fn = 1;
 }

@@ -208,7 +208,7 @@ def TDF_BroadcastLikeOp : TDF_HookedOp<"broadcast_like", [NoMemoryEffect]> {
     TDF_Tensor:$y
   );
   let attrs = (ins
-    SI32ArrayAttr:$broadcast_axes
+    TDF_AxesAttr<"like", SI32ArrayAttr>:$broadcast_axes
   );
   let has_input_arg_modify_fn = 1;
 }

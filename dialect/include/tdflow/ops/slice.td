@@ -124,7 +124,7 @@ def TDF_NarrowGradOp : TDF_HookedOp<"narrow_grad", [NoMemoryEffect]> {
     TDF_Tensor:$dx
   );
   let attrs = (ins
-    DefaultValuedAttr<SI64Attr, "0">:$dim,
+    TDF_AxisAttr<"like", DefaultValuedAttr<SI64Attr, "0">>:$dim,
     DefaultValuedAttr<SI64Attr, "0">:$start,
     DefaultValuedAttr<SI64Attr, "0">:$length
   );
