@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
-import gc
 import os
+
+from tdflow.core.gc_pause import gc_paused
 
 from .convert import to_keeper
 from .deep import run_deep
@@ -26,43 +27,40 @@ def _run(pre: Preprocessor, lex) -> RecordKeeper:
     located :class:`TdError`. Runs in :func:`.deep.run_deep`'s thread, so deep input recurses
     on a large stack and too deep input is a RecursionError, reported as "nesting too deep"."""
     ev = Evaluator()
-    gc_was_on = gc.isenabled()
-    gc.disable()  # the evaluator allocates many small long-lived objects; ~15% faster
-    try:
-        stmts = parse_tokens(lex())
+    # the evaluator allocates many small long-lived objects; ~15% faster without the GC
+    with gc_paused():
         try:
-            ev.run(stmts)
-        except TdError as e:
+            stmts = parse_tokens(lex())
+            try:
+                ev.run(stmts)
+            except TdError as e:
+                if ev.errors:
+                    first = ev.errors[0]
+                    first.others.extend(ev.errors[1:] + [e])
+                    raise first from None
+                raise
             if ev.errors:
                 first = ev.errors[0]
-                first.others.extend(ev.errors[1:] + [e])
-                raise first from None
+                first.others.extend(ev.errors[1:])
+                raise first
+            rk = to_keeper(ev, pre.files)
+            ev.release()  # freed now, not by the cycle collector while the output is written
+            return rk
+        except TdError as e:
+            if not e.line:  # an error raised where no location was at hand: the main file
+                e.file, e.line, e.col = _main(pre), 1, 1
             raise
-        if ev.errors:
-            first = ev.errors[0]
-            first.others.extend(ev.errors[1:])
-            raise first
-        rk = to_keeper(ev, pre.files)
-        ev.release()  # freed now, not by the cycle collector while the output is written
-        return rk
-    except TdError as e:
-        if not e.line:  # an error raised where no location was at hand: the main file
+        except RecursionError:
+            # The evaluator turns this into a located error at the innermost statement or value;
+            # what is left came from elsewhere (the lexer or the conversion of the records).
+            e = too_deep(None)
             e.file, e.line, e.col = _main(pre), 1, 1
-        raise
-    except RecursionError:
-        # The evaluator turns this into a located error at the innermost statement or value;
-        # what is left came from elsewhere (the lexer or the conversion of the records).
-        e = too_deep(None)
-        e.file, e.line, e.col = _main(pre), 1, 1
-        raise e from None
-    except MemoryError:
-        raise TdError("out of memory: the input builds values too large to hold",
-                      _main(pre), 1, 1) from None
-    except Exception as exc:  # never leak an internal error as anything but TdError
-        raise TdError(f"internal error: {type(exc).__name__}: {exc}", _main(pre), 1, 1) from exc
-    finally:
-        if gc_was_on:
-            gc.enable()
+            raise e from None
+        except MemoryError:
+            raise TdError("out of memory: the input builds values too large to hold",
+                          _main(pre), 1, 1) from None
+        except Exception as exc:  # never leak an internal error as anything but TdError
+            raise TdError(f"internal error: {type(exc).__name__}: {exc}", _main(pre), 1, 1) from exc
 
 
 def _main(pre: Preprocessor) -> str:

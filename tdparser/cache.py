@@ -53,7 +53,6 @@ run code); an entry naming anything else is a miss and is rebuilt.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 import os
@@ -74,6 +73,7 @@ from tdflow.core.cache_dir import (
     usable_dir,
     warn_rejected,
 )
+from tdflow.core.gc_pause import gc_paused
 
 from .records import RecordKeeper
 
@@ -283,17 +283,14 @@ def _read_entry(key: _Key) -> tuple[memoryview, list, tuple, bool] | None:
 
 
 def _unpickle(payload: memoryview) -> RecordKeeper | None:
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # unpickling allocates many small objects; the cyclic GC only slows it
-    try:
-        # Never pickle.loads: a planted entry could name os.system; an entry that names
-        # anything but the record classes is a miss (and is rebuilt).
-        rk = restricted_loads(payload, ALLOWED)
-    except Exception:  # noqa: BLE001 - a payload that does not unpickle is a miss
-        return None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    # unpickling allocates many small objects; the cyclic GC only slows it
+    with gc_paused():
+        try:
+            # Never pickle.loads: a planted entry could name os.system; an entry that names
+            # anything but the record classes is a miss (and is rebuilt).
+            rk = restricted_loads(payload, ALLOWED)
+        except Exception:  # noqa: BLE001 - a payload that does not unpickle is a miss
+            return None
     return rk if isinstance(rk, RecordKeeper) else None
 
 

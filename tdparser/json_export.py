@@ -11,6 +11,8 @@ from __future__ import annotations
 import gc
 import os
 
+from tdflow.core.gc_pause import gc_paused
+
 from .deep import run_deep
 from .limits import deep_guard
 from .records import Bits, Code, Dag, DefRef, RecordKeeper, Unresolved
@@ -85,8 +87,7 @@ def to_json(rk: RecordKeeper) -> dict:
     # Every container made here survives, so the collector would only walk the whole heap
     # again and again for nothing: on X86 that was three quarters of this function's time.
     gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         doc = run_deep(_to_json, rk)
         if gc_was_on and len(rk.defs) >= LARGE_DOCUMENT:
             # One full collection now moves the document's millions of containers to the
@@ -97,9 +98,6 @@ def to_json(rk: RecordKeeper) -> dict:
             # process would).
             gc.collect()
         return doc
-    finally:
-        if gc_was_on:
-            gc.enable()
 
 
 def _to_json(rk: RecordKeeper) -> dict:

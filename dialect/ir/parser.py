@@ -32,7 +32,6 @@ not fully understand goes through the general recursive-descent parser, which gi
 
 from __future__ import annotations
 
-import gc
 import re
 
 from tdflow.dialect.ir.attrs import StringAttr, blob_bytes, element_bytes
@@ -42,6 +41,8 @@ from tdflow.dialect.ir.func_parser import FuncParser
 from tdflow.dialect.ir.lexer import BARE_ID, BLOCK_LABEL, SYMBOL
 from tdflow.dialect.ir.source import check_text, decode_source, read_source
 from tdflow.dialect.ir.type_attr_parser import parse_attribute, parse_type
+
+from tdflow.core.gc_pause import gc_paused
 
 __all__ = ["parse_module", "parse_file", "parse_type", "parse_attribute", "Parser"]
 
@@ -283,13 +284,8 @@ def parse_module(text: str | bytes, filename: str = "<string>") -> Module:
     register_source(filename, text)
     # Parsing allocates ~10 objects per op and frees none: the cyclic GC would rescan the growing
     # heap over and over (half the parse time on big programs), so pause it.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return Parser(text, filename).parse_module()
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def parse_file(path) -> Module:
