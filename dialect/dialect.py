@@ -15,8 +15,9 @@ from __future__ import annotations
 import difflib
 import functools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .hooks.registry import HOOKS, HookRegistry
@@ -47,6 +48,11 @@ class Dialect:
     order. Lookups, inference and verification go through the methods below.
     """
 
+    #: The hooks modules imported for it (a :class:`~tdflow.dialect.context.Context` has them)
+    #: and what they declared, by kind, when it was built (:mod:`tdflow.core.declarations`).
+    hook_modules: tuple[str, ...] = ()
+    declarations: Mapping[str, Sequence[Any]] = MappingProxyType({})
+
     def __init__(self, ops: Iterable[OpDef], *, name: str | None = None, path: str | None = None,
                  registry: HookRegistry | None = None, patterns: Iterable[Pattern] = ()) -> None:
         self.ops: dict[str, OpDef] = {}
@@ -72,6 +78,17 @@ class Dialect:
         # Ops of other dialects served by a standard op of the same shape (a Context fills it):
         # {"oneflow.relu": "tdflow.relu"}. They use its hooks and kernels unless they have own.
         self.served_by: dict[str, str] = {}
+
+    def declared(self, kind: str) -> list:
+        """What this dialect's hooks modules declare of ``kind`` (``"kernel"``,
+        ``"generator"``, ``"grad_rule"``, ``"composite"``, ``"native"``, ``"hook"``), in
+        load order, as they stood when the context was built: what the layers above build the
+        context's own tables from.
+
+        >>> standard_dialect().declared("kernel")
+        []
+        """
+        return list(self.declarations.get(kind, ()))
 
     # -- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> OpDef | None:

@@ -153,6 +153,15 @@ def apply_greedily(func: FuncOp, patterns: Iterable[Pattern] | PatternIndex, dia
     ``fold(op, rewriter) -> bool`` folds one op (constant folding); ``max_rewrites`` bounds the
     rewrites of one sweep (default: 8 per op plus 64) so two patterns undoing each other end.
     """
+    from tdflow.dialect.patterns.native_registry import natives_of, using_natives
+
+    with using_natives(natives_of(dialect)):
+        return _apply_greedily(func, patterns, dialect, fold, max_iterations, max_rewrites)
+
+
+def _apply_greedily(func: FuncOp, patterns: Iterable[Pattern] | PatternIndex,
+                    dialect: Dialect | LoweringDialect, fold: Folder | None,
+                    max_iterations: int, max_rewrites: int | None) -> GreedyResult:
     index = patterns if isinstance(patterns, PatternIndex) else PatternIndex(patterns)
     result = GreedyResult()
     wl = _Worklist()

@@ -29,7 +29,7 @@ from .eager_device import run_on_device
 from .engine import BLAS_OP_NAMES, Var, get_engine
 from .grad_mode import MODE as _grad
 from .kernels._util import settle as _settle
-from .op_kernels import prepare_op_kernels
+from .op_kernels import kernel_table_for
 from .tape import record as _record
 from .tensor_glue import Tensor, var_of
 
@@ -118,12 +118,11 @@ class OpRunner:
                                                        for a in arrays])
         except AttrError as e:  # (inference checks them first; this names op and attribute)
             raise EagerError(str(e)) from e
-        from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
+        from tdflow.runtime.kernels.registry import KernelNotFoundError
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
-        prepare_op_kernels(self.opdef)  # a formula-only op's derived kernel
-        try:
-            kernel = select_kernel(self.name, self.device, dtypes, attrs, self._aliases)
+        try:  # the context's kernels (a formula-only op's derived one included)
+            kernel = kernel_table_for(self.dialect, self.device).select(self.name, dtypes, attrs)
         except KernelNotFoundError as e:
             # The hooks accepted the types but no kernel computes them (bool matmul...): for
             # the caller that is a bad argument dtype, not a lookup failure.

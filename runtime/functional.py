@@ -208,7 +208,7 @@ def build(dialect: Dialect, yaml_text: str, yaml_path: str = "signatures.yaml"
     ctx = Ops()
 
     def resolve(fname: str, sig: Signature) -> Callable[[tuple], Any]:
-        comp = composite_for(sig.functor)
+        comp = composite_for(sig.functor, dialect)
         if comp is not None:
             return lambda vals: comp(ctx, *vals)
         op = by_functor.get(sig.functor) or ops.get(snake(sig.functor))

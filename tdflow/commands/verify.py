@@ -82,9 +82,11 @@ def missing_native_diagnostics(context) -> list:
     from tdflow.dialect.ir.core import Location
     from tdflow.dialect.ir.diagnostics import Diagnostic
     from tdflow.dialect.patterns.native import missing_natives
+    from tdflow.dialect.patterns.native_registry import natives_of
 
     out = []
-    for pattern, record in missing_natives(getattr(context, "patterns", ())):
+    for pattern, record in missing_natives(getattr(context, "patterns", ()),
+                                           natives_of(context)):
         loc = pattern.loc
         out.append(Diagnostic(
             f"pattern '{pattern.name}' needs a Python function for '{record}' (a C++ "
