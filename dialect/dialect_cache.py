@@ -45,9 +45,8 @@ def _classes() -> dict[str, type]:
     from tdflow.tdparser.records import Loc
 
     from .attr_kinds import EnumInfo
-    from .formula.check import CheckedFormula
+    from .formula.checked import CheckedFormula, Formula
     from .formula.nodes import Attr, Binary, Cast, Const, Input, Select, Unary
-    from .formula.syntax import Formula
     from .opdef import AttrDef, AttrRule, OpDef, SourceLocation, TraitDef, ValueDef
     from .patterns.model import Bind, Constraint, OpNode, Pattern
 
