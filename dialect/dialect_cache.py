@@ -1,6 +1,8 @@
 """A loaded op library (its ``OpDef``\\ s, checked formulas and rewrite patterns) as one cached
 artifact, so a warm ``tdflow verify`` neither imports the TableGen front end nor unpickles
 records, reads ODS, parses formulas or reads patterns: it reads one JSON document back.
+:func:`~tdflow.dialect.dialect.load_dialect` uses it for the standard library, which every
+command loads (a user's libraries keep the record and formula caches).
 
 The artifact is a *derived output* of the record cache (:func:`tdflow.tdparser.cache.
 load_or_render`): it lives next to the records' entry and is valid under exactly their rules
@@ -30,14 +32,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tdflow.core.errors import TdflowError
+
 FORMAT = 1
 MAGIC = "tdflow-dialect"
 _HERE = Path(__file__).resolve().parent
 _stamp: str | None = None
 
 
-class ArtifactError(ValueError):
-    """An artifact that does not decode to what tdflow writes (a miss: read the records)."""
+class ArtifactError(TdflowError, ValueError):
+    """An artifact that does not decode to what tdflow writes (a miss: read the records), or a
+    value :func:`encode` cannot store."""
 
 
 def _classes() -> dict[str, type]:
