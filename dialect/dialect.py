@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -100,6 +99,8 @@ class Dialect:
         """Close op names for "did you mean" (a bare mnemonic finds its qualified name)."""
         if name in self._by_mnemonic:
             return list(self._by_mnemonic[name])
+        import difflib  # only for messages (start-up time)
+
         cands = difflib.get_close_matches(name, list(self.ops), n=2, cutoff=0.6)
         if not cands and "." in name:
             prefix, bare = name.split(".", 1)
