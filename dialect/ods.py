@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import textwrap
 from collections.abc import Iterable
 
 from tdflow.tdparser.errors import TdError
@@ -534,4 +533,6 @@ def _mnemonic_from_def(name: str) -> str:
 def _text(value) -> str:
     if not isinstance(value, str):
         return ""
+    import textwrap  # only when records are read (start-up time)
+
     return textwrap.dedent(value).strip()

@@ -24,7 +24,6 @@ Messages follow ``mlir-opt``: ``'tdflow.matmul' op <what is wrong, what was expe
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
@@ -470,6 +469,8 @@ def _check_result_segments(vi: _VerifyInfo, op: Any, emit) -> bool:
 def _unknown_attr(opdef: OpDef, aname: str) -> str:
     names = [a.name for a in (*opdef.op_conf_attrs, *opdef.attributes)]
     msg = f"'{opdef.name}' op has no attribute '{aname}'"
+    import difflib  # only for messages (start-up time)
+
     close = difflib.get_close_matches(aname, names, n=1, cutoff=0.6)
     if close:
         msg += f"; did you mean '{close[0]}'?"

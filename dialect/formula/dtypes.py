@@ -35,7 +35,7 @@ from typing import Any
 
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
 
-from .check import CheckedFormula
+from .checked import CheckedFormula
 from .expr import (
     BITWISE_BINARY_OPS,
     COMPARE_OPS,

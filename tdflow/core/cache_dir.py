@@ -21,6 +21,7 @@ Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache o
   (:func:`read_owned`). The contract and the tests that hold it: ``docs/caches.md``.
 
 >>> from unittest import mock
+>>> import tempfile
 >>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR=tempfile.mkdtemp()):
 ...     oct(usable_dir("demo").stat().st_mode & 0o777)
 '0o700'
@@ -35,7 +36,6 @@ import io
 import os
 import pickle
 import stat
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -206,9 +206,12 @@ def atomic_write(path: Path, data: bytes) -> bool:
     The temporary file is named ``.tmp-*`` (pruners may remove stale ones) and, as made by
     ``mkstemp``, readable by the owner only.
 
+    >>> import tempfile
     >>> atomic_write(Path(tempfile.mkdtemp()) / "entry", b"data")
     True
     """
+    import tempfile  # here: only writers pay for it (it imports shutil, random; start-up time)
+
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
@@ -230,6 +233,7 @@ def read_owned(path: Path) -> bytes | None:
     user and not writable by its group or others, all checked on the opened file (no race
     between a check and the open); ``None`` otherwise or when it cannot be read.
 
+    >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "entry"
     >>> _ = p.write_bytes(b"data"); read_owned(p)
     b'data'
@@ -298,6 +302,7 @@ def entry_mac(*parts: bytes | memoryview) -> bytes | None:
     cannot be sealed (caching off, no key): then nothing is written.
 
     >>> from unittest import mock
+    >>> import tempfile
     >>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR=tempfile.mkdtemp()):
     ...     mac = entry_mac(b"head", b"body"); mac_ok(mac, b"head", b"body"), mac_ok(mac, b"x")
     (True, False)
