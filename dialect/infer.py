@@ -43,7 +43,7 @@ class OpInfo:
 
     __slots__ = ("op", "hook_op", "defaults", "kinds", "enums", "required", "operand_names",
                  "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs",
-                 "ruled")
+                 "ruled", "missing")
 
     def __init__(self, op: OpDef, hooks: dict, hook_op: OpDef | None = None) -> None:
         self.op = op
@@ -74,6 +74,8 @@ class OpInfo:
         self.fallback = (op.has_trait("SameOperandsAndResultType")
                          or op.has_trait("SameOperandsAndResultShape")
                          and op.has_trait("SameOperandsAndResultElementType"))
+        # the verifier's op_verify.missing_hooks, computed there on first use
+        self.missing: list[str] | None = None
 
 
 def typed_attrs(info: OpInfo, attrs: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
@@ -127,6 +129,19 @@ def group_inputs(info: OpInfo, input_types, sizes) -> dict[str, list[TensorType]
         for d in info.op.ctrl_operands:
             groups.pop(d.name, None)
     return groups
+
+
+def infer_types(info: OpInfo, input_types, attrs: dict[str, Any] | None) -> list[TensorType]:
+    """:meth:`Dialect.infer_result_types <tdflow.dialect.dialect.Dialect.infer_result_types>`
+    without its result cache: what the verifier runs for an (op, types, attributes) it has not
+    seen (its own memo holds the ones it has).
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> infer_types(standard_dialect().op_info("tdflow.relu"), [TensorType((2,), "f32")], {})
+    [TensorType(shape=(2,), dtype='f32')]
+    """
+    typed, sizes = typed_attrs(info, attrs)
+    return run_inference(info, group_inputs(info, input_types, sizes), typed)
 
 
 def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],

@@ -30,7 +30,7 @@ from typing import Any
 
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
-from .infer import SEGMENT_ATTR, InferError, holds_constant
+from .infer import SEGMENT_ATTR, InferError, holds_constant, infer_types
 from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
@@ -345,10 +345,13 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
             return
 
     # 5. hooks: check_attr and inference -----------------------------------------------------------
+    info = dialect.op_info(name)  # the op's hooks, cached until the registry changes
     if not opdef.foreign:
         # tdflow/Base.td's has_*_fn bits promise Python hooks: without them the results go
         # unchecked and `run` fails later, so a forgotten --hooks is an error now
-        missing = missing_hooks(dialect, opdef)
+        missing = info.missing
+        if missing is None:
+            missing = info.missing = missing_hooks(dialect, opdef)
         if missing:
             flags = ", ".join(HOOK_TO_FLAG[k] for k in missing)
             emit(f"'{name}' op declares {flags} but no Python registers its "
@@ -356,7 +359,7 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
                  f"hooks module that registers {'it' if len(missing) == 1 else 'them'} "
                  f"(--hooks FILE.py, or load_ops(..., hooks=[...]))")
             return
-    if not (dialect.hook(name, "infer_logical_tensor_desc") or dialect.hook(name, "check_attr")
+    if not (info.logical is not None or info.check is not None
             or vi.same_type or opdef.formula is not None):  # a formula infers results too
         return
     types = [v.type for v in op.operands]  # all of them: the segment sizes count ctrl ones too
@@ -366,7 +369,7 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
         # (si64 is its int64, i8 its bool) are read as OneFlow reads them
         types = [tdflow_type(t) for t in types]
     try:
-        inferred = dialect.infer_result_types(name, types, attrs)
+        inferred = infer_types(info, types, attrs)
     except InferError as exc:
         what = ""
         if exc.attr and not re.search(rf"\b{re.escape(exc.attr)}\b", exc.message):
