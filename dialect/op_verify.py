@@ -30,7 +30,7 @@ from typing import Any
 
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
-from .infer import SEGMENT_ATTR, InferError, holds_constant, infer_types
+from .infer import SEGMENT_ATTR, InferError, infer_types
 from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
@@ -241,23 +241,38 @@ def verify_operation(dialect, op: Any, emit) -> None:
     """Verify one op; instances identical in name, types and declared attributes to one
     already found valid are accepted at once (programs repeat the same layer over and over).
     Discardable attributes are warned about on every instance, and kept out of the memo key."""
+    # The memo check runs for every op of a program: the helpers it would call are inlined.
+    name = op.name
     attrs = op.attributes
     if dialect._version != dialect.registry.version:
-        dialect.op_info(op.name)  # hooks changed: drops every memo
-    opdef = dialect.ops[op.name]
-    extra = discardable_attributes(opdef, attrs)
-    if extra:
-        for aname in extra:
-            emit(_unknown_attr(opdef, aname), severity="warning")
-        attrs = {k: v for k, v in attrs.items() if k not in extra}
-    try:
-        key = None if holds_constant(attrs) else (
-            op.name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
-            tuple(attrs.items()) if attrs else ())
-        if key is not None and key in dialect._verified:
-            return
-    except TypeError:  # an unhashable attribute value: verify without memo
-        key = None
+        dialect.op_info(name)  # hooks changed: drops every memo
+    opdef = dialect.ops[name]
+    key = None
+    if attrs:
+        hit = _INFOS.get(id(opdef))
+        declared = (hit[1] if hit is not None and hit[0] is opdef else _vinfo(opdef)).declared
+        for aname in attrs:
+            if aname not in declared:  # discardable_attributes: warned about on every op
+                extra = discardable_attributes(opdef, attrs)
+                for xname in extra:
+                    emit(_unknown_attr(opdef, xname), severity="warning")
+                attrs = {k: v for k, v in attrs.items() if k not in extra}
+                break
+        for v in attrs.values():
+            if getattr(v, "holds_elements", False):  # holds_constant: no memo
+                break
+        else:
+            key = (name, tuple([v.type for v in op.operands]),
+                   tuple([r.type for r in op.results]), tuple(attrs.items()) if attrs else ())
+    else:
+        key = (name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
+               ())
+    if key is not None:
+        try:
+            if key in dialect._verified:
+                return
+        except TypeError:  # an unhashable attribute value: verify without memo
+            key = None
     count = [0]
 
     def counting_emit(*args, **kwargs) -> None:
