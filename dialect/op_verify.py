@@ -29,7 +29,7 @@ from typing import Any
 
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
-from .infer import SEGMENT_ATTR, InferError, holds_constant
+from .infer import SEGMENT_ATTR, InferError, infer_types
 from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
@@ -240,23 +240,38 @@ def verify_operation(dialect, op: Any, emit) -> None:
     """Verify one op; instances identical in name, types and declared attributes to one
     already found valid are accepted at once (programs repeat the same layer over and over).
     Discardable attributes are warned about on every instance, and kept out of the memo key."""
+    # The memo check runs for every op of a program: the helpers it would call are inlined.
+    name = op.name
     attrs = op.attributes
     if dialect._version != dialect.registry.version:
-        dialect.op_info(op.name)  # hooks changed: drops every memo
-    opdef = dialect.ops[op.name]
-    extra = discardable_attributes(opdef, attrs)
-    if extra:
-        for aname in extra:
-            emit(_unknown_attr(opdef, aname), severity="warning")
-        attrs = {k: v for k, v in attrs.items() if k not in extra}
-    try:
-        key = None if holds_constant(attrs) else (
-            op.name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
-            tuple(attrs.items()) if attrs else ())
-        if key is not None and key in dialect._verified:
-            return
-    except TypeError:  # an unhashable attribute value: verify without memo
-        key = None
+        dialect.op_info(name)  # hooks changed: drops every memo
+    opdef = dialect.ops[name]
+    key = None
+    if attrs:
+        hit = _INFOS.get(id(opdef))
+        declared = (hit[1] if hit is not None and hit[0] is opdef else _vinfo(opdef)).declared
+        for aname in attrs:
+            if aname not in declared:  # discardable_attributes: warned about on every op
+                extra = discardable_attributes(opdef, attrs)
+                for xname in extra:
+                    emit(_unknown_attr(opdef, xname), severity="warning")
+                attrs = {k: v for k, v in attrs.items() if k not in extra}
+                break
+        for v in attrs.values():
+            if getattr(v, "holds_elements", False):  # holds_constant: no memo
+                break
+        else:
+            key = (name, tuple([v.type for v in op.operands]),
+                   tuple([r.type for r in op.results]), tuple(attrs.items()) if attrs else ())
+    else:
+        key = (name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
+               ())
+    if key is not None:
+        try:
+            if key in dialect._verified:
+                return
+        except TypeError:  # an unhashable attribute value: verify without memo
+            key = None
     count = [0]
 
     def counting_emit(*args, **kwargs) -> None:
@@ -344,10 +359,13 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
             return
 
     # 5. hooks: check_attr and inference -----------------------------------------------------------
+    info = dialect.op_info(name)  # the op's hooks, cached until the registry changes
     if not opdef.foreign:
         # tdflow/Base.td's has_*_fn bits promise Python hooks: without them the results go
         # unchecked and `run` fails later, so a forgotten --hooks is an error now
-        missing = missing_hooks(dialect, opdef)
+        missing = info.missing
+        if missing is None:
+            missing = info.missing = missing_hooks(dialect, opdef)
         if missing:
             flags = ", ".join(HOOK_TO_FLAG[k] for k in missing)
             emit(f"'{name}' op declares {flags} but no Python registers its "
@@ -355,7 +373,7 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
                  f"hooks module that registers {'it' if len(missing) == 1 else 'them'} "
                  f"(--hooks FILE.py, or load_ops(..., hooks=[...]))")
             return
-    if not (dialect.hook(name, "infer_logical_tensor_desc") or dialect.hook(name, "check_attr")
+    if not (info.logical is not None or info.check is not None
             or vi.same_type or opdef.formula is not None):  # a formula infers results too
         return
     types = [v.type for v in op.operands]  # all of them: the segment sizes count ctrl ones too
@@ -365,7 +383,7 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
         # (si64 is its int64, i8 its bool) are read as OneFlow reads them
         types = [tdflow_type(t) for t in types]
     try:
-        inferred = dialect.infer_result_types(name, types, attrs)
+        inferred = infer_types(info, types, attrs)
     except InferError as exc:
         what = ""
         if exc.attr and not re.search(rf"\b{re.escape(exc.attr)}\b", exc.message):

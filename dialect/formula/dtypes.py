@@ -238,6 +238,21 @@ def _memo(table: dict[tuple, tuple[CheckedFormula, Any]], key: tuple, checked: C
     return value
 
 
+def type_deciding_attrs(checked: CheckedFormula) -> tuple[str, ...]:
+    """The attributes whose values can change a result type, sorted (see :func:`result_dtypes`):
+    memos of inferred types key on these, not on every value.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> type_deciding_attrs(standard_dialect().lookup("tdflow.leaky_relu").formula)
+    ()
+    """
+    return _memo(_DECIDING_SORTED, (id(checked),), checked,
+                 lambda: tuple(sorted(_type_deciding(checked))))
+
+
+_DECIDING_SORTED: dict[tuple, tuple[CheckedFormula, Any]] = {}
+
+
 def _type_deciding(checked: CheckedFormula) -> frozenset[str]:
     """The attributes whose values can change a result type: every non-float one, and a float
     one read inside a select's condition (it picks a branch)."""

@@ -64,10 +64,14 @@ def run(args: argparse.Namespace) -> int:
     status = report_missing_natives(context)
     if not args.programs:
         return max(status, _check_contract(context, args))
+    from tdflow.core.gc_pause import gc_paused
+
     for path in args.programs:
         # Each file is reported on its own: one that is missing or broken does not hide the
-        # errors of the others.
-        status = max(status, _verify_file(path, context, args))
+        # errors of the others. What parsing makes stays alive while the file is verified:
+        # the cyclic GC would walk it again and again and free nothing.
+        with gc_paused():
+            status = max(status, _verify_file(path, context, args))
     return status
 
 
