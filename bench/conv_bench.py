@@ -53,13 +53,22 @@ def resnet_layers() -> Counter:
     return Counter(shapes)
 
 
-def with_paths(on: bool, fn: Callable[[], object]) -> Callable[[], object]:
+#: the columns: im2col everywhere, the paths before Winograd (1x1 GEMMs, flat-shift), all
+CONFIGS = {"im2col": {"ENABLED": False}, "flat": {"WINOGRAD": False}, "new": {}}
+
+
+def with_paths(config: str, fn: Callable[[], object]) -> Callable[[], object]:
+    settings = CONFIGS[config]
+
     def run() -> object:
-        conv_algos.ENABLED = on
+        old = {name: getattr(conv_algos, name) for name in settings}
+        for name, value in settings.items():
+            setattr(conv_algos, name, value)
         try:
             return fn()
         finally:
-            conv_algos.ENABLED = True
+            for name, value in old.items():
+                setattr(conv_algos, name, value)
     return run
 
 
@@ -81,11 +90,11 @@ def alternate(cols: dict[str, Callable[[], object]], rounds: int,
 
 def layer_table(rounds: int, batch: int = 64) -> str:
     rng = np.random.default_rng(0)
-    rows = ["| layer (C->O, HxW, kernel/stride) | count | op | im2col | new | new/im2col |",
-            "|---|---:|---|---:|---:|---:|"]
+    rows = ["| layer (C->O, HxW, kernel/stride) | count | op | im2col | flat | new | new/im2col "
+            "| new/flat |", "|---|---:|---|---:|---:|---:|---:|---:|"]
     for (c, o, h, k, pad, stride), count in resnet_layers().items():
         a = {"data_format": "channels_first", "kernel_size": [k, k], "strides": [stride] * 2,
-             "dilation_rate": [1, 1], "padding_before": [pad, pad]}
+             "dilation_rate": [1, 1], "padding_before": [pad, pad], "groups": 1}
         x = rng.standard_normal((batch, c, h, h), dtype=np.float32)
         w = rng.standard_normal((o, c, k, k), dtype=np.float32)
         dy = rng.standard_normal(conv.conv2d(a, [x, w], [None])[0].shape, dtype=np.float32)
@@ -97,18 +106,18 @@ def layer_table(rounds: int, batch: int = 64) -> str:
         for op in OPS:
             # CPU time of the calling thread (BLAS has one thread): on the shared machine a
             # longer call is also more often preempted, which wall time would count
-            t = alternate({"old": with_paths(False, calls[op]),
-                           "new": with_paths(True, calls[op])}, rounds, time.thread_time)
+            t = alternate({name: with_paths(name, calls[op]) for name in CONFIGS}, rounds,
+                          time.thread_time)
             rows.append(f"| {c}->{o}, {h}x{h}, {k}x{k}/{stride} | {count} | {op} | "
-                        f"{t['old'] * 1e6:.0f} us | {t['new'] * 1e6:.0f} us | "
-                        f"{t['new'] / t['old']:.2f} |")
+                        + " | ".join(f"{t[name] * 1e6:.0f} us" for name in CONFIGS)
+                        + f" | {t['new'] / t['im2col']:.2f} | {t['new'] / t['flat']:.2f} |")
     return "\n".join(rows)
 
 
 def step_table(rounds: int) -> str:
     cols = model_bench._resnet_columns()
-    timed = {f"{mode} {label}": with_paths(on, cols[mode])
-             for mode in ("graph", "eager") for label, on in (("im2col", False), ("new", True))}
+    timed = {f"{mode} {label}": with_paths(label, cols[mode])
+             for mode in ("graph", "eager") for label in CONFIGS}
     if "torch" in cols:
         timed["torch"] = cols["torch"]
     wall = alternate(timed, rounds)
@@ -118,7 +127,7 @@ def step_table(rounds: int) -> str:
     for name in wall:
         cells = []
         for t in (wall, cpu):
-            base = t.get(name.replace("new", "im2col"), t[name])
+            base = t.get(name.rsplit(" ", 1)[0] + " im2col", t[name])
             vs_torch = f"{t[name] / t['torch']:.2f}x" if "torch" in t else "n/a (no torch)"
             cells.append(f"{t[name] * 1e3:.2f} ms | {t[name] / base:.2f} | {vs_torch}")
         rows.append(f"| {name} | {cells[0]} | {cells[1]} |")
@@ -131,10 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--step-rounds", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--layers-only", action="store_true", help="skip the training steps")
     args = ap.parse_args(argv)
     with model_bench.threads(args.threads):
         layers = layer_table(args.rounds)
-        steps = step_table(args.step_rounds)
+        steps = "(not run)" if args.layers_only else step_table(args.step_rounds)
     meta = (f"{datetime.date.today()}, {platform.python_version()}, numpy {np.__version__}, "
             f"{os.cpu_count()} CPUs, {args.threads} thread(s) for BLAS and torch, load "
             f"{os.getloadavg()[0]:.2f}")
