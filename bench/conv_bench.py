@@ -54,7 +54,7 @@ def resnet_layers() -> Counter:
 
 
 #: the columns: im2col everywhere, the paths before Winograd (1x1 GEMMs, flat-shift), all
-CONFIGS = {"im2col": {"ENABLED": False}, "flat": {"WINOGRAD": False}, "new": {}}
+CONFIGS = {"im2col": {"ENABLED": False}, "flat": {"WINOGRAD": False, "TAPS": False}, "new": {}}
 
 
 def with_paths(config: str, fn: Callable[[], object]) -> Callable[[], object]:
@@ -88,10 +88,27 @@ def alternate(cols: dict[str, Callable[[], object]], rounds: int,
     return {n: statistics.median(v) for n, v in samples.items()}
 
 
+def torch_calls(x: np.ndarray, w: np.ndarray, dy: np.ndarray, pad: int,
+                stride: int) -> dict[str, Callable[[], object]]:
+    """PyTorch's three kernels on the same arrays (empty without torch)."""
+    try:
+        import torch
+    except ImportError:
+        return {}
+    tx, tw, tdy = (torch.from_numpy(a) for a in (x, w, dy))
+    geo = ([stride] * 2, [pad] * 2, [1, 1], False, [0, 0], 1)
+
+    def grad(mask: list[bool]) -> Callable[[], object]:
+        return lambda: torch.ops.aten.convolution_backward(tdy, tx, tw, None, *geo, mask)
+    return {"conv2d": lambda: torch.nn.functional.conv2d(tx, tw, stride=stride, padding=pad),
+            "conv_data_grad": grad([True, False, False]),
+            "conv_filter_grad": grad([False, True, False])}
+
+
 def layer_table(rounds: int, batch: int = 64) -> str:
     rng = np.random.default_rng(0)
-    rows = ["| layer (C->O, HxW, kernel/stride) | count | op | im2col | flat | new | new/im2col "
-            "| new/flat |", "|---|---:|---|---:|---:|---:|---:|---:|"]
+    rows = ["| layer (C->O, HxW, kernel/stride) | count | op | im2col | flat | new | torch "
+            "| new/im2col | new/flat | new/torch |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for (c, o, h, k, pad, stride), count in resnet_layers().items():
         a = {"data_format": "channels_first", "kernel_size": [k, k], "strides": [stride] * 2,
              "dilation_rate": [1, 1], "padding_before": [pad, pad], "groups": 1}
@@ -103,14 +120,20 @@ def layer_table(rounds: int, batch: int = 64) -> str:
                      conv.conv_data_grad(a, [dy, w, x], [None]),
                  "conv_filter_grad": lambda a=a, x=x, dy=dy:
                      conv.conv_filter_grad(a, [dy, x], [None])}
+        ref = torch_calls(x, w, dy, pad, stride)
         for op in OPS:
             # CPU time of the calling thread (BLAS has one thread): on the shared machine a
             # longer call is also more often preempted, which wall time would count
-            t = alternate({name: with_paths(name, calls[op]) for name in CONFIGS}, rounds,
-                          time.thread_time)
+            cols = {name: with_paths(name, calls[op]) for name in CONFIGS}
+            if op in ref:
+                cols["torch"] = ref[op]
+            t = alternate(cols, rounds, time.thread_time)
+            torch_cells = (f"{t['torch'] * 1e6:.0f} us", f"{t['new'] / t['torch']:.2f}") \
+                if "torch" in t else ("-", "-")
             rows.append(f"| {c}->{o}, {h}x{h}, {k}x{k}/{stride} | {count} | {op} | "
                         + " | ".join(f"{t[name] * 1e6:.0f} us" for name in CONFIGS)
-                        + f" | {t['new'] / t['im2col']:.2f} | {t['new'] / t['flat']:.2f} |")
+                        + f" | {torch_cells[0]} | {t['new'] / t['im2col']:.2f} | "
+                          f"{t['new'] / t['flat']:.2f} | {torch_cells[1]} |")
     return "\n".join(rows)
 
 

@@ -46,6 +46,7 @@ from typing import Protocol
 import numpy as np
 from tdflow.runtime.kernels import _conv_flat as flat
 from tdflow.runtime.kernels import _conv_pointwise as pointwise
+from tdflow.runtime.kernels import _conv_taps as taps
 from tdflow.runtime.kernels import _conv_winograd as winograd
 
 #: the new paths on (True) or im2col everywhere (False)
@@ -68,6 +69,8 @@ WINOGRAD = True
 #: odd output sizes compute a tile row/column past the outputs: 3x3 outputs need 4x4
 #: (1.78), past which the 16 products per tile no longer beat the 36 of direct ones
 MAX_TILE_WASTE = 1.5
+#: the per-tap GEMMs on pixels-outermost layouts (``_conv_taps``) for strided 2-D layers
+TAPS = True
 #: channels the Winograd path needs (see :func:`_winograd_channels`)
 MIN_WINOGRAD_CHANNELS = {"forward": 8, "data_grad": 8, "filter_grad": 8}
 
@@ -112,6 +115,11 @@ def _winograd(geo: Geometry, k: Sequence[int], out_sp: Sequence[int], kind: str,
             and winograd.safe(*operands))
 
 
+def _taps(geo: Geometry, k: Sequence[int]) -> bool:
+    """Whether the per-tap path computes this (strided, 2-D, one group) convolution."""
+    return TAPS and len(k) == 2 and geo.groups == 1 and not _stride1(geo)
+
+
 def _own(res: np.ndarray, out_sp: Sequence[int]) -> np.ndarray:
     """A Winograd result is a view of per-thread scratch, which the caller's layout move
     and store copy out; with a single output pixel that view can be contiguous in the op's
@@ -137,6 +145,9 @@ def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
         return res.reshape(w_cf.shape[0], x_cf.shape[0], *out_sp)
     if _winograd(geo, k, out_sp, "forward", x_cf.shape[1], x_cf, w_cf):
         res = winograd.correlate(x_cf, w_cf, (geo.pad[0], geo.pad[1]))
+        return _own(np.moveaxis(res, 1, 0), out_sp)
+    if _taps(geo, k):
+        res = taps.correlate(x_cf, w_cf, geo.pad, geo.stride, geo.dil)
         return _own(np.moveaxis(res, 1, 0), out_sp)
     padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
     if (_stride1(geo) and w_cf.shape[1] >= MIN_FLAT_CHANNELS
@@ -165,6 +176,10 @@ def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
                                     dy_onos, w_cf):
         res = winograd.correlate(np.moveaxis(dy_onos, 0, 1), flat.flipped_transposed(w_cf, 1),
                                  (back[0], back[1]))
+        return _own(np.moveaxis(res, 1, 0), spatial)
+    if _taps(geo, k):
+        res = taps.data_grad(np.moveaxis(dy_onos, 0, 1), w_cf, spatial, geo.pad, geo.stride,
+                             geo.dil)
         return _own(np.moveaxis(res, 1, 0), spatial)
     # both channel counts: the columns copy O/groups channels, im2col's scatter C/groups
     if (not _stride1(geo) or min(back) < 0 or not _finite(w_cf)
@@ -196,6 +211,9 @@ def filter_grad(geo: Geometry, dy_onos: np.ndarray, x_cf: np.ndarray,
     if _winograd(geo, k, dy_onos.shape[2:], "filter_grad",
                  min(dy_onos.shape[0], x_cf.shape[1]), x_cf, dy_onos):
         return winograd.filter_grad(x_cf, np.moveaxis(dy_onos, 0, 1), (geo.pad[0], geo.pad[1]))
+    if _taps(geo, k):
+        return taps.filter_grad(x_cf, np.moveaxis(dy_onos, 0, 1), k, geo.pad, geo.stride,
+                                geo.dil)
     padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
     if (not FLAT_FILTER_GRAD or not _stride1(geo)
             or min(dy_onos.shape[0], x_cf.shape[1]) // geo.groups < MIN_FLAT_CHANNELS

@@ -32,9 +32,9 @@ transforms' numpy loops run along rows of ``N * C`` numbers.
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
+from tdflow.runtime.kernels._conv_scratch import scratch
 
 #: G of F(2x2, 3x3): the filter transform ``U = G g G^T``
 G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
@@ -58,29 +58,6 @@ def safe(*arrays: np.ndarray) -> bool:
     return True
 
 
-_local = threading.local()
-#: per-thread scratch kept between calls up to this many bytes per buffer: a fresh array of a
-#: few hundred KiB maps new pages at every call, and their faults cost more than the
-#: transforms (measured 480 faults, 1.3 ms, in a 30 us transform of the 16-channel 8x8 layer)
-MAX_SCRATCH = 16 << 20
-
-
-def _scratch(name: str, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """An uninitialized array for the step ``name``, reusing this thread's buffer for it.
-
-    Names are the distinct buffers one call holds at once; a result returned as a view of
-    scratch must be copied by the caller before this thread's next call.
-    """
-    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-    if nbytes > MAX_SCRATCH:
-        return np.empty(shape, dtype)
-    bufs = _local.__dict__.setdefault("bufs", {})
-    buf = bufs.get(name)
-    if buf is None or buf.size < nbytes:
-        buf = bufs[name] = np.empty(nbytes, np.uint8)
-    return buf[:nbytes].view(dtype).reshape(shape)
-
-
 def _tiles(out: int) -> int:
     return (out + 1) // 2
 
@@ -98,7 +75,7 @@ def _hw_nc(x_nc: np.ndarray, pad: tuple[int, int], th: int, tw: int) -> np.ndarr
     an ``(N, C, H, W)`` layout gives numpy inner loops of 2-10 elements: 3-4x slower)."""
     n, c, h, w = x_nc.shape
     ph, pw = pad
-    xp = _scratch("xp", (2 * th + 2, 2 * tw + 2, n, c), x_nc.dtype)
+    xp = scratch("xp", (2 * th + 2, 2 * tw + 2, n, c), x_nc.dtype)
     xp.fill(0)
     # rows/cols past the grid (a pad larger than the tiles need) are never read
     hh, ww = min(h, 2 * th + 2 - ph), min(w, 2 * tw + 2 - pw)
@@ -120,13 +97,13 @@ def input_transform(x_nc: np.ndarray, pad: tuple[int, int], out_hw: tuple[int, i
     xp = _hw_nc(x_nc, pad, th, tw)
     # rows: B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]] on rows 2i..2i+3
     r = [xp[k:k + 2 * th:2] for k in range(4)]
-    rows = _scratch("rows", (4, th, xp.shape[1], n * c), xp.dtype)
+    rows = scratch("rows", (4, th, xp.shape[1], n * c), xp.dtype)
     np.subtract(r[0], r[2], out=rows[0])
     np.add(r[1], r[2], out=rows[1])
     np.subtract(r[2], r[1], out=rows[2])
     np.subtract(r[1], r[3], out=rows[3])
     # columns, the 4 row transforms at once
-    v = _scratch("v", (4, 4, th, tw, n * c), xp.dtype)
+    v = scratch("v", (4, 4, th, tw, n * c), xp.dtype)
     col = [rows[:, :, k:k + 2 * tw:2] for k in range(4)]
     np.subtract(col[0], col[2], out=v[:, 0])
     np.add(col[1], col[2], out=v[:, 1])
@@ -160,12 +137,12 @@ def output_transform(m: np.ndarray, n: int, out_hw: tuple[int, int]) -> np.ndarr
     no = n * m.shape[2]
     mm = m.reshape(4, 4, th, tw, no)
     # rows: A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]
-    p = _scratch("p", (2, 4, th, tw, no), m.dtype)
+    p = scratch("p", (2, 4, th, tw, no), m.dtype)
     np.add(mm[0], mm[1], out=p[0])
     p[0] += mm[2]
     np.subtract(mm[1], mm[2], out=p[1])
     p[1] -= mm[3]
-    y = _scratch("y", (th, 2, tw, 2, no + PITCH), m.dtype)
+    y = scratch("y", (th, 2, tw, 2, no + PITCH), m.dtype)
     yv = y[..., :no].transpose(1, 3, 0, 2, 4)  # (r, s, th, tw, N * O): each tile's outputs
     np.add(p[:, 0], p[:, 1], out=yv[:, 0])
     yv[:, 0] += p[:, 2]
@@ -195,7 +172,7 @@ def correlate(x_nc: np.ndarray, w: np.ndarray, pad: tuple[int, int]) -> np.ndarr
     out_hw = out_size(x_nc.shape[2:], pad)
     v = input_transform(x_nc, pad, out_hw)
     u = filter_transform(w)
-    m = _scratch("m", (16, v.shape[1], u.shape[2]), v.dtype)
+    m = scratch("m", (16, v.shape[1], u.shape[2]), v.dtype)
     if u.shape[1] == 1:  # one channel: an outer product (BLAS with K = 1 was 10x slower)
         np.multiply(v, u, out=m)
     else:
@@ -215,19 +192,19 @@ def filter_grad(x_nc: np.ndarray, dy_nc: np.ndarray, pad: tuple[int, int]) -> np
     th, tw = _tiles(oh), _tiles(ow)
     v = input_transform(x_nc, pad, (oh, ow))
     # dy pixels outermost, zero on the tiles' outputs past the real ones (odd sizes)
-    d = _scratch("d", (th, 2, tw, 2, n, o), v.dtype)
+    d = scratch("d", (th, 2, tw, 2, n, o), v.dtype)
     if oh % 2 or ow % 2:
         d.fill(0)
     d.reshape(2 * th, 2 * tw, n, o)[:oh, :ow] = dy_nc.transpose(2, 3, 0, 1)
     d = d.reshape(th, 2, tw, 2, n * o)
     # dM = A dY A^T, A = [[1, 0], [1, 1], [1, -1], [0, -1]]: first over the rows r ...
-    q = _scratch("q", (4, th, tw, 2, n * o), v.dtype)  # (a, th, tw, s, N * O)
+    q = scratch("q", (4, th, tw, 2, n * o), v.dtype)  # (a, th, tw, s, N * O)
     q[0] = d[:, 0]
     np.add(d[:, 0], d[:, 1], out=q[1])
     np.subtract(d[:, 0], d[:, 1], out=q[2])
     np.negative(d[:, 1], out=q[3])
     # ... then over the columns s, the 4 rows at once
-    dm = _scratch("dm", (4, 4, th, tw, n * o), v.dtype)
+    dm = scratch("dm", (4, 4, th, tw, n * o), v.dtype)
     dm[:, 0] = q[:, :, :, 0]
     np.add(q[:, :, :, 0], q[:, :, :, 1], out=dm[:, 1])
     np.subtract(q[:, :, :, 0], q[:, :, :, 1], out=dm[:, 2])
