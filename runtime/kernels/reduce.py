@@ -67,10 +67,33 @@ def _extreme(dt: np.dtype, highest: bool) -> Any:
     return info.max if highest else info.min
 
 
+def _sum_but_one(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray | None:
+    """The sum of a contiguous float array over every axis but one (a batch norm's gradient
+    sums over ``(0, 2, 3)``) as an einsum on its ``(outer, C, inner)`` view, or ``None``:
+    numpy's reduction over axes that are not adjacent ran 3-5x slower on the ResNet's
+    activations (measured ``(64, 32, 4, 4)``: 56 us against 11 us). The same sums in another
+    order: rounding may differ.
+
+    >>> _sum_but_one(np.ones((2, 3, 4), np.float32), (0, 2), True).ravel().tolist()
+    [8.0, 8.0, 8.0]
+    """
+    kept = [i for i in range(x.ndim) if i not in axes]
+    if x.dtype.kind != "f" or len(kept) != 1 or len(axes) < 2 or not x.flags.c_contiguous:
+        return None
+    k = kept[0]
+    x3 = x.reshape(int(np.prod(x.shape[:k])), x.shape[k], -1)
+    r = np.einsum("oci->c", x3, dtype=acc_dtype(x.dtype))
+    return r.reshape([x.shape[k] if i == k else 1 for i in range(x.ndim)]) if keepdims else r
+
+
 @register_kernel("tdflow.reduce_sum", "cpu", dtypes=NUMERIC)
 def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Sum over ``axis`` (all axes when empty), ``keepdims`` optional."""
-    return _reduce(np.sum, attrs, inputs[0], outs, dtype=acc_dtype(inputs[0].dtype))
+    x = inputs[0]
+    r = _sum_but_one(x, _axes(attrs, x.ndim), bool(attrs["keepdims"]))
+    if r is not None:
+        return _store(r, outs, x.dtype)
+    return _reduce(np.sum, attrs, x, outs, dtype=acc_dtype(x.dtype))
 
 
 @register_kernel("tdflow.reduce_max", "cpu", dtypes=ALL_DTYPES)
