@@ -41,3 +41,18 @@ def scratch(name: str, shape: tuple[int, ...], dtype: np.dtype | type) -> np.nda
     if buf is None or buf.size < nbytes:
         buf = bufs[name] = np.empty(max(nbytes, 64), np.uint8)
     return buf[:nbytes].view(dtype).reshape(shape)
+
+
+def zero_outside(a: np.ndarray, top: int, left: int, h: int, w: int) -> None:
+    """Zero ``a``'s first two axes outside the block ``[top:top + h, left:left + w]`` (the
+    padding around an image a caller copies in next): a reused buffer keeps old values, and
+    clearing only the border writes a fraction of a whole ``fill(0)``.
+
+    >>> a = np.ones((3, 4))
+    >>> zero_outside(a, 1, 1, 1, 2); a.tolist()
+    [[0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+    """
+    a[:top] = 0
+    a[top + h:] = 0
+    a[top:top + h, :left] = 0
+    a[top:top + h, left + w:] = 0

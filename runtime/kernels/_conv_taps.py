@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from tdflow.runtime.kernels._conv_scratch import scratch
+from tdflow.runtime.kernels._conv_scratch import scratch, zero_outside
 
 #: extra elements per pixel row of an array the caller transposes out of: see
 #: ``_conv_winograd.PITCH`` (rows of ``N * C`` floats are often a multiple of 4 KiB)
@@ -44,8 +44,7 @@ def _padded(x_nc: np.ndarray, pad: Sequence[int], name: str) -> np.ndarray:
     n, c, h, w = x_nc.shape
     ph, pw = pad
     xp = scratch(name, (h + 2 * ph, w + 2 * pw, n, c), x_nc.dtype)
-    if ph or pw:
-        xp.fill(0)
+    zero_outside(xp, ph, pw, h, w)
     xp[ph:ph + h, pw:pw + w] = x_nc.transpose(2, 3, 0, 1)
     return xp.reshape(h + 2 * ph, w + 2 * pw, n * c)
 

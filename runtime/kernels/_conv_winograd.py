@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from tdflow.runtime.kernels._conv_scratch import scratch
+from tdflow.runtime.kernels._conv_scratch import scratch, zero_outside
 
 #: G of F(2x2, 3x3): the filter transform ``U = G g G^T``
 G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
@@ -76,9 +76,9 @@ def _hw_nc(x_nc: np.ndarray, pad: tuple[int, int], th: int, tw: int) -> np.ndarr
     n, c, h, w = x_nc.shape
     ph, pw = pad
     xp = scratch("xp", (2 * th + 2, 2 * tw + 2, n, c), x_nc.dtype)
-    xp.fill(0)
     # rows/cols past the grid (a pad larger than the tiles need) are never read
     hh, ww = min(h, 2 * th + 2 - ph), min(w, 2 * tw + 2 - pw)
+    zero_outside(xp, ph, pw, hh, ww)
     xp[ph:ph + hh, pw:pw + ww] = x_nc[:, :, :hh, :ww].transpose(2, 3, 0, 1)
     return xp.reshape(2 * th + 2, 2 * tw + 2, n * c)
 

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tdflow.runtime.kernels import _conv_algos as conv_algos
+from tdflow.runtime.kernels import _conv_taps as taps
 from tdflow.runtime.kernels import _conv_winograd as winograd
 from tdflow.runtime.kernels import conv
 
@@ -345,3 +346,66 @@ def test_winograd_results_do_not_alias_its_scratch(every_path):
         together = list(pool.map(lambda x: conv.conv2d(a, [x, w], [None])[0], xs * 4))
     for i, got in enumerate(together):
         np.testing.assert_array_equal(got, alone[i % len(xs)])
+
+
+# --- strided 2-D layers: one GEMM per tap (_conv_taps) --------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_taps_path_matches_im2col_and_float64_reference(data):
+    k = [data.draw(st.integers(1, 4)) for _ in range(2)]
+    stride = [data.draw(st.integers(1, 3)) for _ in range(2)]
+    if stride == [1, 1]:
+        stride[data.draw(st.integers(0, 1))] = 2
+    dil = [data.draw(st.integers(1, 2)) for _ in range(2)]
+    pad = [data.draw(st.integers(0, 2)) for _ in range(2)]
+    if k == [1, 1] and pad == [0, 0]:
+        pad[0] = 1  # an unpadded 1x1 kernel takes the pointwise path
+    sp = [data.draw(st.integers(max(1, d * (kk - 1) + 1 - 2 * p), 9))
+          for kk, d, p in zip(k, dil, pad)]
+    c, o, n = (data.draw(st.integers(1, 20)), data.draw(st.integers(1, 20)),
+               data.draw(st.integers(1, 3)))
+    dt = data.draw(st.sampled_from([np.float16, np.float32, np.float64]))
+    last = data.draw(st.booleans())
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    x = rng.normal(size=(n, c, *sp)).astype(dt)
+    w = rng.normal(size=(o, c, *k)).astype(dt)
+    want = ref_conv(x, w, pad, stride, dil, 1)
+    dy = rng.normal(size=want.shape).astype(dt)
+    a = attrs_of(k, pad, stride, dil, 1, last)
+    ops = [to_layout(x, last), to_layout(w, last), to_layout(dy, last)]
+    old = [from_layout(r, last) for r in im2col(a, *ops)]
+    taken = []
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("correlate", "data_grad", "filter_grad"):
+            real = getattr(taps, name)
+            mp.setattr(taps, name, lambda *a, _real=real, _name=name:
+                       taken.append(_name) or _real(*a))
+        new = [from_layout(r, last) for r in three(a, *ops)]
+    assert taken == ["correlate", "data_grad", "filter_grad"]
+    dx, dw = ref_grads(x, w, dy, pad, stride, dil, 1)
+    bounds = [ref_conv(abs(x), abs(w), pad, stride, dil, 1),
+              *ref_grads(abs(x), abs(w), abs(dy), pad, stride, dil, 1)]
+    for got, base, ref, bound in zip(new, old, [want, dx, dw], bounds):
+        assert got.dtype == dt and got.shape == base.shape == ref.shape
+        check_close(got, base, bound, dt)
+        check_close(got, ref, bound, dt)
+
+
+@pytest.mark.parametrize("where", ["x", "w", "dy"])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_taps_path_propagates_non_finite_values_like_im2col(where, value):
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(2, 4, 7, 6)).astype(np.float32)
+    w = rng.normal(size=(5, 4, 3, 3)).astype(np.float32)
+    dy = rng.normal(size=(2, 5, 4, 3)).astype(np.float32)
+    arr = {"x": x, "w": w, "dy": dy}[where]
+    arr.flat[rng.choice(arr.size, 2, replace=False)] = value
+    a = attrs_of((3, 3), (1, 1), (2, 2), (1, 1), 1, False)
+    with np.errstate(all="ignore"):
+        got, base = three(a, x, w, dy), im2col(a, x, w, dy)
+    for g, b in zip(got, base):
+        for test in (np.isnan, np.isposinf, np.isneginf):
+            np.testing.assert_array_equal(test(g), test(b))
+        fin = np.isfinite(b)
+        np.testing.assert_allclose(g[fin], b[fin], rtol=1e-4, atol=1e-4 * abs(b[fin]).max())
