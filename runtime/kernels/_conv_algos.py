@@ -11,6 +11,8 @@ paths, measured against im2col on the ResNet example's layers by ``bench/conv_be
   (:func:`_conv_winograd.safe`), the tiles waste at most :data:`MAX_TILE_WASTE` outputs and
   the channels reach :data:`MIN_WINOGRAD_CHANNELS` (``C`` for the forward, ``O`` for the data
   gradient, both for the filter gradient);
+- other 2-D layers with a stride above 1, one group: one GEMM per kernel tap on pixels-outermost
+  layouts (``_conv_taps``, the same products as im2col, so no finiteness condition);
 - stride 1 (any kernel, dilation, groups, dimensions): the flat-shift columns on the padded grid
   (``_conv_flat``), when the grid holds at most :data:`MAX_GRID_WASTE` positions per output
   (:data:`MAX_GRID_WASTE_FORWARD` for the forward);
@@ -66,12 +68,15 @@ MIN_FLAT_CHANNELS = 8
 FLAT_FILTER_GRAD = False
 #: Winograd F(2x2, 3x3) for the 3x3 stride-1 layers (False: flat/im2col as before)
 WINOGRAD = True
-#: odd output sizes compute a tile row/column past the outputs: 3x3 outputs need 4x4
-#: (1.78), past which the 16 products per tile no longer beat the 36 of direct ones
+#: odd output sizes compute a tile row/column past the outputs (3x3 outputs need 4x4: 1.78
+#: outputs computed per output, 7.1 products each against a direct 9, plus the transforms);
+#: not measured beyond the ResNet's even sizes, so the limit is kept below that
 MAX_TILE_WASTE = 1.5
 #: the per-tap GEMMs on pixels-outermost layouts (``_conv_taps``) for strided 2-D layers
 TAPS = True
-#: channels the Winograd path needs (see :func:`_winograd_channels`)
+#: channels the Winograd path needs (the forward's input channels, the smaller of the two
+#: counts for the gradients): the ResNet stem's 1 channel measured 2-4x slower (a GEMM with
+#: K = 1 and transforms for nothing), 2 channels 0.8x, 4 mixed (0.86-1.22x), 8 0.8-0.95x
 MIN_WINOGRAD_CHANNELS = {"forward": 8, "data_grad": 8, "filter_grad": 8}
 
 
