@@ -9,6 +9,9 @@ never share a buffer (the engine runs kernels on several threads).
 >>> a = scratch("doc", (2, 3), np.float32)
 >>> a.shape, a.dtype.name, scratch("doc", (6,), np.float32).base is a.base
 ((2, 3), 'float32', True)
+>>> big = scratch("doc", (MAX_SCRATCH + 1,), np.uint8)  # past the budget: not kept
+>>> scratch("doc", (6,), np.float32).base is a.base
+True
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ import threading
 import numpy as np
 
 _local = threading.local()
-#: buffers larger than this are allocated per call (not kept): bounds what a thread holds
-MAX_SCRATCH = 16 << 20
+#: what one thread keeps at most, all names together: a buffer that would take the total past
+#: it is allocated per call instead (a large model's layers then pay the page faults, which
+#: matter less against their larger work, and an idle thread holds no more than this)
+MAX_SCRATCH = 32 << 20
 
 
 def scratch(name: str, shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
@@ -34,11 +39,12 @@ def scratch(name: str, shape: tuple[int, ...], dtype: np.dtype | type) -> np.nda
     True
     """
     nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-    if nbytes > MAX_SCRATCH:
-        return np.empty(shape, dtype)
     bufs = _local.__dict__.setdefault("bufs", {})
     buf = bufs.get(name)
     if buf is None or buf.size < nbytes:
+        held = sum(b.size for b in bufs.values()) - (0 if buf is None else buf.size)
+        if held + nbytes > MAX_SCRATCH:
+            return np.empty(shape, dtype)
         buf = bufs[name] = np.empty(max(nbytes, 64), np.uint8)
     return buf[:nbytes].view(dtype).reshape(shape)
 
