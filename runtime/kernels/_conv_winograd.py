@@ -4,18 +4,18 @@ Each 2x2 block of outputs (a *tile*) is computed from the 4x4 input patch ``d`` 
 ``Y = A^T [(G g G^T) * (B^T d B)] A`` (Lavin & Gray, 2015): the 9 multiplications per output
 of a direct 3x3 correlation become 4 (16 products per 4 outputs), and the products of all
 tiles and channels are 16 independent GEMMs, one per position of the 4x4 transformed tile:
-``M[p] = U[p] (O x C) @ V[p] (C x tiles)``. The transforms are a few whole-array adds and
+``M[p] = V[p] (tiles x C) @ U[p] (C x O)``. The transforms are a few whole-array adds and
 subtracts on strided views (no per-tile Python loop); the filter transform ``U`` is computed
 once per call (the weights change every training step, and it is ``16 * O * C`` numbers).
 
 The filter gradient is the transpose of the same linear map: ``dM = A dY A^T`` per tile,
-``dU[p] = dM[p] @ V[p]^T`` (again 16 GEMMs) and ``dg = G^T dU G``. The data gradient is the
+``dU[p] = dM[p]^T (O x tiles) @ V[p] (tiles x C)`` (16 GEMMs) and ``dg = G^T dU G``. The data gradient is the
 forward on ``dy`` with the flipped, transposed filters (``_conv_flat.flipped_transposed``).
 
-Exact in exact arithmetic; in floating point each output sums the same products as a direct
-convolution after the transforms' few adds, measured within ``1e-5`` (f32) / ``1e-13`` (f64)
-of the largest entry of the same convolution of absolute values (the bound
-``tests/runtime/test_conv_algos.py`` checks). The transforms mix the 4x4 patch, so one inf
+Exact in exact arithmetic; in floating point it rounds differently from a direct sum (the
+transforms add and halve before multiplying): tested within ``1e-5`` (f32) / ``1e-12`` (f64)
+of the largest entry of the same convolution of absolute values against im2col and a float64
+reference (``tests/runtime/test_conv_algos.py``; measured 3e-7 / 6e-16). The transforms mix the 4x4 patch, so one inf
 would meet ``-inf`` (NaN where a direct sum gives inf): the caller takes this path only for
 finite operands whose magnitude cannot overflow in the transforms (:func:`safe`).
 
@@ -43,8 +43,9 @@ GG = np.kron(G, G)
 
 
 def safe(*arrays: np.ndarray) -> bool:
-    """Whether every operand is finite and small enough that the transforms' sums of up to 4
-    (inputs) / 9 (filters) / 16 (products) terms cannot overflow (a NaN fails too).
+    """Whether every operand is finite and at most ``max / 64`` in magnitude, so the transforms
+    (which grow inputs up to 4x, filters 2.25x, products 4x) do not overflow where a direct
+    sum would not (a NaN fails too).
 
     >>> import numpy as np
     >>> safe(np.ones(3)), safe(np.array([1.0, np.inf])), safe(np.array([1e38], np.float32))
