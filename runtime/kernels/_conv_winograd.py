@@ -9,8 +9,9 @@ subtracts on strided views (no per-tile Python loop); the filter transform ``U``
 once per call (the weights change every training step, and it is ``16 * O * C`` numbers).
 
 The filter gradient is the transpose of the same linear map: ``dM = A dY A^T`` per tile,
-``dU[p] = dM[p]^T (O x tiles) @ V[p] (tiles x C)`` (16 GEMMs) and ``dg = G^T dU G``. The data gradient is the
-forward on ``dy`` with the flipped, transposed filters (``_conv_flat.flipped_transposed``).
+``dU[p] = dM[p]^T (O x tiles) @ V[p] (tiles x C)`` (16 GEMMs) and ``dg = G^T dU G``. The data
+gradient is the forward on ``dy`` with the flipped, transposed filters
+(``_conv_flat.flipped_transposed``).
 
 Exact in exact arithmetic; in floating point it rounds differently from a direct sum (the
 transforms add and halve before multiplying): tested within ``1e-5`` (f32) / ``1e-12`` (f64)
