@@ -18,6 +18,7 @@ in f32). ``top_k`` orders with a stable ``argsort`` (ties: the lower index first
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -67,7 +68,8 @@ def _extreme(dt: np.dtype, highest: bool) -> Any:
     return info.max if highest else info.min
 
 
-def _sum_but_one(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray | None:
+def _sum_but_one(x: np.ndarray, axes: tuple[int, ...], keepdims: bool,
+                 out: np.ndarray | None = None) -> np.ndarray | None:
     """The sum of a contiguous float array over every axis but one that is not the last (a
     batch norm's gradient sums over ``(0, 2, 3)``) as an einsum on its ``(outer, C, inner)`` view, or ``None``:
     numpy's reduction over axes that are not adjacent ran 3-5x slower on the ResNet's
@@ -83,8 +85,13 @@ def _sum_but_one(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.nda
             or not x.flags.c_contiguous):
         return None
     k = kept[0]
-    x3 = x.reshape(int(np.prod(x.shape[:k])), x.shape[k], -1)
-    r = np.einsum("oci->c", x3, dtype=acc_dtype(x.dtype))
+    x3 = x.reshape(math.prod(x.shape[:k]), x.shape[k], -1)
+    wide = acc_dtype(x.dtype)
+    if out is not None and out.dtype == wide and out.flags.c_contiguous:
+        # straight into the output buffer (its shape has the kept extent alone, or 1s too)
+        np.einsum("oci->c", x3, dtype=wide, out=out.reshape(-1))
+        return out
+    r = np.einsum("oci->c", x3, dtype=wide)
     return r.reshape([x.shape[k] if i == k else 1 for i in range(x.ndim)]) if keepdims else r
 
 
@@ -92,7 +99,10 @@ def _sum_but_one(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.nda
 def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Sum over ``axis`` (all axes when empty), ``keepdims`` optional."""
     x = inputs[0]
-    r = _sum_but_one(x, _axes(attrs, x.ndim), bool(attrs["keepdims"]))
+    out = outs[0] if outs else None
+    r = _sum_but_one(x, _axes(attrs, x.ndim), bool(attrs["keepdims"]), out)
+    if r is out and r is not None:
+        return [out]
     if r is not None:
         return _store(r, outs, x.dtype)
     return _reduce(np.sum, attrs, x, outs, dtype=acc_dtype(x.dtype))
