@@ -83,7 +83,7 @@ def _train_batch_norm(xw: np.ndarray, ax: int, eps: float, gamma: np.ndarray,
     ([[4.0], [5.0]], -1.3416407864998738)
     """
     c = xw.shape[ax]
-    x3 = xw.reshape(int(np.prod(xw.shape[:ax])), c, -1)
+    x3 = xw.reshape(int(np.prod(xw.shape[:ax])), c, int(np.prod(xw.shape[ax + 1:])))
     y3 = y.reshape(x3.shape)
     count = x3.shape[0] * x3.shape[2]
     mean = np.einsum("oci->c", x3) / xw.dtype.type(count)

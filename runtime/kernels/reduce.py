@@ -85,7 +85,7 @@ def _sum_but_one(x: np.ndarray, axes: tuple[int, ...], keepdims: bool,
             or not x.flags.c_contiguous):
         return None
     k = kept[0]
-    x3 = x.reshape(math.prod(x.shape[:k]), x.shape[k], -1)
+    x3 = x.reshape(math.prod(x.shape[:k]), x.shape[k], math.prod(x.shape[k + 1:]))
     wide = acc_dtype(x.dtype)
     if out is not None and out.dtype == wide and out.flags.c_contiguous:
         # straight into the output buffer (its shape has the kept extent alone, or 1s too)
