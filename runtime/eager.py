@@ -233,10 +233,9 @@ class OpRunner:
         if entry is None:
             entry = self._prepare(k, arrays, attr_vals)
         if entry.now:  # one result, nothing written in place: perhaps at once (as calln)
-            syncs = [t._sync for t in readers]
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
-            if not (_idle(syncs) and get_engine().run_now(entry.run, arrays, out, syncs)):
+            if not get_engine().run_now(entry.run, arrays, out, readers):
                 self._push1(entry, arrays, out, r, _vars(readers))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
@@ -297,7 +296,7 @@ class OpRunner:
                 return self.on_device(device, tensors, attr_vals)
             arrays = []
             key = [attrs_cache_key(attr_vals)]
-            syncs = []
+            readers = []
             for t in tensors:
                 if t is None:
                     arrays.append(None)
@@ -307,13 +306,12 @@ class OpRunner:
                 arrays.append(a)
                 key.append(a.shape)
                 key.append(a.dtype)
-                syncs.append(t._sync)
+                readers.append(t)
             k = tuple(key)
             entry = cache.get(k) or prepare(k, arrays, attr_vals)
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
-            if not (entry.now and _idle(syncs)
-                    and get_engine().run_now(entry.run, arrays, out, syncs)):
+            if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
                 push1(entry, arrays, out, r, _vars(tensors))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
@@ -337,9 +335,7 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             ins = [a]
-            s = t._sync
-            if not (entry.now and (s is None or type(s) is Var)
-                    and get_engine().run_now(entry.run, ins, out, (s,))):
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t,))):
                 push1(entry, ins, out, r, (var_of(t),))
             if t.requires_grad and _grad.enabled:
                 _record(self, (t,), (), (r,))
@@ -363,9 +359,7 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             ins = [a]
-            s = t._sync
-            if not (entry.now and (s is None or type(s) is Var)
-                    and get_engine().run_now(entry.run, ins, out, (s,))):
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t,))):
                 push1(entry, ins, out, r, (var_of(t),))
             if t.requires_grad and _grad.enabled:
                 _record(self, (t,), attr_vals, (r,))
@@ -389,11 +383,7 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             ins = [a, b]
-            s1 = t._sync
-            s2 = u._sync
-            if not (entry.now and (s1 is None or type(s1) is Var)
-                    and (s2 is None or type(s2) is Var)
-                    and get_engine().run_now(entry.run, ins, out, (s1, s2))):
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t, u))):
                 v1 = var_of(t)
                 v2 = var_of(u)
                 push1(entry, ins, out, r, (v1, v2) if v1 is not v2 else (v1,))
@@ -425,11 +415,7 @@ class OpRunner:
             entry = cache.get(k) or prepare(k, ins, attr_vals)
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
-            s1 = t._sync
-            s2 = u._sync
-            if not (entry.now and (s1 is None or type(s1) is Var)
-                    and (s2 is None or type(s2) is Var)
-                    and get_engine().run_now(entry.run, ins, out, (s1, s2))):
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t, u))):
                 v1 = var_of(t)
                 v2 = var_of(u)
                 push1(entry, ins, out, r, (v1, v2) if v1 is not v2 else (v1,))
@@ -447,14 +433,6 @@ def _settled(fn: Any, attrs: dict) -> Any:
         _settle(fn(attrs, ins, outs), outs, fn)
 
     return run
-
-
-def _idle(syncs: list) -> bool:
-    """Whether every ``_sync`` is ``None`` or a var (another owner's hook goes the long way)."""
-    for s in syncs:
-        if s is not None and type(s) is not Var:
-            return False
-    return True
 
 
 def _vars(tensors: tuple) -> tuple:

@@ -173,16 +173,19 @@ class Engine:
         self.push(fn, reads, (write,), name=name, cost=cost, uses_blas=uses_blas)
 
     def run_now(self, fn: Callable[[object, object], object], ins: object, out: object,
-                syncs: tuple) -> bool:
+                tensors: Iterable) -> bool:
         """Run ``fn(ins, out)`` on the calling thread right now, as one atomic step, when no
-        pushed op is pending on ``syncs`` (each a tensor's ``_sync``: a :class:`Var` or
-        ``None``, a tensor with nothing pushed on it); ``False``, having run nothing, when one
-        is, when ``fn`` raised, or when this engine has no such path.
+        pushed op is pending on ``tensors`` (the tensors ``fn`` reads: each one's ``_sync`` is
+        ``None``, nothing pushed on it, or an idle :class:`Var`); ``False``, having run
+        nothing, when one is busy, failed or has another owner's hook, when ``fn`` raised, or
+        when this engine has no such path.
 
-        For the eager hot path (a tiny op on fresh or ready inputs): no var for the result, no
-        op record, one lock round trip. ``fn`` must be pure and quick: it runs with the engine
+        For the eager hot path (a tiny op on ready inputs): no var for the result, no op
+        record, one lock round trip. ``fn`` must be pure and quick: it runs with the engine
         held (an op it pushed would deadlock), and a failure is left for the caller to push
-        normally, so the failure surfaces like any op's (``fn`` runs again then).
+        normally, so the failure surfaces like any op's (``fn`` runs again then). The
+        ``_sync`` fields are read under the lock: a var another thread attaches and writes
+        meanwhile is seen.
         """
         return False
 

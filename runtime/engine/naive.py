@@ -42,13 +42,14 @@ class NaiveEngine(Engine):
         if fatal is not None:
             raise fatal
 
-    def run_now(self, fn, ins, out, syncs) -> bool:
+    def run_now(self, fn, ins, out, tensors) -> bool:
         if _tracing.active is not None:
             return False
         with self._lock:
-            for s in syncs:
-                if s is not None and s._error is not None:
-                    return False  # push passes the failure on
+            for t in tensors:
+                s = t._sync
+                if s is not None and (type(s) is not Var or s._error is not None):
+                    return False  # push settles the hook, or passes the failure on
             try:
                 fn(ins, out)
             except Exception:  # noqa: BLE001 - the caller pushes it: the failure is recorded there

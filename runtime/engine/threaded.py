@@ -92,14 +92,17 @@ class ThreadedEngine(Engine):
         if not self._push_inline(fn, reads, write, name, None, cost, None, uses_blas):
             self._push_queued(fn, reads, (write,), (), name, None, cost, None, uses_blas)
 
-    def run_now(self, fn, ins, out, syncs) -> bool:
+    def run_now(self, fn, ins, out, tensors) -> bool:
         if _tracing.active is not None:  # a profile is recording: ops go through push
             return False
         with self._lock:
             # Granting happens under this lock, so while we hold it nobody starts writing a
-            # var found idle here; a var attached meanwhile (tensor_glue.var_of) is idle too.
-            for s in syncs:
-                if s is not None and (s._writing or s._queue or s._error is not None):
+            # var found idle here; a tensor without a var gets one (tensor_glue.var_of) before
+            # its writer pushes, and that push waits for this lock.
+            for t in tensors:
+                s = t._sync
+                if s is not None and (type(s) is not Var or s._writing or s._queue
+                                      or s._error is not None):
                     return False
             try:
                 fn(ins, out)
