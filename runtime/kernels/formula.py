@@ -16,7 +16,7 @@ dict lookup plus the ufunc calls. Output 0 may be input 0's buffer (``inplace={0
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.formula.types import default_out_dtype
@@ -35,6 +35,11 @@ from tdflow.runtime.kernels.registry import (
     register_kernel,
     same_dtype,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from tdflow.dialect.opdef import OpDef
 
 
 def _mlir(dt: np.dtype) -> str:
@@ -88,7 +93,7 @@ def _register(d: ElementwiseDef, priority: int) -> None:
                     elementwise=d, priority=priority)(make_elementwise_kernel(d))
 
 
-def register_formula_kernel(opdef: Any) -> bool:
+def register_formula_kernel(opdef: OpDef) -> bool:
     """Give an op with a ``formula`` its CPU kernel, derived from the formula (every dtype the
     formula admits), unless it has one; True when it has one afterwards. Idempotent.
 
@@ -105,7 +110,7 @@ def register_formula_kernel(opdef: Any) -> bool:
     return True
 
 
-def register_formula_kernels(ops: Any) -> None:
+def register_formula_kernels(ops: Iterable[OpDef]) -> None:
     """:func:`register_formula_kernel` for every op with a formula in a dialect or context."""
     for op in ops:
         if op.formula is not None:
