@@ -8,7 +8,14 @@ kind, default and accessors) say what a value means:
 * ``TDF_AxesAttr<"x", attr>``: a list of such axes, each made non-negative, none twice (an
   empty list stays empty: for a reduction it means every axis);
 * ``TDF_PairAttr<attr, minimum>``: one value per spatial dim of a 2-D window: an int ``k``
-  becomes ``[k, k]``; a list must have two entries; entries below ``minimum`` are errors.
+  becomes ``[k, k]``; a list must have two entries; entries below ``minimum`` are errors;
+* ``TDF_ScanAxisAttr<"x", attr>``: an axis where a scalar counts as one dim (cumsum's);
+* ``TDF_PermAttr<"x", attr>``: a permutation of ``x``'s dims, entries made non-negative;
+* ``TDF_DimsAttr<"x", attr, minimum, note>``: one entry per dim of ``x``, none below
+  ``minimum`` (``note``: the hint a smaller one gets: pad's "crop with slice").
+
+A bad value's message names the op, the attribute, the value, the operand and its shape, and
+the valid range ("perm [0, 0, 1] is not a permutation of 0..2 for 'input' of shape [2, 3, 4]").
 
 :func:`normalize_attrs` applies them for hooks (through inference) and the verifier;
 :func:`complete_attrs` for the seams that hand attributes to kernels (a compiled program's
