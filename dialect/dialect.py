@@ -276,7 +276,7 @@ class Dialect:
         typed, sizes = typed_attrs(info, attrs)
         inputs = group_inputs(info, input_types, sizes) if input_types else {}
         if info.ruled:
-            typed = normalize_attrs(info.op, typed, inputs)
+            typed = normalize_attrs(info.op, typed, inputs, info.hook_op)
         return InferContext(info.hook_op, inputs, typed)
 
     def run_hook(self, op_name: str, kind: str, input_types=(), attrs: dict[str, Any] | None = None):

@@ -55,8 +55,8 @@ class OpInfo:
                          if a.default_text is not None}
         self.kinds = {a.name: a.kind for a in op.attributes}
         # attributes the record says how to normalize (TDF_AxisAttr, ...): hooks see them
-        # normalized (attr_normalize.normalize_attrs)
-        self.ruled = any(a.rule is not None for a in op.attributes)
+        # normalized (attr_normalize.normalize_attrs); a served op by the serving op's rules
+        self.ruled = any(a.rule is not None for a in self.hook_op.attributes)
         self.enums = {a.name: a.enum for a in op.attributes if a.enum is not None}
         # OneFlow's op_conf_attrs (op_name, device_tag, ...): checked by the verifier, not
         # given to hooks.
@@ -150,7 +150,7 @@ def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
     op = info.op
     try:
         if info.ruled:
-            attrs = normalize_attrs(op, attrs, inputs)
+            attrs = normalize_attrs(op, attrs, inputs, info.hook_op)
         ctx = InferContext(info.hook_op, inputs, attrs)
         if info.check is not None:
             info.check(ctx)

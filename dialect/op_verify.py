@@ -25,7 +25,7 @@ Messages follow ``mlir-opt``: ``'tdflow.matmul' op <what is wrong, what was expe
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
@@ -35,6 +35,9 @@ from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
 
+if TYPE_CHECKING:  # the IR's operation (dialect/ir/core.py imports nothing of the dialect's)
+    from .ir.core import Operation
+
 RESULT_SEGMENT_ATTR = "resultSegmentSizes"
 #: The spellings before MLIR 17, which OneFlow still prints; accepted beside the new ones.
 OLD_SEGMENT_ATTR = "operand_segment_sizes"
@@ -43,7 +46,7 @@ _OPERAND_SEGMENT_ATTRS = (SEGMENT_ATTR, OLD_SEGMENT_ATTR)
 _RESULT_SEGMENT_ATTRS = (RESULT_SEGMENT_ATTR, OLD_RESULT_SEGMENT_ATTR)
 
 
-def segment_attr_name(op: Any) -> str:
+def segment_attr_name(op: Operation) -> str:
     """The name an IR op gives its operand segment sizes: ``operandSegmentSizes``, or OneFlow's
     older ``operand_segment_sizes`` when only that one is present."""
     attrs = op.attributes
@@ -95,7 +98,7 @@ def _vinfo(op: OpDef) -> _VerifyInfo:
     return info
 
 
-def segment_sizes(op: Any) -> tuple[int, ...] | None:
+def segment_sizes(op: Operation) -> tuple[int, ...] | None:
     """The ``operandSegmentSizes`` of an IR op as ints, ``None`` when absent or malformed."""
     attr = op.attributes.get(segment_attr_name(op))
     if attr is None:
@@ -103,7 +106,7 @@ def segment_sizes(op: Any) -> tuple[int, ...] | None:
     return _int_tuple(attr)
 
 
-def result_segment_sizes(op: Any) -> tuple[int, ...] | None:
+def result_segment_sizes(op: Operation) -> tuple[int, ...] | None:
     """The ``resultSegmentSizes`` (or OneFlow's ``result_segment_sizes``) of an IR op as ints,
     ``None`` when absent or malformed."""
     attrs = op.attributes
@@ -122,19 +125,19 @@ def _int_tuple(attr: Any) -> tuple[int, ...] | None:
     return tuple(getattr(v, "value", v) for v in vals)
 
 
-def operand_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
+def operand_groups(opdef: OpDef, op: Operation) -> dict[str, list] | None:
     """Data operands of an IR op grouped by operand definition, or ``None`` if they do not fit
     (OneFlow's ctrl operands are left out)."""
     return _groups(_vinfo(opdef).in_defs, op.operands, segment_sizes(op), opdef.operands)
 
 
-def result_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
+def result_groups(opdef: OpDef, op: Operation) -> dict[str, list] | None:
     """Data results of an IR op grouped by result definition, or ``None`` if they do not fit."""
     return _groups(_vinfo(opdef).out_defs, op.results, result_segment_sizes(op), opdef.results,
                    "result")
 
 
-def data_values(opdef: OpDef, op: Any) -> tuple[list, list] | None:
+def data_values(opdef: OpDef, op: Operation) -> tuple[list, list] | None:
     """An IR op's data operands and results, without OneFlow's control edges (``None`` when the
     values do not fit the definition).
 
@@ -236,7 +239,7 @@ def results_checked(dialect, opdef: OpDef) -> bool:
                     and opdef.has_trait("SameOperandsAndResultElementType")))
 
 
-def verify_operation(dialect, op: Any, emit) -> None:
+def verify_operation(dialect, op: Operation, emit) -> None:
     """Verify one op; instances identical in name, types and declared attributes to one
     already found valid are accepted at once (programs repeat the same layer over and over).
     Discardable attributes are warned about on every instance, and kept out of the memo key."""
@@ -286,7 +289,7 @@ def verify_operation(dialect, op: Any, emit) -> None:
         verified.add(key)
 
 
-def _verify(dialect, op: Any, attrs, emit) -> None:
+def _verify(dialect, op: Operation, attrs, emit) -> None:
     """Every check but the discardable attributes' (``attrs``: the declared ones)."""
     opdef = dialect.ops[op.name]
     vi = _vinfo(opdef)
@@ -419,7 +422,7 @@ def _names(defs) -> str:
     return ", ".join(out)
 
 
-def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> bool:
+def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Operation, emit) -> bool:
     name = op.name
     n = len(op.operands)
     seg_name = segment_attr_name(op)
@@ -454,7 +457,7 @@ def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> boo
     return True
 
 
-def _check_result_segments(vi: _VerifyInfo, op: Any, emit) -> bool:
+def _check_result_segments(vi: _VerifyInfo, op: Operation, emit) -> bool:
     """Result counts of an op with optional or variadic results (``resultSegmentSizes``, or
     OneFlow's ``result_segment_sizes``, when given; required with AttrSizedResultSegments)."""
     name, n = op.name, len(op.results)
@@ -497,7 +500,7 @@ def _unknown_attr(opdef: OpDef, aname: str) -> str:
     return msg + "; kept as a discardable attribute"
 
 
-def _check_dtypes(opdef: OpDef, op: Any, emit) -> None:
+def _check_dtypes(opdef: OpDef, op: Operation, emit) -> None:
     groups = operand_groups(opdef, op) or {}
     for d in opdef.operands:
         if d.dtypes is None:

@@ -35,7 +35,7 @@ from tdflow.dialect.patterns.model import OpNode, Pattern
 
 from .ir_access import is_pure
 from .patterns_build import BuildFailed, build_results
-from .patterns_match import match
+from .patterns_match import Match, match
 
 if TYPE_CHECKING:
     from tdflow.dialect.dialect import Dialect
@@ -217,7 +217,7 @@ def _visit(op: Operation, index: PatternIndex, dialect: Dialect | LoweringDialec
     return False
 
 
-def _rewrite(pattern: Pattern, m: Any, op: Operation, dialect: Dialect | LoweringDialect, rw: Rewriter, wl: _Worklist,
+def _rewrite(pattern: Pattern, m: Match, op: Operation, dialect: Dialect | LoweringDialect, rw: Rewriter, wl: _Worklist,
              result: GreedyResult) -> bool:
     loc, name = op.loc, op.name
     try:

@@ -42,6 +42,8 @@ from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 from tdflow.core.errors import TdflowError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tdflow.dialect.dialect import Dialect
     from tdflow.dialect.opdef import AttrDef, OpDef
 
@@ -172,7 +174,7 @@ def _plan(node: OpNode, opdef: OpDef) -> _Plan:
     return plan
 
 
-def _match_op(node: OpNode, op: Operation | None, ops: Any, m: Match, pattern: Pattern) -> bool:
+def _match_op(node: OpNode, op: Operation | None, ops: Mapping[str, OpDef], m: Match, pattern: Pattern) -> bool:
     if op is None or op.name != node.op:
         return False
     opdef = ops.get(op.name)
@@ -222,7 +224,7 @@ def _match_args(entries, op, operands, ops, m: Match, pattern) -> bool:
     return True
 
 
-def _match_operand(arg: Any, value: Any, ops: Any, m: Match, pattern: Pattern) -> bool:
+def _match_operand(arg: Any, value: Any, ops: Mapping[str, OpDef], m: Match, pattern: Pattern) -> bool:
     if isinstance(arg, OpNode):
         if arg.kind != "op" or not isinstance(value, Value):
             return False

@@ -102,6 +102,9 @@ class OpRunner:
         self._aliases = getattr(dialect, "served_by", None) or None
         serving = self._aliases.get(opdef.name) if self._aliases else None
         self._uses_blas = opdef.name in BLAS_OP_NAMES or serving in BLAS_OP_NAMES
+        # a served op's attributes are normalized by the serving op's rules
+        hook_op = getattr(dialect, "hook_op", None)
+        self._ruled_by = hook_op(opdef.name) if hook_op is not None else None
         # operands the op writes in place (sgd_update's model), from its modify_input_arg hook
         try:
             self.mutable = frozenset(dialect.mutable_operands(self.name))
@@ -131,7 +134,7 @@ class OpRunner:
             raise EagerError(text if self.name in text else f"'{self.name}': {text}") from e
         try:  # the kernel's attributes: completed and normalized once (axes non-negative, ...)
             attrs = complete_attrs(self.opdef, attrs, [None if a is None else a.shape
-                                                       for a in arrays])
+                                                       for a in arrays], self._ruled_by)
         except AttrError as e:  # (inference checks them first; this names op and attribute)
             raise EagerError(str(e)) from e
         from tdflow.runtime.kernels.registry import KernelNotFoundError

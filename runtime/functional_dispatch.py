@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .func_signature import BAD, NO_DEFAULT, TYPES, Param, Signature, explain_mismatch, make_binder
 from .tensor_glue import Tensor
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["function_doc", "make_function"]
 
@@ -280,7 +283,7 @@ def _no_signature_fits(fname: str, sigs: list[Signature], message: str, args: tu
     return err
 
 
-def function_doc(fname: str, sigs: list[Signature], opdef: Any | None) -> str:
+def function_doc(fname: str, sigs: list[Signature], opdef: OpDef | None) -> str:
     """The docstring of a functional function: its signatures, then the op's summary and
     description.
 

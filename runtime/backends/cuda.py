@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
@@ -40,6 +40,9 @@ from tdflow.lowering.cuda.code import SCALAR_FORMATS
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.cuda_memory import CachingAllocator, CudaError, DeviceArray
 from tdflow.runtime.backends.gpu import GpuBackend
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend", "signature"]
 
@@ -185,7 +188,7 @@ class CudaBackend(GpuBackend):
             raise CudaError(f"{op}: launching {launch.kernel} failed: {e}") from e
 
     def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None,
+               outs: Sequence[Any], opdef: OpDef | None = None, rng: tuple[int, int] | None = None,
                generator: Any = None) -> list[Any]:
         """Generate (once per types), compile (once per code) and enqueue ``op``.
 
@@ -198,7 +201,7 @@ class CudaBackend(GpuBackend):
         return super().run_op(op, attrs, inputs, outs, opdef, rng, generator)
 
     def _on_host_buffers(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                         outs: Sequence[Any], opdef: Any, rng: tuple[int, int] | None,
+                         outs: Sequence[Any], opdef: OpDef | None, rng: tuple[int, int] | None,
                          generator: Any) -> list[Any]:
         def dev(a: Any) -> Any:
             return self.from_numpy(a) if isinstance(a, np.ndarray) else a

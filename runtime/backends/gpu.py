@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.lowering.cuda import KernelCode, LaunchSpec
@@ -32,6 +32,9 @@ from tdflow.runtime.kernels.device import generated_code
 from tdflow.runtime.rng import take
 
 from tdflow.core.errors import TdflowError
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 
 class GpuBackend(Backend):
@@ -80,7 +83,7 @@ class GpuBackend(Backend):
 
     # -- shared --------------------------------------------------------------------------------
     def code_for(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                 outs: Sequence[Any], opdef: Any = None, generator: Any = None) -> KernelCode:
+                 outs: Sequence[Any], opdef: OpDef | None = None, generator: Any = None) -> KernelCode:
         """The generated code of ``op`` for these buffers' shapes and dtypes (one memo for
         every GPU device: :func:`tdflow.runtime.kernels.device.generated_code`)."""
         return generated_code(op, attrs, inputs, outs, opdef, generator)
@@ -132,7 +135,7 @@ class GpuBackend(Backend):
         return list(outs)
 
     def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None,
+               outs: Sequence[Any], opdef: OpDef | None = None, rng: tuple[int, int] | None = None,
                generator: Any = None) -> list[Any]:
         """Generate (once per types), compile (once per code) and run ``op`` (with
         ``generator``, a context's own generator of it, when given)."""

@@ -19,11 +19,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.cuda import TensorSpec
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 GPU_DEVICES = ("cudasim", "cuda")
 
@@ -31,7 +34,7 @@ GPU_DEVICES = ("cudasim", "cuda")
 class GeneratedKernel:
     """``fn(attrs, inputs, outs)`` of a GPU device: the backend runs the op's generated code."""
 
-    def __init__(self, op: str, device: str, opdef: Any = None,
+    def __init__(self, op: str, device: str, opdef: OpDef | None = None,
                  generators: Mapping[str, Any] | None = None) -> None:
         self.op, self.device, self.opdef = op, device, opdef
         # a context's own generator of the op (its hooks module's @cuda_generator), if any
@@ -70,7 +73,7 @@ _CODES_LIMIT = 4096
 
 
 def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                   outs: Sequence[Any], opdef: Any = None, generator: Any = None) -> Any:
+                   outs: Sequence[Any], opdef: OpDef | None = None, generator: Any = None) -> Any:
     """``op``'s generated code for buffers of these shapes and dtypes (memoised); needs no
     backend, so ``tdflow lower --emit cuda`` works on machines without CUDA. ``generator``:
     a context's own generator of ``op`` (default: the registered one)."""
@@ -246,7 +249,7 @@ def specs_of(arrays: Sequence[Any]) -> tuple[TensorSpec, ...]:
     return tuple(TensorSpec(a.shape, dtype_from_numpy(a.dtype)) for a in arrays if a is not None)
 
 
-def with_segments(attrs: Mapping[str, Any], inputs: Sequence[Any], opdef: Any = None
+def with_segments(attrs: Mapping[str, Any], inputs: Sequence[Any], opdef: OpDef | None = None
                   ) -> Mapping[str, Any]:
     """``attrs`` plus ``operandSegmentSizes`` when some optional operands are absent (``None``
     in ``inputs``, as eager calls pass them), so a generator, which sees only the present

@@ -16,7 +16,7 @@ dict lookup plus the ufunc calls. Output 0 may be input 0's buffer (``inplace={0
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.formula.types import default_out_dtype
@@ -37,6 +37,10 @@ from tdflow.runtime.kernels.registry import (
     register_generated,
     same_dtype,
 )
+
+if TYPE_CHECKING:
+
+    from tdflow.dialect.opdef import OpDef
 
 
 def _mlir(dt: np.dtype) -> str:
@@ -98,7 +102,7 @@ def formula_kernel(d: ElementwiseDef, priority: int) -> Kernel:
                   doc=(fn.__doc__ or "").strip().split("\n")[0])
 
 
-def add_formula_kernels(opdef: Any, kernels: KernelSet,
+def add_formula_kernels(opdef: OpDef, kernels: KernelSet,
                         generators: Mapping[str, Any] | None = None) -> bool:
     """Give an op with a ``formula`` its CPU kernel in ``kernels``, derived from the formula,
     unless it has one there (its own or an inherited one), and its generated CUDA C on the GPU

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import acc_dtype, norm_axis, operands
+from tdflow.runtime.kernels._util import acc_dtype, operands
 from tdflow.runtime.kernels.registry import register_kernel
 
 DTYPES = ("f16", "f32", "f64")
@@ -52,7 +52,7 @@ def layer_norm(attrs: Mapping[str, Any], inputs: Sequence[Any],
                outs: Sequence[Any]) -> list[np.ndarray]:
     """(x - mean) * inv_variance (* gamma) (+ beta) over the trailing dims."""
     x, beta, gamma = operands(inputs, attrs, 3)
-    a = norm_axis(attrs["begin_norm_axis"], x.ndim, "begin_norm_axis")
+    a = attrs["begin_norm_axis"]  # TDF_AxisAttr: non-negative, checked
     wide = acc_dtype(x.dtype)
     mean, xc, _, inv = _stats(x.astype(wide, copy=False), tuple(range(a, x.ndim)),
                               attrs["epsilon"])
@@ -100,7 +100,7 @@ def normalization(attrs: Mapping[str, Any], inputs: Sequence[Any],
                   outs: Sequence[Any]) -> list[np.ndarray]:
     """Batch norm; training updates moving_mean/moving_variance (operands 1, 2) in place."""
     x, mm, mv, gamma, beta, add = operands(inputs, attrs, 6)
-    ax = norm_axis(attrs["axis"], x.ndim)
+    ax = attrs["axis"]  # TDF_AxisAttr: non-negative, checked
     others = tuple(i for i in range(x.ndim) if i != ax)
     bshape = tuple(x.shape[ax] if i == ax else 1 for i in range(x.ndim))
     wide = acc_dtype(x.dtype)

@@ -28,7 +28,6 @@ from tdflow.runtime.kernels._util import (
     FLOATS,
     NUMERIC,
     acc_dtype,
-    norm_dim,
     store,
 )
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
@@ -188,7 +187,7 @@ def _scan(op: str, fn: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
     x = inputs[0]
     if x.ndim == 0:
         return [store(outs, x, x.dtype)]
-    d = norm_dim(op, attrs["dim"], x.ndim, "dim")
+    d = attrs["dim"]  # TDF_ScanAxisAttr: non-negative, checked
     # in x's own type (numpy would widen small integers to int64), halves in f32
     return [store(outs, fn(x, axis=d, dtype=acc_dtype(x.dtype)), x.dtype)]
 
@@ -232,7 +231,7 @@ def cumprod_grad(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence
         raise ValueError(f"cumprod_grad: 'dy' {dy.shape} and 'input' {x.shape} differ")
     if x.ndim == 0:
         return [store(outs, dy, dy.dtype)]
-    d = norm_dim("cumprod_grad", attrs["dim"], x.ndim, "dim")
+    d = attrs["dim"]
     acc = acc_dtype(dy.dtype)
     g = cumprod_grad_lines(np.moveaxis(dy, d, -1).astype(acc), np.moveaxis(x, d, -1).astype(acc))
     return [store(outs, np.moveaxis(g, -1, d), dy.dtype)]
