@@ -294,7 +294,7 @@ def code_stamp() -> str:
     return _stamp
 
 
-def _check(ops: Any, patterns: Any) -> None:
+def _check(ops: object, patterns: object) -> None:
     """The decoded document is a list of OpDefs and a tuple of Patterns (else a miss)."""
     from .opdef import OpDef
     from .patterns.model import Pattern

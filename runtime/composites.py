@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tdflow.core.declarations import record
+from tdflow.core.declarations import Declaring, record
 
 __all__ = ["Ops", "composite", "composite_for", "scalar_attrs"]
 
@@ -47,7 +47,7 @@ def composite(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return deco
 
 
-def composite_for(functor: str, context: Any = None) -> Callable[..., Any] | None:
+def composite_for(functor: str, context: Declaring | None = None) -> Callable[..., Any] | None:
     """The functor registered by :func:`composite` under ``functor`` — ``context``'s own (from
     its hooks modules) first — or ``None``.
 

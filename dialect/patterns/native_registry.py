@@ -15,7 +15,7 @@ import contextvars
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tdflow.core.declarations import record
+from tdflow.core.declarations import Declaring, record
 
 from ..hooks.registry import definition_id, qualname
 
@@ -89,7 +89,7 @@ class LayeredNatives(NativeRegistry):
 NATIVES = NativeRegistry()
 
 
-def natives_of(dialect: Any) -> NativeRegistry:
+def natives_of(dialect: Declaring | None) -> NativeRegistry:
     """The natives ``dialect`` (a context) sees: what its hooks modules declare with
     ``@native`` over the process-wide ones (:data:`NATIVES` when they declare none).
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tdflow.core.declarations import ambient, record
+from tdflow.core.declarations import Declaring, ambient, record
 from tdflow.core.errors import TdflowError
 
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
     return deco
 
 
-def own_generators(context: Any) -> dict[str, Generator]:
+def own_generators(context: Declaring) -> dict[str, Generator]:
     """The generators ``context``'s hooks modules declare (``@cuda_generator`` in a file given
     to ``load_ops(hooks=...)``), by op: they serve that context only.
 

@@ -28,9 +28,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["ambient", "declared", "declaring", "forget", "record", "snapshot"]
+__all__ = ["Declaring", "ambient", "declared", "declaring", "forget", "record", "snapshot"]
+
+
+class Declaring(Protocol):
+    """What the layers build a context's own tables from: a
+    :class:`~tdflow.dialect.context.Context` (or dialect) and its ``declared(kind)``."""
+
+    def declared(self, kind: str) -> list[Any]: ...
 
 # The hooks module being imported for a context, or None (ambient).
 _OWNER: contextvars.ContextVar[str | None] = contextvars.ContextVar("tdflow_owner", default=None)
