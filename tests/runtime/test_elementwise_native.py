@@ -173,8 +173,9 @@ def test_compiled_mlp_step_uses_it_and_equals_numpy_path():
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    import tdflow
     import train_bench as tb
+
+    import tdflow
 
     x, y, params = tb.make_data()
     vg = tdflow.value_and_grad(tb.program(), wrt=list(tb.PARAMS))
