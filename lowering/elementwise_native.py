@@ -5,7 +5,9 @@ the whole array, so every intermediate goes through memory and every step costs 
 expressions made only of exactly rounded operations (``+ - * /``, ``sqrt``, ``abs``, ``neg``,
 ``floor``/``ceil``/``round``, ``min``/``max`` with numpy's NaN rules, comparisons, logic,
 ``where``, ``isnan``/``isinf``) over one floating type, the same values come out of one C
-loop compiled with the system compiler without fast math (``-ffp-contract=off``: no fused
+loop (bit for bit, signed zeros and NaN signs included; the one freedom is which payload a
+NaN made from two NaN operands carries, which numpy's own ``add``/``multiply`` choose by the
+element's position: the SIMD body keeps the first operand's, the tail loop the second's) compiled with the system compiler without fast math (``-ffp-contract=off``: no fused
 multiply-add, which would round once instead of twice). Transcendental ops (``exp``,
 ``tanh``, ``erf``...) are left to numpy: libm rounds them differently.
 
@@ -46,9 +48,12 @@ MIN_ELEMENTS = 4096
 #: False: numpy only (read at every call; benches and tests compare both paths).
 USE_NATIVE = True
 #: Exact IEEE arithmetic: no fast math, no contraction into FMA; ``-fno-math-errno`` only
-#: lets ``sqrt`` be the instruction (the value is the same correctly rounded root).
+#: lets ``sqrt`` be the instruction (the value is the same correctly rounded root), and
+#: ``-fno-trapping-math`` lets both arms of a ``?:`` be computed and blended (vectorized)
+#: instead of branched on: the values are the same, only the FP status flags (which numpy
+#: turns into RuntimeWarnings) are not kept.
 NATIVE_FLAGS = ("-O2", "-fno-fast-math", "-ffp-contract=off", "-fno-math-errno",
-                "-ftree-vectorize", "-fvect-cost-model=dynamic")
+                "-fno-trapping-math", "-ftree-vectorize", "-fvect-cost-model=dynamic")
 
 _C_TYPES = {"f32": ("float", "uint32_t", "f"), "f64": ("double", "uint64_t", ""),
             "i1": ("unsigned char", "", "")}

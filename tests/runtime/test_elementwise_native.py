@@ -1,5 +1,5 @@
 """The native (C) path of fused expressions (``lowering/elementwise_native.py``) gives numpy's
-bits: random expressions of the ops it renders, over f32 and f64 inputs full of NaN (with
+bits (up to which NaN a NaN is, where numpy itself varies): random expressions of the ops it renders, over f32 and f64 inputs full of NaN (with
 payloads and both signs), inf, signed zeros and subnormals, in place and out of place; the
 cases it must hand back to numpy (small, broadcast, non-contiguous, partly overlapping,
 another dtype, transcendental ops); and the compiled MLP step's relu gradient taking it.
@@ -72,9 +72,24 @@ def _numpy_then_native(prog, inputs, out=None):
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray, dtype: str) -> bool:
+    """Bit for bit, except that a NaN may stand for a NaN with another payload or sign: with
+    two NaN operands, numpy's own ``add``/``multiply`` return the first one's in their SIMD
+    body and the second one's in the loop's tail (see ``test_numpy_nan_payloads_vary``)."""
     if a.dtype == np.bool_:
         return a.dtype == b.dtype and np.array_equal(a, b)
-    return a.dtype == b.dtype and np.array_equal(a.view(UINT[dtype]), b.view(UINT[dtype]))
+    same = a.view(UINT[dtype]) == b.view(UINT[dtype])
+    return a.dtype == b.dtype and bool((same | (np.isnan(a) & np.isnan(b))).all())
+
+
+def test_numpy_nan_payloads_vary():
+    """Why :func:`_same_bits` lets NaN payloads differ: numpy itself gives one pair of NaNs a
+    different result by the element's position (when this numpy does, the native loop
+    cannot match both; it matches the SIMD body)."""
+    a = np.full(37, np.nan, np.float32).view(np.uint32)
+    a |= 1
+    b = a ^ 3
+    got = np.add(b.view(np.float32), a.view(np.float32)).view(np.uint32)
+    assert {int(got[0]), int(got[-1])} <= {int(a[0]), int(b[0])}
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
@@ -119,13 +134,14 @@ def test_each_op_alone_and_predicates(dtype):
 
 
 def test_relu_gradient_is_native_and_bit_exact():
-    """The MLP step's ``where(gt(x, 0), dy, 0)``: +0 where the mask is off, whatever dy is."""
+    """The MLP step's ``where(gt(x, 0), dy, 0)``: +0 where the mask is off, whatever dy is,
+    and dy's exact bits (NaN payloads too) where it is on."""
     _need_native()
     rng = np.random.default_rng(1)
     x, dy = _values("f32", rng), _values("f32", rng)
     prog = render_numpy(where(Input(0) > 0, Input(1), 0), ["f32", "f32"])
     ref, got = _numpy_then_native(prog, [x, dy])
-    assert _same_bits(ref, got, "f32")
+    assert np.array_equal(ref.view(np.uint32), got.view(np.uint32))
     assert native_kernel(where(Input(0) > 0, Input(1), 0), ["f32", "f32"], "f32") is not None
 
 
