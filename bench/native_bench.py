@@ -9,7 +9,10 @@ process, the columns taking turns round by round (``time.process_time``, one BLA
   hand-written ``dy * (x > 0)`` (which differs from ``where`` on NaN and -0, see the issue);
 * ``exact chain 1M f32``: ``square(max(x * y + x, 0) * 0.5)`` (the 6-op chain of
   ``fused_bench.py`` without its ``tanh``, which stays numpy); reference the numpy expression;
-* ``MLP sgd_step b64``: ``tdflow.sgd_step`` of ``train_bench.py``'s program (21 launches).
+* ``MLP sgd_step b64``: ``tdflow.sgd_step`` of ``train_bench.py``'s program, also with the
+  epilogue fusion off (``fuse-elementwise{epilogue=false}``) and with both off (the plan and
+  kernels as before this work); reference ``train_bench.py``'s hand-written numpy step;
+* ``MLP forward b64``: ``tdflow.compile`` of the same program; reference the numpy forward.
 """
 
 from __future__ import annotations
@@ -60,9 +63,31 @@ def rows() -> dict[str, dict[str, Callable[[], Any]]]:
         t = np.maximum(a * b + a, 0) * half
         return t * t
 
+    from tdflow.lowering.pass_manager import default_pipeline
+
+    off = default_pipeline("cpu").replace("fuse-elementwise", "fuse-elementwise{epilogue=false}")
     xs, ys, params = tb.make_data()
     st = tdflow.sgd_step(tb.program(), lr=tb.LR, wrt=list(tb.PARAMS))
+    st_off = tdflow.sgd_step(tb.program(), lr=tb.LR, wrt=list(tb.PARAMS), pipeline=off)
     p = [params[k].copy() for k in tb.PARAMS]
+    q = [params[k].copy() for k in tb.PARAMS]
+    numpy_step = tb.numpy_column(xs, ys, params)[1]
+    fwd = tdflow.compile(tb.program())
+    fwd_off = tdflow.compile(tb.program(), pipeline=off)
+    fargs = [xs, ys, *(params[k] for k in tb.PARAMS)]
+    w1, b1, w2, b2 = (params[k] for k in tb.PARAMS)
+    rows_ = np.arange(tb.BATCH)
+    inv_n = np.float32(1 / tb.BATCH)
+
+    def numpy_forward() -> np.float32:
+        z1 = xs @ w1
+        z1 += b1
+        h = np.maximum(z1, 0, out=z1)
+        z = h @ w2
+        z += b2
+        m = z.max(axis=1, keepdims=True)
+        s = np.exp(z - m).sum(axis=1)
+        return (np.log(s) + m[:, 0] - z[rows_, ys]).sum() * inv_n
     return {
         "relu grad 64x256": {"native": _toggle(True, lambda: relu_grad([x, dy], out)),
                              "numpy renderer": _toggle(False, lambda: relu_grad([x, dy], out)),
@@ -71,7 +96,14 @@ def rows() -> dict[str, dict[str, Callable[[], Any]]]:
                                "numpy renderer": _toggle(False, lambda: chain([a, b], big)),
                                "numpy expression": chain_numpy},
         "MLP sgd_step b64": {"native": _toggle(True, lambda: st(xs, ys, *p)),
-                             "numpy renderer": _toggle(False, lambda: st(xs, ys, *p))},
+                             "numpy renderer": _toggle(False, lambda: st(xs, ys, *p)),
+                             "native, epilogue off": _toggle(True, lambda: st_off(xs, ys, *q)),
+                             "neither (as before)": _toggle(False, lambda: st_off(xs, ys, *q)),
+                             "numpy step": numpy_step},
+        "MLP forward b64": {"native": _toggle(True, lambda: fwd(*fargs)),
+                            "numpy renderer": _toggle(False, lambda: fwd(*fargs)),
+                            "neither (as before)": _toggle(False, lambda: fwd_off(*fargs)),
+                            "numpy forward": numpy_forward},
     }
 
 
@@ -101,9 +133,10 @@ def main() -> int:
     print("| row | column | best CPU time | vs numpy renderer | vs numpy reference |")
     print("|---|---|---:|---:|---:|")
     for row, cols in rows().items():
-        inner = 200 if "64x256" in row else (5 if "1M" in row else 20)
+        inner = 200 if "64x256" in row else (5 if "1M" in row else 10)
         t = measure(cols, rounds=15, inner=inner)
-        ref = t.get("numpy dy*(x>0)") or t.get("numpy expression")
+        ref = next((t[k] for k in ("numpy dy*(x>0)", "numpy expression", "numpy step",
+                                   "numpy forward") if k in t), None)
         for n, s in t.items():
             vs_ref = f"{s / ref:.2f}x" if ref else "-"
             print(f"| {row} | {n} | {s * 1e6:.1f} us | {s / t['numpy renderer']:.2f}x | "

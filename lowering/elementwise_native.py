@@ -85,15 +85,19 @@ def _const(value: Any, dt: str) -> str:
 
 
 def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
-             module: str) -> str | None:
+             module: str, rows: frozenset[int] = frozenset()) -> str | None:
     """The C source of extension module ``module`` evaluating ``expr``, or ``None`` when the
     expression has an op or a type the native path does not render exactly.
 
-    The module's one function ``run(in0, ..., out)`` takes C-contiguous buffers of the same
-    number of elements (the inputs ``expr`` reads, in order, then the output).
+    The module's one function ``run(in0, ..., out)`` takes C-contiguous buffers (the inputs
+    ``expr`` reads, in order, then the output) of the output's number of elements, except
+    the inputs in ``rows``: one row each (all the same length, dividing the output's), read
+    again for every row of the output (numpy's broadcast of a trailing-dims operand, as a
+    last-axis bias is). It returns ``False``, having done nothing, when the buffers do not
+    fit (not C-contiguous, partly overlapping the output, other sizes).
 
     >>> from tdflow.dialect.formula.expr import Input
-    >>> "out[i] = (float)(t0);" in c_source(Input(0) * Input(1), ("f32", "f32"), "f32", "m")
+    >>> "outr[i] = (float)(t0);" in c_source(Input(0) * Input(1), ("f32", "f32"), "f32", "m")
     True
     """
     if expr is None:
@@ -145,11 +149,15 @@ def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
     if root is None:
         return None
     params = ", ".join(f"const {_C_TYPES[in_dtypes[k]][0]} *in{k}" for k in used)
-    loads = [f"    const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}[i];" for k in used]
+    loads = [f"      const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}{'' if k in rows else 'r'}[i];"
+             for k in used]
+    offsets = "\n".join(f"    const {_C_TYPES[in_dtypes[k]][0]} *in{k}r = in{k} + r * m;"
+                        for k in used if k not in rows)
     body = "\n".join(loads + lines)
     out_c = _C_TYPES[out_dtype][0]
     return _TEMPLATE.format(module=module, params=params, out_c=out_c, body=body, root=root,
-                            n_args=len(used) + 1,
+                            n_args=len(used) + 1, offsets=offsets,
+                            rows=", ".join("1" if k in rows else "0" for k in used) + ", 0",
                             views=_views(used, in_dtypes, out_dtype), call=", ".join(
                                 [f"({_C_TYPES[in_dtypes[k]][0]} *)v[{j}].buf"
                                  for j, k in enumerate(used)]
@@ -246,15 +254,20 @@ static inline float tdf_mul_f32(float a, float b) {{ return a != a ? a * a : a *
 static inline double tdf_add_f64(double a, double b) {{ return a != a ? a + a : a + b; }}
 static inline double tdf_mul_f64(double a, double b) {{ return a != a ? a * a : a * b; }}
 
-static void tdf_loop({params}, {out_c} *out, Py_ssize_t n) {{
+static void tdf_loop({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {{
+  for (Py_ssize_t r = 0; r < rows; ++r) {{
+{offsets}
+    {out_c} *outr = out + r * m;
 #pragma GCC ivdep
-  for (Py_ssize_t i = 0; i < n; ++i) {{
+    for (Py_ssize_t i = 0; i < m; ++i) {{
 {body}
-    out[i] = ({out_c})({root});
+      outr[i] = ({out_c})({root});
+    }}
   }}
 }}
 
 static const Py_ssize_t tdf_itemsize[{n_args}] = {{{views}}};
+static const int tdf_is_row[{n_args}] = {{{rows}}};  /* inputs read again for every row */
 
 static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {{
   Py_buffer v[{n_args}];
@@ -264,7 +277,8 @@ static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyErr_SetString(PyExc_TypeError, "run() takes {n_args} buffers");
     return NULL;
   }}
-  Py_ssize_t n = -1;
+  Py_ssize_t len[{n_args}];
+  Py_ssize_t n = 0, m = -1;  /* declared before the first goto (C++ forbids jumping past) */
   for (; got < {n_args}; ++got) {{
     int flags = PyBUF_C_CONTIGUOUS | (got == {n_args} - 1 ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(args[got], &v[got], flags) < 0) {{
@@ -281,21 +295,25 @@ static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs
       PyErr_SetString(PyExc_ValueError, "buffer size is not a whole number of items");
       goto done;
     }}
-    Py_ssize_t m = v[got].len / tdf_itemsize[got];
-    if (n >= 0 && m != n) {{
-      ++got;
-      PyErr_SetString(PyExc_ValueError, "buffers of different sizes");
+    len[got] = v[got].len / tdf_itemsize[got];
+  }}
+  n = len[{n_args} - 1];
+  for (int k = 0; k < {n_args} - 1; ++k) {{
+    if (tdf_is_row[k] ? (m >= 0 && len[k] != m) || len[k] == 0 || n % len[k] : len[k] != n) {{
+      result = Py_False;  /* not the shapes this variant was built for: numpy */
+      Py_INCREF(result);
       goto done;
     }}
-    n = m;
+    if (tdf_is_row[k]) m = len[k];
   }}
+  if (m < 0) m = n;
   {{
     /* the output may be an input (in place) but must not overlap one elsewhere: element i
        is read before it is written only at the same address */
     char *o = (char *)v[{n_args} - 1].buf;
     for (int k = 0; k < {n_args} - 1; ++k) {{
       char *p = (char *)v[k].buf;
-      if (p != o && p < o + v[{n_args} - 1].len && o < p + v[k].len) {{
+      if ((p != o || tdf_is_row[k]) && p < o + v[{n_args} - 1].len && o < p + v[k].len) {{
         result = Py_False;
         Py_INCREF(result);
         goto done;
@@ -303,7 +321,7 @@ static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }}
   }}
   Py_BEGIN_ALLOW_THREADS
-  tdf_loop({call}, n);
+  tdf_loop({call}, m ? n / m : 0, m);
   Py_END_ALLOW_THREADS
   Py_INCREF(Py_True);
   result = Py_True;
@@ -327,11 +345,12 @@ _lock = threading.Lock()
 _built: dict[str, Callable[..., None] | None] = {}
 
 
-def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str
-                  ) -> Callable[..., None] | None:
-    """``run(*used_inputs, out)`` evaluating ``expr`` natively (built, or loaded from the
-    cache, on first use), or ``None`` when the expression is not rendered natively or no
-    build is possible (no compiler, no Python headers, native off): callers use numpy then.
+def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
+                  rows: frozenset[int] = frozenset()) -> Callable[..., Any] | None:
+    """``run(*used_inputs, out) -> bool`` evaluating ``expr`` natively (built, or loaded from
+    the cache, on first use; ``rows``: the inputs broadcast as rows, see :func:`c_source`),
+    or ``None`` when the expression is not rendered natively or no build is possible (no
+    compiler, no Python headers, native off): callers use numpy then.
 
     >>> from tdflow.dialect.formula.expr import Input
     >>> run = native_kernel(Input(0) * 2 + Input(1), ["f32", "f32"], "f32")
@@ -341,15 +360,15 @@ def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str
     """
     if not native_enabled():
         return None
-    probe = c_source(expr, in_dtypes, out_dtype, "tdf_ew")
+    probe = c_source(expr, in_dtypes, out_dtype, "tdf_ew", rows)
     if probe is None:
         return None
     digest = hashlib.sha256(probe.encode()).hexdigest()[:24]
     with _lock:
         if digest in _built:
             return _built[digest]
-        _built[digest] = fn = _build(c_source(expr, in_dtypes, out_dtype, f"tdf_ew_{digest}"),
-                                     f"tdf_ew_{digest}")
+        module = f"tdf_ew_{digest}"
+        _built[digest] = fn = _build(c_source(expr, in_dtypes, out_dtype, module, rows), module)
         return fn
 
 
@@ -386,18 +405,19 @@ def _build(source: str | None, module: str) -> Callable[..., None] | None:
 def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[str],
                 out_dtype: str) -> Callable[..., np.ndarray]:
     """``run`` (a rendered numpy program's ``run(inputs, out=None)``) with the native loop in
-    front: taken when every input ``expr`` reads is an ndarray of one shape with at least
-    :data:`MIN_ELEMENTS` elements, of its declared type, C-contiguous, and ``out`` (if given)
-    is one of the same shape and the output type that overlaps no input except in place.
-    Anything else, or no native build, runs ``run``: the values are the same.
+    front: taken when every input ``expr`` reads is an ndarray of its declared type, all of
+    one shape with at least :data:`MIN_ELEMENTS` elements except rows broadcast over it (one
+    trailing shape, as a last-axis bias), C-contiguous, and ``out`` (if given) is of that
+    shape and the output type, overlapping no input except in place. Anything else, or no
+    native build, runs ``run``: the values are the same.
 
     >>> from tdflow.dialect.formula.expr import Input
     >>> numpy_only = lambda inputs, out=None: "numpy"
     >>> run = with_native(numpy_only, Input(0) * 2 + Input(1), ["f32", "f32"], "f32")
     >>> run([np.ones(3, np.float32)] * 2)     # small: numpy
     'numpy'
-    >>> x = np.ones(8192, np.float32)
-    >>> out = run([x, x])                     # native (or "numpy" where it cannot be built)
+    >>> x = np.ones((2, 8192), np.float32)
+    >>> out = run([x, x[0]])                  # native (or "numpy" where it cannot be built)
     >>> isinstance(out, str) or bool((out == 3).all())
     True
     """
@@ -406,29 +426,40 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
     used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
     want = [np.dtype(_NP[in_dtypes[k]]) for k in used]
     np_out = np.dtype(_NP[out_dtype])
-    first = used[0]
-    kernel: list[Any] = []  # built on the first call that can use it
+    kernels: dict[frozenset[int], Any] = {}  # broadcast rows -> kernel, built on first use
 
     def run_native(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
-        x = inputs[first]
-        if USE_NATIVE and type(x) is np.ndarray and x.size >= MIN_ELEMENTS:
-            shape = x.shape
-            args = []
-            for k, dt in zip(used, want):
-                a = inputs[k]
-                if type(a) is not np.ndarray or a.shape != shape or a.dtype != dt:
-                    break
-                args.append(a)
-            else:
-                if out is None or (type(out) is np.ndarray and out.shape == shape
-                                   and out.dtype == np_out):
-                    if not kernel:
-                        kernel.append(native_kernel(expr, in_dtypes, out_dtype))
-                    fn = kernel[0]
-                    if fn is not None:
-                        dest = np.empty(shape, np_out) if out is None else out
-                        if fn(*args, dest):
-                            return dest
+        if not USE_NATIVE:
+            return run(inputs, out)
+        args = [inputs[k] for k in used]
+        full = args[0]
+        for a, dt in zip(args, want):
+            if type(a) is not np.ndarray or a.dtype != dt:
+                return run(inputs, out)
+            if a.ndim > full.ndim:
+                full = a
+        shape = full.shape
+        if full.size < MIN_ELEMENTS:
+            return run(inputs, out)
+        rows: frozenset[int] = frozenset()
+        row_shape = None
+        for k, a in zip(used, args):
+            if a.shape != shape:
+                s = a.shape
+                if not s or shape[len(shape) - len(s):] != s or row_shape not in (None, s):
+                    return run(inputs, out)
+                row_shape = s
+                rows |= {k}
+        if out is not None and (type(out) is not np.ndarray or out.shape != shape
+                                or out.dtype != np_out):
+            return run(inputs, out)
+        fn = kernels.get(rows, False)
+        if fn is False:
+            fn = kernels[rows] = native_kernel(expr, in_dtypes, out_dtype, rows)
+        if fn is not None:
+            dest = np.empty(shape, np_out) if out is None else out
+            if fn(*args, dest):
+                return dest
         return run(inputs, out)
 
     return run_native

@@ -5,7 +5,7 @@ expressions (``dialect/formula/expr.py``) are composed, attributes bound, and th
 spliced and de-duplicated. The result is one ``tdflow.fused_elementwise`` op that carries the
 composed expression as text (``expr``) and the names of the ops it replaced (``ops``).
 
-With ``{epilogue=true}`` (the default) a last-axis ``bias_add`` fuses as an add and relu
+On the CPU, with ``{epilogue=true}`` (the default), a last-axis ``bias_add`` fuses as an add and relu
 gradients read relu's output, so a layer's bias and activation are one launch
 (:mod:`.fuse_epilogue`; the same bits).
 
@@ -58,9 +58,11 @@ class FuseElementwisePass(Pass):
 
     def run(self, module: Module, context: PassContext) -> None:
         rw = Rewriter()
+        # CPU only: there the fused epilogue is measured faster (bench/native_bench.py); GPU
+        # plans keep their per-op kernels until it is measured on a GPU
+        epilogue = self.option("epilogue") and str(context.device).split(":")[0] == "cpu"
         for func in module:
-            _fuse_function(func, context.dialect, rw, self.option("max-inputs"),
-                           self.option("epilogue"))
+            _fuse_function(func, context.dialect, rw, self.option("max-inputs"), epilogue)
 
 
 def op_expression(dialect: Dialect | LoweringDialect, op: Operation) -> tuple[Expr, list[str]] | None:

@@ -205,3 +205,35 @@ def test_compiled_mlp_step_uses_it_and_equals_numpy_path():
     assert float(loss) == float(loss_np)
     for g, h in zip(grads, grads_np):
         assert np.array_equal(g.view(np.uint32), h.view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_rows_broadcast_over_the_output_match_numpy(dtype):
+    """Inputs of the trailing shape (a last-axis bias) are read again for every row; other
+    broadcasts, and a row input written over, are numpy's."""
+    _need_native()
+    rng = np.random.default_rng(7)
+    x, b = Input(0), Input(1)
+    expr = Binary("max", Binary("add", x, b), Const(0.0))
+    assert native_kernel(expr, [dtype, dtype], dtype, frozenset({1})) is not None
+    prog = render_numpy(expr, [dtype, dtype])
+    full = _values(dtype, rng, 64 * 256).reshape(64, 256)
+    row = _values(dtype, rng, 256)
+    ref, got = _numpy_then_native(prog, [full, row])
+    assert _same_bits(ref, got, dtype)
+    inplace = full.copy()
+    ref2, got2 = _numpy_then_native(prog, [inplace, row], out=inplace)
+    assert got2 is inplace and _same_bits(ref2, got2, dtype)
+    # two row inputs of one shape, the row input first, and a 3-d output
+    three = Binary("mul", Binary("sub", b, x), Input(2))
+    prog3 = render_numpy(three, [dtype] * 3)
+    cube = _values(dtype, rng, 4 * 32 * 64).reshape(4, 32, 64)
+    rows2 = _values(dtype, rng, 32 * 64).reshape(32, 64)
+    ref3, got3 = _numpy_then_native(prog3, [rows2, cube, rows2[::-1].copy()])
+    assert _same_bits(ref3, got3, dtype)
+    # a column (64, 1) and rows of two shapes broadcast otherwise: numpy's, same values
+    for inputs in ([full, full[:, :1].copy()], ):
+        ref4, got4 = _numpy_then_native(prog, inputs)
+        assert _same_bits(ref4, got4, dtype)
+    ref5, got5 = _numpy_then_native(prog3, [rows2[0].copy(), cube, rows2])
+    assert _same_bits(ref5, got5, dtype)
