@@ -12,8 +12,9 @@ multiply-add, which would round once instead of twice). Transcendental ops (``ex
 ``tanh``, ``erf``...) are left to numpy: libm rounds them differently.
 
 The C is a CPython extension function (arrays arrive through the buffer protocol: no
-``ctypes`` pointer objects per call), built by :func:`~tdflow.runtime.backends.kernel_build.
-build_shared_object`, so it is cached as cudasim's objects are: content-addressed under
+``ctypes`` pointer objects per call), built by the runtime's
+``kernel_build.build_shared_object`` (installed with :func:`set_builder`), so it is cached
+as cudasim's objects are: content-addressed under
 tdflow's private cache dir, MAC-checked before it is loaded, loaded from a process-private
 copy of the checked bytes. No compiler, no Python headers, a failed build, or
 ``TDFLOW_NATIVE=0`` all mean numpy, which gives the same values.
@@ -33,6 +34,7 @@ import os
 import sysconfig
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,7 +42,7 @@ from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unar
 from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dtype
 
 __all__ = ["MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE", "c_source", "native_enabled",
-           "native_kernel", "with_native"]
+           "native_kernel", "set_builder", "with_native"]
 
 #: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
 #: would otherwise pay a compiler run for an expression evaluated once on a few values.
@@ -372,19 +374,33 @@ def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
         return fn
 
 
+#: ``build(source, flags) -> Path`` of a verified shared object: the runtime's cached
+#: builder (``kernel_build.build_shared_object``), installed by the runtime's CPU kernels
+#: (:func:`set_builder`), since the lowering never imports the runtime. None: numpy only.
+_builder: Callable[[str, Sequence[str]], Path] | None = None
+
+
+def set_builder(build: Callable[[str, Sequence[str]], Path] | None) -> None:
+    """Install the function that compiles (and caches) a shared object from C++ source.
+
+    >>> set_builder(_builder)  # the runtime's CPU kernels install kernel_build's
+    """
+    global _builder
+    _builder = build
+
+
 def _build(source: str | None, module: str) -> Callable[..., None] | None:
     """Compile (or load from the cache) and import the extension; ``None`` on any failure."""
     import importlib.machinery
     import importlib.util
 
-    from tdflow.runtime.backends.kernel_build import CompileError, build_shared_object
-
     include = sysconfig.get_paths().get("include")
-    if source is None or not include or not os.path.isfile(os.path.join(include, "Python.h")):
+    if (source is None or _builder is None or not include
+            or not os.path.isfile(os.path.join(include, "Python.h"))):
         return None
     try:
-        path = build_shared_object(source, (*NATIVE_FLAGS, f"-I{include}"))
-    except (CompileError, OSError):
+        path = _builder(source, (*NATIVE_FLAGS, f"-I{include}"))
+    except (RuntimeError, OSError):  # kernel_build's CompileError is a RuntimeError
         return None
     # the loader needs the module's own name on the file it loads (PyInit_<name>)
     named = path.with_name(module + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
