@@ -111,6 +111,8 @@ def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
         types = infer_dtypes(expr, in_dtypes, compute_dtype(out_dtype))
     except (KeyError, TypeError, ValueError):
         return None
+    if any(t not in _C_TYPES for t in types.values()):
+        return None  # an integer or half value inside (a cast): numpy's conversions
     floats = {t for t in (*types.values(), out_dtype) if t != "i1"}
     if len(floats) > 1 or types.get(expr) != out_dtype:
         return None  # mixed precisions or a cast on store: numpy's conversions stay numpy's
@@ -180,6 +182,8 @@ def _walk(expr: Expr) -> list[Expr]:
 
 def _node(n: Expr, args: list[str], dt: str, opnd: str) -> str | None:
     """One node's C expression, or ``None`` for an op the native path leaves to numpy."""
+    if dt not in _C_TYPES or opnd not in _C_TYPES:
+        return None
     if isinstance(n, Select):
         if dt == "i1" and opnd != "i1":
             return None
@@ -437,7 +441,10 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
     >>> isinstance(out, str) or bool((out == 3).all())
     True
     """
-    if c_source(expr, in_dtypes, out_dtype, "probe") is None:
+    try:
+        if c_source(expr, in_dtypes, out_dtype, "probe") is None:
+            return run
+    except (KeyError, TypeError, ValueError):  # a node this renderer does not know: numpy's
         return run
     used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
     want = [np.dtype(_NP[in_dtypes[k]]) for k in used]

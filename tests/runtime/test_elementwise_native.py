@@ -185,6 +185,11 @@ def test_cases_left_to_numpy():
     assert c_source(exp(Input(0)) + 1.0, ["f32"], "f32", "m") is None
     assert c_source(Input(0) + Input(1), ["i32", "i32"], "i32", "m") is None
     assert c_source(Input(0) + Input(1), ["f32", "f64"], "f64", "m") is None
+    from tdflow.dialect.formula.expr import Cast
+
+    assert c_source(Binary("gt", Cast(Input(0), "i32"), Const(0)), ["i1"], "i1", "m") is None
+    assert c_source(Binary("gt", Cast(Input(0), "f64"), Input(1)), ["f32", "f64"], "i1",
+                    "m") is None
 
 
 def test_switched_off_by_environment(monkeypatch):
