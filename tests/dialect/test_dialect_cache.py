@@ -201,15 +201,17 @@ def test_a_killed_process_group_leaves_the_whole_entry(cache, tmp_path):
     assert r.stdout.splitlines()[-1] == "0 []", r.stdout + r.stderr  # a warm run: no parsing
 
 
-def test_killed_while_writing_leaves_the_whole_entry_or_none(cache, tmp_path):
+def test_killed_while_writing_leaves_the_whole_entry_or_none(cache, tmp_path, monkeypatch):
     """Killed at any moment of a cold run, the group leaves no partial entry: the next run
     reads a valid one or rebuilds, and is right either way."""
     prog = tmp_path / "p.mlir"
     prog.write_text(PROGRAM)
-    env = {**os.environ, "TDFLOW_CACHE_DIR": str(cache)}
     want = _uncached()
     for delay in (0.3, 0.6, 0.9, 1.2):
-        shutil.rmtree(cache, ignore_errors=True)
+        # a fresh cache dir each time (not one emptied: this process keeps each dir's MAC key)
+        cache = tmp_path / f"cache-{delay}"
+        monkeypatch.setenv("TDFLOW_CACHE_DIR", str(cache))
+        env = {**os.environ, "TDFLOW_CACHE_DIR": str(cache)}
         proc = subprocess.Popen([sys.executable, "-m", "tdflow", "verify", str(prog)], env=env,
                                 start_new_session=True, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
