@@ -12,7 +12,12 @@ from .values import UNSET, BitsInit, RecordResolver
 
 
 class RecordVal:
-    __slots__ = ("name", "ty", "value", "targ", "field")
+    """One field of a record. A record's fields may be shared with the class they came from
+    (``owner`` is the record that may change it): a def copies a class's fields when it
+    subclasses it, and most are never changed after (X86: 4M copies, one in ten of them ever
+    written), so a field is copied only when written, through :meth:`Rec.own`."""
+
+    __slots__ = ("name", "ty", "value", "targ", "field", "owner")
 
     def __init__(self, name, ty, value=UNSET, targ=False, field=False):
         self.name = name
@@ -20,13 +25,14 @@ class RecordVal:
         self.value = value
         self.targ = targ
         self.field = field
+        self.owner = None  # set by Rec.add_value
         if value is UNSET and ty.kind == "bits":
             self.value = BitsInit([UNSET] * ty.size)
 
-    def copy(self):
+    def copy(self, owner=None):
         rv = RecordVal.__new__(RecordVal)
-        rv.name, rv.ty, rv.value, rv.targ, rv.field = (self.name, self.ty, self.value, self.targ,
-                                                      self.field)
+        rv.name, rv.ty, rv.value, rv.targ, rv.field, rv.owner = (
+            self.name, self.ty, self.value, self.targ, self.field, owner)
         return rv
 
     def set(self, v) -> bool:
@@ -88,7 +94,18 @@ class Rec:
         return self._type
 
     def add_value(self, rv):
+        rv.owner = self
         self.values[rv.name] = rv
+
+    def own(self, name) -> RecordVal | None:
+        """Field ``name`` to change (copied first if it is shared with a class), or None.
+
+        Every change to a field goes through here: a shared field changed in place would
+        change the class and every record sharing it."""
+        rv = self.values.get(name)
+        if rv is not None and rv.owner is not self:
+            rv = self.values[name] = rv.copy(self)
+        return rv
 
     def resolve(self, r, only=None):
         values = self.values
@@ -96,7 +113,12 @@ class Rec:
             v = rv.value
             if v.refs:
                 nv = v.resolve(r)
-                if nv is not v and not rv.set(nv):
+                if nv is v:
+                    continue
+                if rv.owner is not self:
+                    # replacing the value of a key while iterating is allowed (same size)
+                    rv = values[rv.name] = rv.copy(self)
+                if not rv.set(nv):
                     from .ops import fatal
 
                     tys = f"of type '{nv.ty}' " if nv.ty is not None else ""
