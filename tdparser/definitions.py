@@ -14,6 +14,7 @@ from tdflow.core.errors import SourceLoc
 from . import ast as A
 from . import types as T
 from .errors import TdError
+from .freevars import free_names
 from .limits import MAX_RECORDS, check_count
 from .ops import cast_value, fatal
 from .rec import Rec, RecordVal
@@ -164,7 +165,9 @@ class RecordStatements:
         if args is None:
             args = self.eb.class_args(cls, ref.args, scope, rec, ref.loc)
         values = rec.values
-        todo = []  # the fields just copied from `cls` whose values hold references
+        todo = []  # the fields just copied from `cls` that its arguments or NAME can change
+        keys = None
+        memo = self.free_memo
         for name, crv in cls.values.items():
             if crv.targ:
                 continue
@@ -175,6 +178,12 @@ class RecordStatements:
                 raise err(f"New definition of '{name}' of type '{crv.ty}' is incompatible with "
                           f"previous definition of type '{rv.ty}'", ref.loc)
             if rv.value.refs:
+                names = free_names(rv.value, memo)
+                if names is not None:
+                    if keys is None:
+                        keys = {*cls.targs, cls.name + ":NAME"}
+                    if names.isdisjoint(keys):
+                        continue  # resolving it would give it back as it is
                 todo.append(name)
         rec.assertions.extend(cls.assertions)
         rec.dumps.extend(cls.dumps)
@@ -199,6 +208,19 @@ class RecordStatements:
         # those only the ones holding references can change.
         rec.resolve(r, todo)
         self.add_supers(rec, cls, ref)
+
+    def mentioning(self, rec, keys) -> list:
+        """The fields of ``rec``, in order, that a (non-final) resolver of the names ``keys``
+        may change (see :mod:`.freevars`); with no names, those holding a late ``C<...>``."""
+        memo = self.free_memo
+        out = []
+        for name, rv in rec.values.items():
+            v = rv.value
+            if v.refs:
+                names = free_names(v, memo)
+                if names is None or not names.isdisjoint(keys):
+                    out.append(name)
+        return out
 
     def add_supers(self, rec, cls, ref):
         """Make ``cls`` and its superclasses superclasses of ``rec``."""
@@ -252,12 +274,12 @@ class RecordStatements:
         if late:
             r = Resolver(rec)
             r.set(LATE_NAME.name, StringInit(rec.name))
-            rec.resolve(r)
+            rec.resolve(r, self.mentioning(rec, (LATE_NAME.name,)))
         elif self.lates and self.taint:  # only a tainted C<...> is late (anon_inst)
             # llvm-tblgen resolves the prototype whole here (the loop or defm substituting
             # into it): its late class instances (made by its parents' arguments, or held
             # by a let, a defvar or an argument around it) are made in its fields' order.
-            rec.resolve(Resolver(rec))
+            rec.resolve(Resolver(rec), self.mentioning(rec, ()))
         self.finish_def(rec)
 
     def finish_def(self, rec, in_loops=()):
@@ -354,7 +376,7 @@ class RecordStatements:
             r.set(qn, rec.values.pop(qn).value)
         for qn, _named, v in args:
             r.set(qn, v)
-        rec.resolve(r)
+        rec.resolve(r, self.mentioning(rec, set(cls.targs)))
         for sc in cls.supers:
             rec.add_super(sc)
         rec.add_super(cls)
