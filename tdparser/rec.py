@@ -6,14 +6,19 @@ contract of :mod:`.records`.
 
 from __future__ import annotations
 
+import itertools
+
 from . import types as T
 from .ops import cast_value
 from .values import UNSET, BitsInit, RecordResolver
 
+_serials = itertools.count(1)  # Rec.serial: unique for the process, never reused
+
 
 class RecordVal:
     """One field of a record. A record's fields may be shared with the class they came from
-    (``owner`` is the record that may change it): a def copies a class's fields when it
+    (``owner`` is the ``serial`` of the record that may change it, not the record: that would
+    be a reference cycle, left to the cycle collector): a def copies a class's fields when it
     subclasses it, and most are never changed after (X86: 4M copies, one in ten of them ever
     written), so a field is copied only when written, through :meth:`Rec.own`."""
 
@@ -25,11 +30,11 @@ class RecordVal:
         self.value = value
         self.targ = targ
         self.field = field
-        self.owner = None  # set by Rec.add_value
+        self.owner = 0  # set by Rec.add_value (serials start at 1)
         if value is UNSET and ty.kind == "bits":
             self.value = BitsInit([UNSET] * ty.size)
 
-    def copy(self, owner=None):
+    def copy(self, owner: int = 0):
         rv = RecordVal.__new__(RecordVal)
         rv.name, rv.ty, rv.value, rv.targ, rv.field, rv.owner = (
             self.name, self.ty, self.value, self.targ, self.field, owner)
@@ -49,9 +54,10 @@ class RecordVal:
 
 class Rec:
     __slots__ = ("name", "keeper", "locs", "is_class", "anonymous", "values", "targs", "supers",
-                 "super_set", "assertions", "dumps", "_type", "direct", "defref")
+                 "super_set", "assertions", "dumps", "_type", "direct", "defref", "serial")
 
     def __init__(self, name, keeper, locs, is_class=False, anonymous=False):
+        self.serial = next(_serials)  # what its own fields' RecordVal.owner holds
         self.name = name
         self.keeper = keeper
         self.locs = list(locs)
@@ -94,7 +100,7 @@ class Rec:
         return self._type
 
     def add_value(self, rv):
-        rv.owner = self
+        rv.owner = self.serial
         self.values[rv.name] = rv
 
     def own(self, name) -> RecordVal | None:
@@ -103,8 +109,8 @@ class Rec:
         Every change to a field goes through here: a shared field changed in place would
         change the class and every record sharing it."""
         rv = self.values.get(name)
-        if rv is not None and rv.owner is not self:
-            rv = self.values[name] = rv.copy(self)
+        if rv is not None and rv.owner != self.serial:
+            rv = self.values[name] = rv.copy(self.serial)
         return rv
 
     def resolve(self, r, only=None):
@@ -115,9 +121,9 @@ class Rec:
                 nv = v.resolve(r)
                 if nv is v:
                     continue
-                if rv.owner is not self:
+                if rv.owner != self.serial:
                     # replacing the value of a key while iterating is allowed (same size)
-                    rv = values[rv.name] = rv.copy(self)
+                    rv = values[rv.name] = rv.copy(self.serial)
                 if not rv.set(nv):
                     from .ops import fatal
 
