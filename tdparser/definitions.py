@@ -326,10 +326,9 @@ class RecordStatements:
             rec.name = self.new_anon()
         rec.resolve_self(final=True)
         for name, rv in rec.values.items():
-            # a value without references is concrete (only references are not): X86 checks
-            # 2.6M fields here, 10% of them with references
-            if rv.value.refs and not rv.targ and not rv.field and \
-                    not _concrete_enough(rec, rv.value):
+            # Every value is walked, those without references too: the walk is also what
+            # finds a value nested deeper than llvm-tblgen can take (test_hostile_td).
+            if not rv.targ and not rv.field and not _concrete_enough(rec, rv.value):
                 raise fatal(f"Initializer of '{name}' in '{rec.name}' could not be fully "
                             f"resolved: {rv.value}", rec)
         self.check_asserts(rec)

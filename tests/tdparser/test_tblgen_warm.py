@@ -12,6 +12,7 @@ import sys
 import time
 
 import pytest
+from tdflow.tdparser import cache_entry
 
 from tdflow.cli import build_parser
 from tdflow.commands.tblgen_warm import parse_argv, run_cached
@@ -70,9 +71,9 @@ def project(tmp_path, monkeypatch):
     monkeypatch.delenv("TDFLOW_NO_CACHE", raising=False)
     src = tmp_path / "x.td"
     src.write_text(SOURCE)
-    # older than the cache's "racy" window, so that a hit needs no re-hash and no rewrite
-    old = time.time() - 10
-    os.utime(src, (old, old))
+    # Past the cache's "racy" window (its ctime is now whatever utime sets), so that the entry
+    # the first run writes is final: a hit then needs no re-hash and no rewrite.
+    time.sleep(cache_entry.RACY_NS / 1e9 + 0.2)
     return src
 
 
