@@ -53,13 +53,22 @@ def resnet_layers() -> Counter:
     return Counter(shapes)
 
 
-def with_paths(on: bool, fn: Callable[[], object]) -> Callable[[], object]:
+#: the columns: im2col everywhere, the paths before Winograd (1x1 GEMMs, flat-shift), all
+CONFIGS = {"im2col": {"ENABLED": False}, "flat": {"WINOGRAD": False, "TAPS": False}, "new": {}}
+
+
+def with_paths(config: str, fn: Callable[[], object]) -> Callable[[], object]:
+    settings = CONFIGS[config]
+
     def run() -> object:
-        conv_algos.ENABLED = on
+        old = {name: getattr(conv_algos, name) for name in settings}
+        for name, value in settings.items():
+            setattr(conv_algos, name, value)
         try:
             return fn()
         finally:
-            conv_algos.ENABLED = True
+            for name, value in old.items():
+                setattr(conv_algos, name, value)
     return run
 
 
@@ -79,13 +88,30 @@ def alternate(cols: dict[str, Callable[[], object]], rounds: int,
     return {n: statistics.median(v) for n, v in samples.items()}
 
 
+def torch_calls(x: np.ndarray, w: np.ndarray, dy: np.ndarray, pad: int,
+                stride: int) -> dict[str, Callable[[], object]]:
+    """PyTorch's three kernels on the same arrays (empty without torch)."""
+    try:
+        import torch
+    except ImportError:
+        return {}
+    tx, tw, tdy = (torch.from_numpy(a) for a in (x, w, dy))
+    geo = ([stride] * 2, [pad] * 2, [1, 1], False, [0, 0], 1)
+
+    def grad(mask: list[bool]) -> Callable[[], object]:
+        return lambda: torch.ops.aten.convolution_backward(tdy, tx, tw, None, *geo, mask)
+    return {"conv2d": lambda: torch.nn.functional.conv2d(tx, tw, stride=stride, padding=pad),
+            "conv_data_grad": grad([True, False, False]),
+            "conv_filter_grad": grad([False, True, False])}
+
+
 def layer_table(rounds: int, batch: int = 64) -> str:
     rng = np.random.default_rng(0)
-    rows = ["| layer (C->O, HxW, kernel/stride) | count | op | im2col | new | new/im2col |",
-            "|---|---:|---|---:|---:|---:|"]
+    rows = ["| layer (C->O, HxW, kernel/stride) | count | op | im2col | flat | new | torch "
+            "| new/im2col | new/flat | new/torch |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for (c, o, h, k, pad, stride), count in resnet_layers().items():
         a = {"data_format": "channels_first", "kernel_size": [k, k], "strides": [stride] * 2,
-             "dilation_rate": [1, 1], "padding_before": [pad, pad]}
+             "dilation_rate": [1, 1], "padding_before": [pad, pad], "groups": 1}
         x = rng.standard_normal((batch, c, h, h), dtype=np.float32)
         w = rng.standard_normal((o, c, k, k), dtype=np.float32)
         dy = rng.standard_normal(conv.conv2d(a, [x, w], [None])[0].shape, dtype=np.float32)
@@ -94,21 +120,27 @@ def layer_table(rounds: int, batch: int = 64) -> str:
                      conv.conv_data_grad(a, [dy, w, x], [None]),
                  "conv_filter_grad": lambda a=a, x=x, dy=dy:
                      conv.conv_filter_grad(a, [dy, x], [None])}
+        ref = torch_calls(x, w, dy, pad, stride)
         for op in OPS:
             # CPU time of the calling thread (BLAS has one thread): on the shared machine a
             # longer call is also more often preempted, which wall time would count
-            t = alternate({"old": with_paths(False, calls[op]),
-                           "new": with_paths(True, calls[op])}, rounds, time.thread_time)
+            cols = {name: with_paths(name, calls[op]) for name in CONFIGS}
+            if op in ref:
+                cols["torch"] = ref[op]
+            t = alternate(cols, rounds, time.thread_time)
+            torch_cells = (f"{t['torch'] * 1e6:.0f} us", f"{t['new'] / t['torch']:.2f}") \
+                if "torch" in t else ("-", "-")
             rows.append(f"| {c}->{o}, {h}x{h}, {k}x{k}/{stride} | {count} | {op} | "
-                        f"{t['old'] * 1e6:.0f} us | {t['new'] * 1e6:.0f} us | "
-                        f"{t['new'] / t['old']:.2f} |")
+                        + " | ".join(f"{t[name] * 1e6:.0f} us" for name in CONFIGS)
+                        + f" | {torch_cells[0]} | {t['new'] / t['im2col']:.2f} | "
+                          f"{t['new'] / t['flat']:.2f} | {torch_cells[1]} |")
     return "\n".join(rows)
 
 
 def step_table(rounds: int) -> str:
     cols = model_bench._resnet_columns()
-    timed = {f"{mode} {label}": with_paths(on, cols[mode])
-             for mode in ("graph", "eager") for label, on in (("im2col", False), ("new", True))}
+    timed = {f"{mode} {label}": with_paths(label, cols[mode])
+             for mode in ("graph", "eager") for label in CONFIGS}
     if "torch" in cols:
         timed["torch"] = cols["torch"]
     wall = alternate(timed, rounds)
@@ -118,7 +150,7 @@ def step_table(rounds: int) -> str:
     for name in wall:
         cells = []
         for t in (wall, cpu):
-            base = t.get(name.replace("new", "im2col"), t[name])
+            base = t.get(name.rsplit(" ", 1)[0] + " im2col", t[name])
             vs_torch = f"{t[name] / t['torch']:.2f}x" if "torch" in t else "n/a (no torch)"
             cells.append(f"{t[name] * 1e3:.2f} ms | {t[name] / base:.2f} | {vs_torch}")
         rows.append(f"| {name} | {cells[0]} | {cells[1]} |")
@@ -131,10 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--step-rounds", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--layers-only", action="store_true", help="skip the training steps")
     args = ap.parse_args(argv)
     with model_bench.threads(args.threads):
         layers = layer_table(args.rounds)
-        steps = step_table(args.step_rounds)
+        steps = "(not run)" if args.layers_only else step_table(args.step_rounds)
     meta = (f"{datetime.date.today()}, {platform.python_version()}, numpy {np.__version__}, "
             f"{os.cpu_count()} CPUs, {args.threads} thread(s) for BLAS and torch, load "
             f"{os.getloadavg()[0]:.2f}")
@@ -147,25 +180,47 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-SECTION = "## Convolution algorithms (bench/conv_bench.py)"
-NOTES = """The paths (`runtime/kernels/_conv_algos.py`): unpadded 1x1 kernels as plain GEMMs on
-the pixels (`_conv_pointwise.py`); stride-1 forward and data gradient as flat-shift columns on
-the padded grid (`_conv_flat.py`: one contiguous copy per kernel tap, one GEMM, the valid
-outputs cropped; the data gradient as the correlation of the padded `dy` with the flipped,
-transposed filters instead of im2col's strided scatter-add). Kept on im2col, as measured: the
-stride-1 filter gradient (`FLAT_FILTER_GRAD`: one GEMM per tap on shifted views, 0.97-1.04x of
-im2col, its GEMMs running over the whole padded grid), the 4x4 forward (2.25 grid positions
-per output, `MAX_GRID_WASTE_FORWARD`: 1.04-1.07x), the 1-channel stem (`MIN_FLAT_CHANNELS`) and
-the stride-2 3x3 layer. Results agree with im2col within `1e-5` (f32) / `1e-12` (f64) of the
-largest entry of the same convolution of the absolute values
-(`tests/runtime/test_conv_algos.py`). Rows whose two columns run the same im2col code show the
-measurement noise (up to ~25% on this shared machine). Wall times on it are 3-4x the CPU times
-(load ~7 on 2 cores) and exaggerate im2col's data gradient (its long calls are preempted more
-often: 10.7 ms wall for 2.8 ms CPU on the 16->16 layer), so the CPU columns are the ones to read.
-In the graph step (thread CPU time per kernel, 20 steps, two runs) the seven data gradients went
-from 10.3-11.0 ms to 6.6-7.7 ms and the three kernels together from 22.8-24.4 to 18.8-21.9 ms:
-a step 5-10% shorter, far from issue 23's goal; the filter gradients and forwards (6-8 ms each)
-are what is left to beat."""
+SECTION = "## Issue 23 lever 1: convolutions past im2col (bench/conv_bench.py)"
+NOTES = """Columns: `im2col` (every new path off), `flat` (the paths before this round: 1x1 as
+GEMMs, flat-shift stride-1 forward and data gradient), `new` (this round), `torch` (PyTorch
+CPU, same arrays, same thread count). Layer times are the calling thread's CPU time, medians
+of the columns taking turns; the step table's CPU column is the process's (every thread). The
+batch-norm, reduce and pooling changes below are in all three tdflow step columns, so the step
+ratios against `im2col`/`flat` show the convolution paths alone.
+
+What changed (`runtime/kernels/_conv_algos.py` dispatches):
+- 3x3 stride-1 layers (forward, data gradient, filter gradient): Winograd F(2x2, 3x3)
+  (`_conv_winograd.py`). The transforms run on a pixels-outermost layout `(H, W, N * C)` so
+  every numpy loop covers `N * C` contiguous numbers (the `(C, N, H, W)` layout gave loops of
+  2-10 elements: 3-4x slower); the products are 16 GEMMs `(tiles x C) @ (C x O)`; the data
+  gradient is the forward on `dy` with the flipped, transposed filters; the filter gradient
+  is the transposed map (`dM = A dY A^T`, 16 GEMMs, `G^T dU G`). Taken for finite operands
+  whose magnitude cannot overflow in the transforms, at least 8 channels (the 1-channel stem
+  measured 2-4x slower) and even-ish outputs (`MAX_TILE_WASTE`).
+- Strided 2-D layers: one GEMM per kernel tap on the same pixels-outermost layout
+  (`_conv_taps.py`): forward `cols_t @ w_t`, data gradient added into strided views of the
+  padded `dx` (im2col's scatter-add ran 4-element loops), filter gradient `dy^T @ cols_t`.
+- Per-thread scratch kept between calls (`_conv_scratch.py`, 32 MiB per thread at most): a
+  fresh 1 MiB array page-faults on every call here (480 faults, 1.3 ms, inside a 30 us
+  transform). Rows of `N * O` floats are often a multiple of 4 KiB, and the final copy into
+  `(N, O, H, W)` then read with a 4 KiB stride (every read in one cache set: 5.7x slower), so
+  results are written with a 16-element pitch.
+- Outside the convolutions (the profile's next items): batch-norm training statistics as
+  einsums on the `(outer, C, inner)` view written straight into the output (`norm.py`:
+  192 -> 85 us and 420 -> 94 us per call on the ResNet's two shapes, no whole-tensor
+  temporaries); `reduce_sum` over every axis but one (the batch-norm gradient's `(0, 2, 3)`)
+  as an einsum (`reduce.py`: 1.5-1.8x); global `adaptive_avg_pool2d` as one reduction per
+  plane (`pool.py`: 295 -> 46 us).
+
+Not taken, as measured: a Winograd/taps input in batch blocks that stay in L2 (1.2-1.6x
+slower: numpy's per-call overhead), per-tap GEMMs instead of Winograd for 3x3 stride 1 (equal
+within noise), a one-GEMM stacked-taps path for the 1-channel stem (no faster than im2col).
+Accuracy: Winograd's error is measured and tested within `1e-5` (f32; measured 2.8e-7) and
+`1e-12` (f64; measured 6e-16) of the largest entry of the same convolution of absolute
+values, against im2col and a float64 reference (`tests/runtime/test_conv_algos.py`).
+Still short of issue 23's goals (graph <= 1.5x, eager <= 2x torch): the 3x3 kernels are 1.1-1.7x
+PyTorch's per layer, their transforms memory-bound passes over 1 MiB arrays; the rest of the
+step is batch-norm backward as fused elementwise launches and reductions, and the executor."""
 
 
 if __name__ == "__main__":

@@ -86,14 +86,15 @@ def _kernel_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Call
     leaky = program("leaky_relu", 1, {"alpha": 0.2})
     scalar = program("scalar_add", 1, {"has_int_operand": False, "has_float_operand": True,
                                         "int_operand": 0, "float_operand": 1.0})
-    mm = select_kernel("tdflow.matmul", "cpu", ("f32", "f32"), {}).fn
+    # a small default-attribute matmul runs the kernel's plain form (np.matmul into out)
     mm_attrs = {"transpose_a": False, "transpose_b": False, "alpha": 1.0}
-    ins1, ins2, insm, outs_m = [a], [a, b], [m, m, None], [mout]
+    mm = select_kernel("tdflow.matmul", "cpu", ("f32", "f32"), {}).fn.direct(mm_attrs, [m, m])
+    ins1, ins2, insm = [a], [a, b], [m, m, None]
     return {
         "relu": lambda: relu(ins1, out),
         "broadcast_add": lambda: add(ins2, out),
         "leaky_relu": lambda: leaky(ins1, out),
-        "matmul": lambda: mm(mm_attrs, insm, outs_m),
+        "matmul": lambda: mm(insm, mout),
         "add_scalar": lambda: scalar(ins1, out),
     }
 
@@ -211,30 +212,28 @@ def format_table(res: dict[str, Any]) -> str:
 
 DOC_TEXT = """\
 What a `tdflow.functional` call costs on a 16-element float32 tensor, beyond the kernel it runs.
-The call binds its arguments against the op's precompiled signature(s), looks up the result types
-and kernel cached for these (shapes, dtypes, attributes), allocates the result, wraps it as a
-`Tensor` with a fresh engine var, and pushes the kernel to the engine, which runs a ready tiny op
-inline on the calling thread (no thread hand-off). Budget: at most 5 µs of overhead per op.
+A one-signature call converts only the attribute values it is given and calls the op's runner,
+which looks up the result types and kernel cached for these (shapes, dtypes, attributes),
+allocates the result and wraps it as a `Tensor`; a tiny pure op on ready inputs then runs at once
+under the engine's lock (`Engine.run_now`: no var, no op record), anything else is pushed to the
+engine with a fresh var for its result. Budget: at most 5 µs of overhead per op.
 
 Command: `python bench/eager_bench.py --write-docs`. Columns: `tdflow` is the functional call;
-`kernel` the very kernel it runs, called directly on preallocated arrays; `overhead` =
-tdflow - kernel; `numpy` the plain numpy expression; `torch` PyTorch CPU eager in the same
-process (installed only for the measurement, one intra-op thread). Best of many short rounds,
-the columns taking turns, so bursts of load from other jobs on the 2 shared cores hit all columns
-alike.
+`kernel` the very kernel it runs, called directly on preallocated arrays (for the small matmul,
+the kernel's plain form `np.matmul(a, b, out=out)`); `overhead` = tdflow - kernel; `numpy` the
+plain numpy expression; `torch` PyTorch CPU eager in the same process (installed only for the
+measurement, one intra-op thread). Best of many short rounds, the columns taking turns, so
+bursts of load from other jobs on the 2 shared cores hit all columns alike.
 """
 
 DOC_NOTES = """\
-Where the overhead goes (relu, measured piece by piece): about 0.6 µs in the engine (a lock
-round-trip to grant the vars, another to release them), 0.5 µs to allocate the result and make
-its `Tensor` and `Var`, 0.3 µs for the cache lookup keyed by (shape, dtype), the rest in Python
-calls (the generated function, its fast path, the kernel closure). Calls with keyword arguments
-or several signatures (`leaky_relu(x, alpha=...)`, `add(x, 1.0)`) add 0.5-1 µs of binding;
-`matmul` carries three operands (one optional), three attributes and the engine's BLAS slot.
-`matmul`'s kernel is about 2.5x `np.matmul` on 4x4 because of its generic alpha / transpose /
-accumulate handling. PyTorch's eager dispatcher is C++; these ratios are the price of a
-pure-Python dispatcher, engine and tensor. With `TDFLOW_ENGINE=naive` the engine part is a
-little cheaper (no locks to grant and release), about 0.4 µs per op.
+Where the overhead goes (relu, about 1.3 µs, measured piece by piece): the engine's at-once run
+about 0.3 µs (one lock round trip), allocating the result and making its `Tensor` 0.35 µs, the
+cache lookup keyed by (shape, dtype) 0.15 µs, the rest Python calls (the generated function, the
+op's runner, the program). Keyword attributes (`leaky_relu(x, alpha=...)`) add their conversion;
+`add(x, 1.0)` tries its (Tensor, Tensor) signature first. leaky_relu's own program (three numpy
+steps) costs more than torch's whole call. PyTorch's eager dispatcher is C++; these ratios are
+the price of a pure-Python dispatcher, engine and tensor.
 """
 
 

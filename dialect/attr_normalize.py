@@ -8,7 +8,14 @@ kind, default and accessors) say what a value means:
 * ``TDF_AxesAttr<"x", attr>``: a list of such axes, each made non-negative, none twice (an
   empty list stays empty: for a reduction it means every axis);
 * ``TDF_PairAttr<attr, minimum>``: one value per spatial dim of a 2-D window: an int ``k``
-  becomes ``[k, k]``; a list must have two entries; entries below ``minimum`` are errors.
+  becomes ``[k, k]``; a list must have two entries; entries below ``minimum`` are errors;
+* ``TDF_ScanAxisAttr<"x", attr>``: an axis where a scalar counts as one dim (cumsum's);
+* ``TDF_PermAttr<"x", attr>``: a permutation of ``x``'s dims, entries made non-negative;
+* ``TDF_DimsAttr<"x", attr, minimum, note>``: one entry per dim of ``x``, none below
+  ``minimum`` (``note``: the hint a smaller one gets: pad's "crop with slice").
+
+A bad value's message names the op, the attribute, the value, the operand and its shape, and
+the valid range ("perm [0, 0, 1] is not a permutation of 0..2 for 'input' of shape [2, 3, 4]").
 
 :func:`normalize_attrs` applies them for hooks (through inference) and the verifier;
 :func:`complete_attrs` for the seams that hand attributes to kernels (a compiled program's
@@ -28,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .hooks._shape import fmt
 from .hooks.context import HookError
 from .opdef import AttrDef, OpDef
 
@@ -47,15 +55,17 @@ class AttrError(HookError):
 
 def normalize_attrs(opdef: OpDef, attrs: Mapping[str, Any] | None = None,
                     operand_shapes: Mapping[str, Any] | Sequence[Any] | None = None,
-                    ) -> dict[str, Any]:
+                    ruled_by: OpDef | None = None) -> dict[str, Any]:
     """The op's complete attributes: ``attrs`` over the defaults, each ruled attribute
     normalized (axes non-negative and in range, pairs expanded and checked).
 
     ``attrs`` holds plain Python values (typed, as hooks see them; ``None`` takes the default).
     ``operand_shapes`` maps operand names to shapes (a tuple, ``None`` when unranked, or a list
     of shapes for a variadic operand), or lists them in operand order. An axis of an operand
-    whose rank is unknown is kept as given. Raises :class:`AttrError` naming the op and the
-    attribute.
+    whose rank is unknown is kept as given. ``ruled_by`` is the op whose record's rules apply
+    when it is not ``opdef``: the standard op serving it (``Dialect.hook_op``: same attribute
+    and operand names and kinds; a OneFlow record says no rule). Raises :class:`AttrError`
+    naming the op and the attribute.
 
     >>> from tdflow.dialect import standard_dialect
     >>> conv = standard_dialect().lookup("tdflow.conv2d")
@@ -66,7 +76,7 @@ def normalize_attrs(opdef: OpDef, attrs: Mapping[str, Any] | None = None,
     >>> normalize_attrs(standard_dialect().lookup("tdflow.gather"), {"axis": 2}, [(4, 5), (3,)])
     Traceback (most recent call last):
     ...
-    tdflow.dialect.attr_normalize.AttrError: 'tdflow.gather': attribute 'axis': axis 2 is out of range for a rank-2 tensor (expected -2 <= axis < 2)
+    tdflow.dialect.attr_normalize.AttrError: 'tdflow.gather': attribute 'axis': axis 2 is out of range for 'in' of shape [4, 5] (expected -2 <= axis < 2)
     """
     out: dict[str, Any] = {a.name: a.default for a in opdef.attributes
                            if a.default_text is not None}
@@ -74,7 +84,7 @@ def normalize_attrs(opdef: OpDef, attrs: Mapping[str, Any] | None = None,
         if value is not None:
             out[name] = value
     shapes = _by_name(opdef, operand_shapes)
-    for a in opdef.attributes:
+    for a in (ruled_by or opdef).attributes:
         if a.rule is not None and out.get(a.name) is not None:
             out[a.name] = normalize_value(opdef, a, out[a.name], shapes)
     return out
@@ -82,7 +92,7 @@ def normalize_attrs(opdef: OpDef, attrs: Mapping[str, Any] | None = None,
 
 def complete_attrs(opdef: OpDef | None, attrs: Mapping[str, Any],
                    operand_shapes: Sequence[Any] | Mapping[str, Any] | None = None,
-                   ) -> dict[str, Any]:
+                   ruled_by: OpDef | None = None) -> dict[str, Any]:
     """The attributes a kernel or a CUDA generator receives: :func:`normalize_attrs` with each
     default as the IR holds it (an ``f32`` default rounded to float32, so eager calls, compiled
     programs and generators compute the same bits).
@@ -90,7 +100,8 @@ def complete_attrs(opdef: OpDef | None, attrs: Mapping[str, Any],
     ``operand_shapes`` lists the shapes of the op's data operands in order, flat (a variadic
     operand's values one after another, as kernels receive them), or maps names to shapes.
     An op without a definition (``opdef`` ``None``: a fused op) keeps its attributes as given;
-    an attribute given as ``None`` without a default stays ``None``.
+    an attribute given as ``None`` without a default stays ``None``. ``ruled_by``: as for
+    :func:`normalize_attrs`.
 
     >>> from tdflow.dialect import standard_dialect
     >>> d = standard_dialect()
@@ -108,7 +119,7 @@ def complete_attrs(opdef: OpDef | None, attrs: Mapping[str, Any],
     merged.update((k, v) for k, v in attrs.items() if v is not None)
     shapes = operand_shapes if isinstance(operand_shapes, Mapping) \
         else _grouped(opdef, operand_shapes)
-    out = normalize_attrs(opdef, merged, shapes)
+    out = normalize_attrs(opdef, merged, shapes, ruled_by)
     for k, v in attrs.items():
         out.setdefault(k, v)  # None for an attribute without a default, as given
     return out
@@ -116,31 +127,90 @@ def complete_attrs(opdef: OpDef | None, attrs: Mapping[str, Any],
 
 def normalize_value(opdef: OpDef, attr: AttrDef, value: Any,
                     shapes: Mapping[str, Any]) -> Any:
-    """One ruled attribute's value, normalized (see :func:`normalize_attrs`)."""
+    """One ruled attribute's value, normalized (see :func:`normalize_attrs`).
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> t = standard_dialect().lookup("tdflow.transpose")
+    >>> normalize_value(t, t.attr("perm"), [-1, 0, 1], {"input": (2, 3, 4)})
+    [2, 0, 1]
+    """
     rule = attr.rule
     if rule.kind == "pair":
         return _pair(opdef, attr, value)
-    rank = _rank(shapes.get(rule.operand))
-    if rank is None:
+    shape = _shape(shapes.get(rule.operand))
+    if shape is None:
+        if rule.kind == "dims":  # the entries' bound needs no rank
+            _at_least(opdef, attr, _ints(opdef, attr.name, value), value)
         return value
-    rank += rule.extra
+    where = _Where(opdef, attr, shape)
     if rule.kind == "axis":
-        return _axis(opdef, attr.name, value, rank)
-    axes = [_axis(opdef, attr.name, v, rank) for v in _ints(opdef, attr.name, value)]
+        return where.axis(value, max(len(shape), rule.minimum or 0) + rule.extra)
+    if rule.kind == "dims":
+        return where.dims(value)
+    if rule.kind == "perm":
+        return where.perm(value)
+    axes = [where.axis(v, len(shape) + rule.extra) for v in _ints(opdef, attr.name, value)]
     if len(set(axes)) != len(axes):
-        raise AttrError(opdef.name, attr.name,
-                        f"{attr.name} {list(_ints(opdef, attr.name, value))} names a dimension "
-                        f"twice")
+        raise where.error("names a dimension twice", value, operand=False)
     return tuple(axes) if isinstance(value, tuple) else axes
 
 
-def _axis(opdef: OpDef, name: str, value: Any, rank: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise AttrError(opdef.name, name, f"{name} must be an integer, got {value!r}")
-    if not -rank <= value < rank:
-        raise AttrError(opdef.name, name, f"{name} {value} is out of range for a rank-{rank} "
-                                          f"tensor (expected {-rank} <= {name} < {rank})")
-    return value + rank if value < 0 else value
+class _Where:
+    """An attribute of ``opdef`` bounded by its operand's ``shape``: messages name the value,
+    the operand and its shape (so its rank) and the valid range."""
+
+    __slots__ = ("opdef", "attr", "shape")
+
+    def __init__(self, opdef: OpDef, attr: AttrDef, shape: tuple) -> None:
+        self.opdef, self.attr, self.shape = opdef, attr, shape
+
+    def error(self, what: str, value: Any, *, operand: bool = True,
+              after: str = "") -> AttrError:
+        v = list(value) if isinstance(value, (list, tuple)) else value
+        name = self.attr.name
+        tail = f" for '{self.attr.rule.operand}' of shape {fmt(self.shape)}" if operand else ""
+        return AttrError(self.opdef.name, name, f"{name} {v} {what}{tail}{after}")
+
+    def axis(self, value: Any, bound: int) -> int:
+        name = self.attr.name
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise AttrError(self.opdef.name, name, f"{name} must be an integer, got {value!r}")
+        if not -bound <= value < bound:
+            if bound == 0:
+                raise AttrError(self.opdef.name, name, f"{name} {value} is out of range: "
+                                f"'{self.attr.rule.operand}' is a scalar (rank 0) and has "
+                                f"no dimension")
+            raise self.error("is out of range", value,
+                             after=f" (expected {-bound} <= {name} < {bound})")
+        return value + bound if value < 0 else value
+
+    def perm(self, value: Any) -> Any:
+        rank = len(self.shape)
+        vals = _ints(self.opdef, self.attr.name, value)
+        perm = [v + rank if v < 0 else v for v in vals]
+        if sorted(perm) != list(range(rank)):  # a wrong length, an entry twice or out of range
+            raise self.error(f"is not a permutation of {f'0..{rank - 1}' if rank else '[]'}",
+                             value)
+        return tuple(perm) if isinstance(value, tuple) else perm
+
+    def dims(self, value: Any) -> Any:
+        vals = _ints(self.opdef, self.attr.name, value)
+        rank = len(self.shape)
+        if len(vals) != rank:
+            raise self.error(f"has {len(vals)} entr{'y' if len(vals) == 1 else 'ies'} but "
+                             f"'{self.attr.rule.operand}' of shape {fmt(self.shape)} has "
+                             f"{rank} dim{'' if rank == 1 else 's'} (one entry per dim)",
+                             value, operand=False)
+        _at_least(self.opdef, self.attr, vals, value)
+        return value
+
+
+def _at_least(opdef: OpDef, attr: AttrDef, vals: list[int], value: Any) -> None:
+    minimum = attr.rule.minimum
+    if minimum is not None and any(v < minimum for v in vals):
+        note = f" ({attr.rule.note})" if attr.rule.note else ""
+        raise AttrError(opdef.name, attr.name,
+                        f"{attr.name} {list(vals)} has an entry below {minimum}{note}")
 
 
 def _pair(opdef: OpDef, attr: AttrDef, value: Any) -> list[int]:
@@ -197,11 +267,12 @@ def _by_name(opdef: OpDef, shapes: Mapping[str, Any] | Sequence[Any] | None) -> 
     return dict(zip((o.name for o in opdef.operands), shapes))
 
 
-def _rank(shape: Any) -> int | None:
-    """The rank of a shape, of a TensorType, or of a variadic operand's first value."""
+def _shape(shape: Any) -> tuple | None:
+    """A shape as a tuple: of a shape, of a TensorType, or of a variadic operand's first
+    value (``None`` when unranked or unknown)."""
     if isinstance(shape, list) and shape and not isinstance(shape[0], int):
         shape = shape[0]  # a variadic operand: its first value's shape
     shape = getattr(shape, "shape", shape)
     if shape is None or isinstance(shape, list) and not shape:
         return None
-    return len(shape)
+    return tuple(shape)

@@ -23,9 +23,13 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from tdflow.core.declarations import snapshot
 
 from .dialect import Dialect, load_dialect, standard_dialect
-from .hooks.registry import HookRegistry
+from .hooks.registry import HookRegistry, hooks_of
 from .ods import defined_twice
 from .opdef import OpDef
 
@@ -55,7 +59,8 @@ class Context(Dialect):
     """
 
     def __init__(self, libraries: Sequence[Dialect], *, standard: Dialect | None = None,
-                 registry: HookRegistry | None = None) -> None:
+                 registry: HookRegistry | None = None,
+                 hook_modules: Sequence[str] = ()) -> None:
         ops: dict[str, OpDef] = {}
         digests: dict[str, str | None] = {}  # file -> content digest, read once per context
         for lib in libraries:
@@ -68,10 +73,16 @@ class Context(Dialect):
                     raise defined_twice(first, op)
                 ops[op.name] = op
         names = [lib.name for lib in libraries]
+        # The Python of the libraries: hooks modules imported for this context, whose hooks,
+        # kernels, generators, gradient rules, composites and natives reach only contexts
+        # built with them (tdflow.core.declarations); the rest is the process-wide tables'.
+        self.hook_modules: tuple[str, ...] = tuple(dict.fromkeys(hook_modules))
+        self.declarations = MappingProxyType(snapshot(self.hook_modules))
+        if registry is None:
+            base = libraries[0].registry if libraries else None
+            registry = hooks_of(self.declarations.get("hook", ()), base)
         super().__init__(ops.values(), name=names[-1] if names else "tdflow",
-                         path=None, registry=registry or (libraries[0].registry if libraries
-                                                          else None),
-                         patterns=_union_patterns(libraries))
+                         path=None, registry=registry, patterns=_union_patterns(libraries))
         self.libraries: tuple[Dialect, ...] = tuple(libraries)
         self.standard = standard
         if standard is not None:
@@ -81,6 +92,12 @@ class Context(Dialect):
     def __repr__(self) -> str:
         libs = ", ".join(f"{lib.name} ({len(lib)} ops)" for lib in self.libraries)
         return f"<Context: {libs}>"
+
+    @property
+    def functional(self) -> Any:
+        """The context's functional API (``ctx.functional.relu(x)``, ``ctx.functional.my.op``),
+        made once and kept with it by the runtime (:data:`FUNCTIONAL_OF`)."""
+        return provided(FUNCTIONAL_OF)(self)
 
     def user_ops(self) -> list[OpDef]:
         """The ops that are not the standard library's, in load order."""
@@ -151,9 +168,28 @@ def standard_context() -> Context:
 
 
 #: Checks the layers above the dialect add to :func:`load_ops`, each ``check(context)`` raising a
-#: located error: the runtime adds that of the ``signature`` fields, whose grammar it owns, when
-#: it is imported (``tdflow.load_ops`` imports it). The dialect never imports those layers.
-LOAD_CHECKS: list[Callable[[Context], None]] = []
+#: located error, named ``(module, function, field)`` and run when a user op has the ``OpDef``
+#: ``field``: the runtime's check of the ``signature`` fields, whose grammar it owns. They are
+#: imported by name when needed, as a plugin's entry point is, so the dialect never imports those
+#: layers, no caller has to import them first, and a library without signatures never loads the
+#: runtime.
+LOAD_CHECKS: tuple[tuple[str, str, str], ...] = (
+    ("tdflow.runtime.library", "check_signature_fields", "signatures"),
+)
+#: The function that makes a context's ``functional`` API (the runtime's), named likewise.
+FUNCTIONAL_OF = ("tdflow.runtime.library", "functional_of")
+
+
+def provided(entry: tuple[str, ...]) -> Callable[..., Any]:
+    """The function an ``(module, name)`` entry names (:data:`LOAD_CHECKS`,
+    :data:`FUNCTIONAL_OF`), its module imported on first use.
+
+    >>> provided(("os.path", "join"))("a", "b")
+    'a/b'
+    """
+    import importlib
+
+    return getattr(importlib.import_module(entry[0]), entry[1])
 
 
 def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike] = (),
@@ -179,7 +215,7 @@ def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike
     """
     from tdflow.dialect.hook_files import import_hook_files
 
-    import_hook_files([str(h) for h in hooks])
+    hook_modules = import_hook_files([str(h) for h in hooks])
     libraries: list[Dialect] = []
     standard = standard_dialect() if std else None
     if standard is not None:
@@ -187,10 +223,11 @@ def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike
     dirs, defs = list(include_dirs), list(defines)
     for path in paths:
         libraries.append(load_dialect(path, dirs, defs))
-    ctx = Context(libraries, standard=standard)
+    ctx = Context(libraries, standard=standard, hook_modules=hook_modules)
     _check_grad_fields(ctx)
     for check in LOAD_CHECKS:
-        check(ctx)
+        if any(getattr(op, check[2], None) for op in ctx.user_ops()):
+            provided(check)(ctx)
     return ctx
 
 

@@ -12,11 +12,11 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .hooks.registry import HOOKS, HookRegistry
@@ -47,6 +47,11 @@ class Dialect:
     order. Lookups, inference and verification go through the methods below.
     """
 
+    #: The hooks modules imported for it (a :class:`~tdflow.dialect.context.Context` has them)
+    #: and what they declared, by kind, when it was built (:mod:`tdflow.core.declarations`).
+    hook_modules: tuple[str, ...] = ()
+    declarations: Mapping[str, Sequence[Any]] = MappingProxyType({})
+
     def __init__(self, ops: Iterable[OpDef], *, name: str | None = None, path: str | None = None,
                  registry: HookRegistry | None = None, patterns: Iterable[Pattern] = ()) -> None:
         self.ops: dict[str, OpDef] = {}
@@ -72,6 +77,17 @@ class Dialect:
         # Ops of other dialects served by a standard op of the same shape (a Context fills it):
         # {"oneflow.relu": "tdflow.relu"}. They use its hooks and kernels unless they have own.
         self.served_by: dict[str, str] = {}
+
+    def declared(self, kind: str) -> list:
+        """What this dialect's hooks modules declare of ``kind`` (``"kernel"``,
+        ``"generator"``, ``"grad_rule"``, ``"composite"``, ``"native"``, ``"hook"``), in
+        load order, as they stood when the context was built: what the layers above build the
+        context's own tables from.
+
+        >>> standard_dialect().declared("kernel")
+        []
+        """
+        return list(self.declarations.get(kind, ()))
 
     # -- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> OpDef | None:
@@ -100,6 +116,8 @@ class Dialect:
         """Close op names for "did you mean" (a bare mnemonic finds its qualified name)."""
         if name in self._by_mnemonic:
             return list(self._by_mnemonic[name])
+        import difflib  # only for messages (start-up time)
+
         cands = difflib.get_close_matches(name, list(self.ops), n=2, cutoff=0.6)
         if not cands and "." in name:
             prefix, bare = name.split(".", 1)
@@ -258,7 +276,7 @@ class Dialect:
         typed, sizes = typed_attrs(info, attrs)
         inputs = group_inputs(info, input_types, sizes) if input_types else {}
         if info.ruled:
-            typed = normalize_attrs(info.op, typed, inputs)
+            typed = normalize_attrs(info.op, typed, inputs, info.hook_op)
         return InferContext(info.hook_op, inputs, typed)
 
     def run_hook(self, op_name: str, kind: str, input_types=(), attrs: dict[str, Any] | None = None):
@@ -398,17 +416,16 @@ def load_records(path: str | os.PathLike, include_dirs: Iterable[str] = (),
     if os.environ.get("TDFLOW_DIALECT_LLVM_TBLGEN"):
         # Private debugging switch: read LLVM's records instead (needs llvm-tblgen).
         return _records_from_llvm_tblgen(path, include_dirs, defines)
-    from tdflow.tdparser import parse_file
+    from tdflow.tdparser.cache import load_or_build
 
     dirs, defs = list(include_dirs), list(defines)
-    try:
-        # Straight to the record cache: a hit then never imports the parser (startup time).
-        from tdflow.tdparser.cache import load_or_build
-    except ImportError:  # pragma: no cover - a front end without a cache
-        return parse_file(str(path), include_dirs=dirs, defines=defs)
-    return load_or_build(str(path), dirs, defs,
-                         lambda: parse_file(str(path), include_dirs=dirs, defines=defs,
-                                            use_cache=False))
+
+    def parse():  # imported here: a cache hit never imports the parser (start-up time)
+        from tdflow.tdparser import parse_file
+
+        return parse_file(str(path), include_dirs=dirs, defines=defs, use_cache=False)
+
+    return load_or_build(str(path), dirs, defs, parse)
 
 
 def _records_from_llvm_tblgen(path, include_dirs, defines):
@@ -447,16 +464,31 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
     default that does not parse, at the op's location) and for malformed patterns (at the
     pattern's record, every one at once).
     """
-    from .ods import read_ops
-    from .patterns.reader import read_patterns
-
     if standard_hooks:
         from .hooks import standard  # noqa: F401 - registers the standard hooks
 
     dirs = include_dirs_for(include_dirs)
-    records = load_records(path, dirs, defines)
-    ops = read_ops(records, file_hint=str(path), search_dirs=dirs)
-    return Dialect(ops, path=str(path), registry=registry, patterns=read_patterns(records))
+    if _is_standard_library(path, dirs, defines) and not os.environ.get(
+            "TDFLOW_DIALECT_LLVM_TBLGEN"):
+        # the standard library's ops, formulas and patterns from one cached artifact: what
+        # every command loads first (start-up time)
+        from .dialect_cache import load_library
+
+        ops, patterns = load_library(str(path), dirs, [])
+    else:
+        from .dialect_cache import read_library
+
+        ops, patterns = read_library(load_records(path, dirs, defines), str(path), dirs)
+    return Dialect(ops, path=str(path), registry=registry, patterns=patterns)
+
+
+def _is_standard_library(path, dirs: list[str], defines: Iterable[str]) -> bool:
+    """``path`` is the standard ``ops.td``, read as tdflow reads it (its own include dir only,
+    no ``-D``)."""
+    if dirs != [str(INCLUDE_DIR)] or list(defines):
+        return False
+    std = standard_ops_path()
+    return str(path) == str(std) or os.path.realpath(path) == os.path.realpath(std)
 
 
 @functools.lru_cache(maxsize=1)

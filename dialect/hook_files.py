@@ -35,15 +35,22 @@ def hook_module_name(path: str) -> str:
     return f"_tdflow_user_hooks_{digest}_{stem}"
 
 
-def import_hook_files(paths: list[str]) -> None:
-    """Import each user hook module (by path) so its decorators register its hooks.
+def import_hook_files(paths: list[str]) -> list[str]:
+    """Import each user hook module (by path) and return their module names, in order.
 
-    Importing a file again in the same process is a no-op while its content is unchanged
-    (``load_ops(hooks=...)`` and the CLI may both ask for it); an edited file runs again.
+    The decorators a hook module runs are recorded as that module's declarations
+    (:mod:`tdflow.core.declarations`): they reach only the contexts built with the module
+    (``Context(..., hook_modules=...)``, which ``load_ops(hooks=...)`` does), not every context
+    of the process. Importing a file again in the same process is a no-op while its content is
+    unchanged (``load_ops(hooks=...)`` and the CLI may both ask for it); an edited file runs
+    again, and contexts loaded after that see its new declarations.
     """
     import hashlib
     import importlib.util
 
+    from tdflow.core.declarations import declaring, forget
+
+    names: list[str] = []
     for path in paths:
         check_input_file(path, "hook file")
         name = hook_module_name(path)
@@ -52,6 +59,7 @@ def import_hook_files(paths: list[str]) -> None:
                 digest = hashlib.sha256(fh.read()).hexdigest()
         except OSError as exc:
             raise FileAccessError(path, f"cannot open hook file: {os_reason(exc)}") from None
+        names.append(name)
         if _IMPORTED_HOOKS.get(name) == digest and name in sys.modules:
             continue
         spec = importlib.util.spec_from_file_location(name, path)
@@ -60,12 +68,15 @@ def import_hook_files(paths: list[str]) -> None:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
+            with declaring(name):
+                spec.loader.exec_module(module)
         except Exception as exc:  # noqa: BLE001 - the user's code: report, do not crash
             sys.modules.pop(name, None)
             _IMPORTED_HOOKS.pop(name, None)
+            forget(name)
             raise HookFileError(path, exc) from exc
         _IMPORTED_HOOKS[name] = digest
+    return names
 
 
 class HookFileError(TdflowError):

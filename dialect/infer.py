@@ -43,7 +43,7 @@ class OpInfo:
 
     __slots__ = ("op", "hook_op", "defaults", "kinds", "enums", "required", "operand_names",
                  "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs",
-                 "ruled")
+                 "ruled", "missing")
 
     def __init__(self, op: OpDef, hooks: dict, hook_op: OpDef | None = None) -> None:
         self.op = op
@@ -55,8 +55,8 @@ class OpInfo:
                          if a.default_text is not None}
         self.kinds = {a.name: a.kind for a in op.attributes}
         # attributes the record says how to normalize (TDF_AxisAttr, ...): hooks see them
-        # normalized (attr_normalize.normalize_attrs)
-        self.ruled = any(a.rule is not None for a in op.attributes)
+        # normalized (attr_normalize.normalize_attrs); a served op by the serving op's rules
+        self.ruled = any(a.rule is not None for a in self.hook_op.attributes)
         self.enums = {a.name: a.enum for a in op.attributes if a.enum is not None}
         # OneFlow's op_conf_attrs (op_name, device_tag, ...): checked by the verifier, not
         # given to hooks.
@@ -74,6 +74,8 @@ class OpInfo:
         self.fallback = (op.has_trait("SameOperandsAndResultType")
                          or op.has_trait("SameOperandsAndResultShape")
                          and op.has_trait("SameOperandsAndResultElementType"))
+        # the verifier's op_verify.missing_hooks, computed there on first use
+        self.missing: list[str] | None = None
 
 
 def typed_attrs(info: OpInfo, attrs: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
@@ -129,13 +131,26 @@ def group_inputs(info: OpInfo, input_types, sizes) -> dict[str, list[TensorType]
     return groups
 
 
+def infer_types(info: OpInfo, input_types, attrs: dict[str, Any] | None) -> list[TensorType]:
+    """:meth:`Dialect.infer_result_types <tdflow.dialect.dialect.Dialect.infer_result_types>`
+    without its result cache: what the verifier runs for an (op, types, attributes) it has not
+    seen (its own memo holds the ones it has).
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> infer_types(standard_dialect().op_info("tdflow.relu"), [TensorType((2,), "f32")], {})
+    [TensorType(shape=(2,), dtype='f32')]
+    """
+    typed, sizes = typed_attrs(info, attrs)
+    return run_inference(info, group_inputs(info, input_types, sizes), typed)
+
+
 def run_inference(info: OpInfo, inputs: dict[str, list[TensorType]],
                   attrs: dict[str, Any]) -> list[TensorType]:
     """Run check_attr, logical tensor desc and data type hooks; the inferred result types."""
     op = info.op
     try:
         if info.ruled:
-            attrs = normalize_attrs(op, attrs, inputs)
+            attrs = normalize_attrs(op, attrs, inputs, info.hook_op)
         ctx = InferContext(info.hook_op, inputs, attrs)
         if info.check is not None:
             info.check(ctx)
@@ -198,21 +213,47 @@ def hook_failure(exc: BaseException) -> str:
     return where
 
 
+_FORMULA_RESULTS: dict[tuple, tuple[OpDef, Any, tuple]] = {}
+_ABSENT = object()
+
+
 def formula_result_types(op: OpDef, inputs: list[TensorType],
                          attrs: dict[str, Any]) -> list[TensorType]:
     """Results of a formula op without inference hooks: the operands' broadcast shape (numpy's
     rule) and the element types the formula computes. Operand 0's type must be one the formula
     admits, as its kernel does.
 
+    They depend on the operand types and the type-deciding attributes only, so they are
+    memoized on those: ops that differ only in a constant (every ``leaky_relu`` its own
+    ``alpha``) infer once. Errors are not memoized (each op reports its own).
+
     >>> from tdflow.dialect import standard_dialect
     >>> op = standard_dialect().lookup("tdflow.broadcast_add")
     >>> formula_result_types(op, [TensorType((4, 1), "f32"), TensorType((3,), "f32")], {})
     [TensorType(shape=(4, 3), dtype='f32')]
     """
+    from .formula.dtypes import type_deciding_attrs
+
+    checked = op.formula
+    try:
+        key = (id(op), tuple(inputs),
+               tuple([(k, attrs.get(k, _ABSENT)) for k in type_deciding_attrs(checked)]))
+        hit = _FORMULA_RESULTS.get(key)
+    except TypeError:  # an unhashable attribute value (a list): no memo
+        key = hit = None
+    if hit is not None and hit[0] is op and hit[1] is checked:
+        return list(hit[2])
+    types = _formula_result_types(op, checked, inputs, attrs)
+    if key is not None:
+        bounded_put(_FORMULA_RESULTS, key, (op, checked, tuple(types)))
+    return types
+
+
+def _formula_result_types(op: OpDef, checked, inputs: list[TensorType],
+                          attrs: dict[str, Any]) -> list[TensorType]:
     from .formula.dtypes import formula_dtypes, result_dtypes
 
     check_operands(op, inputs)
-    checked = op.formula
     admitted = formula_dtypes(checked)
     if inputs and inputs[0].dtype not in admitted:
         name = op.operands[0].name

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import textwrap
 from collections.abc import Iterable
 
 from tdflow.tdparser.errors import TdError
@@ -474,11 +473,14 @@ def _rule(rec: Record) -> AttrRule | None:
     kind = rec.get("normalizeAs")
     if not isinstance(kind, str) or kind not in RULE_KINDS:
         return None
-    operand, extra, minimum = (rec.get(f) for f in ("normalizeOperand", "normalizeExtra",
-                                                     "normalizeMinimum"))
+    operand, extra, minimum, note = (rec.get(f) for f in (
+        "normalizeOperand", "normalizeExtra", "normalizeMinimum", "normalizeNote"))
+    # an axis's minimum is the least rank counted (default 0); axes and perm have none
+    minimum = minimum if kind in ("pair", "dims", "axis") and isinstance(minimum, int) else None
     return AttrRule(kind, operand if isinstance(operand, str) else "",
                     extra if isinstance(extra, int) else 0,
-                    minimum if kind == "pair" and isinstance(minimum, int) else None)
+                    None if kind == "axis" and not minimum else minimum,
+                    note if isinstance(note, str) else "")
 
 
 def _check_unique(reader: _Reader, rec: Record, operands, results, attrs) -> None:
@@ -534,4 +536,6 @@ def _mnemonic_from_def(name: str) -> str:
 def _text(value) -> str:
     if not isinstance(value, str):
         return ""
+    import textwrap  # only when records are read (start-up time)
+
     return textwrap.dedent(value).strip()

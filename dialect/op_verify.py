@@ -24,17 +24,19 @@ Messages follow ``mlir-opt``: ``'tdflow.matmul' op <what is wrong, what was expe
 
 from __future__ import annotations
 
-import difflib
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .attr_convert import describe, to_value
 from .attr_kinds import kind_description
-from .infer import SEGMENT_ATTR, InferError, holds_constant
+from .infer import SEGMENT_ATTR, InferError, infer_types
 from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
+
+if TYPE_CHECKING:  # the IR's operation (dialect/ir/core.py imports nothing of the dialect's)
+    from .ir.core import Operation
 
 RESULT_SEGMENT_ATTR = "resultSegmentSizes"
 #: The spellings before MLIR 17, which OneFlow still prints; accepted beside the new ones.
@@ -44,7 +46,7 @@ _OPERAND_SEGMENT_ATTRS = (SEGMENT_ATTR, OLD_SEGMENT_ATTR)
 _RESULT_SEGMENT_ATTRS = (RESULT_SEGMENT_ATTR, OLD_RESULT_SEGMENT_ATTR)
 
 
-def segment_attr_name(op: Any) -> str:
+def segment_attr_name(op: Operation) -> str:
     """The name an IR op gives its operand segment sizes: ``operandSegmentSizes``, or OneFlow's
     older ``operand_segment_sizes`` when only that one is present."""
     attrs = op.attributes
@@ -96,7 +98,7 @@ def _vinfo(op: OpDef) -> _VerifyInfo:
     return info
 
 
-def segment_sizes(op: Any) -> tuple[int, ...] | None:
+def segment_sizes(op: Operation) -> tuple[int, ...] | None:
     """The ``operandSegmentSizes`` of an IR op as ints, ``None`` when absent or malformed."""
     attr = op.attributes.get(segment_attr_name(op))
     if attr is None:
@@ -104,7 +106,7 @@ def segment_sizes(op: Any) -> tuple[int, ...] | None:
     return _int_tuple(attr)
 
 
-def result_segment_sizes(op: Any) -> tuple[int, ...] | None:
+def result_segment_sizes(op: Operation) -> tuple[int, ...] | None:
     """The ``resultSegmentSizes`` (or OneFlow's ``result_segment_sizes``) of an IR op as ints,
     ``None`` when absent or malformed."""
     attrs = op.attributes
@@ -123,19 +125,19 @@ def _int_tuple(attr: Any) -> tuple[int, ...] | None:
     return tuple(getattr(v, "value", v) for v in vals)
 
 
-def operand_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
+def operand_groups(opdef: OpDef, op: Operation) -> dict[str, list] | None:
     """Data operands of an IR op grouped by operand definition, or ``None`` if they do not fit
     (OneFlow's ctrl operands are left out)."""
     return _groups(_vinfo(opdef).in_defs, op.operands, segment_sizes(op), opdef.operands)
 
 
-def result_groups(opdef: OpDef, op: Any) -> dict[str, list] | None:
+def result_groups(opdef: OpDef, op: Operation) -> dict[str, list] | None:
     """Data results of an IR op grouped by result definition, or ``None`` if they do not fit."""
     return _groups(_vinfo(opdef).out_defs, op.results, result_segment_sizes(op), opdef.results,
                    "result")
 
 
-def data_values(opdef: OpDef, op: Any) -> tuple[list, list] | None:
+def data_values(opdef: OpDef, op: Operation) -> tuple[list, list] | None:
     """An IR op's data operands and results, without OneFlow's control edges (``None`` when the
     values do not fit the definition).
 
@@ -237,27 +239,42 @@ def results_checked(dialect, opdef: OpDef) -> bool:
                     and opdef.has_trait("SameOperandsAndResultElementType")))
 
 
-def verify_operation(dialect, op: Any, emit) -> None:
+def verify_operation(dialect, op: Operation, emit) -> None:
     """Verify one op; instances identical in name, types and declared attributes to one
     already found valid are accepted at once (programs repeat the same layer over and over).
     Discardable attributes are warned about on every instance, and kept out of the memo key."""
+    # The memo check runs for every op of a program: the helpers it would call are inlined.
+    name = op.name
     attrs = op.attributes
     if dialect._version != dialect.registry.version:
-        dialect.op_info(op.name)  # hooks changed: drops every memo
-    opdef = dialect.ops[op.name]
-    extra = discardable_attributes(opdef, attrs)
-    if extra:
-        for aname in extra:
-            emit(_unknown_attr(opdef, aname), severity="warning")
-        attrs = {k: v for k, v in attrs.items() if k not in extra}
-    try:
-        key = None if holds_constant(attrs) else (
-            op.name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
-            tuple(attrs.items()) if attrs else ())
-        if key is not None and key in dialect._verified:
-            return
-    except TypeError:  # an unhashable attribute value: verify without memo
-        key = None
+        dialect.op_info(name)  # hooks changed: drops every memo
+    opdef = dialect.ops[name]
+    key = None
+    if attrs:
+        hit = _INFOS.get(id(opdef))
+        declared = (hit[1] if hit is not None and hit[0] is opdef else _vinfo(opdef)).declared
+        for aname in attrs:
+            if aname not in declared:  # discardable_attributes: warned about on every op
+                extra = discardable_attributes(opdef, attrs)
+                for xname in extra:
+                    emit(_unknown_attr(opdef, xname), severity="warning")
+                attrs = {k: v for k, v in attrs.items() if k not in extra}
+                break
+        for v in attrs.values():
+            if getattr(v, "holds_elements", False):  # holds_constant: no memo
+                break
+        else:
+            key = (name, tuple([v.type for v in op.operands]),
+                   tuple([r.type for r in op.results]), tuple(attrs.items()) if attrs else ())
+    else:
+        key = (name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
+               ())
+    if key is not None:
+        try:
+            if key in dialect._verified:
+                return
+        except TypeError:  # an unhashable attribute value: verify without memo
+            key = None
     count = [0]
 
     def counting_emit(*args, **kwargs) -> None:
@@ -272,7 +289,7 @@ def verify_operation(dialect, op: Any, emit) -> None:
         verified.add(key)
 
 
-def _verify(dialect, op: Any, attrs, emit) -> None:
+def _verify(dialect, op: Operation, attrs, emit) -> None:
     """Every check but the discardable attributes' (``attrs``: the declared ones)."""
     opdef = dialect.ops[op.name]
     vi = _vinfo(opdef)
@@ -345,10 +362,13 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
             return
 
     # 5. hooks: check_attr and inference -----------------------------------------------------------
+    info = dialect.op_info(name)  # the op's hooks, cached until the registry changes
     if not opdef.foreign:
         # tdflow/Base.td's has_*_fn bits promise Python hooks: without them the results go
         # unchecked and `run` fails later, so a forgotten --hooks is an error now
-        missing = missing_hooks(dialect, opdef)
+        missing = info.missing
+        if missing is None:
+            missing = info.missing = missing_hooks(dialect, opdef)
         if missing:
             flags = ", ".join(HOOK_TO_FLAG[k] for k in missing)
             emit(f"'{name}' op declares {flags} but no Python registers its "
@@ -356,7 +376,7 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
                  f"hooks module that registers {'it' if len(missing) == 1 else 'them'} "
                  f"(--hooks FILE.py, or load_ops(..., hooks=[...]))")
             return
-    if not (dialect.hook(name, "infer_logical_tensor_desc") or dialect.hook(name, "check_attr")
+    if not (info.logical is not None or info.check is not None
             or vi.same_type or opdef.formula is not None):  # a formula infers results too
         return
     types = [v.type for v in op.operands]  # all of them: the segment sizes count ctrl ones too
@@ -366,7 +386,7 @@ def _verify(dialect, op: Any, attrs, emit) -> None:
         # (si64 is its int64, i8 its bool) are read as OneFlow reads them
         types = [tdflow_type(t) for t in types]
     try:
-        inferred = dialect.infer_result_types(name, types, attrs)
+        inferred = infer_types(info, types, attrs)
     except InferError as exc:
         what = ""
         if exc.attr and not re.search(rf"\b{re.escape(exc.attr)}\b", exc.message):
@@ -402,7 +422,7 @@ def _names(defs) -> str:
     return ", ".join(out)
 
 
-def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> bool:
+def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Operation, emit) -> bool:
     name = op.name
     n = len(op.operands)
     seg_name = segment_attr_name(op)
@@ -437,7 +457,7 @@ def _check_operand_segments(opdef: OpDef, vi: _VerifyInfo, op: Any, emit) -> boo
     return True
 
 
-def _check_result_segments(vi: _VerifyInfo, op: Any, emit) -> bool:
+def _check_result_segments(vi: _VerifyInfo, op: Operation, emit) -> bool:
     """Result counts of an op with optional or variadic results (``resultSegmentSizes``, or
     OneFlow's ``result_segment_sizes``, when given; required with AttrSizedResultSegments)."""
     name, n = op.name, len(op.results)
@@ -470,6 +490,8 @@ def _check_result_segments(vi: _VerifyInfo, op: Any, emit) -> bool:
 def _unknown_attr(opdef: OpDef, aname: str) -> str:
     names = [a.name for a in (*opdef.op_conf_attrs, *opdef.attributes)]
     msg = f"'{opdef.name}' op has no attribute '{aname}'"
+    import difflib  # only for messages (start-up time)
+
     close = difflib.get_close_matches(aname, names, n=1, cutoff=0.6)
     if close:
         msg += f"; did you mean '{close[0]}'?"
@@ -478,7 +500,7 @@ def _unknown_attr(opdef: OpDef, aname: str) -> str:
     return msg + "; kept as a discardable attribute"
 
 
-def _check_dtypes(opdef: OpDef, op: Any, emit) -> None:
+def _check_dtypes(opdef: OpDef, op: Operation, emit) -> None:
     groups = operand_groups(opdef, op) or {}
     for d in opdef.operands:
         if d.dtypes is None:

@@ -89,7 +89,7 @@ OperandDef = ValueDef
 ResultDef = ValueDef
 
 
-RULE_KINDS = ("axis", "axes", "pair")
+RULE_KINDS = ("axis", "axes", "pair", "perm", "dims")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,15 +97,19 @@ class AttrRule:
     """What an attribute's value is (read from the record's ``TDF_*Attr`` wrapper; applied by
     :func:`tdflow.dialect.attr_normalize.normalize_attrs`).
 
-    ``kind`` is ``"axis"``, ``"axes"`` or ``"pair"``; ``operand`` names the operand whose rank
-    bounds the axes (its first value for a variadic one); ``extra`` widens the axis range to
-    ``rank + extra``; ``minimum`` is the least value of a pair's entries (``None``: any).
+    ``kind`` is ``"axis"``, ``"axes"``, ``"pair"``, ``"perm"`` (a permutation of the dims)
+    or ``"dims"`` (one entry per dim); ``operand`` names the operand whose rank bounds the
+    axes (its first value for a variadic one); ``extra`` widens the axis range to
+    ``rank + extra``; ``minimum`` is the least value of a pair's or dims' entries (``None``:
+    any), and for an axis the least rank counted (1: a scalar has one axis, as in numpy's
+    cumsum); ``note`` is the hint an entry below ``minimum`` gets.
     """
 
     kind: str
     operand: str = ""
     extra: int = 0
     minimum: int | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)

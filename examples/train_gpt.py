@@ -138,11 +138,16 @@ class Adam:
 
     def update(self, grads: dict[str, Tensor]) -> None:
         self.t += 1
+        # The bias corrections change every step: as one-element operands (OneFlow's
+        # bias_correction1/2 tensors) rather than attributes, so every step's calls hit the
+        # op's cached inference and kernel (an attribute value is part of that cache's key).
+        # float32, as the f32 attributes would hold them: the same bits either way.
+        bc1 = tdflow.tensor(np.float32(1 - BETA1 ** self.t))
+        bc2 = tdflow.tensor(np.float32(1 - BETA2 ** self.t))
         with tdflow.no_grad():
             for k, p in self.params.items():
-                F.adam_update(p, grads[k], m=self.m[k], v=self.v[k], learning_rate_val=self.lr,
-                              bias_correction1_val=1 - BETA1 ** self.t,
-                              bias_correction2_val=1 - BETA2 ** self.t,
+                F.adam_update(p, grads[k], m=self.m[k], v=self.v[k], bias_correction1=bc1,
+                              bias_correction2=bc2, learning_rate_val=self.lr,
                               beta1=BETA1, beta2=BETA2, epsilon=ADAM_EPSILON)
 
 

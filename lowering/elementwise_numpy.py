@@ -17,6 +17,9 @@ scratch buffers are preallocated, and kept per thread between calls when large (
 64 MiB per program); with broadcasting each scratch slot gets the shape its values have
 (numpy allocates per step only when one slot would hold two shapes).
 
+Multi-step expressions of exactly rounded ops over large contiguous arrays run as one native
+C loop instead (:mod:`tdflow.lowering.elementwise_native`; same values, numpy as fallback).
+
 Types follow :func:`~tdflow.dialect.formula.types.infer_dtypes`: ``f16`` inputs compute in
 ``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
 """
@@ -49,6 +52,7 @@ from tdflow.dialect.formula.types import (
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering import elementwise_blocks
 from tdflow.lowering.elementwise_blocks import BLOCK, BlockRunner
+from tdflow.lowering.elementwise_native import with_native
 from tdflow.lowering.erf_f32 import erf_ufunc
 
 _UFUNCS: dict[str, np.ufunc] = {
@@ -368,6 +372,8 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     if len(steps) == 1 and not warns and steps_spec[0][0] in ("ufunc", "cmp"):
         run = _single_ufunc(steps_spec[0], [index(a) for a in steps_spec[0][2]], n_in,
                             consts, np_out) or run
+    if len(steps) > 1:  # one ufunc is one pass already; a chain is one C loop instead of many
+        run = with_native(run, expr, in_dtypes, out_dtype)
     return NumpyProgram(expr, in_dtypes, out_dtype, run, len(steps), n_temp)
 
 

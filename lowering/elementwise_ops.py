@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.formula.dtypes import FLOATS, INTS, NUMERIC, formula_dtypes
 from tdflow.dialect.formula.expr import Expr, bind
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["ELEMENTWISE_OPS", "ElementwiseDef", "elementwise_def", "FLOATS", "INTS", "NUMERIC"]
 
@@ -87,7 +90,7 @@ class ElementwiseDef:
 _DEFS: dict[int, tuple[Any, ElementwiseDef]] = {}
 
 
-def elementwise_def(opdef: Any) -> ElementwiseDef | None:
+def elementwise_def(opdef: OpDef) -> ElementwiseDef | None:
     """The :class:`ElementwiseDef` of an op with a ``formula`` (``None`` without one).
 
     >>> from tdflow.dialect import standard_dialect

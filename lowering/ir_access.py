@@ -7,15 +7,24 @@ through these helpers.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from tdflow.dialect.types import TensorType
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module, Operation
+    from tdflow.dialect.ir.diagnostics import Diagnostic
+    from tdflow.dialect.opdef import OpDef
+
+    #: What passes ask about ops: a dialect or context, or one wrapped with lowering's ops.
+    Ops: TypeAlias = "Dialect | LoweringDialect"
 
 #: Traits that make an op free of side effects (safe to CSE and to erase when unused).
 PURE_TRAITS = frozenset({"NoMemoryEffect", "NoSideEffect", "Pure"})
 
 
-def op_def(dialect: Any, name: str) -> Any | None:
+def op_def(dialect: Ops | None, name: str) -> OpDef | None:
     """The ``OpDef`` of ``name`` in ``dialect``, or ``None`` when the dialect lacks it."""
     if dialect is None:
         return None
@@ -25,7 +34,7 @@ def op_def(dialect: Any, name: str) -> Any | None:
         return None
 
 
-def op_attributes(dialect: Any, op: Any) -> dict:
+def op_attributes(dialect: Ops | None, op: Operation) -> dict:
     """The attributes of ``op`` its definition declares: the discardable ones (names the op
     does not declare, kept on the IR op for passes and printing) never reach hooks, kernel
     selection or kernels. All of them for an op the dialect lacks (a fused op's).
@@ -44,7 +53,7 @@ def op_attributes(dialect: Any, op: Any) -> dict:
     return declared_attributes(d, op.attributes)
 
 
-def traits(dialect: Any, name: str) -> frozenset[str]:
+def traits(dialect: Ops | None, name: str) -> frozenset[str]:
     """Names of the traits of op ``name`` (``{"NoMemoryEffect", "Elementwise", ...}``)."""
     d = op_def(dialect, name)
     if d is None:
@@ -66,7 +75,7 @@ def _trait_name(t: Any) -> str:
     return name
 
 
-def mutated_operands(dialect: Any, op: Any) -> tuple[int, ...]:
+def mutated_operands(dialect: Ops | None, op: Operation) -> tuple[int, ...]:
     """Operand indices ``op`` writes in place (declared through ``modify_input_arg``)."""
     fn = getattr(dialect, "mutable_operands", None)
     if fn is None or op_def(dialect, op.name) is None:
@@ -79,7 +88,7 @@ def mutated_operands(dialect: Any, op: Any) -> tuple[int, ...]:
     return tuple(fn(op))
 
 
-def is_pure(dialect: Any, op: Any) -> bool:
+def is_pure(dialect: Ops | None, op: Operation) -> bool:
     """True when ``op`` has no side effects and mutates none of its inputs."""
     return bool(traits(dialect, op.name) & PURE_TRAITS) and not mutated_operands(dialect, op)
 
@@ -89,14 +98,14 @@ def tensor_type(value: Any) -> TensorType | None:
     return t if isinstance(t, TensorType) else None
 
 
-def print_module(module: Any) -> str:
+def print_module(module: Module) -> str:
     """MLIR text of ``module`` (the IR's printer)."""
     from tdflow.dialect.ir.printer import print_module as _print
 
     return _print(module)
 
 
-def verify(module: Any, dialect: Any) -> list[Any]:
+def verify(module: Module, dialect: Ops | None) -> list[Diagnostic]:
     """Every error the IR verifier finds (empty when the module is valid); its warnings
     (undeclared, discardable attributes) do not make a module invalid."""
     from tdflow.dialect.ir import verify_module
@@ -133,7 +142,7 @@ LOWERING_OPS = (FUSED_OP,)
 
 
 @functools.lru_cache(maxsize=1)
-def lowering_ops() -> Any:
+def lowering_ops() -> Dialect:
     """A dialect of the ops lowering creates, as ``ops.td`` declares them (with their hooks).
 
     It serves contexts that lack the standard ops (``tdflow.load_ops(..., std=False)``): their
@@ -162,17 +171,17 @@ class LoweringDialect:
     [TensorType(shape=(2,), dtype='i1')]
     """
 
-    def __init__(self, base: Any):
+    def __init__(self, base: Dialect):
         self.base = base
         self._own = frozenset(n for n in LOWERING_OPS if op_def(base, n) is None)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.base, name)
 
-    def _owner(self, name: str) -> Any:
+    def _owner(self, name: str) -> Dialect:
         return lowering_ops() if name in self._own else self.base
 
-    def lookup(self, name: str) -> Any:
+    def lookup(self, name: str) -> OpDef | None:
         return self._owner(name).lookup(name)
 
     def hook(self, op_name: str, kind: str) -> Any:
@@ -180,20 +189,21 @@ class LoweringDialect:
         fn = getattr(owner, "hook", None)
         return fn(op_name, kind) if fn is not None else None
 
-    def verify_operation(self, op: Any, emit: Any) -> None:
+    def verify_operation(self, op: Operation, emit: Any) -> None:
         verify = getattr(self._owner(op.name), "verify_operation", None)
         if verify is not None:
             verify(op, emit)
 
-    def infer_result_types(self, op_name: str, input_types: Any, attrs: Any = None) -> Any:
+    def infer_result_types(self, op_name: str, input_types: Any, attrs: Any = None
+                           ) -> list[TensorType]:
         return self._owner(op_name).infer_result_types(op_name, input_types, attrs)
 
-    def mutable_operands(self, op: Any) -> tuple[int, ...]:
+    def mutable_operands(self, op: Operation) -> tuple[int, ...]:
         fn = getattr(self._owner(op.name), "mutable_operands", None)
         return tuple(fn(op)) if fn is not None else ()
 
 
-def with_lowering_ops(dialect: Any) -> Any:
+def with_lowering_ops(dialect: Ops | None) -> LoweringDialect | None:
     """Wrap ``dialect`` so lowering's own ops are known (``None`` stays ``None``)."""
     if dialect is None or isinstance(dialect, LoweringDialect):
         return dialect

@@ -21,11 +21,17 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from tdflow.core.errors import TdflowError
 
 from .passes import PASSES
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import Module
+
+    from .ir_access import LoweringDialect
 
 DEFAULT_PIPELINE = (
     "infer-shapes,canonicalize,fuse-elementwise,select-kernels{device=%s},plan-memory"
@@ -91,7 +97,7 @@ class PassContext:
     ``select-kernels`` ran; ``plans`` maps function names to their ``ExecutablePlan``.
     """
 
-    dialect: Any = None
+    dialect: Dialect | LoweringDialect | None = None
     kernel_table: Any = None
     device: str = "cpu"
     entry: str | None = None
@@ -127,10 +133,10 @@ class Pass:
     def option(self, key: str) -> Any:
         return self.values[key]
 
-    def run(self, module: Any, context: PassContext) -> None:  # pragma: no cover - abstract
+    def run(self, module: Module, context: PassContext) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def annotate(self, module: Any, context: PassContext) -> str:
+    def annotate(self, module: Module, context: PassContext) -> str:
         """Extra lines printed after this pass's IR dump (decisions not visible in the IR)."""
         return ""
 
@@ -240,7 +246,7 @@ class PassTiming:
 class LoweringResult:
     """What a pipeline run leaves: the rewritten module, plans per function, timings."""
 
-    module: Any
+    module: Module
     context: PassContext
     timings: list[PassTiming]
 
@@ -308,7 +314,7 @@ class PassManager:
     def pipeline(self) -> str:
         return ",".join(str(p) for p in self.passes)
 
-    def run(self, module: Any) -> LoweringResult:
+    def run(self, module: Module) -> LoweringResult:
         """Run every pass on ``module`` (rewritten in place) and return the result."""
         from . import ir_access
 
@@ -338,7 +344,7 @@ class PassManager:
         return result
 
     @staticmethod
-    def _dump(out: TextIO, p: Pass, module: Any, context: PassContext, failed: str = "") -> None:
+    def _dump(out: TextIO, p: Pass, module: Module, context: PassContext, failed: str = "") -> None:
         from . import ir_access
 
         out.write(f"// -----// IR Dump After {_camel(p.name)}Pass ({p.name}){failed} //----- //\n")

@@ -35,7 +35,7 @@ from tdflow.dialect.patterns.model import OpNode, Pattern
 
 from .ir_access import is_pure
 from .patterns_build import BuildFailed, build_results
-from .patterns_match import match
+from .patterns_match import Match, match
 
 if TYPE_CHECKING:
     from tdflow.dialect.dialect import Dialect
@@ -153,6 +153,15 @@ def apply_greedily(func: FuncOp, patterns: Iterable[Pattern] | PatternIndex, dia
     ``fold(op, rewriter) -> bool`` folds one op (constant folding); ``max_rewrites`` bounds the
     rewrites of one sweep (default: 8 per op plus 64) so two patterns undoing each other end.
     """
+    from tdflow.dialect.patterns.native_registry import natives_of, using_natives
+
+    with using_natives(natives_of(dialect)):
+        return _apply_greedily(func, patterns, dialect, fold, max_iterations, max_rewrites)
+
+
+def _apply_greedily(func: FuncOp, patterns: Iterable[Pattern] | PatternIndex,
+                    dialect: Dialect | LoweringDialect, fold: Folder | None,
+                    max_iterations: int, max_rewrites: int | None) -> GreedyResult:
     index = patterns if isinstance(patterns, PatternIndex) else PatternIndex(patterns)
     result = GreedyResult()
     wl = _Worklist()
@@ -208,7 +217,7 @@ def _visit(op: Operation, index: PatternIndex, dialect: Dialect | LoweringDialec
     return False
 
 
-def _rewrite(pattern: Pattern, m: Any, op: Operation, dialect: Dialect | LoweringDialect, rw: Rewriter, wl: _Worklist,
+def _rewrite(pattern: Pattern, m: Match, op: Operation, dialect: Dialect | LoweringDialect, rw: Rewriter, wl: _Worklist,
              result: GreedyResult) -> bool:
     loc, name = op.loc, op.name
     try:

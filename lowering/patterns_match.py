@@ -35,12 +35,15 @@ from tdflow.dialect.attr_kinds import KIND_BY_ATTR, DefaultError, parse_default
 from tdflow.dialect.ir import Operation, Value
 from tdflow.dialect.op_verify import operand_groups
 from tdflow.dialect.patterns.model import Bind, OpNode, Pattern
-from tdflow.dialect.patterns.native import NATIVES, load_standard_natives
+from tdflow.dialect.patterns.native import load_standard_natives
+from tdflow.dialect.patterns.native_registry import current_natives
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
 from tdflow.core.errors import TdflowError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tdflow.dialect.dialect import Dialect
     from tdflow.dialect.opdef import AttrDef, OpDef
 
@@ -171,7 +174,7 @@ def _plan(node: OpNode, opdef: OpDef) -> _Plan:
     return plan
 
 
-def _match_op(node: OpNode, op: Operation | None, ops: Any, m: Match, pattern: Pattern) -> bool:
+def _match_op(node: OpNode, op: Operation | None, ops: Mapping[str, OpDef], m: Match, pattern: Pattern) -> bool:
     if op is None or op.name != node.op:
         return False
     opdef = ops.get(op.name)
@@ -221,7 +224,7 @@ def _match_args(entries, op, operands, ops, m: Match, pattern) -> bool:
     return True
 
 
-def _match_operand(arg: Any, value: Any, ops: Any, m: Match, pattern: Pattern) -> bool:
+def _match_operand(arg: Any, value: Any, ops: Mapping[str, OpDef], m: Match, pattern: Pattern) -> bool:
     if isinstance(arg, OpNode):
         if arg.kind != "op" or not isinstance(value, Value):
             return False
@@ -263,7 +266,7 @@ def _match_attr(arg: Any, adef: AttrDef, attr: Any, m: Match, pattern: Pattern) 
                 to_value(kind, attr)
             except (TypeError, ValueError):
                 return False
-        elif kind is None and arg.constraint in NATIVES:
+        elif kind is None and arg.constraint in current_natives():
             if not _call_native(pattern, arg.constraint, [value]):
                 return False
     elif arg.kind != "any":
@@ -352,7 +355,7 @@ def check_type_constraint(name: str | None, pred: str | None, value: Value,
                 or (name == "AnyStaticShapeTensor" and not t.is_static)):
             return False
         return allowed is None or getattr(t, "dtype", t) in allowed
-    if name is not None and name in NATIVES:
+    if name is not None and name in current_natives():
         return bool(_call_native(pattern, name, [value]))
     found = _PRED_DTYPE.findall(pred or "")
     if found:
@@ -367,7 +370,7 @@ def _check_constraint(pattern: Pattern, c: Any, m: Match, dialect: Dialect | Low
     except KeyError as exc:
         raise PatternError(f"{where(pattern)}: constraint '{c.record}' names ${exc.args[0]}, "
                            f"which the source pattern does not bind") from None
-    if c.record in NATIVES or c.kind == "cpred":
+    if c.record in current_natives() or c.kind == "cpred":
         return bool(_call_native(pattern, c.record, args))
     if c.record in KNOWN_TYPES or _PRED_DTYPE.search(c.pred or ""):
         return all(isinstance(v, Value) and check_type_constraint(c.record, c.pred, v, pattern)
@@ -380,7 +383,7 @@ def _check_constraint(pattern: Pattern, c: Any, m: Match, dialect: Dialect | Low
 def native_fn(pattern: Pattern, record: str) -> Any:
     """The Python function registered for ``record``; ``PatternError`` naming the pattern and
     the record (with the hint to pass ``--hooks``) when there is none."""
-    fn = NATIVES.get(record)
+    fn = current_natives().get(record)
     if fn is None:
         raise PatternError(f"{where(pattern)} needs a Python function for '{record}': define it "
                            f"with @tdflow.native({record!r}) in a hooks module and pass --hooks")

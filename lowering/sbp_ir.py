@@ -11,10 +11,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.ir.attrs import ArrayAttr, IntegerAttr, OpaqueAttr, StringAttr
 from tdflow.dialect.sbp import B, NdSbp, Sbp, SbpError, parse_sbp, sbp_ir, sbp_text
+
+if TYPE_CHECKING:
+    from tdflow.dialect.ir.core import FuncOp
 
 __all__ = ["SBP_ATTR", "hierarchy_of", "nd_sbp_from_attr", "nd_sbp_of", "nd_sbp_attr",
            "parse_parallel", "nd_text", "boxing_steps", "boxing_plan"]
@@ -23,7 +26,7 @@ __all__ = ["SBP_ATTR", "hierarchy_of", "nd_sbp_from_attr", "nd_sbp_of", "nd_sbp_
 SBP_ATTR = "sbp"
 
 
-def hierarchy_of(func: Any, nproc: int) -> tuple[int, ...]:
+def hierarchy_of(func: FuncOp, nproc: int) -> tuple[int, ...]:
     """The function's placement hierarchy: ``attributes {hierarchy = [...]}``, else the
     ``hierarchy`` OneFlow's job ops carry (all alike), else ``[nproc]``.
 

@@ -3,9 +3,7 @@ ops ``infer-sbp`` inserted, in program order, with their source locations."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from tdflow.dialect.ir.core import RETURN
+from tdflow.dialect.ir.core import RETURN, Module
 from tdflow.dialect.ir.printer import value_names
 
 from .passes.infer_sbp import function_sbp
@@ -14,7 +12,7 @@ from .sbp_ir import SBP_ATTR, hierarchy_of, nd_sbp_of, nd_text
 __all__ = ["sbp_report"]
 
 
-def sbp_report(module: Any, nproc: int) -> str:
+def sbp_report(module: Module, nproc: int) -> str:
     """A table per function (run ``infer-sbp`` on ``module`` first).
 
     >>> from tdflow.dialect import standard_dialect

@@ -17,6 +17,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from tdflow.core.declarations import Declaring, record
+
 __all__ = ["Ops", "composite", "composite_for", "scalar_attrs"]
 
 _COMPOSITES: dict[str, Callable[..., Any]] = {}
@@ -37,19 +39,26 @@ def composite(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     :class:`Ops` and ``args`` the signature's parameters in order."""
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if record("composite", (name, fn), getattr(fn, "__module__", None)):
+            return fn  # a hooks module imported for a context: that context's
         _COMPOSITES[name] = fn
         return fn
 
     return deco
 
 
-def composite_for(functor: str) -> Callable[..., Any] | None:
-    """The functor registered by :func:`composite` under ``functor``, or ``None``.
+def composite_for(functor: str, context: Declaring | None = None) -> Callable[..., Any] | None:
+    """The functor registered by :func:`composite` under ``functor`` — ``context``'s own (from
+    its hooks modules) first — or ``None``.
 
-    >>> import tdflow.runtime.functional  # registers the standard composites
-    >>> composite_for("NoSuchFunctor") is None
-    True
+    >>> composite_for("ScalarSub") is not None, composite_for("NoSuchFunctor") is None
+    (True, True)
     """
+    declared = getattr(context, "declared", None)
+    if declared is not None:
+        for name, fn in reversed(declared("composite")):
+            if name == functor:
+                return fn
     return _COMPOSITES.get(functor)
 
 

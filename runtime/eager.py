@@ -26,10 +26,10 @@ from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
 from .eager_call import EagerError, any_requires_grad, attrs_cache_key, device_of
 from .eager_device import run_on_device
-from .engine import BLAS_OP_NAMES, Var, get_engine
+from .engine import BLAS_OP_NAMES, NOW_COST, Var, get_engine
 from .grad_mode import MODE as _grad
 from .kernels._util import settle as _settle
-from .op_kernels import prepare_op_kernels
+from .op_kernels import kernel_table_for
 from .tape import record as _record
 from .tensor_glue import Tensor, var_of
 
@@ -50,15 +50,31 @@ MAX_RESULT_BYTES = 2**47
 class _Entry:
     """What one (input types, attributes) combination of an op needs at run time."""
 
-    __slots__ = ("specs", "single", "prog", "fn", "attrs", "cost")
+    __slots__ = ("specs", "single", "prog", "fn", "attrs", "cost", "run", "now", "shape", "npdt",
+                 "dt")
 
-    def __init__(self, specs, prog, fn, attrs, cost):
+    def __init__(self, specs, prog, fn, attrs, cost, run=None, now=False):
         self.specs = specs  # ((shape, numpy dtype, mlir dtype), ...) per result
         self.single = specs[0] if len(specs) == 1 else None
         self.prog = prog  # an elementwise numpy program prog(inputs, out), or None
         self.fn = fn  # the kernel: fn(attrs, inputs, outs)
         self.attrs = attrs
         self.cost = cost
+        # one result: run(inputs, out) computes it (the program, a kernel's direct form, or
+        # the kernel with its result settled into out); `now`: pure and tiny, so the engine
+        # may run it at once (Engine.run_now)
+        self.run = run
+        self.now = now
+        self.shape, self.npdt, self.dt = self.single or (None, None, None)
+
+
+def _is_pure(fn: Any) -> bool:
+    """Whether a kernel may run under the engine's lock: tdflow's own kernels are numpy code
+    that never calls back into the engine; a user's kernel might (it would deadlock)."""
+    return getattr(fn, "__module__", "").startswith(_OWN_KERNELS)
+
+
+_OWN_KERNELS = __name__.rpartition(".")[0] + ".kernels."
 
 
 class OpRunner:
@@ -86,6 +102,9 @@ class OpRunner:
         self._aliases = getattr(dialect, "served_by", None) or None
         serving = self._aliases.get(opdef.name) if self._aliases else None
         self._uses_blas = opdef.name in BLAS_OP_NAMES or serving in BLAS_OP_NAMES
+        # a served op's attributes are normalized by the serving op's rules
+        hook_op = getattr(dialect, "hook_op", None)
+        self._ruled_by = hook_op(opdef.name) if hook_op is not None else None
         # operands the op writes in place (sgd_update's model), from its modify_input_arg hook
         try:
             self.mutable = frozenset(dialect.mutable_operands(self.name))
@@ -115,15 +134,14 @@ class OpRunner:
             raise EagerError(text if self.name in text else f"'{self.name}': {text}") from e
         try:  # the kernel's attributes: completed and normalized once (axes non-negative, ...)
             attrs = complete_attrs(self.opdef, attrs, [None if a is None else a.shape
-                                                       for a in arrays])
+                                                       for a in arrays], self._ruled_by)
         except AttrError as e:  # (inference checks them first; this names op and attribute)
             raise EagerError(str(e)) from e
-        from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
+        from tdflow.runtime.kernels.registry import KernelNotFoundError
 
         dtypes = tuple(None if t is None else t.dtype for t in in_types)
-        prepare_op_kernels(self.opdef)  # a formula-only op's derived kernel
-        try:
-            kernel = select_kernel(self.name, self.device, dtypes, attrs, self._aliases)
+        try:  # the context's kernels (a formula-only op's derived one included)
+            kernel = kernel_table_for(self.dialect, self.device).select(self.name, dtypes, attrs)
         except KernelNotFoundError as e:
             # The hooks accepted the types but no kernel computes them (bool matmul...): for
             # the caller that is a bad argument dtype, not a lookup failure.
@@ -149,7 +167,13 @@ class OpRunner:
 
             # the same program the kernel would build, with the attributes bound once
             prog = build_program(kernel.elementwise, dtypes, attrs, specs[0][2]).run
-        entry = _Entry(tuple(specs), prog, kernel.fn, attrs, cost)
+        run = now = None
+        if len(specs) == 1 and not self.mutable:
+            direct = getattr(kernel.fn, "direct", None)  # a kernel's plain form (matmul)
+            run = prog or (direct(attrs, arrays) if direct is not None and cost <= NOW_COST
+                           else None) or _settled(kernel.fn, attrs)
+            now = cost <= NOW_COST and (prog is not None or _is_pure(kernel.fn))
+        entry = _Entry(tuple(specs), prog, kernel.fn, attrs, cost, run, now)
         if len(self._cache) >= _CACHE_LIMIT:  # shapes may vary without bound
             self._cache.clear()
         self._cache[key] = entry
@@ -172,7 +196,7 @@ class OpRunner:
         if device is not None:
             return self.on_device(device, tensors, attr_vals)
         arrays: list = []
-        reads: list = []
+        readers: list = []  # the tensors read (a variadic operand's spread)
         inplace: list = []
         key: list = [attrs_cache_key(attr_vals)]
         mutable = self.mutable
@@ -197,19 +221,28 @@ class OpRunner:
                 for e in t:
                     a = e._buf
                     arrays.append(a)
-                    reads.append(var_of(e))
+                    readers.append(e)
                     key.append(a.shape)
                     key.append(a.dtype)
             else:
                 a = t._buf
                 arrays.append(a)
-                reads.append(var_of(t))
+                readers.append(t)
                 key.append(a.shape)
                 key.append(a.dtype)
         k = tuple(key)
         entry = self._cache.get(k)
         if entry is None:
             entry = self._prepare(k, arrays, attr_vals)
+        if entry.now:  # one result, nothing written in place: perhaps at once (as calln)
+            out = _empty(entry.shape, entry.npdt)
+            r = _wrap(out, entry.dt)
+            if not get_engine().run_now(entry.run, arrays, out, readers):
+                self._push1(entry, arrays, out, r, _vars(readers))
+            if _grad.enabled and any_requires_grad(tensors):
+                _record(self, tensors, attr_vals, (r,))
+            return r
+        reads = [var_of(t) for t in readers]
         eng = get_engine()
         outs = [_empty(s, d) for s, d, _ in entry.specs]
         results = []
@@ -244,13 +277,20 @@ class OpRunner:
             return results[0]
         return tuple(results) if results else None
 
+    def _push1(self, entry: _Entry, ins: list, out: Any, r: Tensor, reads: tuple) -> None:
+        """The queued path of a one-result call (inputs pending, or the op not tiny): the
+        result gets a var, and the engine runs the op when its inputs are ready."""
+        eng = get_engine()
+        r._sync = v = Var(None, eng)
+        run = entry.run
+        eng.push_one(lambda: run(ins, out), reads, v, self.name, entry.cost, self._uses_blas)
+
     def make_calln(self):
         """``f(tensors, attr_vals) -> Tensor`` for an op with single or optional operands (a
         tensor or ``None`` each, no variadic) and one result."""
         cache = self._cache
         prepare = self._prepare
-        name = self.name
-        blas = self._uses_blas
+        push1 = self._push1
 
         def calln(tensors, attr_vals):
             device = device_of(tensors)
@@ -258,7 +298,7 @@ class OpRunner:
                 return self.on_device(device, tensors, attr_vals)
             arrays = []
             key = [attrs_cache_key(attr_vals)]
-            reads = []
+            readers = []
             for t in tensors:
                 if t is None:
                     arrays.append(None)
@@ -268,65 +308,61 @@ class OpRunner:
                 arrays.append(a)
                 key.append(a.shape)
                 key.append(a.dtype)
-                s = t._sync
-                if type(s) is not Var:
-                    s = var_of(t)
-                if s not in reads:
-                    reads.append(s)
+                readers.append(t)
             k = tuple(key)
-            entry = cache.get(k)
-            if entry is None:
-                entry = prepare(k, arrays, attr_vals)
-            shape, npdt, dt = entry.single
-            out = _empty(shape, npdt)
-            r = _wrap(out, dt)
-            eng = get_engine()
-            r._sync = v = Var(None, eng)
-            prog = entry.prog
-            if prog is not None:
-                work = lambda: prog(arrays, out)  # noqa: E731
-            else:
-                fn, attrs, outs = entry.fn, entry.attrs, [out]
-                work = lambda: _settle(fn(attrs, arrays, outs), outs, fn)  # noqa: E731
-            eng.push_one(work, tuple(reads), v, name, entry.cost, blas)
+            entry = cache.get(k) or prepare(k, arrays, attr_vals)
+            out = _empty(entry.shape, entry.npdt)
+            r = _wrap(out, entry.dt)
+            if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
+                push1(entry, arrays, out, r, _vars(tensors))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
 
         return calln
 
-    def make_call1a(self):
-        """``f(t, attr_vals=()) -> Tensor`` for an op with one tensor operand and one result
-        (called as ``f(t)`` for an op without attributes)."""
+    def make_call1(self):
+        """``f(t) -> Tensor`` for an op with one tensor operand, one result and no attribute
+        values (``relu(x)``): the shortest path."""
         cache = self._cache
         prepare = self._prepare
-        name = self.name
-        blas = self._uses_blas
+        push1 = self._push1
 
-        def call1a(t, attr_vals=()):
+        def call1(t):
+            if t.device != "cpu":
+                return self.on_device(t.device, (t,), ())
+            a = t._buf
+            k = (a.shape, a.dtype)
+            entry = cache.get(k) or prepare(k, [a], ())
+            out = _empty(entry.shape, entry.npdt)
+            r = _wrap(out, entry.dt)
+            ins = [a]
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t,))):
+                push1(entry, ins, out, r, (var_of(t),))
+            if t.requires_grad and _grad.enabled:
+                _record(self, (t,), (), (r,))
+            return r
+
+        return call1
+
+    def make_call1a(self):
+        """``f(t, attr_vals) -> Tensor`` for an op with one tensor operand and one result
+        (``leaky_relu(x, alpha=0.2)``, ``add(x, 1.0)``)."""
+        cache = self._cache
+        prepare = self._prepare
+        push1 = self._push1
+
+        def call1a(t, attr_vals):
             if t.device != "cpu":
                 return self.on_device(t.device, (t,), attr_vals)
             a = t._buf
             k = (attrs_cache_key(attr_vals), a.shape, a.dtype)
-            entry = cache.get(k)
-            if entry is None:
-                entry = prepare(k, [a], attr_vals)
-            shape, npdt, dt = entry.single
-            out = _empty(shape, npdt)
-            r = _wrap(out, dt)
-            eng = get_engine()
-            r._sync = v = Var(None, eng)
-            src = t._sync
-            if type(src) is not Var:
-                src = var_of(t)
+            entry = cache.get(k) or prepare(k, [a], attr_vals)
+            out = _empty(entry.shape, entry.npdt)
+            r = _wrap(out, entry.dt)
             ins = [a]
-            prog = entry.prog
-            if prog is not None:
-                eng.push_one(lambda: prog(ins, out), (src,), v, name, entry.cost, blas)
-            else:
-                fn, attrs, outs = entry.fn, entry.attrs, [out]
-                eng.push_one(lambda: _settle(fn(attrs, ins, outs), outs, fn), (src,), v, name,
-                             entry.cost, blas)
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t,))):
+                push1(entry, ins, out, r, (var_of(t),))
             if t.requires_grad and _grad.enabled:
                 _record(self, (t,), attr_vals, (r,))
             return r
@@ -337,8 +373,7 @@ class OpRunner:
         """``f(t, u) -> Tensor`` for an op with two tensor operands, one result, no attributes."""
         cache = self._cache
         prepare = self._prepare
-        name = self.name
-        blas = self._uses_blas
+        push1 = self._push1
 
         def call2(t, u):
             if t.device != "cpu" or u.device != "cpu":
@@ -346,30 +381,68 @@ class OpRunner:
             a = t._buf
             b = u._buf
             k = (a.shape, a.dtype, b.shape, b.dtype)
-            entry = cache.get(k)
-            if entry is None:
-                entry = prepare(k, [a, b], ())
-            shape, npdt, dt = entry.single
-            out = _empty(shape, npdt)
-            r = _wrap(out, dt)
-            eng = get_engine()
-            r._sync = v = Var(None, eng)
-            s1 = t._sync
-            if type(s1) is not Var:
-                s1 = var_of(t)
-            s2 = u._sync
-            if type(s2) is not Var:
-                s2 = var_of(u)
+            entry = cache.get(k) or prepare(k, [a, b], ())
+            out = _empty(entry.shape, entry.npdt)
+            r = _wrap(out, entry.dt)
             ins = [a, b]
-            prog = entry.prog
-            if prog is not None:
-                work = lambda: prog(ins, out)  # noqa: E731
-            else:
-                fn, attrs, outs = entry.fn, entry.attrs, [out]
-                work = lambda: _settle(fn(attrs, ins, outs), outs, fn)  # noqa: E731
-            eng.push_one(work, (s1, s2) if s1 is not s2 else (s1,), v, name, entry.cost, blas)
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t, u))):
+                v1 = var_of(t)
+                v2 = var_of(u)
+                push1(entry, ins, out, r, (v1, v2) if v1 is not v2 else (v1,))
             if (t.requires_grad or u.requires_grad) and _grad.enabled:
                 _record(self, (t, u), (), (r,))
             return r
 
         return call2
+
+
+    def make_call2a(self, npad: int):
+        """``f(t, u, attr_vals) -> Tensor`` for an op whose first two operands are single
+        tensors, followed by ``npad`` absent optional ones, with one result (``matmul(a, b)``,
+        ``bias_add(x, b, axis=1)``); keyed like :meth:`make_calln`'s call of the same."""
+        cache = self._cache
+        prepare = self._prepare
+        push1 = self._push1
+        pad = [None] * npad
+        kpad = (None,) * npad
+
+        def call2a(t, u, attr_vals):
+            if t.device != "cpu" or u.device != "cpu":
+                return self.on_device(u.device if t.device == "cpu" else t.device,
+                                      (t, u, *kpad), attr_vals)
+            a = t._buf
+            b = u._buf
+            k = (attrs_cache_key(attr_vals), a.shape, a.dtype, b.shape, b.dtype, *kpad)
+            ins = [a, b, *pad]
+            entry = cache.get(k) or prepare(k, ins, attr_vals)
+            out = _empty(entry.shape, entry.npdt)
+            r = _wrap(out, entry.dt)
+            if not (entry.now and get_engine().run_now(entry.run, ins, out, (t, u))):
+                v1 = var_of(t)
+                v2 = var_of(u)
+                push1(entry, ins, out, r, (v1, v2) if v1 is not v2 else (v1,))
+            if (t.requires_grad or u.requires_grad) and _grad.enabled:
+                _record(self, (t, u, *kpad), attr_vals, (r,))
+            return r
+
+        return call2a
+
+
+def _settled(fn: Any, attrs: dict) -> Any:
+    """``run(inputs, out)`` of a one-result kernel: its result settled into ``out``."""
+    def run(ins, out):
+        outs = [out]  # a fresh list per call: a kernel may keep or change what it is given
+        _settle(fn(attrs, ins, outs), outs, fn)
+
+    return run
+
+
+def _vars(tensors: tuple) -> tuple:
+    """The distinct engine vars of the tensors among ``tensors``, in order."""
+    out: list = []
+    for t in tensors:
+        if t is not None:
+            v = var_of(t)
+            if v not in out:
+                out.append(v)
+    return tuple(out)

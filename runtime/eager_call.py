@@ -9,6 +9,7 @@ questions asked of the call's tensors, and the error a rejected call raises.
 
 from __future__ import annotations
 
+from math import copysign as _copysign
 from typing import Any
 
 from tdflow.core.errors import TdflowError
@@ -28,13 +29,21 @@ def attrs_cache_key(attr_vals: tuple) -> tuple:
     True
     """
     for v in attr_vals:
-        if _inexact(v) or type(v) is tuple and any(_inexact(x) for x in v):
-            return tuple(_exact(v) for v in attr_vals)
+        t = type(v)
+        if t is float:  # the common kinds first, without a call
+            if v == v and (v != 0.0 or _copysign(1.0, v) > 0.0):
+                continue
+        elif t is bool or t is int or t is str:
+            continue
+        elif not (_inexact(v) or t is tuple and any(_inexact(x) for x in v)):
+            continue
+        return tuple(_exact(v) for v in attr_vals)
     return attr_vals
 
 
 def _inexact(v: Any) -> bool:
-    return isinstance(v, float) and (v == 0.0 or v != v)
+    """A float that equality would confuse: -0.0 (equal to 0.0) or a NaN (equal to nothing)."""
+    return isinstance(v, float) and (v != v or v == 0.0 and _copysign(1.0, v) < 0.0)
 
 
 def _exact(v: Any) -> Any:

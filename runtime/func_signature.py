@@ -387,6 +387,20 @@ def make_binder(sig: Signature, tensor_cls: type) -> Callable[[tuple, dict], tup
                 if not isinstance(a, tensor_cls):
                     return None
             return args
+    elif npos == n:
+        # every parameter given positionally (add(x, 1.0)): convert in place, nothing to fill
+        pairs = tuple(enumerate(convs))
+
+        def bind(args, kwargs):
+            if kwargs or len(args) != n:
+                return _bind_general(args, kwargs)
+            vals = list(args)
+            for i, c in pairs:
+                v = c(vals[i])
+                if v is BAD:
+                    return None
+                vals[i] = v
+            return tuple(vals)
     else:
         def bind(args, kwargs):
             return _bind_general(args, kwargs)

@@ -76,7 +76,7 @@ def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> 
     plain = (not plan and not pad and len(opdef.results) == 1 and len(sig.params) == n_ops
              and all(o.is_single for o in opdef.operands))
     if plain and n_ops == 1:
-        call1 = runner.make_call1a()  # called as call1(t): no attribute values
+        call1 = runner.make_call1()
 
         def impl1(vals):  # the general form; one-signature functions call `fast` directly
             return call1(vals[0])
@@ -94,7 +94,8 @@ def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> 
     tix = tuple(tensor_idx)
     attr_idx = tuple(i for i, _ in plan)
     expands = [expand for _, expand in plan]
-    if len(opdef.results) == 1 and all(not o.is_variadic for o in opdef.operands):
+    single_result = len(opdef.results) == 1 and all(not o.is_variadic for o in opdef.operands)
+    if single_result:
         run = runner.make_calln()
     else:
         run = runner.run
@@ -106,7 +107,12 @@ def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> 
     if one and not any(expands) and tix == (0,) and attr_idx == tuple(
             range(1, len(sig.params))):
         call1a = runner.make_call1a()  # leaky_relu(x, alpha=...), reshape(x, shape), ...
-        return lambda vals: call1a(vals[0], vals[1:])
+
+        def impl1a(vals):
+            return call1a(vals[0], vals[1:])
+
+        impl1a.split1 = call1a  # type: ignore[attr-defined]
+        return impl1a
     if one and expands == [True] and len(tix) == 1:
         call1a = runner.make_call1a()  # add(x, 2), add(2, x)
         t0, s0 = tix[0], attr_idx[0]
@@ -115,8 +121,15 @@ def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> 
         if tix == tuple(range(len(tix))) and attr_idx == tuple(range(len(tix), len(sig.params))):
             k = len(tix)  # operands first, then attributes: slice, don't gather
             if not pad:
-                return lambda vals: run(vals[:k], vals[k:])
-            return lambda vals: run(vals[:k] + pad, vals[k:])
+                impl = lambda vals: run(vals[:k], vals[k:])  # noqa: E731
+            else:
+                impl = lambda vals: run(vals[:k] + pad, vals[k:])  # noqa: E731
+            impl.split = (k, pad, run)  # type: ignore[attr-defined]
+            if (single_result and n_ops >= 2 and opdef.operands[0].is_single
+                    and opdef.operands[1].is_single):
+                # two tensors, then absent optional operands (used when the call gives two)
+                impl.split2 = runner.make_call2a(n_ops - 2)  # type: ignore[attr-defined]
+            return impl
         return lambda vals: run(tuple(vals[i] for i in tix) + pad,
                                 tuple(vals[i] for i in attr_idx))
     if expands == [True] and len(tix) == 1 and not pad:
@@ -208,7 +221,7 @@ def build(dialect: Dialect, yaml_text: str, yaml_path: str = "signatures.yaml"
     ctx = Ops()
 
     def resolve(fname: str, sig: Signature) -> Callable[[tuple], Any]:
-        comp = composite_for(sig.functor)
+        comp = composite_for(sig.functor, dialect)
         if comp is not None:
             return lambda vals: comp(ctx, *vals)
         op = by_functor.get(sig.functor) or ops.get(snake(sig.functor))

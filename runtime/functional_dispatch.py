@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .func_signature import NO_DEFAULT, Signature, explain_mismatch, make_binder
+from .func_signature import BAD, NO_DEFAULT, TYPES, Param, Signature, explain_mismatch, make_binder
 from .tensor_glue import Tensor
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["function_doc", "make_function"]
 
@@ -81,6 +84,8 @@ def make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tuple
             if vals is None:
                 raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
             return impl(vals)
+    elif len(sigs) == 1 and _split_form(sigs[0], impls[0]) is not None:
+        function = _split_function(fname, sigs[0], binders[0], impls[0])
     elif len(sigs) == 1 and _lead_tensors(sigs[0]):
         bind, impl, sig = binders[0], impls[0], sigs[0]
         k = _lead_tensors(sigs[0])
@@ -126,6 +131,139 @@ def make_function(fname: str, sigs: list[Signature], impls: list[Callable[[tuple
     return function
 
 
+def _split_form(sig: Signature, impl: Any) -> tuple[int, int] | None:
+    """``(j, k)`` when ``impl`` can be called without binding: it exposes ``split1`` (then
+    ``impl(vals) == split1(vals[0], vals[1:])``) or ``split = (k, pad, run)`` (then
+    ``impl(vals) == run(vals[:k] + pad, vals[k:])``), the first ``j >= 1`` parameters are
+    required positional tensors, the next up to ``k`` optional tensors (default ``None``) and
+    the rest non-tensor parameters; else ``None``."""
+    if getattr(impl, "split1", None) is not None:
+        k = 1
+    elif getattr(impl, "split", None) is not None:
+        k = impl.split[0]
+    else:
+        return None
+    params = sig.params
+    j = 0
+    while j < len(params) and params[j].type == "Tensor" and not params[j].optional \
+            and not params[j].kw_only and params[j].default is NO_DEFAULT:
+        j += 1
+    if not j or j > k or k > len(params):
+        return None
+    if any(p.type != "Tensor" or p.default is not None or p.kw_only for p in params[j:k]):
+        return None
+    if any(p.is_tensor for p in params[k:]):
+        return None
+    return j, k
+
+
+def _attr_binder(params: tuple[Param, ...]) -> Callable[[tuple, dict], tuple | None]:
+    """``bind(extra, kwargs)``: the converted values of the non-tensor ``params`` from the
+    positional ``extra`` values and ``kwargs``, defaults filled; ``None`` when the call does not
+    fit them (the general binder then decides, and explains)."""
+    index = {p.name: i for i, p in enumerate(params)}
+    convs = tuple(_converter(p) for p in params)
+    defaults = tuple(p.default for p in params)
+    npos = sum(1 for p in params if not p.kw_only)
+    required = NO_DEFAULT in defaults
+
+    def bind(extra, kwargs):
+        ne = len(extra)
+        if ne > npos:
+            return None
+        vals = list(defaults)
+        for i in range(ne):
+            c = convs[i](extra[i])
+            if c is BAD:
+                return None
+            vals[i] = c
+        for name, v in kwargs.items():
+            i = index.get(name)
+            if i is None or i < ne:
+                return None
+            c = convs[i](v)
+            if c is BAD:
+                return None
+            vals[i] = c
+        if required:
+            for v in vals:
+                if v is NO_DEFAULT:
+                    return None
+        return tuple(vals)
+
+    return bind
+
+
+def _converter(p: Param) -> Callable[[Any], Any]:
+    base = TYPES[p.type]
+    if not p.optional:
+        return base
+    return lambda v: None if v is None else base(v)
+
+
+def _split_function(fname: str, sig: Signature, bind: Callable, impl: Any) -> Callable[..., Any]:
+    """The function of a one-signature op whose impl has a split form (:func:`_split_form`):
+    ``leaky_relu(x, alpha=0.2)``, ``matmul(a, b)``, ``reshape(x, (2, 8))`` convert just their
+    attribute values and call the op; anything else binds in full."""
+    j, k = _split_form(sig, impl)  # type: ignore[misc]
+    bind_attrs = _attr_binder(sig.params[k:])
+    no_attrs = bind_attrs((), {})  # None when an attribute is required
+    positional_attrs = j == k  # else positional values would fill the optional tensors
+
+    def general(args, kwargs):
+        vals = bind(args, kwargs)
+        if vals is None:
+            raise TypeError(explain_mismatch(fname, sig, args, kwargs, Tensor))
+        return impl(vals)
+
+    split1 = getattr(impl, "split1", None)
+    if split1 is not None:  # j == k == 1
+
+        def function(*args, **kwargs):
+            if args and isinstance(args[0], Tensor):
+                if len(args) == 1 and not kwargs and no_attrs is not None:
+                    return split1(args[0], no_attrs)
+                av = bind_attrs(args[1:], kwargs)
+                if av is not None:
+                    return split1(args[0], av)
+            return general(args, kwargs)
+
+        return function
+    run, pad = impl.split[2], (None,) * (k - j) + impl.split[1]
+    split2 = getattr(impl, "split2", None)
+    if split2 is not None and j == 2:
+
+        def function(*args, **kwargs):  # noqa: F811 - one of the forms
+            if len(args) >= 2:
+                t, u = args[0], args[1]
+                if isinstance(t, Tensor) and isinstance(u, Tensor):
+                    if len(args) == 2:
+                        av = bind_attrs((), kwargs) if kwargs else no_attrs
+                    else:
+                        av = bind_attrs(args[2:], kwargs) if positional_attrs else None
+                    if av is not None:
+                        return split2(t, u, av)
+            return general(args, kwargs)
+
+        return function
+
+    def function(*args, **kwargs):  # noqa: F811 - one of the two forms
+        if len(args) >= j:
+            ts = args[:j]
+            for t in ts:
+                if not isinstance(t, Tensor):
+                    return general(args, kwargs)
+            if len(args) == j:
+                av = bind_attrs((), kwargs) if kwargs else no_attrs
+            else:
+                av = bind_attrs(args[j:], kwargs) if positional_attrs else None
+            if av is not None:
+                return run(ts + pad, av)
+        return general(args, kwargs)
+
+    return function
+
+
 def _no_signature_fits(fname: str, sigs: list[Signature], message: str, args: tuple,
                        kwargs: dict) -> TypeError:
     """The error for a call no signature fits: ``message`` lists them; a note per signature
@@ -145,7 +283,7 @@ def _no_signature_fits(fname: str, sigs: list[Signature], message: str, args: tu
     return err
 
 
-def function_doc(fname: str, sigs: list[Signature], opdef: Any | None) -> str:
+def function_doc(fname: str, sigs: list[Signature], opdef: OpDef | None) -> str:
     """The docstring of a functional function: its signatures, then the op's summary and
     description.
 

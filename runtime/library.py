@@ -37,7 +37,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from tdflow.dialect.context import LOAD_CHECKS, Context, load_ops
+from tdflow.dialect.context import Context, load_ops
 
 __all__ = ["Functional", "check_signature_fields", "functional_of", "load_ops"]
 
@@ -148,10 +148,3 @@ def check_signature_fields(context: Context) -> None:
     for op in context.user_ops():
         if op.signatures:
             functional_of(context)._qualified(op.name)
-
-
-# The runtime's part of every context: ``functional``, and its check at load. Kept here, with
-# the code they run, because the dialect must not import the runtime.
-Context.functional = property(functional_of, doc=functional_of.__doc__)  # type: ignore[attr-defined]
-if check_signature_fields not in LOAD_CHECKS:
-    LOAD_CHECKS.append(check_signature_fields)

@@ -1,12 +1,20 @@
 """The kernels of a context's ops, as the runtime serves them: the one place where a context
 reaches the kernel registry.
 
-An op with a ``formula`` runs with no Python of its own: its CPU kernel (and its generated CUDA
-C) is derived from the formula. The derived kernels of a context's ops are registered the first
-time the context reaches the runtime — a kernel table asked for with :func:`kernel_table_for`
-(``compile``, ``tdflow lower``, ``tdflow opt``, ``tdflow view``), or an eager call of the op
-(:class:`~tdflow.runtime.eager.OpRunner`, :func:`prepare_op_kernels`) — so no entry point has to
-remember to do it.
+Each :class:`~tdflow.dialect.context.Context` (or plain dialect) gets its own
+:class:`~tdflow.runtime.kernels._kernel_set.KernelSet` over the process-wide one, built the
+first time it reaches the runtime — a kernel table asked for with :func:`kernel_table_for`
+(``compile``, ``tdflow lower``, ``tdflow opt``, ``tdflow view``), or an eager call of one of its
+ops — from what its libraries declare:
+
+* the kernels its hooks modules register (``@register_kernel`` in a file given to
+  ``load_ops(hooks=...)``: :mod:`tdflow.core.declarations`), and their CUDA generators;
+* for each of its ops with a ``formula`` and no kernel, the CPU kernel derived from the formula
+  and its generated CUDA C, so a user's formula-only op runs with no Python of its own.
+
+Two contexts that define the same op name differently (two formulas, two hooks files) therefore
+run their own kernels; tdflow's own kernels, and those a user registers outside a hooks import,
+are the process-wide set every context inherits. No entry point has to register anything.
 
 >>> from tdflow.dialect.context import standard_context
 >>> kernel_table_for(standard_context(), "cpu").select("tdflow.relu", ("f32",), {}).name
@@ -15,60 +23,78 @@ remember to do it.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tdflow.dialect.opdef import OpDef
+    from tdflow.runtime.kernels._kernel_set import KernelSet
     from tdflow.runtime.kernels.registry import KernelTable
 
-__all__ = ["kernel_table_for", "prepare_kernels", "prepare_op_kernels"]
+__all__ = ["kernel_set_for", "kernel_table_for"]
 
-# Contexts (and dialects) whose formula kernels are registered; weak, so a context's end is not
-# delayed. Registration is idempotent, this only spares repeating it.
-_READY: weakref.WeakSet = weakref.WeakSet()
+# context -> its KernelSet; weak, so a context's end frees its set
+_SETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()  # eager calls on several threads may build a context's set at once
 
 
-def prepare_kernels(context: Iterable[OpDef]) -> None:
-    """Register the derived kernels of every formula op of ``context`` (a context or a dialect)
-    that lacks a kernel; once per context. A hand-written kernel registered later still wins.
+def kernel_set_for(context: Iterable[OpDef]) -> KernelSet:
+    """``context``'s own kernels over the process-wide ones (see the module docstring); built
+    once per context, from what its hooks modules declared when it was built.
 
     >>> from tdflow.dialect.context import standard_context
-    >>> prepare_kernels(standard_context())
+    >>> ks = kernel_set_for(standard_context())
+    >>> ks is kernel_set_for(standard_context()), "cpu.relu" in [k.name for k in ks.kernels_of("tdflow.relu")]
+    (True, True)
     """
     try:
-        if context in _READY:
-            return
-    except TypeError:  # not weakly referenceable: register every time (idempotent)
-        pass
-    from tdflow.runtime.kernels.formula import register_formula_kernels
+        hit = _SETS.get(context)
+    except TypeError:  # not weakly referenceable: build every time (cheap for small sets)
+        return _build(context)
+    if hit is not None:
+        return hit
+    with _LOCK:
+        hit = _SETS.get(context)
+        if hit is None:
+            hit = _SETS[context] = _build(context)
+    return hit
 
-    register_formula_kernels(context)
-    try:
-        _READY.add(context)
-    except TypeError:
-        pass
+
+def _build(context: Iterable[OpDef]) -> KernelSet:
+    from tdflow.lowering.cuda.code import own_generators
+    from tdflow.runtime.kernels._kernel_set import KernelSet
+    from tdflow.runtime.kernels.formula import add_formula_kernels
+    from tdflow.runtime.kernels.registry import AMBIENT, kernel_table, register_generated
+
+    kernel_table("cpu")  # the built-in kernels first: the context's set sits over them
+    own = KernelSet(parent=AMBIENT)
+    declared = getattr(context, "declared", None)
+    for kernel in (declared("kernel") if declared is not None else ()):
+        own.add(kernel)
+    generators = own_generators(context)
+    ops = {op.name: op for op in _ops_of(context)}
+    for name in generators:  # an op whose generator the hooks give: its GPU kernels use it
+        register_generated(name, ops.get(name), own, generators)
+    for op in ops.values():
+        if op.formula is not None:
+            add_formula_kernels(op, own, generators)
+    return own
 
 
-def prepare_op_kernels(opdef: OpDef) -> None:
-    """Register the derived kernels of one op when it has a ``formula`` and no kernel: what an
-    eager call needs before it selects a kernel (an eager call runs one op, whatever the rest of
-    its context holds).
-
-    >>> from tdflow.dialect import standard_dialect
-    >>> prepare_op_kernels(standard_dialect().lookup("tdflow.relu"))
-    """
-    if opdef.formula is not None:
-        from tdflow.runtime.kernels.formula import register_formula_kernel
-
-        register_formula_kernel(opdef)
+def _ops_of(context: object) -> Iterable[OpDef]:
+    """A context's or dialect's ops; also those of a duck-typed one that only has ``ops``."""
+    ops = getattr(context, "ops", None)
+    if isinstance(ops, dict):
+        return ops.values()
+    return ops if ops is not None else context  # type: ignore[return-value]
 
 
 def kernel_table_for(context: Iterable[OpDef] | None, device: str) -> KernelTable:
-    """The kernel table of ``device`` for ``context``'s ops: its formula ops' derived kernels
-    registered (:func:`prepare_kernels`), its ops served by a standard op (``served_by``)
-    resolved to that op's kernels. ``None``: the registered kernels as they are.
+    """The kernel table of ``device`` for ``context``'s ops: its own kernels over the
+    process-wide ones (:func:`kernel_set_for`), its ops served by a standard op
+    (``served_by``) resolved to that op's kernels. ``None``: the process-wide kernels.
 
     >>> from tdflow.dialect.context import standard_context
     >>> "tdflow.matmul" in kernel_table_for(standard_context(), "cpu").ops()
@@ -76,6 +102,6 @@ def kernel_table_for(context: Iterable[OpDef] | None, device: str) -> KernelTabl
     """
     from tdflow.runtime.kernels.registry import kernel_table
 
-    if context is not None:
-        prepare_kernels(context)
-    return kernel_table(device, getattr(context, "served_by", None))
+    if context is None:
+        return kernel_table(device)
+    return kernel_table(device, getattr(context, "served_by", None), kernel_set_for(context))

@@ -14,7 +14,8 @@ is off (a collection would touch, and so copy, every page of the parent's heap) 
 with ``os._exit``, so no buffer or exit handler of the parent runs twice. It starts its own
 session (``setsid``): tools that kill a command's whole process group once the command has
 exited (timeouts, CI runners, a terminal's Ctrl-C after the prompt returns) would otherwise
-kill the write, and every later run would be a cold one again.
+kill the write, and every later run would be a cold one again; the parent goes on only once
+the child has left its group (a pipe the child closes after ``setsid``).
 
 >>> run_detached(lambda: None) in (True, False)
 True
@@ -44,8 +45,15 @@ def run_detached(write: Callable[[], object], hold: object = None) -> bool:
         write()
         return False
     try:
+        ready_r, ready_w = os.pipe()
+    except OSError:
+        write()
+        return False
+    try:
         pid = os.fork()
     except OSError:
+        os.close(ready_r)
+        os.close(ready_w)
         write()
         return False
     if pid == 0:  # the child: write, then leave without running anything of the parent's
@@ -56,6 +64,8 @@ def run_detached(write: Callable[[], object], hold: object = None) -> bool:
                 os.setsid()  # out of the caller's process group (see the module docstring)
             except OSError:
                 pass
+            os.close(ready_r)
+            os.close(ready_w)  # the parent's read returns: the child is out of the group
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
@@ -64,6 +74,16 @@ def run_detached(write: Callable[[], object], hold: object = None) -> bool:
             code = 1
         finally:
             os._exit(code)
+    # Wait until the child has left the process group (its end of the pipe closes), so that
+    # a caller killing the group as soon as this process exits cannot catch the child before
+    # its setsid on a busy machine; then nothing or the whole entry is written, never a part.
+    os.close(ready_w)
+    try:
+        os.read(ready_r, 1)
+    except OSError:
+        pass
+    finally:
+        os.close(ready_r)
     _pending.append(pid)
     if hold is not None:
         _held.append(hold)

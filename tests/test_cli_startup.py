@@ -24,7 +24,7 @@ try:
 except SystemExit as exc:  # --help
     status = exc.code
 print(status)
-print(" ".join(sorted(m for m in sys.modules if m.startswith(("tdflow", "numpy")))))
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("tdflow", "numpy", "lark")))))
 """
 
 # Modules of the commands package every command may use: the table, the error boundary and
@@ -63,6 +63,21 @@ def test_verify_imports_only_its_command_and_no_runtime(tmp_path):
     commands = sorted(m for m in mods if m.startswith("tdflow.commands.") and m not in SHARED)
     assert commands == ["tdflow.commands.verify"], commands
     assert not _heavy(mods), _heavy(mods)
+
+
+def test_a_warm_verify_reads_the_standard_ops_from_their_artifact(tmp_path):
+    """Issue 23: once the standard library's dialect artifact is cached, verify reads it back:
+    no TableGen parser, no Lark, no ODS, formula or pattern reading."""
+    prog = tmp_path / "small.mlir"
+    prog.write_text(PROGRAM)
+    _modules("verify", str(prog))  # fills the cache (the session's private cache dir)
+    status, mods = _modules("verify", str(prog))
+    assert status == 0
+    readers = {"lark", "tdflow.tdparser.parser", "tdflow.tdparser.evaluator",
+               "tdflow.dialect.formula.parse", "tdflow.dialect.formula.check",
+               "tdflow.dialect.formula.syntax", "tdflow.dialect.patterns.reader",
+               "tdflow.dialect.formula.cache"}
+    assert not readers & mods, sorted(readers & mods)
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

@@ -26,9 +26,9 @@ from __future__ import annotations
 _LAZY = {
     "parse_formula": "tdflow.dialect.formula.parse",
     "MAX_DEPTH": "tdflow.dialect.formula.parse",
-    "Formula": "tdflow.dialect.formula.syntax",
+    "Formula": "tdflow.dialect.formula.checked",
     "check_formula": "tdflow.dialect.formula.check",
-    "CheckedFormula": "tdflow.dialect.formula.check",
+    "CheckedFormula": "tdflow.dialect.formula.checked",
     "FUNCTIONS": "tdflow.dialect.formula.functions",
     "formula_dtypes": "tdflow.dialect.formula.dtypes",
     "result_dtypes": "tdflow.dialect.formula.dtypes",

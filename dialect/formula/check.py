@@ -20,13 +20,12 @@ a kernel is built); functions come from :data:`~.functions.FUNCTIONS`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tdflow.tdparser.errors import TdError
 
-from .expr import Attr, Binary, Const, Expr, Input, Select, Unary, bind
+from .checked import CheckedFormula  # noqa: F401 - re-exported: where it lived
+from .expr import Attr, Binary, Const, Expr, Input, Select, Unary
 from .functions import FUNCTIONS
 from .syntax import BinaryOp, Call, Cond, Formula, Name, Node, Number, Pos, UnaryOp
 
@@ -55,52 +54,6 @@ class OpLike(Protocol):
     operands: tuple[_Value, ...]
     results: tuple[_Value, ...]
     attributes: tuple[_Attribute, ...]
-
-
-@dataclass(frozen=True)
-class CheckedFormula:
-    """A formula that type-checked against its op, as expression trees.
-
-    ``exprs[i]`` computes result ``results[i]`` (the op's result order) over the operands
-    ``operands`` (``Input(i)`` is ``operands[i]``); ``attr_kinds`` and ``attr_defaults`` cover
-    the attributes the formula reads, in the op's order (default ``None`` when the attribute
-    has none).
-    """
-
-    op: str
-    formula: Formula
-    operands: tuple[str, ...]
-    results: tuple[str, ...]
-    exprs: tuple[Expr, ...]
-    attr_kinds: Mapping[str, str] = field(default_factory=dict)
-    attr_defaults: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def expr(self) -> Expr:
-        """The expression of a one-result op."""
-        if len(self.exprs) != 1:
-            raise ValueError(f"{self.op} has {len(self.exprs)} results; use exprs or result()")
-        return self.exprs[0]
-
-    def result(self, name: str) -> Expr:
-        """The expression computing the result called ``name``."""
-        return self.exprs[self.results.index(name)]
-
-    def filled(self, attrs: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Values of the attributes the formula reads: ``attrs``, else the ``.td`` default."""
-        attrs = attrs or {}
-        return {k: attrs.get(k, d) for k, d in self.attr_defaults.items()
-                if k in attrs or d is not None}
-
-    def bind(self, attrs: Mapping[str, Any] | None = None, result: int = 0,
-             leaky_max: bool = True) -> Expr:
-        """Result ``result``'s expression with attribute values (defaults filled) substituted
-        and constants folded, as a kernel is built from it (gradients pass
-        ``leaky_max=False``: see :func:`~tdflow.dialect.formula.expr.fold_constants`).
-
-        Raises ``KeyError`` for an attribute with no default and no value.
-        """
-        return bind(self.exprs[result], self.filled(attrs), leaky_max)
 
 
 def _kind_of(kind: str) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
 
-from .check import CheckedFormula
+from .checked import CheckedFormula
 from .expr import (
     BITWISE_BINARY_OPS,
     COMPARE_OPS,
@@ -236,6 +236,21 @@ def _memo(table: dict[tuple, tuple[CheckedFormula, Any]], key: tuple, checked: C
         table.clear()
     table[key] = (checked, value)
     return value
+
+
+def type_deciding_attrs(checked: CheckedFormula) -> tuple[str, ...]:
+    """The attributes whose values can change a result type, sorted (see :func:`result_dtypes`):
+    memos of inferred types key on these, not on every value.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> type_deciding_attrs(standard_dialect().lookup("tdflow.leaky_relu").formula)
+    ()
+    """
+    return _memo(_DECIDING_SORTED, (id(checked),), checked,
+                 lambda: tuple(sorted(_type_deciding(checked))))
+
+
+_DECIDING_SORTED: dict[tuple, tuple[CheckedFormula, Any]] = {}
 
 
 def _type_deciding(checked: CheckedFormula) -> frozenset[str]:

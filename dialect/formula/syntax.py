@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdflow.core.errors import SourceLoc
+from .checked import Formula  # noqa: F401 - re-exported: where it lived
 
 Pos = tuple[int, int]
 
@@ -87,33 +87,3 @@ class Stmt:
     name: str | None
     expr: Node
     pos: Pos
-
-
-@dataclass(frozen=True)
-class Formula:
-    """A parsed formula: its statements, and where its text starts in the ``.td`` file.
-
-    ``single`` is true for the one-expression form (one :class:`Stmt` named ``None``).
-    """
-
-    body: tuple[Stmt, ...]
-    file: str
-    line: int
-    col: int
-    text: str
-
-    @property
-    def single(self) -> bool:
-        return len(self.body) == 1 and self.body[0].name is None
-
-    def loc(self, pos: Pos) -> SourceLoc:
-        """The ``.td`` location of a position inside the text: lines add up, and the column
-        is shifted only on the text's first line (later lines start at column 1 of the file)."""
-        line, col = pos
-        return SourceLoc(self.file, self.line + line - 1,
-                         self.col + col - 1 if line == 1 else col)
-
-    def end_pos(self) -> Pos:
-        """The position just past the text (for "missing ..." errors)."""
-        lines = self.text.split("\n")
-        return len(lines), len(lines[-1]) + 1

@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from tdflow.core.declarations import record
+
 from .defs import Emitter, Forward, GradDef, GradError, OpTable, Rule, default_differentiable
 
 if TYPE_CHECKING:
@@ -63,7 +65,10 @@ def grad_rule(op: str, *, saves: Iterable[str] | None = None,
     name = op if "." in op else f"tdflow.{op}"
 
     def deco(fn: Rule) -> Rule:
-        _RULES[name] = (fn, None if saves is None else frozenset(saves), inputs)
+        rule = (fn, None if saves is None else frozenset(saves), inputs)
+        if record("grad_rule", (name, rule), getattr(fn, "__module__", None)):
+            return fn  # a hooks module imported for a context: that context's
+        _RULES[name] = rule
         _DEFS.clear()
         return fn
 
@@ -76,6 +81,18 @@ def registered_rules() -> frozenset[str]:
 
 
 _DEFS: dict[tuple[int, str], GradDef | None] = {}
+
+
+def own_rules(ctx: OpTable) -> dict[str, tuple]:
+    """The gradient rules ``ctx``'s hooks modules declare (``@grad_rule`` in a file given to
+    ``load_ops(hooks=...)``), by op: they serve that context only.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> own_rules(standard_context())
+    {}
+    """
+    declared = getattr(ctx, "declared", None)
+    return dict(declared("grad_rule")) if declared is not None else {}
 
 
 def gradient_of(ctx: OpTable, opdef: OpDef) -> GradDef | None:
@@ -94,7 +111,7 @@ def _resolve(ctx: OpTable, opdef: OpDef) -> GradDef | None:
     if opdef.has_trait("NoGrad"):
         return None
     served = getattr(ctx, "served_by", None) or {}
-    rule = _RULES.get(opdef.name)
+    rule = own_rules(ctx).get(opdef.name) or _RULES.get(opdef.name)
     field_code = getattr(opdef, "grad_code", None)
     if rule is not None and field_code:
         raise GradError(f"op '{opdef.name}' has two gradient definitions: a `grad` field and "

@@ -31,10 +31,7 @@ def boxing_tensor_desc(ctx: InferContext) -> None:
     if x is not None and len(x) != len(out):
         raise HookError(f"out_shape {list(out)} has rank {len(out)}; 'x' {list(x)} has rank "
                         f"{len(x)}", attr="out_shape")
-    for name in ("axis", "in_axis", "out_axis"):
-        if ctx.op.attr(name) is not None and not 0 <= ctx.attr(name) < len(out):
-            raise HookError(f"{name} = {ctx.attr(name)} is outside a rank-{len(out)} tensor",
-                            attr=name)
+    # axis, in_axis, out_axis: TDF_AxisAttr of x (whose rank is out_shape's)
     if ctx.attr("mesh_axis") < 0:
         raise HookError(f"mesh_axis must be >= 0, got {ctx.attr('mesh_axis')}", attr="mesh_axis")
     ctx.set_output_shape("y", out)

@@ -28,14 +28,6 @@ from .registry import (
 NORM_OPS = ("tdflow.layer_norm", "tdflow.normalization", "tdflow.group_norm")
 
 
-def _axis(ctx: InferContext, attr: str, rank: int) -> int:
-    v = ctx.attr(attr)
-    a = v + rank if v < 0 else v
-    if not 0 <= a < rank:
-        raise HookError(f"{attr} = {v} is out of range for 'x' of rank {rank}", attr=attr)
-    return a
-
-
 def _param(ctx: InferContext, name: str, want: tuple, flag: str | None) -> None:
     """Operand ``name`` (gamma, beta...) has shape ``want`` and ``x``'s element type; with
     ``flag`` its presence must agree with that attribute."""
@@ -77,8 +69,8 @@ def layer_norm_tensor_desc(ctx: InferContext) -> None:
         ctx.set_output_shape("mean", None)
         ctx.set_output_shape("inv_variance", None)
         return
-    a = _axis(ctx, "begin_norm_axis", len(shape))
-    p = _axis(ctx, "begin_params_axis", len(shape))
+    # TDF_AxisAttr of x: non-negative and in range
+    a, p = ctx.attr("begin_norm_axis"), ctx.attr("begin_params_axis")
     _param(ctx, "beta", shape[p:], "center")
     _param(ctx, "gamma", shape[p:], "scale")
     ctx.set_output_shape("mean", shape[:a])
@@ -100,8 +92,7 @@ def layer_norm_sbp(ctx: InferContext):
     shape = ctx.input_shape("x")
     if not shape:
         return []
-    a = ctx.attr("begin_norm_axis") % len(shape)
-    p = ctx.attr("begin_params_axis") % len(shape)
+    a, p = ctx.attr("begin_norm_axis"), ctx.attr("begin_params_axis")
     return [signature(ctx, {"x": f"S({i})"},
                       {"y": f"S({i})", "mean": f"S({i})", "inv_variance": f"S({i})"})
             for i in range(min(a, p))]
@@ -159,7 +150,7 @@ def normalization_tensor_desc(ctx: InferContext) -> None:
     ctx.set_output_shape("y", shape)
     c = None
     if shape is not None:
-        c = shape[_axis(ctx, "axis", len(shape))]
+        c = shape[ctx.attr("axis")]  # TDF_AxisAttr of x
     if ctx.has_input("moving_mean") != ctx.has_input("moving_variance"):
         missing = "moving_variance" if ctx.has_input("moving_mean") else "moving_mean"
         raise HookError(f"'moving_mean' and 'moving_variance' go together; '{missing}' is "
@@ -193,7 +184,7 @@ def normalization_sbp(ctx: InferContext):
     shape = ctx.input_shape("x")
     if not shape or ctx.attr("training"):
         return []
-    c = ctx.attr("axis") % len(shape)
+    c = ctx.attr("axis")
     params = {n: f"S({0})" for n in ("moving_mean", "moving_variance", "gamma", "beta")}
     out = [signature(ctx, {"x": f"S({c})", "_add_to_output": f"S({c})", **params},
                      {"y": f"S({c})", "mean": "S(0)", "inv_variance": "S(0)"})]

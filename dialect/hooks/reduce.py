@@ -14,7 +14,7 @@ from typing import Any
 from ..grad.core import Emitter, Forward, GradError, grad_rule
 from ._like import like_data_type, like_input_args, like_sbp
 from ._sbp import signature, split_dims
-from ._shape import Shape, compatible, fmt, normalize_axes, normalize_axis
+from ._shape import Shape, compatible, fmt, normalize_axes
 from .context import HookError, InferContext
 from .registry import (
     get_sbp,
@@ -166,10 +166,7 @@ def last_dim_sbp(ctx: InferContext):
 @infer_logical_tensor_desc("tdflow.cumsum", "tdflow.cumprod")
 @infer_physical_tensor_desc("tdflow.cumsum", "tdflow.cumprod")
 def scan_tensor_desc(ctx: InferContext) -> None:
-    shape = ctx.input_shape("x")
-    if shape is not None:
-        normalize_axis(int(ctx.attr("dim")), max(len(shape), 1), attr="dim")
-    ctx.set_output_shape("y", shape)
+    ctx.set_output_shape("y", ctx.input_shape("x"))  # dim: TDF_ScanAxisAttr of x
 
 
 @infer_data_type("tdflow.cumsum", "tdflow.cumprod")
@@ -205,8 +202,7 @@ def scan_sbp(ctx: InferContext):
     shape = ctx.input_shape(name)
     if not shape:
         return []
-    d = normalize_axis(int(ctx.attr("dim")), len(shape), attr="dim")
-    return split_dims(ctx, shape, skip=(d,))
+    return split_dims(ctx, shape, skip=(ctx.attr("dim"),))
 
 
 @grad_rule("tdflow.cumsum", saves=())

@@ -14,8 +14,10 @@ Op names are qualified (``tdflow.relu``); a bare name means the ``tdflow`` diale
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from tdflow.core.declarations import record
 
 from ..opdef import HOOK_KINDS
 
@@ -83,6 +85,92 @@ class HookRegistry:
         return new
 
 
+class LayeredHookRegistry(HookRegistry):
+    """A context's hooks: its own hooks modules' (``own``) over the process-wide ones
+    (``base``, which keeps growing as tdflow and the user import modules). An (op, kind) in both
+    with different definitions is an error, as registering it twice would be; registering on
+    this registry adds to ``own``.
+
+    >>> base = HookRegistry(); own = HookRegistry()
+    >>> _ = base.register("doc.a", "infer_data_type", len)
+    >>> _ = own.register("doc.b", "infer_data_type", abs)
+    >>> layered = LayeredHookRegistry(own, base)
+    >>> sorted(op for op in ("doc.a", "doc.b") if layered.for_op(op))
+    ['doc.a', 'doc.b']
+    """
+
+    def __init__(self, own: HookRegistry, base: HookRegistry) -> None:
+        super().__init__()
+        self._hooks, self._by_op = own._hooks, own._by_op
+        self._own, self.base = own, base
+        self._merged: dict[str, dict[str, Hook]] = {}
+        self._merged_at = -1
+        for (op, kind), fn in own._hooks.items():
+            old = base.get(op, kind)
+            if old is not None and definition_id(old) != definition_id(fn):
+                raise ValueError(f"op '{op}' already has a {kind} hook ({qualname(old)}); "
+                                 f"its hooks file defines another one ({qualname(fn)})")
+
+    @property  # type: ignore[override]
+    def version(self) -> int:
+        return self._own.version + self.base.version
+
+    @version.setter
+    def version(self, value: int) -> None:  # HookRegistry.__init__ sets it; own keeps count
+        pass
+
+    def register(self, op: str, kind: str, fn: Hook, *, replace: bool = False) -> Hook:
+        return self._own.register(op, kind, fn, replace=replace)
+
+    def unregister(self, op: str, kind: str) -> None:
+        self._own.unregister(op, kind)
+
+    def get(self, op: str, kind: str) -> Hook | None:
+        fn = self._own.get(op, kind)
+        return fn if fn is not None else self.base.get(op, kind)
+
+    def for_op(self, op: str) -> dict[str, Hook]:
+        own = self._own.for_op(op)
+        if not own:
+            return self.base.for_op(op)
+        if self._merged_at != self.version:
+            self._merged, self._merged_at = {}, self.version
+        merged = self._merged.get(op)
+        if merged is None:
+            merged = self._merged[op] = {**self.base.for_op(op), **own}
+        return merged
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._own or key in self.base
+
+    def __len__(self) -> int:
+        return len(self.base) + sum(1 for k in self._own._hooks if k not in self.base)
+
+    def copy(self) -> HookRegistry:
+        new = self.base.copy()
+        for (op, kind), fn in self._own._hooks.items():
+            new.register(op, kind, fn, replace=True)
+        return new
+
+
+def hooks_of(decls: Sequence[tuple], base: HookRegistry | None = None) -> HookRegistry:
+    """The hook registry of a context whose hooks modules declared ``decls`` (``"hook"``
+    declarations): the process-wide registry when there are none, else those hooks layered
+    over it.
+
+    >>> hooks_of(()) is HOOKS
+    True
+    """
+    base = base if base is not None else HOOKS
+    if not decls:
+        return base
+    own = HookRegistry()
+    for ops, kind, fn, replace in decls:
+        for op in ops:
+            own.register(op, kind, fn, replace=replace)
+    return LayeredHookRegistry(own, base)
+
+
 def qualname(fn: Hook) -> str:
     """``module.qualname`` of a function, how registries name it in their errors.
 
@@ -124,6 +212,9 @@ def hook(kind: str, *ops: str, registry: HookRegistry | None = None, replace: bo
         raise TypeError(f"@{kind}(...) needs at least one op name")
 
     def deco(fn: Hook) -> Hook:
+        if registry is None and record("hook", (ops, kind, fn, replace),
+                                       getattr(fn, "__module__", None)):
+            return fn  # a hooks module imported for a context: that context's (see below)
         reg = registry if registry is not None else HOOKS
         for op in ops:
             reg.register(op, kind, fn, replace=replace)

@@ -314,9 +314,7 @@ def transpose_tensor_desc(ctx: InferContext) -> None:
     if shape is None:
         ctx.set_output_shape("output", None if not perm else (None,) * len(perm))
         return
-    if sorted(perm) != list(range(len(shape))):
-        raise HookError(f"perm {list(perm)} is not a permutation of 0..{len(shape) - 1} for "
-                        f"'input' of shape {fmt(shape)}", attr="perm")
+    # TDF_PermAttr of input: a permutation of its dims, non-negative
     ctx.set_output_shape("output", tuple(shape[p] for p in perm))
 
 

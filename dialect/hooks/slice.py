@@ -144,15 +144,8 @@ def triu_data_type(ctx: InferContext) -> None:
 
 # -- pad ------------------------------------------------------------------------------------------
 def padded_shape(shape: Shape, before: Sequence[int], after: Sequence[int]) -> Shape:
-    """``shape`` grown by ``before[d] + after[d]`` in each dim; :class:`HookError` naming the
-    attribute when an entry is missing or negative."""
-    for name, pads in (("padding_before", before), ("padding_after", after)):
-        if len(pads) != len(shape):
-            raise HookError(f"{name} has {len(pads)} entries, 'x' {fmt(shape)} has "
-                            f"{len(shape)} dims", attr=name)
-        if any(int(p) < 0 for p in pads):
-            raise HookError(f"{name} {list(pads)} has a negative entry (crop with slice)",
-                            attr=name)
+    """``shape`` grown by ``before[d] + after[d]`` in each dim (pad's ``TDF_DimsAttr``\\ s
+    have checked one non-negative entry per dim)."""
     return tuple(None if d is None else d + int(b) + int(a)
                  for d, b, a in zip(shape, before, after))
 
@@ -175,7 +168,7 @@ def pad_sbp(ctx: InferContext):
     """Splits along the dims that get no padding survive."""
     shape = ctx.input_shape("x")
     before, after = list(ctx.attr("padding_before")), list(ctx.attr("padding_after"))
-    if not shape or len(before) != len(shape) or len(after) != len(shape):
+    if not shape:  # known: one entry per dim (TDF_DimsAttr of x)
         return []
     return split_dims(ctx, shape, skip=[i for i in range(len(shape)) if before[i] or after[i]])
 

@@ -19,6 +19,7 @@ from bisect import bisect_right
 
 from tdflow.dialect.ir.core import RETURN, Block, Location, Operation, Value
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
+from tdflow.dialect.ir.fast_attrs import scalar_attr_dict
 from tdflow.dialect.ir.lexer import BARE_ID, RESULT_GROUP, SSA_USE
 from tdflow.dialect.ir.type_attr_parser import TypeAttrParser
 
@@ -30,11 +31,11 @@ _FAST_OP = re.compile(
     rf"(?:%({_NAME})(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result name, 2 result count
     r'"([\w.$\-]+)"\('  # 3 op name
     rf"((?:%{_NAME}(?:#\d+)?(?:[ \t]*,[ \t]*%{_NAME}(?:#\d+)?)*)?)\)"  # 4 operands
-    # 5 the tail: properties, attributes and function type (it repeats: parsed once, cached).
+    # 5 properties, 6 attributes, 7 the function type (each repeats: parsed once, cached).
     # Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let
     # a failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
-    r"((?:[ \t]*<\{[^{}\n]*\}>)?(?:[ \t]*\{[^{}\n]*\})?[ \t]*:[ \t]*\([^()\n]*\)[ \t]*->[ \t]*"
-    r"(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
+    r"(?:[ \t]*(<\{[^{}\n]*\}>))?(?:[ \t]*(\{[^{}\n]*\}))?[ \t]*:[ \t]*"
+    r"(\([^()\n]*\)[ \t]*->[ \t]*(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
     r"[ \t\r]*(?=\n|//|\Z)",
 )
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
@@ -52,8 +53,9 @@ class BodyParser(TypeAttrParser):
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
-        # Fast path: the text after an op's operand list -> (operand types, result types, attrs).
-        self.tails: dict[str, tuple[tuple, tuple, dict]] = {}
+        # Fast path: a function type's text -> (operand types, result types); an attribute
+        # dictionary's text (or properties' and attributes') -> attributes.
+        self.tails: dict = {}
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
@@ -167,16 +169,28 @@ class BodyParser(TypeAttrParser):
             self.parse_op(block)
 
     def fast_op(self, m: re.Match, block: Block) -> None:
-        res, count, name, operands_text, tail = m.groups()
+        res, count, name, operands_text, props, attr_text, type_text = m.groups()
         if name == self.terminator and name != RETURN:
             raise _Fallback  # "oneflow.return" is the function's terminator: parse_op maps it
-        info = self.tails.get(tail)
-        if info is None:
-            info = self._sub(m.start(5), m.end(5), self._parse_tail)
-            if len(self.tails) >= 8192:  # all-distinct tails (e.g. constants): bound the memory
-                self.tails.clear()
-            self.tails[tail] = info
-        ins, outs, cached_attrs = info
+        tails = self.tails
+        ftype = tails.get(type_text)
+        if ftype is None:
+            ftype = self._cache(type_text, self._sub(m.start(7), m.end(7),
+                                                     self.parse_function_type))
+        ins, outs = ftype
+        if props is None and attr_text is None:
+            cached_attrs = None
+        else:
+            key = attr_text if props is None else (props, attr_text)
+            cached_attrs = tails.get(key)
+            if cached_attrs is None:
+                # ops that differ only in their attribute values: scalars read without the lexer
+                cached_attrs = None if props is not None else scalar_attr_dict(attr_text)
+                if cached_attrs is None:
+                    cached_attrs = self._sub(m.start(5) if props is not None else m.start(6),
+                                             m.end(6) if attr_text is not None else m.end(5),
+                                             self._parse_attrs)
+                self._cache(key, cached_attrs)
         if res is not None and (int(count) if count is not None else 1) != len(outs):
             raise _Fallback
         refs = _OPERAND_REFS.findall(operands_text) if operands_text else ()
@@ -211,8 +225,14 @@ class BodyParser(TypeAttrParser):
                 if len(results) == 1:
                     results[0].name = res
 
-    def _parse_tail(self) -> tuple[tuple, tuple, dict]:
-        """``<{props}> {attrs} : (T) -> T`` after an operand list (fast path, cached)."""
+    def _cache(self, key, value):
+        if len(self.tails) >= 8192:  # all-distinct tails (e.g. constants): bound the memory
+            self.tails.clear()
+        self.tails[key] = value
+        return value
+
+    def _parse_attrs(self) -> dict:
+        """``<{props}> {attrs}`` after an operand list (fast path, cached)."""
         attrs: dict = {}
         if self.accept("<{"):
             attrs = self.parse_attr_dict("}>")
@@ -221,9 +241,7 @@ class BodyParser(TypeAttrParser):
             if any(k in attrs for k in more):
                 raise _Fallback
             attrs.update(more)
-        self.expect(":")
-        ins, outs = self.parse_function_type()
-        return ins, outs, attrs
+        return attrs
 
     def _operand_pos(self, m: re.Match, name: str) -> int:
         base = m.start(4)

@@ -17,11 +17,14 @@ on the blob's bytes, never element by element, so a model's weights load in mill
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.types import TensorType
 
 from .attrs import DenseElementsAttr, DenseResourceAttr, element_bytes
+
+if TYPE_CHECKING:
+    from .core import Module
 
 __all__ = ["elements_attr", "to_numpy", "INLINE_LIMIT"]
 
@@ -93,7 +96,7 @@ def _from_bytes(data: bytes, raw_dt: Any, shape: tuple[int, ...], t: TensorType)
     return arr.astype(np.bool_) if t.dtype == "i1" else arr
 
 
-def elements_attr(array: Any, module: Any = None, name: str | None = None,
+def elements_attr(array: Any, module: Module | None = None, name: str | None = None,
                   dtype: str | None = None):
     """The attribute holding ``array``: inline ``dense<...>`` up to :data:`INLINE_LIMIT`
     elements (or when no ``module`` is given), else a ``dense_resource`` blob named ``name``

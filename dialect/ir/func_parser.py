@@ -46,31 +46,7 @@ class FuncParser(BodyParser):
             raise self.expected("a function name like '@main'")
         self.expect("(", "'(' starting the argument list")
         block = Block(arg_locs=[])
-        arg_attrs: list[dict] = []
-        arg_positions = []
-        if not self.accept(")"):
-            while True:
-                self.skip()
-                apos = self.pos
-                am = self.match(SSA_ID)
-                if am is None:
-                    if self.pos < len(self.text) and self.text[self.pos] in "tfi(":
-                        raise self.error("function declarations without a body (argument "
-                                         "types without names) are not supported; write "
-                                         "'%name: type'", apos)
-                    raise self.expected("an argument like '%x: tensor<4xf32>'")
-                self.expect(":", "':' and the argument's type")
-                t = self.parse_type()
-                a = block.add_arg(t, am.group(1), self.loc(apos))
-                arg_positions.append((am.group(1), a, apos))
-                arg_attrs.append(self.parse_attr_dict() if self.accept("{") else {})
-                aloc = self.skip_loc()
-                if aloc is not None:
-                    block.arg_locs[-1] = aloc
-                if self.accept(")"):
-                    break
-                if not self.accept(","):
-                    raise self.expected("',' or ')' in the argument list")
+        arg_positions, arg_attrs = self.parse_arg_list(block, custom=True)
         results: tuple = ()
         res_attrs: list[dict] = []
         if self.accept("->"):
@@ -110,6 +86,47 @@ class FuncParser(BodyParser):
             f.loc = floc
         return f
 
+    def parse_arg_list(self, block: Block, custom: bool) -> tuple[list, list[dict]]:
+        """The arguments after ``(`` up to ``)``: ``%x: T {attrs} loc(...)`` in a custom
+        function's signature (``custom``), ``%x: T loc(...)`` in a generic entry block label.
+        Each becomes an argument of ``block``; returns ``(name, arg, pos)`` per argument (to
+        define once the body's scope opens) and, in custom form, each one's attributes.
+
+        >>> p = FuncParser("%a: tensor<2xf32> {tdf.x = 1}, %b: i32)")
+        >>> b = Block(arg_locs=[]); names, attrs = p.parse_arg_list(b, custom=True)
+        >>> [n for n, _, _ in names], [sorted(d) for d in attrs], len(b.args)
+        (['a', 'b'], [['tdf.x'], []], 2)
+        """
+        # Both forms share one loop: only the attribute dictionary and the messages differ.
+        what = "the argument list" if custom else "the block arguments"
+        positions: list = []
+        attrs: list[dict] = []
+        if self.accept(")"):
+            return positions, attrs
+        while True:
+            self.skip()
+            apos = self.pos
+            am = self.match(SSA_ID)
+            if am is None:
+                if custom and self.pos < len(self.text) and self.text[self.pos] in "tfi(":
+                    raise self.error("function declarations without a body (argument "
+                                     "types without names) are not supported; write "
+                                     "'%name: type'", apos)
+                raise self.expected("an argument like '%x: tensor<4xf32>'" if custom
+                                    else "a block argument like '%arg0: tensor<4xf32>'")
+            self.expect(":", "':' and the argument's type")
+            a = block.add_arg(self.parse_type(), am.group(1), self.loc(apos))
+            positions.append((am.group(1), a, apos))
+            if custom:
+                attrs.append(self.parse_attr_dict() if self.accept("{") else {})
+            aloc = self.skip_loc()
+            if aloc is not None:
+                block.arg_locs[-1] = aloc
+            if self.accept(")"):
+                return positions, attrs
+            if not self.accept(","):
+                raise self.expected(f"',' or ')' in {what}")
+
     def parse_result_type_list(self, res_attrs: list[dict]) -> tuple:
         """``(T {attrs}, T)`` after ``(``; each result's attributes go to ``res_attrs``."""
         types = []
@@ -145,29 +162,12 @@ class FuncParser(BodyParser):
         # `function_type` once the attributes after the region (older MLIR puts them there)
         # are known.
         block = Block(arg_locs=[])
-        arg_positions = []
+        arg_positions: list = []
         self.skip()
         if self.text.startswith("^", self.pos):
             bm = self.match(BLOCK_LABEL)
             if self.accept("("):
-                if not self.accept(")"):
-                    while True:
-                        self.skip()
-                        apos = self.pos
-                        am = self.match(SSA_ID)
-                        if am is None:
-                            raise self.expected("a block argument like '%arg0: tensor<4xf32>'")
-                        self.expect(":")
-                        t = self.parse_type()
-                        a = block.add_arg(t, am.group(1), self.loc(apos))
-                        arg_positions.append((am.group(1), a, apos))
-                        aloc = self.skip_loc()
-                        if aloc is not None:
-                            block.arg_locs[-1] = aloc
-                        if self.accept(")"):
-                            break
-                        if not self.accept(","):
-                            raise self.expected("',' or ')' in the block arguments")
+                arg_positions, _ = self.parse_arg_list(block, custom=False)
             self.expect(":", f"':' after the block label '{bm.group() if bm else '^bb0'}'")
         self._begin_body(block, kind)
         for n, a, apos in arg_positions:

@@ -68,7 +68,8 @@ def _loc_str(loc: Location) -> str:
 
 
 class _Printer:
-    __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names", "value_names")
+    __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names", "value_names",
+                 "attr_names", "type_lists")
 
     def __init__(self, generic: bool, locs: bool, value_names: bool = False) -> None:
         self.value_names = value_names
@@ -79,6 +80,9 @@ class _Printer:
         self.types: dict[int, str] = {}
         self.attrs: dict[int, str] = {}
         self.op_names: dict[str, str] = {}
+        self.attr_names: dict[str, str] = {}  # name -> as printed (bare or quoted)
+        # (id(T), id(T), ...) of an op's operand or result types -> "T, T, ..."
+        self.type_lists: dict[tuple, str] = {}
 
     def type_str(self, t) -> str:
         s = self.types.get(id(t))
@@ -90,17 +94,30 @@ class _Printer:
     def attr_dict(self, attrs: dict, cache: bool = True) -> str:
         """``{...}``; ``cache=False`` for temporary attribute objects (an id may be reused)."""
         memo = self.attrs if cache else {}
+        names = self.attr_names
         parts = []
         for k, v in attrs.items():
+            n = names.get(k)
+            if n is None:
+                n = names[k] = attr_name(k)
             if isinstance(v, UnitAttr):
-                parts.append(attr_name(k))
+                parts.append(n)
                 continue
             s = memo.get(id(v))
             if s is None:
                 s = str(v)
                 memo[id(v)] = s
-            parts.append(f"{attr_name(k)} = {s}")
+            parts.append(f"{n} = {s}")
         return "{" + ", ".join(parts) + "}"
+
+    def type_list(self, values) -> str:
+        """``T, T, ...``: the types of ``values`` (operands or results) joined. Programs repeat
+        the same few signatures; keyed by the types' ids (they stay alive during the print)."""
+        key = tuple([id(v.type) for v in values])
+        s = self.type_lists.get(key)
+        if s is None:
+            s = self.type_lists[key] = ", ".join([self.type_str(v.type) for v in values])
+        return s
 
     def results_type(self, types) -> str:
         if len(types) == 1 and not isinstance(types[0], FunctionType):
@@ -224,8 +241,9 @@ class _Printer:
             head = f"  {names[results[0]].partition('#')[0]}:{len(results)} = "
         operands = op.operands
         if operands:
-            ops = ", ".join([_use(names, v) for v in operands])
-            ins = ", ".join([type_str(v.type) for v in operands])
+            get = names.get
+            ops = ", ".join([get(v) or _use(names, v) for v in operands])
+            ins = self.type_list(operands)
         else:
             ops = ins = ""
         if not results:
@@ -233,7 +251,7 @@ class _Printer:
         elif len(results) == 1 and not isinstance(results[0].type, FunctionType):
             outs = type_str(results[0].type)
         else:
-            outs = "(" + ", ".join([type_str(r.type) for r in results]) + ")"
+            outs = "(" + self.type_list(results) + ")"
         attrs = f" {self.attr_dict(op.attributes)}" if op.attributes else ""
         loc = _loc_str(op.loc) if self.locs else ""
         name = self.op_names.get(op.name)

@@ -10,8 +10,12 @@ what a native is.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from tdflow.core.declarations import Declaring, record
 
 from ..hooks.registry import definition_id, qualname
 
@@ -57,7 +61,75 @@ class NativeRegistry:
         return sorted(self._fns)
 
 
+class LayeredNatives(NativeRegistry):
+    """A context's natives: its hooks modules' (``own``) over the process-wide ones.
+
+    >>> base, own = NativeRegistry(), NativeRegistry()
+    >>> _ = base.register("A", len); _ = own.register("B", abs)
+    >>> LayeredNatives(own, base).names()
+    ['A', 'B']
+    """
+
+    def __init__(self, own: NativeRegistry, base: NativeRegistry) -> None:
+        super().__init__()
+        self._fns = own._fns
+        self.base = base
+
+    def get(self, name: str) -> Native | None:
+        fn = self._fns.get(name)
+        return fn if fn is not None else self.base.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._fns or name in self.base
+
+    def names(self) -> list[str]:
+        return sorted(set(self._fns) | set(self.base.names()))
+
+
 NATIVES = NativeRegistry()
+
+
+def natives_of(dialect: Declaring | None) -> NativeRegistry:
+    """The natives ``dialect`` (a context) sees: what its hooks modules declare with
+    ``@native`` over the process-wide ones (:data:`NATIVES` when they declare none).
+
+    >>> natives_of(None) is NATIVES
+    True
+    """
+    declared = getattr(dialect, "declared", None)
+    own = declared("native") if declared is not None else ()
+    if not own:
+        return NATIVES
+    reg = NativeRegistry()
+    for name, fn, replace in own:
+        reg.register(name, fn, replace=replace)
+    return LayeredNatives(reg, NATIVES)
+
+
+_CURRENT: contextvars.ContextVar[NativeRegistry | None] = contextvars.ContextVar(
+    "tdflow_natives", default=None)
+
+
+@contextlib.contextmanager
+def using_natives(registry: NativeRegistry) -> Iterator[None]:
+    """Make ``registry`` the one :func:`current_natives` answers inside the block (the pattern
+    driver applies a context's rules with that context's natives).
+
+    >>> with using_natives(NativeRegistry()):
+    ...     "TDF_SameType" in current_natives()
+    False
+    """
+    token = _CURRENT.set(registry)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_natives() -> NativeRegistry:
+    """The natives of the rules being applied (:func:`using_natives`), else :data:`NATIVES`."""
+    reg = _CURRENT.get()
+    return reg if reg is not None else NATIVES
 """The process-wide registry ``@tdflow.native`` fills; the applier looks natives up here."""
 
 
@@ -74,6 +146,9 @@ def native(name: str, *, registry: NativeRegistry | None = None,
     ['SameShape']
     """
     def deco(fn: Native) -> Native:
+        if registry is None and record("native", (name, fn, replace),
+                                       getattr(fn, "__module__", None)):
+            return fn  # a hooks module imported for a context: that context's
         (registry if registry is not None else NATIVES).register(name, fn, replace=replace)
         return fn
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tdflow.core.declarations import Declaring, ambient, record
 from tdflow.core.errors import TdflowError
 
 if TYPE_CHECKING:
@@ -191,11 +192,28 @@ def cuda_generator(*ops: str) -> Callable[[Generator], Generator]:
     """
 
     def deco(fn: Generator) -> Generator:
+        if record("generator", (ops, fn), getattr(fn, "__module__", None)):
+            return fn  # a hooks module imported for a context: that context's
         for op in ops:
             _GENERATORS[op] = fn
         return fn
 
     return deco
+
+
+def own_generators(context: Declaring) -> dict[str, Generator]:
+    """The generators ``context``'s hooks modules declare (``@cuda_generator`` in a file given
+    to ``load_ops(hooks=...)``), by op: they serve that context only.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> own_generators(standard_dialect())
+    {}
+    """
+    out: dict[str, Generator] = {}
+    for ops, fn in (context.declared("generator") if hasattr(context, "declared") else ()):
+        for op in ops:
+            out[op] = fn
+    return out
 
 
 def add_fallback(finder: Callable[[str, OpDef | None], Generator | None]) -> None:
@@ -220,16 +238,21 @@ def _load_builtin() -> None:
     if _loaded:
         return
     package = __name__.rpartition(".")[0]
-    for name in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
-        if name not in _INFRASTRUCTURE and not name.startswith("_"):
-            importlib.import_module(f"{package}.{name}")
+    with ambient():  # tdflow's generators, even when a user's hooks import loads them first
+        for name in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
+            if name not in _INFRASTRUCTURE and not name.startswith("_"):
+                importlib.import_module(f"{package}.{name}")
     _loaded = True
 
 
-def generator_for(op: str, opdef: OpDef | None = None) -> Generator | None:
-    """The generator of ``op`` (a registered one, else one derived from ``opdef``'s formula)."""
+def generator_for(op: str, opdef: OpDef | None = None,
+                  own: Mapping[str, Generator] | None = None) -> Generator | None:
+    """The generator of ``op``: a context's ``own`` (:func:`own_generators`), else a registered
+    one, else one derived from ``opdef``'s formula."""
     _load_builtin()
-    gen = _GENERATORS.get(op)
+    gen = own.get(op) if own else None
+    if gen is None:
+        gen = _GENERATORS.get(op)
     if gen is not None:
         return gen
     for finder in _FALLBACKS:
@@ -246,7 +269,8 @@ def generated_ops() -> list[str]:
 
 
 def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec],
-             attrs: Mapping[str, Any], opdef: OpDef | None = None) -> KernelCode:
+             attrs: Mapping[str, Any], opdef: OpDef | None = None,
+             generator: Generator | None = None) -> KernelCode:
     """Generate CUDA C for ``op`` at these static types; kernel names made unique.
 
     The attributes contract: the generator receives ``attrs`` complete and normalized
@@ -257,9 +281,10 @@ def generate(op: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec
     out or give a negative axis.
 
     Raises :class:`CudaCodegenError` naming the op when it has no generator or the generator
-    refuses the types (a dtype it does not implement, say).
+    refuses the types (a dtype it does not implement, say). ``generator``: the one to use (a
+    context's own), instead of looking ``op``'s up.
     """
-    gen = generator_for(op, opdef)
+    gen = generator if generator is not None else generator_for(op, opdef)
     if gen is None:
         raise CudaCodegenError(f"no CUDA code generator for {op}")
     ins, outs = tuple(inputs), tuple(outputs)

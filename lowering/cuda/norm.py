@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._attrs import norm_axis
 from ._rows import Rows, math_fn
 from .code import CudaCodegenError, KernelCode, LaunchSpec, TensorSpec, cuda_generator
 from .common import MAX_GRID, acc_type, ctype, launch_1d, load, store
@@ -117,11 +116,7 @@ def layer_norm(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
                                                2: (True, not (scale and not center),
                                                    scale and not center)}, op)
     _check(op, x, beta, gamma, *outs)
-    a = int(attrs["begin_norm_axis"])
-    a = a + x.ndim if a < 0 else a
-    if not 0 <= a <= x.ndim:  # == ndim: rows of one element (numpy's empty trailing product)
-        raise CudaCodegenError(f"{op}: begin_norm_axis {attrs['begin_norm_axis']} is out "
-                               f"of range for a tensor of rank {x.ndim}")
+    a = attrs["begin_norm_axis"]  # TDF_AxisAttr of x: non-negative, checked
     d = 1
     for n in x.shape[a:]:
         d *= n
@@ -374,7 +369,7 @@ def normalization(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     _check(op, x, mm, mv, gamma, beta, add, *outs)
     if (mm is None) != (mv is None):
         raise CudaCodegenError(f"{op}: moving_mean and moving_variance come together")
-    axis = norm_axis(op, attrs["axis"], x.ndim)
+    axis = attrs["axis"]  # TDF_AxisAttr of x
     if len(outs) not in (1, 3):
         raise CudaCodegenError(f"{op}: expected 1 or 3 results, got {len(outs)}")
     return batch_norm_code(x, axis, (mm, mv) if mm is not None else None, add, (gamma, beta),

@@ -25,7 +25,6 @@ from typing import Any
 
 from tdflow.dialect.element_types import NUMERIC_DTYPES
 
-from ._attrs import norm_axis
 from ._layout import empty_code, loop
 from ._lines import UNSIGNED, is_nan, line_base, lines_along, prod
 from ._reduce_tree import reduce_code
@@ -143,7 +142,7 @@ def _scan(op: str, x: TensorSpec, out: TensorSpec, dim: int, mul: bool) -> Kerne
     if x.ndim == 0:
         lines, n, inner = 1, 1, 1
     else:
-        lines, n, inner = lines_along(x.shape, norm_axis(op, dim, x.ndim, "dim"))
+        lines, n, inner = lines_along(x.shape, dim)  # TDF_ScanAxisAttr: non-negative
     dt, t = x.dtype, ctype(x.dtype)
     a = UNSIGNED.get(dt, acc_type(dt))  # integers wrap in unsigned arithmetic
     step = "acc = acc * v;" if mul else "acc = acc + v;"
@@ -188,7 +187,7 @@ def cumprod_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     if dx.numel == 0:
         return empty_code("tdflow.cumprod_grad")
     lines, n, inner = (1, 1, 1) if x.ndim == 0 else lines_along(
-        x.shape, norm_axis("cumprod_grad", attrs["dim"], x.ndim, "dim"))
+        x.shape, attrs["dim"])
     dt, a = dy.dtype, acc_type(dy.dtype)
     t = ctype(dt)
     src = f"""extern "C" __global__ void cumprod_grad(const {t}* __restrict__ dy, const {t}* __restrict__ x, {t}* __restrict__ dx) {{

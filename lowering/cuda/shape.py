@@ -108,10 +108,7 @@ def transpose(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     """``out = in.transpose(perm)``: a strided copy, tiled through shared memory when the
     innermost dimension moves."""
     x, out = ins[0], outs[0]
-    perm = [int(p) + x.ndim if int(p) < 0 else int(p) for p in attrs["perm"]]
-    if sorted(perm) != list(range(x.ndim)):
-        raise CudaCodegenError(f"tdflow.transpose: perm {list(attrs['perm'])} is not a "
-                               f"permutation of {x.ndim} dims")
+    perm = attrs["perm"]  # TDF_PermAttr of input: a permutation, non-negative
     if out.numel == 0:
         return empty_code("tdflow.transpose")
     st = strides(x.shape)

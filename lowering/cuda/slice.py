@@ -150,10 +150,10 @@ def pad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
         attrs: Mapping[str, Any]) -> KernelCode:
     """``x`` inside, the constant (converted as numpy converts) around it."""
     x, out = ins[0], outs[0]
-    before = [int(p) for p in attrs["padding_before"]]
-    after = [int(p) for p in attrs["padding_after"]]
+    # TDF_DimsAttr of x: one non-negative entry per dim
+    before, after = attrs["padding_before"], attrs["padding_after"]
     want = tuple(d + b + a for d, b, a in zip(x.shape, before, after))
-    if len(before) != x.ndim or len(after) != x.ndim or out.shape != want:
+    if out.shape != want:
         raise CudaCodegenError(f"pad: padding {before}/{after} of {x.shape} does not give "
                                f"{out.shape}")
     if out.numel == 0:

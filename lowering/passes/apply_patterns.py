@@ -64,8 +64,9 @@ def run_greedy(p: Pass, module: Module, context: PassContext, index: PatternInde
     """Drive ``index`` over every function of ``module``; record what fired on ``p.fired`` and
     warn (``context.warnings``) about a function that did not converge."""
     from tdflow.dialect.patterns.native import missing_natives
+    from tdflow.dialect.patterns.native_registry import natives_of
 
-    missing = missing_natives(index.patterns)
+    missing = missing_natives(index.patterns, natives_of(context.dialect))
     if missing:  # found before anything is rewritten, every one at once
         raise PassFailure(p.name, [diagnostic(
             f"pattern '{pat.name}' needs a Python function for '{rec}': define it with "

@@ -5,6 +5,10 @@ expressions (``dialect/formula/expr.py``) are composed, attributes bound, and th
 spliced and de-duplicated. The result is one ``tdflow.fused_elementwise`` op that carries the
 composed expression as text (``expr``) and the names of the ops it replaced (``ops``).
 
+On the CPU, with ``{epilogue=true}`` (the default), a last-axis ``bias_add`` fuses as an add and relu
+gradients read relu's output, so a layer's bias and activation are one launch
+(:mod:`.fuse_epilogue`; the same bits).
+
 Broadcasting is respected: a producer is absorbed only when its result has the consumer's
 shape and element type, so no element is computed twice and broadcast inputs stay inputs.
 
@@ -31,6 +35,7 @@ from tdflow.dialect.types import TensorType
 
 from ..ir_access import FUSED_OP, op_attributes, op_def, traits
 from ..pass_manager import Pass, PassContext
+from .fuse_epilogue import bias_add_expression, read_relu_outputs
 
 if TYPE_CHECKING:
     from tdflow.dialect.dialect import Dialect
@@ -49,12 +54,15 @@ MAX_FUSED_DEPTH = 160
 class FuseElementwisePass(Pass):
     name = "fuse-elementwise"
     summary = "merge chains and DAGs of Elementwise ops into one tdflow.fused_elementwise"
-    options = {"max-inputs": 16}
+    options = {"max-inputs": 16, "epilogue": True}
 
     def run(self, module: Module, context: PassContext) -> None:
         rw = Rewriter()
+        # CPU only: there the fused epilogue is measured faster (bench/native_bench.py); GPU
+        # plans keep their per-op kernels until it is measured on a GPU
+        epilogue = self.option("epilogue") and str(context.device).split(":")[0] == "cpu"
         for func in module:
-            _fuse_function(func, context.dialect, rw, self.option("max-inputs"))
+            _fuse_function(func, context.dialect, rw, self.option("max-inputs"), epilogue)
 
 
 def op_expression(dialect: Dialect | LoweringDialect, op: Operation) -> tuple[Expr, list[str]] | None:
@@ -93,8 +101,19 @@ def _fusable_type(op: Operation) -> TensorType | None:
     return t if isinstance(t, TensorType) and t.is_static else None
 
 
-def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter, max_inputs: int) -> None:
+def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter,
+                   max_inputs: int, epilogue: bool = True) -> None:
     exprs: dict[Operation, tuple[Expr, list[str]]] = {}
+
+    def expression_of(o: Operation) -> tuple[Expr, list[str]] | None:
+        found = exprs.get(o) or op_expression(dialect, o)
+        if found is None and epilogue:
+            bias = bias_add_expression(dialect, o)
+            found = None if bias is None else (bias, [o.name])
+        return found
+
+    if epilogue:  # relu masks read relu's output, so the pre-activation fuses (fuse_epilogue)
+        read_relu_outputs(func, rw, expression_of)
     # Program order of each op, so a fused op lists the ops it replaced in that order.
     pos = {o: i for i, o in enumerate(func.body.ops)}
     order: dict[Operation, list[tuple[int, str]]] = {}
@@ -108,7 +127,7 @@ def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewrite
         out_t = _fusable_type(op)
         if out_t is None:
             continue
-        found = exprs.get(op) or op_expression(dialect, op)
+        found = expression_of(op)
         if found is None:
             continue
         expr, names = found
@@ -124,7 +143,7 @@ def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewrite
                     continue
                 if set(v.users) - {op} - set(absorbed):
                     continue  # p's result is needed outside the group: keep it materialised
-                inner = exprs.get(p) or op_expression(dialect, p)
+                inner = expression_of(p)
                 if inner is None:
                     continue
                 # Every slot of `op` reading `v` gets p's expression (``mul(p, p)``).

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_attr
 from tdflow.dialect.ir.attrs import ArrayAttr, OpaqueAttr, element_bytes
-from tdflow.dialect.ir.core import RETURN, Operation
+from tdflow.dialect.ir.core import RETURN, FuncOp, Module, Operation
 from tdflow.dialect.ir.rewriter import Rewriter
 from tdflow.dialect.op_verify import operand_groups, result_groups
 from tdflow.dialect.sbp import B, NdSbp, Sbp, SbpError, parse_sbp
@@ -51,6 +51,11 @@ from ..sbp_ir import (
 )
 from ..sbp_search import compute_cost, future_costs
 
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
+
+    from ..ir_access import Ops
+
 __all__ = ["InferSbpPass", "function_sbp"]
 
 
@@ -65,7 +70,7 @@ class InferSbpPass(Pass):
     summary = "choose every value's SBP (OneFlow's copy cost) and insert boxing ops"
     options = {"nproc": 1, "search": "lookahead"}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         from .infer_shapes import InferShapesPass
 
         # the cost model and the boxing ops' out_shape need the logical shapes
@@ -110,7 +115,7 @@ def _fits(nd: NdSbp, t: Any) -> bool:
 
 
 class _Inference:
-    def __init__(self, func: Any, dialect: Any, nproc: int, lookahead: bool = True) -> None:
+    def __init__(self, func: FuncOp, dialect: Ops | None, nproc: int, lookahead: bool = True) -> None:
         self.func, self.dialect, self.lookahead = func, dialect, lookahead
         self.tails: dict[int, list[float]] = {}
         self.hier = hierarchy_of(func, nproc)
@@ -265,7 +270,7 @@ class _Inference:
             cands.append(all_b)
         return cands
 
-    def _one_d(self, op: Operation, opdef: Any) -> list[_Candidate] | None:
+    def _one_d(self, op: Operation, opdef: OpDef) -> list[_Candidate] | None:
         """The hook's 1-D signatures, mapped onto the flat operands and results."""
         ins, outs = operand_groups(opdef, op), result_groups(opdef, op)
         if ins is None or outs is None:
@@ -321,7 +326,7 @@ class _Inference:
         return value
 
 
-def _operand_blobs(opdef: Any, op: Operation, groups: dict[str, list]) -> list[str]:
+def _operand_blobs(opdef: OpDef, op: Operation, groups: dict[str, list]) -> list[str]:
     """The blob name (``a_0``) of every flat operand, by position: a value used twice
     (``matmul(%x, %x)``) is two blobs with their own SBP."""
     names = []
@@ -339,7 +344,7 @@ def _after(name: str, attrs: dict, dst: Sbp) -> Sbp:
     return B if name == "tdflow.boxing_all_gather" and dst.kind == "P" else dst
 
 
-def function_sbp(func: Any) -> tuple[list[NdSbp], list[NdSbp]]:
+def function_sbp(func: FuncOp) -> tuple[list[NdSbp], list[NdSbp]]:
     """The nd_sbp of every argument and result of ``func`` after ``infer-sbp``.
 
     >>> from tdflow.dialect import standard_dialect

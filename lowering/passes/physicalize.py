@@ -18,7 +18,7 @@ after::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_attr
 from tdflow.dialect.ir.core import RETURN
@@ -31,6 +31,11 @@ from ..pass_manager import Pass, PassContext, PassFailure
 from ..sbp import has_shape_attrs, physical_attrs
 from ..sbp_ir import SBP_ATTR, hierarchy_of, nd_sbp_of
 
+if TYPE_CHECKING:
+    from tdflow.dialect.ir.core import FuncOp, Module, Operation
+
+    from ..ir_access import Ops
+
 __all__ = ["RANK_ATTR", "PhysicalizePass"]
 
 
@@ -39,7 +44,7 @@ class PhysicalizePass(Pass):
     summary = "rewrite every type and shape attribute to one rank's physical shapes"
     options = {"rank": 0, "nproc": 1}
 
-    def run(self, module: Any, context: PassContext) -> None:
+    def run(self, module: Module, context: PassContext) -> None:
         rank, nproc = self.option("rank"), self.option("nproc")
         errors: list[Any] = []
         if not 0 <= rank < nproc:
@@ -65,7 +70,7 @@ def _retype(value: Any, nd: NdSbp, hier: tuple[int, ...], rank: int) -> None:
 RANK_ATTR = "physical_rank"
 
 
-def _physicalize(func: Any, dialect: Any, rank: int, nproc: int) -> None:
+def _physicalize(func: FuncOp, dialect: Ops | None, rank: int, nproc: int) -> None:
     if RANK_ATTR in func.attributes:
         raise SbpError(f"already physicalized for rank {func.attributes[RANK_ATTR]}")
     hier = hierarchy_of(func, nproc)
@@ -104,7 +109,7 @@ def _physicalize(func: Any, dialect: Any, rank: int, nproc: int) -> None:
         func.result_types = [v.type for v in ret.operands]
 
 
-def _rewrite_attrs(op: Any, dialect: Any) -> None:
+def _rewrite_attrs(op: Operation, dialect: Ops | None) -> None:
     """The op's logical-shape attributes become the rank's (only the ones that changed)."""
     opdef = op_def(dialect, op.name)
     groups = operand_groups(opdef, op) if opdef is not None else None

@@ -147,7 +147,10 @@ def kernel_attrs(op: Operation, dialect: Dialect | LoweringDialect) -> dict[str,
         # defaults as the IR would hold them, axes non-negative, pairs expanded (the dialect's
         # one normalization), so kernels read attrs[name] and trust it
         groups = operand_groups(d, op) or {}
-        attrs = complete_attrs(d, attrs, {k: [v.type for v in vs] for k, vs in groups.items()})
+        # a served op (oneflow.*) by the rules of the standard op serving it
+        hook_op = getattr(dialect, "hook_op", None)
+        attrs = complete_attrs(d, attrs, {k: [v.type for v in vs] for k, vs in groups.items()},
+                               hook_op(op.name) if hook_op is not None else None)
     if op.name == FUSED_OP and isinstance(attrs.get("expr"), str):
         attrs["expr"] = parse_expr(attrs["expr"])
         t = op.results[0].type if op.results else None

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
@@ -40,6 +40,9 @@ from tdflow.lowering.cuda.code import SCALAR_FORMATS
 from tdflow.lowering.cuda.common import prelude
 from tdflow.runtime.backends.cuda_memory import CachingAllocator, CudaError, DeviceArray
 from tdflow.runtime.backends.gpu import GpuBackend
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 __all__ = ["CudaBackend", "CudaError", "CachingAllocator", "DeviceArray", "backend", "signature"]
 
@@ -185,8 +188,8 @@ class CudaBackend(GpuBackend):
             raise CudaError(f"{op}: launching {launch.kernel} failed: {e}") from e
 
     def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None
-               ) -> list[Any]:
+               outs: Sequence[Any], opdef: OpDef | None = None, rng: tuple[int, int] | None = None,
+               generator: Any = None) -> list[Any]:
         """Generate (once per types), compile (once per code) and enqueue ``op``.
 
         Host (numpy) buffers are accepted too, for tests and debugging: they are copied to the
@@ -194,18 +197,18 @@ class CudaBackend(GpuBackend):
         updates in place) are copied back before this returns."""
         if all(o is not None for o in outs) and any(
                 isinstance(a, np.ndarray) for a in (*inputs, *outs)):
-            return self._on_host_buffers(op, attrs, inputs, outs, opdef, rng)
-        return super().run_op(op, attrs, inputs, outs, opdef, rng)
+            return self._on_host_buffers(op, attrs, inputs, outs, opdef, rng, generator)
+        return super().run_op(op, attrs, inputs, outs, opdef, rng, generator)
 
     def _on_host_buffers(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                         outs: Sequence[Any], opdef: Any, rng: tuple[int, int] | None
-                         ) -> list[Any]:
+                         outs: Sequence[Any], opdef: OpDef | None, rng: tuple[int, int] | None,
+                         generator: Any) -> list[Any]:
         def dev(a: Any) -> Any:
             return self.from_numpy(a) if isinstance(a, np.ndarray) else a
 
         d_in = [None if a is None else dev(a) for a in inputs]
         d_out = [dev(o) for o in outs]
-        self.run_op(op, attrs, d_in, d_out, opdef, rng)
+        self.run_op(op, attrs, d_in, d_out, opdef, rng, generator)
         for host, d in (*zip(inputs, d_in), *zip(outs, d_out)):
             if isinstance(host, np.ndarray) and host.flags.writeable:
                 host[...] = self.to_numpy(d).reshape(host.shape)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.lowering.cuda import KernelCode, LaunchSpec
@@ -32,6 +32,9 @@ from tdflow.runtime.kernels.device import generated_code
 from tdflow.runtime.rng import take
 
 from tdflow.core.errors import TdflowError
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 
 class GpuBackend(Backend):
@@ -80,10 +83,10 @@ class GpuBackend(Backend):
 
     # -- shared --------------------------------------------------------------------------------
     def code_for(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                 outs: Sequence[Any], opdef: Any = None) -> KernelCode:
+                 outs: Sequence[Any], opdef: OpDef | None = None, generator: Any = None) -> KernelCode:
         """The generated code of ``op`` for these buffers' shapes and dtypes (one memo for
         every GPU device: :func:`tdflow.runtime.kernels.device.generated_code`)."""
-        return generated_code(op, attrs, inputs, outs, opdef)
+        return generated_code(op, attrs, inputs, outs, opdef, generator)
 
     def prepare(self, codes: Sequence[KernelCode]) -> None:
         """Compile every code object not loaded yet in one compiler call (a plan's kernels)."""
@@ -132,12 +135,13 @@ class GpuBackend(Backend):
         return list(outs)
 
     def run_op(self, op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-               outs: Sequence[Any], opdef: Any = None, rng: tuple[int, int] | None = None
-               ) -> list[Any]:
-        """Generate (once per types), compile (once per code) and run ``op``."""
+               outs: Sequence[Any], opdef: OpDef | None = None, rng: tuple[int, int] | None = None,
+               generator: Any = None) -> list[Any]:
+        """Generate (once per types), compile (once per code) and run ``op`` (with
+        ``generator``, a context's own generator of it, when given)."""
         if any(o is None for o in outs):
             raise self.error(f"{op}: {self.name} kernels write into preallocated results")
-        code = self.code_for(op, attrs, inputs, outs, opdef)
+        code = self.code_for(op, attrs, inputs, outs, opdef, generator)
         if rng is None and any("rng" in ln.args for ln in code.launches):
             rng = rng_for(code, attrs, outs)
         return self.run(code, inputs, outs, rng)

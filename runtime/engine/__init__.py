@@ -36,10 +36,13 @@ at most one of them runs at a time, and it has all the cores to itself. ``TDFLOW
 Tiny ops never pay a thread hand-off: an op whose dependencies are all granted at push time
 runs inline on the calling thread when it is cheap (``cost`` below :data:`INLINE_COST`) or when
 the engine is otherwise idle. Ops that become ready when another op completes are run by the
-thread that completed it, in a loop, without waking anybody (bulk execution).
+thread that completed it, in a loop, without waking anybody (bulk execution). The eager path goes
+one step further for pure kernels of at most :data:`NOW_COST`: :meth:`Engine.run_now` runs them at
+once under the engine's lock when nothing is pending on their inputs, and their results need no
+var at all.
 """
 
-from .base import BLAS_OP_NAMES, INLINE_COST, MAX_UNREPORTED, Engine, EngineError, Var
+from .base import BLAS_OP_NAMES, INLINE_COST, MAX_UNREPORTED, NOW_COST, Engine, EngineError, Var
 from .default import ENGINE_KINDS, get_engine, set_engine
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine, default_workers
@@ -49,6 +52,7 @@ __all__ = [
     "ENGINE_KINDS",
     "INLINE_COST",
     "MAX_UNREPORTED",
+    "NOW_COST",
     "Engine",
     "EngineError",
     "NaiveEngine",

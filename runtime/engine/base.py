@@ -8,12 +8,15 @@ from collections.abc import Callable, Iterable
 
 from tdflow.core.errors import TdflowError
 
-__all__ = ["BLAS_OP_NAMES", "INLINE_COST", "MAX_UNREPORTED", "Engine", "EngineError", "EngineOp",
-           "Var", "dedup_deps", "run_op"]
+__all__ = ["BLAS_OP_NAMES", "INLINE_COST", "MAX_UNREPORTED", "NOW_COST", "Engine", "EngineError",
+           "EngineOp", "Var", "dedup_deps", "run_op"]
 
 #: Ops whose estimated cost (about one unit per element or multiply-add) is at most this run
 #: inline on the pushing thread when their dependencies are already satisfied.
 INLINE_COST = 1 << 16
+#: Pure kernels at most this costly may run at once under the engine's lock
+#: (:meth:`Engine.run_now`): a few microseconds, so nobody waits long for the lock.
+NOW_COST = 1 << 12
 #: Ops whose CPU kernels call multi-threaded BLAS: ``push`` treats them as ``uses_blas=True``
 #: even when the pusher (an executor replaying a plan) does not say so.
 BLAS_OP_NAMES = frozenset({"tdflow.matmul", "tdflow.batch_matmul", "tdflow.conv2d",
@@ -168,6 +171,23 @@ class Engine:
         """``push(fn, reads, (write,), ...)`` for callers that guarantee ``reads`` is a tuple
         of distinct vars and ``write`` is not among them (eager calls: skips the checks)."""
         self.push(fn, reads, (write,), name=name, cost=cost, uses_blas=uses_blas)
+
+    def run_now(self, fn: Callable[[object, object], object], ins: object, out: object,
+                tensors: Iterable) -> bool:
+        """Run ``fn(ins, out)`` on the calling thread right now, as one atomic step, when no
+        pushed op is pending on ``tensors`` (the tensors ``fn`` reads: each one's ``_sync`` is
+        ``None``, nothing pushed on it, or an idle :class:`Var`); ``False``, having run
+        nothing, when one is busy, failed or has another owner's hook, when ``fn`` raised, or
+        when this engine has no such path.
+
+        For the eager hot path (a tiny op on ready inputs): no var for the result, no op
+        record, one lock round trip. ``fn`` must be pure and quick: it runs with the engine
+        held (an op it pushed would deadlock), and a failure is left for the caller to push
+        normally, so the failure surfaces like any op's (``fn`` runs again then). The
+        ``_sync`` fields are read under the lock: a var another thread attaches and writes
+        meanwhile is seen.
+        """
+        return False
 
     def wait(self, var: Var, timeout: float | None = None) -> None:
         """Block until every op pushed so far that writes ``var`` has completed.

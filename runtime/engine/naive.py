@@ -42,6 +42,20 @@ class NaiveEngine(Engine):
         if fatal is not None:
             raise fatal
 
+    def run_now(self, fn, ins, out, tensors) -> bool:
+        if _tracing.active is not None:
+            return False
+        with self._lock:
+            for t in tensors:
+                s = t._sync
+                if s is not None and (type(s) is not Var or s._error is not None):
+                    return False  # push settles the hook, or passes the failure on
+            try:
+                fn(ins, out)
+            except Exception:  # noqa: BLE001 - the caller pushes it: the failure is recorded there
+                return False
+        return True
+
     def wait(self, var: Var, timeout: float | None = None) -> None:
         with self._lock:
             self._raise_var_error(var)

@@ -92,6 +92,24 @@ class ThreadedEngine(Engine):
         if not self._push_inline(fn, reads, write, name, None, cost, None, uses_blas):
             self._push_queued(fn, reads, (write,), (), name, None, cost, None, uses_blas)
 
+    def run_now(self, fn, ins, out, tensors) -> bool:
+        if _tracing.active is not None:  # a profile is recording: ops go through push
+            return False
+        with self._lock:
+            # Granting happens under this lock, so while we hold it nobody starts writing a
+            # var found idle here; a tensor without a var gets one (tensor_glue.var_of) before
+            # its writer pushes, and that push waits for this lock.
+            for t in tensors:
+                s = t._sync
+                if s is not None and (type(s) is not Var or s._writing or s._queue
+                                      or s._error is not None):
+                    return False
+            try:
+                fn(ins, out)
+            except Exception:  # noqa: BLE001 - the caller pushes it: the failure is recorded there
+                return False
+        return True
+
     def _push_queued(self, fn, reads, writes, rw, name, loc, cost, inline, uses_blas) -> None:
         with self._lock:
             self._seq += 1

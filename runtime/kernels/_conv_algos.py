@@ -5,6 +5,14 @@
 paths, measured against im2col on the ResNet example's layers by ``bench/conv_bench.py``:
 
 - unpadded 1x1 kernels (any stride): plain GEMMs on the pixels (``_conv_pointwise``);
+- 2-D 3x3 kernels at stride 1, dilation 1, one group: Winograd F(2x2, 3x3)
+  (``_conv_winograd``; all three kernels, the data gradient as the forward on ``dy`` with the
+  flipped, transposed filters) when the operands are finite and not near overflow
+  (:func:`_conv_winograd.safe`), the tiles waste at most :data:`MAX_TILE_WASTE` outputs and
+  the channels reach :data:`MIN_WINOGRAD_CHANNELS` (``C`` for the forward, ``O`` for the data
+  gradient, both for the filter gradient);
+- other 2-D layers with a stride above 1, one group: one GEMM per kernel tap on pixels-outermost
+  layouts (``_conv_taps``, the same products as im2col, so no finiteness condition);
 - stride 1 (any kernel, dilation, groups, dimensions): the flat-shift columns on the padded grid
   (``_conv_flat``), when the grid holds at most :data:`MAX_GRID_WASTE` positions per output
   (:data:`MAX_GRID_WASTE_FORWARD` for the forward);
@@ -14,8 +22,9 @@ paths, measured against im2col on the ResNet example's layers by ``bench/conv_be
 
 Floating types only (f16 computes in f32 like im2col); integer convolutions and empty tensors
 keep im2col. Results agree with im2col to rounding: each element sums the same products in
-another order, so ``|new - old| <= tol * max|conv(|x|, |w|)|`` with ``tol`` about 1e-5 for f32
-(f16 the same before its final rounding) and 1e-12 for f64 (``tests/runtime/test_conv_algos.py``).
+another order (Winograd: after its transforms' few adds), so
+``|new - old| <= tol * max|conv(|x|, |w|)|`` with ``tol`` 1e-5 for f32 (f16 the same before its
+final rounding) and 1e-12 for f64 (``tests/runtime/test_conv_algos.py``).
 NaN and inf propagate as in im2col: the paths that would multiply an operand by a structural
 zero that im2col never forms (the filters in the data gradient, the input in the filter
 gradient) are taken only when that operand is finite.
@@ -32,12 +41,15 @@ Set :data:`ENABLED` to ``False`` to run im2col everywhere (the benchmarks' "befo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 from tdflow.runtime.kernels import _conv_flat as flat
 from tdflow.runtime.kernels import _conv_pointwise as pointwise
+from tdflow.runtime.kernels import _conv_taps as taps
+from tdflow.runtime.kernels import _conv_winograd as winograd
 
 #: the new paths on (True) or im2col everywhere (False)
 ENABLED = True
@@ -54,6 +66,18 @@ MIN_FLAT_CHANNELS = 8
 #: columns): measured 0.97-1.04x of im2col's time on the ResNet layers, its GEMMs running
 #: over the whole padded grid, so off; kept selectable for the benchmark and tests
 FLAT_FILTER_GRAD = False
+#: Winograd F(2x2, 3x3) for the 3x3 stride-1 layers (False: flat/im2col as before)
+WINOGRAD = True
+#: odd output sizes compute a tile row/column past the outputs (3x3 outputs need 4x4: 1.78
+#: outputs computed per output, 7.1 products each against a direct 9, plus the transforms);
+#: not measured beyond the ResNet's even sizes, so the limit is kept below that
+MAX_TILE_WASTE = 1.5
+#: the per-tap GEMMs on pixels-outermost layouts (``_conv_taps``) for strided 2-D layers
+TAPS = True
+#: channels the Winograd path needs (the forward's input channels, the smaller of the two
+#: counts for the gradients): the ResNet stem's 1 channel measured 2-4x slower (a GEMM with
+#: K = 1 and transforms for nothing), 2 channels 0.8x, 4 mixed (0.86-1.22x), 8 0.8-0.95x
+MIN_WINOGRAD_CHANNELS = {"forward": 8, "data_grad": 8, "filter_grad": 8}
 
 
 class Geometry(Protocol):
@@ -85,6 +109,29 @@ def _finite(a: np.ndarray) -> bool:
         return bool(np.isfinite(a.sum()))
 
 
+def _winograd(geo: Geometry, k: Sequence[int], out_sp: Sequence[int], kind: str,
+              channels: int, *operands: np.ndarray) -> bool:
+    """Whether the Winograd path computes this convolution (the operands checked last: a
+    pass over each)."""
+    return (WINOGRAD and len(k) == 2 and tuple(k) == (3, 3) and _stride1(geo)
+            and all(d == 1 for d in geo.dil) and geo.groups == 1
+            and channels >= MIN_WINOGRAD_CHANNELS[kind]
+            and winograd.tile_waste(tuple(out_sp)) <= MAX_TILE_WASTE
+            and winograd.safe(*operands))
+
+
+def _taps(geo: Geometry, k: Sequence[int]) -> bool:
+    """Whether the per-tap path computes this (strided, 2-D, one group) convolution."""
+    return TAPS and len(k) == 2 and geo.groups == 1 and not _stride1(geo)
+
+
+def _own(res: np.ndarray, out_sp: Sequence[int]) -> np.ndarray:
+    """A Winograd result is a view of per-thread scratch, which the caller's layout move
+    and store copy out; with a single output pixel that view can be contiguous in the op's
+    layout (``store`` would keep it): copy it then."""
+    return res.copy() if math.prod(out_sp) == 1 else res
+
+
 def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
             out_sp: Sequence[int]) -> np.ndarray | None:
     """``(O, N, *OS)`` of ``x (N, C, *S)`` and ``w (O, C/groups, *K)`` (maybe a strided
@@ -101,6 +148,12 @@ def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
     if _is_pointwise(geo, k):
         res = pointwise.forward(np.moveaxis(x_cf, 1, 0), w_cf, geo.stride, geo.groups)
         return res.reshape(w_cf.shape[0], x_cf.shape[0], *out_sp)
+    if _winograd(geo, k, out_sp, "forward", x_cf.shape[1], x_cf, w_cf):
+        res = winograd.correlate(x_cf, w_cf, (geo.pad[0], geo.pad[1]))
+        return _own(np.moveaxis(res, 1, 0), out_sp)
+    if _taps(geo, k):
+        res = taps.correlate(x_cf, w_cf, geo.pad, geo.stride, geo.dil)
+        return _own(np.moveaxis(res, 1, 0), out_sp)
     padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
     if (_stride1(geo) and w_cf.shape[1] >= MIN_FLAT_CHANNELS
             and flat.grid_waste(padded, out_sp) <= MAX_GRID_WASTE_FORWARD):
@@ -124,6 +177,15 @@ def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
     if _is_pointwise(geo, k):
         return pointwise.data_grad(dy_onos, w_cf, (c, n, *spatial), geo.stride, geo.groups)
     back = [d * (kk - 1) - p for d, kk, p in zip(geo.dil, k, geo.pad)]
+    if min(back) >= 0 and _winograd(geo, k, spatial, "data_grad", min(dy_onos.shape[0], c),
+                                    dy_onos, w_cf):
+        res = winograd.correlate(np.moveaxis(dy_onos, 0, 1), flat.flipped_transposed(w_cf, 1),
+                                 (back[0], back[1]))
+        return _own(np.moveaxis(res, 1, 0), spatial)
+    if _taps(geo, k):
+        res = taps.data_grad(np.moveaxis(dy_onos, 0, 1), w_cf, spatial, geo.pad, geo.stride,
+                             geo.dil)
+        return _own(np.moveaxis(res, 1, 0), spatial)
     # both channel counts: the columns copy O/groups channels, im2col's scatter C/groups
     if (not _stride1(geo) or min(back) < 0 or not _finite(w_cf)
             or min(dy_onos.shape[0], c) // geo.groups < MIN_FLAT_CHANNELS):
@@ -151,6 +213,12 @@ def filter_grad(geo: Geometry, dy_onos: np.ndarray, x_cf: np.ndarray,
         return None
     if _is_pointwise(geo, k):
         return pointwise.filter_grad(dy_onos, np.moveaxis(x_cf, 1, 0), geo.stride, geo.groups)
+    if _winograd(geo, k, dy_onos.shape[2:], "filter_grad",
+                 min(dy_onos.shape[0], x_cf.shape[1]), x_cf, dy_onos):
+        return winograd.filter_grad(x_cf, np.moveaxis(dy_onos, 0, 1), (geo.pad[0], geo.pad[1]))
+    if _taps(geo, k):
+        return taps.filter_grad(x_cf, np.moveaxis(dy_onos, 0, 1), k, geo.pad, geo.stride,
+                                geo.dil)
     padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
     if (not FLAT_FILTER_GRAD or not _stride1(geo)
             or min(dy_onos.shape[0], x_cf.shape[1]) // geo.groups < MIN_FLAT_CHANNELS

@@ -53,16 +53,6 @@ def operands(inputs: Sequence[Any], attrs: Mapping[str, Any], count: int) -> lis
     return list(inputs) + [None] * (count - len(inputs))
 
 
-def norm_axis(axis: int, ndim: int, what: str = "axis") -> int:
-    """A non-negative axis; ``IndexError`` naming the bad value."""
-    a = int(axis)
-    if a < 0:
-        a += ndim
-    if not 0 <= a < max(ndim, 1):
-        raise IndexError(f"{what} {axis} is out of range for a tensor of rank {ndim}")
-    return a
-
-
 def acc_dtype(dt: np.dtype) -> np.dtype:
     """Accumulation type: half types accumulate in f32, others in themselves."""
     return np.dtype(np.float32) if dt == np.float16 else dt
@@ -154,15 +144,6 @@ def check_indices(op: str, name: str, idx: np.ndarray, size: int) -> np.ndarray:
             raise ValueError(f"{op}: '{name}' holds {int(idx[first])} at {list(first)}, out of "
                              f"range [0, {size})")
     return idx
-
-
-def norm_dim(op: str, axis: int, ndim: int, what: str = "axis") -> int:
-    """``axis`` made non-negative for rank ``ndim``; ``ValueError`` naming ``op`` and ``what``
-    otherwise: ``norm_dim("gather", -1, 3) == 2``."""
-    a = int(axis)
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{op}: {what} {axis} is out of range for a tensor of rank {ndim}")
-    return a + ndim if a < 0 else a
 
 
 def wide_float(dt: np.dtype) -> np.dtype:

@@ -142,8 +142,9 @@ def _finish(res_onos: np.ndarray, geo: ConvGeometry, outs: Sequence[Any], dt: np
 
 
 def _dy_onos(dy: np.ndarray, geo: ConvGeometry, wide: np.dtype) -> np.ndarray:
-    """``dy`` as a ``(O, N, *OS)`` array in the accumulation type."""
-    return np.ascontiguousarray(np.moveaxis(dy, -1 if geo.last else 1, 0), dtype=wide)
+    """``dy`` as a ``(O, N, *OS)`` array in the accumulation type (a view when it is one
+    already: each path makes the one copy of the layout it needs)."""
+    return np.moveaxis(dy, -1 if geo.last else 1, 0).astype(wide, copy=False)
 
 
 _CONV_DTYPES = FLOATS | INTS

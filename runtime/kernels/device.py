@@ -19,11 +19,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.cuda import TensorSpec
+
+if TYPE_CHECKING:
+    from tdflow.dialect.opdef import OpDef
 
 GPU_DEVICES = ("cudasim", "cuda")
 
@@ -31,8 +34,11 @@ GPU_DEVICES = ("cudasim", "cuda")
 class GeneratedKernel:
     """``fn(attrs, inputs, outs)`` of a GPU device: the backend runs the op's generated code."""
 
-    def __init__(self, op: str, device: str, opdef: Any = None) -> None:
+    def __init__(self, op: str, device: str, opdef: OpDef | None = None,
+                 generators: Mapping[str, Any] | None = None) -> None:
         self.op, self.device, self.opdef = op, device, opdef
+        # a context's own generator of the op (its hooks module's @cuda_generator), if any
+        self.generator = generators.get(op) if generators else None
         self.__module__ = __name__
         self.__qualname__ = f"GeneratedKernel[{device}:{op}]"
         self.__doc__ = f"{op} on {device}: generated CUDA C"
@@ -49,14 +55,15 @@ class GeneratedKernel:
 
     def __call__(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any]) -> list[Any]:
-        return self.backend.run_op(self.op, attrs, inputs, outs, self.opdef)
+        return self.backend.run_op(self.op, attrs, inputs, outs, self.opdef,
+                                   generator=self.generator)
 
     def code_for(self, attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any]) -> Any:
         """The :class:`KernelCode` a call with buffers of these shapes and dtypes runs
         (anything with ``.shape`` and a numpy ``.dtype`` will do): what a plan's loader
         compiles in one go (``backend.prepare``)."""
-        return generated_code(self.op, attrs, inputs, outs, self.opdef)
+        return generated_code(self.op, attrs, inputs, outs, self.opdef, self.generator)
 
 
 _CODES: dict[Any, Any] = {}
@@ -66,18 +73,19 @@ _CODES_LIMIT = 4096
 
 
 def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
-                   outs: Sequence[Any], opdef: Any = None) -> Any:
+                   outs: Sequence[Any], opdef: OpDef | None = None, generator: Any = None) -> Any:
     """``op``'s generated code for buffers of these shapes and dtypes (memoised); needs no
-    backend, so ``tdflow lower --emit cuda`` works on machines without CUDA."""
+    backend, so ``tdflow lower --emit cuda`` works on machines without CUDA. ``generator``:
+    a context's own generator of ``op`` (default: the registered one)."""
     from tdflow.lowering.cuda import generate
     ins, res = specs_of(inputs), specs_of(outs)
     attrs = with_segments(attrs, inputs, opdef)  # as the backends do: the same digest
-    key = (op, ins, res, attrs_key(attrs), id(opdef))
+    key = (op, ins, res, attrs_key(attrs), id(opdef), id(generator))
     code = _CODES.get(key)
     if code is None:
         if len(_CODES) >= _CODES_LIMIT:  # scalar values vary without bound (an lr schedule)
             _CODES.clear()
-        code = _CODES[key] = generate(op, ins, res, attrs, opdef)
+        code = _CODES[key] = generate(op, ins, res, attrs, opdef, generator)
     return code
 
 
@@ -241,7 +249,7 @@ def specs_of(arrays: Sequence[Any]) -> tuple[TensorSpec, ...]:
     return tuple(TensorSpec(a.shape, dtype_from_numpy(a.dtype)) for a in arrays if a is not None)
 
 
-def with_segments(attrs: Mapping[str, Any], inputs: Sequence[Any], opdef: Any = None
+def with_segments(attrs: Mapping[str, Any], inputs: Sequence[Any], opdef: OpDef | None = None
                   ) -> Mapping[str, Any]:
     """``attrs`` plus ``operandSegmentSizes`` when some optional operands are absent (``None``
     in ``inputs``, as eager calls pass them), so a generator, which sees only the present

@@ -23,6 +23,7 @@ import numpy as np
 from tdflow.dialect.element_types import DTYPE_NAMES
 from tdflow.dialect.formula.expr import Expr
 from tdflow.dialect.types import dtype_from_numpy
+from tdflow.lowering import elementwise_native
 from tdflow.lowering.elementwise_numpy import render_numpy
 from tdflow.runtime.kernels._util import NUMERIC
 from tdflow.runtime.kernels.registry import (
@@ -31,6 +32,16 @@ from tdflow.runtime.kernels.registry import (
 )
 
 ALL_DTYPES = frozenset(DTYPE_NAMES)
+
+
+def _build_native(source: str, flags: Sequence[str]) -> Any:
+    """Fused expressions' native loops are built and cached as cudasim's objects are."""
+    from tdflow.runtime.backends.kernel_build import build_shared_object
+
+    return build_shared_object(source, flags)
+
+
+elementwise_native.set_builder(_build_native)  # the lowering cannot import the runtime
 
 
 def _mlir(dt: np.dtype) -> str:

@@ -16,7 +16,7 @@ dict lookup plus the ufunc calls. Output 0 may be input 0's buffer (``inplace={0
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.formula.types import default_out_dtype
@@ -27,14 +27,20 @@ from tdflow.lowering.elementwise_ops import (
     ElementwiseDef,
     elementwise_def,
 )
+from tdflow.runtime.kernels._kernel_set import KernelSet
 from tdflow.runtime.kernels.registry import (
+    Kernel,
     KernelFn,
+    add_kernel,
+    default_kernel_name,
     input_dtype_in,
-    kernel_table,
     register_generated,
-    register_kernel,
     same_dtype,
 )
+
+if TYPE_CHECKING:
+
+    from tdflow.dialect.opdef import OpDef
 
 
 def _mlir(dt: np.dtype) -> str:
@@ -75,43 +81,46 @@ def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
     return fn
 
 
-def _register(d: ElementwiseDef, priority: int) -> None:
+def formula_kernel(d: ElementwiseDef, priority: int) -> Kernel:
+    """The CPU :class:`Kernel` derived from ``d`` (every dtype its formula admits).
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> formula_kernel(elementwise_def(standard_dialect().lookup("tdflow.relu")), 0).name
+    'cpu.relu'
+    """
     preds = [same_dtype(*d.same_dtype_inputs)] if d.same_dtype_inputs else []
     preds += [input_dtype_in(i, dts) for i, dts in sorted(d.input_dtypes.items())]
     match = None
     for p in preds:
         match = p if match is None else match & p
     n = len(d.exprs)
+    fn = make_elementwise_kernel(d)
     # Several results are computed one after another from the inputs: none may overwrite one.
-    register_kernel(d.name, "cpu", dtypes=d.dtypes, match=match,
-                    inplace={0: 0} if n == 1 else None, num_outputs=n,
-                    elementwise=d, priority=priority)(make_elementwise_kernel(d))
+    return Kernel(name=default_kernel_name(d.name, "cpu"), op=d.name, device="cpu", fn=fn,
+                  num_outputs=n, dtypes=frozenset(d.dtypes), match=match,
+                  priority=priority, inplace={0: 0} if n == 1 else {}, elementwise=d,
+                  doc=(fn.__doc__ or "").strip().split("\n")[0])
 
 
-def register_formula_kernel(opdef: Any) -> bool:
-    """Give an op with a ``formula`` its CPU kernel, derived from the formula (every dtype the
-    formula admits), unless it has one; True when it has one afterwards. Idempotent.
+def add_formula_kernels(opdef: OpDef, kernels: KernelSet,
+                        generators: Mapping[str, Any] | None = None) -> bool:
+    """Give an op with a ``formula`` its CPU kernel in ``kernels``, derived from the formula,
+    unless it has one there (its own or an inherited one), and its generated CUDA C on the GPU
+    devices; True when it has a CPU kernel afterwards. Idempotent.
 
-    This is how a user's formula-only op runs with no Python: compiling a program and calling
-    an op eagerly call it for the ops they use.
+    This is how a user's formula-only op runs with no Python: a context's kernel set gets them
+    (:func:`tdflow.runtime.op_kernels.kernel_set_for`).
     """
     d = elementwise_def(opdef)
     if d is None:
         return False
-    if not kernel_table("cpu").candidates(opdef.name):
+    if not any(k.device == "cpu" for k in kernels.kernels_of(opdef.name)):
         # Below a hand-written kernel of the op (priority 0), which wins if one is added.
-        _register(d, -1)
-    register_generated(opdef.name, opdef)  # and its generated CUDA C on the GPU devices
+        kernels.add(formula_kernel(d, -1))
+    register_generated(opdef.name, opdef, kernels, generators)  # its CUDA C on the GPU devices
     return True
-
-
-def register_formula_kernels(ops: Any) -> None:
-    """:func:`register_formula_kernel` for every op with a formula in a dialect or context."""
-    for op in ops:
-        if op.formula is not None:
-            register_formula_kernel(op)
 
 
 # The standard library's, when the kernels load.
 for _d in ELEMENTWISE_OPS.values():
-    _register(_d, 0)
+    add_kernel(formula_kernel(_d, 0))

@@ -24,10 +24,10 @@ from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
 def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any],
              op: str, batched: bool) -> list[np.ndarray]:
-    if len(inputs) == 2 and not attrs["transpose_a"] and not attrs["transpose_b"] \
-            and attrs["alpha"] == 1.0:
+    if (len(inputs) == 2 or len(inputs) == 3 and inputs[2] is None) \
+            and not attrs["transpose_a"] and not attrs["transpose_b"] and attrs["alpha"] == 1.0:
         # The common case (eager calls, forward layers) without the general bookkeeping.
-        a, b = inputs
+        a, b = inputs[0], inputs[1]
         out = outs[0] if outs else None
         if (a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype != np.float16
                 and (out is None or out.dtype == a.dtype)):
@@ -70,8 +70,39 @@ def _product(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any
     return [out]
 
 
+def plain_product(attrs: Mapping[str, Any], inputs: Sequence[Any]) -> Any:
+    """``run(inputs, out)`` doing exactly ``np.matmul(a, b, out=out)`` when this call of the
+    matmul kernel is the plain product (no transpose, ``alpha`` 1, nothing to accumulate, 2-D
+    operands of one non-half dtype), which is what the kernel's common case does; else
+    ``None``. Eager calls on small inputs run it without the kernel's generic handling.
+
+    >>> a = np.ones((2, 2), np.float32); out = np.empty_like(a)
+    >>> run = plain_product({"transpose_a": False, "transpose_b": False, "alpha": 1.0}, [a, a])
+    >>> run([a, a], out); out.tolist()
+    [[2.0, 2.0], [2.0, 2.0]]
+    """
+    if attrs["transpose_a"] or attrs["transpose_b"] or attrs["alpha"] != 1.0:
+        return None
+    if len(inputs) > 2 and inputs[2] is not None:
+        return None
+    a, b = inputs[0], inputs[1]
+    if a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype == np.float16:
+        return None
+    return _plain
+
+
+def _plain(inputs: Sequence[Any], out: np.ndarray) -> None:
+    np.matmul(inputs[0], inputs[1], out=out)
+
+
+def _with_plain(fn: Any) -> Any:
+    fn.direct = plain_product  # read by the eager path; set before registration wraps fn
+    return fn
+
+
 @register_kernel("tdflow.matmul", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
                  inplace={0: 2}, uses_blas=True)
+@_with_plain
 def matmul(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """out = alpha * op(a) @ op(b) + _add_to_output."""
     return _product(attrs, inputs, outs, "tdflow.matmul", batched=False)

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._util import acc_dtype, norm_axis, operands
+from tdflow.runtime.kernels._util import acc_dtype, operands
 from tdflow.runtime.kernels.registry import register_kernel
 
 DTYPES = ("f16", "f32", "f64")
@@ -52,7 +52,7 @@ def layer_norm(attrs: Mapping[str, Any], inputs: Sequence[Any],
                outs: Sequence[Any]) -> list[np.ndarray]:
     """(x - mean) * inv_variance (* gamma) (+ beta) over the trailing dims."""
     x, beta, gamma = operands(inputs, attrs, 3)
-    a = norm_axis(attrs["begin_norm_axis"], x.ndim, "begin_norm_axis")
+    a = attrs["begin_norm_axis"]  # TDF_AxisAttr: non-negative, checked
     wide = acc_dtype(x.dtype)
     mean, xc, _, inv = _stats(x.astype(wide, copy=False), tuple(range(a, x.ndim)),
                               attrs["epsilon"])
@@ -66,34 +66,71 @@ def layer_norm(attrs: Mapping[str, Any], inputs: Sequence[Any],
             _put(outs, 2, inv.reshape(stat), wide)]
 
 
+def _train_batch_norm(xw: np.ndarray, ax: int, eps: float, gamma: np.ndarray,
+                      beta: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Training batch norm of ``xw`` around channel axis ``ax`` into ``y`` (contiguous, of
+    ``xw``'s shape and dtype): ``(mean, biased var, inv)`` per channel.
+
+    The same two-pass statistics as :func:`_stats`, on the ``(outer, C, inner)`` view: the
+    channel sums are einsums (no ``keepdims`` reduction over non-adjacent axes, 4-5x slower
+    on ``(64, 32, 4, 4)``) and the centred values live in ``y`` itself, so no temporary of
+    ``x``'s size is allocated (each one page-faults in fresh memory).
+
+    >>> import numpy as np
+    >>> y = np.empty((2, 1, 2))
+    >>> [a.tolist() for a in _train_batch_norm(np.array([[[1.0, 3.0]], [[5.0, 7.0]]]), 1, 0.0,
+    ...     np.ones(1), np.zeros(1), y)][:2], y.ravel().tolist()[0]
+    ([[4.0], [5.0]], -1.3416407864998738)
+    """
+    c = xw.shape[ax]
+    x3 = xw.reshape(int(np.prod(xw.shape[:ax])), c, int(np.prod(xw.shape[ax + 1:])))
+    y3 = y.reshape(x3.shape)
+    count = x3.shape[0] * x3.shape[2]
+    mean = np.einsum("oci->c", x3) / xw.dtype.type(count)
+    np.subtract(x3, mean[:, None], out=y3)
+    var = np.einsum("oci,oci->c", y3, y3) / xw.dtype.type(count)
+    inv = 1.0 / np.sqrt(var + xw.dtype.type(eps))
+    y3 *= (inv * gamma)[:, None]
+    y3 += beta[:, None]
+    return mean, var, inv
+
+
 @register_kernel("tdflow.normalization", "cpu", dtypes=DTYPES, num_outputs=3)
 def normalization(attrs: Mapping[str, Any], inputs: Sequence[Any],
                   outs: Sequence[Any]) -> list[np.ndarray]:
     """Batch norm; training updates moving_mean/moving_variance (operands 1, 2) in place."""
     x, mm, mv, gamma, beta, add = operands(inputs, attrs, 6)
-    ax = norm_axis(attrs["axis"], x.ndim)
+    ax = attrs["axis"]  # TDF_AxisAttr: non-negative, checked
     others = tuple(i for i in range(x.ndim) if i != ax)
     bshape = tuple(x.shape[ax] if i == ax else 1 for i in range(x.ndim))
     wide = acc_dtype(x.dtype)
     xw = x.astype(wide, copy=False)
     eps = float(attrs["epsilon"])
-    if attrs["training"]:
+    gw, bw = gamma.astype(wide, copy=False), beta.astype(wide, copy=False)
+    out0 = outs[0] if outs else None
+    if attrs["training"] and x.size:
+        # straight into the output buffer when it is one of the compute type
+        y = out0 if (out0 is not None and out0.dtype == wide and out0.flags.c_contiguous) \
+            else np.empty(x.shape, wide)
+        mean, var, inv = _train_batch_norm(xw, ax, eps, gw.reshape(-1), bw.reshape(-1), y)
+        mean, var, inv = mean.reshape(bshape), var.reshape(bshape), inv.reshape(bshape)
+    elif attrs["training"]:
         mean, xc, var, inv = _stats(xw, others, eps)
-        if mm is not None and mv is not None:
-            count = x.size // max(x.shape[ax], 1)
-            unbiased = var * (count / (count - 1)) if count > 1 else var
-            m = wide.type(attrs["momentum"])
-            mm[...] = mm * m + mean.reshape(-1) * (1 - m)
-            mv[...] = mv * m + unbiased.reshape(-1) * (1 - m)
+        y = xc * (inv * gw.reshape(bshape)) + bw.reshape(bshape)
     else:
         mean = mm.astype(wide, copy=False).reshape(bshape)
         inv = 1.0 / np.sqrt(mv.astype(wide, copy=False).reshape(bshape) + wide.type(eps))
-        xc = xw - mean
-    y = xc * (inv * gamma.astype(wide, copy=False).reshape(bshape))
-    y += beta.astype(wide, copy=False).reshape(bshape)
+        y = (xw - mean) * (inv * gw.reshape(bshape))
+        y += bw.reshape(bshape)
+    if attrs["training"] and mm is not None and mv is not None:
+        count = x.size // max(x.shape[ax], 1)
+        unbiased = var * (count / (count - 1)) if count > 1 else var
+        m = wide.type(attrs["momentum"])
+        mm[...] = mm * m + mean.reshape(-1) * (1 - m)
+        mv[...] = mv * m + unbiased.reshape(-1) * (1 - m)
     if add is not None:
         y += add
-    res = [_put(outs, 0, y, x.dtype)]
+    res = [y if y is out0 else _put(outs, 0, y, x.dtype)]
     if len(outs) != 1:  # an IR op without the optional results has one output buffer
         res += [_put(outs, 1, mean.reshape(-1), x.dtype), _put(outs, 2, inv.reshape(-1), x.dtype)]
     return res

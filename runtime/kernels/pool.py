@@ -280,6 +280,12 @@ def adaptive_avg_pool2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
     oh, ow = _output_size(attrs)
     wide = wide_float(x.dtype)
     xw = x_cf.astype(wide, copy=False)
+    if (oh, ow) == (1, 1) and x_cf.shape[2] * x_cf.shape[3]:
+        # global pooling (a ResNet's head): one reduction over each contiguous plane; the
+        # cell loop's two reductions over a middle axis took 295 us on (64, 32, 4, 4)
+        n, c, h, w = x_cf.shape
+        y = (xw.reshape(n, c, h * w).sum(axis=2) / wide.type(h * w)).reshape(n, c, 1, 1)
+        return [_store_cf(outs, y, last, x.dtype)]
     y = np.empty((*x_cf.shape[:2], oh, ow), wide)
     cols = _cells(x_cf.shape[3], ow)
     for i, (r0, r1) in enumerate(_cells(x_cf.shape[2], oh)):

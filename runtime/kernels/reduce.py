@@ -18,6 +18,7 @@ in f32). ``top_k`` orders with a stable ``argsort`` (ties: the lower index first
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,7 +28,6 @@ from tdflow.runtime.kernels._util import (
     FLOATS,
     NUMERIC,
     acc_dtype,
-    norm_dim,
     store,
 )
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
@@ -67,10 +67,44 @@ def _extreme(dt: np.dtype, highest: bool) -> Any:
     return info.max if highest else info.min
 
 
+def _sum_but_one(x: np.ndarray, axes: tuple[int, ...], keepdims: bool,
+                 out: np.ndarray | None = None) -> np.ndarray | None:
+    """The sum of a contiguous float array over every axis but one that is not the last (a
+    batch norm's gradient sums over ``(0, 2, 3)``) as an einsum on its ``(outer, C, inner)`` view, or ``None``:
+    numpy's reduction over axes that are not adjacent ran 3-5x slower on the ResNet's
+    activations (measured ``(64, 32, 4, 4)``: 56 us against 11 us). The same sums in another
+    order: rounding may differ.
+
+    >>> _sum_but_one(np.ones((2, 3, 4), np.float32), (0, 2), True).ravel().tolist()
+    [8.0, 8.0, 8.0]
+    """
+    kept = [i for i in range(x.ndim) if i not in axes]
+    # a kept last axis (a bias gradient's) is numpy's fast case: adding whole rows
+    if (x.dtype.kind != "f" or len(kept) != 1 or len(axes) < 2 or kept[0] == x.ndim - 1
+            or not x.flags.c_contiguous):
+        return None
+    k = kept[0]
+    x3 = x.reshape(math.prod(x.shape[:k]), x.shape[k], math.prod(x.shape[k + 1:]))
+    wide = acc_dtype(x.dtype)
+    if out is not None and out.dtype == wide and out.flags.c_contiguous:
+        # straight into the output buffer (its shape has the kept extent alone, or 1s too)
+        np.einsum("oci->c", x3, dtype=wide, out=out.reshape(-1))
+        return out
+    r = np.einsum("oci->c", x3, dtype=wide)
+    return r.reshape([x.shape[k] if i == k else 1 for i in range(x.ndim)]) if keepdims else r
+
+
 @register_kernel("tdflow.reduce_sum", "cpu", dtypes=NUMERIC)
 def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Sum over ``axis`` (all axes when empty), ``keepdims`` optional."""
-    return _reduce(np.sum, attrs, inputs[0], outs, dtype=acc_dtype(inputs[0].dtype))
+    x = inputs[0]
+    out = outs[0] if outs else None
+    r = _sum_but_one(x, _axes(attrs, x.ndim), bool(attrs["keepdims"]), out)
+    if r is out and r is not None:
+        return [out]
+    if r is not None:
+        return _store(r, outs, x.dtype)
+    return _reduce(np.sum, attrs, x, outs, dtype=acc_dtype(x.dtype))
 
 
 @register_kernel("tdflow.reduce_max", "cpu", dtypes=ALL_DTYPES)
@@ -153,7 +187,7 @@ def _scan(op: str, fn: Any, attrs: Mapping[str, Any], inputs: Sequence[Any],
     x = inputs[0]
     if x.ndim == 0:
         return [store(outs, x, x.dtype)]
-    d = norm_dim(op, attrs["dim"], x.ndim, "dim")
+    d = attrs["dim"]  # TDF_ScanAxisAttr: non-negative, checked
     # in x's own type (numpy would widen small integers to int64), halves in f32
     return [store(outs, fn(x, axis=d, dtype=acc_dtype(x.dtype)), x.dtype)]
 
@@ -197,7 +231,7 @@ def cumprod_grad(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence
         raise ValueError(f"cumprod_grad: 'dy' {dy.shape} and 'input' {x.shape} differ")
     if x.ndim == 0:
         return [store(outs, dy, dy.dtype)]
-    d = norm_dim("cumprod_grad", attrs["dim"], x.ndim, "dim")
+    d = attrs["dim"]
     acc = acc_dtype(dy.dtype)
     g = cumprod_grad_lines(np.moveaxis(dy, d, -1).astype(acc), np.moveaxis(x, d, -1).astype(acc))
     return [store(outs, np.moveaxis(g, -1, d), dy.dtype)]

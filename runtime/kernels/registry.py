@@ -50,7 +50,9 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
 from tdflow.runtime.kernels._blas import blas_scoped
+from tdflow.runtime.kernels._kernel_set import KernelSet
 
+from tdflow.core.declarations import ambient, record
 from tdflow.core.errors import TdflowError
 
 KernelFn = Callable[[Mapping[str, Any], Sequence[Any], Sequence[Any]], list[np.ndarray]]
@@ -204,21 +206,27 @@ class KernelTable:
     context's ``served_by``: ``{"oneflow.relu": "tdflow.relu"}``).
     """
 
-    def __init__(self, kernels: Mapping[str, list[Kernel]], device: str | None,
+    def __init__(self, kernels: Mapping[str, list[Kernel]] | KernelSet, device: str | None,
                  aliases: Mapping[str, str] | None = None) -> None:
         self.device = device
-        self._by_op = kernels
+        if not isinstance(kernels, KernelSet):
+            plain = KernelSet()
+            for ks in kernels.values():
+                for k in ks:
+                    plain.add(k)
+            kernels = plain
+        self.kernels = kernels
         self._aliases = dict(aliases or {})
 
     def _kernels_of(self, op: str) -> Sequence[Kernel]:
-        own = self._by_op.get(op)
+        own = self.kernels.kernels_of(op)
         if own:
             return own
         serving = self._aliases.get(op)
-        return self._by_op.get(serving, ()) if serving is not None else ()
+        return self.kernels.kernels_of(serving) if serving is not None else ()
 
     def ops(self) -> list[str]:
-        names = set(self._by_op) | set(self._aliases)
+        names = self.kernels.op_names() | set(self._aliases)
         return sorted(op for op in names
                       if any(self.device is None or k.device == self.device
                              for k in self._kernels_of(op)))
@@ -229,7 +237,7 @@ class KernelTable:
 
     def get(self, name: str) -> Kernel:
         """A kernel by its unique name (what an ``ExecutablePlan`` launch records)."""
-        k = _BY_NAME.get(name)
+        k = self.kernels.named(name)
         if k is None or (self.device is not None and k.device != self.device):
             raise KeyError(f"no kernel named {name!r} on device {self.device!r}")
         return k
@@ -257,36 +265,22 @@ class KernelTable:
         return f"<KernelTable device={self.device} ops={len(self.ops())} kernels={n}>"
 
 
-_KERNELS: dict[str, list[Kernel]] = {}
-_BY_NAME: dict[str, Kernel] = {}
+AMBIENT = KernelSet()
+"""The process-wide kernels: tdflow's, and those registered outside a context's hooks import."""
 _loaded: list[bool] = []
 
 
-def add_kernel(kernel: Kernel) -> Kernel:
-    """Register an already built :class:`Kernel` (names are unique).
-
-    Registering again a kernel of the same name, op and function (same source file and
-    qualified name: a hooks module imported twice, under any module names) replaces the
-    first, so re-importing is idempotent;
-    a different function under a taken name is an error.
+def add_kernel(kernel: Kernel, defined_in: str | None = None) -> Kernel:
+    """Register an already built :class:`Kernel` (names are unique; see
+    :meth:`KernelSet.add`): for the context being loaded when a hooks module of it runs
+    (:mod:`tdflow.core.declarations`), in the process-wide set otherwise. ``defined_in`` is
+    the module of the user's function (default: that of ``kernel.fn``).
     """
-    old = _BY_NAME.get(kernel.name)
-    if old is not None:
-        if old.op != kernel.op or _fn_id(old.fn) != _fn_id(kernel.fn):
-            raise ValueError(f"a kernel named {kernel.name!r} is already registered "
-                             f"(for {old.op}, by {_fn_id(old.fn)})")
-        ks = _KERNELS[old.op]
-        ks[ks.index(old)] = kernel
-    else:
-        _KERNELS.setdefault(kernel.op, []).append(kernel)
-    _BY_NAME[kernel.name] = kernel
-    return kernel
-
-
-def _fn_id(fn: Any) -> str:
-    from tdflow.dialect.hooks.registry import definition_id
-
-    return definition_id(inspect.unwrap(fn))  # a BLAS-scoped kernel is its function's
+    if defined_in is None:
+        defined_in = getattr(inspect.unwrap(kernel.fn), "__module__", None)
+    if record("kernel", kernel, defined_in):
+        return kernel
+    return AMBIENT.add(kernel)
 
 
 def default_kernel_name(op: str, device: str) -> str:
@@ -391,17 +385,19 @@ def _load_builtin_kernels() -> None:
         return
     _loaded.append(True)  # first: the loaders ask the registry for what is registered
     try:
-        for loader in list(_builtin_loaders):
-            loader()
+        with ambient():  # tdflow's kernels, even when a user's hooks import loads them first
+            for loader in list(_builtin_loaders):
+                loader()
     except BaseException:
         _loaded.clear()
         raise
 
 
-def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = None
-                 ) -> KernelTable:
+def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = None,
+                 kernels: KernelSet | None = None) -> KernelTable:
     """The registered kernels of ``device`` (all devices for ``None``); loads the built-ins.
-    ``aliases`` is a context's ``served_by`` (ops served by a standard op's kernels).
+    ``aliases`` is a context's ``served_by`` (ops served by a standard op's kernels);
+    ``kernels`` a context's own set (default: the process-wide one).
 
     >>> kernel_table("cpu").select("tdflow.relu", ("f32",), {}).name
     'cpu.relu'
@@ -409,7 +405,7 @@ def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = 
     'cpu.relu'
     """
     _load_builtin_kernels()
-    return KernelTable(_KERNELS, device, aliases)
+    return KernelTable(kernels if kernels is not None else AMBIENT, device, aliases)
 
 
 def select_kernel(op: str, device: str, input_dtypes: Sequence[str],
@@ -417,12 +413,12 @@ def select_kernel(op: str, device: str, input_dtypes: Sequence[str],
                   aliases: Mapping[str, str] | None = None) -> Kernel:
     """The best matching kernel or :class:`KernelNotFoundError` listing the candidates."""
     _load_builtin_kernels()
-    return KernelTable(_KERNELS, device, aliases).select(op, input_dtypes, attrs)
+    return KernelTable(AMBIENT, device, aliases).select(op, input_dtypes, attrs)
 
 
 def registered_kernels() -> list[Kernel]:
     _load_builtin_kernels()
-    return [k for ks in _KERNELS.values() for k in ks]
+    return list(AMBIENT)
 
 
 # -- the GPU devices' kernels ------------------------------------------------------------------
@@ -438,14 +434,18 @@ def register_user_cuda(op: str, source: str, launch: Callable[..., Any],
         add_kernel(Kernel(
             name=(f"{name}.{device}" if name else default_kernel_name(op, device)), op=op,
             device=device, fn=UserCudaKernel(op, device, source, launch),
-            doc=f"a user's CUDA C kernel for {op}", **kernel_args))
+            doc=f"a user's CUDA C kernel for {op}", **kernel_args),
+            defined_in=getattr(launch, "__module__", None))
 
 
-def register_generated(op: str, opdef: Any = None) -> bool:
+def register_generated(op: str, opdef: Any = None, kernels: KernelSet | None = None,
+                       generators: Mapping[str, Any] | None = None) -> bool:
     """Register ``op``'s generated CUDA C as its kernel on each GPU device, with the constraints
     of its CPU kernel (dtypes and match predicate; for an elementwise kernel also ``inplace``),
     so ``select-kernels{device=cudasim}`` accepts exactly what the CPU accepts. False when the
     op has no CUDA generator. Idempotent; a device that has a kernel of ``op`` keeps it.
+    ``kernels`` is the set to add to (a context's own; default the process-wide one),
+    ``generators`` a context's own generators (:func:`tdflow.lowering.cuda.generator_for`).
 
     >>> register_generated("doc.nothing")  # no generator: an op of no dialect
     False
@@ -453,18 +453,19 @@ def register_generated(op: str, opdef: Any = None) -> bool:
     from tdflow.lowering.cuda import generator_for
     from tdflow.runtime.kernels.device import GPU_DEVICES, GeneratedKernel
 
-    if generator_for(op, opdef) is None:
+    if generator_for(op, opdef, generators) is None:
         return False
-    cpu = [k for k in _KERNELS.get(op, ()) if k.device == "cpu"]
+    kernels = kernels if kernels is not None else AMBIENT
+    cpu = [k for k in kernels.kernels_of(op) if k.device == "cpu"]
     model = cpu[0] if cpu else None
     for device in GPU_DEVICES:
-        if any(k.device == device for k in _KERNELS.get(op, ())):
+        if any(k.device == device for k in kernels.kernels_of(op)):
             continue
         num_outputs = len(opdef.results) if opdef is not None else (
             model.num_outputs if model is not None else 1)
-        add_kernel(Kernel(
+        kernels.add(Kernel(
             name=default_kernel_name(op, device), op=op, device=device,
-            fn=GeneratedKernel(op, device, opdef), num_outputs=num_outputs,
+            fn=GeneratedKernel(op, device, opdef, generators), num_outputs=num_outputs,
             dtypes=model.dtypes if model is not None else None,
             match=model.match if model is not None else None,
             inplace=dict(model.inplace) if model is not None and model.elementwise is not None

@@ -24,7 +24,6 @@ from tdflow.dialect.types import DTYPES
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     FLOATS,
-    norm_axis,
     out_buffer,
     store,
 )
@@ -80,13 +79,8 @@ def reshape(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]
 
 @register_kernel("tdflow.transpose", "cpu", dtypes=ALL_DTYPES)
 def transpose(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-    """Permute dims by ``perm`` (negative entries allowed)."""
-    x = inputs[0]
-    perm = [norm_axis(p, x.ndim, "perm entry") for p in attrs["perm"]]
-    if sorted(perm) != list(range(x.ndim)):
-        raise ValueError(f"transpose: perm {list(attrs['perm'])} is not a permutation of "
-                         f"{x.ndim} dims")
-    t = x.transpose(perm)
+    """Permute dims by ``perm`` (TDF_PermAttr: a permutation, non-negative)."""
+    t = inputs[0].transpose(attrs["perm"])
     out = outs[0] if outs else None
     if out is None:
         return [np.ascontiguousarray(t)]

@@ -159,11 +159,8 @@ def pad_value(attrs: Mapping[str, Any], dtype: np.dtype) -> np.generic:
 def pad(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """``numpy.pad`` with a constant: ``padding_before[d]`` and ``padding_after[d]`` per dim."""
     x = inputs[0]
-    before = [int(p) for p in attrs["padding_before"]]
-    after = [int(p) for p in attrs["padding_after"]]
-    if len(before) != x.ndim or len(after) != x.ndim or min(before + after, default=0) < 0:
-        raise ValueError(f"pad: padding_before {before} and padding_after {after} need one "
-                         f"non-negative entry per dim of 'x' {x.shape}")
+    # TDF_DimsAttr: one non-negative entry per dim
+    before, after = attrs["padding_before"], attrs["padding_after"]
     shape = tuple(d + b + a for d, b, a in zip(x.shape, before, after))
     out = out_buffer(outs, 0, shape, x.dtype)
     out.fill(pad_value(attrs, x.dtype))

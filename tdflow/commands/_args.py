@@ -12,7 +12,6 @@ from typing import Any
 
 from tdflow.core.errors import TdflowError
 from tdflow.core.files import FileAccessError, check_input_file, os_reason
-from tdflow.dialect.hook_files import import_hook_files
 
 #: The note ``--td`` prints: it used to replace the standard ops, ``--ops`` adds to them.
 TD_DEPRECATION = ("note: --td is deprecated; use --ops (which adds to the standard ops; "
@@ -162,8 +161,7 @@ def context_from_args(args: argparse.Namespace):
     hooks = getattr(args, "hooks", None) or []
     no_std = getattr(args, "no_std", False)
     libraries = files if no_std else [f for f in files if not _is_standard(f)]
-    if not libraries and not no_std:
-        import_hook_files(hooks)
+    if not libraries and not no_std and not hooks:
         return standard_context()
     return load_ops(*libraries, include_dirs=args.include_dirs, defines=args.defines,
                     hooks=hooks, std=not no_std)
@@ -179,20 +177,25 @@ def shown_library(ctx, args: argparse.Namespace):
 
     files = op_files(args)
     std = getattr(ctx, "standard", None)
+    own_hooks = bool(getattr(ctx, "hook_modules", ()))  # its hooks are the context's registry's
     if not files:
-        return std if std is not None else ctx
-    libs = []
+        if std is None:
+            return ctx
+        if not own_hooks:
+            return std
+    libs = [] if files else [std]
     for path in files:
         if std is not None and _is_standard(path):
             libs.append(std)
             continue
         libs += [lib for lib in ctx.libraries if lib is not std and lib.path == str(path)]
-    if len(libs) == 1 and not (set(libs[0].ops) & set(ctx.served_by)):
+    if len(libs) == 1 and not (set(libs[0].ops) & set(ctx.served_by)) and not own_hooks:
         return libs[0]
     ops = {op.name: op for lib in libs for op in lib}
     view = Dialect(ops.values(), name=libs[-1].name if len(libs) == 1 else None,
-                   path=files[0] if len(files) == 1 else ", ".join(files),
-                   registry=ctx.registry)
+                   path=(files[0] if len(files) == 1 else ", ".join(files)) if files
+                   else libs[0].path, registry=ctx.registry)
+    view.hook_modules, view.declarations = ctx.hook_modules, ctx.declarations
     view.served_by = {name: std_name for name, std_name in ctx.served_by.items()
                       if name in view.ops}
     return view

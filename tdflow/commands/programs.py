@@ -92,7 +92,8 @@ def _add_onnx(context: Context) -> Any:
     from tdflow.onnx.context import onnx_context
 
     onnx_lib = [lib for lib in onnx_context().libraries if lib.name == "onnx"]
-    return Context([*context.libraries, *onnx_lib], standard=context.standard)
+    return Context([*context.libraries, *onnx_lib], standard=context.standard,
+                   hook_modules=context.hook_modules)
 
 
 def verify_onnx(path: str, context: Context, quiet: bool = False) -> int:

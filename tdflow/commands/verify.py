@@ -64,10 +64,14 @@ def run(args: argparse.Namespace) -> int:
     status = report_missing_natives(context)
     if not args.programs:
         return max(status, _check_contract(context, args))
+    from tdflow.core.gc_pause import gc_paused
+
     for path in args.programs:
         # Each file is reported on its own: one that is missing or broken does not hide the
-        # errors of the others.
-        status = max(status, _verify_file(path, context, args))
+        # errors of the others. What parsing makes stays alive while the file is verified:
+        # the cyclic GC would walk it again and again and free nothing.
+        with gc_paused():
+            status = max(status, _verify_file(path, context, args))
     return status
 
 
@@ -82,9 +86,11 @@ def missing_native_diagnostics(context) -> list:
     from tdflow.dialect.ir.core import Location
     from tdflow.dialect.ir.diagnostics import Diagnostic
     from tdflow.dialect.patterns.native import missing_natives
+    from tdflow.dialect.patterns.native_registry import natives_of
 
     out = []
-    for pattern, record in missing_natives(getattr(context, "patterns", ())):
+    for pattern, record in missing_natives(getattr(context, "patterns", ()),
+                                           natives_of(context)):
         loc = pattern.loc
         out.append(Diagnostic(
             f"pattern '{pattern.name}' needs a Python function for '{record}' (a C++ "

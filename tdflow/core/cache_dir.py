@@ -224,7 +224,7 @@ def atomic_write(path: Path, data: bytes) -> bool:
     >>> atomic_write(Path(tempfile.mkdtemp()) / "entry", b"data")
     True
     """
-    import tempfile
+    import tempfile  # here: only writers pay for it (it imports shutil, random; start-up time)
 
     tmp = None
     try:

@@ -21,12 +21,16 @@ logical arrays on every rank, like :func:`tdflow.distributed.compile`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .overlap import DEFAULT_BUCKET_BYTES
 from .program import DistributedProgram, compile
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp
 
 
 class DistributedValueAndGrad:
@@ -55,7 +59,7 @@ class DistributedValueAndGrad:
 
 
 def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | None = None, *,
-                   entry: str | None = None, ops: Any = None,
+                   entry: str | None = None, ops: Dialect | None = None,
                    device: str = "cpu", search: str = "lookahead", overlap: bool = False,
                    bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> DistributedValueAndGrad:
     """The program's results and the gradients of ``wrt`` (default: every float argument),
@@ -91,7 +95,7 @@ def value_and_grad(program: Any, nproc: int | None = None, wrt: Sequence[str] | 
     return DistributedValueAndGrad(prog, len(func.result_types), wrt_names, seeds)
 
 
-def _grads_like_params(func: Any, grad_func: Any, wrt: Sequence[str]) -> None:
+def _grads_like_params(func: FuncOp, grad_func: FuncOp, wrt: Sequence[str]) -> None:
     """Give each gradient result of ``grad_func`` the SBP of its parameter (broadcast when
     the parameter has none): what ``infer-sbp`` then boxes it to."""
     from tdflow.dialect.ir.attrs import ArrayAttr, IntegerAttr, OpaqueAttr

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,10 @@ from tdflow.dialect.sbp import NdSbp, Sbp, parse_sbp, physical_shape
 from .comm import Communicator, current, use
 from .layout import gather, shard
 from .overlap import DEFAULT_BUCKET_BYTES, eligible, reducing
+
+if TYPE_CHECKING:
+    from tdflow.dialect.dialect import Dialect
+    from tdflow.dialect.ir.core import FuncOp, Module
 
 
 class DistributedError(TdflowError, ValueError):
@@ -196,7 +200,7 @@ def compile_physical(rank_source: Callable[[int], Any], nproc: int, arg_sbp: Seq
                      result_sbp: Sequence[Any], arg_shapes: Sequence[Sequence[int]],
                      result_shapes: Sequence[Sequence[int]],
                      hierarchy: Sequence[int] | None = None, *, entry: str | None = None,
-                     ops: Any = None, device: str = "cpu") -> DistributedProgram:
+                     ops: Dialect | None = None, device: str = "cpu") -> DistributedProgram:
     """A distributed program from hand-written per-rank programs (``rank_source(rank)``: MLIR
     over the rank's physical shapes, boxing ops written out) and the SBP of its arguments
     and results (the example at the top of this module, and one rank here).
@@ -221,7 +225,7 @@ def compile_physical(rank_source: Callable[[int], Any], nproc: int, arg_sbp: Seq
 
 
 def compile(source: Any, nproc: int | None = None, comm: Communicator | None = None, *,  # noqa: A001
-            entry: str | None = None, ops: Any = None, device: str = "cpu",
+            entry: str | None = None, ops: Dialect | None = None, device: str = "cpu",
             search: str = "lookahead", overlap: bool = False,
             bucket_bytes: int = DEFAULT_BUCKET_BYTES) -> DistributedProgram:
     """Compile an SBP-annotated program for ``nproc`` ranks (default: the size of ``comm`` or
@@ -287,14 +291,14 @@ def rank_pipeline(nproc: int, rank: int, device: str = "cpu", search: str = "loo
     return sbp_pipeline(nproc, rank, device, search)
 
 
-def _result_types(func: Any) -> list[Any]:
+def _result_types(func: FuncOp) -> list[Any]:
     types = getattr(func, "result_types", None)
     if types is None:
         types = func.type.results
     return list(types)
 
 
-def _function_sbp(module: Any, entry: str, nproc: int, ops: Any, search: str = "lookahead"
+def _function_sbp(module: Module, entry: str, nproc: int, ops: Dialect | None, search: str = "lookahead"
                   ) -> tuple[list[NdSbp], list[NdSbp], tuple[int, ...]]:
     """The SBP the compiler chose for ``entry``'s arguments and results, and the hierarchy."""
     from tdflow.lowering.pass_manager import PassManager

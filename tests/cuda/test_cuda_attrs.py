@@ -16,7 +16,7 @@ from tdflow.dialect import standard_dialect
 from tdflow.dialect.types import dtype_from_numpy
 from tdflow.lowering.cuda import CudaCodegenError, TensorSpec, generate, generated_ops
 from tdflow.lowering.cuda import generator_for as _generator_for
-from tdflow.lowering.cuda._attrs import channels_last, norm_axis
+from tdflow.lowering.cuda._attrs import channels_last
 from tdflow.lowering.cuda.code import with_defaults
 from tdflow.runtime.kernels.registry import kernel_table
 
@@ -138,12 +138,34 @@ def test_attribute_helpers_are_not_written_again_in_the_generators() -> None:
     assert not again, again
 
 
-def test_norm_axis_counts_from_the_end_and_names_op_and_attribute() -> None:
-    assert [norm_axis("op", a, 3) for a in (-3, -1, 0, 2)] == [0, 2, 0, 2]
-    with pytest.raises(CudaCodegenError, match=r"tdflow.cumsum: dim 3 is out of range .* rank 3"):
-        norm_axis("tdflow.cumsum", 3, 3, "dim")
-    with pytest.raises(CudaCodegenError, match="dim -4"):
-        norm_axis("tdflow.cumsum", -4, 3, "dim")
+def test_scan_axes_and_permutations_come_normalized_and_checked_by_the_dialect() -> None:
+    # cumsum's dim (TDF_ScanAxisAttr), transpose's perm (TDF_PermAttr), normalization's axis
+    # and layer_norm's begin axes (TDF_AxisAttr): negative values give the same kernel
+    x = TensorSpec((2, 3, 4), "f32")
+    for dim in (-3, -1, 0, 2):
+        assert generate("tdflow.cumsum", [x], [x], {"dim": dim}).source == generate(
+            "tdflow.cumsum", [x], [x], {"dim": dim % 3}).source
+    with pytest.raises(CudaCodegenError, match=r"'tdflow.cumsum': attribute 'dim': dim 3 is out "
+                                               r"of range for 'x' of shape \[2, 3, 4\] "
+                                               r"\(expected -3 <= dim < 3\)"):
+        generate("tdflow.cumsum", [x], [x], {"dim": 3})
+    s = TensorSpec((), "f32")  # a scalar has one axis to scan (numpy's cumsum)
+    assert generate("tdflow.cumsum", [s], [s], {"dim": -1}).source
+    out = TensorSpec((4, 2, 3), "f32")
+    assert generate("tdflow.transpose", [x], [out], {"perm": [-1, 0, 1]}).source == generate(
+        "tdflow.transpose", [x], [out], {"perm": [2, 0, 1]}).source
+    with pytest.raises(CudaCodegenError, match=r"perm \[0, 0, 1\] is not a permutation of 0..2 "
+                                               r"for 'input' of shape \[2, 3, 4\]"):
+        generate("tdflow.transpose", [x], [out], {"perm": [0, 0, 1]})
+    s2 = TensorSpec((2,), "f32")
+    ln = {"begin_params_axis": -1, "epsilon": 1e-5}
+    assert generate("tdflow.layer_norm", [x], [x, s2, s2], {**ln, "begin_norm_axis": -2}
+                    ).source == generate("tdflow.layer_norm", [x], [x, s2, s2],
+                                         {**ln, "begin_norm_axis": 1}).source
+    with pytest.raises(CudaCodegenError, match="'tdflow.pad': attribute 'padding_after': "
+                                               "padding_after \\[0, -1, 0\\] has an entry below 0"):
+        generate("tdflow.pad", [x], [x], {"padding_before": [0, 0, 0],
+                                          "padding_after": [0, -1, 0], "padding": []})
 
 
 def test_generate_expands_window_pairs_and_checks_them_as_the_dialect_does() -> None:

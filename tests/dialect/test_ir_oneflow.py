@@ -97,6 +97,13 @@ def test_a_misspelt_declared_attribute_warns_unless_strict(oneflow):
     ("fuse_patterns.mlir", "(tensor<3x7xf32>, tensor<3x7xi8>)\n", "(tensor<3x7xf32>, tensor<3x7xf32>)\n",
      "'oneflow.dropout' op result #1 ('mask') is declared tensor<3x7xf32> but its element type "
      "is i1"),
+    # a served op's attributes are checked by the serving standard op's rules (TDF_PermAttr:
+    # OneFlow's record says only si32 array)
+    ("attention.mlir", "perm = [0 : si32, 2 : si32, 1 : si32, 3 : si32], scope_symbol_id = 40 "
+     ": i64} : (tensor<2x12x4x16xf16>)", "perm = [0 : si32, 2 : si32, 2 : si32, 3 : si32], "
+     "scope_symbol_id = 40 : i64} : (tensor<2x12x4x16xf16>)",
+     "'oneflow.transpose' op perm [0, 2, 2, 3] is not a permutation of 0..3 for 'input' of "
+     "shape [2, 12, 4, 16]"),
     # the served softmax's hooks run (a wrong shape is caught, no KeyError)
     ("attention.mlir", "-> tensor<2x4x12x5xf16>\n    %9", "-> tensor<2x4x12x6xf16>\n    %9",
      "'oneflow.softmax' op result #0 ('out') is declared tensor<2x4x12x6xf16> but the operands "

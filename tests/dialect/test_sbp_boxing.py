@@ -44,7 +44,8 @@ def test_hooks_give_out_shape_the_dtype_of_x_and_the_conversion(op):
 
 @pytest.mark.parametrize("attrs, message", [
     ({"axis": 0, "out_shape": [5]}, "out_shape [5] has rank 1; 'x' [5, 4] has rank 2"),
-    ({"axis": 2, "out_shape": [5, 4]}, "axis = 2 is outside a rank-2 tensor"),
+    ({"axis": 2, "out_shape": [5, 4]},
+     "axis 2 is out of range for 'x' of shape [5, 4]"),
     ({"axis": 0, "out_shape": [5, -1]}, "out_shape [5, -1] has a negative dim"),
     ({"axis": 0, "out_shape": [5, 4], "mesh_axis": -1}, "mesh_axis must be >= 0"),
 ])

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tdflow.runtime.kernels import _conv_algos as conv_algos
+from tdflow.runtime.kernels import _conv_taps as taps
+from tdflow.runtime.kernels import _conv_winograd as winograd
 from tdflow.runtime.kernels import conv
 
 TOL = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-12}
@@ -26,11 +29,18 @@ TOL = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-12}
 @pytest.fixture
 def every_path(monkeypatch):
     """The new paths on for every shape they cover (small test shapes included)."""
+    all_paths(monkeypatch)
+
+
+def all_paths(monkeypatch):
     monkeypatch.setattr(conv_algos, "ENABLED", True)
     monkeypatch.setattr(conv_algos, "MIN_FLAT_CHANNELS", 1)
     monkeypatch.setattr(conv_algos, "MAX_GRID_WASTE", math.inf)
     monkeypatch.setattr(conv_algos, "MAX_GRID_WASTE_FORWARD", math.inf)
     monkeypatch.setattr(conv_algos, "FLAT_FILTER_GRAD", True)
+    monkeypatch.setattr(conv_algos, "MAX_TILE_WASTE", math.inf)
+    monkeypatch.setattr(conv_algos, "MIN_WINOGRAD_CHANNELS",
+                        dict.fromkeys(conv_algos.MIN_WINOGRAD_CHANNELS, 1))
 
 
 def three(attrs, x, w, dy):
@@ -180,23 +190,32 @@ def test_non_finite_values_propagate_like_im2col(every_path, where, value, shape
         np.testing.assert_allclose(got[fin], base[fin], rtol=1e-4, atol=1e-4)
 
 
-def test_resnet_layers_take_the_new_paths():
+def test_resnet_layers_take_the_new_paths(monkeypatch):
     """The shapes the ResNet example trains with are the ones the defaults speed up."""
+    taken = []
+    for name in ("correlate", "filter_grad"):
+        real = getattr(winograd, name)
+        monkeypatch.setattr(winograd, name,
+                            lambda *a, _real=real, _name=name: taken.append(_name) or _real(*a))
     rng = np.random.default_rng(0)
-    for (c, o, h, k, pad, s), paths in {
-            (16, 16, 8, 3, 1, 1): ("forward", "data_grad"),
-            (32, 32, 4, 3, 1, 1): ("data_grad",),  # the 4x4 forward: im2col measured faster
-            (16, 32, 8, 1, 0, 2): ("forward", "data_grad", "filter_grad")}.items():
+    for (c, o, h, k, pad, s), (paths, wino) in {
+            (16, 16, 8, 3, 1, 1): (("forward", "data_grad", "filter_grad"), 3),
+            (32, 32, 4, 3, 1, 1): (("forward", "data_grad", "filter_grad"), 3),
+            (1, 16, 8, 3, 1, 1): ((), 0),  # the stem's one channel: im2col measured faster
+            (16, 32, 8, 3, 1, 2): (("forward", "data_grad", "filter_grad"), 0),  # taps
+            (16, 32, 8, 1, 0, 2): (("forward", "data_grad", "filter_grad"), 0)}.items():
         x = rng.normal(size=(64, c, h, h)).astype(np.float32)
         w = rng.normal(size=(o, c, k, k)).astype(np.float32)
         a = attrs_of((k, k), (pad, pad), (s, s), (1, 1), 1, False)
         geo = conv.ConvGeometry(a, x, "tdflow.conv2d")
         oh = (h + 2 * pad - k) // s + 1
         dy = rng.normal(size=(o, 64, oh, oh)).astype(np.float32)
+        taken.clear()
         got = {"forward": conv_algos.forward(geo, x, w, (k, k), (oh, oh)),
                "data_grad": conv_algos.data_grad(geo, dy, w, x.shape, (k, k)),
                "filter_grad": conv_algos.filter_grad(geo, dy, x, (k, k))}
         assert {name for name, r in got.items() if r is not None} == set(paths)
+        assert len(taken) == wino, (c, o, h, taken)
 
 
 def test_integer_and_empty_convolutions_keep_im2col():
@@ -227,3 +246,166 @@ def test_bias_add_to_output_and_buffers_on_the_new_path(every_path):
     dx = conv.conv_data_grad(a, [dy, w, x, acc], [None])[0]
     np.testing.assert_allclose(dx, ref_grads(x, w, dy, (1, 1), (1, 1), (1, 1), 1)[0] + 1,
                                rtol=1e-5, atol=1e-5)
+
+
+# --- Winograd F(2x2, 3x3) ------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_winograd_matches_im2col_and_float64_reference(data):
+    """Every 2-D 3x3 stride-1 geometry (odd sizes, pads 0-3, one channel, one pixel) on the
+    Winograd path (checked taken), against im2col and the float64 reference."""
+    pad = [data.draw(st.integers(0, 3)) for _ in range(2)]
+    sp = [data.draw(st.integers(max(1, 3 - 2 * p), 9)) for p in pad]
+    c, o, n = (data.draw(st.integers(1, 20)), data.draw(st.integers(1, 20)),
+               data.draw(st.integers(1, 3)))
+    dt = data.draw(st.sampled_from([np.float16, np.float32, np.float64]))
+    last = data.draw(st.booleans())
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    x = rng.normal(size=(n, c, *sp)).astype(dt)
+    w = rng.normal(size=(o, c, 3, 3)).astype(dt)
+    want = ref_conv(x, w, pad, (1, 1), (1, 1), 1)
+    dy = rng.normal(size=want.shape).astype(dt)
+    a = attrs_of((3, 3), pad, (1, 1), (1, 1), 1, last)
+    ops = [to_layout(x, last), to_layout(w, last), to_layout(dy, last)]
+    old = [from_layout(r, last) for r in im2col(a, *ops)]
+    with pytest.MonkeyPatch.context() as mp:
+        taken = spy_winograd(mp)
+        new = [from_layout(r, last) for r in three(a, *ops)]
+    # the data gradient is a correlation padded by 2 - pad: Winograd only for pads up to 2
+    assert taken == ["correlate"] * (1 + (max(pad) <= 2)) + ["filter_grad"]
+    dx, dw = ref_grads(x, w, dy, pad, (1, 1), (1, 1), 1)
+    bounds = [ref_conv(abs(x), abs(w), pad, (1, 1), (1, 1), 1),
+              *ref_grads(abs(x), abs(w), abs(dy), pad, (1, 1), (1, 1), 1)]
+    for got, base, ref, bound in zip(new, old, [want, dx, dw], bounds):
+        assert got.dtype == dt and got.shape == base.shape == ref.shape
+        check_close(got, base, bound, dt)
+        check_close(got, ref, bound, dt)
+
+
+def spy_winograd(monkeypatch):
+    """The new paths on for every shape; returns the list of Winograd entry points called."""
+    all_paths(monkeypatch)
+    taken = []
+    for name in ("correlate", "filter_grad"):
+        real = getattr(winograd, name)
+        monkeypatch.setattr(winograd, name,
+                            lambda *a, _real=real, _name=name: taken.append(_name) or _real(*a))
+    return taken
+
+
+@pytest.fixture
+def every_path_winograd(monkeypatch):
+    return spy_winograd(monkeypatch)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e38])
+@pytest.mark.parametrize("where", ["x", "w", "dy"])
+def test_winograd_leaves_non_finite_and_huge_operands_to_the_other_paths(
+        every_path_winograd, where, value):
+    """An inf would meet -inf in the transforms (NaN where im2col gives inf), and 1e38 would
+    overflow them: those operands take the flat path, whose results match im2col's."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 4, 6, 6)).astype(np.float32)
+    w = rng.normal(size=(5, 4, 3, 3)).astype(np.float32)
+    dy = rng.normal(size=(2, 5, 6, 6)).astype(np.float32)
+    arr = {"x": x, "w": w, "dy": dy}[where]
+    arr.flat[rng.choice(arr.size, 2, replace=False)] = value
+    a = attrs_of((3, 3), (1, 1), (1, 1), (1, 1), 1, False)
+    with np.errstate(all="ignore"):
+        got, base = three(a, x, w, dy), im2col(a, x, w, dy)
+    # each kernel reads two of the three operands: the one with the bad value falls back
+    uses = {"x": ("correlate", "filter_grad"), "w": ("correlate", "correlate"),
+            "dy": ("correlate", "filter_grad")}[where]
+    assert len(every_path_winograd) == 3 - len(uses)
+    for g, b in zip(got, base):
+        for test in (np.isnan, np.isposinf, np.isneginf):
+            np.testing.assert_array_equal(test(g), test(b))
+        fin = np.isfinite(b)
+        np.testing.assert_allclose(g[fin], b[fin], rtol=1e-4, atol=1e-4 * abs(b[fin]).max())
+
+
+def test_winograd_results_do_not_alias_its_scratch(every_path):
+    """Results are views of per-thread scratch until the kernel's store copies them: a second
+    call must not change the first result (one output pixel included, where the view would be
+    contiguous), nor a call on another thread."""
+    rng = np.random.default_rng(11)
+    for sp in [(8, 8), (1, 1)]:
+        a = attrs_of((3, 3), (1, 1), (1, 1), (1, 1), 1, False)
+        x1, x2 = (rng.normal(size=(3, 4, *sp)).astype(np.float32) for _ in range(2))
+        w = rng.normal(size=(6, 4, 3, 3)).astype(np.float32)
+        first = conv.conv2d(a, [x1, w], [None])[0]
+        kept = first.copy()
+        conv.conv2d(a, [x2, w], [None])
+        np.testing.assert_array_equal(first, kept)
+    xs = [rng.normal(size=(4, 16, 8, 8)).astype(np.float32) for _ in range(8)]
+    w = rng.normal(size=(16, 16, 3, 3)).astype(np.float32)
+    a = attrs_of((3, 3), (1, 1), (1, 1), (1, 1), 1, False)
+    alone = [conv.conv2d(a, [x, w], [None])[0] for x in xs]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda x: conv.conv2d(a, [x, w], [None])[0], xs * 4))
+    for i, got in enumerate(together):
+        np.testing.assert_array_equal(got, alone[i % len(xs)])
+
+
+# --- strided 2-D layers: one GEMM per tap (_conv_taps) --------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_taps_path_matches_im2col_and_float64_reference(data):
+    k = [data.draw(st.integers(1, 4)) for _ in range(2)]
+    stride = [data.draw(st.integers(1, 3)) for _ in range(2)]
+    if stride == [1, 1]:
+        stride[data.draw(st.integers(0, 1))] = 2
+    dil = [data.draw(st.integers(1, 2)) for _ in range(2)]
+    pad = [data.draw(st.integers(0, 2)) for _ in range(2)]
+    if k == [1, 1] and pad == [0, 0]:
+        pad[0] = 1  # an unpadded 1x1 kernel takes the pointwise path
+    sp = [data.draw(st.integers(max(1, d * (kk - 1) + 1 - 2 * p), 9))
+          for kk, d, p in zip(k, dil, pad)]
+    c, o, n = (data.draw(st.integers(1, 20)), data.draw(st.integers(1, 20)),
+               data.draw(st.integers(1, 3)))
+    dt = data.draw(st.sampled_from([np.float16, np.float32, np.float64]))
+    last = data.draw(st.booleans())
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    x = rng.normal(size=(n, c, *sp)).astype(dt)
+    w = rng.normal(size=(o, c, *k)).astype(dt)
+    want = ref_conv(x, w, pad, stride, dil, 1)
+    dy = rng.normal(size=want.shape).astype(dt)
+    a = attrs_of(k, pad, stride, dil, 1, last)
+    ops = [to_layout(x, last), to_layout(w, last), to_layout(dy, last)]
+    old = [from_layout(r, last) for r in im2col(a, *ops)]
+    taken = []
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("correlate", "data_grad", "filter_grad"):
+            real = getattr(taps, name)
+            mp.setattr(taps, name, lambda *a, _real=real, _name=name:
+                       taken.append(_name) or _real(*a))
+        new = [from_layout(r, last) for r in three(a, *ops)]
+    assert taken == ["correlate", "data_grad", "filter_grad"]
+    dx, dw = ref_grads(x, w, dy, pad, stride, dil, 1)
+    bounds = [ref_conv(abs(x), abs(w), pad, stride, dil, 1),
+              *ref_grads(abs(x), abs(w), abs(dy), pad, stride, dil, 1)]
+    for got, base, ref, bound in zip(new, old, [want, dx, dw], bounds):
+        assert got.dtype == dt and got.shape == base.shape == ref.shape
+        check_close(got, base, bound, dt)
+        check_close(got, ref, bound, dt)
+
+
+@pytest.mark.parametrize("where", ["x", "w", "dy"])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_taps_path_propagates_non_finite_values_like_im2col(where, value):
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(2, 4, 7, 6)).astype(np.float32)
+    w = rng.normal(size=(5, 4, 3, 3)).astype(np.float32)
+    dy = rng.normal(size=(2, 5, 4, 3)).astype(np.float32)
+    arr = {"x": x, "w": w, "dy": dy}[where]
+    arr.flat[rng.choice(arr.size, 2, replace=False)] = value
+    a = attrs_of((3, 3), (1, 1), (2, 2), (1, 1), 1, False)
+    with np.errstate(all="ignore"):
+        got, base = three(a, x, w, dy), im2col(a, x, w, dy)
+    for g, b in zip(got, base):
+        for test in (np.isnan, np.isposinf, np.isneginf):
+            np.testing.assert_array_equal(test(g), test(b))
+        fin = np.isfinite(b)
+        np.testing.assert_allclose(g[fin], b[fin], rtol=1e-4, atol=1e-4 * abs(b[fin]).max())

@@ -24,6 +24,15 @@ from tdflow.lowering.elementwise_blocks import BLOCK
 from tdflow.lowering.elementwise_numpy import render_numpy
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # casts of nan and inf
+
+
+@pytest.fixture(autouse=True)
+def _numpy_only(monkeypatch):
+    """Blocks against whole arrays, both numpy: the native loop (compared with numpy in
+    ``test_elementwise_native.py``) would otherwise answer for both."""
+    from tdflow.lowering import elementwise_native
+
+    monkeypatch.setattr(elementwise_native, "USE_NATIVE", False)
 N = 2 * BLOCK + 1234  # three blocks, the last one short
 FLOATS = ("f16", "f32", "f64")
 INTS = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")

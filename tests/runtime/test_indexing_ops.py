@@ -290,9 +290,11 @@ def test_pad_is_numpy_pad_constant(shape, before, after, dtype, kind, value):
     assert ty.shape == y.shape
 
 
-@pytest.mark.parametrize("before, after, match", [([1], [0, 0], "padding_before has 1 entries"),
-                                                  ([0, -1], [0, 0], "negative entry")])
+@pytest.mark.parametrize("before, after, match", [
+    ([1], [0, 0], r"padding_before \[1\] has 1 entry but 'x' of shape \[2, 3\] has 2 dims"),
+    ([0, -1], [0, 0], r"padding_before \[0, -1\] has an entry below 0 \(crop with slice\)")])
 def test_pad_errors_name_the_attribute(before, after, match):
-    with pytest.raises(InferError, match=match):
+    with pytest.raises(InferError, match=match) as err:
         D.infer_result_types("tdflow.pad", [T((2, 3), "f32")],
                              {"padding_before": before, "padding_after": after, "padding": []})
+    assert err.value.attr == "padding_before"

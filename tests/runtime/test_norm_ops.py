@@ -96,7 +96,8 @@ def test_layer_norm_constant_rows_and_f16():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"begin_norm_axis": 2, "begin_params_axis": 1}, "begin_norm_axis = 2 is out of range"),
+    ({"begin_norm_axis": 2, "begin_params_axis": 1}, r"begin_norm_axis 2 is out of range for 'x' of shape \[2, 3\] \(expected -2 <= "
+                                                      r"begin_norm_axis < 2\)"),
     ({"begin_norm_axis": 1, "begin_params_axis": -3}, "begin_params_axis"),
     ({"begin_norm_axis": 1, "begin_params_axis": 1, "center": True}, "center = true needs the 'beta'"),
 ])
@@ -184,7 +185,8 @@ def test_batch_norm_errors():
         F.normalization(t(x), t(mm), None, t(gamma), t(beta), training=True)
     with pytest.raises(tdflow.TdflowError, match="normalization.*'gamma' has shape \\[4\\]"):
         F.normalization(t(x), t(mm), t(mv), t(np.ones(4)), t(beta))
-    with pytest.raises(tdflow.TdflowError, match="normalization.*axis = 2 is out of range"):
+    with pytest.raises(tdflow.TdflowError, match=r"normalization.*axis 2 is out of range for 'x' of shape "
+                                                   r"\[4, 3\] \(expected -2 <= axis < 2\)"):
         F.normalization(t(x), t(mm), t(mv), t(gamma), t(beta), axis=2)
     with pytest.raises(tdflow.TdflowError, match="normalization.*'_add_to_output'"):
         F.normalization(t(x), t(mm), t(mv), t(gamma), t(beta), t(np.ones((4, 2))))

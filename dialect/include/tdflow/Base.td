@@ -174,9 +174,9 @@ class DefaultValuedStrAttr<Attr attr, string val> : DefaultValuedAttr<attr, "\""
 
 // An attribute whose value tdflow normalizes once (tdflow.dialect.attr_normalize): it wraps
 // `attr`, whose kind, default and accessors it keeps (as MLIR's ConfinedAttr does), and says
-// what the value is. Use the three below.
+// what the value is. Use the classes below.
 class TDF_NormalizedAttr<Attr attr, string rule, string operand = "", int extra = 0,
-                         int minimum = 0> : Attr<attr.predicate, attr.summary> {
+                         int minimum = 0, string note = ""> : Attr<attr.predicate, attr.summary> {
   let storageType = attr.storageType;
   let returnType = attr.returnType;
   let convertFromStorage = attr.convertFromStorage;
@@ -185,10 +185,11 @@ class TDF_NormalizedAttr<Attr attr, string rule, string operand = "", int extra 
   let valueType = attr.valueType;
   let isOptional = attr.isOptional;
   let baseAttr = attr;
-  string normalizeAs = rule;       // "axis", "axes" or "pair"
+  string normalizeAs = rule;       // "axis", "axes", "pair", "perm" or "dims"
   string normalizeOperand = operand;
   int normalizeExtra = extra;
-  int normalizeMinimum = minimum;
+  int normalizeMinimum = minimum;  // a pair's or dims' least entry; an axis's least rank
+  string normalizeNote = note;     // said after a value below `minimum` (a hint)
 }
 
 // An axis of operand `operand`: in [-rank, rank) (`extra` widens it: expand_dims inserts at
@@ -201,6 +202,17 @@ class TDF_AxesAttr<string operand, Attr attr> : TDF_NormalizedAttr<attr, "axes",
 // [k, k]), each at least `minimum`.
 class TDF_PairAttr<Attr attr, int minimum = 0> :
     TDF_NormalizedAttr<attr, "pair", "", 0, minimum>;
+// An axis of operand `operand` where a scalar counts as one dim (numpy's cumsum of a 0-d
+// array): in [-max(rank, 1), max(rank, 1)), made non-negative.
+class TDF_ScanAxisAttr<string operand, Attr attr> :
+    TDF_NormalizedAttr<attr, "axis", operand, 0, 1>;
+// A permutation of operand `operand`'s dims: `rank` entries, each in [-rank, rank) made
+// non-negative, together 0..rank-1.
+class TDF_PermAttr<string operand, Attr attr> : TDF_NormalizedAttr<attr, "perm", operand>;
+// One entry per dim of operand `operand`, each at least `minimum` (`note`: the hint a smaller
+// entry gets).
+class TDF_DimsAttr<string operand, Attr attr, int minimum = 0, string note = ""> :
+    TDF_NormalizedAttr<attr, "dims", operand, 0, minimum, note>;
 
 class TypedAttrBase<Type attrValType, string attrKind, Pred condition, string descr> :
     Attr<condition, descr> {

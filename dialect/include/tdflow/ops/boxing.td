@@ -46,7 +46,7 @@ def TDF_BoxingReduceScatterOp : TDF_HookedOp<"boxing_reduce_scatter", [NoMemoryE
   let input = (ins TDF_Tensor:$x);
   let output = (outs TDF_Tensor:$y);
   let attrs = (ins
-    SI64Attr:$axis,
+    TDF_AxisAttr<"x", SI64Attr>:$axis,
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
@@ -68,7 +68,7 @@ def TDF_BoxingAllGatherOp : TDF_HookedOp<"boxing_all_gather", [NoMemoryEffect]> 
   let input = (ins TDF_Tensor:$x);
   let output = (outs TDF_Tensor:$y);
   let attrs = (ins
-    SI64Attr:$axis,
+    TDF_AxisAttr<"x", SI64Attr>:$axis,
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
@@ -89,8 +89,8 @@ def TDF_BoxingAllToAllOp : TDF_HookedOp<"boxing_all_to_all", [NoMemoryEffect]> {
   let input = (ins TDF_Tensor:$x);
   let output = (outs TDF_Tensor:$y);
   let attrs = (ins
-    SI64Attr:$in_axis,
-    SI64Attr:$out_axis,
+    TDF_AxisAttr<"x", SI64Attr>:$in_axis,
+    TDF_AxisAttr<"x", SI64Attr>:$out_axis,
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );
@@ -114,7 +114,7 @@ def TDF_BoxingSliceOp : TDF_HookedOp<"boxing_slice", [NoMemoryEffect]> {
   let input = (ins TDF_Tensor:$x);
   let output = (outs TDF_Tensor:$y);
   let attrs = (ins
-    SI64Attr:$axis,
+    TDF_AxisAttr<"x", SI64Attr>:$axis,
     DefaultValuedAttr<SI64Attr, "0">:$mesh_axis,
     ShapeAttr:$out_shape
   );

@@ -44,8 +44,8 @@ def TDF_LayerNormOp : TDF_HookedOp<"layer_norm", [NoMemoryEffect, AttrSizedOpera
   let attrs = (ins
     DefaultValuedAttr<BoolAttr, "false">:$center,
     DefaultValuedAttr<BoolAttr, "false">:$scale,
-    DefaultValuedAttr<SI64Attr, "0">:$begin_norm_axis,
-    DefaultValuedAttr<SI64Attr, "0">:$begin_params_axis,
+    TDF_AxisAttr<"x", DefaultValuedAttr<SI64Attr, "0">>:$begin_norm_axis,
+    TDF_AxisAttr<"x", DefaultValuedAttr<SI64Attr, "0">>:$begin_params_axis,
     DefaultValuedAttr<F64Attr, "0.">:$epsilon
   );
   let signature = [{
@@ -99,7 +99,7 @@ def TDF_NormalizationOp : TDF_HookedOp<"normalization", [NoMemoryEffect, AttrSiz
     Optional<TDF_Tensor>:$inv_variance
   );
   let attrs = (ins
-    DefaultValuedAttr<SI32Attr, "0">:$axis,
+    TDF_AxisAttr<"x", DefaultValuedAttr<SI32Attr, "0">>:$axis,
     DefaultValuedAttr<F32Attr, "0.">:$epsilon,
     DefaultValuedAttr<BoolAttr, "false">:$training,
     DefaultValuedAttr<F32Attr, "0.">:$momentum

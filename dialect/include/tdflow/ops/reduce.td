@@ -168,7 +168,7 @@ def TDF_CumsumOp : TDF_HookedOp<"cumsum", [NoMemoryEffect]> {
     TDF_Tensor:$y
   );
   let attrs = (ins
-    SI64Attr:$dim
+    TDF_ScanAxisAttr<"x", SI64Attr>:$dim
   );
 }
 
@@ -192,7 +192,7 @@ def TDF_CumProdOp : TDF_HookedOp<"cumprod", [NoMemoryEffect]> {
     TDF_Tensor:$y
   );
   let attrs = (ins
-    SI64Attr:$dim
+    TDF_ScanAxisAttr<"x", SI64Attr>:$dim
   );
 }
 
@@ -219,7 +219,7 @@ def TDF_CumProdGradOp : TDF_HookedOp<"cumprod_grad", [NoMemoryEffect, NoGrad]> {
     TDF_Tensor:$dx
   );
   let attrs = (ins
-    SI64Attr:$dim
+    TDF_ScanAxisAttr<"input", SI64Attr>:$dim
   );
 }
 

@@ -55,7 +55,7 @@ def TDF_TransposeOp : TDF_HookedOp<"transpose", [NoMemoryEffect]> {
     TDF_Tensor:$output
   );
   let attrs = (ins
-    SI32ArrayAttr:$perm
+    TDF_PermAttr<"input", SI32ArrayAttr>:$perm
   );
 }
 

@@ -255,8 +255,8 @@ def TDF_PadOp : TDF_HookedOp<"pad", [NoMemoryEffect]> {
     TDF_Tensor:$y
   );
   let attrs = (ins
-    SI64ArrayAttr:$padding_before,
-    SI64ArrayAttr:$padding_after,
+    TDF_DimsAttr<"x", SI64ArrayAttr, 0, "crop with slice">:$padding_before,
+    TDF_DimsAttr<"x", SI64ArrayAttr, 0, "crop with slice">:$padding_after,
     SI64ArrayAttr:$padding,
     DefaultValuedAttr<F64Attr, "0.">:$floating_constant_value,
     DefaultValuedAttr<SI64Attr, "0">:$integral_constant_value

@@ -1,0 +1,374 @@
+"""Native evaluation of a fused elementwise expression: one C loop, no temporaries.
+
+numpy evaluates ``where(gt(x, 0), dy, 0)`` or a six-op chain one ufunc at a time, each over
+the whole array, so every intermediate goes through memory and every step costs a call. For
+expressions made only of exactly rounded operations (``+ - * /``, ``sqrt``, ``abs``, ``neg``,
+``floor``/``ceil``/``round``, ``min``/``max`` with numpy's NaN rules, comparisons, logic,
+``where``, ``isnan``/``isinf``) over one floating type, the same values come out of one C
+loop (bit for bit, signed zeros and NaN signs included; the one freedom is which payload a
+NaN made from two NaN operands carries, which numpy's own ``add``/``multiply`` choose by the
+element's position: the SIMD body keeps the first operand's, the tail loop the second's) compiled with the system compiler without fast math (``-ffp-contract=off``: no fused
+multiply-add, which would round once instead of twice). Transcendental ops (``exp``,
+``tanh``, ``erf``...) are left to numpy: libm rounds them differently.
+
+The C is a CPython extension function (arrays arrive through the buffer protocol: no
+``ctypes`` pointer objects per call), built by the runtime's
+``kernel_build.build_shared_object`` (installed with :func:`set_builder`), so it is cached
+as cudasim's objects are: content-addressed under
+tdflow's private cache dir, MAC-checked before it is loaded, loaded from a process-private
+copy of the checked bytes. No compiler, no Python headers, a failed build, or
+``TDFLOW_NATIVE=0`` all mean numpy, which gives the same values.
+
+>>> from tdflow.dialect.formula.expr import Input, exp, where
+>>> src = c_source(where(Input(0) > 0, Input(1), 0), ("f32", "f32"), "f32", "m")
+>>> "(x0 > tdf_f32(0x0u))" in src
+True
+>>> c_source(exp(Input(0)), ("f32",), "f32", "m") is None   # libm's exp is not numpy's
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sysconfig
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary
+from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dtype
+from tdflow.lowering.elementwise_native_c import TEMPLATE
+
+__all__ = ["MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE", "c_source", "native_enabled",
+           "native_kernel", "set_builder", "with_native"]
+
+#: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
+#: would otherwise pay a compiler run for an expression evaluated once on a few values.
+MIN_ELEMENTS = 4096
+#: False: numpy only (read at every call; benches and tests compare both paths).
+USE_NATIVE = True
+#: Exact IEEE arithmetic: no fast math, no contraction into FMA; ``-fno-math-errno`` only
+#: lets ``sqrt`` be the instruction (the value is the same correctly rounded root), and
+#: ``-fno-trapping-math`` lets both arms of a ``?:`` be computed and blended (vectorized)
+#: instead of branched on: the values are the same, only the FP status flags (which numpy
+#: turns into RuntimeWarnings) are not kept.
+NATIVE_FLAGS = ("-O2", "-fno-fast-math", "-ffp-contract=off", "-fno-math-errno",
+                "-fno-trapping-math", "-ftree-vectorize", "-fvect-cost-model=dynamic")
+
+_C_TYPES = {"f32": ("float", "uint32_t", "f"), "f64": ("double", "uint64_t", ""),
+            "i1": ("unsigned char", "", "")}
+_ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_LOGIC = {"and": "&", "or": "|", "xor": "^"}
+
+
+def native_enabled() -> bool:
+    """False when ``TDFLOW_NATIVE`` is ``0``/``false``/``no`` (then numpy runs everything).
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, TDFLOW_NATIVE="0"):
+    ...     native_enabled()
+    False
+    """
+    return os.environ.get("TDFLOW_NATIVE", "1").strip().lower() not in ("0", "false", "no")
+
+
+def _const(value: Any, dt: str) -> str:
+    """A literal of exactly the value numpy's renderer uses (cast to ``dt``), NaN payloads and
+    signed zeros included: written as its bits."""
+    if dt == "i1":
+        return "1" if bool(value) else "0"
+    ctype, utype, _ = _C_TYPES[dt]
+    bits = np.asarray(value).astype(np.float32 if dt == "f32" else np.float64)
+    u = int(bits.view(np.uint32 if dt == "f32" else np.uint64)[()])
+    return f"tdf_{dt}({u:#x}u{'ll' if dt == 'f64' else ''})"
+
+
+def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
+             module: str, rows: frozenset[int] = frozenset()) -> str | None:
+    """The C source of extension module ``module`` evaluating ``expr``, or ``None`` when the
+    expression has an op or a type the native path does not render exactly.
+
+    The module's one function ``run(in0, ..., out)`` takes C-contiguous buffers (the inputs
+    ``expr`` reads, in order, then the output) of the output's number of elements, except
+    the inputs in ``rows``: one row each (all the same length, dividing the output's), read
+    again for every row of the output (numpy's broadcast of a trailing-dims operand, as a
+    last-axis bias is). It returns ``False``, having done nothing, when the buffers do not
+    fit (not C-contiguous, partly overlapping the output, other sizes).
+
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> "outr[i] = (float)(t0);" in c_source(Input(0) * Input(1), ("f32", "f32"), "f32", "m")
+    True
+    """
+    if expr is None:
+        return None
+    in_dtypes = tuple(in_dtypes)
+    if any(d not in _C_TYPES for d in (*in_dtypes, out_dtype)):
+        return None
+    try:
+        types = infer_dtypes(expr, in_dtypes, compute_dtype(out_dtype))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if any(t not in _C_TYPES for t in types.values()):
+        return None  # an integer or half value inside (a cast): numpy's conversions
+    floats = {t for t in (*types.values(), out_dtype) if t != "i1"}
+    if len(floats) > 1 or types.get(expr) != out_dtype:
+        return None  # mixed precisions or a cast on store: numpy's conversions stay numpy's
+    context = compute_dtype(out_dtype)
+    used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
+    if not used:
+        return None
+    lines: list[str] = []
+    names: dict[Expr, str] = {}
+
+    def emit(n: Expr) -> str | None:
+        if n in names:
+            return names[n]
+        if isinstance(n, Input):
+            names[n] = f"x{n.index}"  # loaded up front: a load under a ?: blocks vectorizing
+            return names[n]
+        if isinstance(n, Const):
+            return None  # a constant root or a bare constant operand: handled by the parent
+        opnd = operand_dtype(n, types, context)
+        args = []
+        for c in n.children():
+            if isinstance(c, Const):
+                args.append(_const(c.value, types[n] if isinstance(n, Select) else opnd))
+            else:
+                a = emit(c)
+                if a is None:
+                    return None
+                args.append(a)
+        code = _node(n, args, types[n], opnd)
+        if code is None:
+            return None
+        name = f"t{len(lines)}"
+        lines.append(f"    const {_C_TYPES[types[n]][0]} {name} = {code};")
+        names[n] = name
+        return name
+
+    root = emit(expr)
+    if root is None:
+        return None
+    params = ", ".join(f"const {_C_TYPES[in_dtypes[k]][0]} *in{k}" for k in used)
+    loads = [f"      const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}{'' if k in rows else 'r'}[i];"
+             for k in used]
+    offsets = "\n".join(f"    const {_C_TYPES[in_dtypes[k]][0]} *in{k}r = in{k} + r * m;"
+                        for k in used if k not in rows)
+    body = "\n".join(loads + lines)
+    out_c = _C_TYPES[out_dtype][0]
+    return TEMPLATE.format(module=module, params=params, out_c=out_c, body=body, root=root,
+                            n_args=len(used) + 1, offsets=offsets,
+                            rows=", ".join("1" if k in rows else "0" for k in used) + ", 0",
+                            views=_views(used, in_dtypes, out_dtype), call=", ".join(
+                                [f"({_C_TYPES[in_dtypes[k]][0]} *)v[{j}].buf"
+                                 for j, k in enumerate(used)]
+                                + [f"({out_c} *)v[{len(used)}].buf"]))
+
+
+def _walk(expr: Expr) -> list[Expr]:
+    seen, stack, out = set(), [expr], []
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        out.append(n)
+        stack.extend(n.children())
+    return out
+
+
+def _node(n: Expr, args: list[str], dt: str, opnd: str) -> str | None:
+    """One node's C expression, or ``None`` for an op the native path leaves to numpy."""
+    if dt not in _C_TYPES or opnd not in _C_TYPES:
+        return None
+    if isinstance(n, Select):
+        if dt == "i1" and opnd != "i1":
+            return None
+        return f"({args[0]} ? {args[1]} : {args[2]})"
+    if opnd == "i1" and not (isinstance(n, Binary) and (n.op in _LOGIC or n.op in _COMPARE)
+                             or isinstance(n, Unary) and n.op == "not"):
+        return None  # arithmetic on booleans: numpy's bool loops, not C's int promotion
+    suffix = _C_TYPES[opnd][2]
+    if isinstance(n, Unary):
+        (a,) = args
+        if n.op == "not":
+            return f"(unsigned char)!{a}"
+        if opnd == "i1":
+            return None
+        if n.op == "isnan":
+            return f"(unsigned char)({a} != {a})"
+        if n.op == "isinf":
+            return f"(unsigned char)(fabs{suffix}({a}) == tdf_inf_{opnd}())"
+        simple = {"neg": f"tdf_neg_{opnd}({a})", "abs": f"tdf_abs_{opnd}({a})", "sqrt": f"sqrt{suffix}({a})",
+                  "floor": f"floor{suffix}({a})", "ceil": f"ceil{suffix}({a})",
+                  "round": f"rint{suffix}({a})"}
+        return simple.get(n.op)
+    if isinstance(n, Binary):
+        a, b = args
+        if n.op in _COMPARE:
+            return f"(unsigned char)({a} {_COMPARE[n.op]} {b})"
+        if n.op in _LOGIC:
+            return f"(unsigned char)({a} {_LOGIC[n.op]} {b})" if opnd == "i1" else None
+        if opnd == "i1":
+            return None
+        if n.op in ("add", "mul"):
+            return f"tdf_{n.op}_{opnd}({a}, {b})"
+        if n.op in _ARITH:
+            return f"({a} {_ARITH[n.op]} {b})"
+        if n.op in ("max", "min"):
+            return f"tdf_{n.op}_{opnd}({a}, {b})"
+    return None
+
+
+def _views(used: list[int], in_dtypes: tuple[str, ...], out_dtype: str) -> str:
+    sizes = [np.dtype(_NP[in_dtypes[k]]).itemsize for k in used] + [np.dtype(_NP[out_dtype]).itemsize]
+    return ", ".join(map(str, sizes))
+
+
+_NP = {"f32": np.float32, "f64": np.float64, "i1": np.bool_}
+
+
+
+_lock = threading.Lock()
+_built: dict[str, Callable[..., None] | None] = {}
+
+
+def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
+                  rows: frozenset[int] = frozenset()) -> Callable[..., Any] | None:
+    """``run(*used_inputs, out) -> bool`` evaluating ``expr`` natively (built, or loaded from
+    the cache, on first use; ``rows``: the inputs broadcast as rows, see :func:`c_source`),
+    or ``None`` when the expression is not rendered natively or no build is possible (no
+    compiler, no Python headers, native off): callers use numpy then.
+
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> run = native_kernel(Input(0) * 2 + Input(1), ["f32", "f32"], "f32")
+    >>> x = np.arange(4, dtype=np.float32); out = np.empty(4, np.float32)
+    >>> run is None or (run(x, x, out), out.tolist())[1] == [0.0, 3.0, 6.0, 9.0]
+    True
+    """
+    if not native_enabled():
+        return None
+    probe = c_source(expr, in_dtypes, out_dtype, "tdf_ew", rows)
+    if probe is None:
+        return None
+    digest = hashlib.sha256(probe.encode()).hexdigest()[:24]
+    with _lock:
+        if digest in _built:
+            return _built[digest]
+        module = f"tdf_ew_{digest}"
+        _built[digest] = fn = _build(c_source(expr, in_dtypes, out_dtype, module, rows), module)
+        return fn
+
+
+#: ``build(source, flags) -> Path`` of a verified shared object: the runtime's cached
+#: builder (``kernel_build.build_shared_object``), installed by the runtime's CPU kernels
+#: (:func:`set_builder`), since the lowering never imports the runtime. None: numpy only.
+_builder: Callable[[str, Sequence[str]], Path] | None = None
+
+
+def set_builder(build: Callable[[str, Sequence[str]], Path] | None) -> None:
+    """Install the function that compiles (and caches) a shared object from C++ source.
+
+    >>> set_builder(_builder)  # the runtime's CPU kernels install kernel_build's
+    """
+    global _builder
+    _builder = build
+
+
+def _build(source: str | None, module: str) -> Callable[..., None] | None:
+    """Compile (or load from the cache) and import the extension; ``None`` on any failure."""
+    import importlib.machinery
+    import importlib.util
+
+    include = sysconfig.get_paths().get("include")
+    if (source is None or _builder is None or not include
+            or not os.path.isfile(os.path.join(include, "Python.h"))):
+        return None
+    try:
+        path = _builder(source, (*NATIVE_FLAGS, f"-I{include}"))
+    except (RuntimeError, OSError):  # kernel_build's CompileError is a RuntimeError
+        return None
+    # the loader needs the module's own name on the file it loads (PyInit_<name>)
+    named = path.with_name(module + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    if not named.exists():
+        named.write_bytes(path.read_bytes())  # the verified bytes, in the private folder
+    loader = importlib.machinery.ExtensionFileLoader(module, str(named))
+    spec = importlib.util.spec_from_file_location(module, str(named), loader=loader)
+    if spec is None:
+        return None
+    try:
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+    except ImportError:
+        return None
+    return mod.run
+
+
+def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[str],
+                out_dtype: str) -> Callable[..., np.ndarray]:
+    """``run`` (a rendered numpy program's ``run(inputs, out=None)``) with the native loop in
+    front: taken when every input ``expr`` reads is an ndarray of its declared type, all of
+    one shape with at least :data:`MIN_ELEMENTS` elements except rows broadcast over it (one
+    trailing shape, as a last-axis bias), C-contiguous, and ``out`` (if given) is of that
+    shape and the output type, overlapping no input except in place. Anything else, or no
+    native build, runs ``run``: the values are the same.
+
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> numpy_only = lambda inputs, out=None: "numpy"
+    >>> run = with_native(numpy_only, Input(0) * 2 + Input(1), ["f32", "f32"], "f32")
+    >>> run([np.ones(3, np.float32)] * 2)     # small: numpy
+    'numpy'
+    >>> x = np.ones((2, 8192), np.float32)
+    >>> out = run([x, x[0]])                  # native (or "numpy" where it cannot be built)
+    >>> isinstance(out, str) or bool((out == 3).all())
+    True
+    """
+    try:
+        if c_source(expr, in_dtypes, out_dtype, "probe") is None:
+            return run
+    except (KeyError, TypeError, ValueError):  # a node this renderer does not know: numpy's
+        return run
+    used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
+    want = [np.dtype(_NP[in_dtypes[k]]) for k in used]
+    np_out = np.dtype(_NP[out_dtype])
+    kernels: dict[frozenset[int], Any] = {}  # broadcast rows -> kernel, built on first use
+
+    def run_native(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+        if not USE_NATIVE:
+            return run(inputs, out)
+        args = [inputs[k] for k in used]
+        full = args[0]
+        for a, dt in zip(args, want):
+            if type(a) is not np.ndarray or a.dtype != dt:
+                return run(inputs, out)
+            if a.ndim > full.ndim:
+                full = a
+        shape = full.shape
+        if full.size < MIN_ELEMENTS:
+            return run(inputs, out)
+        rows: frozenset[int] = frozenset()
+        row_shape = None
+        for k, a in zip(used, args):
+            if a.shape != shape:
+                s = a.shape
+                if not s or shape[len(shape) - len(s):] != s or row_shape not in (None, s):
+                    return run(inputs, out)
+                row_shape = s
+                rows |= {k}
+        if out is not None and (type(out) is not np.ndarray or out.shape != shape
+                                or out.dtype != np_out):
+            return run(inputs, out)
+        fn = kernels.get(rows, False)
+        if fn is False:
+            fn = kernels[rows] = native_kernel(expr, in_dtypes, out_dtype, rows)
+        if fn is not None:
+            dest = np.empty(shape, np_out) if out is None else out
+            if fn(*args, dest):
+                return dest
+        return run(inputs, out)
+
+    return run_native
