@@ -14,9 +14,12 @@ tdflow 0.1.0
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    import argparse
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -27,19 +30,22 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     >>> p = build_parser("ops"); p.parse_args(["ops", "--json"]).json
     True
     """
+    import argparse  # here, not above: a warm `tdflow tblgen` never builds a parser
+
     from tdflow import __version__
     from tdflow.commands.index import COMMANDS, module_of
+    from tdflow.commands.parser_base import Parser, catalogue
 
     translate = argparse._
-    argparse._ = _catalogue()
+    argparse._ = catalogue()
     try:
-        parser = _Parser(
+        parser = Parser(
             prog="tdflow",
             description="Define tensor operators once in TableGen; verify, lower and run "
                         "programs.",
         )
         parser.add_argument("--version", action="version", version=f"tdflow {__version__}")
-        sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
         for name, (_, summary) in COMMANDS.items():
             if name == command:
                 importlib.import_module(module_of(name)).register(sub, summary)
@@ -48,68 +54,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     finally:
         argparse._ = translate
     return parser
-
-
-def _catalogue():
-    """What ``gettext.gettext`` translates argparse's strings with, looked up once: argparse
-    calls it for each of its strings while a parser is built, and each call searches the
-    locale folders for the catalogue again (about thirty searches for one command's parser).
-
-    >>> _catalogue()("usage: ")
-    'usage: '
-    """
-    import gettext
-
-    domain = gettext.textdomain()
-    try:
-        return gettext.translation(domain, gettext.bindtextdomain(domain)).gettext
-    except OSError:  # no catalogue: gettext returns each message as it is
-        return _untranslated
-
-
-def _untranslated(message: str) -> str:
-    return message
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, with the terminal's width read as ``shutil`` reads it but
-    without importing ``shutil`` (and zlib, bz2, lzma with it): argparse makes a formatter for
-    every option it adds, so every command paid for that import."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        if width is None:
-            width = _terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-def _terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``: ``$COLUMNS``, else the terminal of stdout, else 80.
-
-    >>> import os; from unittest import mock
-    >>> with mock.patch.dict(os.environ, COLUMNS="123"):
-    ...     _terminal_columns()
-    123
-    """
-    import os
-
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
-class _Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose default help formatter is :class:`_Formatter`."""
-
-    def __init__(self, *args, formatter_class=_Formatter, **kwargs) -> None:
-        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -127,6 +71,18 @@ def entry() -> int:
     cache writer still shares this process's memory (``tdflow tblgen`` filling the record
     cache), an exit that frees nothing: freeing the records object by object would first copy
     each page the writer shares (X86: ~1.5 s)."""
+    argv = sys.argv[1:]
+    if argv[:1] == ["tblgen"]:
+        # A warm `tdflow tblgen` is answered from the cache before the CLI is even built.
+        from tdflow.commands.tblgen_warm import run_cached
+
+        try:
+            status = run_cached(argv[1:])
+        except BrokenPipeError:
+            _silence_stdout()
+            status = 0
+        if status is not None:
+            return status
     status = main()
     # The process ends now: a last collection would walk every object the command left (a
     # parsed 100k-op program: ~1 s) only to free what the exit frees anyway.

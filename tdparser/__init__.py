@@ -4,8 +4,14 @@
 >>> rk = parse_file("ops.td", include_dirs=["dialect/include"])  # doctest: +SKIP
 """
 
-from .errors import SourceLoc, TdError
-from .records import Bits, Code, Dag, DefRef, Loc, Record, RecordKeeper, Unresolved
+# The names of .errors and .records are imported on first use (PEP 562): a warm `tdflow
+# tblgen` imports only .cache_entry of this package, and each module compiles afresh where
+# no bytecode is cached.
+_LAZY = {
+    "SourceLoc": "errors", "TdError": "errors",
+    **dict.fromkeys(("Bits", "Code", "Dag", "DefRef", "Loc", "Record", "RecordKeeper",
+                     "Unresolved"), "records"),
+}
 
 __all__ = [
     "Bits", "Code", "Dag", "DefRef", "Loc", "Record", "RecordKeeper", "SourceLoc", "TdError",
@@ -32,3 +38,14 @@ def to_json(records):
     from .json_export import to_json as _to_json
 
     return _to_json(records)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -53,13 +53,11 @@ run code); an entry naming anything else is a miss and is rebuilt.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import pickle
-import struct
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tdflow.core.cache_dir import (
@@ -67,21 +65,17 @@ from tdflow.core.cache_dir import (
     cache_dir,
     cache_disabled,
     entry_mac,
-    mac_ok,
-    read_owned,
     restricted_loads,
     usable_dir,
-    warn_rejected,
 )
 from tdflow.core.gc_pause import gc_paused
 
+from . import cache_entry
+from .cache_entry import HEAD, MAGIC, code_fingerprint, read_entry
+from .cache_entry import Key as _Key
 from .records import RecordKeeper
 
-FORMAT = 2  # 2: a MAC (cache_dir.entry_mac) instead of a crc32
-MAGIC = b"TDFRK%d\n" % FORMAT
 PRUNE_AFTER_S = 7 * 24 * 3600  # entries of other parser versions unused this long are removed
-RACY_NS = 2_000_000_000  # covers 2 s timestamp granularity (FAT) as well as ext4's ticks
-_HEAD = struct.Struct("<QQ32s")  # header length, payload length, MAC of header + payload
 
 #: Every class a pickled :class:`RecordKeeper` may name (field values are otherwise plain
 #: ``None``/``int``/``str``/``list``/``tuple``/``dict``, which a pickle builds without naming
@@ -170,7 +164,7 @@ def load_or_render(
         return render(build())
     key = _Key(folder, main_path, include_dirs, defines)
     derived = _Key(folder, main_path, include_dirs, defines, kind)
-    got = _read_entry(derived)
+    got = read_entry(derived)
     if got is not None:
         payload, files, absent, refreshed = got
         data = bytes(payload)
@@ -178,7 +172,7 @@ def load_or_render(
             _write(derived, data, files, absent)
         last_event = "hit"
         return data
-    if background and _read_entry(key) is None:
+    if background and read_entry(key) is None:
         start_ns = time.time_ns()
         rk = build()
         data = render(rk)
@@ -201,28 +195,10 @@ def _records_dir() -> Path | None:
     return usable_dir("records")
 
 
-class _Key:
-    """One configuration: its key text and its entry's path (``kind`` names a derived output)."""
-
-    def __init__(self, folder: Path, main_path, include_dirs, defines, kind: str = ""):
-        self.main = os.path.abspath(main_path)
-        self.incs = tuple(os.path.abspath(d) for d in include_dirs)
-        defs = tuple(sorted(set(defines)))
-        # The working directory is part of the configuration because `include "x.td"` is
-        # looked up relative to it first (as llvm-tblgen does), before the include dirs.
-        self.cwd = os.getcwd()
-        self.text = repr((FORMAT, _code_fingerprint(), self.main, self.incs, defs, self.cwd,
-                          kind))
-        # The name starts with the parser's fingerprint so that entries of other versions can
-        # be recognised (and pruned once unused) without opening them.
-        digest = hashlib.sha256(self.text.encode()).hexdigest()[:32]
-        self.path = folder / f"{_code_fingerprint()}-{digest}.rk"
-
-
 def _keeper(key: _Key, build: Callable[[], RecordKeeper]) -> tuple[RecordKeeper, tuple | None]:
     """The keeper (cached or built) and the (files, absent) it is valid for, if stored."""
     global last_event
-    got = _read_entry(key)
+    got = read_entry(key)
     if got is not None:
         payload, files, absent, refreshed = got
         rk = _unpickle(payload)
@@ -245,43 +221,6 @@ def _keeper(key: _Key, build: Callable[[], RecordKeeper]) -> tuple[RecordKeeper,
 # -- reading -----------------------------------------------------------------------------------
 
 
-def _read_entry(key: _Key) -> tuple[memoryview, list, tuple, bool] | None:
-    """(payload, files, absent, refreshed) of a valid entry, else ``None``.
-
-    ``files`` carries fresh stats when ``refreshed`` (the caller should rewrite the entry)."""
-    blob = read_owned(key.path)
-    if blob is None:
-        return None
-    try:
-        if not blob.startswith(MAGIC):
-            return None
-        pos = len(MAGIC)
-        head_len, payload_len, mac = _HEAD.unpack_from(blob, pos)
-        pos += _HEAD.size
-        body = memoryview(blob)[pos:]
-        if len(body) != head_len + payload_len:
-            return None  # truncated or trailing junk
-        if not mac_ok(mac, body):
-            # not written by tdflow with this cache dir's key: edited, planted or copied in
-            warn_rejected(key.path, "its content is not what tdflow wrote (MAC mismatch)")
-            return None
-        header = marshal.loads(body[:head_len])
-        payload = body[head_len:]
-        stored_key, written_ns, files, absent = header
-        if stored_key != key.text:
-            return None  # hash collision on the entry name, or a foreign file
-        refreshed = _check_files(files, written_ns)
-        if refreshed is None:
-            return None
-        if any(os.path.lexists(p) for p in absent):
-            return None
-        if not refreshed:
-            _mark_used(key.path)
-        return payload, (refreshed or list(files)), tuple(absent), bool(refreshed)
-    except Exception:  # noqa: BLE001 - any damage to an entry just means "rebuild"
-        return None
-
-
 def _unpickle(payload: memoryview) -> RecordKeeper | None:
     # unpickling allocates many small objects; the cyclic GC only slows it
     with gc_paused():
@@ -294,35 +233,6 @@ def _unpickle(payload: memoryview) -> RecordKeeper | None:
     return rk if isinstance(rk, RecordKeeper) else None
 
 
-def _check_files(files: Sequence[tuple], written_ns: int) -> list | None:
-    """``None`` if a file's content changed; else ``[]``, or every file's new (stat, hash) when a
-    stat had changed (so the entry should be rewritten)."""
-    changed = False
-    now = time.time_ns()
-    fresh: list = []
-    for path, size, mtime, ctime, ino, digest in files:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        if st.st_size != size:
-            return None
-        same_stat = st.st_mtime_ns == mtime and st.st_ctime_ns == ctime and st.st_ino == ino
-        racy = max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS >= written_ns
-        if not same_stat or racy:
-            got = _stat_and_hash(path)
-            if got is None or got[4] != digest:
-                return None
-            # Rewrite on a stat change, or once the file is no longer racy, so that later loads
-            # take the fast path again.
-            if not same_stat or max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS < now:
-                changed = True
-            fresh.append((path, *got))
-        else:
-            fresh.append((path, size, mtime, ctime, ino, digest))
-    return fresh if changed else []
-
-
 # -- writing -----------------------------------------------------------------------------------
 
 
@@ -332,7 +242,7 @@ def _store(key: _Key, rk: RecordKeeper, start_ns: int) -> tuple[list, tuple] | N
         paths = list(dict.fromkeys(os.path.abspath(f) for f in rk.files)) or [key.main]
         files = []
         for p in paths:
-            got = _stat_and_hash(p)
+            got = cache_entry.stat_and_hash(p)
             if got is None or got[1] > start_ns:
                 return None  # vanished, or edited while we parsed it: the build may be stale
             files.append((p, *got))
@@ -352,20 +262,11 @@ def _store_rendered(key: _Key, derived: _Key, rk: RecordKeeper, data: bytes,
         _prune(key.path.parent)
 
 
-def _mark_used(entry: Path) -> None:
-    """Bump the entry's mtime (at most daily) so pruning sees it as in use."""
-    try:
-        if os.stat(entry).st_mtime < time.time() - 86400:
-            os.utime(entry)
-    except OSError:
-        pass
-
-
 def _prune(folder: Path) -> None:
     """Remove entries written by other versions of the parser and unused for
     :data:`PRUNE_AFTER_S` (a development checkout changes its fingerprint at every edit), and
     temporary files left by writers that died."""
-    mine = _code_fingerprint() + "-"
+    mine = code_fingerprint() + "-"
     cutoff = time.time() - PRUNE_AFTER_S
     try:
         names = os.listdir(folder)
@@ -388,27 +289,9 @@ def _write(key: _Key, payload: bytes, files: list, absent: tuple) -> bool:
     mac = entry_mac(header, payload)
     if mac is None:
         return False
-    blob = b"".join((MAGIC, _HEAD.pack(len(header), len(payload), mac), header, payload))
+    blob = b"".join((MAGIC, HEAD.pack(len(header), len(payload), mac), header, payload))
     # The folder was checked (and created 0700) by usable_dir() when the key was made.
     return atomic_write(entry, blob)
-
-
-def _stat_and_hash(path: str) -> tuple[int, int, int, int, bytes] | None:
-    """(size, mtime_ns, ctime_ns, inode, sha256) with the stat taken around the read, or
-    ``None`` if the file changed while it was read."""
-    try:
-        with open(path, "rb") as fh:
-            before = os.fstat(fh.fileno())
-            data = fh.read()
-            after = os.fstat(fh.fileno())
-    except OSError:
-        return None
-    if (before.st_mtime_ns, before.st_size) != (after.st_mtime_ns, after.st_size):
-        return None
-    if len(data) != after.st_size:
-        return None
-    return (after.st_size, after.st_mtime_ns, after.st_ctime_ns, after.st_ino,
-            hashlib.sha256(data).digest())
 
 
 def _shadow_candidates(paths: list[str], main: str, incs: tuple) -> list[str]:
@@ -431,27 +314,3 @@ def _shadow_candidates(paths: list[str], main: str, incs: tuple) -> list[str]:
             # no break: with nested search dirs (the working directory above an include dir)
             # the include name is ambiguous, so every reading is guarded
     return list(dict.fromkeys(out))
-
-
-_fingerprint: str | None = None
-
-
-def _code_fingerprint() -> str:
-    """tdflow's version plus (name, size, mtime) of the parser's sources, so that editing the
-    parser in a development checkout invalidates entries its older self wrote."""
-    global _fingerprint
-    if _fingerprint is None:
-        try:
-            from tdflow import __version__ as version
-        except Exception:  # noqa: BLE001
-            version = "unknown"
-        here = Path(__file__).resolve().parent
-        parts = [version]
-        for p in sorted(here.glob("*.py")) + sorted(here.glob("*.lark")):
-            try:
-                st = p.stat()
-                parts.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}")
-            except OSError:
-                pass
-        _fingerprint = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
-    return _fingerprint

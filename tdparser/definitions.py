@@ -14,6 +14,7 @@ from tdflow.core.errors import SourceLoc
 from . import ast as A
 from . import types as T
 from .errors import TdError
+from .freevars import free_names
 from .limits import MAX_RECORDS, check_count
 from .ops import cast_value, fatal
 from .rec import Rec, RecordVal
@@ -111,7 +112,7 @@ class RecordStatements:
 
     def field_decl(self, rec, item, rscope):
         ty = self.type_of(item.type)
-        rv = rec.values.get(item.name)
+        rv = rec.own(item.name)
         if rv is not None:
             rv.set(UNSET)
         else:
@@ -131,7 +132,7 @@ class RecordStatements:
                     raise
 
     def set_value(self, rec, name, bits, v, loc, allow_self=False):
-        rv = rec.values.get(name)
+        rv = rec.own(name)
         if rv is None:
             raise err(f"Value '{name}' unknown!", loc)
         if not allow_self and isinstance(v, VarInit) and v.name == name:
@@ -164,17 +165,25 @@ class RecordStatements:
         if args is None:
             args = self.eb.class_args(cls, ref.args, scope, rec, ref.loc)
         values = rec.values
-        todo = []  # the fields just copied from `cls` whose values hold references
+        todo = []  # the fields just copied from `cls` that its arguments or NAME can change
+        keys = None
+        memo = self.free_memo
         for name, crv in cls.values.items():
             if crv.targ:
                 continue
             rv = values.get(name)
             if rv is None:
-                rv = values[name] = crv.copy()
-            elif not rv.set(crv.value):
+                rv = values[name] = crv  # shared until written (Rec.own)
+            elif not (rv := rec.own(name)).set(crv.value):
                 raise err(f"New definition of '{name}' of type '{crv.ty}' is incompatible with "
                           f"previous definition of type '{rv.ty}'", ref.loc)
             if rv.value.refs:
+                names = free_names(rv.value, memo)
+                if names is not None:
+                    if keys is None:
+                        keys = {*cls.targs, cls.name + ":NAME"}
+                    if names.isdisjoint(keys):
+                        continue  # resolving it would give it back as it is
                 todo.append(name)
         rec.assertions.extend(cls.assertions)
         rec.dumps.extend(cls.dumps)
@@ -199,6 +208,19 @@ class RecordStatements:
         # those only the ones holding references can change.
         rec.resolve(r, todo)
         self.add_supers(rec, cls, ref)
+
+    def mentioning(self, rec, keys) -> list:
+        """The fields of ``rec``, in order, that a (non-final) resolver of the names ``keys``
+        may change (see :mod:`.freevars`); with no names, those holding a late ``C<...>``."""
+        memo = self.free_memo
+        out = []
+        for name, rv in rec.values.items():
+            v = rv.value
+            if v.refs:
+                names = free_names(v, memo)
+                if names is None or not names.isdisjoint(keys):
+                    out.append(name)
+        return out
 
     def add_supers(self, rec, cls, ref):
         """Make ``cls`` and its superclasses superclasses of ``rec``."""
@@ -252,12 +274,12 @@ class RecordStatements:
         if late:
             r = Resolver(rec)
             r.set(LATE_NAME.name, StringInit(rec.name))
-            rec.resolve(r)
+            rec.resolve(r, self.mentioning(rec, (LATE_NAME.name,)))
         elif self.lates and self.taint:  # only a tainted C<...> is late (anon_inst)
             # llvm-tblgen resolves the prototype whole here (the loop or defm substituting
             # into it): its late class instances (made by its parents' arguments, or held
             # by a let, a defvar or an argument around it) are made in its fields' order.
-            rec.resolve(Resolver(rec))
+            rec.resolve(Resolver(rec), self.mentioning(rec, ()))
         self.finish_def(rec)
 
     def finish_def(self, rec, in_loops=()):
@@ -304,6 +326,8 @@ class RecordStatements:
             rec.name = self.new_anon()
         rec.resolve_self(final=True)
         for name, rv in rec.values.items():
+            # Every value is walked, those without references too: the walk is also what
+            # finds a value nested deeper than llvm-tblgen can take (test_hostile_td).
             if not rv.targ and not rv.field and not _concrete_enough(rec, rv.value):
                 raise fatal(f"Initializer of '{name}' in '{rec.name}' could not be fully "
                             f"resolved: {rv.value}", rec)
@@ -343,8 +367,7 @@ class RecordStatements:
         if len(self.defs) >= MAX_RECORDS:  # the caller's value places the error
             raise check_count(len(self.defs) + 1, MAX_RECORDS, "records", None)
         rec = Rec(self.new_anon(), self, cls.locs[-1:], anonymous=True)
-        for name, rv in cls.values.items():
-            rec.values[name] = rv.copy()
+        rec.values.update(cls.values)  # shared until written (Rec.own)
         rec.assertions.extend(cls.assertions)
         rec.dumps.extend(cls.dumps)
         r = Resolver(rec)
@@ -352,7 +375,7 @@ class RecordStatements:
             r.set(qn, rec.values.pop(qn).value)
         for qn, _named, v in args:
             r.set(qn, v)
-        rec.resolve(r)
+        rec.resolve(r, self.mentioning(rec, set(cls.targs)))
         for sc in cls.supers:
             rec.add_super(sc)
         rec.add_super(cls)

@@ -66,6 +66,7 @@ class Evaluator(RecordStatements, ControlStatements, MulticlassStatements):
         self.lates = 0  # class instances made late so far (ops.LateVarDefInit)
         self._nobody = Rec("", self, [])
         self.proto_free: dict = {}  # see prototypes.PrototypeParse._info
+        self.free_memo: dict = {}  # see freevars.free_names
         self.proto = False  # replaying llvm-tblgen's parse of a multiclass (see prototypes)
         self.defsets: list = []
         self.errors: list[TdError] = []

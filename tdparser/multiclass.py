@@ -276,7 +276,7 @@ class MulticlassStatements:
             if one_by_one and self.lates:
                 # The loop resolves the record before adding it: the late instances its
                 # lets hold come before its anonymous name's renaming.
-                rec.resolve(Resolver(rec))
+                rec.resolve(Resolver(rec), self.mentioning(rec, ()))
             self.finish_def(rec, in_loops)
 
         # In a top-level foreach or if, llvm-tblgen resolves and adds the defm's records one

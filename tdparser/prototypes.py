@@ -96,7 +96,7 @@ def _names(v, out, seen):
 
 def _copy(rec):
     new = Rec(rec.name, rec.keeper, rec.locs, anonymous=rec.anonymous)
-    new.values = {n: rv.copy() for n, rv in rec.values.items()}
+    new.values = dict(rec.values)  # shared until written (Rec.own)
     new.supers = list(rec.supers)
     new.super_set = set(rec.super_set)
     new.assertions = list(rec.assertions)

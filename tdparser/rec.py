@@ -6,13 +6,23 @@ contract of :mod:`.records`.
 
 from __future__ import annotations
 
+import itertools
+
 from . import types as T
 from .ops import cast_value
 from .values import UNSET, BitsInit, RecordResolver
 
+_serials = itertools.count(1)  # Rec.serial: unique for the process, never reused
+
 
 class RecordVal:
-    __slots__ = ("name", "ty", "value", "targ", "field")
+    """One field of a record. A record's fields may be shared with the class they came from
+    (``owner`` is the ``serial`` of the record that may change it, not the record: that would
+    be a reference cycle, left to the cycle collector): a def copies a class's fields when it
+    subclasses it, and most are never changed after (X86: 4M copies, one in ten of them ever
+    written), so a field is copied only when written, through :meth:`Rec.own`."""
+
+    __slots__ = ("name", "ty", "value", "targ", "field", "owner")
 
     def __init__(self, name, ty, value=UNSET, targ=False, field=False):
         self.name = name
@@ -20,13 +30,14 @@ class RecordVal:
         self.value = value
         self.targ = targ
         self.field = field
+        self.owner = 0  # set by Rec.add_value (serials start at 1)
         if value is UNSET and ty.kind == "bits":
             self.value = BitsInit([UNSET] * ty.size)
 
-    def copy(self):
+    def copy(self, owner: int = 0):
         rv = RecordVal.__new__(RecordVal)
-        rv.name, rv.ty, rv.value, rv.targ, rv.field = (self.name, self.ty, self.value, self.targ,
-                                                      self.field)
+        rv.name, rv.ty, rv.value, rv.targ, rv.field, rv.owner = (
+            self.name, self.ty, self.value, self.targ, self.field, owner)
         return rv
 
     def set(self, v) -> bool:
@@ -43,9 +54,10 @@ class RecordVal:
 
 class Rec:
     __slots__ = ("name", "keeper", "locs", "is_class", "anonymous", "values", "targs", "supers",
-                 "super_set", "assertions", "dumps", "_type", "direct", "defref")
+                 "super_set", "assertions", "dumps", "_type", "direct", "defref", "serial")
 
     def __init__(self, name, keeper, locs, is_class=False, anonymous=False):
+        self.serial = next(_serials)  # what its own fields' RecordVal.owner holds
         self.name = name
         self.keeper = keeper
         self.locs = list(locs)
@@ -88,7 +100,18 @@ class Rec:
         return self._type
 
     def add_value(self, rv):
+        rv.owner = self.serial
         self.values[rv.name] = rv
+
+    def own(self, name) -> RecordVal | None:
+        """Field ``name`` to change (copied first if it is shared with a class), or None.
+
+        Every change to a field goes through here: a shared field changed in place would
+        change the class and every record sharing it."""
+        rv = self.values.get(name)
+        if rv is not None and rv.owner != self.serial:
+            rv = self.values[name] = rv.copy(self.serial)
+        return rv
 
     def resolve(self, r, only=None):
         values = self.values
@@ -96,7 +119,12 @@ class Rec:
             v = rv.value
             if v.refs:
                 nv = v.resolve(r)
-                if nv is not v and not rv.set(nv):
+                if nv is v:
+                    continue
+                if rv.owner != self.serial:
+                    # replacing the value of a key while iterating is allowed (same size)
+                    rv = values[rv.name] = rv.copy(self.serial)
+                if not rv.set(nv):
                     from .ops import fatal
 
                     tys = f"of type '{nv.ty}' " if nv.ty is not None else ""

@@ -163,9 +163,9 @@ def memoized(resolve):
     (42, 42, 1)
     """
     def wrapper(self, r):
-        m = r.memo
-        if m is None or not self.refs:
+        if not self.refs:
             return resolve(self, r)
+        m = r.memo
         hit = m.get(id(self))
         if r.tracks:
             if hit is not None and hit[0] is self:

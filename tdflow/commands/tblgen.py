@@ -15,6 +15,10 @@ import os
 import re
 import sys
 
+# The cache's name for the output and tdflow's include dir: one definition for this command
+# and its warm path (tblgen_warm answers a cache hit before this module is imported).
+from tdflow.commands.tblgen_warm import output_kind, tdflow_include_dir
+
 
 def register(sub: argparse._SubParsersAction, summary: str) -> None:
     p = sub.add_parser(
@@ -49,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
     # tdflow's own include dir (tdflow/Base.td, tdflow/ops/*.td) is searched last, as every
     # other command searches it: `tdflow tblgen ops.td` needs no -I
-    args.include_dirs = [*args.include_dirs, _tdflow_include_dir()]
+    args.include_dirs = [*args.include_dirs, tdflow_include_dir()]
     # No cycle collection for the whole command: the evaluation frees its own cycles
     # (Evaluator.release) and the records have none, but the first collection after the
     # evaluation walked every record's objects for nothing (X86: ~1 s). Back on before the
@@ -89,25 +93,8 @@ def _run(args: argparse.Namespace) -> int:
         data = load_or_render(
             args.file, args.include_dirs, args.defines,
             build=lambda: _parse(args.file, args.include_dirs, args.defines),
-            render=render, kind=f"tblgen-{args.action or 'records'}-{_self_stamp()}")
+            render=render, kind=output_kind(args.action))
     return _emit(data, args.output)
-
-
-def _tdflow_include_dir() -> str:
-    """Where ``tdflow/Base.td`` is, found without importing the dialect package (a warm
-    ``tblgen`` call imports almost nothing)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("tdflow.dialect")
-    return os.path.join(list(spec.submodule_search_locations)[0], "include")
-
-
-def _self_stamp() -> str:
-    """This module's size and mtime: the printing of records is covered by the parser's
-    fingerprint in the cache key, but dump_json_text lives here, so editing this file must also
-    invalidate cached outputs."""
-    st = os.stat(__file__)
-    return f"{st.st_size}:{st.st_mtime_ns}"
 
 
 def _parse(path: str, include_dirs: list[str], defines: list[str]):

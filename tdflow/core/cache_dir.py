@@ -20,8 +20,8 @@ Every cache tdflow keeps (the record cache of :mod:`.cache`, the grammar cache o
   without following a symlink, and their owner and mode are checked on the opened file
   (:func:`read_owned`). The contract and the tests that hold it: ``docs/caches.md``.
 
->>> from unittest import mock
 >>> import tempfile
+>>> from unittest import mock
 >>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR=tempfile.mkdtemp()):
 ...     oct(usable_dir("demo").stat().st_mode & 0o777)
 '0o700'
@@ -34,7 +34,6 @@ import hashlib
 import hmac
 import io
 import os
-import pickle
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -164,31 +163,46 @@ def _not_private(st: os.stat_result) -> str | None:
     return None
 
 
-class _RestrictedUnpickler(pickle.Unpickler):
-    """An unpickler that can build only allow-listed classes (and never calls anything else).
+_unpickler = None
 
-    A pickle runs code only through the callables ``find_class`` hands it (``__reduce__``
-    payloads name ``os.system`` and the like); with no callable outside the allow-list, the
-    remaining opcodes can only build plain data."""
 
-    def __init__(self, file, allowed: AllowList):
-        super().__init__(file)
-        self._allowed = allowed
+def _restricted_unpickler():
+    """The unpickler class of :func:`restricted_loads`, made on first use: a warm
+    ``tdflow tblgen`` reads its cached output without importing :mod:`pickle`."""
+    global _unpickler
+    if _unpickler is not None:
+        return _unpickler
+    import pickle
 
-    def find_class(self, module: str, name: str):
-        # exact names only: find_class would otherwise follow dotted names ("A.__init__...")
-        if name in self._allowed.get(module, ()):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a tdflow cache entry")
+    class _RestrictedUnpickler(pickle.Unpickler):
+        """An unpickler that can build only allow-listed classes (and never calls anything else).
 
-    def persistent_load(self, pid):
-        raise pickle.UnpicklingError("persistent ids are not allowed in a tdflow cache entry")
+        A pickle runs code only through the callables ``find_class`` hands it (``__reduce__``
+        payloads name ``os.system`` and the like); with no callable outside the allow-list, the
+        remaining opcodes can only build plain data."""
+
+        def __init__(self, file, allowed: AllowList):
+            super().__init__(file)
+            self._allowed = allowed
+
+        def find_class(self, module: str, name: str):
+            # exact names only: find_class would otherwise follow dotted names ("A.__init__...")
+            if name in self._allowed.get(module, ()):
+                return super().find_class(module, name)
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a tdflow cache entry")
+
+        def persistent_load(self, pid):
+            raise pickle.UnpicklingError("persistent ids are not allowed in a tdflow cache entry")
+
+    _unpickler = _RestrictedUnpickler
+    return _unpickler
 
 
 def restricted_loads(data: bytes | memoryview, allowed: AllowList):
     """Unpickle ``data``, allowing only the classes in ``allowed``; raises
     :class:`pickle.UnpicklingError` for anything else (callers treat that as a cache miss).
 
+    >>> import pickle
     >>> restricted_loads(pickle.dumps({"a": (1, 2.0, b"x")}), {})
     {'a': (1, 2.0, b'x')}
     >>> restricted_loads(pickle.dumps(os.getcwd), {})
@@ -196,7 +210,7 @@ def restricted_loads(data: bytes | memoryview, allowed: AllowList):
     ...
     _pickle.UnpicklingError: posix.getcwd is not allowed in a tdflow cache entry
     """
-    return _RestrictedUnpickler(io.BytesIO(data), allowed).load()
+    return _restricted_unpickler()(io.BytesIO(data), allowed).load()
 
 
 def atomic_write(path: Path, data: bytes) -> bool:
@@ -301,8 +315,8 @@ def entry_mac(*parts: bytes | memoryview) -> bytes | None:
     """The MAC (32 bytes) a cache entry made of ``parts`` carries, or ``None`` when entries
     cannot be sealed (caching off, no key): then nothing is written.
 
-    >>> from unittest import mock
     >>> import tempfile
+    >>> from unittest import mock
     >>> with mock.patch.dict(os.environ, TDFLOW_CACHE_DIR=tempfile.mkdtemp()):
     ...     mac = entry_mac(b"head", b"body"); mac_ok(mac, b"head", b"body"), mac_ok(mac, b"x")
     (True, False)

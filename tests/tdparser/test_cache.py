@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tdflow.tdparser import cache
+from tdflow.tdparser import cache, cache_entry
 from tdflow.tdparser.cache_bg import wait_for_writes
 from tdflow.tdparser.records import Code, Dag, DefRef, Record, RecordKeeper
 
@@ -110,18 +110,18 @@ def test_touch_without_change_is_a_hit_and_refreshes_the_entry(cdir, project, mo
     assert (b.calls, cache.last_event) == (0, "hit")
     assert entry.read_bytes() != before  # new stats stored; the next load needs no rehash
     hashed = []
-    real = cache._stat_and_hash
-    monkeypatch.setattr(cache, "RACY_NS", 0)
-    monkeypatch.setattr(cache, "_stat_and_hash", lambda p: hashed.append(p) or real(p))
+    real = cache_entry.stat_and_hash
+    monkeypatch.setattr(cache_entry, "RACY_NS", 0)
+    monkeypatch.setattr(cache_entry, "stat_and_hash", lambda p: hashed.append(p) or real(p))
     _, b = load(main, [inc])
     assert b.calls == 0 and str(inc / "leaf.td") not in hashed
 
 
 def test_unchanged_stat_skips_hashing(cdir, project, monkeypatch):
     main, inc = project
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # the files were just written: not racy after all
+    monkeypatch.setattr(cache_entry, "RACY_NS", 0)  # the files were just written: not racy after all
     load(main, [inc])
-    monkeypatch.setattr(cache, "_stat_and_hash", lambda p: pytest.fail(f"rehashed {p}"))
+    monkeypatch.setattr(cache_entry, "stat_and_hash", lambda p: pytest.fail(f"rehashed {p}"))
     _, b = load(main, [inc])
     assert (b.calls, cache.last_event) == (0, "hit")
 
@@ -144,7 +144,7 @@ def test_defines_include_dirs_and_main_are_part_of_the_key(cdir, project, tmp_pa
 def test_new_tdflow_version_is_a_miss(cdir, project, monkeypatch):
     main, inc = project
     load(main, [inc])
-    monkeypatch.setattr(cache, "_fingerprint", "some-other-version")
+    monkeypatch.setattr(cache_entry, "_fingerprint", "some-other-version")
     _, b = load(main, [inc])
     assert b.calls == 1
 
@@ -206,9 +206,9 @@ def test_damaged_entry_is_rebuilt(cdir, project, damage):
         from tdflow.core.cache_dir import entry_mac
 
         payload = pickle.dumps({"not": "a keeper"})
-        head_len = cache._HEAD.unpack_from(blob, len(cache.MAGIC))[0]
-        header = blob[len(cache.MAGIC) + cache._HEAD.size:][:head_len]
-        entry.write_bytes(cache.MAGIC + cache._HEAD.pack(head_len, len(payload),
+        head_len = cache_entry.HEAD.unpack_from(blob, len(cache_entry.MAGIC))[0]
+        header = blob[len(cache_entry.MAGIC) + cache_entry.HEAD.size:][:head_len]
+        entry.write_bytes(cache_entry.MAGIC + cache_entry.HEAD.pack(head_len, len(payload),
                                                          entry_mac(header, payload))
                           + header + payload)
     elif damage == "directory":
@@ -284,7 +284,7 @@ def test_entries_of_other_versions_are_pruned_once_unused(cdir, project, monkeyp
     load(main, [inc])  # a store prunes
     assert not old_unused.exists() and not dead_tmp.exists()
     assert old_recent.exists()  # maybe another installed version still uses it
-    assert len(list(folder.glob(cache._code_fingerprint() + "-*"))) == 1
+    assert len(list(folder.glob(cache_entry.code_fingerprint() + "-*"))) == 1
 
 
 def test_cache_dir_defaults(monkeypatch, tmp_path):

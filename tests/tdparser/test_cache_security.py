@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tdflow.tdparser import cache, grammar_cache, parse_file, parse_string
+from tdflow.tdparser import cache, cache_entry, grammar_cache, parse_file, parse_string
 from tdflow.tdparser import parser as tdparser_parser
 from tdflow.tdparser.records import Record, RecordKeeper
 
@@ -81,12 +81,12 @@ def _replace_payload(entry: Path, payload: bytes, *, key_known: bool = True) -> 
     from tdflow.core.cache_dir import entry_mac
 
     blob = entry.read_bytes()
-    pos = len(cache.MAGIC)
-    head_len, _, _ = cache._HEAD.unpack_from(blob, pos)
-    header = blob[pos + cache._HEAD.size: pos + cache._HEAD.size + head_len]
+    pos = len(cache_entry.MAGIC)
+    head_len, _, _ = cache_entry.HEAD.unpack_from(blob, pos)
+    header = blob[pos + cache_entry.HEAD.size: pos + cache_entry.HEAD.size + head_len]
     mac = (entry_mac(header, payload) if key_known
            else hmac.new(b"k" * 32, header + payload, hashlib.sha256).digest())
-    entry.write_bytes(cache.MAGIC + cache._HEAD.pack(head_len, len(payload), mac)
+    entry.write_bytes(cache_entry.MAGIC + cache_entry.HEAD.pack(head_len, len(payload), mac)
                       + header + payload)
 
 
