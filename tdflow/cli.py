@@ -33,8 +33,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     import argparse  # here, not above: a warm `tdflow tblgen` never builds a parser
 
     from tdflow import __version__
+    from tdflow.cli_parser import Parser, catalogue
     from tdflow.commands.index import COMMANDS, module_of
-    from tdflow.commands.parser_base import Parser, catalogue
 
     translate = argparse._
     argparse._ = catalogue()

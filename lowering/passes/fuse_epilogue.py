@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from tdflow.dialect.ir import Operation, Rewriter
     from tdflow.dialect.ir.core import FuncOp
 
+    from ..ir_access import Ops
+
 __all__ = ["BIAS_ADD", "bias_add_expression", "is_relu", "only_positive_tests",
            "read_relu_outputs"]
 
@@ -43,7 +45,7 @@ BIAS_ADD = "tdflow.bias_add"
 _FLOATS = ("f32", "f64")
 
 
-def bias_add_expression(dialect: Any, op: Operation) -> Expr | None:
+def bias_add_expression(dialect: Ops | None, op: Operation) -> Expr | None:
     """``add(in0, in1)`` for a floating ``bias_add`` along the last axis, else ``None``.
 
     >>> bias_add_expression(None, type("Op", (), {"name": "tdflow.relu"})()) is None

@@ -2,8 +2,8 @@
 ``shutil``, and argparse's message catalogue looked up once per parser. Imported only when a
 parser is built (a warm ``tdflow tblgen`` never builds one).
 
->>> Parser(prog="x").format_usage()
-'usage: x [-h]\n'
+>>> Parser(prog="x").format_usage().strip()
+'usage: x [-h]'
 """
 
 from __future__ import annotations
