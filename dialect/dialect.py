@@ -87,7 +87,9 @@ class Dialect:
         >>> standard_dialect().declared("kernel")
         []
         """
-        return list(self.declarations.get(kind, ()))
+        from tdflow.core.declarations import declared_by
+
+        return declared_by(self, kind)
 
     # -- lookup ---------------------------------------------------------------------------
     def lookup(self, name: str) -> OpDef | None:

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tdflow.core.declarations import Declaring, record
+from tdflow.core.declarations import Declaring, declared_by, record
 
 __all__ = ["Ops", "composite", "composite_for", "scalar_attrs"]
 
@@ -54,11 +54,9 @@ def composite_for(functor: str, context: Declaring | None = None) -> Callable[..
     >>> composite_for("ScalarSub") is not None, composite_for("NoSuchFunctor") is None
     (True, True)
     """
-    declared = getattr(context, "declared", None)
-    if declared is not None:
-        for name, fn in reversed(declared("composite")):
-            if name == functor:
-                return fn
+    for name, fn in reversed(declared_by(context, "composite")):
+        if name == functor:
+            return fn
     return _COMPOSITES.get(functor)
 
 

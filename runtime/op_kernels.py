@@ -68,10 +68,11 @@ def _build(context: Iterable[OpDef]) -> KernelSet:
     from tdflow.runtime.kernels.formula import add_formula_kernels
     from tdflow.runtime.kernels.registry import AMBIENT, kernel_table, register_generated
 
+    from tdflow.core.declarations import declared_by
+
     kernel_table("cpu")  # the built-in kernels first: the context's set sits over them
     own = KernelSet(parent=AMBIENT)
-    declared = getattr(context, "declared", None)
-    for kernel in (declared("kernel") if declared is not None else ()):
+    for kernel in declared_by(context, "kernel"):
         own.add(kernel)
     generators = own_generators(context)
     ops = {op.name: op for op in _ops_of(context)}

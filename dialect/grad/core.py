@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from tdflow.core.declarations import record
+from tdflow.core.declarations import declared_by, record
 
 from .defs import Emitter, Forward, GradDef, GradError, OpTable, Rule, default_differentiable
 
@@ -91,8 +91,7 @@ def own_rules(ctx: OpTable) -> dict[str, tuple]:
     >>> own_rules(standard_context())
     {}
     """
-    declared = getattr(ctx, "declared", None)
-    return dict(declared("grad_rule")) if declared is not None else {}
+    return dict(declared_by(ctx, "grad_rule"))
 
 
 def gradient_of(ctx: OpTable, opdef: OpDef) -> GradDef | None:

@@ -15,7 +15,7 @@ import contextvars
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tdflow.core.declarations import Declaring, record
+from tdflow.core.declarations import Declaring, declared_by, record
 
 from ..hooks.registry import definition_id, qualname
 
@@ -96,8 +96,7 @@ def natives_of(dialect: Declaring | None) -> NativeRegistry:
     >>> natives_of(None) is NATIVES
     True
     """
-    declared = getattr(dialect, "declared", None)
-    own = declared("native") if declared is not None else ()
+    own = declared_by(dialect, "native")
     if not own:
         return NATIVES
     reg = NativeRegistry()

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tdflow.core.declarations import Declaring, ambient, record
+from tdflow.core.declarations import Declaring, ambient, declared_by, record
 from tdflow.core.errors import TdflowError
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def own_generators(context: Declaring) -> dict[str, Generator]:
     {}
     """
     out: dict[str, Generator] = {}
-    for ops, fn in (context.declared("generator") if hasattr(context, "declared") else ()):
+    for ops, fn in declared_by(context, "generator"):
         for op in ops:
             out[op] = fn
     return out

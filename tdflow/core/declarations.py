@@ -17,8 +17,8 @@ tables every context consults after its own, as before.
 >>> with declaring("my_hooks"):
 ...     record("kernel", "k1", "my_hooks")
 True
->>> declared(["my_hooks"], "kernel")
-['k1']
+>>> snapshot(["my_hooks"])
+{'kernel': ['k1']}
 >>> record("kernel", "k2", "some_module")     # not inside a hooks import: ambient
 False
 """
@@ -30,7 +30,7 @@ import contextvars
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
-__all__ = ["Declaring", "ambient", "declared", "declaring", "forget", "record", "snapshot"]
+__all__ = ["Declaring", "ambient", "declared_by", "declaring", "forget", "record", "snapshot"]
 
 
 class Declaring(Protocol):
@@ -52,7 +52,7 @@ def declaring(module: str) -> Iterator[None]:
 
     >>> with declaring("doc_hooks"):
     ...     _ = record("hook", ("doc.op", "infer_data_type", len), "doc_hooks")
-    >>> len(declared(["doc_hooks"], "hook"))
+    >>> len(snapshot(["doc_hooks"])["hook"])
     1
     """
     _BY_MODULE[module] = []
@@ -95,14 +95,15 @@ def record(kind: str, item: Any, defined_in: str | None) -> bool:
     return True
 
 
-def declared(modules: Iterable[str], kind: str) -> list[Any]:
-    """Every ``kind`` declaration of ``modules``, module by module in the order given, each in
-    declaration order.
+def declared_by(context: object, kind: str) -> list[Any]:
+    """What ``context``'s hooks modules declared of ``kind`` when it was built (its
+    ``declarations``, :func:`snapshot`), in load order; ``[]`` for anything without them (a
+    plain dialect, ``None``): what the layers build a context's own tables from.
 
-    >>> declared(["never_imported"], "kernel")
+    >>> declared_by(None, "kernel")
     []
     """
-    return [item for m in modules for k, item in _BY_MODULE.get(m, ()) if k == kind]
+    return list((getattr(context, "declarations", None) or {}).get(kind, ()))
 
 
 def snapshot(modules: Iterable[str]) -> dict[str, list[Any]]:

@@ -114,7 +114,7 @@ def test_loaded_once_the_formula_ops_run_on_cudasim(tmp_path):
 
 def test_only_the_runtime_s_kernel_seam_registers_formula_kernels():
     """Entry points ask :func:`~tdflow.runtime.op_kernels.kernel_table_for` (or run eager ops);
-    none calls ``register_formula_kernel(s)`` itself, so none can forget to."""
+    none derives formula kernels itself (``add_formula_kernels``), so none can forget to."""
     allowed = {ROOT / "runtime" / "op_kernels.py"}
     callers = []
     for path in [*ROOT.glob("runtime/**/*.py"), *ROOT.glob("tdflow/**/*.py"),
@@ -125,6 +125,6 @@ def test_only_the_runtime_s_kernel_seam_registers_formula_kernels():
             if isinstance(node, ast.Name | ast.alias | ast.Attribute):
                 name = getattr(node, "id", None) or getattr(node, "name", None) \
                     or getattr(node, "attr", None)
-                if name in ("register_formula_kernel", "register_formula_kernels"):
+                if name == "add_formula_kernels":
                     callers.append(str(path.relative_to(ROOT)))
     assert not callers, f"register formula kernels through runtime/op_kernels.py: {callers}"
