@@ -14,6 +14,12 @@ that read programs, ``llvm-tblgen-19`` for ``tblgen``) measured in the same roun
 
 The processes get a private cache dir and a bytecode cache of their own (this environment may
 set ``PYTHONDONTWRITEBYTECODE=1``; an installed package has its ``.pyc`` files).
+
+``--baseline REV`` also measures the tdflow of a git revision (``git archive`` of this checkout,
+laid out as the installed package, with its own cache dir) in the same rounds, each of its
+commands right after this tree's, and adds the ratio of the two median CPU times::
+
+    python3 bench/startup_bench.py --rounds 9 --baseline main --markdown
 """
 
 from __future__ import annotations
@@ -66,11 +72,38 @@ def commands(work: Path, tdflow: list[str]) -> dict[str, tuple[list[str], str | 
     }
 
 
-def run_once(argv: list[str], env: dict) -> tuple[float, float, int]:
+#: Where each top-level package of the installed tdflow lives in a checkout (pyproject.toml).
+PACKAGE_DIRS = {"tdparser": "tdparser", "dialect": "dialect", "lowering": "lowering",
+                "runtime": "runtime"}
+
+
+def package_tree(rev: str | None, work: Path) -> Path:
+    """A folder to put on ``PYTHONPATH`` that imports ``tdflow`` as this checkout (``rev``
+    ``None``) or its git revision ``rev`` (``git archive``), with ``tdflow/<sub>`` linked to the
+    checkout's top-level package folders as the installed package has them: both trees are
+    then found alike (not one through the editable install's finder)."""
+    src = ROOT
+    if rev is not None:
+        src = work / f"src-{rev}"
+        src.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    pkg = work / f"pkg-{rev or 'tree'}" / "tdflow"
+    pkg.mkdir(parents=True)
+    for entry in (src / "tdflow").iterdir():
+        (pkg / entry.name).symlink_to(entry)
+    for name, folder in PACKAGE_DIRS.items():
+        (pkg / name).symlink_to(src / folder)
+    return pkg.parent
+
+
+def run_once(argv: list[str], env: dict, cwd: Path | None = None) -> tuple[float, float, int]:
     """(wall s, child CPU s, exit status) of one process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                       cwd=cwd)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -83,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tdflow", default=None,
                     help="the tdflow command (default: this interpreter's -m tdflow)")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--baseline", metavar="REV", default=None,
+                    help="also measure the tdflow of this git revision, in the same rounds")
     args = ap.parse_args(argv)
 
     tdflow = args.tdflow.split() if args.tdflow else [sys.executable, "-m", "tdflow"]
@@ -94,9 +129,24 @@ def main(argv: list[str] | None = None) -> int:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmds = {name: spec for name, spec in commands(work, tdflow).items()
             if shutil.which(spec[0][0]) or os.path.exists(spec[0][0])}
+    envs = {name: env for name in cmds}
+    if args.baseline:
+        # `python -m tdflow` run in `work` (not this checkout) finds each tree's package on
+        # PYTHONPATH, before this checkout's editable install
+        env["PYTHONPATH"] = str(package_tree(None, work))
+        base_env = dict(env, TDFLOW_CACHE_DIR=str(work / "cache-base"),
+                        PYTHONPATH=str(package_tree(args.baseline, work)))
+        for name, (cmd, ref) in list(commands(work, [sys.executable, "-m", "tdflow"]).items()):
+            if name in cmds and cmd[0] == sys.executable:
+                cmds[f"{name} ({args.baseline})"] = (cmd, ref)
+                envs[f"{name} ({args.baseline})"] = base_env
+        order = [n for n in cmds if not n.endswith(f" ({args.baseline})")]
+        cmds = {n: cmds[n] for name in order
+                for n in (name, f"{name} ({args.baseline})") if n in cmds}
+    load_before = os.getloadavg()[0]
     try:
         for name, (cmd, _) in cmds.items():  # warm-up: caches, bytecode; and a sanity check
-            _, _, status = run_once(cmd, env)
+            _, _, status = run_once(cmd, envs[name], work)
             if status != 0:
                 print(f"{name}: exit status {status}: {' '.join(cmd)}", file=sys.stderr)
                 return 1
@@ -104,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         cpus: dict[str, list[float]] = {n: [] for n in cmds}
         for _ in range(args.rounds):
             for name, (cmd, _) in cmds.items():
-                wall, cpu, _ = run_once(cmd, env)
+                wall, cpu, _ = run_once(cmd, envs[name], work)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
     finally:
@@ -119,12 +169,18 @@ def main(argv: list[str] | None = None) -> int:
         ratio = ""
         if ref in cpus:
             ratio = f"{cpu / statistics.median(cpus[ref]):.1f}x {ref}"
+        base = f"{name} ({args.baseline})"
+        if args.baseline and base in cpus:
+            ratio += f"{'; ' if ratio else ''}{cpu / statistics.median(cpus[base]):.2f}x " \
+                     f"{args.baseline}"
         rows.append((name, ms(statistics.median(walls[name])), ms(min(walls[name])), ms(cpu),
                      ratio, "" if name in ("mlir-opt", "llvm-tblgen") else
                      "PASS" if statistics.median(walls[name]) < 0.1 else "MISS"))
     head = ("command", "wall median ms", "wall best ms", "CPU median ms", "CPU ratio",
             "< 100 ms")
     if args.markdown:
+        print(f"{args.rounds} rounds; load average {load_before:.1f} before, "
+              f"{os.getloadavg()[0]:.1f} after\n")
         print("| " + " | ".join(head) + " |")
         print("|---|" + "---:|" * (len(head) - 1))
         for r in rows:

@@ -30,7 +30,6 @@ from tdflow.core.declarations import snapshot
 
 from .dialect import Dialect, load_dialect, standard_dialect
 from .hooks.registry import HookRegistry, hooks_of
-from .ods import defined_twice
 from .opdef import OpDef
 
 __all__ = ["Context", "load_ops", "standard_context", "op_shape"]
@@ -70,6 +69,8 @@ class Context(Dialect):
                     standard_op = standard is not None and standard.lookup(op.name) is first
                     if _same_definition(first, op, digests, by_content=standard_op):
                         continue
+                    from .ods import defined_twice  # an error's path (start-up time)
+
                     raise defined_twice(first, op)
                 ops[op.name] = op
         names = [lib.name for lib in libraries]

@@ -456,7 +456,8 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
 
     ``include_dirs`` are searched for ``include``\\ s (tdflow's own include dir, with
     ``tdflow/Base.td``, is always added); ``defines`` are ``-D`` names. The standard ops' hooks
-    are registered first (``standard_hooks``) so files reusing their names get them; check the
+    are registered (``standard_hooks``; a family's module is imported when one of its ops is
+    first looked up, :mod:`.hooks.standard`) so files reusing their names get them; check the
     hook contract with :meth:`Dialect.check_contract`.
 
     The file's rewrite patterns (``Pat<...>`` records, see ``tdflow/Patterns.td``) become
@@ -466,9 +467,6 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
     default that does not parse, at the op's location) and for malformed patterns (at the
     pattern's record, every one at once).
     """
-    if standard_hooks:
-        from .hooks import standard  # noqa: F401 - registers the standard hooks
-
     dirs = include_dirs_for(include_dirs)
     if _is_standard_library(path, dirs, defines) and not os.environ.get(
             "TDFLOW_DIALECT_LLVM_TBLGEN"):
@@ -481,6 +479,10 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
         from .dialect_cache import read_library
 
         ops, patterns = read_library(load_records(path, dirs, defines), str(path), dirs)
+    if standard_hooks:
+        from .hooks.standard import defer_standard_hooks
+
+        defer_standard_hooks(ops)
     return Dialect(ops, path=str(path), registry=registry, patterns=patterns)
 
 

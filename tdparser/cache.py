@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import pickle
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -247,6 +246,8 @@ def _store(key: _Key, rk: RecordKeeper, start_ns: int) -> tuple[list, tuple] | N
                 return None  # vanished, or edited while we parsed it: the build may be stale
             files.append((p, *got))
         absent = tuple(_shadow_candidates(paths, key.main, (key.cwd, *key.incs)))
+        import pickle  # here: a warm command reads entries, it never writes one (start-up)
+
         payload = pickle.dumps(rk, protocol=5)
     except Exception:  # noqa: BLE001 - an unpicklable keeper is simply not cached
         return None

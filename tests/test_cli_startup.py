@@ -24,7 +24,8 @@ try:
 except SystemExit as exc:  # --help
     status = exc.code
 print(status)
-print(" ".join(sorted(m for m in sys.modules if m.startswith(("tdflow", "numpy", "lark")))))
+print(" ".join(sorted(m for m in sys.modules
+                     if m.startswith(("tdflow", "numpy", "lark", "pickle", "rich")))))
 """
 
 # Modules of the commands package every command may use: the table, the error boundary and
@@ -76,8 +77,28 @@ def test_a_warm_verify_reads_the_standard_ops_from_their_artifact(tmp_path):
     readers = {"lark", "tdflow.tdparser.parser", "tdflow.tdparser.evaluator",
                "tdflow.dialect.formula.parse", "tdflow.dialect.formula.check",
                "tdflow.dialect.formula.syntax", "tdflow.dialect.patterns.reader",
-               "tdflow.dialect.formula.cache"}
+               "tdflow.dialect.formula.cache",
+               # reading entries needs no pickle, a hit no ODS reader or TableGen errors
+               "pickle", "tdflow.dialect.ods", "tdflow.tdparser.errors", "rich"}
     assert not readers & mods, sorted(readers & mods)
+
+
+def test_verify_imports_the_hooks_of_its_ops_families_only(tmp_path):
+    """The standard hooks are imported per family when an op of it is first looked up:
+    ``relu`` (math, a formula op) needs no hooks module, ``negative`` the elementwise one."""
+    from tdflow.dialect.hooks.standard import FAMILIES
+
+    def families(mods: set[str]) -> list[str]:
+        return sorted(m.rsplit(".", 1)[1] for m in mods
+                      if m.startswith("tdflow.dialect.hooks.") and m.rsplit(".", 1)[1] in FAMILIES)
+
+    prog = tmp_path / "small.mlir"
+    prog.write_text(PROGRAM)
+    status, mods = _modules("verify", str(prog))
+    assert status == 0 and families(mods) == []
+    prog.write_text(PROGRAM.replace('"tdflow.relu"', '"tdflow.negative"'))
+    status, mods = _modules("verify", str(prog))
+    assert status == 0 and families(mods) == ["elementwise"]
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

@@ -14,6 +14,7 @@ Op names are qualified (``tdflow.relu``); a bare name means the ``tdflow`` diale
 
 from __future__ import annotations
 
+import _thread  # threading's RLock without importing threading (start-up time)
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,6 +37,46 @@ class HookRegistry:
         self._hooks: dict[tuple[str, str], Hook] = {}
         self._by_op: dict[str, dict[str, Hook]] = {}
         self.version = 0  # bumped on every change, so dialects can drop cached lookups
+        # op -> the module that registers its hooks, imported when the op is first looked up
+        # (:meth:`defer`); empty once every deferred module is imported
+        self._pending: dict[str, str] = {}
+        self._importing: set[str] = set()
+
+    def defer(self, modules: dict[str, str]) -> None:
+        """Import ``modules[op]`` (which registers ``op``'s hooks here) only when ``op`` is first
+        looked up: the standard library's fourteen family modules cost a command that uses
+        three ops more than its whole verification (start-up time).
+
+        >>> reg = HookRegistry(); reg.defer({"doc.op": "json"})  # imported at the first look-up
+        >>> len(reg._pending), reg.for_op("doc.op"), len(reg._pending)
+        (1, {}, 0)
+        """
+        for op, module in modules.items():
+            if module not in self._importing:
+                self._pending[op] = module
+
+    def _load(self, op: str) -> None:
+        """Import the module deferred for ``op`` (and so every op it registers). One thread
+        imports while the others wait; the module's own registrations, made while it is being
+        imported, do not import it again."""
+        with _LOAD_LOCK:
+            module = self._pending.get(op)
+            if module is None or module in self._importing:
+                return
+            import importlib
+
+            self._importing.add(module)
+            try:
+                importlib.import_module(module)
+            finally:
+                self._importing.discard(module)
+            for name in [name for name, m in self._pending.items() if m == module]:
+                del self._pending[name]
+
+    def _load_all(self) -> None:
+        """Import every deferred module: for what lists or copies all hooks."""
+        while self._pending:
+            self._load(next(iter(self._pending)))
 
     def register(self, op: str, kind: str, fn: Hook, *, replace: bool = False) -> Hook:
         """Register ``fn`` as the ``kind`` hook of ``op``.
@@ -43,6 +84,8 @@ class HookRegistry:
         Registering a second, different function for the same (op, kind) is an error unless
         ``replace`` is set (reloading the same module re-registers the same qualified function).
         """
+        if self._pending and qualify(op) in self._pending:
+            self._load(qualify(op))  # its module's hook first: a clash is found now, as before
         if kind not in HOOK_KINDS:
             import difflib
 
@@ -61,24 +104,44 @@ class HookRegistry:
 
     def unregister(self, op: str, kind: str) -> None:
         key = (qualify(op), kind)
+        if self._pending and key[0] in self._pending:
+            self._load(key[0])
         if self._hooks.pop(key, None) is not None:
             self._by_op.get(key[0], {}).pop(kind, None)
             self.version += 1
 
     def get(self, op: str, kind: str) -> Hook | None:
+        if self._pending and op in self._pending:
+            self._load(op)
         return self._hooks.get((op, kind))
 
     def for_op(self, op: str) -> dict[str, Hook]:
         """Every hook of ``op`` by kind (a read-only view; do not mutate)."""
+        if self._pending and op in self._pending:
+            self._load(op)
         return self._by_op.get(op, {})
 
     def __contains__(self, key: object) -> bool:
+        if self._pending and type(key) is tuple and key and key[0] in self._pending:
+            self._load(key[0])
         return key in self._hooks
 
     def __len__(self) -> int:
+        self._load_all()
         return len(self._hooks)
 
+    def items(self) -> list[tuple[tuple[str, str], Hook]]:
+        """Every ``((op, kind), hook)``, deferred modules imported first.
+
+        >>> reg = HookRegistry(); _ = reg.register("doc.a", "infer_data_type", len)
+        >>> reg.items()
+        [(('doc.a', 'infer_data_type'), <built-in function len>)]
+        """
+        self._load_all()
+        return list(self._hooks.items())
+
     def copy(self) -> HookRegistry:
+        self._load_all()
         new = HookRegistry()
         for (op, kind), fn in self._hooks.items():
             new.register(op, kind, fn)
@@ -197,6 +260,9 @@ def definition_id(fn: Any) -> str:
         return f"{os.path.realpath(code.co_filename)}:{getattr(fn, '__qualname__', '?')}"
     return qualname(fn)
 
+
+# One lock for every registry's deferred imports (an import may register into several).
+_LOAD_LOCK = _thread.RLock()
 
 HOOKS = HookRegistry()
 """The process-wide registry the decorators below fill; dialects use it by default."""

@@ -105,7 +105,6 @@ def check_chunks(text: str, name: str, verify: Callable[[object], list[Diagnosti
     >>> str(r[1].diagnostics[0]).split(": error")[0]   # the whole file's line
     's.mlir:6:9'
     """
-    from tdflow.dialect.ir.expected_diagnostics import check, parse_expectations
     from tdflow.dialect.ir.parser import parse_module
 
     results = []
@@ -120,6 +119,9 @@ def check_chunks(text: str, name: str, verify: Callable[[object], list[Diagnosti
         if any(d.severity == "error" for d in diags):
             module = None
         if verify_diagnostics:
+            # here: its dataclasses and regexes cost every plain `tdflow verify` (start-up)
+            from tdflow.dialect.ir.expected_diagnostics import check, parse_expectations
+
             try:
                 problems = check(diags, parse_expectations(chunk.text, name))
             except DiagnosticError as exc:

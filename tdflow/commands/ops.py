@@ -35,9 +35,10 @@ def run(args: argparse.Namespace) -> int:
         import json
         import sys
 
-        json.dump([op_to_json(op, library.served_by.get(op.name)) for op in library],
-                  sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        # one write: json.dump would write each of its ~25,000 pieces through the CLI's
+        # guarded stdout (a third of the command's time)
+        sys.stdout.write(json.dumps([op_to_json(op, library.served_by.get(op.name))
+                                     for op in library], indent=2) + "\n")
         return 0
     _table(library)
     print(summary(library))

@@ -45,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
         import json
         import sys
 
-        json.dump([pattern_to_json(p) for p in patterns], sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        # one write, not json.dump's thousands through the CLI's guarded stdout
+        sys.stdout.write(json.dumps([pattern_to_json(p) for p in patterns], indent=2) + "\n")
         return 0
     _table(patterns, path)
     n = len(patterns)
