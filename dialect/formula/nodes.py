@@ -147,6 +147,8 @@ class Const(Expr):
 
 @dataclass(frozen=True, slots=True, order=False)
 class Unary(Expr):
+    """``op(x)`` for an ``op`` of :data:`UNARY_OPS`: ``Unary("exp", Input(0))``."""
+
     op: str
     x: Expr
 
@@ -163,6 +165,8 @@ class Unary(Expr):
 
 @dataclass(frozen=True, slots=True, order=False)
 class Binary(Expr):
+    """``op(a, b)`` for an ``op`` of :data:`BINARY_OPS`: ``Binary("add", Input(0), Const(1.0))``."""
+
     op: str
     a: Expr
     b: Expr

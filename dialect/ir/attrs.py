@@ -178,6 +178,8 @@ class Attribute:
 
 @dataclass(frozen=True, slots=True)
 class BoolAttr(Attribute):
+    """``true`` / ``false``."""
+
     value: bool
 
     def __str__(self) -> str:
@@ -225,6 +227,8 @@ class FloatAttr(Attribute):
 
 @dataclass(frozen=True, slots=True)
 class StringAttr(Attribute):
+    """A quoted string: ``"channels_first"``."""
+
     value: str
 
     def __str__(self) -> str:
