@@ -129,3 +129,24 @@ def test_which_ops_of_a_library_defer_to_a_family():
     # a tdflow op defined elsewhere may reuse any standard op's hooks: import them all
     mine = types.SimpleNamespace(name="tdflow.twice", location=elsewhere)
     assert family_modules([std["tdflow.matmul"], mine]) is None
+
+
+def test_threads_looking_up_while_the_module_imports_all_see_its_hooks(deferred, tmp_path):
+    import threading
+
+    reg, holder = deferred
+    source = (tmp_path / "lazy_family.py").read_text()
+    # the import waits until every thread is looking up: the others must wait for it
+    (tmp_path / "lazy_family.py").write_text(
+        "import lazy_holder\nlazy_holder.started.set()\nlazy_holder.go.wait(10)\n" + source)
+    holder.started, holder.go = threading.Event(), threading.Event()
+    seen: list = []
+    threads = [threading.Thread(target=lambda: seen.append(sorted(reg.for_op("lazy.b"))))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    assert holder.started.wait(10)
+    holder.go.set()
+    for t in threads:
+        t.join(10)
+    assert seen == [["infer_logical_tensor_desc"]] * 4 and holder.imports == 1
