@@ -150,3 +150,14 @@ def test_threads_looking_up_while_the_module_imports_all_see_its_hooks(deferred,
     for t in threads:
         t.join(10)
     assert seen == [["infer_logical_tensor_desc"]] * 4 and holder.imports == 1
+
+
+def test_a_layered_registry_lists_its_own_and_the_deferred_base_hooks(deferred):
+    from tdflow.dialect.hooks.registry import LayeredHookRegistry
+
+    base, holder = deferred
+    own = HookRegistry()
+    own.register("lazy.c", "infer_data_type", len)
+    layered = LayeredHookRegistry(own, base)
+    assert sorted(op for (op, _), _ in layered.items()) == ["lazy.a", "lazy.b", "lazy.c"]
+    assert len(layered) == 3 and holder.imports == 1
