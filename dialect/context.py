@@ -77,7 +77,9 @@ class Context(Dialect):
         # The Python of the libraries: hooks modules imported for this context, whose hooks,
         # kernels, generators, gradient rules, composites and natives reach only contexts
         # built with them (tdflow.core.declarations); the rest is the process-wide tables'.
-        self.hook_modules: tuple[str, ...] = tuple(dict.fromkeys(hook_modules))
+        # a library tdflow ships brings its own (SHIPPED_LIBRARIES): first, in library order
+        self.hook_modules: tuple[str, ...] = tuple(dict.fromkeys(
+            [*(m for lib in libraries for m in lib.hook_modules), *hook_modules]))
         self.declarations = MappingProxyType(snapshot(self.hook_modules))
         if registry is None:
             base = libraries[0].registry if libraries else None
@@ -177,6 +179,14 @@ def standard_context() -> Context:
 LOAD_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("tdflow.runtime.library", "check_signature_fields", "signatures"),
 )
+#: The libraries tdflow ships whose ops have Python hooks of tdflow's own, named likewise: the
+#: file name, the ``(module, name)`` of its path, and the function that declares its hooks
+#: (:mod:`tdflow.core.declarations`) and returns the name they are declared under. A context
+#: that loads such a file gets those hooks; no other context of the process sees them, and no
+#: entry point has to remember them.
+SHIPPED_LIBRARIES: tuple[tuple[str, tuple[str, str], tuple[str, str]], ...] = (
+    ("onnx.td", ("tdflow.onnx.schema", "ONNX_TD"), ("tdflow.onnx.infer", "declare_hooks")),
+)
 #: The function that makes a context's ``functional`` API (the runtime's), named likewise.
 FUNCTIONAL_OF = ("tdflow.runtime.library", "functional_of")
 
@@ -223,13 +233,30 @@ def load_ops(*paths: str | os.PathLike, include_dirs: Iterable[str | os.PathLike
         libraries.append(standard)
     dirs, defs = list(include_dirs), list(defines)
     for path in paths:
-        libraries.append(load_dialect(path, dirs, defs))
+        lib = load_dialect(path, dirs, defs)
+        lib.hook_modules = shipped_hook_modules(path)
+        libraries.append(lib)
     ctx = Context(libraries, standard=standard, hook_modules=hook_modules)
     _check_grad_fields(ctx)
     for check in LOAD_CHECKS:
         if any(getattr(op, check[2], None) for op in ctx.user_ops()):
             provided(check)(ctx)
     return ctx
+
+
+def shipped_hook_modules(path: str | os.PathLike) -> tuple[str, ...]:
+    """The hooks a library tdflow ships declares when ``path`` is that library
+    (:data:`SHIPPED_LIBRARIES`), else ``()``; only a file of that name is compared, so other
+    libraries import nothing.
+
+    >>> shipped_hook_modules("my_ops.td")
+    ()
+    """
+    name = os.path.basename(os.fspath(path))
+    for file_name, where, declare in SHIPPED_LIBRARIES:
+        if name == file_name and os.path.realpath(path) == os.path.realpath(provided(where)):
+            return (provided(declare)(),)
+    return ()
 
 
 def _check_grad_fields(ctx: Context) -> None:

@@ -22,9 +22,6 @@ def run_command(args) -> int:
 
     module = importlib.import_module(module_of(args.command))
     try:
-        from .programs import register_library_hooks
-
-        register_library_hooks(args)
         return int(module.run(args) or 0)
     except KeyboardInterrupt:
         return 130

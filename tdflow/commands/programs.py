@@ -64,29 +64,6 @@ def onnx_context_for(context: Context, text: str) -> Any:
     return _add_onnx(context)
 
 
-def register_library_hooks(args: Any) -> None:
-    """Import the hooks of a library tdflow ships when the arguments name its ``.td`` (``tdflow
-    verify tdflow/onnx/onnx.td``): the onnx dialect's inference hooks, when onnx is installed."""
-    import os
-
-    from tdflow.commands._args import op_files
-
-    named = op_files(args) + [p for p in getattr(args, "programs", None) or []
-                              if isinstance(p, str) and p.endswith(".td")]  # verify FILE.td
-    files = {os.path.realpath(f) for f in named}
-    if not files:
-        return
-    from tdflow.onnx import ONNX_TD
-
-    if os.path.realpath(ONNX_TD) in files:
-        from tdflow.onnx.extra import require_onnx
-
-        require_onnx()
-        from tdflow.onnx.infer import register_hooks
-
-        register_hooks()
-
-
 def _add_onnx(context: Context) -> Any:
     from tdflow.dialect.context import Context
     from tdflow.onnx.context import onnx_context

@@ -30,7 +30,8 @@ import contextvars
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
-__all__ = ["Declaring", "ambient", "declared_by", "declaring", "forget", "record", "snapshot"]
+__all__ = ["Declaring", "ambient", "declare", "declared_by", "declaring", "forget", "record",
+           "snapshot"]
 
 
 class Declaring(Protocol):
@@ -93,6 +94,22 @@ def record(kind: str, item: Any, defined_in: str | None) -> bool:
         return False
     _BY_MODULE[owner].append((kind, item))
     return True
+
+
+def declare(module: str, kind: str, items: Iterable[Any]) -> str:
+    """Set ``module``'s ``kind`` declarations to ``items`` and return ``module``: how a library
+    tdflow ships declares the Python of its ops (the onnx dialect's inference hooks), which
+    :func:`record` would take for ambient, being tdflow's own. Only contexts built with that
+    library see them.
+
+    >>> declare("doc_lib", "kernel", ["k"])
+    'doc_lib'
+    >>> snapshot(["doc_lib"])
+    {'kernel': ['k']}
+    """
+    kept = [(k, item) for k, item in _BY_MODULE.get(module, ()) if k != kind]
+    _BY_MODULE[module] = kept + [(kind, item) for item in items]
+    return module
 
 
 def declared_by(context: object, kind: str) -> list[Any]:

@@ -1,5 +1,5 @@
 """The context of ONNX programs: the standard ops plus the ``onnx`` dialect, whose inference hooks
-(ONNX's own shape inference, :mod:`.infer`) are registered when it is loaded.
+(ONNX's own shape inference, :mod:`.infer`) come with it.
 
 >>> from tdflow.dialect.types import TensorType
 >>> infer_types("onnx.Transpose", {"data": [TensorType((2, 3, 4), "f32")]}, {"perm": [2, 0, 1]})
@@ -15,7 +15,7 @@ from typing import Any
 from tdflow.dialect.context import Context, load_ops
 from tdflow.dialect.types import TensorType
 
-from .infer import infer_op_types, register_hooks
+from .infer import infer_op_types
 from .schema import ONNX_TD
 
 __all__ = ["onnx_context", "infer_types"]
@@ -23,13 +23,13 @@ __all__ = ["onnx_context", "infer_types"]
 
 @functools.lru_cache(maxsize=1)
 def onnx_context() -> Context:
-    """The standard ops plus the ``onnx`` dialect (its inference hooks registered), loaded
-    once.
+    """The standard ops plus the ``onnx`` dialect (with its inference hooks, which
+    :func:`~tdflow.dialect.context.load_ops` gives every context it loads ``onnx.td`` into),
+    loaded once.
 
     >>> onnx_context().lookup("onnx.Relu").name
     'onnx.Relu'
     """
-    register_hooks()
     return load_ops(os.fspath(ONNX_TD))
 
 

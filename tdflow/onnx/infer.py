@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tdflow.dialect.hooks.registry import HOOKS
 from tdflow.dialect.opdef import OpDef
 from tdflow.dialect.types import TensorType
 
@@ -27,7 +26,7 @@ from .schema import op_version, tensor_type
 if TYPE_CHECKING:
     from tdflow.dialect.hooks.context import InferContext
 
-__all__ = ["infer_op_types", "register_hooks"]
+__all__ = ["declare_hooks", "infer_op_types"]
 
 _CODE = {v: k for k, v in ONNX_DTYPES.items()}
 
@@ -114,13 +113,23 @@ def _hook(ctx: InferContext) -> None:
             ctx.set_output(name, t, i)
 
 
-def register_hooks() -> None:
-    """Register the inference hooks of every ``onnx.*`` op (idempotent); loading the ``onnx``
-    dialect (:func:`tdflow.onnx.context.onnx_context`) calls it."""
+def declare_hooks() -> str:
+    """Declare the inference hooks of every ``onnx.*`` op as the onnx library's own and return
+    the name they are declared under: :func:`tdflow.dialect.context.load_ops` calls it when it
+    loads ``onnx.td`` (:data:`~tdflow.dialect.context.SHIPPED_LIBRARIES`), so the contexts
+    with the onnx dialect get these hooks and no other context sees them.
+
+    >>> from tdflow.core.declarations import snapshot
+    >>> ops, kind, fn, replace = snapshot([declare_hooks()])["hook"][0]
+    >>> "onnx.Relu" in ops, kind
+    (True, 'infer_logical_tensor_desc')
+    """
+    from tdflow.core.declarations import declare
+
     from .gen_td import schemas
 
-    for s, latest in schemas():
-        name = f"onnx.{s.name}" if latest else f"onnx.{s.name}V{s.since_version}"
-        for kind in ("infer_logical_tensor_desc", "infer_data_type"):
-            HOOKS.register(name, kind, _hook)
-
+    require_onnx()
+    names = tuple(f"onnx.{s.name}" if latest else f"onnx.{s.name}V{s.since_version}"
+                  for s, latest in schemas())
+    return declare(__name__, "hook", [(names, kind, _hook, False) for kind in
+                                      ("infer_logical_tensor_desc", "infer_data_type")])
