@@ -42,8 +42,8 @@ from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unar
 from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dtype
 from tdflow.lowering.elementwise_native_c import TEMPLATE
 
-__all__ = ["MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE", "c_source", "native_enabled",
-           "native_kernel", "set_builder", "with_native"]
+__all__ = ["MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE", "build_extension", "builder_installed",
+           "c_source", "native_enabled", "native_kernel", "set_builder", "with_native"]
 
 #: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
 #: would otherwise pay a compiler run for an expression evaluated once on a few values.
@@ -372,3 +372,25 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
         return run(inputs, out)
 
     return run_native
+
+
+def build_extension(source: str | None, module: str) -> Callable[..., Any] | None:
+    """The ``run`` function of the CPython extension ``module`` compiled from ``source`` with
+    :data:`NATIVE_FLAGS` by the installed builder (cached, MAC-checked), or ``None`` when no
+    build is possible: how other exact native loops (:mod:`tdflow.lowering.erf_native`) are
+    built like the fused ones.
+
+    >>> build_extension(None, "tdf_doc_none") is None
+    True
+    """
+    return _build(source, module)
+
+
+def builder_installed() -> bool:
+    """Whether a builder is installed (the runtime's CPU kernels install one): before that,
+    native loops are not built and a ``None`` from a build says nothing about later ones.
+
+    >>> isinstance(builder_installed(), bool)
+    True
+    """
+    return _builder is not None

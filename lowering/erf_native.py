@@ -1,0 +1,211 @@
+"""float32 ``erf`` in one C loop, bit for bit :func:`tdflow.lowering.erf_f32.erf_f32`'s numpy path.
+
+The numpy path of :mod:`tdflow.lowering.erf_f32` spends ~17 ufunc calls per block (a gather of
+five coefficients, Horner's steps, the sign) at ~10 ns an element. Every one of its steps is a
+correctly rounded IEEE operation on float64 values (``|x|``, the clamp below 4, an exact scaling
+by 64, ``floor``, a subtraction, four multiply-adds written as separate roundings, the final
+rounding to float32 and ``copysign``), so a C loop doing the same operations in the same order
+(no fused multiply-add: ``-ffp-contract=off``) with the same table gives the same bits, NaN
+payloads included (a NaN input's payload is the only NaN in play). The loop is a CPython
+extension built and cached by the same builder as the native fused loops
+(:func:`tdflow.lowering.elementwise_native.build_extension`); the table's values are written
+into its source, so a new table is a new object. No compiler, ``TDFLOW_NATIVE=0`` or
+:data:`USE_NATIVE_ERF` false: the numpy path, same values.
+
+>>> import numpy as np
+>>> from tdflow.lowering.erf_f32 import _coefficients
+>>> "static double tdf_erf_table" in c_source(_coefficients(), 64, 4, 3.9999998)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["USE_NATIVE_ERF", "MIN_NATIVE", "c_source", "native_erf"]
+
+#: False: numpy only (read at every call; tests and benches compare the two paths).
+USE_NATIVE_ERF = True
+#: Fewer elements than this stay on numpy (a first use would pay a compiler run).
+MIN_NATIVE = 1024
+
+_TEMPLATE = r"""#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static const double tdf_erf_init[{rows}][{n}] = {{
+{table}
+}};
+/* what the loop reads: gcc does not vectorize gathers from an initialized table; the module's
+   init copies the values in */
+static double tdf_erf_table[{rows}][{n}];
+
+static inline float tdf_f32(uint32_t b) {{ float f; memcpy(&f, &b, 4); return f; }}
+
+/* erf_f32's block, one element at a time: the same float64 operations in the same order. */
+static void tdf_erf_loop(const float *x, float *out, Py_ssize_t n) {{
+  const float limit = tdf_f32({limit_bits}u);
+  const double scale = {scale}.0;
+  for (Py_ssize_t i = 0; i < n; ++i) {{
+    float xi = x[i];
+    float a = fabsf(xi);               /* as numpy's absolute: the sign bit cleared */
+    a = a > limit ? limit : a;         /* numpy's minimum(a, limit): a NaN stays */
+    double s = (double)a * scale;      /* exact: a power of two */
+    double f = floor(s);
+    long k = (long)(f == f ? f : 0.0); /* numpy's take(mode="clip") of a NaN's index: 0 */
+    double h = s - f;
+    double r = tdf_erf_table[0][k] * h;
+{horner}
+    r = r + tdf_erf_table[{degree}][k];
+    r = r * s;
+    float o = (float)r;
+    out[i] = copysignf(o, xi);
+  }}
+}}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* The same, four elements at a time with AVX2's gathers (gcc does not vectorize the gathers
+   by itself): the same IEEE operations per lane; a NaN lane's index is 0, as above. */
+__attribute__((target("avx2")))
+static void tdf_erf_loop_avx2(const float *x, float *out, Py_ssize_t n) {{
+  const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+  const __m128 limit = _mm_castsi128_ps(_mm_set1_epi32((int){limit_bits}u));
+  const __m256d scale = _mm256_set1_pd({scale}.0);
+  Py_ssize_t i = 0;
+  for (; i + 4 <= n; i += 4) {{
+    __m128 xv = _mm_loadu_ps(x + i);
+    __m128 a = _mm_and_ps(xv, absmask);
+    a = _mm_blendv_ps(a, limit, _mm_cmp_ps(a, limit, _CMP_GT_OQ));
+    __m256d s = _mm256_mul_pd(_mm256_cvtps_pd(a), scale);
+    __m256d f = _mm256_floor_pd(s);
+    __m128i k = _mm256_cvttpd_epi32(_mm256_and_pd(f, _mm256_cmp_pd(f, f, _CMP_ORD_Q)));
+    __m256d h = _mm256_sub_pd(s, f);
+    __m256d r = _mm256_mul_pd(_mm256_i32gather_pd(tdf_erf_table[0], k, 8), h);
+{horner_avx2}
+    r = _mm256_add_pd(r, _mm256_i32gather_pd(tdf_erf_table[{degree}], k, 8));
+    r = _mm256_mul_pd(r, s);
+    __m128 o = _mm256_cvtpd_ps(r);
+    o = _mm_or_ps(_mm_and_ps(o, absmask), _mm_andnot_ps(absmask, xv));  /* copysign */
+    _mm_storeu_ps(out + i, o);
+  }}
+  tdf_erf_loop(x + i, out + i, n - i);
+}}
+#endif
+
+static void tdf_erf(const float *x, float *out, Py_ssize_t n) {{
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) {{
+    tdf_erf_loop_avx2(x, out, n);
+    return;
+  }}
+#endif
+  tdf_erf_loop(x, out, n);
+}}
+
+static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {{
+  Py_buffer v[2];
+  int got = 0;
+  PyObject *result = Py_False;
+  if (nargs != 2) {{
+    PyErr_SetString(PyExc_TypeError, "run() takes 2 buffers");
+    return NULL;
+  }}
+  for (; got < 2; ++got) {{
+    if (PyObject_GetBuffer(args[got], &v[got], PyBUF_C_CONTIGUOUS | (got ? PyBUF_WRITABLE : 0)) < 0) {{
+      if (!PyErr_ExceptionMatches(PyExc_BufferError)
+          && !PyErr_ExceptionMatches(PyExc_ValueError)) {{ result = NULL; goto done; }}
+      PyErr_Clear();  /* not contiguous (or read-only out): the caller uses numpy */
+      goto done;
+    }}
+  }}
+  {{
+    char *p = (char *)v[0].buf, *o = (char *)v[1].buf;
+    /* same length, and out is x itself or does not overlap it */
+    if (v[0].len != v[1].len || v[0].len % 4
+        || (p != o && p < o + v[1].len && o < p + v[0].len)) goto done;
+    Py_ssize_t n = v[0].len / 4;
+    Py_BEGIN_ALLOW_THREADS
+    tdf_erf((const float *)p, (float *)o, n);
+    Py_END_ALLOW_THREADS
+    result = Py_True;
+  }}
+done:
+  Py_XINCREF(result);
+  for (int k = 0; k < got; ++k) PyBuffer_Release(&v[k]);
+  return result;
+}}
+
+static PyMethodDef tdf_methods[] = {{
+  {{"run", (PyCFunction)(void (*)(void))tdf_run, METH_FASTCALL, "run(x, out) -> bool"}},
+  {{NULL, NULL, 0, NULL}}
+}};
+
+static struct PyModuleDef tdf_module = {{PyModuleDef_HEAD_INIT, "{module}", NULL, -1, tdf_methods}};
+
+extern "C" PyMODINIT_FUNC PyInit_{module}(void) {{
+  memcpy(tdf_erf_table, tdf_erf_init, sizeof tdf_erf_table);
+  return PyModule_Create(&tdf_module);
+}}
+"""
+
+
+def c_source(table: np.ndarray, scale: int, degree: int, limit: float,
+             module: str = "tdf_erf") -> str:
+    """The C++ of the extension for ``table`` (``(degree + 1, intervals)`` float64, highest
+    power first), ``scale`` intervals per unit and the float32 clamp ``limit``; every value
+    written exactly (hex literals), so the C reads exactly the numbers numpy uses."""
+    rows = ["  {" + ", ".join(float(v).hex() for v in row) + "}"  # exact hex literals
+            for row in np.ascontiguousarray(table, np.float64)]
+    horner = "\n".join(f"    r = (r + tdf_erf_table[{j}][k]) * h;" for j in range(1, degree))
+    horner_avx2 = "\n".join(
+        f"    r = _mm256_mul_pd(_mm256_add_pd(r, _mm256_i32gather_pd(tdf_erf_table[{j}], k, 8)),"
+        " h);" for j in range(1, degree))
+    limit_bits = int(np.float32(limit).view(np.uint32))
+    return _TEMPLATE.format(rows=degree + 1, n=table.shape[1], table=",\n".join(rows),
+                            horner=horner, horner_avx2=horner_avx2, degree=degree, scale=int(scale),
+                            limit_bits=f"0x{limit_bits:08x}", module=module)
+
+
+_lock = threading.Lock()
+# id(table) -> (table, run): the table is fitted once per process; its source is written once.
+_by_table: dict[int, tuple[np.ndarray, Callable[..., Any] | None]] = {}
+
+
+def native_erf(table: np.ndarray, scale: int, degree: int,
+               limit: float) -> Callable[..., Any] | None:
+    """``run(x, out) -> bool``: float32 erf of the C-contiguous ``x`` into ``out`` (same size,
+    ``x`` itself or not overlapping it; ``False`` and nothing done otherwise), built on first
+    use; ``None`` when it cannot be built (then numpy).
+
+    >>> from tdflow.lowering.erf_f32 import _coefficients
+    >>> run = native_erf(_coefficients(), 64, 4, 3.9999998)
+    >>> x = np.array([0.5, -1.0], np.float32); out = np.empty(2, np.float32)
+    >>> run is None or (run(x, out), out.tolist())[1] == [0.5204998850822449, -0.8427007794380188]
+    True
+    """
+    from tdflow.lowering.elementwise_native import (
+        build_extension,
+        builder_installed,
+        native_enabled,
+    )
+
+    if not USE_NATIVE_ERF or not native_enabled():
+        return None
+    hit = _by_table.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    with _lock:
+        source = c_source(table, scale, degree, limit)
+        module = f"tdf_erf_{hashlib.sha256(source.encode()).hexdigest()[:24]}"
+        run = build_extension(c_source(table, scale, degree, limit, module), module)
+        if run is not None or builder_installed():  # else: try again once one is installed
+            _by_table[id(table)] = (table, run)
+        return run

@@ -1,0 +1,96 @@
+"""The native float32 erf (``lowering/erf_native.py``) against erf_f32's numpy path: the same
+bits for every input (every exponent, both signs, zeros, subnormals, inf, NaN payloads, the
+table's interval edges and the cut-off), in place and not, and the cases it hands back."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+import tdflow.runtime.kernels.elementwise  # noqa: F401 - installs the native builder
+from tdflow.lowering import erf_native
+from tdflow.lowering.erf_f32 import ERF_F32_DEGREE, ERF_F32_SCALE, _coefficients, erf_f32
+
+LIMIT = float(np.nextafter(np.float32(4.0), np.float32(0)))
+
+
+def _native():
+    run = erf_native.native_erf(_coefficients(), ERF_F32_SCALE, ERF_F32_DEGREE, LIMIT)
+    if run is None:
+        pytest.skip("no C compiler or Python headers: the native erf cannot be built")
+    return run
+
+
+def _numpy_path(x: np.ndarray) -> np.ndarray:
+    with mock.patch.object(erf_native, "USE_NATIVE_ERF", False):
+        return erf_f32(x)
+
+
+def _inputs() -> np.ndarray:
+    rng = np.random.default_rng(2026_12_04)
+    bits = rng.integers(0, 2**32, 2_000_000, dtype=np.uint64).astype(np.uint32)
+    nans = (np.uint32(0x7F800001) + rng.integers(0, 2**23 - 1, 1000).astype(np.uint32))
+    edges = np.arange(4 * ERF_F32_SCALE + 2, dtype=np.float32) / ERF_F32_SCALE
+    around = (edges.view(np.int32)[:, None] + np.arange(-3, 4, dtype=np.int32)).ravel()
+    tail = np.float32(3.9).view(np.int32) + np.arange(50_000, dtype=np.int32)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, np.finfo(np.float32).tiny,
+                         np.finfo(np.float32).max, 4.0, LIMIT, 0.5, 1.0], np.float32)
+    x = np.concatenate([bits.view(np.float32), nans.view(np.float32),
+                        (nans | np.uint32(0x80000000)).view(np.float32),
+                        rng.normal(0, 1.5, 500_000).astype(np.float32),
+                        around.view(np.float32), tail.view(np.float32), specials])
+    return np.concatenate([x, -x])
+
+
+def test_native_gives_the_numpy_path_s_bits_for_every_kind_of_input():
+    run = _native()
+    x = _inputs()
+    want = _numpy_path(x)
+    got = np.empty_like(x)
+    assert run(x, got) is True
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    # and erf_f32 itself takes the native path for large arrays, with the same result
+    assert np.array_equal(erf_f32(x).view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("n", [1024, 1027, 4099, 65_537])
+def test_in_place_and_odd_lengths(n):
+    _native()
+    x = np.random.default_rng(n).normal(0, 2, n).astype(np.float32)
+    x[::97] = np.nan
+    x[1::89] = -0.0
+    want = _numpy_path(x)
+    y = x.copy()
+    assert erf_f32(y, out=y) is y
+    assert np.array_equal(y.view(np.uint32), want.view(np.uint32))
+
+
+def test_what_the_native_loop_hands_back_to_numpy():
+    run = _native()
+    x = np.linspace(-3, 3, 4096, dtype=np.float32)
+    out = np.empty_like(x)
+    assert run(x[::2], out[:2048]) is False           # not contiguous
+    assert run(x, out[:100]) is False                 # sizes differ
+    assert run(x[1:], x[:-1]) is False                # overlapping, not in place
+    ro = np.empty_like(x)
+    ro.flags.writeable = False
+    assert run(x, ro) is False                        # read-only out
+    # erf_f32 still gives the numpy path's values for all of these
+    strided = x[::2]
+    assert np.array_equal(erf_f32(strided), _numpy_path(np.ascontiguousarray(strided)))
+
+
+def test_native_off_means_numpy():
+    with mock.patch.dict("os.environ", TDFLOW_NATIVE="0"):
+        assert erf_native.native_erf(_coefficients(), ERF_F32_SCALE, ERF_F32_DEGREE,
+                                     LIMIT) is None
+    with mock.patch.object(erf_native, "USE_NATIVE_ERF", False):
+        assert erf_native.native_erf(_coefficients(), ERF_F32_SCALE, ERF_F32_DEGREE,
+                                     LIMIT) is None
+
+
+def test_the_source_holds_the_table_exactly():
+    table = _coefficients()
+    src = erf_native.c_source(table, ERF_F32_SCALE, ERF_F32_DEGREE, LIMIT)
+    assert float(table[2, 17]).hex() in src and float(table[4, 255]).hex() in src
