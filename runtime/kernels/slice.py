@@ -112,11 +112,20 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     if x.ndim < 2:
         raise ValueError(f"{op}: 'in' must have at least 2 dims, got shape {x.shape}")
     rows, cols = x.shape[-2:]
-    keep = np.tri(rows, cols, int(attrs["diagonal"]), dtype=bool)
+    drop = ~np.tri(rows, cols, int(attrs["diagonal"]), dtype=bool)
     fill = np.array(_value(attrs, "fill")).astype(x.dtype)
+    # Straight into the output (two passes, no temporaries of x's size): the values of
+    # where(keep, x * scale, fill).
+    out = outs[0] if outs else None
+    fits = (type(out) is np.ndarray and out.shape == x.shape and out.dtype == x.dtype
+            and (out is x or not np.may_share_memory(out, x)))
+    dest = out if fits else np.empty(x.shape, x.dtype)
     if scale is not None:
-        x = x * np.array(scale).astype(x.dtype)
-    return store(outs, np.where(keep, x, fill), x.dtype)
+        np.multiply(x, np.array(scale).astype(x.dtype), out=dest)
+    elif dest is not x:
+        np.copyto(dest, x)
+    np.copyto(dest, fill, where=drop)
+    return dest if fits or out is None else store(outs, dest, x.dtype)
 
 
 @register_kernel("tdflow.tril", "cpu", dtypes=ALL_DTYPES)
