@@ -3,11 +3,15 @@
     python bench/fused_bench.py            # the 6-op chain of bench/runtime_bench.py, 1M f32
 
 Columns, taking turns round by round in one process (medians): ``numpy`` the hand-written
-numpy expression; ``kernel whole`` / ``kernel blocks`` the chain's fused kernel
-(``render_numpy`` of the composed expression) with ``elementwise_blocks.USE_BLOCKS`` off / on;
-``graph whole`` / ``graph blocks`` the compiled program (``tdflow.compile`` of runtime_bench's
-CHAIN: fused into one launch, run by the executor in 64K-element tiles). The issue's target
-for the chain is <= 0.7x the numpy expression.
+numpy expression; ``kernel segments`` the chain's fused kernel (``render_numpy`` of the
+composed expression: native C segments around numpy's ``tanh``, in blocks,
+``lowering/elementwise_segments.py``); ``kernel whole`` / ``kernel blocks`` the same kernel
+with the segments off and ``elementwise_blocks.USE_BLOCKS`` off / on (numpy ufuncs only: the
+kernel as before the segments); ``graph segments`` / ``graph whole`` / ``graph blocks`` the
+compiled program (``tdflow.compile`` of runtime_bench's CHAIN, fused into one launch) with the
+same switches, and ``graph tiled`` the graph as before the segments (numpy ufuncs, the launch
+cut into the executor's 64K-element tiles, as ``plan-memory`` did: ``{tile_fused=true}``). The issue's target for the
+chain is <= 0.7x the numpy expression.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.formula.expr import Const, Input, Unary, maximum
-from tdflow.lowering import elementwise_blocks
+from tdflow.lowering import elementwise_blocks, elementwise_segments
 from tdflow.lowering.elementwise_numpy import render_numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,13 +37,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 CPU_TIME = False
 
 
-def _switch(on: bool, fn: Callable[[], Any]) -> Callable[[], Any]:
+def _switch(on: bool, fn: Callable[[], Any], segments: bool = False) -> Callable[[], Any]:
     def run() -> Any:
         elementwise_blocks.USE_BLOCKS = on
+        elementwise_segments.USE_SEGMENTS = segments
         try:
             return fn()
         finally:
             elementwise_blocks.USE_BLOCKS = True
+            elementwise_segments.USE_SEGMENTS = True
     return run
 
 
@@ -56,16 +62,25 @@ def columns(n: int = 1 << 20) -> dict[str, Callable[[], Any]]:
     e = maximum(Unary("tanh", Input(0) * Input(1) + Input(0)) * 0.5, Const(0.0))
     prog = render_numpy(e * e, ["f32", "f32"], "f32")
     cols = {"numpy": lambda: runtime_bench.chain_numpy(x, y),
+            "kernel segments": _switch(True, lambda: prog([x, y], out), segments=True),
             "kernel whole": _switch(False, lambda: prog([x, y], out)),
             "kernel blocks": _switch(True, lambda: prog([x, y], out))}
     if n == 1 << 20:
+        from tdflow.lowering.pass_manager import default_pipeline
+
         with tempfile.TemporaryDirectory() as d:
             path = Path(d) / "chain.mlir"
             path.write_text(runtime_bench.CHAIN)
             fn = tdflow.compile(str(path))
+            tiled = tdflow.compile(str(path), pipeline=default_pipeline("cpu").replace(
+                "plan-memory", "plan-memory{tile_fused=true}"))
         assert np.array_equal(fn(x, y), prog([x, y]))
+        cols["graph segments"] = _switch(True, lambda: fn(x, y), segments=True)
         cols["graph whole"] = _switch(False, lambda: fn(x, y))
         cols["graph blocks"] = _switch(True, lambda: fn(x, y))
+        assert np.array_equal(tiled(x, y), prog([x, y]))
+        assert [ln.tile for ln in tiled.plan.launches] == [65536]
+        cols["graph tiled"] = _switch(True, lambda: tiled(x, y))
     return cols
 
 

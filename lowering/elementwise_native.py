@@ -42,8 +42,8 @@ from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unar
 from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dtype
 from tdflow.lowering.elementwise_native_c import TEMPLATE
 
-__all__ = ["MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE", "c_source", "native_enabled",
-           "native_kernel", "set_builder", "with_native"]
+__all__ = ["EXACT_BINARY", "EXACT_UNARY", "MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE",
+           "c_source", "native_enabled", "native_kernel", "set_builder", "with_native"]
 
 #: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
 #: would otherwise pay a compiler run for an expression evaluated once on a few values.
@@ -63,6 +63,12 @@ _C_TYPES = {"f32": ("float", "uint32_t", "f"), "f64": ("double", "uint64_t", "")
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _LOGIC = {"and": "&", "or": "|", "xor": "^"}
+#: The ops the C loop renders (exactly rounded, or exact): a ``Select`` too. Anything else in
+#: an expression (``exp``, ``tanh``, ``erf``, ``pow``...) is numpy's; see
+#: :mod:`tdflow.lowering.elementwise_segments` for expressions mixing both.
+EXACT_UNARY = frozenset({"neg", "abs", "sqrt", "floor", "ceil", "round", "not", "isnan",
+                         "isinf"})
+EXACT_BINARY = frozenset({*_ARITH, *_COMPARE, *_LOGIC, "max", "min"})
 
 
 def native_enabled() -> bool:

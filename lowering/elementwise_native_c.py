@@ -42,6 +42,9 @@ static inline float tdf_mul_f32(float a, float b) {{ return a != a ? a * a : a *
 static inline double tdf_add_f64(double a, double b) {{ return a != a ? a + a : a + b; }}
 static inline double tdf_mul_f64(double a, double b) {{ return a != a ? a * a : a * b; }}
 
+/* One clone per instruction set, picked when the module loads (ifunc): the values are the
+   same in each, every op being exactly rounded (no FMA: "avx2" does not enable it). */
+__attribute__((target_clones("avx2", "default")))
 static void tdf_loop({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {{
   for (Py_ssize_t r = 0; r < rows; ++r) {{
 {offsets}
