@@ -378,14 +378,19 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     if len(steps) > 1:  # one ufunc is one pass already; a chain is one C loop instead of many
         native = with_native(run, expr, in_dtypes, out_dtype)
         if native is run:  # an op C does not round as numpy: C segments between numpy calls
-            native = with_segments(run, expr, in_dtypes, out_dtype, _numpy_function)
+            native = with_segments(run, expr, in_dtypes, out_dtype, numpy_function)
         run = native
     return NumpyProgram(expr, in_dtypes, out_dtype, run, len(steps), n_temp)
 
 
-def _numpy_function(n: Expr) -> Callable[..., Any] | None:
+def numpy_function(n: Expr) -> Callable[..., Any] | None:
     """The function a plain ``ufunc`` step of node ``n`` calls (``f(a[, b], out=, dtype=)``),
-    or ``None`` when the node is rendered otherwise (comparisons, selects, casts)."""
+    or ``None`` when the node is rendered otherwise (comparisons, selects, casts).
+
+    >>> from tdflow.dialect.formula.expr import Input, Unary
+    >>> numpy_function(Unary("tanh", Input(0))) is np.tanh, numpy_function(Input(0) > 0)
+    (True, None)
+    """
     if isinstance(n, Unary):
         return {"erf": erf_ufunc, "rsqrt": _rsqrt, **_PREDICATES}.get(n.op) or _UFUNCS.get(n.op)
     if isinstance(n, Binary) and n.op not in COMPARE_OPS:

@@ -156,13 +156,13 @@ def plan_segments(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
             memo: dict[Expr, Expr] = {}
 
             def rewrite(m: Expr) -> Expr:
+                if isinstance(m, Const):
+                    return m  # never from the memo: Const(-0.0) == Const(0) == Const(0.0)
                 if m in memo:
                     return memo[m]
-                if isinstance(m, Const):
-                    new: Expr = m
-                elif _exact(m):
+                if _exact(m):
                     kids = [rewrite(c) for c in m.children()]
-                    new = (Select(*kids) if isinstance(m, Select) else Unary(m.op, kids[0])
+                    new: Expr = (Select(*kids) if isinstance(m, Select) else Unary(m.op, kids[0])
                            if isinstance(m, Unary) else Binary(m.op, kids[0], kids[1]))
                 else:
                     new = Input(leaves.setdefault(value(m), len(leaves)))
@@ -294,19 +294,21 @@ def with_segments(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequenc
         if not steps:
             return run(inputs, out)
         dest = np.empty(shape, np_out) if out is None else out
-        bufs = local.__dict__.get("bufs")
-        if bufs is None:
-            bufs = local.bufs = [np.empty(BLOCK, np_dt) for _ in range(plan.n_temps)]
-        r = template.copy()
-        flat = [(i, inputs[i].reshape(-1)) for i in used]
         flat_out = dest.reshape(-1)
         n = flat_out.size
+        block = BLOCK
+        need = min(block, n)  # kept per thread: no page faults on fresh memory every call
+        bufs = local.__dict__.get("bufs")
+        if bufs is None or (bufs and bufs[0].size < need):
+            bufs = local.bufs = [np.empty(need, np_dt) for _ in range(plan.n_temps)]
+        r = template.copy()
+        flat = [(i, inputs[i].reshape(-1)) for i in used]
         with np.errstate(all="ignore"):
-            for lo in range(0, n, BLOCK):
-                hi = min(lo + BLOCK, n)
+            for lo in range(0, n, block):
+                hi = min(lo + block, n)
                 for i, a in flat:
                     r[i] = a[lo:hi]
-                r[t0:t0 + plan.n_temps] = bufs if hi - lo == BLOCK else [b[:hi - lo] for b in bufs]
+                r[t0:t0 + plan.n_temps] = [b if b.size == hi - lo else b[:hi - lo] for b in bufs]
                 r[-1] = flat_out[lo:hi]
                 try:
                     for step in steps:
