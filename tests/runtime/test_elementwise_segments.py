@@ -34,9 +34,15 @@ NUMPY_UNARY = ("tanh", "exp", "log", "erf", "sin", "rsqrt", "sign", "atan")
 NUMPY_BINARY = ("pow", "mod", "floor_mod")
 
 
+DEFAULT_GAIN = elementwise_segments.MIN_GAIN
+
+
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch):
+    """Small blocks, and every expression that splits is segmented (not only those worth a
+    compiler run: the values are what is tested)."""
     monkeypatch.setattr(elementwise_segments, "BLOCK", BLOCK)
+    monkeypatch.setattr(elementwise_segments, "MIN_GAIN", 0.0)
 
 
 def need_native() -> None:
@@ -188,7 +194,7 @@ def test_erf_f32_and_pow_with_a_constant():
         assert same_bits(numpy_path(prog, [x]), run([x]), "f32"), expr
 
 
-def test_plans_that_do_not_split():
+def test_plans_that_do_not_split(monkeypatch):
     fn = numpy_function
     assert plan_segments(Input(0) * Input(1) + 1.0, ["f32", "f32"], "f32", fn) is None  # all C
     assert plan_segments(Unary("tanh", Unary("exp", Input(0))), ["f32"], "f32", fn) is None
@@ -198,6 +204,37 @@ def test_plans_that_do_not_split():
     p = plan_segments(Unary("tanh", Input(0) * 2.0) * 3.0, ["f32"], "f32", fn)
     assert [s.kind for s in p.stages] == ["native", "numpy", "native"]
     assert p.n_temps == 1  # tanh writes over the value it reads
+    # too little to gain for a compiler run: the erf-bound GELU (and its gradient)
+    from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
+
+    monkeypatch.setattr(elementwise_segments, "MIN_GAIN", DEFAULT_GAIN)
+
+    for op, split in [("gelu", False), ("gelu_grad", False), ("sigmoid", True), ("silu", True)]:
+        d = ELEMENTWISE_OPS["tdflow." + op]
+        got = plan_segments(d.bind(), ["f32"] * len(d.inputs), "f32", fn)
+        assert (got is not None) == split, op
+
+
+def test_one_compiler_run_per_expression(monkeypatch):
+    """The native segments of one expression are built as one module."""
+    need_native()
+    from tdflow.runtime.backends.kernel_build import build_shared_object
+
+    sources = []
+
+    def counting(source, flags):
+        sources.append(source)
+        return build_shared_object(source, flags)
+
+    monkeypatch.setattr(elementwise_native, "_builder", counting)
+    expr = Unary("tanh", Input(0) * 1.75 - Input(1)) * Unary("exp", -Input(1)) + 0.375
+    prog, run = segmented(expr, ["f32", "f32"], "f32")
+    plan = plan_segments(expr, ["f32", "f32"], "f32", numpy_function)
+    assert sum(s.kind == "native" for s in plan.stages) == 3
+    rng = np.random.default_rng(19)
+    x, y = values("f32", rng), values("f32", rng)
+    assert same_bits(numpy_path(prog, [x, y]), run([x, y]), "f32")
+    assert len(sources) == 1 and sources[0].count("PyCFunction") == 3
 
 
 def test_cases_handed_to_numpy():
