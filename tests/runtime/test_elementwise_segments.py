@@ -184,6 +184,15 @@ def test_predicate_root_shared_subtrees_and_numpy_root():
         assert same_bits(numpy_path(prog, [x, y]), run([x, y]), "f64"), expr
 
 
+def test_a_bool_mask_operand():
+    need_native()
+    rng = np.random.default_rng(23)
+    mask, x = rng.random(N) < 0.5, values("f32", rng)
+    expr = Select(Input(0), Unary("tanh", Input(1) * 2.0 + 1.0), Input(1) * 3.0 - 1.0)
+    prog, run = segmented(expr, ["i1", "f32"], "f32")
+    assert same_bits(numpy_path(prog, [mask, x]), run([mask, x]), "f32")
+
+
 def test_erf_f32_and_pow_with_a_constant():
     need_native()
     rng = np.random.default_rng(3)
