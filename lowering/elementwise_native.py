@@ -40,10 +40,11 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary
 from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dtype
-from tdflow.lowering.elementwise_native_c import TEMPLATE
+from tdflow.lowering.elementwise_native_c import KERNEL, METHOD, PRELUDE, TAIL
 
-__all__ = ["MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE", "build_extension", "builder_installed",
-           "c_source", "native_enabled", "native_kernel", "set_builder", "with_native"]
+__all__ = ["EXACT_BINARY", "EXACT_UNARY", "MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE",
+           "build_extension", "builder_installed", "c_module", "c_source", "native_enabled",
+           "native_kernel", "native_kernels", "set_builder", "with_native"]
 
 #: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
 #: would otherwise pay a compiler run for an expression evaluated once on a few values.
@@ -63,6 +64,12 @@ _C_TYPES = {"f32": ("float", "uint32_t", "f"), "f64": ("double", "uint64_t", "")
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _LOGIC = {"and": "&", "or": "|", "xor": "^"}
+#: The ops the C loop renders (exactly rounded, or exact): a ``Select`` too. Anything else in
+#: an expression (``exp``, ``tanh``, ``erf``, ``pow``...) is numpy's; see
+#: :mod:`tdflow.lowering.elementwise_segments` for expressions mixing both.
+EXACT_UNARY = frozenset({"neg", "abs", "sqrt", "floor", "ceil", "round", "not", "isnan",
+                         "isinf"})
+EXACT_BINARY = frozenset({*_ARITH, *_COMPARE, *_LOGIC, "max", "min"})
 
 
 def native_enabled() -> bool:
@@ -103,6 +110,37 @@ def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
     >>> "outr[i] = (float)(t0);" in c_source(Input(0) * Input(1), ("f32", "f32"), "f32", "m")
     True
     """
+    return c_module([(expr, in_dtypes, out_dtype, rows)], module, ["run"])
+
+
+#: One kernel of a module: (expression, input types, output type, inputs broadcast as rows).
+KernelSpec = tuple[Expr | None, Sequence[str], str, frozenset[int]]
+
+
+def c_module(kernels: Sequence[KernelSpec], module: str, names: Sequence[str]) -> str | None:
+    """The C source of extension module ``module`` with one function per kernel, called
+    ``names[k]`` (each as :func:`c_source`'s ``run``), or ``None`` when any kernel is not
+    rendered natively.
+
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> src = c_module([(Input(0) + 1.0, ["f32"], "f32", frozenset()),
+    ...                 (Input(0) * Input(1), ["f64", "f64"], "f64", frozenset())], "m", ["a", "b"])
+    >>> '"a", (PyCFunction)' in src and '"b", (PyCFunction)' in src
+    True
+    """
+    parts = []
+    for k, (spec, name) in enumerate(zip(kernels, names)):
+        fields = _kernel_fields(*spec)
+        if fields is None:
+            return None
+        parts.append(KERNEL.format(k=k, name=name, **fields))
+    methods = "".join(METHOD.format(k=k, name=name) for k, name in enumerate(names))
+    return PRELUDE.format() + "".join(parts) + TAIL.format(module=module, methods=methods)
+
+
+def _kernel_fields(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
+                   rows: frozenset[int] = frozenset()) -> dict[str, Any] | None:
+    """The fields of :data:`KERNEL` for one expression, or ``None`` (not rendered natively)."""
     if expr is None:
         return None
     in_dtypes = tuple(in_dtypes)
@@ -160,13 +198,11 @@ def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
                         for k in used if k not in rows)
     body = "\n".join(loads + lines)
     out_c = _C_TYPES[out_dtype][0]
-    return TEMPLATE.format(module=module, params=params, out_c=out_c, body=body, root=root,
-                            n_args=len(used) + 1, offsets=offsets,
-                            rows=", ".join("1" if k in rows else "0" for k in used) + ", 0",
-                            views=_views(used, in_dtypes, out_dtype), call=", ".join(
-                                [f"({_C_TYPES[in_dtypes[k]][0]} *)v[{j}].buf"
-                                 for j, k in enumerate(used)]
-                                + [f"({out_c} *)v[{len(used)}].buf"]))
+    return dict(params=params, out_c=out_c, body=body, root=root, n_args=len(used) + 1,
+                offsets=offsets, rows=", ".join("1" if k in rows else "0" for k in used) + ", 0",
+                views=_views(used, in_dtypes, out_dtype), call=", ".join(
+                    [f"({_C_TYPES[in_dtypes[k]][0]} *)v[{j}].buf" for j, k in enumerate(used)]
+                    + [f"({out_c} *)v[{len(used)}].buf"]))
 
 
 def _walk(expr: Expr) -> list[Expr]:
@@ -234,7 +270,7 @@ _NP = {"f32": np.float32, "f64": np.float64, "i1": np.bool_}
 
 
 _lock = threading.Lock()
-_built: dict[str, Callable[..., None] | None] = {}
+_built: dict[str, list[Callable[..., Any]] | None] = {}
 
 
 def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
@@ -250,9 +286,26 @@ def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
     >>> run is None or (run(x, x, out), out.tolist())[1] == [0.0, 3.0, 6.0, 9.0]
     True
     """
-    if not native_enabled():
+    fns = native_kernels([(expr, in_dtypes, out_dtype, rows)])
+    return None if fns is None else fns[0]
+
+
+def native_kernels(kernels: Sequence[KernelSpec]) -> list[Callable[..., Any]] | None:
+    """The ``run`` functions of several kernels (each as :func:`native_kernel`'s) built as one
+    module, one compiler run; ``None`` when any is not rendered natively or no build is
+    possible.
+
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> fns = native_kernels([(Input(0) + 1.0, ["f32"], "f32", frozenset()),
+    ...                       (Input(0) * Input(1), ["f32", "f32"], "f32", frozenset())])
+    >>> x = np.arange(4, dtype=np.float32); out = np.empty(4, np.float32)
+    >>> fns is None or (fns[1](x, x, out), out.tolist())[1] == [0.0, 1.0, 4.0, 9.0]
+    True
+    """
+    if not native_enabled() or not kernels:
         return None
-    probe = c_source(expr, in_dtypes, out_dtype, "tdf_ew", rows)
+    names = ["run"] if len(kernels) == 1 else [f"run{k}" for k in range(len(kernels))]
+    probe = c_module(kernels, "tdf_ew", names)
     if probe is None:
         return None
     digest = hashlib.sha256(probe.encode()).hexdigest()[:24]
@@ -260,8 +313,9 @@ def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
         if digest in _built:
             return _built[digest]
         module = f"tdf_ew_{digest}"
-        _built[digest] = fn = _build(c_source(expr, in_dtypes, out_dtype, module, rows), module)
-        return fn
+        mod = _build(c_module(kernels, module, names), module)
+        _built[digest] = fns = None if mod is None else [getattr(mod, n) for n in names]
+        return fns
 
 
 #: ``build(source, flags) -> Path`` of a verified shared object: the runtime's cached
@@ -279,8 +333,9 @@ def set_builder(build: Callable[[str, Sequence[str]], Path] | None) -> None:
     _builder = build
 
 
-def _build(source: str | None, module: str) -> Callable[..., None] | None:
-    """Compile (or load from the cache) and import the extension; ``None`` on any failure."""
+def _build(source: str | None, module: str) -> Any:
+    """Compile (or load from the cache) and import the extension module; ``None`` on any
+    failure."""
     import importlib.machinery
     import importlib.util
 
@@ -305,7 +360,7 @@ def _build(source: str | None, module: str) -> Callable[..., None] | None:
         loader.exec_module(mod)
     except ImportError:
         return None
-    return mod.run
+    return mod
 
 
 def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[str],
@@ -383,7 +438,8 @@ def build_extension(source: str | None, module: str) -> Callable[..., Any] | Non
     >>> build_extension(None, "tdf_doc_none") is None
     True
     """
-    return _build(source, module)
+    mod = _build(source, module)
+    return None if mod is None else mod.run
 
 
 def builder_installed() -> bool:

@@ -6,13 +6,17 @@ operations C would do otherwise (``max``/``min`` NaN and tie rules, the NaN a tw
 ``run(in..., out)`` entry point that takes numpy arrays through the buffer protocol, checks
 their sizes, contiguity and overlap, and returns ``False`` (nothing done) when they do not fit.
 
->>> "PyInit_{module}" in TEMPLATE
+A module holds one or more kernels (``PRELUDE``, then ``KERNEL`` once per kernel with its
+number ``k`` and Python name, then ``TAIL`` listing them with ``METHOD``): the segments of one
+expression (:mod:`tdflow.lowering.elementwise_segments`) are one compiler run.
+
+>>> "PyInit_{module}" in TAIL and "tdf_run{k}" in KERNEL and "tdf_run{k}" in METHOD
 True
 """
 
-__all__ = ["TEMPLATE"]
+__all__ = ["KERNEL", "METHOD", "PRELUDE", "TAIL"]
 
-TEMPLATE = r"""#define PY_SSIZE_T_CLEAN
+PRELUDE = r"""#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
@@ -42,7 +46,12 @@ static inline float tdf_mul_f32(float a, float b) {{ return a != a ? a * a : a *
 static inline double tdf_add_f64(double a, double b) {{ return a != a ? a + a : a + b; }}
 static inline double tdf_mul_f64(double a, double b) {{ return a != a ? a * a : a * b; }}
 
-static void tdf_loop({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {{
+"""
+
+KERNEL = r"""/* One clone per instruction set, picked when the module loads (ifunc): the values are the
+   same in each, every op being exactly rounded (no FMA: "avx2" does not enable it). */
+__attribute__((target_clones("avx2", "default")))
+static void tdf_loop{k}({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {{
   for (Py_ssize_t r = 0; r < rows; ++r) {{
 {offsets}
     {out_c} *outr = out + r * m;
@@ -54,15 +63,15 @@ static void tdf_loop({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {{
   }}
 }}
 
-static const Py_ssize_t tdf_itemsize[{n_args}] = {{{views}}};
-static const int tdf_is_row[{n_args}] = {{{rows}}};  /* inputs read again for every row */
+static const Py_ssize_t tdf_itemsize{k}[{n_args}] = {{{views}}};
+static const int tdf_is_row{k}[{n_args}] = {{{rows}}};  /* inputs read again for every row */
 
-static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {{
+static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {{
   Py_buffer v[{n_args}];
   int got = 0;
   PyObject *result = NULL;
   if (nargs != {n_args}) {{
-    PyErr_SetString(PyExc_TypeError, "run() takes {n_args} buffers");
+    PyErr_SetString(PyExc_TypeError, "{name}() takes {n_args} buffers");
     return NULL;
   }}
   Py_ssize_t len[{n_args}];
@@ -78,21 +87,21 @@ static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs
       Py_INCREF(result);
       goto done;
     }}
-    if (v[got].len % tdf_itemsize[got]) {{
+    if (v[got].len % tdf_itemsize{k}[got]) {{
       ++got;
       PyErr_SetString(PyExc_ValueError, "buffer size is not a whole number of items");
       goto done;
     }}
-    len[got] = v[got].len / tdf_itemsize[got];
+    len[got] = v[got].len / tdf_itemsize{k}[got];
   }}
   n = len[{n_args} - 1];
   for (int k = 0; k < {n_args} - 1; ++k) {{
-    if (tdf_is_row[k] ? (m >= 0 && len[k] != m) || len[k] == 0 || n % len[k] : len[k] != n) {{
+    if (tdf_is_row{k}[k] ? (m >= 0 && len[k] != m) || len[k] == 0 || n % len[k] : len[k] != n) {{
       result = Py_False;  /* not the shapes this variant was built for: numpy */
       Py_INCREF(result);
       goto done;
     }}
-    if (tdf_is_row[k]) m = len[k];
+    if (tdf_is_row{k}[k]) m = len[k];
   }}
   if (m < 0) m = n;
   {{
@@ -101,7 +110,7 @@ static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     char *o = (char *)v[{n_args} - 1].buf;
     for (int k = 0; k < {n_args} - 1; ++k) {{
       char *p = (char *)v[k].buf;
-      if ((p != o || tdf_is_row[k]) && p < o + v[{n_args} - 1].len && o < p + v[k].len) {{
+      if ((p != o || tdf_is_row{k}[k]) && p < o + v[{n_args} - 1].len && o < p + v[k].len) {{
         result = Py_False;
         Py_INCREF(result);
         goto done;
@@ -109,7 +118,7 @@ static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }}
   }}
   Py_BEGIN_ALLOW_THREADS
-  tdf_loop({call}, m ? n / m : 0, m);
+  tdf_loop{k}({call}, m ? n / m : 0, m);
   Py_END_ALLOW_THREADS
   Py_INCREF(Py_True);
   result = Py_True;
@@ -118,9 +127,13 @@ done:
   return result;
 }}
 
-static PyMethodDef tdf_methods[] = {{
-  {{"run", (PyCFunction)(void (*)(void))tdf_run, METH_FASTCALL, "run(in..., out)"}},
-  {{NULL, NULL, 0, NULL}}
+"""
+
+METHOD = r"""  {{"{name}", (PyCFunction)(void (*)(void))tdf_run{k}, METH_FASTCALL, "{name}(in..., out)"}},
+"""
+
+TAIL = r"""static PyMethodDef tdf_methods[] = {{
+{methods}  {{NULL, NULL, 0, NULL}}
 }};
 
 static struct PyModuleDef tdf_module = {{PyModuleDef_HEAD_INIT, "{module}", NULL, -1, tdf_methods}};

@@ -18,7 +18,9 @@ scratch buffers are preallocated, and kept per thread between calls when large (
 (numpy allocates per step only when one slot would hold two shapes).
 
 Multi-step expressions of exactly rounded ops over large contiguous arrays run as one native
-C loop instead (:mod:`tdflow.lowering.elementwise_native`; same values, numpy as fallback).
+C loop instead (:mod:`tdflow.lowering.elementwise_native`; same values, numpy as fallback);
+those mixing them with ops C rounds otherwise (``tanh``, ``exp``...) run as C segments between
+the numpy calls, block by block (:mod:`tdflow.lowering.elementwise_segments`).
 
 Types follow :func:`~tdflow.dialect.formula.types.infer_dtypes`: ``f16`` inputs compute in
 ``f32`` and round once when stored; integer ``div`` truncates toward zero, as C does.
@@ -53,6 +55,7 @@ from tdflow.dialect.types import DTYPES
 from tdflow.lowering import elementwise_blocks
 from tdflow.lowering.elementwise_blocks import BLOCK, BlockRunner
 from tdflow.lowering.elementwise_native import with_native
+from tdflow.lowering.elementwise_segments import with_segments
 from tdflow.lowering.erf_f32 import erf_ufunc
 
 _UFUNCS: dict[str, np.ufunc] = {
@@ -373,8 +376,26 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
         run = _single_ufunc(steps_spec[0], [index(a) for a in steps_spec[0][2]], n_in,
                             consts, np_out) or run
     if len(steps) > 1:  # one ufunc is one pass already; a chain is one C loop instead of many
-        run = with_native(run, expr, in_dtypes, out_dtype)
+        native = with_native(run, expr, in_dtypes, out_dtype)
+        if native is run:  # an op C does not round as numpy: C segments between numpy calls
+            native = with_segments(run, expr, in_dtypes, out_dtype, numpy_function)
+        run = native
     return NumpyProgram(expr, in_dtypes, out_dtype, run, len(steps), n_temp)
+
+
+def numpy_function(n: Expr) -> Callable[..., Any] | None:
+    """The function a plain ``ufunc`` step of node ``n`` calls (``f(a[, b], out=, dtype=)``),
+    or ``None`` when the node is rendered otherwise (comparisons, selects, casts).
+
+    >>> from tdflow.dialect.formula.expr import Input, Unary
+    >>> numpy_function(Unary("tanh", Input(0))) is np.tanh, numpy_function(Input(0) > 0)
+    (True, None)
+    """
+    if isinstance(n, Unary):
+        return {"erf": erf_ufunc, "rsqrt": _rsqrt, **_PREDICATES}.get(n.op) or _UFUNCS.get(n.op)
+    if isinstance(n, Binary) and n.op not in COMPARE_OPS:
+        return _UFUNCS.get(n.op)
+    return None
 
 
 def _single_ufunc(spec: tuple[str, Any, tuple[Any, ...], Any, Any], idx: list[int], n_in: int,

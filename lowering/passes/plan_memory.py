@@ -6,7 +6,10 @@ over an input when its kernel declares it can, that input dies there, and it is 
 argument (unless donated with ``donate=`` / ``{donate=x,y}``), a constant or a result. Ops that
 depend on no argument (constants and what is folded from them) go to the plan's prologue, run
 once when the plan is loaded. Large elementwise launches without broadcasting are marked
-for tiling (``{tile=65536}`` elements; 0 disables), which the executor runs slice by slice.
+for tiling (``{tile=65536}`` elements; 0 disables), which the executor runs slice by slice;
+not ``tdflow.fused_elementwise``, whose kernel evaluates cache-sized blocks (or one native loop)
+by itself: cut into tiles it would pay its per-call work once per tile (``{tile_fused=true}``
+tiles them too, as before).
 
 The pass leaves the IR unchanged and stores one plan per function in ``context.plans``.
 """
@@ -24,6 +27,9 @@ from ..pass_manager import Pass, PassContext, PassFailure
 from ..plan import Argument, Buffer, ExecutablePlan, Launch, Result
 from .select_kernels import kernel_attrs
 
+#: The fused-expression op (its launches are never tiled).
+FUSED = "tdflow.fused_elementwise"
+
 if TYPE_CHECKING:
     from tdflow.dialect.ir.core import FuncOp, Module, Operation
 
@@ -31,7 +37,7 @@ if TYPE_CHECKING:
 class PlanMemoryPass(Pass):
     name = "plan-memory"
     summary = "liveness-based buffer reuse and in-place execution; builds the ExecutablePlan"
-    options = {"reuse": True, "donate": "", "tile": 65536}
+    options = {"reuse": True, "donate": "", "tile": 65536, "tile_fused": False}
 
     def run(self, module: Module, context: PassContext) -> None:
         donate = set(context.donate) | {d for d in self.option("donate").split(";") if d}
@@ -49,7 +55,7 @@ class PlanMemoryPass(Pass):
                     func.loc, "warning"))
                 continue
             plan = build_plan(func, context, donate, self.option("reuse"), errors,
-                              tile=self.option("tile"))
+                              tile=self.option("tile"), tile_fused=self.option("tile_fused"))
             if plan is not None:
                 context.plans[func.name] = plan
         if errors:
@@ -67,11 +73,13 @@ def _static(value: Any, what: str, errors: list[Any]) -> tuple[tuple[int, ...], 
 
 
 def build_plan(func: FuncOp, context: PassContext, donate: set[str], reuse: bool,
-               errors: list[Any], tile: int = 0) -> ExecutablePlan | None:
+               errors: list[Any], tile: int = 0, tile_fused: bool = False
+               ) -> ExecutablePlan | None:
     """The plan of one function, or ``None`` (with ``errors`` filled) if it cannot be built.
 
     ``tile``: elementwise launches (``Elementwise`` trait, no broadcasting) over at least twice
-    that many elements may run tile by tile (0 disables).
+    that many elements may run tile by tile (0 disables); fused expressions only with
+    ``tile_fused`` (as before they evaluated in blocks themselves; benchmarks compare both).
     """
     ids: dict[Any, int] = {}
     values: dict[int, tuple[tuple[int, ...], str]] = {}
@@ -132,6 +140,8 @@ def build_plan(func: FuncOp, context: PassContext, donate: set[str], reuse: bool
     def tile_of(op: Operation) -> int:
         if tile <= 0 or "Elementwise" not in traits(context.dialect, op.name):
             return 0
+        if op.name == FUSED and not tile_fused:
+            return 0  # its kernel goes in blocks (or one C loop) itself; tiles only add calls
         shapes = {values[ids[v]][0] for v in (*op.operands, *op.results)}
         if len(shapes) != 1 or len(op.results) != 1:
             return 0  # broadcasting (or several results): slices would not line up
