@@ -95,7 +95,7 @@ class SegmentPlan:
 #: Rough cost of a numpy op per element, in passes of an exact op over memory (~0.2-0.4 ns):
 #: numpy's SIMD ``tanh``/``exp``/``log`` about 2, the float32 table ``erf`` (a gather and ~15
 #: numpy passes a block) about 25, anything else 4.
-NUMPY_COST = {"tanh": 2, "exp": 2, "log": 2, "sqrt": 1, "erf": 25}
+NUMPY_COST = {"tanh": 2, "exp": 2, "log": 2, "erf": 25}
 #: Segments are planned only when the passes they save (exact ops minus native segments) are
 #: at least this share of the expression's estimated cost: each segmented expression costs a
 #: compiler run on first use (cold cache), which an erf-bound GELU would not win back. Measured
@@ -137,8 +137,8 @@ def plan_segments(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
                   numpy_function: Callable[[Expr], Callable[..., Any] | None]) -> SegmentPlan | None:
     """The stages of ``expr``, or ``None`` when it does not split into at least one native
     segment and one numpy call over one floating type, or would save too little
-    (:data:`MIN_GAIN`). ``numpy_function(node)`` is the
-    function the numpy renderer calls for a non-exact node (``None``: not a plain call).
+    (:data:`MIN_GAIN`). ``numpy_function(node)`` is the function the numpy renderer calls for
+    a non-exact node (``None``: not a plain call).
 
     >>> from tdflow.dialect.formula.expr import Input, exp
     >>> p = plan_segments(exp(Input(0) * Input(0) - 1.0) * Input(0) + 2.0, ["f64"], "f64",
@@ -197,8 +197,9 @@ def plan_segments(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
                     return memo[m]
                 if _exact(m):
                     kids = [rewrite(c) for c in m.children()]
-                    new: Expr = (Select(*kids) if isinstance(m, Select) else Unary(m.op, kids[0])
-                           if isinstance(m, Unary) else Binary(m.op, kids[0], kids[1]))
+                    new: Expr = (Select(*kids) if isinstance(m, Select)
+                                 else Unary(m.op, kids[0]) if isinstance(m, Unary)
+                                 else Binary(m.op, kids[0], kids[1]))
                 else:
                     new = Input(leaves.setdefault(value(m), len(leaves)))
                 memo[m] = new
