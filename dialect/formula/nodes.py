@@ -7,6 +7,7 @@ add(in0, 1)
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -137,12 +138,35 @@ class Attr(Expr):
 
 @dataclass(frozen=True, slots=True, order=False)
 class Const(Expr):
-    """A literal. It adopts the type of the values it meets (a "weak" scalar)."""
+    """A literal. It adopts the type of the values it meets (a "weak" scalar).
+
+    Two constants are equal only when they are the same literal: of one Python type and, for
+    floats, the same bits. Python's ``0 == 0.0 == -0.0`` would let an expression memo or a
+    shared subtree hand ``x + -0.0`` the value of ``x + 0.0`` (which differ at ``x = -0.0``),
+    or an integer literal a float's.
+
+    >>> Const(-0.0) == Const(0.0), Const(0) == Const(0.0), Const(2.5) == Const(2.5)
+    (False, False, True)
+    >>> Const(float("nan")) == Const(float("nan"))
+    True
+    """
 
     value: Scalar
 
     def __repr__(self) -> str:
         return repr(self.value)
+
+    def _literal(self) -> tuple:
+        v = self.value
+        if type(v) is float:
+            return (float, struct.pack("<d", v))
+        return (type(v), v)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Const and self._literal() == other._literal()
+
+    def __hash__(self) -> int:
+        return hash(self._literal())
 
 
 @dataclass(frozen=True, slots=True, order=False)
