@@ -1,0 +1,134 @@
+"""Hot tiny elementwise eager ops on a native C loop.
+
+An eager call on a few elements spends most of its kernel time in numpy's per-call machinery
+(``np.maximum(x, 0, out=out, dtype=..., casting=...)`` is about 0.9 µs on 16 floats; a
+two-step formula such as ``leaky_relu``'s ``max(x, x * alpha)`` 2.8 µs), where the same loop
+compiled as a CPython extension function (:func:`tdflow.lowering.elementwise_native.native_kernel`,
+the one large fused expressions already use) costs about 0.12 µs. Building it costs a
+compiler run (cached on disk afterwards), which only pays for an op called many times with
+the same (shapes, dtypes, attributes): so an eager cache entry starts on the numpy program,
+counts its calls, and after :data:`HOT_CALLS` of them switches to the native loop when the
+expression has one (exactly rounded operations only; the values are numpy's bit for bit,
+NaN and signed zeros included). No compiler, no Python headers, ``TDFLOW_NATIVE=0``, an
+expression with no native form, or inputs the native loop refuses at run time (not
+C-contiguous, overlapping the result) all keep numpy.
+
+The build happens in the call that reaches the count, which may hold the engine's lock (an
+op run at once, ``Engine.run_now``): the first build of an expression on a machine stalls the
+engine for one compiler run; later processes load the cached object.
+
+>>> import numpy as np
+>>> from tdflow.dialect.formula.expr import Input
+>>> calls = []
+>>> numpy_run = lambda ins, out: calls.append(1) or np.maximum(ins[0], 0, out=out)
+>>> class Entry: run = None
+>>> e = Entry()
+>>> e.run = counting_run(e, numpy_run, Input(0), ("f32",), "f32", [(16,)], (16,), hot_calls=2)
+>>> x, out = np.linspace(-1, 1, 16, dtype=np.float32), np.empty(16, np.float32)
+>>> e.run([x], out); e.run([x], out)   # the second call reaches the count and switches
+>>> e.run is not None and len(calls) == 2
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tdflow.dialect.formula.expr import Expr, Input
+from tdflow.lowering.elementwise_native import native_kernel
+
+__all__ = ["HOT_CALLS", "counting_run", "native_run"]
+
+#: Calls of one eager cache entry after which it switches to the native loop.
+HOT_CALLS = 1000
+
+
+def counting_run(entry: Any, run: Callable[[list, Any], Any], expr: Expr,
+                 in_dtypes: Sequence[str], out_dtype: str, in_shapes: Sequence[tuple],
+                 out_shape: tuple, hot_calls: int | None = None) -> Callable[[list, Any], Any]:
+    """``run`` (the entry's numpy ``run(inputs, out)``) counting its calls: the call that
+    reaches ``hot_calls`` (default :data:`HOT_CALLS`) sets ``entry.run`` to the native loop
+    (:func:`native_run`), or back to plain ``run`` when there is none, so the count costs
+    nothing afterwards. Races between threads only move the switch by a call or two.
+
+    >>> import numpy as np
+    >>> class Entry: run = None
+    >>> e = Entry(); plain = lambda ins, out: None
+    >>> e.run = counting_run(e, plain, Input(0), ("f32",), "f32", [(2,)], (2,), hot_calls=1)
+    >>> e.run([np.zeros(2, np.float32)], np.empty(2, np.float32)); e.run is not None
+    True
+    """
+    left = [HOT_CALLS if hot_calls is None else hot_calls]
+
+    def counting(ins: list, out: Any) -> Any:
+        left[0] -= 1
+        if left[0] == 0:
+            entry.run = native_run(run, expr, in_dtypes, out_dtype, in_shapes, out_shape) or run
+        return run(ins, out)
+
+    return counting
+
+
+def native_run(run: Callable[[list, Any], Any], expr: Expr, in_dtypes: Sequence[str],
+               out_dtype: str, in_shapes: Sequence[tuple], out_shape: tuple
+               ) -> Callable[[list, Any], Any] | None:
+    """``run(inputs, out)`` on the native loop of ``expr`` for inputs of ``in_shapes`` into an
+    output of ``out_shape`` (an input of another shape must be a trailing part of it, read
+    again for every row: a last-axis bias), falling back to ``run`` (numpy) for a call the
+    loop refuses; ``None`` when there is no native loop (see the module docstring).
+
+    >>> import numpy as np
+    >>> numpy_run = lambda ins, out: np.add(ins[0], ins[1], out=out)
+    >>> fast = native_run(numpy_run, Input(0) + Input(1), ("f32", "f32"), "f32",
+    ...                   [(2, 3), (3,)], (2, 3))
+    >>> x, b, out = np.ones((2, 3), np.float32), np.arange(3, dtype=np.float32), np.empty((2, 3), np.float32)
+    >>> (fast or numpy_run)([x, b], out); out.tolist()
+    [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    """
+    used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
+    if not used or any(in_shapes[k] is None for k in used):
+        return None
+    rows: set[int] = set()
+    row_shape = None
+    for k in used:
+        s = tuple(in_shapes[k])
+        if s != tuple(out_shape):
+            if not s or tuple(out_shape[len(out_shape) - len(s):]) != s or row_shape not in (None, s):
+                return None  # a general broadcast: numpy's
+            row_shape = s
+            rows.add(k)
+    fn = native_kernel(expr, in_dtypes, out_dtype, frozenset(rows))
+    if fn is None:
+        return None
+    if used == [0]:
+        def run1(ins: list, out: Any) -> Any:
+            if not fn(ins[0], out):
+                run(ins, out)
+
+        return run1
+    if used == [0, 1]:
+        def run2(ins: list, out: Any) -> Any:
+            if not fn(ins[0], ins[1], out):
+                run(ins, out)
+
+        return run2
+
+    def runn(ins: list, out: Any) -> Any:
+        if not fn(*[ins[k] for k in used], out):
+            run(ins, out)
+
+    return runn
+
+
+def _walk(e: Expr) -> list[Expr]:
+    """Every distinct node of ``e`` (a shared subexpression once)."""
+    seen: set[int] = set()
+    stack, out = [e], []
+    while stack:
+        n = stack.pop()
+        if id(n) not in seen:
+            seen.add(id(n))
+            out.append(n)
+            stack.extend(n.children())
+    return out
