@@ -18,16 +18,19 @@ op run at once, ``Engine.run_now``): the first build of an expression on a machi
 engine for one compiler run; later processes load the cached object.
 
 >>> import numpy as np
->>> from tdflow.dialect.formula.expr import Input
->>> calls = []
->>> numpy_run = lambda ins, out: calls.append(1) or np.maximum(ins[0], 0, out=out)
+>>> from tdflow.dialect.formula.expr import Input, maximum
+>>> def numpy_relu(ins, out):
+...     np.maximum(ins[0], np.float32(0), out=out)
 >>> class Entry: run = None
 >>> e = Entry()
->>> e.run = counting_run(e, numpy_run, Input(0), ("f32",), "f32", [(16,)], (16,), hot_calls=2)
->>> x, out = np.linspace(-1, 1, 16, dtype=np.float32), np.empty(16, np.float32)
+>>> e.run = first = counting_run(e, numpy_relu, maximum(Input(0), 0.0), ("f32",), "f32", [(4,)], (4,),
+...                              hot_calls=2)
+>>> x, out = np.array([-1.0, -0.0, 2.0, np.nan], np.float32), np.empty(4, np.float32)
 >>> e.run([x], out); e.run([x], out)   # the second call reaches the count and switches
->>> e.run is not None and len(calls) == 2
+>>> e.run is not first                  # the native loop (or numpy_relu without a compiler)
 True
+>>> e.run([x], out); out.tolist()       # numpy: max(-0.0, 0.0) is the second, +0.0
+[0.0, 0.0, 2.0, nan]
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tdflow.dialect.formula.expr import Expr, Input
+from tdflow.dialect.formula.expr import Expr, inputs_used
 from tdflow.lowering.elementwise_native import native_kernel
 
 __all__ = ["HOT_CALLS", "counting_run", "native_run"]
@@ -53,10 +56,11 @@ def counting_run(entry: Any, run: Callable[[list, Any], Any], expr: Expr,
     nothing afterwards. Races between threads only move the switch by a call or two.
 
     >>> import numpy as np
+    >>> from tdflow.dialect.formula.expr import Input
     >>> class Entry: run = None
     >>> e = Entry(); plain = lambda ins, out: None
     >>> e.run = counting_run(e, plain, Input(0), ("f32",), "f32", [(2,)], (2,), hot_calls=1)
-    >>> e.run([np.zeros(2, np.float32)], np.empty(2, np.float32)); e.run is not None
+    >>> e.run([np.zeros(2, np.float32)], np.empty(2, np.float32)); e.run is plain
     True
     """
     left = [HOT_CALLS if hot_calls is None else hot_calls]
@@ -79,14 +83,16 @@ def native_run(run: Callable[[list, Any], Any], expr: Expr, in_dtypes: Sequence[
     loop refuses; ``None`` when there is no native loop (see the module docstring).
 
     >>> import numpy as np
-    >>> numpy_run = lambda ins, out: np.add(ins[0], ins[1], out=out)
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> def numpy_run(ins, out):
+    ...     np.add(ins[0], ins[1], out=out)
     >>> fast = native_run(numpy_run, Input(0) + Input(1), ("f32", "f32"), "f32",
     ...                   [(2, 3), (3,)], (2, 3))
     >>> x, b, out = np.ones((2, 3), np.float32), np.arange(3, dtype=np.float32), np.empty((2, 3), np.float32)
     >>> (fast or numpy_run)([x, b], out); out.tolist()
     [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
     """
-    used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
+    used = sorted(inputs_used(expr))
     if not used or any(in_shapes[k] is None for k in used):
         return None
     rows: set[int] = set()
@@ -119,16 +125,3 @@ def native_run(run: Callable[[list, Any], Any], expr: Expr, in_dtypes: Sequence[
             run(ins, out)
 
     return runn
-
-
-def _walk(e: Expr) -> list[Expr]:
-    """Every distinct node of ``e`` (a shared subexpression once)."""
-    seen: set[int] = set()
-    stack, out = [e], []
-    while stack:
-        n = stack.pop()
-        if id(n) not in seen:
-            seen.add(id(n))
-            out.append(n)
-            stack.extend(n.children())
-    return out
