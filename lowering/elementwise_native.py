@@ -259,6 +259,8 @@ def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
     with _lock:
         if digest in _built:
             return _built[digest]
+        if _builder is None:  # not installed yet: no answer to keep (a later call may build)
+            return None
         module = f"tdf_ew_{digest}"
         _built[digest] = fn = _build(c_source(expr, in_dtypes, out_dtype, module, rows), module)
         return fn

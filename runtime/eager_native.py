@@ -41,6 +41,8 @@ from typing import Any
 from tdflow.dialect.formula.expr import Expr, inputs_used
 from tdflow.lowering.elementwise_native import native_kernel
 
+from .kernels import elementwise as _installs_the_builder  # noqa: F401 - set_builder at import
+
 __all__ = ["HOT_CALLS", "counting_run", "native_run"]
 
 #: Calls of one eager cache entry after which it switches to the native loop.
@@ -56,11 +58,11 @@ def counting_run(entry: Any, run: Callable[[list, Any], Any], expr: Expr,
     nothing afterwards. Races between threads only move the switch by a call or two.
 
     >>> import numpy as np
-    >>> from tdflow.dialect.formula.expr import Input
+    >>> from tdflow.dialect.formula.expr import Input, exp
     >>> class Entry: run = None
     >>> e = Entry(); plain = lambda ins, out: None
-    >>> e.run = counting_run(e, plain, Input(0), ("f32",), "f32", [(2,)], (2,), hot_calls=1)
-    >>> e.run([np.zeros(2, np.float32)], np.empty(2, np.float32)); e.run is plain
+    >>> e.run = counting_run(e, plain, exp(Input(0)), ("f32",), "f32", [(2,)], (2,), hot_calls=1)
+    >>> e.run([np.zeros(2, np.float32)], np.empty(2, np.float32)); e.run is plain  # libm's exp
     True
     """
     left = [HOT_CALLS if hot_calls is None else hot_calls]

@@ -202,3 +202,18 @@ def test_small_matmul_of_strided_inputs_gives_np_matmul_bits():
         want = np.matmul(left, right)
         got = F.matmul(Tensor.from_numpy(left), Tensor.from_numpy(right)).numpy()
         np.testing.assert_array_equal(bits(got), bits(want))
+
+
+def test_a_build_asked_for_before_the_builder_is_installed_is_not_kept(monkeypatch):
+    from tdflow.dialect.formula.expr import minimum
+    from tdflow.lowering import elementwise_native
+
+    expr = minimum(Input(0), -3.25)  # an expression nothing else builds
+    monkeypatch.setattr(elementwise_native, "_builder", None)
+    assert native_kernel(expr, ("f32",), "f32") is None
+    monkeypatch.undo()
+    if has_native():  # installed now: the earlier "no" was not remembered
+        fn = native_kernel(expr, ("f32",), "f32")
+        x, out = special(20), np.empty(20, np.float32)
+        assert fn is not None and fn(x, out)
+        np.testing.assert_array_equal(bits(out), bits(np.minimum(x, np.float32(-3.25))))
