@@ -107,10 +107,13 @@ _DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 def _dot(inputs: Sequence[Any], out: np.ndarray) -> None:
     a, b = inputs[0], inputs[1]
-    if a.flags.c_contiguous and b.flags.c_contiguous and out.flags.c_contiguous:
-        np.dot(a, b, out=out)
-    else:
-        np.matmul(a, b, out=out)
+    if a.flags.c_contiguous and b.flags.c_contiguous:
+        try:
+            np.dot(a, b, out=out)  # computes nothing when out is not C-contiguous (eager's is)
+            return
+        except ValueError:
+            pass
+    np.matmul(a, b, out=out)
 
 
 def _with_plain(fn: Any) -> Any:

@@ -217,3 +217,14 @@ def test_a_build_asked_for_before_the_builder_is_installed_is_not_kept(monkeypat
         x, out = special(20), np.empty(20, np.float32)
         assert fn is not None and fn(x, out)
         np.testing.assert_array_equal(bits(out), bits(np.minimum(x, np.float32(-3.25))))
+
+
+def test_the_small_matmul_form_writes_a_strided_out_through_np_matmul():
+    from tdflow.runtime.kernels.linalg import plain_product
+
+    a = rng.standard_normal((4, 4)).astype(np.float32)
+    run = plain_product({"transpose_a": False, "transpose_b": False, "alpha": 1.0}, [a, a])
+    wide = np.zeros((4, 8), np.float32)
+    run([a, a, None], wide[:, ::2])  # np.dot refuses this out; np.matmul writes it
+    np.testing.assert_array_equal(bits(wide[:, ::2]), bits(np.matmul(a, a)))
+    assert not wide[:, 1::2].any()
