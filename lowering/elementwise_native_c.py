@@ -108,9 +108,15 @@ static PyObject *tdf_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs
       }}
     }}
   }}
-  Py_BEGIN_ALLOW_THREADS
-  tdf_loop({call}, m ? n / m : 0, m);
-  Py_END_ALLOW_THREADS
+  if (n < 8192) {{
+    /* a small loop keeps the GIL (as numpy's do below 500 elements): handing it over costs
+       more than the loop, and taking it back waits out another thread's switch interval */
+    tdf_loop({call}, m ? n / m : 0, m);
+  }} else {{
+    Py_BEGIN_ALLOW_THREADS
+    tdf_loop({call}, m ? n / m : 0, m);
+    Py_END_ALLOW_THREADS
+  }}
   Py_INCREF(Py_True);
   result = Py_True;
 done:
