@@ -237,6 +237,17 @@ _lock = threading.Lock()
 _built: dict[str, Callable[..., None] | None] = {}
 
 
+def _fresh_lock_after_fork() -> None:
+    # a build running on another thread (eager_native builds in the background) does not
+    # survive fork(): the child's copy of its lock would stay held forever
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock_after_fork)
+
+
 def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
                   rows: frozenset[int] = frozenset()) -> Callable[..., Any] | None:
     """``run(*used_inputs, out) -> bool`` evaluating ``expr`` natively (built, or loaded from

@@ -13,9 +13,11 @@ NaN and signed zeros included). No compiler, no Python headers, ``TDFLOW_NATIVE=
 expression with no native form, or inputs the native loop refuses at run time (not
 C-contiguous, overlapping the result) all keep numpy.
 
-The build happens in the call that reaches the count, which may hold the engine's lock (an
-op run at once, ``Engine.run_now``): the first build of an expression on a machine stalls the
-engine for one compiler run; later processes load the cached object.
+The build runs on a background thread started by the call that reaches the count (the entry
+keeps numpy meanwhile): a first build costs a compiler run (0.5 s here), a cached one checking
+the compiler's version and loading (20 ms), and neither stalls the caller or the engine, whose
+lock that call may hold (an op run at once, ``Engine.run_now``). :func:`wait_builds` waits for
+them; ``BACKGROUND = False`` builds in the call itself.
 
 >>> import numpy as np
 >>> from tdflow.dialect.formula.expr import Input, maximum
@@ -26,8 +28,8 @@ engine for one compiler run; later processes load the cached object.
 >>> e.run = first = counting_run(e, numpy_relu, maximum(Input(0), 0.0), ("f32",), "f32", [(4,)], (4,),
 ...                              hot_calls=2)
 >>> x, out = np.array([-1.0, -0.0, 2.0, np.nan], np.float32), np.empty(4, np.float32)
->>> e.run([x], out); e.run([x], out)   # the second call reaches the count and switches
->>> e.run is not first                  # the native loop (or numpy_relu without a compiler)
+>>> e.run([x], out); e.run([x], out)   # the second call reaches the count: a build starts
+>>> wait_builds() and e.run is not first  # the native loop (numpy_relu without a compiler)
 True
 >>> e.run([x], out); out.tolist()       # numpy: max(-0.0, 0.0) is the second, +0.0
 [0.0, 0.0, 2.0, nan]
@@ -35,6 +37,8 @@ True
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,34 +47,85 @@ from tdflow.lowering.elementwise_native import native_kernel
 
 from .kernels import elementwise as _installs_the_builder  # noqa: F401 - set_builder at import
 
-__all__ = ["HOT_CALLS", "counting_run", "native_run"]
+__all__ = ["BACKGROUND", "HOT_CALLS", "counting_run", "native_run", "wait_builds"]
 
 #: Calls of one eager cache entry after which it switches to the native loop.
 HOT_CALLS = 1000
+#: True: the native loop is built on a background thread; False: in the call that asks.
+BACKGROUND = True
+
+_builds: list[threading.Thread] = []
+_builds_lock = threading.Lock()
+
+
+def _forget_builds_after_fork() -> None:
+    global _builds_lock
+    _builds_lock = threading.Lock()  # the builds' threads do not survive fork()
+    _builds.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_builds_after_fork)
+
+
+def _in_background(fn: Callable[[], None]) -> None:
+    t = threading.Thread(target=fn, name="tdflow-eager-native-build", daemon=True)
+    with _builds_lock:
+        _builds[:] = [b for b in _builds if b.is_alive()]
+        _builds.append(t)
+    t.start()
+
+
+def wait_builds(timeout: float | None = None) -> bool:
+    """Wait for the native builds started so far (each at most ``timeout`` seconds); True when
+    none is still running.
+
+    >>> wait_builds()
+    True
+    """
+    with _builds_lock:
+        pending = list(_builds)
+    for t in pending:
+        t.join(timeout)
+    return not any(t.is_alive() for t in pending)
 
 
 def counting_run(entry: Any, run: Callable[[list, Any], Any], expr: Expr,
                  in_dtypes: Sequence[str], out_dtype: str, in_shapes: Sequence[tuple],
                  out_shape: tuple, hot_calls: int | None = None) -> Callable[[list, Any], Any]:
     """``run`` (the entry's numpy ``run(inputs, out)``) counting its calls: the call that
-    reaches ``hot_calls`` (default :data:`HOT_CALLS`) sets ``entry.run`` to the native loop
-    (:func:`native_run`), or back to plain ``run`` when there is none, so the count costs
-    nothing afterwards. Races between threads only move the switch by a call or two.
+    reaches ``hot_calls`` (default :data:`HOT_CALLS`) sets ``entry.run`` back to plain ``run``
+    (the count costs nothing afterwards) and builds the native loop (:func:`native_run`, on a
+    background thread when :data:`BACKGROUND`), which replaces it once built. Races between
+    threads only move the switch by a call or two.
 
     >>> import numpy as np
     >>> from tdflow.dialect.formula.expr import Input, exp
     >>> class Entry: run = None
     >>> e = Entry(); plain = lambda ins, out: None
     >>> e.run = counting_run(e, plain, exp(Input(0)), ("f32",), "f32", [(2,)], (2,), hot_calls=1)
-    >>> e.run([np.zeros(2, np.float32)], np.empty(2, np.float32)); e.run is plain  # libm's exp
+    >>> e.run([np.zeros(2, np.float32)], np.empty(2, np.float32))
+    >>> wait_builds() and e.run is plain  # libm's exp has no native loop
     True
     """
     left = [HOT_CALLS if hot_calls is None else hot_calls]
 
+    def switch() -> None:
+        try:
+            fast = native_run(run, expr, in_dtypes, out_dtype, in_shapes, out_shape)
+        except Exception:  # noqa: BLE001 - any failure to build means numpy, as documented
+            fast = None
+        if fast is not None:
+            entry.run = fast
+
     def counting(ins: list, out: Any) -> Any:
         left[0] -= 1
         if left[0] == 0:
-            entry.run = native_run(run, expr, in_dtypes, out_dtype, in_shapes, out_shape) or run
+            entry.run = run  # the count stops here; the native loop replaces it when built
+            if BACKGROUND:
+                _in_background(switch)
+            else:
+                switch()
         return run(ins, out)
 
     return counting

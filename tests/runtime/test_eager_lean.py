@@ -57,6 +57,7 @@ def hot(monkeypatch):
         return fn
 
     monkeypatch.setattr(eager_native, "HOT_CALLS", 3)
+    monkeypatch.setattr(eager_native, "BACKGROUND", False)  # the switch within the call
     monkeypatch.setattr(eager_native, "native_kernel", spy)
     return built
 
@@ -146,6 +147,20 @@ def test_a_strided_input_falls_back_to_numpy(hot):
         np.testing.assert_array_equal(bits(F.relu(x).numpy()), bits(np.maximum(a[::2], 0)))
 
 
+def test_a_background_build_switches_the_entry_when_done(hot, monkeypatch):
+    monkeypatch.setattr(eager_native, "BACKGROUND", True)
+    n = next(_lengths)
+    a = special(n)
+    x = tdflow.tensor(a)
+    want = bits(np.maximum(a, a * np.float32(0.2)))
+    for _ in range(3):  # the third starts the build and returns numpy's values meanwhile
+        assert (bits(F.leaky_relu(x, alpha=0.2).numpy()) == want).all()
+    assert eager_native.wait_builds(timeout=300)
+    assert len(hot) == 1 and (hot[0] is not None or not has_native())
+    for _ in range(3):
+        assert (bits(F.leaky_relu(x, alpha=0.2).numpy()) == want).all()
+
+
 def test_threads_calling_concurrently_get_numpy_values(monkeypatch):
     monkeypatch.setattr(eager_native, "HOT_CALLS", 50)
     n = next(_lengths)
@@ -170,6 +185,7 @@ def test_threads_calling_concurrently_get_numpy_values(monkeypatch):
         t.start()
     for t in threads:
         t.join()
+    assert eager_native.wait_builds(timeout=300)
     assert not errors, errors[0]
 
 
@@ -228,3 +244,26 @@ def test_the_small_matmul_form_writes_a_strided_out_through_np_matmul():
     run([a, a, None], wide[:, ::2])  # np.dot refuses this out; np.matmul writes it
     np.testing.assert_array_equal(bits(wide[:, ::2]), bits(np.matmul(a, a)))
     assert not wide[:, 1::2].any()
+
+
+def test_a_child_forked_during_a_build_can_build(monkeypatch):
+    import os
+
+    from tdflow.lowering import elementwise_native
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork() on this platform")
+    # the build lock held, as by a background build at the moment of fork()
+    with elementwise_native._lock:
+        pid = os.fork()
+        if pid == 0:  # the child: a build must not wait for the parent's lock
+            import signal
+
+            signal.alarm(120)  # a child stuck on the lock dies instead of hanging the test
+            try:
+                fn = native_kernel(Input(0) * 2.5, ("f32",), "f32")
+                os._exit(0 if fn is not None or not has_native() else 3)
+            except BaseException:  # noqa: BLE001 - any failure is the child's exit code
+                os._exit(4)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
