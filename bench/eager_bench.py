@@ -70,7 +70,9 @@ def _best_us(fns: dict[str, Callable[[], Any]], number: int, repeat: int) -> dic
 
 
 def _kernel_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Callable[[], Any]]:
-    """Each op's tdflow CPU kernel on preallocated outputs (what the eager path runs)."""
+    """Each op's tdflow CPU kernel on preallocated outputs (what the eager path runs once the
+    call is hot: an elementwise op's native loop after ``eager_native.HOT_CALLS`` calls)."""
+    from tdflow.runtime.eager_native import native_run
     from tdflow.runtime.kernels.formula import build_program
     from tdflow.runtime.kernels.registry import select_kernel
 
@@ -78,15 +80,18 @@ def _kernel_calls(a: np.ndarray, b: np.ndarray, m: np.ndarray) -> dict[str, Call
     mout = np.empty_like(m)
 
     def program(op: str, n_in: int, attrs: dict[str, Any]) -> Callable[..., Any]:
+        # what a hot eager call runs: the native loop (eager_native), numpy without one
         k = select_kernel(f"tdflow.{op}", "cpu", ("f32",) * n_in, attrs)
-        return build_program(k.elementwise, ("f32",) * n_in, attrs, "f32").run
+        p = build_program(k.elementwise, ("f32",) * n_in, attrs, "f32")
+        shapes = [a.shape] * n_in
+        return native_run(p.run, p.expr, p.in_dtypes, p.out_dtype, shapes, a.shape) or p.run
 
     relu = program("relu", 1, {})
     add = program("broadcast_add", 2, {})
     leaky = program("leaky_relu", 1, {"alpha": 0.2})
     scalar = program("scalar_add", 1, {"has_int_operand": False, "has_float_operand": True,
                                         "int_operand": 0, "float_operand": 1.0})
-    # a small default-attribute matmul runs the kernel's plain form (np.matmul into out)
+    # a small default-attribute matmul runs the kernel's plain form (np.dot into out)
     mm_attrs = {"transpose_a": False, "transpose_b": False, "alpha": 1.0}
     mm = select_kernel("tdflow.matmul", "cpu", ("f32", "f32"), {}).fn.direct(mm_attrs, [m, m])
     ins1, ins2, insm = [a], [a, b], [m, m, None]

@@ -273,6 +273,17 @@ _lock = threading.Lock()
 _built: dict[str, list[Callable[..., Any]] | None] = {}
 
 
+def _fresh_lock_after_fork() -> None:
+    # a build running on another thread (eager_native builds in the background) does not
+    # survive fork(): the child's copy of its lock would stay held forever
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock_after_fork)
+
+
 def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
                   rows: frozenset[int] = frozenset()) -> Callable[..., Any] | None:
     """``run(*used_inputs, out) -> bool`` evaluating ``expr`` natively (built, or loaded from
@@ -312,6 +323,8 @@ def native_kernels(kernels: Sequence[KernelSpec]) -> list[Callable[..., Any]] | 
     with _lock:
         if digest in _built:
             return _built[digest]
+        if _builder is None:  # not installed yet: no answer to keep (a later call may build)
+            return None
         module = f"tdf_ew_{digest}"
         mod = _build(c_module(kernels, module, names), module)
         _built[digest] = fns = None if mod is None else [getattr(mod, n) for n in names]

@@ -117,9 +117,15 @@ static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t na
       }}
     }}
   }}
-  Py_BEGIN_ALLOW_THREADS
-  tdf_loop{k}({call}, m ? n / m : 0, m);
-  Py_END_ALLOW_THREADS
+  if (n < 8192) {{
+    /* a small loop keeps the GIL (as numpy's do below 500 elements): handing it over costs
+       more than the loop, and taking it back waits out another thread's switch interval */
+    tdf_loop{k}({call}, m ? n / m : 0, m);
+  }} else {{
+    Py_BEGIN_ALLOW_THREADS
+    tdf_loop{k}({call}, m ? n / m : 0, m);
+    Py_END_ALLOW_THREADS
+  }}
   Py_INCREF(Py_True);
   result = Py_True;
 done:

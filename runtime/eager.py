@@ -26,6 +26,7 @@ from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
 from .eager_call import EagerError, any_requires_grad, attrs_cache_key, device_of
 from .eager_device import run_on_device
+from .eager_native import counting_run
 from .engine import BLAS_OP_NAMES, NOW_COST, Var, get_engine
 from .grad_mode import MODE as _grad
 from .kernels._util import settle as _settle
@@ -161,12 +162,13 @@ class OpRunner:
             cost += t.numel or 0
         if self._uses_blas:
             cost = max(cost, sum(a.size for a in arrays if a is not None))
-        prog = None
+        prog = program = None
         if kernel.elementwise is not None and len(specs) == 1 and None not in dtypes:
             from tdflow.runtime.kernels.formula import build_program
 
             # the same program the kernel would build, with the attributes bound once
-            prog = build_program(kernel.elementwise, dtypes, attrs, specs[0][2]).run
+            program = build_program(kernel.elementwise, dtypes, attrs, specs[0][2])
+            prog = program.run
         run = now = None
         if len(specs) == 1 and not self.mutable:
             direct = getattr(kernel.fn, "direct", None)  # a kernel's plain form (matmul)
@@ -174,6 +176,10 @@ class OpRunner:
                            else None) or _settled(kernel.fn, attrs)
             now = cost <= NOW_COST and (prog is not None or _is_pure(kernel.fn))
         entry = _Entry(tuple(specs), prog, kernel.fn, attrs, cost, run, now)
+        expr = getattr(program, "expr", None) if prog is not None else None
+        if now and expr is not None:  # a tiny formula op: native loop once it proves hot
+            entry.run = counting_run(entry, prog, expr, program.in_dtypes, program.out_dtype,
+                                     [a.shape for a in arrays], specs[0][0])
         if len(self._cache) >= _CACHE_LIMIT:  # shapes may vary without bound
             self._cache.clear()
         self._cache[key] = entry
@@ -405,6 +411,9 @@ class OpRunner:
         push1 = self._push1
         pad = [None] * npad
         kpad = (None,) * npad
+        # the last attribute values and their key: a call without attributes passes the same
+        # tuple of defaults every time (one tuple, swapped whole: safe between threads)
+        last = [((), ())]
 
         def call2a(t, u, attr_vals):
             if t.device != "cpu" or u.device != "cpu":
@@ -412,7 +421,13 @@ class OpRunner:
                                       (t, u, *kpad), attr_vals)
             a = t._buf
             b = u._buf
-            k = (attrs_cache_key(attr_vals), a.shape, a.dtype, b.shape, b.dtype, *kpad)
+            m = last[0]
+            if m[0] is attr_vals:
+                ak = m[1]
+            else:
+                ak = attrs_cache_key(attr_vals)
+                last[0] = (attr_vals, ak)
+            k = (ak, a.shape, a.dtype, b.shape, b.dtype, *kpad)
             ins = [a, b, *pad]
             entry = cache.get(k) or prepare(k, ins, attr_vals)
             out = _empty(entry.shape, entry.npdt)
