@@ -115,7 +115,9 @@ class CompiledProgram:
             arrays = bind_arguments(self.__name__, self.arguments, args, kwargs)
             ex = self._select(tuple(a.shape for a in arrays))
         results = ex.run(arrays)
-        if any(_is_tensor(v) for v in (*args, *kwargs.values())):
+        # numpy arrays in, numpy arrays out; the generic look for Tensors only otherwise
+        if (kwargs or any(type(v) is not np.ndarray for v in args)) and any(
+                _is_tensor(v) for v in (*args, *kwargs.values())):
             from tdflow.runtime.tensor import Tensor
 
             results = [Tensor._wrap(r) for r in results]

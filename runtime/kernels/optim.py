@@ -83,6 +83,29 @@ def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     return []
 
 
+def _bind_sgd(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+    """``sgd_update`` for one launch of a compiled plan (the executor's ``bind``): the plain
+    step (model and model_diff of one f32/f64 type, no scale, l1, l2 or weight decay) with
+    its learning rate computed once; the same ``model -= lr * diff``."""
+    get = attrs.get
+    if (len(ins) != 2 or ins[0] is None or ins[1] is None or ins[0][1] != ins[1][1]
+            or ins[0][1].kind != "f" or ins[0][1].itemsize < 4 or get("scale", 1.0) != 1.0
+            or get("l1") or get("l2") or get("weight_decay")):
+        return None
+    lr = ins[0][1].type(float(get("learning_rate_val", 0.0))
+                        * float(get("learning_rate_scale", 1.0)))
+
+    def run(_attrs: Any, inputs: Sequence[Any], _outs: Sequence[Any]) -> list[np.ndarray]:
+        model = inputs[0]
+        np.subtract(model, np.multiply(inputs[1], lr), out=model)
+        return []
+
+    return run
+
+
+sgd_update.bind = _bind_sgd  # type: ignore[attr-defined]
+
+
 def _f32(attrs: Mapping[str, Any], name: str) -> float:
     """An f32 attribute (eager calls, compiled programs and direct kernel calls all pass it
     rounded to float32, as the IR holds it: attr_kinds.as_stored)."""
