@@ -65,7 +65,8 @@ def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
     return [np.add(a, b.reshape(shape), out=out, casting="unsafe")]
 
 
-def _bind_bias_add(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+def _bind_bias_add(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                   dead: frozenset[int] = frozenset()) -> Any:
     """``bias_add`` for one launch of a compiled plan (the executor's ``bind``): the shapes
     are checked once, the bias's broadcast shape made once; the same ``np.add``."""
     (sa, _), (sb, _) = ins[0], ins[1]
@@ -122,7 +123,8 @@ def _fused_program(expr: Expr, out_dtype: str | None, dtypes: tuple[np.dtype, ..
     return run
 
 
-def _bind_fused(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+def _bind_fused(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                dead: frozenset[int] = frozenset()) -> Any:
     """``fused_elementwise`` for one launch of a compiled plan (the executor's ``bind``): the
     program for the launch's input types looked up once; the same program runs."""
     expr = attrs["expr"]

@@ -80,7 +80,8 @@ def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
                         [None if o is None else o.dtype for o in outs])
         return [run(inputs, o) for run, o in zip(runs, outs)]
 
-    def bind(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+    def bind(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+             dead: frozenset[int] = frozenset()) -> Any:
         """One launch of a compiled plan (the executor's ``bind``): the programs for its
         types looked up once; the same programs run."""
         runs = programs(attrs, [dt for _, dt in ins], [dt for _, dt in outs])

@@ -96,7 +96,8 @@ def _plain(inputs: Sequence[Any], out: np.ndarray) -> None:
     np.matmul(inputs[0], inputs[1], out=out)
 
 
-def bind_product(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+def bind_product(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                 dead: frozenset[int] = frozenset()) -> Any:
     """The kernel for one launch of a compiled plan (``Executor``'s ``bind`` protocol): for
     2-D operands of one non-half type, ``alpha`` 1 and nothing to accumulate, exactly the
     ``np.matmul(op(a), op(b), out=out)`` the kernel's general path makes (a transposed

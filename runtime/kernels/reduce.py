@@ -128,7 +128,8 @@ def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
     return run
 
 
-def _bind_reduce_sum(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+def _bind_reduce_sum(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                     dead: frozenset[int] = frozenset()) -> Any:
     """``reduce_sum`` for one launch of a compiled plan (the executor's ``bind``), but for
     the sums :func:`_sum_but_one` takes (they keep the general path).
 
@@ -183,7 +184,8 @@ def reduce_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
     return [out]
 
 
-def _bind_sum_like(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+def _bind_sum_like(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                   dead: frozenset[int] = frozenset()) -> Any:
     """``reduce_sum_like`` for one launch of a compiled plan (the executor's ``bind``): the
     sum written straight into the output when ``like``'s shape is the reduced one."""
     axes = tuple(sorted(attrs.get("axis", ())))

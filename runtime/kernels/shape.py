@@ -215,7 +215,8 @@ def broadcast_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
 
 
 def _bind_broadcast_like(attrs: Mapping[str, Any], ins: Sequence[Any],
-                         outs: Sequence[Any]) -> Any:
+                         outs: Sequence[Any],
+                         dead: frozenset[int] = frozenset()) -> Any:
     """``broadcast_like`` for one launch of a compiled plan (the executor's ``bind``): the
     source's broadcastable shape found once; one ``np.copyto`` (which broadcasts) per call.
 

@@ -156,7 +156,8 @@ def _labels_in_range(lab: np.ndarray, depth: int) -> bool:
     return lab.size == 0 or (lab.min() >= 0 and lab.max() < depth)
 
 
-def _bind_sce(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+def _bind_sce(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+              dead: frozenset[int] = frozenset()) -> Any:
     """``sparse_softmax_cross_entropy`` for one launch of a compiled plan (the executor's
     ``bind``): 2-D f32/f64 predictions, every label in range (checked per call, else the
     general path runs): the general path's arithmetic computed in the ``prob`` output
@@ -196,7 +197,8 @@ def _bind_sce(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any])
 sparse_softmax_cross_entropy.bind = _bind_sce  # type: ignore[attr-defined]
 
 
-def _bind_sce_grad(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+def _bind_sce_grad(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                   dead: frozenset[int] = frozenset()) -> Any:
     """``sparse_softmax_cross_entropy_grad`` for one launch of a compiled plan (the
     executor's ``bind``): 2-D f32/f64 ``prob``, labels in range (checked per call): the
     general path's arithmetic in the output buffer."""
