@@ -169,15 +169,22 @@ class Executor:
             # take the fast path too: the generic binder costs ~10x the check below.
             if tuple(kwargs) == self._arg_names[len(args):]:
                 values = (*args, *kwargs.values())
-        if len(values) == len(self._arg_specs) and (not kwargs or values is not args):
-            # Fast path: numpy arrays of exactly the right types, in order.
-            for v, (shape, dt) in zip(values, self._arg_specs):
-                if type(v) is not np.ndarray or v.shape != shape or v.dtype != dt:
-                    break
-            else:
-                return list(values)
+        if not kwargs or values is not args:
+            plain = self.plain_arguments(values)
+            if plain is not None:
+                return plain
         return bind_arguments(plan.name, [(a.name, a.shape, a.dtype) for a in plan.arguments],
                               args, kwargs)
+
+    def plain_arguments(self, values: Sequence[Any]) -> list[np.ndarray] | None:
+        """``values`` as the argument list when they are numpy arrays of exactly the
+        arguments' types, in order (the fast path of :meth:`bind_arguments`); else ``None``."""
+        if len(values) != len(self._arg_specs):
+            return None
+        for v, (shape, dt) in zip(values, self._arg_specs):
+            if type(v) is not np.ndarray or v.shape != shape or v.dtype != dt:
+                return None
+        return list(values)
 
     def _signature(self) -> str:
         return ", ".join(f"%{a.name}: {type_text(a.shape, a.dtype)}"

@@ -56,8 +56,10 @@ class _Seeded:
             raise TypeError(f"{self.program.__name__}: expected {n_args} arguments "
                             f"({', '.join(names[:n_args])}), got {len(args) + len(kwargs)}")
         seeds: list[Any] = [s.copy() for s in self._seeds]
-        if not kwargs and all(type(a) is np.ndarray for a in args):
-            return self.program(*args, *seeds)  # the training loop's call: all positional
+        if not kwargs:  # the training loop's call: numpy arrays, positional
+            out = self.program.run_plain((*args, *seeds))
+            if out is not None:
+                return out
         if any(_is_tensor(a) for a in (*args, *kwargs.values())):
             from tdflow.runtime.tensor import Tensor
 
