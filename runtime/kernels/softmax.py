@@ -71,6 +71,29 @@ def softmax(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]
     return [buf if buf is out else _store(buf, outs, 0, x.dtype)]
 
 
+def _bind_softmax(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                  dead: frozenset[int] = frozenset()) -> Any:
+    """``softmax`` for one launch of a compiled plan (the executor's ``bind``): an output of
+    the input's f32/f64 type, at least one element per row: the general path's three steps
+    in the output, the checks made once."""
+    (shape, dt), (out_shape, out_dt) = ins[0], outs[0]
+    if (not shape or not shape[-1] or 0 in shape or dt != out_dt or acc_dtype(dt) != dt
+            or tuple(out_shape) != tuple(shape)):
+        return None
+
+    def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        x, buf = inputs[0], outs[0]
+        np.subtract(x, x.max(axis=-1, keepdims=True), out=buf, casting="unsafe")
+        np.exp(buf, out=buf)
+        buf /= buf.sum(axis=-1, keepdims=True)
+        return [buf]
+
+    return run
+
+
+softmax.bind = _bind_softmax  # type: ignore[attr-defined]
+
+
 @register_kernel("tdflow.log_softmax", "cpu", dtypes=FLOATS, inplace={0: 0})
 def log_softmax(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:

@@ -241,3 +241,15 @@ def test_training_step_on_the_engine_equals_direct():
         p = [params[k].copy() for k in tb.PARAMS]
         got.append([_bits(v) for v in (*[st(x, y, *p) for _ in range(3)], *p)])
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("dt", ["f4", "f8"])
+def test_softmax(dt):
+    from tdflow.runtime.kernels.softmax import softmax
+
+    x = _special((64, 10), dt)
+    x[5] = -np.inf  # a row of -inf: NaN, as the general path gives
+    _check(softmax, {}, [x], [((64, 10), np.dtype(dt))])
+    _check(softmax, {}, [x], [((64, 10), np.dtype(dt))], in_place=(0, 0))
+    _check(softmax, {}, [x.astype(np.float16)], [((64, 10), np.dtype("f2"))],
+           bound_expected=False)
