@@ -113,9 +113,9 @@ class CompiledProgram:
         ``None`` otherwise (then call the program).
 
         >>> import numpy as np
-        >>> f = compile('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n'
-        ...             '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\n'
-        ...             '  return %0 : tensor<2xf32>\n}')
+        >>> f = compile('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+        ...             '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n'
+        ...             '  return %0 : tensor<2xf32>\\n}')
         >>> f.run_plain([np.array([-1.0, 2.0], np.float32)]).tolist(), f.run_plain([[1, 2]])
         ([0.0, 2.0], None)
         """
