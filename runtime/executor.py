@@ -112,7 +112,7 @@ class Executor:
 
         dtypes = {b.id: DTYPES[b.dtype] for b in plan.buffers}
         # per launch, the buffers whose value dies there and that the kernel may overwrite
-        self._dead = dead_inputs(plan.launches, {*dyn, *pinned, *self._prologue_buffers()})
+        dead = dead_inputs(plan.launches, {*dyn, *pinned, *self._prologue_buffers()})
 
         def prepare(ln: Launch, dead: frozenset[int] = frozenset()
                     ) -> tuple[Callable[..., Any], list[Any], list[Any], tuple]:
@@ -129,7 +129,10 @@ class Executor:
                             + [(1, i, dyn[b]) for i, b in enumerate(ln.outputs) if b in dyn])
             return fn, ins, outs, patches
 
-        self._launches = [prepare(ln, d) for ln, d in zip(plan.launches, self._dead)]
+        self._launches = [prepare(ln, d) for ln, d in zip(plan.launches, dead)]
+        # the dead inputs each bound kernel does overwrite: the engine orders those writes
+        self._overwrites = [tuple(ln.inputs[i] for i in getattr(fn, "overwrites", ()))
+                            for ln, (fn, *_) in zip(plan.launches, self._launches)]
         # The direct loop's work list: one flat tuple per launch, nothing looked up per call.
         self._steps = [(fn, ln.attrs, ins, outs, patches, ln, len(outs) > 1)
                        for ln, (fn, ins, outs, patches) in zip(plan.launches, self._launches)]
@@ -271,7 +274,7 @@ class Executor:
             return v
 
         for ln, (fn, ins, outs, patches), dead in zip(self.plan.launches, self._launches,
-                                                      self._dead):
+                                                      self._overwrites):
             ins, outs = list(ins), list(outs)
             for side, i, d in patches:
                 (outs if side else ins)[i] = dynamic[d]
@@ -325,7 +328,8 @@ def bound_kernel(fn: Callable[..., Any], ln: Launch, dtypes: dict[int, np.dtype]
     with the ``(shape, dtype)`` of each operand (``None`` for an absent one) and the indices
     of the inputs it may overwrite (:func:`dead_inputs`), returning a function of the
     kernel's signature that runs this launch's case with the same arithmetic (so the same
-    values) and without the checks a general call needs, or ``None`` (then ``fn`` runs).
+    values) and without the checks a general call needs, or ``None`` (then ``fn`` runs);
+    the function lists in its ``overwrites`` attribute the dead inputs it does write.
     The shapes and types of a plan's operands are fixed, so they are checked here once.
 
     >>> import numpy as np

@@ -74,6 +74,12 @@ def _bind_bias_add(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[
     if len(outs) != 1 or not 0 <= axis < len(sa) or sb != (sa[axis],):
         return None  # the general path raises the error
     shape = tuple(sb[0] if i == axis else 1 for i in range(len(sa)))
+    if axis == len(sa) - 1:  # a last-axis bias broadcasts as it is (the same sums)
+
+        def last(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[Any]:
+            return [np.add(inputs[0], inputs[1], out=outs[0], casting="unsafe")]
+
+        return last
 
     def run(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[np.ndarray]:
         return [np.add(inputs[0], inputs[1].reshape(shape), out=outs[0], casting="unsafe")]

@@ -108,6 +108,7 @@ def _bind_sgd(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
         np.subtract(model, np.multiply(diff, lr, out=diff), out=model)
         return []
 
+    in_place.overwrites = (1,)  # type: ignore[attr-defined]  # read by the executor
     return in_place if 1 in dead else run
 
 
