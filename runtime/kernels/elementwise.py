@@ -69,15 +69,16 @@ def _bind_bias_add(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[
                    dead: frozenset[int] = frozenset()) -> Any:
     """``bias_add`` for one launch of a compiled plan (the executor's ``bind``): the shapes
     are checked once, the bias's broadcast shape made once; the same ``np.add``."""
-    (sa, _), (sb, _) = ins[0], ins[1]
+    (sa, da), (sb, db) = ins[0], ins[1]
     axis = attrs["axis"]
     if len(outs) != 1 or not 0 <= axis < len(sa) or sb != (sa[axis],):
         return None  # the general path raises the error
     shape = tuple(sb[0] if i == axis else 1 for i in range(len(sa)))
-    if axis == len(sa) - 1:  # a last-axis bias broadcasts as it is (the same sums)
-
+    if axis == len(sa) - 1 and da == db == outs[0][1]:
+        # a last-axis bias broadcasts as it is, and one type needs no casting rule: the
+        # same sums, without the reshape and keyword a general call makes
         def last(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[Any]:
-            return [np.add(inputs[0], inputs[1], out=outs[0], casting="unsafe")]
+            return [np.add(inputs[0], inputs[1], out=outs[0])]
 
         return last
 
