@@ -329,7 +329,8 @@ def bound_kernel(fn: Callable[..., Any], ln: Launch, dtypes: dict[int, np.dtype]
     of the inputs it may overwrite (:func:`dead_inputs`), returning a function of the
     kernel's signature that runs this launch's case with the same arithmetic (so the same
     values) and without the checks a general call needs, or ``None`` (then ``fn`` runs);
-    the function lists in its ``overwrites`` attribute the dead inputs it does write.
+    the function lists in its ``overwrites`` attribute the dead inputs it does write, and may
+    return the ``outs`` list itself once it has filled it (the direct loop then checks nothing).
     The shapes and types of a plan's operands are fixed, so they are checked here once.
 
     >>> import numpy as np

@@ -78,12 +78,14 @@ def _bind_bias_add(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[
         # a last-axis bias broadcasts as it is, and one type needs no casting rule: the
         # same sums, without the reshape and keyword a general call makes
         def last(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[Any]:
-            return [np.add(inputs[0], inputs[1], out=outs[0])]
+            np.add(inputs[0], inputs[1], out=outs[0])
+            return outs
 
         return last
 
     def run(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[np.ndarray]:
-        return [np.add(inputs[0], inputs[1].reshape(shape), out=outs[0], casting="unsafe")]
+        np.add(inputs[0], inputs[1].reshape(shape), out=outs[0], casting="unsafe")
+        return outs
 
     return run
 

@@ -124,16 +124,20 @@ def bind_product(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[An
         return None  # the general path raises the error naming the dims
 
     def nn(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-        return [np.matmul(inputs[0], inputs[1], out=outs[0])]
+        np.matmul(inputs[0], inputs[1], out=outs[0])
+        return outs
 
     def tn(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-        return [np.matmul(inputs[0].T, inputs[1], out=outs[0])]
+        np.matmul(inputs[0].T, inputs[1], out=outs[0])
+        return outs
 
     def nt(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-        return [np.matmul(inputs[0], inputs[1].T, out=outs[0])]
+        np.matmul(inputs[0], inputs[1].T, out=outs[0])
+        return outs
 
     def tt(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-        return [np.matmul(inputs[0].T, inputs[1].T, out=outs[0])]
+        np.matmul(inputs[0].T, inputs[1].T, out=outs[0])
+        return outs
 
     run = ((nn, nt), (tn, tt))[ta][tb]
     m, k = sa[::-1] if ta else sa

@@ -123,7 +123,8 @@ def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
     add = np.add.reduce
 
     def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
-        return [add(inputs[0], axis=axes, dtype=wide, out=outs[0], keepdims=keepdims)]
+        add(inputs[0], axis=axes, dtype=wide, out=outs[0], keepdims=keepdims)
+        return outs
 
     return run
 

@@ -245,7 +245,7 @@ def _bind_broadcast_like(attrs: Mapping[str, Any], ins: Sequence[Any],
 
     def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
         np.copyto(outs[0], inputs[0].reshape(shape), casting="unsafe")
-        return [outs[0]]
+        return outs
 
     return run
 

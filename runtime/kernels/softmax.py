@@ -86,7 +86,7 @@ def _bind_softmax(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[A
         np.subtract(x, x.max(axis=-1, keepdims=True), out=buf)  # one type: no casting rule
         np.exp(buf, out=buf)
         buf /= buf.sum(axis=-1, keepdims=True)
-        return [buf]
+        return outs
 
     return run
 
@@ -243,7 +243,7 @@ def _bind_sce_grad(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[
         np.copyto(g, prob)
         g[rows, lab] -= 1
         g *= dy[:, None]
-        return [g]
+        return outs
 
     return run
 
