@@ -9,6 +9,14 @@ worker, outside the count)::
 
 Columns take turns step by step; prints best and median per column and their ratio to torch
 (when ``import torch`` works; it is not a dependency), with BLAS and torch on one thread.
+With ``--graph``, the numpy step and the graph-mode columns of ``train_bench.py``
+(``sgd_step``; ``value_and_grad`` + numpy update; the latter with ``mode="direct"``), each
+with its ratio to the numpy step measured in the same rounds (issue 23: graph step <= 1.0x
+numpy). With ``--forward``, the compiled MLP forward of ``runtime_bench.py`` against its
+numpy expression, alternating call by call as ``runtime_bench.py`` does (issue 23: <= 1.0x).
+Both leave torch and eager out: between their steps a plan's buffers go cold while numpy's
+fresh arrays reuse memory the column before just freed (measured: the forward at 1.2x numpy
+when timed between torch and eager steps, 1.0-1.03x on its own).
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,13 +36,49 @@ if str(HERE) not in sys.path:
 import train_bench as tb  # noqa: E402
 
 
-def run(steps: int = 60) -> dict[str, tuple[float, float]]:
+def graph_columns(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray]
+                  ) -> dict[str, Callable[[], object]]:
+    """The graph-mode steps, as zero-argument calls."""
+    return {"graph": tb.sgd_step_column(x, y, params)[1],
+            "graph vg+np": tb.graph_column(x, y, params)[1],
+            "graph direct": tb.graph_column(x, y, params, mode="direct")[1]}
+
+
+def forward_columns() -> dict[str, Callable[[], object]]:
+    """The compiled MLP forward of ``runtime_bench.py`` and its numpy expression."""
+    import runtime_bench as rb
+
+    import tdflow
+
+    cols = {}
+    fwd = tdflow.compile(rb.ROOT / "examples" / "mlp.mlir")
+    args = rb.random_args(fwd, np.random.default_rng(0))
+    np.testing.assert_allclose(fwd(*args), rb.mlp_numpy(*args), rtol=2e-4, atol=1e-5)
+    cols["forward"] = lambda: fwd(*args)
+    cols["forward numpy"] = lambda: rb.mlp_numpy(*args)
+    return cols
+
+
+#: Each column's reference for the printed ratio (the others: torch, when present).
+REFERENCE = {"graph": "numpy", "graph vg+np": "numpy", "graph direct": "numpy",
+             "forward": "forward numpy"}
+
+
+def run(steps: int = 60, graph: bool = False, forward: bool = False
+        ) -> dict[str, tuple[float, float]]:
     """``{column: (best, median)}`` in seconds of thread CPU time per step."""
     from tdflow.runtime.kernels._blas import set_blas_threads
 
     x, y, params = tb.make_data(0)
-    cols = {"eager": tb.eager_column(x, y, params)[1], "numpy": tb.numpy_column(x, y, params)[1]}
-    torch_col = tb.torch_column(x, y, params)
+    torch_col = None
+    if forward:
+        cols = forward_columns()
+    elif graph:
+        cols = {"numpy": tb.numpy_column(x, y, params)[1], **graph_columns(x, y, params)}
+    else:
+        cols = {"eager": tb.eager_column(x, y, params)[1],
+                "numpy": tb.numpy_column(x, y, params)[1]}
+        torch_col = tb.torch_column(x, y, params)
     if torch_col is not None:
         import torch
 
@@ -55,12 +100,18 @@ def run(steps: int = 60) -> dict[str, tuple[float, float]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--graph", action="store_true",
+                    help="also the graph-mode steps, against the numpy step")
+    ap.add_argument("--forward", action="store_true",
+                    help="only the compiled MLP forward against its numpy expression")
     args = ap.parse_args(argv)
-    res = run(args.steps)
-    ref = res.get("torch")
+    res = run(args.steps, args.graph, args.forward)
     for k, (best, med) in res.items():
-        ratio = f"  vs torch {best / ref[0]:.2f}x / {med / ref[1]:.2f}x" if ref else ""
-        print(f"{k:6s} best {best * 1e3:.3f} ms  median {med * 1e3:.3f} ms{ratio}")
+        name = REFERENCE.get(k, "torch")
+        ref = res.get(name)
+        ratio = (f"  vs {name} {best / ref[0]:.3f}x / {med / ref[1]:.3f}x"
+                 if ref and k != name else "")
+        print(f"{k:13s} best {best * 1e3:.3f} ms  median {med * 1e3:.3f} ms{ratio}")
     return 0
 
 

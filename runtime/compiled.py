@@ -107,7 +107,30 @@ class CompiledProgram:
     def argument_names(self) -> tuple[str, ...]:
         return tuple(name for name, _, _ in self.arguments)
 
+    def run_plain(self, args: Sequence[Any]) -> Any:
+        """The call's result when ``args`` are positional numpy arrays of exactly the
+        arguments' types (a training loop's call, checked without the general binding);
+        ``None`` otherwise (then call the program).
+
+        >>> import numpy as np
+        >>> f = compile('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+        ...             '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n'
+        ...             '  return %0 : tensor<2xf32>\\n}')
+        >>> f.run_plain([np.array([-1.0, 2.0], np.float32)]).tolist(), f.run_plain([[1, 2]])
+        ([0.0, 2.0], None)
+        """
+        ex = self.executor
+        arrays = ex.plain_arguments(args) if self._static else None  # type: ignore[union-attr]
+        if arrays is None:
+            return None
+        results = ex.run(arrays)  # type: ignore[union-attr]
+        return results[0] if len(results) == 1 else tuple(results)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            out = self.run_plain(args)
+            if out is not None:
+                return out
         ex = self.executor
         if self._static:
             arrays = ex.bind_arguments(args, kwargs)  # type: ignore[union-attr]

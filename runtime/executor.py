@@ -38,7 +38,8 @@ from .plan_codes import plan_codes
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["ArgumentError", "Executor", "KernelFailure", "SMALL_PLAN_ELEMENTS"]
+__all__ = ["ArgumentError", "Executor", "KernelFailure", "SMALL_PLAN_ELEMENTS", "bound_kernel",
+           "dead_inputs"]
 
 #: Plans with at most this many elements in all buffers always run directly.
 SMALL_PLAN_ELEMENTS = 1 << 18
@@ -109,10 +110,18 @@ class Executor:
             n = int(np.prod(shape, dtype=np.int64))
             return base.reshape(-1)[:n].reshape(shape)
 
-        def prepare(ln: Launch) -> tuple[Callable[..., Any], list[Any], list[Any], tuple]:
+        dtypes = {b.id: DTYPES[b.dtype] for b in plan.buffers}
+        # per launch, the buffers whose value dies there and that the kernel may overwrite
+        dead = dead_inputs(plan.launches, {*dyn, *pinned, *self._prologue_buffers()})
+
+        def prepare(ln: Launch, dead: frozenset[int] = frozenset()
+                    ) -> tuple[Callable[..., Any], list[Any], list[Any], tuple]:
             fn = resolve(ln.kernel)
             if ln.tile:
                 fn = _tiled(fn, ln.tile)
+            elif not gpu:
+                fn = bound_kernel(fn, ln, dtypes, frozenset(
+                    i for i, b in enumerate(ln.inputs) if b in dead))
             ins = [None if b in dyn else view(b, s) for b, s in zip(ln.inputs, ln.input_shapes)]
             outs = [None if b in dyn else view(b, s)
                     for b, s in zip(ln.outputs, ln.output_shapes)]
@@ -120,7 +129,10 @@ class Executor:
                             + [(1, i, dyn[b]) for i, b in enumerate(ln.outputs) if b in dyn])
             return fn, ins, outs, patches
 
-        self._launches = [prepare(ln) for ln in plan.launches]
+        self._launches = [prepare(ln, d) for ln, d in zip(plan.launches, dead)]
+        # the dead inputs each bound kernel does overwrite: the engine orders those writes
+        self._overwrites = [tuple(ln.inputs[i] for i in getattr(fn, "overwrites", ()))
+                            for ln, (fn, *_) in zip(plan.launches, self._launches)]
         # The direct loop's work list: one flat tuple per launch, nothing looked up per call.
         self._steps = [(fn, ln.attrs, ins, outs, patches, ln, len(outs) > 1)
                        for ln, (fn, ins, outs, patches) in zip(plan.launches, self._launches)]
@@ -160,15 +172,22 @@ class Executor:
             # take the fast path too: the generic binder costs ~10x the check below.
             if tuple(kwargs) == self._arg_names[len(args):]:
                 values = (*args, *kwargs.values())
-        if len(values) == len(self._arg_specs) and (not kwargs or values is not args):
-            # Fast path: numpy arrays of exactly the right types, in order.
-            for v, (shape, dt) in zip(values, self._arg_specs):
-                if type(v) is not np.ndarray or v.shape != shape or v.dtype != dt:
-                    break
-            else:
-                return list(values)
+        if not kwargs or values is not args:
+            plain = self.plain_arguments(values)
+            if plain is not None:
+                return plain
         return bind_arguments(plan.name, [(a.name, a.shape, a.dtype) for a in plan.arguments],
                               args, kwargs)
+
+    def plain_arguments(self, values: Sequence[Any]) -> list[np.ndarray] | None:
+        """``values`` as the argument list when they are numpy arrays of exactly the
+        arguments' types, in order (the fast path of :meth:`bind_arguments`); else ``None``."""
+        if len(values) != len(self._arg_specs):
+            return None
+        for v, (shape, dt) in zip(values, self._arg_specs):
+            if type(v) is not np.ndarray or v.shape != shape or v.dtype != dt:
+                return None
+        return list(values)
 
     def _signature(self) -> str:
         return ", ".join(f"%{a.name}: {type_text(a.shape, a.dtype)}"
@@ -192,8 +211,10 @@ class Executor:
                         (outs if side else ins)[i] = dynamic[d]
                     try:
                         got = fn(attrs, ins, outs)
-                        if outs and (several or type(got) is not list or len(got) != 1
-                                     or got[0] is not outs[0]):
+                        # a bound kernel may return ``outs`` itself: filled, nothing to check
+                        if got is not outs and outs and (
+                                several or type(got) is not list or len(got) != 1
+                                or got[0] is not outs[0]):
                             _settle(got, outs, fn)
                     except Exception as exc:  # noqa: BLE001
                         raise KernelFailure(ln, exc) from exc
@@ -252,7 +273,8 @@ class Executor:
                 v = vars_[b] = eng.new_var(f"buf{b}")
             return v
 
-        for ln, (fn, ins, outs, patches) in zip(self.plan.launches, self._launches):
+        for ln, (fn, ins, outs, patches), dead in zip(self.plan.launches, self._launches,
+                                                      self._overwrites):
             ins, outs = list(ins), list(outs)
             for side, i, d in patches:
                 (outs if side else ins)[i] = dynamic[d]
@@ -262,9 +284,10 @@ class Executor:
 
             if rec is not None:
                 work = rec.wrap(work, ln.op, None, self.launch_args(ln))
+            written = (*ln.outputs, *dead)  # a dead input the kernel may overwrite
             eng.push(work, reads=tuple(var(b) for b in dict.fromkeys(ln.inputs)
-                                       if b not in ln.outputs),
-                     writes=tuple(var(b) for b in dict.fromkeys(ln.outputs)),
+                                       if b not in written),
+                     writes=tuple(var(b) for b in dict.fromkeys(written)),
                      name=ln.op, loc=ln.loc)
         # Vars live for one call, so the next call must not start before this one ends; wait
         # for this call's buffers only (other work on the engine goes on).
@@ -276,6 +299,60 @@ class Executor:
                 if ln.op == getattr(exc, "op_name", None) and ln.loc == getattr(exc, "loc", None):
                     raise KernelFailure(ln, getattr(exc, "original", exc)) from exc
             raise
+
+
+def dead_inputs(launches: Sequence[Launch], kept: set[int]) -> list[frozenset[int]]:
+    """Per launch, the input buffers whose value no later launch reads and that hold no
+    argument, result or constant (``kept``), read once by the launch and not written by it:
+    the kernel may use them as scratch (``sgd_update`` scales its gradient in place there,
+    as a hand-written step does, instead of allocating a temporary).
+
+    >>> from tdflow.lowering.plan import Launch
+    >>> dead_inputs([Launch("k", (0,), (1,), {}, "a", ""), Launch("k", (1, 0), (2,), {}, "b", "")],
+    ...             kept={0, 2})
+    [frozenset(), frozenset({1})]
+    """
+    last: dict[int, int] = {}
+    for k, ln in enumerate(launches):
+        for b in ln.inputs:
+            last[b] = k
+    return [frozenset(b for b in ln.inputs if last[b] == k and b not in kept
+                      and ln.inputs.count(b) == 1 and b not in ln.outputs)
+            for k, ln in enumerate(launches)]
+
+
+def bound_kernel(fn: Callable[..., Any], ln: Launch, dtypes: dict[int, np.dtype],
+                 dead: frozenset[int] = frozenset()) -> Callable[..., Any]:
+    """``fn`` specialised for one launch when the kernel offers it: a kernel function may
+    carry ``bind(attrs, in_specs, out_specs, dead)``, called once when the plan is loaded
+    with the ``(shape, dtype)`` of each operand (``None`` for an absent one) and the indices
+    of the inputs it may overwrite (:func:`dead_inputs`), returning a function of the
+    kernel's signature that runs this launch's case with the same arithmetic (so the same
+    values) and without the checks a general call needs, or ``None`` (then ``fn`` runs);
+    the function lists in its ``overwrites`` attribute the dead inputs it does write, and may
+    return the ``outs`` list itself once it has filled it (the direct loop then checks nothing).
+    The shapes and types of a plan's operands are fixed, so they are checked here once.
+
+    >>> import numpy as np
+    >>> from tdflow.lowering.plan import Launch
+    >>> def twice(attrs, ins, outs):
+    ...     return [np.multiply(ins[0], 2, out=outs[0])]
+    >>> twice.bind = lambda attrs, ins, outs, dead: (
+    ...     lambda a, i, o: [np.add(i[0], i[0], out=o[0])])
+    >>> ln = Launch("k", (0,), (1,), {}, "op", "loc", input_shapes=((2,),),
+    ...             output_shapes=((2,),))
+    >>> f = bound_kernel(twice, ln, {0: np.dtype("f4"), 1: np.dtype("f4")})
+    >>> f({}, [np.ones(2, np.float32)], [np.empty(2, np.float32)])[0].tolist()
+    [2.0, 2.0]
+    """
+    bind = getattr(fn, "bind", None)
+    if bind is None:
+        return fn
+    ins = [None if b is None else (tuple(s), dtypes[b])
+           for b, s in zip(ln.inputs, ln.input_shapes)]
+    outs = [(tuple(s), dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
+    fast = bind(ln.attrs, ins, outs, dead)
+    return fn if fast is None else fast
 
 
 def _tiled(fn: Callable[..., Any], tile: int) -> Callable[..., Any]:

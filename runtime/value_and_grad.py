@@ -47,18 +47,24 @@ class _Seeded:
         self.n_results = n_results
         self.wrt = wrt
         self._seeds = [np.ones(shape, DTYPES[dtype]) for shape, dtype in seed_types]
+        self._n_args = len(program.argument_names) - len(self._seeds)
 
     def _run(self, args: tuple, kwargs: dict) -> Any:
-        names = self.program.argument_names
-        n_args = len(names) - len(self._seeds)
+        n_args = self._n_args
         if len(args) + len(kwargs) != n_args:
+            names = self.program.argument_names
             raise TypeError(f"{self.program.__name__}: expected {n_args} arguments "
                             f"({', '.join(names[:n_args])}), got {len(args) + len(kwargs)}")
         seeds: list[Any] = [s.copy() for s in self._seeds]
+        if not kwargs:  # the training loop's call: numpy arrays, positional
+            out = self.program.run_plain((*args, *seeds))
+            if out is not None:
+                return out
         if any(_is_tensor(a) for a in (*args, *kwargs.values())):
             from tdflow.runtime.tensor import Tensor
 
             seeds = [Tensor._wrap(s) for s in seeds]
+        names = self.program.argument_names
         return self.program(*args, **kwargs, **dict(zip(names[n_args:], seeds)))
 
 

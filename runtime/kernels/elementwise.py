@@ -65,6 +65,33 @@ def bias_add(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
     return [np.add(a, b.reshape(shape), out=out, casting="unsafe")]
 
 
+def _bind_bias_add(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                   dead: frozenset[int] = frozenset()) -> Any:
+    """``bias_add`` for one launch of a compiled plan (the executor's ``bind``): the shapes
+    are checked once, the bias's broadcast shape made once; the same ``np.add``."""
+    (sa, da), (sb, db) = ins[0], ins[1]
+    axis = attrs["axis"]
+    if len(outs) != 1 or not 0 <= axis < len(sa) or sb != (sa[axis],):
+        return None  # the general path raises the error
+    shape = tuple(sb[0] if i == axis else 1 for i in range(len(sa)))
+    if axis == len(sa) - 1 and da == db == outs[0][1]:
+        # a last-axis bias broadcasts as it is, and one type needs no casting rule: the
+        # same sums, without the reshape and keyword a general call makes
+        def last(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[Any]:
+            np.add(inputs[0], inputs[1], out=outs[0])
+            return outs
+
+        return last
+
+    def run(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[np.ndarray]:
+        np.add(inputs[0], inputs[1].reshape(shape), out=outs[0], casting="unsafe")
+        return outs
+
+    return run
+
+
+bias_add.bind = _bind_bias_add  # type: ignore[attr-defined]
+
 _fused_cache: dict[Any, Any] = {}
 
 
@@ -92,13 +119,37 @@ def fused_elementwise(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
     if not isinstance(expr, Expr):
         raise TypeError(f"tdflow.fused_elementwise: attribute 'expr' must be an Expr (or its text), "
                         f"got {type(expr).__name__}")
-    out_dtype = attrs.get("out_dtype")
-    key = (expr, out_dtype, tuple(a.dtype for a in inputs))
+    return [_fused_program(expr, attrs.get("out_dtype"),
+                           tuple(a.dtype for a in inputs))(inputs, outs[0])]
+
+
+def _fused_program(expr: Expr, out_dtype: str | None, dtypes: tuple[np.dtype, ...]) -> Any:
+    """The rendered program's ``run(inputs, out)`` for these input types (cached)."""
+    key = (expr, out_dtype, dtypes)
     run = _fused_cache.get(key)
     if run is None:
-        run = _fused_cache[key] = render_numpy(
-            expr, [_mlir(a.dtype) for a in inputs], out_dtype).run
-    return [run(inputs, outs[0])]
+        run = _fused_cache[key] = render_numpy(expr, [_mlir(d) for d in dtypes], out_dtype).run
+    return run
+
+
+def _bind_fused(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                dead: frozenset[int] = frozenset()) -> Any:
+    """``fused_elementwise`` for one launch of a compiled plan (the executor's ``bind``): the
+    program for the launch's input types looked up once; the same program runs."""
+    expr = attrs["expr"]
+    if isinstance(expr, str):
+        expr = _parsed_expr(expr)
+    if not isinstance(expr, Expr) or len(outs) != 1:
+        return None
+    run = _fused_program(expr, attrs.get("out_dtype"), tuple(d for _, d in ins))
+
+    def fused(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[np.ndarray]:
+        return [run(inputs, outs[0])]
+
+    return fused
+
+
+fused_elementwise.bind = _bind_fused  # type: ignore[attr-defined]
 
 
 @register_kernel("tdflow.add_n", "cpu", dtypes=NUMERIC,

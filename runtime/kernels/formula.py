@@ -61,23 +61,41 @@ def make_elementwise_kernel(d: ElementwiseDef) -> KernelFn:
     cache: dict[Any, Any] = {}
     has_attrs = bool(d.attrs)
 
-    def fn(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
-           outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
-        if len(inputs) == 1:
-            key: Any = inputs[0].dtype
-        else:
-            key = tuple(a.dtype for a in inputs)
-        key = (key, tuple(None if o is None else o.dtype for o in outs))
+    def programs(attrs: Mapping[str, Any], in_dts: Sequence[np.dtype],
+                 out_dts: Sequence[np.dtype | None]) -> list[Any]:
+        key: Any = in_dts[0] if len(in_dts) == 1 else tuple(in_dts)
+        key = (key, tuple(out_dts))
         if has_attrs:
             key = (key, d.attr_key(attrs))
         runs = cache.get(key)
         if runs is None:
-            dts = [_mlir(a.dtype) for a in inputs]
-            runs = cache[key] = [build_program(d, dts, attrs, None if o is None else _mlir(o.dtype),
-                                               i).run for i, o in enumerate(outs)]
+            dts = [_mlir(dt) for dt in in_dts]
+            runs = cache[key] = [build_program(d, dts, attrs, None if o is None else _mlir(o),
+                                               i).run for i, o in enumerate(out_dts)]
+        return runs
+
+    def fn(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
+           outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+        runs = programs(attrs, [a.dtype for a in inputs],
+                        [None if o is None else o.dtype for o in outs])
         return [run(inputs, o) for run, o in zip(runs, outs)]
 
+    def bind(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+             dead: frozenset[int] = frozenset()) -> Any:
+        """One launch of a compiled plan (the executor's ``bind``): the programs for its
+        types looked up once; the same programs run."""
+        runs = programs(attrs, [dt for _, dt in ins], [dt for _, dt in outs])
+        if len(runs) != 1:
+            return None
+        run = runs[0]
+
+        def one(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[Any]:
+            return [run(inputs, outs[0])]
+
+        return one
+
     fn.__doc__ = f"{d.name}: {d.summary or d.expr!r}"
+    fn.bind = bind  # type: ignore[attr-defined]
     return fn
 
 

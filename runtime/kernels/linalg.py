@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.runtime.kernels._blas import blas_scoped
 from tdflow.runtime.kernels._util import NUMERIC, acc_dtype, operands
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
@@ -117,8 +118,61 @@ def _dot(inputs: Sequence[Any], out: np.ndarray) -> None:
     np.matmul(a, b, out=out)
 
 
+#: Products of at most this many multiply-adds run on one BLAS thread in any case.
+SMALL_PRODUCT = 65536 * 4
+
+
+def bind_product(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                 dead: frozenset[int] = frozenset()) -> Any:
+    """The kernel for one launch of a compiled plan (``Executor``'s ``bind`` protocol): for
+    2-D operands of one non-half type, ``alpha`` 1 and nothing to accumulate, exactly the
+    ``np.matmul(op(a), op(b), out=out)`` the kernel's general path makes (a transposed
+    operand is a ``.T`` view: BLAS reads it transposed, nothing is copied); else ``None``.
+
+    >>> f4 = np.dtype("f4")
+    >>> run = bind_product({"transpose_a": True, "transpose_b": False, "alpha": 1.0},
+    ...                    [((3, 2), f4), ((3, 2), f4)], [((2, 2), f4)])
+    >>> a = np.arange(6, dtype=np.float32).reshape(3, 2)
+    >>> run({}, [a, a], [np.empty((2, 2), np.float32)])[0].tolist()
+    [[20.0, 26.0], [26.0, 35.0]]
+    """
+    if attrs["alpha"] != 1.0 or (len(ins) > 2 and ins[2] is not None) or len(outs) != 1:
+        return None
+    (sa, da), (sb, db), (_, do) = ins[0], ins[1], outs[0]
+    if len(sa) != 2 or len(sb) != 2 or not da == db == do or da == np.float16:
+        return None
+    ta, tb = bool(attrs["transpose_a"]), bool(attrs["transpose_b"])
+    if (sa[::-1] if ta else sa)[1] != (sb[::-1] if tb else sb)[0]:
+        return None  # the general path raises the error naming the dims
+
+    def nn(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        np.matmul(inputs[0], inputs[1], out=outs[0])
+        return outs
+
+    def tn(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        np.matmul(inputs[0].T, inputs[1], out=outs[0])
+        return outs
+
+    def nt(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        np.matmul(inputs[0], inputs[1].T, out=outs[0])
+        return outs
+
+    def tt(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        np.matmul(inputs[0].T, inputs[1].T, out=outs[0])
+        return outs
+
+    run = ((nn, nt), (tn, tt))[ta][tb]
+    m, k = sa[::-1] if ta else sa
+    n = sb[0] if tb else sb[1]
+    # OpenBLAS runs a product of at most SMP_THRESHOLD_MIN (65536) * GEMM_MULTITHREAD_THRESHOLD
+    # (4, its build default) multiply-adds on the calling thread whatever its thread count
+    # (interface/gemm.c): setting the count around such a call would only cost it ~1 us
+    return run if m * n * k <= SMALL_PRODUCT else blas_scoped(run)
+
+
 def _with_plain(fn: Any) -> Any:
     fn.direct = plain_product  # read by the eager path; set before registration wraps fn
+    fn.bind = bind_product  # read by the executor when it loads a plan
     return fn
 
 

@@ -83,6 +83,38 @@ def sgd_update(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     return []
 
 
+def _bind_sgd(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+              dead: frozenset[int] = frozenset()) -> Any:
+    """``sgd_update`` for one launch of a compiled plan (the executor's ``bind``): the plain
+    step (model and model_diff of one f32/f64 type, no scale, l1, l2 or weight decay) with
+    its learning rate computed once; the same ``model -= lr * diff``, the product made in
+    place in ``diff`` when the plan no longer needs it (``1 in dead``: no temporary the
+    size of the model), as a hand-written step's ``g *= lr; w -= g``."""
+    get = attrs.get
+    if (len(ins) != 2 or ins[0] is None or ins[1] is None or ins[0][1] != ins[1][1]
+            or ins[0][1].kind != "f" or ins[0][1].itemsize < 4 or get("scale", 1.0) != 1.0
+            or get("l1") or get("l2") or get("weight_decay")):
+        return None
+    lr = ins[0][1].type(float(get("learning_rate_val", 0.0))
+                        * float(get("learning_rate_scale", 1.0)))
+
+    def run(_attrs: Any, inputs: Sequence[Any], _outs: Sequence[Any]) -> list[np.ndarray]:
+        model = inputs[0]
+        np.subtract(model, np.multiply(inputs[1], lr), out=model)
+        return []
+
+    def in_place(_attrs: Any, inputs: Sequence[Any], _outs: Sequence[Any]) -> list[np.ndarray]:
+        model, diff = inputs[0], inputs[1]  # distinct buffers (dead_inputs)
+        np.subtract(model, np.multiply(diff, lr, out=diff), out=model)
+        return []
+
+    in_place.overwrites = (1,)  # type: ignore[attr-defined]  # read by the executor
+    return in_place if 1 in dead else run
+
+
+sgd_update.bind = _bind_sgd  # type: ignore[attr-defined]
+
+
 def _f32(attrs: Mapping[str, Any], name: str) -> float:
     """An f32 attribute (eager calls, compiled programs and direct kernel calls all pass it
     rounded to float32, as the IR holds it: attr_kinds.as_stored)."""

@@ -107,6 +107,49 @@ def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     return _reduce(np.sum, attrs, x, outs, dtype=acc_dtype(x.dtype))
 
 
+def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
+              outs: Sequence[Any]) -> Any:
+    """``run(attrs, inputs, outs)`` doing a plan launch's sum as ``np.add.reduce`` straight
+    into its output (what ``np.sum`` calls; the same loop, so the same values), when the
+    output has the accumulation type and exactly the reduced shape; else ``None``."""
+    (shape, dt), (out_shape, out_dt) = ins[0], outs[0]
+    wide = acc_dtype(dt)
+    if out_dt != wide or any(not 0 <= a < len(shape) for a in axes):
+        return None
+    reduced = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
+        tuple(n for i, n in enumerate(shape) if i not in axes)
+    if reduced != tuple(out_shape):
+        return None
+    add = np.add.reduce
+
+    def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        add(inputs[0], axis=axes, dtype=wide, out=outs[0], keepdims=keepdims)
+        return outs
+
+    return run
+
+
+def _bind_reduce_sum(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                     dead: frozenset[int] = frozenset()) -> Any:
+    """``reduce_sum`` for one launch of a compiled plan (the executor's ``bind``), but for
+    the sums :func:`_sum_but_one` takes (they keep the general path).
+
+    >>> f4 = np.dtype("f4")
+    >>> run = _bind_reduce_sum({"axis": [0], "keepdims": False}, [((3,), f4)], [((), f4)])
+    >>> float(run({}, [np.array([1, 2, 3], np.float32)], [np.empty((), np.float32)])[0])
+    6.0
+    """
+    shape = ins[0][0]
+    axes = _axes(attrs, len(shape))
+    kept = [i for i in range(len(shape)) if i not in axes]
+    if len(kept) == 1 and len(axes) >= 2 and kept[0] != len(shape) - 1:
+        return None
+    return _bind_sum(axes, bool(attrs["keepdims"]), ins, outs)
+
+
+reduce_sum.bind = _bind_reduce_sum  # type: ignore[attr-defined]
+
+
 @register_kernel("tdflow.reduce_max", "cpu", dtypes=ALL_DTYPES)
 def reduce_max(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Maximum over ``axis`` (all axes when empty); NaN propagates as in numpy."""
@@ -140,6 +183,19 @@ def reduce_sum_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
         return [r.astype(x.dtype, copy=r is x or r.dtype != x.dtype)]
     np.copyto(out, r, casting="unsafe")
     return [out]
+
+
+def _bind_sum_like(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                   dead: frozenset[int] = frozenset()) -> Any:
+    """``reduce_sum_like`` for one launch of a compiled plan (the executor's ``bind``): the
+    sum written straight into the output when ``like``'s shape is the reduced one."""
+    axes = tuple(sorted(attrs.get("axis", ())))
+    if not axes or tuple(ins[1][0]) != tuple(outs[0][0]):
+        return None
+    return _bind_sum(axes, False, ins[:1], outs)
+
+
+reduce_sum_like.bind = _bind_sum_like  # type: ignore[attr-defined]
 
 
 # -- argmax and top_k -----------------------------------------------------------------------------

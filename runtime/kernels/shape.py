@@ -214,6 +214,45 @@ def broadcast_like(attrs: Mapping[str, Any], inputs: Sequence[Any],
     return [out]
 
 
+def _bind_broadcast_like(attrs: Mapping[str, Any], ins: Sequence[Any],
+                         outs: Sequence[Any],
+                         dead: frozenset[int] = frozenset()) -> Any:
+    """``broadcast_like`` for one launch of a compiled plan (the executor's ``bind``): the
+    source's broadcastable shape found once; one ``np.copyto`` (which broadcasts) per call.
+
+    >>> f4 = np.dtype("f4")
+    >>> run = _bind_broadcast_like({"broadcast_axes": [0]}, [((), f4), ((3,), f4)],
+    ...                            [((3,), f4)])
+    >>> run({}, [np.float32(2.0).reshape(()), None], [np.empty(3, np.float32)])[0].tolist()
+    [2.0, 2.0, 2.0]
+    """
+    (xs, _), (ls, _) = ins[0], ins[1]
+    axes = tuple(sorted(attrs.get("broadcast_axes", ())))
+    shape = list(xs)
+    if len(xs) < len(ls):
+        missing = len(ls) - len(xs)
+        if axes and len(axes) == missing:
+            for a in axes:
+                shape.insert(a, 1)
+        else:
+            shape = [1] * missing + shape
+    shape = tuple(shape)
+    try:
+        if np.broadcast_shapes(shape, tuple(ls)) != tuple(ls) or tuple(outs[0][0]) != tuple(ls):
+            return None
+    except ValueError:
+        return None  # the general path raises the error
+
+    def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        np.copyto(outs[0], inputs[0].reshape(shape), casting="unsafe")
+        return outs
+
+    return run
+
+
+broadcast_like.bind = _bind_broadcast_like  # type: ignore[attr-defined]
+
+
 # -- expand, expand_dims, squeeze -----------------------------------------------------------------
 @register_kernel("tdflow.expand", "cpu", dtypes=ALL_DTYPES)
 def expand(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:

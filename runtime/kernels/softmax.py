@@ -71,6 +71,29 @@ def softmax(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]
     return [buf if buf is out else _store(buf, outs, 0, x.dtype)]
 
 
+def _bind_softmax(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                  dead: frozenset[int] = frozenset()) -> Any:
+    """``softmax`` for one launch of a compiled plan (the executor's ``bind``): an output of
+    the input's f32/f64 type, at least one element per row: the general path's three steps
+    in the output, the checks made once."""
+    (shape, dt), (out_shape, out_dt) = ins[0], outs[0]
+    if (not shape or not shape[-1] or 0 in shape or dt != out_dt or acc_dtype(dt) != dt
+            or tuple(out_shape) != tuple(shape)):
+        return None
+
+    def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        x, buf = inputs[0], outs[0]
+        np.subtract(x, x.max(axis=-1, keepdims=True), out=buf)  # one type: no casting rule
+        np.exp(buf, out=buf)
+        buf /= buf.sum(axis=-1, keepdims=True)
+        return outs
+
+    return run
+
+
+softmax.bind = _bind_softmax  # type: ignore[attr-defined]
+
+
 @register_kernel("tdflow.log_softmax", "cpu", dtypes=FLOATS, inplace={0: 0})
 def log_softmax(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
@@ -146,6 +169,86 @@ def sparse_softmax_cross_entropy_grad(attrs: Mapping[str, Any], inputs: Sequence
     np.put_along_axis(g, idx, hit - valid[..., None], axis=-1)
     g *= dy.astype(wide, copy=False)[..., None]
     return [_store(g, outs, 0, prob.dtype)]
+
+
+def _labels_in_range(lab: np.ndarray, depth: int) -> bool:
+    """Every label in ``[0, depth)``: one pass for int64 labels (a negative one is a huge
+    unsigned one), ``min`` and ``max`` otherwise."""
+    if lab.dtype == np.int64:
+        return lab.size == 0 or int(lab.view(np.uint64).max()) < depth
+    return lab.size == 0 or (lab.min() >= 0 and lab.max() < depth)
+
+
+def _bind_sce(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+              dead: frozenset[int] = frozenset()) -> Any:
+    """``sparse_softmax_cross_entropy`` for one launch of a compiled plan (the executor's
+    ``bind``): 2-D f32/f64 predictions, every label in range (checked per call, else the
+    general path runs): the general path's arithmetic computed in the ``prob`` output
+    itself, no copies in and out.
+
+    >>> f4, i8 = np.dtype("f4"), np.dtype("i8")
+    >>> run = _bind_sce({"depth": 2}, [((1, 2), f4), ((1,), i8)], [((1, 2), f4), ((1,), f4)])
+    >>> prob, loss = run({}, [np.zeros((1, 2), np.float32), np.array([1])],
+    ...                  [np.empty((1, 2), np.float32), np.empty(1, np.float32)])
+    >>> prob.tolist(), round(float(loss[0]), 4)
+    ([[0.5, 0.5]], 0.6931)
+    """
+    (xs, dt), (ls, _) = ins[0], ins[1]
+    depth = int(attrs["depth"]) or (xs[-1] if xs else 0)
+    if (len(xs) != 2 or dt.kind != "f" or acc_dtype(dt) != dt or xs[1] != depth or not xs[0]
+            or not depth or tuple(ls) != (xs[0],) or len(outs) != 2
+            or any(o != (tuple(s), dt) for o, s in zip(outs, (xs, ls)))):
+        return None
+    rows = np.arange(xs[0])
+    general = sparse_softmax_cross_entropy
+
+    def run(attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        x, label = inputs[0], inputs[1]
+        lab = label.astype(np.int64, copy=False)
+        if not _labels_in_range(lab, depth):
+            return general(attrs, inputs, outs)
+        logp = outs[0]
+        np.subtract(x, x.max(axis=-1, keepdims=True), out=logp)
+        logp -= np.log(np.exp(logp).sum(axis=-1, keepdims=True))
+        np.negative(logp[rows, lab], out=outs[1])
+        np.exp(logp, out=logp)
+        return outs  # filled in place (the executor skips its check of the results)
+
+    return run
+
+
+sparse_softmax_cross_entropy.bind = _bind_sce  # type: ignore[attr-defined]
+
+
+def _bind_sce_grad(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                   dead: frozenset[int] = frozenset()) -> Any:
+    """``sparse_softmax_cross_entropy_grad`` for one launch of a compiled plan (the
+    executor's ``bind``): 2-D f32/f64 ``prob``, labels in range (checked per call): the
+    general path's arithmetic in the output buffer."""
+    (ls, _), (ds, ddt), (ps, dt) = ins[0], ins[1], ins[2]
+    depth = int(attrs["depth"]) or (ps[-1] if ps else 0)
+    if (len(ps) != 2 or dt.kind != "f" or acc_dtype(dt) != dt or ddt != dt
+            or tuple(ls) != (ps[0],) or tuple(ds) != (ps[0],) or len(outs) != 1
+            or outs[0] != (tuple(ps), dt)):
+        return None
+    rows = np.arange(ps[0])
+    general = sparse_softmax_cross_entropy_grad
+
+    def run(attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        label, dy, prob = inputs[0], inputs[1], inputs[2]
+        lab = label.astype(np.int64, copy=False)
+        g = outs[0]
+        if g is prob or g is dy or not _labels_in_range(lab, depth):
+            return general(attrs, inputs, outs)
+        np.copyto(g, prob)
+        g[rows, lab] -= 1
+        g *= dy[:, None]
+        return outs
+
+    return run
+
+
+sparse_softmax_cross_entropy_grad.bind = _bind_sce_grad  # type: ignore[attr-defined]
 
 
 # -- softmax_cross_entropy ------------------------------------------------------------------------
