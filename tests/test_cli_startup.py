@@ -111,3 +111,70 @@ def test_every_listed_command_registers_and_parses_help(name, capsys):
         build_parser(name).parse_args([name, "--help"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: tdflow {name}")
+
+
+BLAS_PROBE = """
+import os, sys, tdflow.cli
+sys.argv = ["tdflow", "verify", sys.argv[1]]
+status = tdflow.cli.entry()
+import numpy
+from tdflow.core.blas_pool import child_environ
+from tdflow.runtime.kernels._blas import blas_threads, default_blas_threads, tdflow_blas_threads
+print(status, os.environ.get("OPENBLAS_NUM_THREADS"), blas_threads(), tdflow_blas_threads(),
+      child_environ().get("OPENBLAS_NUM_THREADS"), default_blas_threads())
+"""
+
+
+def _blas_in_cli(tmp_path, **env: str) -> list[str]:
+    """What a ``tdflow verify`` process saw: its status, ``OPENBLAS_NUM_THREADS``, the pool
+    numpy's OpenBLAS started, tdflow's kernel count, the child processes' variable, the
+    default count (``None`` printed for unknown/unset)."""
+    import os
+
+    prog = tmp_path / "small.mlir"
+    prog.write_text(PROGRAM)
+    base = {k: v for k, v in os.environ.items() if k not in (
+        "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TDFLOW_BLAS_THREADS")}
+    r = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(prog)], capture_output=True,
+                       text=True, timeout=120, env={**base, **env})
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip().splitlines()[-1].split()
+
+
+def test_the_cli_starts_numpys_blas_pool_at_tdflows_thread_count(tmp_path):
+    """Issue 23: the CLI process starts OpenBLAS with the threads tdflow's BLAS kernels use (one
+    per usable CPU but one), not one per core; the processes it starts do not inherit that."""
+    status, var, pool, kernels, child, default = _blas_in_cli(tmp_path)
+    assert status == "0" and var == default and kernels == default
+    if pool != "None":  # an OpenBLAS we can read
+        assert pool == default
+    assert child == "None"
+
+
+def test_the_cli_leaves_a_users_blas_threads_alone(tmp_path):
+    status, var, pool, kernels, child, _ = _blas_in_cli(tmp_path, OPENBLAS_NUM_THREADS="2")
+    assert (status, var, kernels, child) == ("0", "2", "None", "2")
+    assert pool in ("2", "None")
+    status, var, pool, kernels, child, _ = _blas_in_cli(tmp_path, OMP_NUM_THREADS="2")
+    assert (status, var, kernels, child) == ("0", "None", "None", "None")
+    assert pool in ("2", "None")
+
+
+def test_tdflow_blas_threads_sizes_the_clis_pool(tmp_path):
+    status, var, pool, kernels, child, _ = _blas_in_cli(tmp_path, TDFLOW_BLAS_THREADS="2")
+    assert (status, var, kernels, child) == ("0", "2", "2", "None")
+    assert pool in ("2", "None")
+
+
+def test_importing_tdflow_leaves_numpys_pool_to_the_user():
+    """Only the ``tdflow`` command sizes the pool: ``import tdflow`` in a user's process does
+    not touch the environment."""
+    import os
+
+    code = ("import os, tdflow, tdflow.cli, tdflow.runtime; "
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "None"
