@@ -34,9 +34,9 @@ SHARED = {"tdflow.commands", "tdflow.commands.index", "tdflow.commands.output",
           "tdflow.commands._args", "tdflow.commands.programs"}
 
 
-def _modules(*argv: str) -> tuple[int, set[str]]:
+def _modules(*argv: str, cwd=None, env=None) -> tuple[int, set[str]]:
     r = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
-                       timeout=120)
+                       timeout=120, cwd=cwd, env=env)
     lines = r.stdout.strip().splitlines()
     assert len(lines) >= 2, r.stdout + r.stderr
     return int(lines[-2]), set(lines[-1].split())
@@ -178,3 +178,19 @@ def test_importing_tdflow_leaves_numpys_pool_to_the_user():
                        timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "None"
+
+
+def test_lower_prints_its_plan_without_rich_or_the_onnx_converter(tmp_path):
+    """Issue 23: piped, ``tdflow lower`` prints its plan tables itself (tdflow.commands.table:
+    what rich would print) and a program of tdflow ops never imports the ONNX converter.
+    (The path is short and the width lower's own 120 columns, not a COLUMNS the test runner
+    may set: what does not fit goes to rich.)"""
+    import os
+
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    status, mods = _modules("lower", "small.mlir", cwd=tmp_path, env=env)
+    assert status == 0
+    heavy = {"rich.table", "rich.console", "tdflow.onnx.convert"} & mods
+    assert not heavy, heavy
+    assert "tdflow.commands.table" in mods
