@@ -194,3 +194,14 @@ def test_lower_prints_its_plan_without_rich_or_the_onnx_converter(tmp_path):
     heavy = {"rich.table", "rich.console", "tdflow.onnx.convert"} & mods
     assert not heavy, heavy
     assert "tdflow.commands.table" in mods
+
+
+def test_uses_onnx_agrees_with_the_converter():
+    from tdflow.dialect.ir import parse_module
+
+    from tdflow.commands.programs import uses_onnx
+    from tdflow.onnx.convert import has_onnx_ops
+
+    for name in ("tdflow.relu", "onnx.Relu"):
+        m = parse_module(PROGRAM.replace("tdflow.relu", name))
+        assert uses_onnx(m) == has_onnx_ops(m) == name.startswith("onnx.")

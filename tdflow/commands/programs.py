@@ -41,8 +41,8 @@ def uses_onnx(module: Module) -> bool:
     rules: a program of ``tdflow.*`` ops never needs them).
 
     >>> from tdflow.dialect.ir import parse_module
-    >>> uses_onnx(parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n'
-    ...                        '  return %x : tensor<2xf32>\n}\n'))
+    >>> uses_onnx(parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> { '
+    ...                        'return %x : tensor<2xf32> }'))
     False
     """
     return any(op.name.startswith("onnx.") for f in module for op in f.body.ops)
