@@ -118,3 +118,44 @@ def test_plain_ascii_tables_that_fit_are_printed_here(rows, col_justify, title_j
                                       ("more", "right", 3)], rows)
     text = t.render_plain(200)
     assert text is not None and text == rich_output(t, 200)
+
+
+words = st.text("abc01./-", min_size=1, max_size=14)
+folding_cells = (st.lists(words, max_size=6).map(" ".join)
+                 | st.lists(words, max_size=3).map("\n".join)
+                 | st.text("ab0 -", max_size=30).map(str.strip))
+
+
+@st.composite
+def wide_tables(draw):
+    n = draw(st.integers(1, 6))
+    rows = draw(st.lists(st.tuples(*[folding_cells] * n), min_size=1, max_size=4))
+    columns = [(f"h{i}" + draw(st.sampled_from(["", " name", "\nx"])),
+                draw(st.sampled_from(["left", "right"])), None) for i in range(n)]
+    return make(draw(st.none() | words), draw(st.sampled_from(["left", "right", "center"])),
+                columns, rows)
+
+
+@settings(max_examples=400, deadline=None)
+@given(wide_tables(), st.integers(8, 90))
+def test_tables_rich_folds_are_folded_here_alike(t, width):
+    """Tables wider than the console: rich narrows the widest columns and folds their cells
+    (``overflow="fold"``, as ``tdflow ops`` asks); done here, the same characters come out."""
+    text = t.render_plain(width)
+    if text is not None:
+        assert text == rich_output(t, width)
+
+
+def test_the_ops_table_is_printed_here_as_rich_prints_it(monkeypatch):
+    """The standard library's table at 200 columns (``tdflow ops`` piped): folded cells."""
+    from tdflow.dialect.context import standard_context
+
+    from tdflow.commands import ops
+
+    captured = []
+    monkeypatch.setattr(plain.Table, "print", lambda self, min_width=0: captured.append(self))
+    ops._table(standard_context().libraries[0])
+    t = captured[0]
+    text = t.render_plain(200)
+    assert text is not None and text == rich_output(t, 200)
+    assert t.render_plain(100) == rich_output(t, 100)

@@ -100,8 +100,17 @@ class Table:
             w = max(len(ln) for c in cells for ln in c.split("\n"))
             widths.append(max(w, col["min_width"] or 0) + 2)
         n = len(widths)
-        if sum(widths) > width - (n + 1):
-            return None  # rich collapses, wraps or folds: its business
+        if sum(widths) > width - (n + 1):  # rich narrows the widest columns and folds them
+            if any(c["overflow"] != "fold" or c["no_wrap"] or c["min_width"]
+                   for c in self.columns):
+                return None  # ellipses, crops: rich's business
+            inner = width - (n + 1)
+            # rich measures each column within the table's width, then narrows them
+            widths = _collapse([min(w, inner) for w in widths], inner) if inner > 2 else None
+            if widths is None:
+                return None
+        if min(widths) < 3:
+            return None  # an empty column: rich renders zero-width text its own way
         table_width = sum(widths) + n + 1
         out = []
         if self.title:
@@ -109,7 +118,8 @@ class Table:
                 return None
             out.append(_justify(self.title, table_width, self.title_justify))
         out.append("┏" + "┳".join("━" * w for w in widths) + "┓")
-        out.extend(_row_lines([c["header"] for c in self.columns], self.columns, widths, "┃"))
+        out.extend(_row_lines([c["header"] for c in self.columns], self.columns, widths, "┃",
+                              header=True))
         out.append("┡" + "╇".join("━" * w for w in widths) + "┩")
         for row in self.rows:
             out.extend(_row_lines(row, self.columns, widths, "│"))
@@ -208,17 +218,23 @@ def plain_width(min_width: int = 0) -> int | None:
 
 
 def _justify(text: str, width: int, how: str) -> str:
+    """rich's ``Lines.justify``: right and center first strip the line's trailing spaces."""
     if how == "right":
+        text = text.rstrip()
         return " " * (width - len(text)) + text
     if how == "center":
+        text = text.rstrip()
         left = (width - len(text)) // 2
         return " " * left + text + " " * (width - len(text) - left)
     return text + " " * (width - len(text))
 
 
-def _row_lines(cells, columns, widths, edge: str) -> list[str]:
-    split = [c.split("\n") for c in cells]
+def _row_lines(cells, columns, widths, edge: str, header: bool = False) -> list[str]:
+    """A row's lines; a cell shorter than the row is at its top (rich's header: the bottom)."""
+    split = [_wrap(c, w - 2) for c, w in zip(cells, widths)]
     height = max(len(s) for s in split)
+    if header:
+        split = [[""] * (height - len(s)) + s for s in split]
     lines = []
     for k in range(height):
         parts = []
@@ -227,3 +243,85 @@ def _row_lines(cells, columns, widths, edge: str) -> list[str]:
             parts.append(" " + _justify(text, w - 2, col["justify"]) + " ")
         lines.append(edge + edge.join(parts) + edge)
     return lines
+
+
+def _collapse(widths: list[int], max_width: int) -> list[int] | None:
+    """rich's ``Table._collapse_widths`` for columns that all may wrap: the widest columns are
+    narrowed, together, to the next widest, until the table fits (``None``: it cannot, rich
+    then narrows every column)."""
+    widths = list(widths)
+    excess = sum(widths) - max_width
+    while excess > 0:
+        widest = max(widths)
+        second = max((w for w in widths if w != widest), default=0)
+        if not widest - second:
+            break
+        ratios = [1 if w == widest else 0 for w in widths]
+        widths = _ratio_reduce(excess, ratios, [min(excess, widest - second)] * len(widths),
+                               widths)
+        excess = sum(widths) - max_width
+    if excess > 0 or min(widths) < 3:
+        return None
+    return widths
+
+
+def _ratio_reduce(total: int, ratios: list[int], maximums: list[int],
+                  values: list[int]) -> list[int]:
+    """``total`` taken from ``values`` in proportion to ``ratios``, at most ``maximums``
+    (rich's ``_ratio.ratio_reduce``, its rounding included)."""
+    ratios = [r if m else 0 for r, m in zip(ratios, maximums)]
+    total_ratio = sum(ratios)
+    if not total_ratio:
+        return list(values)
+    out = []
+    for ratio, maximum, value in zip(ratios, maximums, values):
+        if ratio and total_ratio > 0:
+            taken = min(maximum, round(ratio * total / total_ratio))
+            out.append(value - taken)
+            total -= taken
+            total_ratio -= ratio
+        else:
+            out.append(value)
+    return out
+
+
+_WORD = re.compile(r"\s*\S+\s*")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """The lines of a cell folded to ``width`` as rich's ``Text.wrap`` folds them
+    (``overflow="fold"``): words greedily, a word longer than a line cut into pieces."""
+    lines = []
+    for line in text.split("\n"):
+        breaks = _divide_line(line, width)
+        pieces = [line[a:b] for a, b in zip([0, *breaks], [*breaks, len(line)])]
+        for piece in pieces:
+            if len(piece) > width:  # Text.rstrip_end, then the crop of Text.truncate
+                stripped = piece.rstrip()
+                piece = piece[:max(len(stripped), width)][:width]
+            lines.append(piece)
+    return lines
+
+
+def _divide_line(text: str, width: int) -> list[int]:
+    """rich's ``_wrap.divide_line(text, width, fold=True)`` for one-cell characters."""
+    breaks: list[int] = []
+    offset = 0
+    for m in _WORD.finditer(text):
+        start, word = m.start(), m.group(0)
+        length = len(word.rstrip())
+        if width - offset >= length:
+            offset += len(word)
+        elif length > width:
+            pieces = [word[i:i + width] for i in range(0, len(word), width)]
+            for k, piece in enumerate(pieces):
+                if start:
+                    breaks.append(start)
+                if k == len(pieces) - 1:
+                    offset = len(piece)
+                else:
+                    start += len(piece)
+        elif offset and start:
+            breaks.append(start)
+            offset = len(word)
+    return breaks
