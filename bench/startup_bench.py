@@ -66,6 +66,7 @@ def commands(work: Path, tdflow: list[str]) -> dict[str, tuple[list[str], str | 
         "run mlp.mlir": ([*tdflow, "run", mlp, "--random-inputs", "0"], "mlir-opt"),
         "tblgen": ([*tdflow, "tblgen", td], "llvm-tblgen"),
         "ops --json": ([*tdflow, "ops", "--json"], None),
+        "ops (table)": ([*tdflow, "ops"], None),
         "view --help": ([*tdflow, "view", "--help"], None),
         "mlir-opt": (["mlir-opt-19", "--allow-unregistered-dialect", small], None),
         "llvm-tblgen": (["llvm-tblgen-19", td], None),

@@ -25,7 +25,8 @@ except SystemExit as exc:  # --help
     status = exc.code
 print(status)
 print(" ".join(sorted(m for m in sys.modules
-                     if m.startswith(("tdflow", "numpy", "lark", "pickle", "rich")))))
+                     if m.startswith(("tdflow", "numpy", "lark", "pickle", "rich", "concurrent",
+                                      "importlib.resources")))))
 """
 
 # Modules of the commands package every command may use: the table, the error boundary and
@@ -182,7 +183,8 @@ def test_importing_tdflow_leaves_numpys_pool_to_the_user():
 
 def test_lower_prints_its_plan_without_rich_or_the_onnx_converter(tmp_path):
     """Issue 23: piped, ``tdflow lower`` prints its plan tables itself (tdflow.commands.table:
-    what rich would print) and a program of tdflow ops never imports the ONNX converter.
+    what rich would print), a program of tdflow ops never imports the ONNX converter, a CPU
+    lowering neither the CUDA headers' reader nor the all-reduce thread pool.
     (The path is short and the width lower's own 120 columns, not a COLUMNS the test runner
     may set: what does not fit goes to rich.)"""
     import os
@@ -191,7 +193,9 @@ def test_lower_prints_its_plan_without_rich_or_the_onnx_converter(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
     status, mods = _modules("lower", "small.mlir", cwd=tmp_path, env=env)
     assert status == 0
-    heavy = {"rich.table", "rich.console", "tdflow.onnx.convert"} & mods
+    heavy = {"rich.table", "rich.console", "tdflow.onnx.convert",
+             # what only a GPU build or a distributed run needs
+             "importlib.resources", "concurrent.futures"} & mods
     assert not heavy, heavy
     assert "tdflow.commands.table" in mods
 

@@ -27,10 +27,10 @@ import os
 import re
 import sys
 
-# rich.markup's tags and rich's emoji codes (rich/markup.py, rich/_emoji_replace.py)
-_TAG = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
-_EMOJI = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
-_PLAIN_CHARS = re.compile(r"[\x20-\x7e\n]*")
+# rich.markup's tags and rich's emoji codes (rich/markup.py, rich/_emoji_replace.py); compiled
+# on first use (re caches them), not at import
+_TAG = r"((\\*)\[([a-z#/@][^[]*?)])"
+_EMOJI = r"(:(\S*?)(?:(?:\-)(emoji|text))?:)"
 
 
 class Table:
@@ -166,9 +166,11 @@ def inert(text: str) -> bool:
     >>> inert("a.mlir:4:3"), inert("[0.5, 1]"), inert("[b]x[/b]"), inert(":smile:"), inert("é")
     (True, True, False, False, False)
     """
-    if not _PLAIN_CHARS.fullmatch(text) or _TAG.search(text):
+    if not (text.isascii() and text.replace("\n", "").isprintable()):
         return False
-    names = [m.group(2) for m in _EMOJI.finditer(text)]
+    if "[" in text and re.search(_TAG, text):
+        return False
+    names = [m.group(2) for m in re.finditer(_EMOJI, text)] if ":" in text else []
     if not names:
         return True
     from rich._emoji_codes import EMOJI
@@ -285,7 +287,7 @@ def _ratio_reduce(total: int, ratios: list[int], maximums: list[int],
     return out
 
 
-_WORD = re.compile(r"\s*\S+\s*")
+_WORD = r"\s*\S+\s*"
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -307,7 +309,7 @@ def _divide_line(text: str, width: int) -> list[int]:
     """rich's ``_wrap.divide_line(text, width, fold=True)`` for one-cell characters."""
     breaks: list[int] = []
     offset = 0
-    for m in _WORD.finditer(text):
+    for m in re.finditer(_WORD, text):
         start, word = m.start(), m.group(0)
         length = len(word.rstrip())
         if width - offset >= length:
