@@ -193,7 +193,7 @@ def test_lower_prints_its_plan_without_rich_or_the_onnx_converter(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
     status, mods = _modules("lower", "small.mlir", cwd=tmp_path, env=env)
     assert status == 0
-    heavy = {"rich.table", "rich.console", "tdflow.onnx.convert",
+    heavy = {"rich", "rich.table", "rich.console", "tdflow.onnx.convert",
              # what only a GPU build or a distributed run needs
              "importlib.resources", "concurrent.futures"} & mods
     assert not heavy, heavy

@@ -159,3 +159,12 @@ def test_the_ops_table_is_printed_here_as_rich_prints_it(monkeypatch):
     text = t.render_plain(200)
     assert text is not None and text == rich_output(t, 200)
     assert t.render_plain(100) == rich_output(t, 100)
+
+
+def test_digit_emoji_are_richs():
+    """Locations (``x.mlir:4:3``) are checked against the emoji codes made of digits only,
+    without importing rich's table of codes: the set must be the installed rich's."""
+    from rich._emoji_codes import EMOJI
+
+    assert {k for k in EMOJI if k.isdigit()} == plain.DIGIT_EMOJI
+    assert "" not in EMOJI
