@@ -20,6 +20,7 @@ laid out as the installed package, with its own cache dir) in the same rounds, e
 commands right after this tree's, and adds the ratio of the two median CPU times::
 
     python3 bench/startup_bench.py --rounds 9 --baseline main --markdown
+    python3 bench/startup_bench.py --rounds 21 --baseline main --only lower --only run mlp.mlir
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def commands(work: Path, tdflow: list[str]) -> dict[str, tuple[list[str], str | 
         "run mlp.mlir": ([*tdflow, "run", mlp, "--random-inputs", "0"], "mlir-opt"),
         "tblgen": ([*tdflow, "tblgen", td], "llvm-tblgen"),
         "ops --json": ([*tdflow, "ops", "--json"], None),
+        "ops (table)": ([*tdflow, "ops"], None),
         "view --help": ([*tdflow, "view", "--help"], None),
         "mlir-opt": (["mlir-opt-19", "--allow-unregistered-dialect", small], None),
         "llvm-tblgen": (["llvm-tblgen-19", td], None),
@@ -118,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     ap.add_argument("--baseline", metavar="REV", default=None,
                     help="also measure the tdflow of this git revision, in the same rounds")
+    ap.add_argument("--only", action="append", metavar="NAME", default=None,
+                    help="measure only this command (repeatable; e.g. 'lower', 'ops (table)'); "
+                    "the reference tools are always measured")
     args = ap.parse_args(argv)
 
     tdflow = args.tdflow.split() if args.tdflow else [sys.executable, "-m", "tdflow"]
@@ -128,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                PYTHONPYCACHEPREFIX=str(work / "pyc"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmds = {name: spec for name, spec in commands(work, tdflow).items()
-            if shutil.which(spec[0][0]) or os.path.exists(spec[0][0])}
+            if (shutil.which(spec[0][0]) or os.path.exists(spec[0][0]))
+            and (not args.only or name in args.only or name in ("mlir-opt", "llvm-tblgen"))}
     envs = {name: env for name in cmds}
     if args.baseline:
         # `python -m tdflow` run in `work` (not this checkout) finds each tree's package on

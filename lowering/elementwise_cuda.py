@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from importlib import resources
 
 import numpy as np
 from tdflow.dialect.element_types import INT_TYPES
@@ -318,6 +317,20 @@ def _value_type(n: Expr, types: dict[Expr, str], default: str) -> str:
     return compute_dtype(types[n])
 
 
-# The simulator's header (lowering/cuda/cudasim_shim.h), for tests and hand-written drivers
-# that include it directly and start kernels with ``tdf_launch(grid, block, kernel, args...)``.
-CUDASIM_SHIM = resources.files("tdflow.lowering.cuda").joinpath("cudasim_shim.h").read_text()
+def __getattr__(name: str) -> str:
+    """``CUDASIM_SHIM``: the simulator's header (lowering/cuda/cudasim_shim.h), for tests and
+    hand-written drivers that include it directly and start kernels with
+    ``tdf_launch(grid, block, kernel, args...)``; read on first use (``importlib.resources``
+    is ~4 ms of every CPU lowering's start-up otherwise).
+
+    >>> from tdflow.lowering.elementwise_cuda import CUDASIM_SHIM
+    >>> "tdf_launch" in CUDASIM_SHIM
+    True
+    """
+    if name != "CUDASIM_SHIM":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import resources
+
+    text = resources.files("tdflow.lowering.cuda").joinpath("cudasim_shim.h").read_text()
+    globals()[name] = text
+    return text

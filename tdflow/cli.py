@@ -70,7 +70,14 @@ def entry() -> int:
     """The ``tdflow`` command (and ``python -m tdflow``): :func:`main`, then, when a forked
     cache writer still shares this process's memory (``tdflow tblgen`` filling the record
     cache), an exit that frees nothing: freeing the records object by object would first copy
-    each page the writer shares (X86: ~1.5 s)."""
+    each page the writer shares (X86: ~1.5 s).
+
+    First of all, before anything imports numpy, numpy's BLAS thread pool is sized to the
+    threads tdflow's kernels use, unless the user sized it (:mod:`tdflow.core.blas_pool`:
+    starting a thread per core costs ~50 ms of CPU on a 2-CPU machine)."""
+    from tdflow.core.blas_pool import size_blas_pool
+
+    size_blas_pool()
     argv = sys.argv[1:]
     if argv[:1] == ["tblgen"]:
         # A warm `tdflow tblgen` is answered from the cache before the CLI is even built.

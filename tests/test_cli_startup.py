@@ -25,7 +25,8 @@ except SystemExit as exc:  # --help
     status = exc.code
 print(status)
 print(" ".join(sorted(m for m in sys.modules
-                     if m.startswith(("tdflow", "numpy", "lark", "pickle", "rich")))))
+                     if m.startswith(("tdflow", "numpy", "lark", "pickle", "rich", "concurrent",
+                                      "importlib.resources")))))
 """
 
 # Modules of the commands package every command may use: the table, the error boundary and
@@ -34,9 +35,9 @@ SHARED = {"tdflow.commands", "tdflow.commands.index", "tdflow.commands.output",
           "tdflow.commands._args", "tdflow.commands.programs"}
 
 
-def _modules(*argv: str) -> tuple[int, set[str]]:
+def _modules(*argv: str, cwd=None, env=None) -> tuple[int, set[str]]:
     r = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
-                       timeout=120)
+                       timeout=120, cwd=cwd, env=env)
     lines = r.stdout.strip().splitlines()
     assert len(lines) >= 2, r.stdout + r.stderr
     return int(lines[-2]), set(lines[-1].split())
@@ -111,3 +112,100 @@ def test_every_listed_command_registers_and_parses_help(name, capsys):
         build_parser(name).parse_args([name, "--help"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: tdflow {name}")
+
+
+BLAS_PROBE = """
+import os, sys, tdflow.cli
+sys.argv = ["tdflow", "verify", sys.argv[1]]
+status = tdflow.cli.entry()
+import numpy
+from tdflow.core.blas_pool import child_environ
+from tdflow.runtime.kernels._blas import blas_threads, default_blas_threads, tdflow_blas_threads
+print(status, os.environ.get("OPENBLAS_NUM_THREADS"), blas_threads(), tdflow_blas_threads(),
+      child_environ().get("OPENBLAS_NUM_THREADS"), default_blas_threads())
+"""
+
+
+def _blas_in_cli(tmp_path, **env: str) -> list[str]:
+    """What a ``tdflow verify`` process saw: its status, ``OPENBLAS_NUM_THREADS``, the pool
+    numpy's OpenBLAS started, tdflow's kernel count, the child processes' variable, the
+    default count (``None`` printed for unknown/unset)."""
+    import os
+
+    prog = tmp_path / "small.mlir"
+    prog.write_text(PROGRAM)
+    base = {k: v for k, v in os.environ.items() if k not in (
+        "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TDFLOW_BLAS_THREADS")}
+    r = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(prog)], capture_output=True,
+                       text=True, timeout=120, env={**base, **env})
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip().splitlines()[-1].split()
+
+
+def test_the_cli_starts_numpys_blas_pool_at_tdflows_thread_count(tmp_path):
+    """Issue 23: the CLI process starts OpenBLAS with the threads tdflow's BLAS kernels use (one
+    per usable CPU but one), not one per core; the processes it starts do not inherit that."""
+    status, var, pool, kernels, child, default = _blas_in_cli(tmp_path)
+    assert status == "0" and var == default and kernels == default
+    if pool != "None":  # an OpenBLAS we can read
+        assert pool == default
+    assert child == "None"
+
+
+def test_the_cli_leaves_a_users_blas_threads_alone(tmp_path):
+    status, var, pool, kernels, child, _ = _blas_in_cli(tmp_path, OPENBLAS_NUM_THREADS="2")
+    assert (status, var, kernels, child) == ("0", "2", "None", "2")
+    assert pool in ("2", "None")
+    status, var, pool, kernels, child, _ = _blas_in_cli(tmp_path, OMP_NUM_THREADS="2")
+    assert (status, var, kernels, child) == ("0", "None", "None", "None")
+    assert pool in ("2", "None")
+
+
+def test_tdflow_blas_threads_sizes_the_clis_pool(tmp_path):
+    status, var, pool, kernels, child, _ = _blas_in_cli(tmp_path, TDFLOW_BLAS_THREADS="2")
+    assert (status, var, kernels, child) == ("0", "2", "2", "None")
+    assert pool in ("2", "None")
+
+
+def test_importing_tdflow_leaves_numpys_pool_to_the_user():
+    """Only the ``tdflow`` command sizes the pool: ``import tdflow`` in a user's process does
+    not touch the environment."""
+    import os
+
+    code = ("import os, tdflow, tdflow.cli, tdflow.runtime; "
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "None"
+
+
+def test_lower_prints_its_plan_without_rich_or_the_onnx_converter(tmp_path):
+    """Issue 23: piped, ``tdflow lower`` prints its plan tables itself (tdflow.commands.table:
+    what rich would print), a program of tdflow ops never imports the ONNX converter, a CPU
+    lowering neither the CUDA headers' reader nor the all-reduce thread pool.
+    (The path is short and the width lower's own 120 columns, not a COLUMNS the test runner
+    may set: what does not fit goes to rich.)"""
+    import os
+
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    status, mods = _modules("lower", "small.mlir", cwd=tmp_path, env=env)
+    assert status == 0
+    heavy = {"rich", "rich.table", "rich.console", "tdflow.onnx.convert",
+             # what only a GPU build or a distributed run needs
+             "importlib.resources", "concurrent.futures"} & mods
+    assert not heavy, heavy
+    assert "tdflow.commands.table" in mods
+
+
+def test_uses_onnx_agrees_with_the_converter():
+    from tdflow.dialect.ir import parse_module
+
+    from tdflow.commands.programs import uses_onnx
+    from tdflow.onnx.convert import has_onnx_ops
+
+    for name in ("tdflow.relu", "onnx.Relu"):
+        m = parse_module(PROGRAM.replace("tdflow.relu", name))
+        assert uses_onnx(m) == has_onnx_ops(m) == name.startswith("onnx.")

@@ -10,7 +10,8 @@ after tdflow's calls, runs with the user's setting.
 The count: ``TDFLOW_BLAS_THREADS=N`` wins; a user's own ``OPENBLAS_NUM_THREADS`` /
 ``OMP_NUM_THREADS`` is left alone; otherwise one per usable core but one
 (:func:`default_blas_threads`). Nothing happens when numpy's BLAS is not an OpenBLAS this
-module can control.
+module can control. The ``tdflow`` command starts numpy's pool at that very count
+(:mod:`tdflow.core.blas_pool`: a smaller pool starts faster), so there the scope is a no-op.
 
 >>> @blas_scoped
 ... def threads_inside():
@@ -28,6 +29,11 @@ import os
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from tdflow.core.blas_pool import default_blas_threads, user_blas_threads_set
+
+__all__ = ["blas_scoped", "blas_threads", "default_blas_threads", "set_blas_threads",
+           "tdflow_blas_threads"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -82,23 +88,6 @@ def blas_threads() -> int | None:
 
 
 @functools.cache
-def default_blas_threads() -> int:
-    """One BLAS thread per usable core but one (the engine's calling thread keeps working).
-
-    On 2 cores that is 1: OpenBLAS threads spin while they wait, and two of them next to a
-    busy Python thread (or other jobs) make a matmul several times slower, not faster.
-
-    >>> default_blas_threads() >= 1
-    True
-    """
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, cores - 1)
-
-
-@functools.cache
 def tdflow_blas_threads() -> int | None:
     """The BLAS threads tdflow's kernels run with (``None``: leave the count alone), read from
     the environment once (``tdflow_blas_threads.cache_clear()`` reads it again).
@@ -112,7 +101,8 @@ def tdflow_blas_threads() -> int | None:
     env = os.environ.get("TDFLOW_BLAS_THREADS")
     if env:
         return int(env)
-    if os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS"):
+    # (MKL_NUM_THREADS does not size an OpenBLAS; what the tdflow CLI set is not the user's)
+    if user_blas_threads_set(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")):
         return None
     return default_blas_threads()
 

@@ -191,19 +191,17 @@ def _list_passes() -> int:
 
 
 def print_plan(plan) -> None:
-    """Render an ``ExecutablePlan`` with rich: summary, buffers, arguments, launches."""
-    from rich.table import Table
-
-    from tdflow.commands._args import console as make_console
+    """Render an ``ExecutablePlan`` as rich tables: summary, buffers, arguments, launches
+    (:mod:`tdflow.commands.table`: rich itself only where the output is styled)."""
+    from tdflow.commands.table import Table, print_markup
     from tdflow.lowering.plan import format_bytes
 
-    console = make_console(min_width=120)
     saved = plan.peak_bytes_before - plan.peak_bytes_after
     pct = 100.0 * saved / plan.peak_bytes_before if plan.peak_bytes_before else 0.0
-    console.print(f"[bold]plan @{plan.name}[/bold] on {plan.device}: {len(plan.buffers)} buffers, "
-                  f"{len(plan.prologue)} prologue + {len(plan.launches)} launches; buffer bytes "
-                  f"{format_bytes(plan.peak_bytes_before)} -> "
-                  f"{format_bytes(plan.peak_bytes_after)} after plan-memory (-{pct:.0f}%)")
+    print_markup(f"[bold]plan @{plan.name}[/bold] on {plan.device}: {len(plan.buffers)} buffers, "
+                 f"{len(plan.prologue)} prologue + {len(plan.launches)} launches; buffer bytes "
+                 f"{format_bytes(plan.peak_bytes_before)} -> "
+                 f"{format_bytes(plan.peak_bytes_after)} after plan-memory (-{pct:.0f}%)", 120)
     roles: dict[int, str] = {}
     for a in plan.arguments:
         roles[a.buffer] = f"arg %{a.name}" + (" (donated)" if a.donated else "")
@@ -218,7 +216,7 @@ def print_plan(plan) -> None:
     for b in plan.buffers:
         bt.add_row(str(b.id), "x".join(map(str, b.shape)) or "scalar", b.dtype,
                    format_bytes(b.nbytes), roles.get(b.id, "temporary"))
-    console.print(bt)
+    bt.print(120)
     lt = Table(title="launches", title_justify="left")
     for col in ("#", "kernel", "inputs", "outputs", "in-place", "op", "loc"):
         lt.add_column(col)
@@ -228,5 +226,5 @@ def print_plan(plan) -> None:
         lt.add_row(tag, ln.kernel, ", ".join(f"buf{b}" for b in ln.inputs),
                    ", ".join(f"buf{b}" for b in ln.outputs),
                    ", ".join(f"out{o}<-in{i}" for o, i in ln.in_place), ln.op, ln.loc)
-    console.print(lt)
-    console.print("returns " + ", ".join(f"buf{r.buffer}" for r in plan.results))
+    lt.print(120)
+    print_markup("returns " + ", ".join(f"buf{r.buffer}" for r in plan.results), 120)

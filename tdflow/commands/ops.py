@@ -63,9 +63,7 @@ def summary(library) -> str:
 
 
 def _table(library) -> None:
-    from rich.table import Table
-
-    from tdflow.commands._args import console
+    from tdflow.commands.table import Table
 
     served = library.served_by
     table = Table(title=f"{library.name}: {len(library)} ops ({library.path})", show_lines=False)
@@ -93,4 +91,4 @@ def _table(library) -> None:
         if len(columns) > 6:
             row.append(served.get(op.name, ""))
         table.add_row(*row)
-    console(min_width=200).print(table)
+    table.print(200)

@@ -82,9 +82,7 @@ def _constraint_text(c) -> str:
 
 
 def _table(patterns, path: str) -> None:
-    from rich.table import Table
-
-    from tdflow.commands._args import console
+    from tdflow.commands.table import Table
 
     table = Table(title=f"{len(patterns)} patterns ({path})", show_lines=False)
     for col in ("pattern", "root", "benefit", "matches", "generates", "constraints",
@@ -96,4 +94,4 @@ def _table(patterns, path: str) -> None:
                       ", ".join(p.generated_ops) or "-",
                       "\n".join(_constraint_text(c) for c in p.constraints),
                       ", ".join(p.natives), loc)
-    console(min_width=200).print(table)
+    table.print(200)

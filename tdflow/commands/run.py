@@ -431,9 +431,8 @@ def random_array(rng, shape, dtype: str):
 def print_results(name: str, results, values: int) -> None:
     """One row per result: shape, dtype, the first values and summary statistics."""
     import numpy as np
-    from rich.table import Table
 
-    from tdflow.commands._args import console
+    from tdflow.commands.table import Table
 
     table = Table(title=f"@{name} returned {len(results)} result(s)", title_justify="left")
     for col in ("result", "shape", "dtype", "first values", "min", "max", "mean", "std"):
@@ -451,4 +450,4 @@ def print_results(name: str, results, values: int) -> None:
             stats = ["-"] * 4
         table.add_row(f"result{i}", "x".join(map(str, r.shape)) or "scalar", str(r.dtype), head,
                       *stats)
-    console(min_width=160).print(table)
+    table.print(160)

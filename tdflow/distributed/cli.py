@@ -44,9 +44,12 @@ def distributed_run(args: argparse.Namespace, run: Callable[[argparse.Namespace]
             raise LaunchError(f"tdflow run --mpi: {why}")
         import subprocess
 
+        from tdflow.core.blas_pool import child_environ
+
         nproc = args.nproc or 1
         argv = list(sys.argv[1:] if argv is None else argv)
-        return subprocess.run(rerun_command(nproc, argv)).returncode
+        # the ranks size their BLAS pools for the CPUs mpiexec gives them
+        return subprocess.run(rerun_command(nproc, argv), env=child_environ()).returncode
     if launched_by_mpi():
         comm = current()
         if args.nproc not in (None, comm.size):

@@ -84,7 +84,11 @@ def launch(nproc: int, argv: Sequence[str], hostfile: str | None = None,
         raise LaunchError(f"tdflow launch: -n must be at least 1, not {nproc}")
     if not argv or not os.path.isfile(argv[0]):
         raise LaunchError(f"tdflow launch: no such script: {argv[0] if argv else '(none)'}")
-    return subprocess.run(mpiexec_command(nproc, argv, hostfile), timeout=timeout).returncode
+    from tdflow.core.blas_pool import child_environ
+
+    # the script's numpy sizes its BLAS pool as the user set it, not as the tdflow CLI did
+    return subprocess.run(mpiexec_command(nproc, argv, hostfile), timeout=timeout,
+                          env=child_environ()).returncode
 
 
 def rank_main(argv: Sequence[str]) -> int:

@@ -1,0 +1,105 @@
+"""The size of numpy's BLAS thread pool in tdflow's own CLI process (issue 23, start-up).
+
+OpenBLAS starts its thread pool when numpy is imported, one thread per core it counts, and each
+thread spins for a while before it sleeps: on this project's 2-CPU machine that is ~50 ms of CPU
+in every ``tdflow run`` / ``tdflow lower``, half of the start-up budget, for threads tdflow's
+kernels do not use (they run with :func:`default_blas_threads`, see
+``tdflow.runtime.kernels._blas``). The pool's size can only be chosen before the library loads,
+through the environment, so the ``tdflow`` command (:func:`tdflow.cli.entry`, never
+``import tdflow`` in a user's process: the user owns that one) calls :func:`size_blas_pool`
+first thing: when none of ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS``
+is set, it sets ``OPENBLAS_NUM_THREADS`` to the count tdflow's BLAS kernels run with
+(``TDFLOW_BLAS_THREADS``, else one per CPU this process may run on but one, at least 1).
+
+What the CLI set is not the user's setting: :func:`user_blas_threads_set` does not count it,
+and :func:`child_environ` is the environment without it, for the processes the CLI starts
+(``mpiexec`` of ``tdflow launch`` and ``tdflow run --mpi``), which size their own pools.
+
+>>> env = {}
+>>> size_blas_pool(env) == default_blas_threads() and env["OPENBLAS_NUM_THREADS"] != ""
+True
+>>> size_blas_pool({"OMP_NUM_THREADS": "4"}) is None   # the user's setting wins
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import MutableMapping
+
+#: The variables a user sizes BLAS pools with; any one of them set leaves the pool alone.
+USER_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+# (variable, value) the CLI put in os.environ, so it can be told from the user's
+_added: dict[str, str] = {}
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask), not the machine's core count.
+
+    >>> usable_cores() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@functools.cache
+def default_blas_threads() -> int:
+    """One BLAS thread per usable core but one (the engine's calling thread keeps working).
+
+    On 2 cores that is 1: OpenBLAS threads spin while they wait, and two of them next to a
+    busy Python thread (or other jobs) make a matmul several times slower, not faster.
+
+    >>> default_blas_threads() >= 1
+    True
+    """
+    return max(1, usable_cores() - 1)
+
+
+def size_blas_pool(environ: MutableMapping[str, str] | None = None) -> int | None:
+    """Size the BLAS pool numpy will start to tdflow's own BLAS thread count, unless the user
+    sized it; returns the count set (``None``: left alone). Call it before numpy is imported:
+    OpenBLAS reads the variable once, when it loads. ``environ`` defaults to ``os.environ``
+    (whose changes alone are remembered as the CLI's, see :func:`child_environ`).
+
+    >>> size_blas_pool({"OPENBLAS_NUM_THREADS": "2"}) is None
+    True
+    >>> env = {"TDFLOW_BLAS_THREADS": "3"}; size_blas_pool(env), env["OPENBLAS_NUM_THREADS"]
+    (3, '3')
+    """
+    env = os.environ if environ is None else environ
+    if any(env.get(name) for name in USER_VARS):
+        return None
+    try:
+        count = int(env.get("TDFLOW_BLAS_THREADS") or 0)
+    except ValueError:
+        count = 0
+    count = count if count >= 1 else default_blas_threads()
+    env["OPENBLAS_NUM_THREADS"] = str(count)
+    if environ is None:
+        _added["OPENBLAS_NUM_THREADS"] = str(count)
+    return count
+
+
+def user_blas_threads_set(names: tuple[str, ...] = USER_VARS) -> bool:
+    """Whether the user (not :func:`size_blas_pool`) set one of the variables ``names``.
+
+    >>> isinstance(user_blas_threads_set(), bool)
+    True
+    """
+    return any(os.environ.get(name) and _added.get(name) != os.environ[name]
+               for name in names)
+
+
+def child_environ() -> dict[str, str]:
+    """``os.environ`` less what :func:`size_blas_pool` added: the environment of a process the
+    CLI starts (a script under ``mpiexec`` sizes its own pool, as the user set it or not).
+
+    >>> env = child_environ(); all(os.environ[k] == v for k, v in env.items())
+    True
+    """
+    return {k: v for k, v in os.environ.items() if _added.get(k) != v}
