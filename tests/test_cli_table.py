@@ -168,3 +168,12 @@ def test_digit_emoji_are_richs():
 
     assert {k for k in EMOJI if k.isdigit()} == plain.DIGIT_EMOJI
     assert "" not in EMOJI
+
+
+@pytest.mark.parametrize("cell", ["a.mlir:100:3", "[nan, 1.0, inf]", "[bold]x[/bold]",
+                                  ":smile: :100:", "[inf]"])
+def test_rich_prints_cells_as_data_never_as_markup_or_emoji(cell):
+    t = make("[b]t:100:", "left", [("[loc]", "left", None)], [(cell,)])
+    text = rich_output(t, 80)
+    assert cell in text and "[b]t:100:" in text and "[loc]" in text
+    assert "\U0001f4af" not in text and "\U0001f604" not in text

@@ -69,13 +69,16 @@ class Table:
         'x'
         """
         from rich.table import Table as RichTable
+        from rich.text import Text
 
-        table = RichTable(title=self.title, title_justify=self.title_justify,
-                          show_lines=self.show_lines)
+        # Text, not str: a cell is data, never rich markup or emoji codes (a result starting
+        # "[nan" was read as a style tag and vanished; a location "a.mlir:100:3" became an emoji)
+        table = RichTable(title=None if self.title is None else Text(self.title, "table.title"),
+                          title_justify=self.title_justify, show_lines=self.show_lines)
         for col in self.columns:
-            table.add_column(**col)
+            table.add_column(**{**col, "header": Text(col["header"])})
         for row in self.rows:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))
         return table
 
     def render_plain(self, width: int) -> str | None:
