@@ -34,6 +34,7 @@ from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
+from .verify_memo import attrs_key
 
 if TYPE_CHECKING:  # the IR's operation (dialect/ir/core.py imports nothing of the dialect's)
     from .ir.core import Operation
@@ -265,7 +266,7 @@ def verify_operation(dialect, op: Operation, emit) -> None:
                 break
         else:
             key = (name, tuple([v.type for v in op.operands]),
-                   tuple([r.type for r in op.results]), tuple(attrs.items()) if attrs else ())
+                   tuple([r.type for r in op.results]), attrs_key(dialect, name, attrs))
     else:
         key = (name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
                ())
