@@ -26,17 +26,20 @@ from tdflow.dialect.ir.type_attr_parser import TypeAttrParser
 __all__ = ["BodyParser"]
 
 # The fast path: one generic op on one line, no nested braces/parens inside its pieces.
-_NAME = r"(?:\d+|[A-Za-z$._\-][\w$.\-]*)"
+# Quantifiers are possessive (`*+`, `++`, `?+`): each piece ends at a character its class cannot
+# hold, so giving characters back could never make a match; the engine does not try (a line the
+# fast path declines fails at once).
+_NAME = r"(?:\d++|[A-Za-z$._\-][\w$.\-]*+)"
 _FAST_OP = re.compile(
-    rf"(?:%({_NAME})(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result name, 2 result count
-    r'"([\w.$\-]+)"\('  # 3 op name
-    rf"((?:%{_NAME}(?:#\d+)?(?:[ \t]*,[ \t]*%{_NAME}(?:#\d+)?)*)?)\)"  # 4 operands
+    rf"(?:%({_NAME})(?::(\d++))?+[ \t]*+=[ \t]*+)?+"  # 1 result name, 2 result count
+    r'"([\w.$\-]++)"\('  # 3 op name
+    rf"((?:%{_NAME}(?:#\d++)?+(?:[ \t]*+,[ \t]*+%{_NAME}(?:#\d++)?+)*+)?+)\)"  # 4 operands
     # 5 properties, 6 attributes, 7 the function type (each repeats: parsed once, cached).
     # Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let
     # a failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
-    r"(?:[ \t]*(<\{[^{}\n]*\}>))?(?:[ \t]*(\{[^{}\n]*\}))?[ \t]*:[ \t]*"
-    r"(\([^()\n]*\)[ \t]*->[ \t]*(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
-    r"[ \t\r]*(?=\n|//|\Z)",
+    r"(?:[ \t]*+(<\{[^{}\n]*+\}>))?(?:[ \t]*+(\{[^{}\n]*+\}))?[ \t]*+:[ \t]*+"
+    r"(\([^()\n]*+\)[ \t]*+->[ \t]*+(?:\([^()\n]*+\)|[\w.]++(?:<[^<>()\n]*+>)?+))"
+    r"[ \t\r]*+(?=\n|//|\Z)",
 )
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 
@@ -48,7 +51,7 @@ class _Fallback(Exception):
 class BodyParser(TypeAttrParser):
     """Operations and SSA names of function bodies, over one text (see the module notes)."""
 
-    __slots__ = ("tails", "diags", "scope", "forward", "block", "placeholder_locs",
+    __slots__ = ("tails", "types", "diags", "scope", "forward", "block", "placeholder_locs",
                  "forward_use_locs", "terminator")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
@@ -56,6 +59,7 @@ class BodyParser(TypeAttrParser):
         # Fast path: a function type's text -> (operand types, result types); an attribute
         # dictionary's text (or properties' and attributes') -> attributes.
         self.tails: dict = {}
+        self.types: dict = {}  # each distinct type of the fast path's function types, once
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
@@ -175,11 +179,11 @@ class BodyParser(TypeAttrParser):
         tails = self.tails
         ftype = tails.get(type_text)
         if ftype is None:
-            ftype = self._cache(type_text, self._sub(m.start(7), m.end(7),
-                                                     self.parse_function_type))
+            ftype = self._cache(type_text, self._interned(
+                self._sub(m.start(7), m.end(7), self.parse_function_type)))
         ins, outs = ftype
         if props is None and attr_text is None:
-            cached_attrs = None
+            attrs = {}
         else:
             key = attr_text if props is None else (props, attr_text)
             cached_attrs = tails.get(key)
@@ -191,31 +195,36 @@ class BodyParser(TypeAttrParser):
                                              m.end(6) if attr_text is not None else m.end(5),
                                              self._parse_attrs)
                 self._cache(key, cached_attrs)
-        if res is not None and (int(count) if count is not None else 1) != len(outs):
+            attrs = dict(cached_attrs)
+        if res is not None and (1 if count is None else int(count)) != len(outs):
             raise _Fallback
         refs = _OPERAND_REFS.findall(operands_text) if operands_text else ()
         if len(refs) != len(ins):
             raise _Fallback
         # No fallback past this point: resolving names has side effects.
         start = m.start()
-        operands = []
         scope = self.scope
-        for (oname, oidx), t in zip(refs, ins):
-            entry = scope.get(oname)
-            if entry is not None and not oidx:
-                v = entry[0][0]
-                vt = v.type
-                if vt is not t and vt != t:
-                    self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
-                operands.append(v)
-            else:
-                operands.append(self.use(oname, int(oidx or 0), t, self._operand_pos(m, oname)))
+        if refs:
+            operands = []
+            for (oname, oidx), t in zip(refs, ins):
+                entry = scope.get(oname)
+                if entry is not None and not oidx:
+                    v = entry[0][0]
+                    vt = v.type
+                    if vt is not t and vt != t:
+                        self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                    operands.append(v)
+                else:
+                    operands.append(self.use(oname, int(oidx or 0), t,
+                                             self._operand_pos(m, oname)))
+            operands = tuple(operands)
+        else:
+            operands = ()
         self.pos = m.end()
         starts = self._line_starts
         line = bisect_right(starts, start)
-        op = Operation(name, operands, outs, dict(cached_attrs) if cached_attrs else {},
-                       Location(self.file, line, start - starts[line - 1] + 1))
-        block.append(op)
+        op = block.append_new(name, operands, outs, attrs,
+                              Location(self.file, line, start - starts[line - 1] + 1))
         if res is not None:
             if res in scope or self.forward:
                 self.define(res, op.results, start)
@@ -224,6 +233,17 @@ class BodyParser(TypeAttrParser):
                 scope[res] = (results, start)
                 if len(results) == 1:
                     results[0].name = res
+
+    def _interned(self, ftype: tuple) -> tuple:
+        """A function type's operand and result types, each the one object this parser made
+        for every equal type, so that the checks of a use against its definition (and the
+        verifier's memo) compare types by identity."""
+        types = self.types
+        try:
+            return (tuple([types.setdefault(t, t) for t in ftype[0]]),
+                    tuple([types.setdefault(t, t) for t in ftype[1]]))
+        except TypeError:  # an unhashable type: as parsed
+            return ftype
 
     def _cache(self, key, value):
         if len(self.tails) >= 8192:  # all-distinct tails (e.g. constants): bound the memory
