@@ -34,7 +34,7 @@ from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
-from .verify_memo import attrs_key
+from .verify_memo import memo_key, memo_plan
 
 if TYPE_CHECKING:  # the IR's operation (dialect/ir/core.py imports nothing of the dialect's)
     from .ir.core import Operation
@@ -249,27 +249,27 @@ def verify_operation(dialect, op: Operation, emit) -> None:
     attrs = op.attributes
     if dialect._version != dialect.registry.version:
         dialect.op_info(name)  # hooks changed: drops every memo
-    opdef = dialect.ops[name]
-    key = None
+    info = dialect._infos.get(name)
+    if info is None:
+        info = dialect.op_info(name)
+    plan = info.memo_plan
+    if plan is None:
+        plan = memo_plan(info, _vinfo(info.op).declared)
+    types = tuple([v.type for v in op.operands])
+    results = tuple([r.type for r in op.results])
     if attrs:
-        hit = _INFOS.get(id(opdef))
-        declared = (hit[1] if hit is not None and hit[0] is opdef else _vinfo(opdef)).declared
+        declared, blind = plan
         for aname in attrs:
             if aname not in declared:  # discardable_attributes: warned about on every op
+                opdef = info.op
                 extra = discardable_attributes(opdef, attrs)
                 for xname in extra:
                     emit(_unknown_attr(opdef, xname), severity="warning")
                 attrs = {k: v for k, v in attrs.items() if k not in extra}
                 break
-        for v in attrs.values():
-            if getattr(v, "holds_elements", False):  # holds_constant: no memo
-                break
-        else:
-            key = (name, tuple([v.type for v in op.operands]),
-                   tuple([r.type for r in op.results]), attrs_key(dialect, name, attrs))
+        key = memo_key(name, types, results, attrs, blind)
     else:
-        key = (name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
-               ())
+        key = (name, types, results, ())
     if key is not None:
         try:
             if key in dialect._verified:

@@ -14,14 +14,11 @@ constant's value is left out of the key (its attribute type stays in):
   not one of the formula's type-deciding attributes (a float read in a select's condition picks
   a branch, so its value stays in the key: :func:`~tdflow.dialect.formula.dtypes.type_deciding_attrs`).
 
->>> from tdflow.dialect import standard_dialect
 >>> from tdflow.dialect.ir.attrs import FloatAttr
->>> d = standard_dialect()
->>> a = attrs_key(d, "tdflow.leaky_relu", {"alpha": FloatAttr(0.1, "f32")})
->>> a == attrs_key(d, "tdflow.leaky_relu", {"alpha": FloatAttr(0.3, "f32")})
-True
->>> a == attrs_key(d, "tdflow.leaky_relu", {"alpha": FloatAttr(0.1, "f64")})
-False
+>>> def key(alpha):
+...     return memo_key("tdflow.leaky_relu", (), (), {"alpha": alpha}, frozenset({"alpha"}))
+>>> key(FloatAttr(0.1, "f32")) == key(FloatAttr(0.3, "f32")), key(FloatAttr(0.1, "f64")) == key(FloatAttr(0.1, "f32"))
+(True, False)
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ from typing import Any
 
 from .ir.attrs import FloatAttr
 
-__all__ = ["attrs_key", "float_blind_attrs"]
+__all__ = ["float_blind_attrs", "memo_key", "memo_plan"]
 
 _FLOAT_KINDS = ("f32", "f64")
 
@@ -49,8 +46,7 @@ _ANY_FLOAT = _AnyFloat()
 
 def float_blind_attrs(dialect, name: str) -> frozenset[str]:
     """The attributes of op ``name`` whose float values cannot change its verification (see
-    the module notes); cached on the op's :class:`~tdflow.dialect.infer.OpInfo`, which the
-    dialect drops when its hooks change.
+    the module notes).
 
     >>> from tdflow.dialect import standard_dialect
     >>> sorted(float_blind_attrs(standard_dialect(), "tdflow.scalar_mul"))
@@ -59,10 +55,21 @@ def float_blind_attrs(dialect, name: str) -> frozenset[str]:
     []
     """
     info = dialect.op_info(name)
-    blind = info.memo_blind
-    if blind is None:
-        blind = info.memo_blind = _blind(info)
-    return blind
+    return _blind(info)
+
+
+def memo_plan(info, declared: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """``(declared, blind)`` of an op: the attribute names it declares, and
+    :func:`float_blind_attrs`; cached on its :class:`~tdflow.dialect.infer.OpInfo`, which the
+    dialect drops when its hooks change.
+
+    >>> from tdflow.dialect import standard_dialect
+    >>> info = standard_dialect().op_info("tdflow.leaky_relu")
+    >>> memo_plan(info, frozenset({"alpha"})) == (frozenset({"alpha"}), frozenset({"alpha"}))
+    True
+    """
+    plan = info.memo_plan = (declared, _blind(info))
+    return plan
 
 
 def _blind(info) -> frozenset[str]:
@@ -80,15 +87,24 @@ def _blind(info) -> frozenset[str]:
                      if a.kind in _FLOAT_KINDS and a.name not in deciding)
 
 
-def attrs_key(dialect, name: str, attrs: dict[str, Any]) -> tuple:
-    """The memo key's attributes part for op ``name`` with declared attributes ``attrs``:
-    ``(name, value)`` pairs, the values of :func:`float_blind_attrs` replaced by a marker and
-    their float type. Raises ``TypeError`` for an unhashable value, when the key is hashed.
+def memo_key(name: str, types: tuple, results: tuple, attrs: dict[str, Any],
+             blind: frozenset[str]) -> tuple | None:
+    """The memo key of op ``name`` with operand types ``types``, result types ``results`` and
+    declared attributes ``attrs`` (non-empty): the values of the ``blind`` attributes replaced
+    by a marker and their float type; ``None`` (no memo) when a value holds constant elements.
+    Hashing it raises ``TypeError`` for an unhashable value.
+
+    >>> from tdflow.dialect.ir.attrs import FloatAttr
+    >>> k = memo_key("t.a", (), (), {"c": FloatAttr(0.5, "f32")}, frozenset({"c"}))
+    >>> k == memo_key("t.a", (), (), {"c": FloatAttr(2.5, "f32")}, frozenset({"c"}))
+    True
     """
-    if not attrs:
-        return ()
-    blind = float_blind_attrs(dialect, name)
-    if not blind:
-        return tuple(attrs.items())
-    return tuple([(k, (_ANY_FLOAT, v.type)) if k in blind and type(v) is FloatAttr else (k, v)
-                  for k, v in attrs.items()])
+    parts = []
+    for k, v in attrs.items():
+        if type(v) is FloatAttr:
+            parts.append((k, (_ANY_FLOAT, v.type)) if k in blind else (k, v))
+        elif getattr(v, "holds_elements", False):  # holds_constant: no memo
+            return None
+        else:
+            parts.append((k, v))
+    return (name, types, results, tuple(parts))
