@@ -31,6 +31,7 @@ __all__ = ["BodyParser"]
 # fast path declines fails at once).
 _NAME = r"(?:\d++|[A-Za-z$._\-][\w$.\-]*+)"
 _FAST_OP = re.compile(
+    r"[ \t\r\n]*+"  # the blanks and line breaks before the op (a comment: the lexer skips it)
     rf"(?:%({_NAME})(?::(\d++))?+[ \t]*+=[ \t]*+)?+"  # 1 result name, 2 result count
     r'"([\w.$\-]++)"\('  # 3 op name
     rf"((?:%{_NAME}(?:#\d++)?+(?:[ \t]*+,[ \t]*+%{_NAME}(?:#\d++)?+)*+)?+)\)"  # 4 operands
@@ -51,7 +52,7 @@ class _Fallback(Exception):
 class BodyParser(TypeAttrParser):
     """Operations and SSA names of function bodies, over one text (see the module notes)."""
 
-    __slots__ = ("tails", "types", "diags", "scope", "forward", "block", "placeholder_locs",
+    __slots__ = ("tails", "types", "refs", "diags", "scope", "forward", "block", "placeholder_locs",
                  "forward_use_locs", "terminator")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
@@ -60,6 +61,7 @@ class BodyParser(TypeAttrParser):
         # dictionary's text (or properties' and attributes') -> attributes.
         self.tails: dict = {}
         self.types: dict = {}  # each distinct type of the fast path's function types, once
+        self.refs: dict = {}  # an operand list's text -> its (name, number) pairs
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
@@ -154,7 +156,18 @@ class BodyParser(TypeAttrParser):
         text = self.text
         n = len(text)
         fast = _FAST_OP.match
+        fast_op = self.fast_op
+        pos = self.pos
         while True:
+            m = fast(text, pos)  # the blanks before the op included
+            if m is not None:
+                try:
+                    fast_op(m, block)
+                    pos = self.pos
+                    continue
+                except _Fallback:
+                    pass
+            self.pos = pos
             pos = self.skip()
             if pos >= n:
                 raise self.expected("'}' closing the function body")
@@ -162,15 +175,17 @@ class BodyParser(TypeAttrParser):
             if c == "}":
                 self.pos = pos + 1
                 return
-            if c == "%" or c == '"':
+            if (c == "%" or c == '"') and m is None:  # after a comment
                 m = fast(text, pos)
                 if m is not None:
                     try:
-                        self.fast_op(m, block)
+                        fast_op(m, block)
+                        pos = self.pos
                         continue
                     except _Fallback:
                         self.pos = pos
             self.parse_op(block)
+            pos = self.pos
 
     def fast_op(self, m: re.Match, block: Block) -> None:
         res, count, name, operands_text, props, attr_text, type_text = m.groups()
@@ -198,11 +213,18 @@ class BodyParser(TypeAttrParser):
             attrs = dict(cached_attrs)
         if res is not None and (1 if count is None else int(count)) != len(outs):
             raise _Fallback
-        refs = _OPERAND_REFS.findall(operands_text) if operands_text else ()
+        if operands_text:
+            refs = self.refs.get(operands_text)
+            if refs is None:
+                refs = self.refs[operands_text] = _OPERAND_REFS.findall(operands_text)
+                if len(self.refs) > 8192:
+                    self.refs.clear()
+        else:
+            refs = ()
         if len(refs) != len(ins):
             raise _Fallback
         # No fallback past this point: resolving names has side effects.
-        start = m.start()
+        start = m.start(1) - 1 if res is not None else m.start(3) - 1  # the '%' or the '"'
         scope = self.scope
         if refs:
             operands = []

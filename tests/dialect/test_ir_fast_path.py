@@ -68,6 +68,14 @@ LINES = [
     '%abc.d-e = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>',
     '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xi32>',
     '%0 = "t.a"(%x, %x) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n  // note\n\n\t%1 = "t.a"(%0) : '
+    '(tensor<4xf32>) -> tensor<4xf32> // more\n  %2 = "t.a"(%1) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\r\n  %1 = "t.a"(%0) : (tensor<4xf32>) -> '
+    'tensor<4xf32>\r\n',
+    '%0 = "t.a"(%1) : (tensor<4xf32>) -> tensor<4xf32>\n  %1 = "t.a"(%x) : (tensor<4xf32>) -> '
+    'tensor<4xf32>',
+    '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n  %0 = "t.a"(%0) : (tensor<4xf32>) -> '
+    'tensor<4xf32>',
 ]
 
 
