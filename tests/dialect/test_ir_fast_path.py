@@ -132,3 +132,15 @@ def test_append_new_builds_what_operation_and_append_build():
         assert f2.results[0].users == {o2: 2} and b2.args[1].users == {o2: 1}
         assert f1.results[0].users == {o1: 2}
         assert o2.attributes == o1.attributes and o2.loc is o1.loc
+
+
+@pytest.mark.parametrize("text", ["", "\n", "a", "a\n", "\n\nab\nc", "ab\r\ncd\n\n", "x\n" * 50])
+def test_locations_count_lines_and_columns(text):
+    from tdflow.dialect.ir.lexer import Lexer
+
+    lexer = Lexer(text, "f.mlir")
+    for pos in range(len(text) + 1):
+        line = text.count("\n", 0, pos) + 1
+        col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        loc = lexer.loc(pos)
+        assert (loc.line, loc.col) == (line, col)
