@@ -34,7 +34,7 @@ from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
-from .verify_memo import memo_key, memo_plan
+from .verify_memo import identity_key, memo_key, memo_plan
 
 if TYPE_CHECKING:  # the IR's operation (dialect/ir/core.py imports nothing of the dialect's)
     from .ir.core import Operation
@@ -255,10 +255,9 @@ def verify_operation(dialect, op: Operation, emit) -> None:
     plan = info.memo_plan
     if plan is None:
         plan = memo_plan(info, _vinfo(info.op).declared)
-    types = tuple([v.type for v in op.operands])
-    results = tuple([r.type for r in op.results])
+    blind = plan[1]
     if attrs:
-        declared, blind = plan
+        declared = plan[0]
         for aname in attrs:
             if aname not in declared:  # discardable_attributes: warned about on every op
                 opdef = info.op
@@ -267,12 +266,19 @@ def verify_operation(dialect, op: Operation, emit) -> None:
                     emit(_unknown_attr(opdef, xname), severity="warning")
                 attrs = {k: v for k, v in attrs.items() if k not in extra}
                 break
-        key = memo_key(name, types, results, attrs, blind)
-    else:
-        key = (name, types, results, ())
+    # First the key by identity (hashed in C: no type's or attribute's __hash__ runs), then
+    # the key by value (verify_memo.py says why both).
+    verified = dialect._verified
+    ikey = identity_key(name, op, attrs, blind)
+    if ikey is not None and ikey in verified:
+        return
+    types = tuple([v.type for v in op.operands])
+    results = tuple([r.type for r in op.results])
+    key = memo_key(name, types, results, attrs, blind) if attrs else (name, types, results, ())
     if key is not None:
         try:
-            if key in dialect._verified:
+            if key in verified:
+                _remember(verified, ikey, (types, results, tuple(attrs.values())))
                 return
         except TypeError:  # an unhashable attribute value: verify without memo
             key = None
@@ -284,10 +290,17 @@ def verify_operation(dialect, op: Operation, emit) -> None:
 
     _verify(dialect, op, attrs, counting_emit)
     if key is not None and not count[0]:
-        verified = dialect._verified
-        if len(verified) >= _VERIFIED_LIMIT:
-            verified.clear()
-        verified.add(key)
+        _remember(verified, key, None)
+        _remember(verified, ikey, (types, results, tuple(attrs.values())))
+
+
+def _remember(verified: dict, key: tuple | None, keep) -> None:
+    """Add ``key`` (``keep``: the objects whose ids it holds, kept alive with it)."""
+    if key is None:
+        return
+    if len(verified) >= _VERIFIED_LIMIT:
+        verified.clear()
+    verified[key] = keep
 
 
 def _verify(dialect, op: Operation, attrs, emit) -> None:

@@ -1,4 +1,4 @@
-"""The attributes part of the verifier's memo key (:func:`~tdflow.dialect.op_verify.verify_operation`).
+"""The verifier's memo keys (:func:`~tdflow.dialect.op_verify.verify_operation`).
 
 An op found valid is remembered by (name, operand types, result types, declared attributes),
 and a later op with the same key is accepted at once. Programs give many ops their own float
@@ -14,6 +14,12 @@ constant's value is left out of the key (its attribute type stays in):
   not one of the formula's type-deciding attributes (a float read in a select's condition picks
   a branch, so its value stays in the key: :func:`~tdflow.dialect.formula.dtypes.type_deciding_attrs`).
 
+Hashing that key runs the ``__hash__`` of every type and attribute in it (Python code, ~3 per
+op). So the memo first looks up :func:`identity_key`, built from the objects' ids (hashed in
+C), which the parser makes repeat: an op whose types and attribute values are the very objects
+of an op found valid is valid. Only on a miss is the key by value built and looked up; a hit
+there adds the identity key too.
+
 >>> from tdflow.dialect.ir.attrs import FloatAttr
 >>> def key(alpha):
 ...     return memo_key("tdflow.leaky_relu", (), (), {"alpha": alpha}, frozenset({"alpha"}))
@@ -27,7 +33,7 @@ from typing import Any
 
 from .ir.attrs import FloatAttr
 
-__all__ = ["float_blind_attrs", "memo_key", "memo_plan"]
+__all__ = ["float_blind_attrs", "identity_key", "memo_key", "memo_plan"]
 
 _FLOAT_KINDS = ("f32", "f64")
 
@@ -108,3 +114,32 @@ def memo_key(name: str, types: tuple, results: tuple, attrs: dict[str, Any],
         else:
             parts.append((k, v))
     return (name, types, results, tuple(parts))
+
+
+_BY_ID = _AnyFloat()  # the first element of every identity key (no key by value has it)
+
+
+def identity_key(name: str, op, attrs: dict[str, Any], blind: frozenset[str]) -> tuple | None:
+    """The memo key by identity: the ids of the op's operand and result types and of its
+    declared attribute values (a blind float: its type), hashed in C. Equal ids mean the very
+    objects an op found valid had, which the memo keeps alive beside the key, so that no id
+    is reused meanwhile. The parser shares them: one type object per distinct type, one
+    attribute object per distinct attribute text. ``None`` where :func:`memo_key` is.
+
+    >>> from tdflow.dialect.ir.core import Block
+    >>> from tdflow.dialect.types import TensorType
+    >>> b = Block([TensorType((2,), "f32")])
+    >>> op = b.append_new("t.a", (b.args[0],), [b.args[0].type], {}, None)
+    >>> identity_key("t.a", op, {}, frozenset()) == identity_key("t.a", op, {}, frozenset())
+    True
+    """
+    key = [_BY_ID, name, *[id(v.type) for v in op.operands], None,
+           *[id(r.type) for r in op.results]]
+    for k, v in attrs.items():
+        if type(v) is FloatAttr and k in blind:
+            key += (k, v.type)  # a str: never equal to an id
+        elif getattr(v, "holds_elements", False):
+            return None
+        else:
+            key += (k, id(v))
+    return tuple(key)

@@ -61,6 +61,7 @@ def test_memo_gives_what_verification_without_it_gives(monkeypatch):
         with_memo = _diags(text, standard_dialect())
         with monkeypatch.context() as m:
             m.setattr(op_verify, "memo_key", lambda *args: object())  # never hits
+            m.setattr(op_verify, "identity_key", lambda *args: None)  # none
             fresh = _diags(text, standard_dialect())
         assert with_memo == fresh
         assert 10 < len(fresh) < len(lines)  # errors and valid ops both
