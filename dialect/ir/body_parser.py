@@ -45,6 +45,15 @@ _FAST_OP = re.compile(
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 
 
+def _bounded_put(cache: dict, key, value):
+    """``cache[key] = value``, emptying ``cache`` first when it is full (all-distinct texts,
+    e.g. every op its own constant: bound the memory); returns ``value``."""
+    if len(cache) >= 8192:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 class _Fallback(Exception):
     """The fast path declines; the general parser takes over (and reports any error)."""
 
@@ -52,14 +61,16 @@ class _Fallback(Exception):
 class BodyParser(TypeAttrParser):
     """Operations and SSA names of function bodies, over one text (see the module notes)."""
 
-    __slots__ = ("tails", "types", "refs", "diags", "scope", "forward", "block", "placeholder_locs",
-                 "forward_use_locs", "terminator")
+    __slots__ = ("tails", "ftypes", "types", "refs", "diags", "scope", "forward", "block",
+                 "placeholder_locs", "forward_use_locs", "terminator")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
         # Fast path: a function type's text -> (operand types, result types); an attribute
         # dictionary's text (or properties' and attributes') -> attributes.
         self.tails: dict = {}
+        # the function types' texts apart: ops with their own constants churn `tails`
+        self.ftypes: dict = {}
         self.types: dict = {}  # each distinct type of the fast path's function types, once
         self.refs: dict = {}  # an operand list's text -> its (name, number) pairs
         self.diags: list[Diagnostic] = []
@@ -192,9 +203,9 @@ class BodyParser(TypeAttrParser):
         if name == self.terminator and name != RETURN:
             raise _Fallback  # "oneflow.return" is the function's terminator: parse_op maps it
         tails = self.tails
-        ftype = tails.get(type_text)
+        ftype = self.ftypes.get(type_text)
         if ftype is None:
-            ftype = self._cache(type_text, self._interned(
+            ftype = _bounded_put(self.ftypes, type_text, self._interned(
                 self._sub(m.start(7), m.end(7), self.parse_function_type)))
         ins, outs = ftype
         if props is None and attr_text is None:
@@ -209,16 +220,15 @@ class BodyParser(TypeAttrParser):
                     cached_attrs = self._sub(m.start(5) if props is not None else m.start(6),
                                              m.end(6) if attr_text is not None else m.end(5),
                                              self._parse_attrs)
-                self._cache(key, cached_attrs)
+                _bounded_put(tails, key, cached_attrs)
             attrs = dict(cached_attrs)
         if res is not None and (1 if count is None else int(count)) != len(outs):
             raise _Fallback
         if operands_text:
             refs = self.refs.get(operands_text)
             if refs is None:
-                refs = self.refs[operands_text] = _OPERAND_REFS.findall(operands_text)
-                if len(self.refs) > 8192:
-                    self.refs.clear()
+                refs = _bounded_put(self.refs, operands_text,
+                                    _OPERAND_REFS.findall(operands_text))
         else:
             refs = ()
         if len(refs) != len(ins):
@@ -266,12 +276,6 @@ class BodyParser(TypeAttrParser):
                     tuple([types.setdefault(t, t) for t in ftype[1]]))
         except TypeError:  # an unhashable type: as parsed
             return ftype
-
-    def _cache(self, key, value):
-        if len(self.tails) >= 8192:  # all-distinct tails (e.g. constants): bound the memory
-            self.tails.clear()
-        self.tails[key] = value
-        return value
 
     def _parse_attrs(self) -> dict:
         """``<{props}> {attrs}`` after an operand list (fast path, cached)."""
