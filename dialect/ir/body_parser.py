@@ -173,8 +173,7 @@ class BodyParser(TypeAttrParser):
             m = fast(text, pos)  # the blanks before the op included
             if m is not None:
                 try:
-                    fast_op(m, block)
-                    pos = self.pos
+                    pos = fast_op(m, block)
                     continue
                 except _Fallback:
                     pass
@@ -190,19 +189,20 @@ class BodyParser(TypeAttrParser):
                 m = fast(text, pos)
                 if m is not None:
                     try:
-                        fast_op(m, block)
-                        pos = self.pos
+                        pos = fast_op(m, block)
                         continue
                     except _Fallback:
                         self.pos = pos
             self.parse_op(block)
             pos = self.pos
 
-    def fast_op(self, m: re.Match, block: Block) -> None:
+    def fast_op(self, m: re.Match, block: Block) -> int:
+        """Add the op ``m`` matched (``_FAST_OP``) to ``block``; return where it ends (also
+        ``self.pos``). Raises ``_Fallback``, with nothing changed, for what the general parser
+        must read."""
         res, count, name, operands_text, props, attr_text, type_text = m.groups()
         if name == self.terminator and name != RETURN:
             raise _Fallback  # "oneflow.return" is the function's terminator: parse_op maps it
-        tails = self.tails
         ftype = self.ftypes.get(type_text)
         if ftype is None:
             ftype = _bounded_put(self.ftypes, type_text, self._interned(
@@ -211,6 +211,7 @@ class BodyParser(TypeAttrParser):
         if props is None and attr_text is None:
             attrs = {}
         else:
+            tails = self.tails
             key = attr_text if props is None else (props, attr_text)
             cached_attrs = tails.get(key)
             if cached_attrs is None:
@@ -229,30 +230,44 @@ class BodyParser(TypeAttrParser):
             if refs is None:
                 refs = _bounded_put(self.refs, operands_text,
                                     _OPERAND_REFS.findall(operands_text))
-        else:
-            refs = ()
-        if len(refs) != len(ins):
-            raise _Fallback
-        # No fallback past this point: resolving names has side effects.
-        start = m.start(1) - 1 if res is not None else m.start(3) - 1  # the '%' or the '"'
-        scope = self.scope
-        if refs:
-            operands = []
-            for (oname, oidx), t in zip(refs, ins):
+            if len(refs) != len(ins):
+                raise _Fallback
+            # No fallback past this point: resolving names has side effects.
+            scope = self.scope
+            if len(refs) == 1:
+                (oname, oidx), = refs
                 entry = scope.get(oname)
                 if entry is not None and not oidx:
                     v = entry[0][0]
+                    t = ins[0]
                     vt = v.type
                     if vt is not t and vt != t:
                         self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
-                    operands.append(v)
+                    operands = (v,)
                 else:
-                    operands.append(self.use(oname, int(oidx or 0), t,
-                                             self._operand_pos(m, oname)))
-            operands = tuple(operands)
+                    operands = (self.use(oname, int(oidx or 0), ins[0],
+                                         self._operand_pos(m, oname)),)
+            else:
+                operands = []
+                for (oname, oidx), t in zip(refs, ins):
+                    entry = scope.get(oname)
+                    if entry is not None and not oidx:
+                        v = entry[0][0]
+                        vt = v.type
+                        if vt is not t and vt != t:
+                            self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                        operands.append(v)
+                    else:
+                        operands.append(self.use(oname, int(oidx or 0), t,
+                                                 self._operand_pos(m, oname)))
+                operands = tuple(operands)
+        elif ins:
+            raise _Fallback
         else:
             operands = ()
-        self.pos = m.end()
+            scope = self.scope
+        start = m.start(1) - 1 if res is not None else m.start(3) - 1  # the '%' or the '"'
+        end = self.pos = m.end()
         starts = self._line_starts
         line = bisect_right(starts, start)
         op = block.append_new(name, operands, outs, attrs,
@@ -265,6 +280,7 @@ class BodyParser(TypeAttrParser):
                 scope[res] = (results, start)
                 if len(results) == 1:
                     results[0].name = res
+        return end
 
     def _interned(self, ftype: tuple) -> tuple:
         """A function type's operand and result types, each the one object this parser made
