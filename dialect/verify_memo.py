@@ -6,13 +6,14 @@ constant (every ``leaky_relu`` its ``alpha``, every ``scalar_mul`` its operand),
 each of them a miss. For an op whose verification cannot depend on such a constant, the
 constant's value is left out of the key (its attribute type stays in):
 
-- the op has a formula (its own, or the serving standard op's) and no normalization rule on
-  its attributes, and each of its ``check_attr``, ``infer_logical_tensor_desc`` and
-  ``infer_data_type`` hooks is either absent or marked
-  :func:`~tdflow.dialect.hooks.registry.float_values_unread`;
-- the attribute is declared ``f32``/``f64`` (any :class:`FloatAttr` is a valid value) and is
-  not one of the formula's type-deciding attributes (a float read in a select's condition picks
-  a branch, so its value stays in the key: :func:`~tdflow.dialect.formula.dtypes.type_deciding_attrs`).
+- the op has no normalization rule on its attributes, and each of its ``check_attr``,
+  ``infer_logical_tensor_desc`` and ``infer_data_type`` hooks is either absent or marked
+  :func:`~tdflow.dialect.hooks.registry.float_values_unread` (what else verification checks,
+  counts, kinds, traits, never reads a float's value);
+- the attribute is declared ``f32``/``f64`` (any :class:`FloatAttr` is a valid value) and, for
+  an op with a formula (its own, or the serving standard op's), is not one of the formula's
+  type-deciding attributes (a float read in a select's condition picks a branch, so its value
+  stays in the key: :func:`~tdflow.dialect.formula.dtypes.type_deciding_attrs`).
 
 Hashing that key runs the ``__hash__`` of every type and attribute in it (Python code, ~3 per
 op). So the memo first looks up :func:`identity_key`, built from the objects' ids (hashed in
@@ -84,11 +85,11 @@ def _blind(info) -> frozenset[str]:
         return frozenset()
     op = info.op
     fop = op if op.formula is not None else info.hook_op
-    if fop.formula is None:
-        return frozenset()
-    from .formula.dtypes import type_deciding_attrs
+    deciding: set[str] = set()
+    if fop.formula is not None:
+        from .formula.dtypes import type_deciding_attrs
 
-    deciding = set(type_deciding_attrs(fop.formula))
+        deciding.update(type_deciding_attrs(fop.formula))
     return frozenset(a.name for a in op.attributes
                      if a.kind in _FLOAT_KINDS and a.name not in deciding)
 

@@ -127,3 +127,32 @@ def test_a_check_hook_is_trusted_only_when_marked(tmp_path, marked):
         assert all("c must be positive" in d for d in diags)
     else:  # the (false) promise is what makes the memo skip them: the marker is what decides
         assert diags == []
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_an_op_without_formula_is_blind_only_with_marked_hooks(tmp_path, marked):
+    td = tmp_path / "v.td"
+    td.write_text('include "tdflow/Base.td"\n'
+                  'def V_Dialect : Dialect { let name = "v"; }\n'
+                  'def V_ScaleOp : TDF_Op<"scale", [NoMemoryEffect]> {\n'
+                  '  let opDialect = V_Dialect;\n'
+                  '  let input = (ins TDF_Tensor:$x);\n'
+                  '  let output = (outs TDF_Tensor:$y);\n'
+                  '  let attrs = (ins DefaultValuedAttr<F32Attr, "0.">:$alpha);\n'
+                  '  let has_logical_tensor_desc_infer_fn = 1;\n}\n')
+    hooks = tmp_path / "v_hooks.py"
+    hooks.write_text("from tdflow.dialect.hooks import float_values_unread, "
+                     "infer_logical_tensor_desc\n\n"
+                     "@infer_logical_tensor_desc('v.scale')\n"
+                     + ("@float_values_unread\n" if marked else "")
+                     + "def shape(ctx):\n"
+                     "    if ctx.attr('alpha') > 1:\n"
+                     "        ctx.fail('alpha above 1', attr='alpha')\n"
+                     "    ctx.set_output('y', ctx.input('x'))\n")
+    lib = load_ops(td, hooks=[hooks], std=False)
+    assert float_blind_attrs(lib, "v.scale") == ({"alpha"} if marked else frozenset())
+    lines = [f'%{i} = "v.scale"(%x) {{alpha = {a} : f32}} : (tensor<4xf32>) -> tensor<4xf32>'
+             for i, a in enumerate(["0.5", "2.0", "0.25", "3.0"])]
+    diags = _diags(_program_x(lines), lib)
+    # unmarked: every op's own value is checked; marked: the (false) promise lets the memo skip
+    assert len(diags) == (0 if marked else 2)
