@@ -67,7 +67,8 @@ class Dialect:
         self.registry = registry if registry is not None else HOOKS
         self._infos: dict[str, OpInfo] = {}
         self._results: dict[tuple, list[TensorType]] = {}
-        self._verified: set[tuple] = set()  # (name, types, attributes) found valid
+        # (name, types, attributes) found valid, and the same by identity (verify_memo.py)
+        self._verified: dict[tuple, Any] = {}
         # The verifier calls this once per op: bind it without a Python-level wrapper.
         self.verify_operation = functools.partial(_verify_operation, self)
         self._version = self.registry.version

@@ -43,7 +43,7 @@ class OpInfo:
 
     __slots__ = ("op", "hook_op", "defaults", "kinds", "enums", "required", "operand_names",
                  "all_single", "check", "logical", "dtype", "fallback", "op_conf", "in_defs",
-                 "ruled", "missing")
+                 "ruled", "missing", "memo_plan")
 
     def __init__(self, op: OpDef, hooks: dict, hook_op: OpDef | None = None) -> None:
         self.op = op
@@ -76,6 +76,9 @@ class OpInfo:
                          and op.has_trait("SameOperandsAndResultElementType"))
         # the verifier's op_verify.missing_hooks, computed there on first use
         self.missing: list[str] | None = None
+        # the verifier's memo: (declared attribute names, those whose float values it leaves
+        # out of its key), verify_memo.memo_plan, computed there on first use
+        self.memo_plan: tuple | None = None
 
 
 def typed_attrs(info: OpInfo, attrs: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:

@@ -34,6 +34,7 @@ from .oneflow_types import same_data_type, tdflow_type
 from .opdef import HOOK_TO_FLAG, OpDef
 from .segments import SegmentError, check_sizes, describe_arity, split_sizes
 from .types import TensorType
+from .verify_memo import identity_key, memo_key, memo_plan
 
 if TYPE_CHECKING:  # the IR's operation (dialect/ir/core.py imports nothing of the dialect's)
     from .ir.core import Operation
@@ -248,30 +249,36 @@ def verify_operation(dialect, op: Operation, emit) -> None:
     attrs = op.attributes
     if dialect._version != dialect.registry.version:
         dialect.op_info(name)  # hooks changed: drops every memo
-    opdef = dialect.ops[name]
-    key = None
+    info = dialect._infos.get(name)
+    if info is None:
+        info = dialect.op_info(name)
+    plan = info.memo_plan
+    if plan is None:
+        plan = memo_plan(info, _vinfo(info.op).declared)
+    blind = plan[1]
     if attrs:
-        hit = _INFOS.get(id(opdef))
-        declared = (hit[1] if hit is not None and hit[0] is opdef else _vinfo(opdef)).declared
+        declared = plan[0]
         for aname in attrs:
             if aname not in declared:  # discardable_attributes: warned about on every op
+                opdef = info.op
                 extra = discardable_attributes(opdef, attrs)
                 for xname in extra:
                     emit(_unknown_attr(opdef, xname), severity="warning")
                 attrs = {k: v for k, v in attrs.items() if k not in extra}
                 break
-        for v in attrs.values():
-            if getattr(v, "holds_elements", False):  # holds_constant: no memo
-                break
-        else:
-            key = (name, tuple([v.type for v in op.operands]),
-                   tuple([r.type for r in op.results]), tuple(attrs.items()) if attrs else ())
-    else:
-        key = (name, tuple([v.type for v in op.operands]), tuple([r.type for r in op.results]),
-               ())
+    # First the key by identity (hashed in C: no type's or attribute's __hash__ runs), then
+    # the key by value (verify_memo.py says why both).
+    verified = dialect._verified
+    ikey = identity_key(name, op, attrs, blind)
+    if ikey is not None and ikey in verified:
+        return
+    types = tuple([v.type for v in op.operands])
+    results = tuple([r.type for r in op.results])
+    key = memo_key(name, types, results, attrs, blind) if attrs else (name, types, results, ())
     if key is not None:
         try:
-            if key in dialect._verified:
+            if key in verified:
+                _remember(verified, ikey, (types, results, tuple(attrs.values())))
                 return
         except TypeError:  # an unhashable attribute value: verify without memo
             key = None
@@ -283,10 +290,17 @@ def verify_operation(dialect, op: Operation, emit) -> None:
 
     _verify(dialect, op, attrs, counting_emit)
     if key is not None and not count[0]:
-        verified = dialect._verified
-        if len(verified) >= _VERIFIED_LIMIT:
-            verified.clear()
-        verified.add(key)
+        _remember(verified, key, None)
+        _remember(verified, ikey, (types, results, tuple(attrs.values())))
+
+
+def _remember(verified: dict, key: tuple | None, keep) -> None:
+    """Add ``key`` (``keep``: the objects whose ids it holds, kept alive with it)."""
+    if key is None:
+        return
+    if len(verified) >= _VERIFIED_LIMIT:
+        verified.clear()
+    verified[key] = keep
 
 
 def _verify(dialect, op: Operation, attrs, emit) -> None:

@@ -18,6 +18,7 @@ from .registry import (
     compute_complexity,
     dump_nd_sbp_signature_for_op_conf,
     enumerate_nd_sbp_signatures,
+    float_values_unread,
     get_nd_sbp,
     get_sbp,
     hook,
@@ -36,7 +37,7 @@ from .registry import (
 __all__ = [
     "HOOKS", "HookError", "HookRegistry", "InferContext", "InputArgModifier", "SbpSignature",
     "check_attr", "compute_complexity", "dump_nd_sbp_signature_for_op_conf",
-    "enumerate_nd_sbp_signatures", "get_nd_sbp", "get_sbp", "hook", "infer_data_type",
+    "enumerate_nd_sbp_signatures", "float_values_unread", "get_nd_sbp", "get_sbp", "hook", "infer_data_type",
     "infer_device", "infer_logical_tensor_desc", "infer_nd_sbp", "infer_output_blob_time_shape",
     "infer_physical_tensor_desc", "infer_sbp_signature", "modify_input_arg", "modify_output_arg",
     "qualify",

@@ -47,6 +47,7 @@ from ._shape import (
 from .context import HookError, InferContext, InputArgModifier, SbpSignature
 from .registry import (
     check_attr,
+    float_values_unread,
     get_sbp,
     infer_data_type,
     infer_logical_tensor_desc,
@@ -58,8 +59,9 @@ from .registry import (
 # -- the scalar ops ------------------------------------------------------------------------------
 # Their formula gives shapes, dtypes and SBP; it cannot say that exactly one of the two flags
 # picks the scalar (nor that scalar_div divides no integer tensor by a float), so they declare
-# has_check_fn for this check.
+# has_check_fn for this check. It reads the flags, never the float's value.
 @check_attr("tdflow.scalar_add", "tdflow.scalar_mul", "tdflow.scalar_div", "tdflow.scalar_pow")
+@float_values_unread
 def scalar_check(ctx: InferContext) -> None:
     has_int, has_float = ctx.attr("has_int_operand"), ctx.attr("has_float_operand")
     if has_int == has_float:

@@ -292,6 +292,22 @@ def hook(kind: str, *ops: str, registry: HookRegistry | None = None, replace: bo
     return deco
 
 
+def float_values_unread(fn: Hook) -> Hook:
+    """Decorator: promise that the hook's outcome never depends on the *values* of the op's
+    float attributes (``f32``/``f64``; their presence and type may matter). The verifier then
+    accepts an op that differs from one already found valid only in such a constant without
+    running the hooks again (``dialect/verify_memo.py``). Apply it only when true: a hook that
+    rejects some values (``alpha > 0``) must not carry it.
+
+    >>> @float_values_unread
+    ... def check(ctx): pass
+    >>> check.reads_float_values
+    False
+    """
+    fn.reads_float_values = False  # type: ignore[attr-defined]
+    return fn
+
+
 def _kind_decorator(kind: str):
     def deco(*ops: str, registry: HookRegistry | None = None, replace: bool = False):
         return hook(kind, *ops, registry=registry, replace=replace)

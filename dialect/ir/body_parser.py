@@ -26,19 +26,32 @@ from tdflow.dialect.ir.type_attr_parser import TypeAttrParser
 __all__ = ["BodyParser"]
 
 # The fast path: one generic op on one line, no nested braces/parens inside its pieces.
-_NAME = r"(?:\d+|[A-Za-z$._\-][\w$.\-]*)"
+# Quantifiers are possessive (`*+`, `++`, `?+`): each piece ends at a character its class cannot
+# hold, so giving characters back could never make a match; the engine does not try (a line the
+# fast path declines fails at once).
+_NAME = r"(?:\d++|[A-Za-z$._\-][\w$.\-]*+)"
 _FAST_OP = re.compile(
-    rf"(?:%({_NAME})(?::(\d+))?[ \t]*=[ \t]*)?"  # 1 result name, 2 result count
-    r'"([\w.$\-]+)"\('  # 3 op name
-    rf"((?:%{_NAME}(?:#\d+)?(?:[ \t]*,[ \t]*%{_NAME}(?:#\d+)?)*)?)\)"  # 4 operands
+    r"[ \t\r\n]*+"  # the blanks and line breaks before the op (a comment: the lexer skips it)
+    rf"(?:%({_NAME})(?::(\d++))?+[ \t]*+=[ \t]*+)?+"  # 1 result name, 2 result count
+    r'"([\w.$\-]++)"\('  # 3 op name
+    rf"((?:%{_NAME}(?:#\d++)?+(?:[ \t]*+,[ \t]*+%{_NAME}(?:#\d++)?+)*+)?+)\)"  # 4 operands
     # 5 properties, 6 attributes, 7 the function type (each repeats: parsed once, cached).
     # Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let
     # a failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
-    r"(?:[ \t]*(<\{[^{}\n]*\}>))?(?:[ \t]*(\{[^{}\n]*\}))?[ \t]*:[ \t]*"
-    r"(\([^()\n]*\)[ \t]*->[ \t]*(?:\([^()\n]*\)|[\w.]+(?:<[^<>()\n]*>)?))"
-    r"[ \t\r]*(?=\n|//|\Z)",
+    r"(?:[ \t]*+(<\{[^{}\n]*+\}>))?(?:[ \t]*+(\{[^{}\n]*+\}))?[ \t]*+:[ \t]*+"
+    r"(\([^()\n]*+\)[ \t]*+->[ \t]*+(?:\([^()\n]*+\)|[\w.]++(?:<[^<>()\n]*+>)?+))"
+    r"[ \t\r]*+(?=\n|//|\Z)",
 )
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
+
+
+def _bounded_put(cache: dict, key, value):
+    """``cache[key] = value``, emptying ``cache`` first when it is full (all-distinct texts,
+    e.g. every op its own constant: bound the memory); returns ``value``."""
+    if len(cache) >= 8192:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 class _Fallback(Exception):
@@ -48,14 +61,18 @@ class _Fallback(Exception):
 class BodyParser(TypeAttrParser):
     """Operations and SSA names of function bodies, over one text (see the module notes)."""
 
-    __slots__ = ("tails", "diags", "scope", "forward", "block", "placeholder_locs",
-                 "forward_use_locs", "terminator")
+    __slots__ = ("tails", "ftypes", "types", "refs", "diags", "scope", "forward", "block",
+                 "placeholder_locs", "forward_use_locs", "terminator")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
         # Fast path: a function type's text -> (operand types, result types); an attribute
         # dictionary's text (or properties' and attributes') -> attributes.
         self.tails: dict = {}
+        # the function types' texts apart: ops with their own constants churn `tails`
+        self.ftypes: dict = {}
+        self.types: dict = {}  # each distinct type of the fast path's function types, once
+        self.refs: dict = {}  # an operand list's text -> its (name, number) pairs
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
@@ -150,7 +167,17 @@ class BodyParser(TypeAttrParser):
         text = self.text
         n = len(text)
         fast = _FAST_OP.match
+        fast_op = self.fast_op
+        pos = self.pos
         while True:
+            m = fast(text, pos)  # the blanks before the op included
+            if m is not None:
+                try:
+                    pos = fast_op(m, block)
+                    continue
+                except _Fallback:
+                    pass
+            self.pos = pos
             pos = self.skip()
             if pos >= n:
                 raise self.expected("'}' closing the function body")
@@ -158,29 +185,33 @@ class BodyParser(TypeAttrParser):
             if c == "}":
                 self.pos = pos + 1
                 return
-            if c == "%" or c == '"':
+            if (c == "%" or c == '"') and m is None:  # after a comment
                 m = fast(text, pos)
                 if m is not None:
                     try:
-                        self.fast_op(m, block)
+                        pos = fast_op(m, block)
                         continue
                     except _Fallback:
                         self.pos = pos
             self.parse_op(block)
+            pos = self.pos
 
-    def fast_op(self, m: re.Match, block: Block) -> None:
+    def fast_op(self, m: re.Match, block: Block) -> int:
+        """Add the op ``m`` matched (``_FAST_OP``) to ``block``; return where it ends (also
+        ``self.pos``). Raises ``_Fallback``, with nothing changed, for what the general parser
+        must read."""
         res, count, name, operands_text, props, attr_text, type_text = m.groups()
         if name == self.terminator and name != RETURN:
             raise _Fallback  # "oneflow.return" is the function's terminator: parse_op maps it
-        tails = self.tails
-        ftype = tails.get(type_text)
+        ftype = self.ftypes.get(type_text)
         if ftype is None:
-            ftype = self._cache(type_text, self._sub(m.start(7), m.end(7),
-                                                     self.parse_function_type))
+            ftype = _bounded_put(self.ftypes, type_text, self._interned(
+                self._sub(m.start(7), m.end(7), self.parse_function_type)))
         ins, outs = ftype
         if props is None and attr_text is None:
-            cached_attrs = None
+            attrs = {}
         else:
+            tails = self.tails
             key = attr_text if props is None else (props, attr_text)
             cached_attrs = tails.get(key)
             if cached_attrs is None:
@@ -190,32 +221,57 @@ class BodyParser(TypeAttrParser):
                     cached_attrs = self._sub(m.start(5) if props is not None else m.start(6),
                                              m.end(6) if attr_text is not None else m.end(5),
                                              self._parse_attrs)
-                self._cache(key, cached_attrs)
-        if res is not None and (int(count) if count is not None else 1) != len(outs):
+                _bounded_put(tails, key, cached_attrs)
+            attrs = dict(cached_attrs)
+        if res is not None and (1 if count is None else int(count)) != len(outs):
             raise _Fallback
-        refs = _OPERAND_REFS.findall(operands_text) if operands_text else ()
-        if len(refs) != len(ins):
-            raise _Fallback
-        # No fallback past this point: resolving names has side effects.
-        start = m.start()
-        operands = []
-        scope = self.scope
-        for (oname, oidx), t in zip(refs, ins):
-            entry = scope.get(oname)
-            if entry is not None and not oidx:
-                v = entry[0][0]
-                vt = v.type
-                if vt is not t and vt != t:
-                    self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
-                operands.append(v)
+        if operands_text:
+            refs = self.refs.get(operands_text)
+            if refs is None:
+                refs = _bounded_put(self.refs, operands_text,
+                                    _OPERAND_REFS.findall(operands_text))
+            if len(refs) != len(ins):
+                raise _Fallback
+            # No fallback past this point: resolving names has side effects.
+            scope = self.scope
+            if len(refs) == 1:
+                (oname, oidx), = refs
+                entry = scope.get(oname)
+                if entry is not None and not oidx:
+                    v = entry[0][0]
+                    t = ins[0]
+                    vt = v.type
+                    if vt is not t and vt != t:
+                        self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                    operands = (v,)
+                else:
+                    operands = (self.use(oname, int(oidx or 0), ins[0],
+                                         self._operand_pos(m, oname)),)
             else:
-                operands.append(self.use(oname, int(oidx or 0), t, self._operand_pos(m, oname)))
-        self.pos = m.end()
+                operands = []
+                for (oname, oidx), t in zip(refs, ins):
+                    entry = scope.get(oname)
+                    if entry is not None and not oidx:
+                        v = entry[0][0]
+                        vt = v.type
+                        if vt is not t and vt != t:
+                            self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                        operands.append(v)
+                    else:
+                        operands.append(self.use(oname, int(oidx or 0), t,
+                                                 self._operand_pos(m, oname)))
+                operands = tuple(operands)
+        elif ins:
+            raise _Fallback
+        else:
+            operands = ()
+            scope = self.scope
+        start = m.start(1) - 1 if res is not None else m.start(3) - 1  # the '%' or the '"'
+        end = self.pos = m.end()
         starts = self._line_starts
         line = bisect_right(starts, start)
-        op = Operation(name, operands, outs, dict(cached_attrs) if cached_attrs else {},
-                       Location(self.file, line, start - starts[line - 1] + 1))
-        block.append(op)
+        op = block.append_new(name, operands, outs, attrs,
+                              Location(self.file, line, start - starts[line - 1] + 1))
         if res is not None:
             if res in scope or self.forward:
                 self.define(res, op.results, start)
@@ -224,12 +280,18 @@ class BodyParser(TypeAttrParser):
                 scope[res] = (results, start)
                 if len(results) == 1:
                     results[0].name = res
+        return end
 
-    def _cache(self, key, value):
-        if len(self.tails) >= 8192:  # all-distinct tails (e.g. constants): bound the memory
-            self.tails.clear()
-        self.tails[key] = value
-        return value
+    def _interned(self, ftype: tuple) -> tuple:
+        """A function type's operand and result types, each the one object this parser made
+        for every equal type, so that the checks of a use against its definition (and the
+        verifier's memo) compare types by identity."""
+        types = self.types
+        try:
+            return (tuple([types.setdefault(t, t) for t in ftype[0]]),
+                    tuple([types.setdefault(t, t) for t in ftype[1]]))
+        except TypeError:  # an unhashable type: as parsed
+            return ftype
 
     def _parse_attrs(self) -> dict:
         """``<{props}> {attrs}`` after an operand list (fast path, cached)."""

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from tdflow.dialect.ir.location import UNKNOWN_LOC, Location, NameLoc
 from tdflow.dialect.types import FunctionType, TensorType
 
 Type = TensorType | FunctionType | str
@@ -50,62 +51,6 @@ FUNC = "func.func"
 JOB = "oneflow.job"
 FUNC_KINDS = {FUNC: RETURN, JOB: "oneflow.return"}
 
-
-class Location:
-    """A source position ``file:line:col`` (1-based). Locations never affect equality of IR.
-
-    >>> str(Location("prog.mlir", 3, 7))
-    'prog.mlir:3:7'
-    """
-
-    __slots__ = ("file", "line", "col")
-
-    def __init__(self, file: str, line: int, col: int) -> None:
-        self.file = file
-        self.line = line
-        self.col = col
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
-
-    def __repr__(self) -> str:
-        return f"Location({self.file!r}, {self.line}, {self.col})"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Location)
-            and self.file == other.file
-            and self.line == other.line
-            and self.col == other.col
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.file, self.line, self.col))
-
-    @property
-    def known(self) -> bool:
-        return self.line > 0
-
-
-#: Location of IR built from Python without a source position.
-UNKNOWN_LOC = Location("<unknown>", 0, 0)
-
-
-
-class NameLoc(Location):
-    """MLIR's ``loc("name")``: a named location (an ONNX node's name), no file position.
-
-    >>> str(NameLoc("conv1")), NameLoc("conv1").line
-    ('conv1', 0)
-    """
-
-    __slots__ = ()
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name, 0, 0)
-
-    def __str__(self) -> str:
-        return self.file
 
 class Value:
     """An SSA value: a result of an operation or an argument of a block.
@@ -266,6 +211,10 @@ class Operation:
         return f"<Operation {self.name} at {self.loc}>"
 
 
+_new_op = Operation.__new__
+_new_value = Value.__new__
+
+
 def _drop_use(value: Value, op: Operation, all_slots: bool = False) -> None:
     users = value.users
     n = users.get(op, 0)
@@ -338,6 +287,48 @@ class Block:
         if op.parent is not None:
             raise ValueError(f"{op!r} is already in a block")
         return self._link(op, self.last, None)
+
+    def append_new(self, name: str, operands: tuple[Value, ...], result_types: Sequence[Type],
+                   attributes: dict[str, Any], loc: Location) -> Operation:
+        """``self.append(Operation(name, operands, result_types, attributes, loc))`` built in
+        place: the parser's fast path, once per op of a program. ``operands`` is a tuple and
+        ``attributes`` a dict the op may keep.
+
+        >>> from tdflow.dialect.types import TensorType
+        >>> b = Block([TensorType((2,), "f32")])
+        >>> op = b.append_new("t.neg", (b.args[0],), [b.args[0].type], {}, UNKNOWN_LOC)
+        >>> b.last is op, op.results[0].owner is op, b.args[0].users == {op: 1}
+        (True, True, True)
+        """
+        op = _new_op(Operation)
+        op.name = name
+        op.operands = operands
+        if len(result_types) == 1:
+            v = _new_value(Value)
+            v.type = result_types[0]
+            v.owner = op
+            v.index = 0
+            v.name = None
+            v.users = {}
+            op.results = (v,)
+        else:
+            op.results = tuple([Value(t, op, i) for i, t in enumerate(result_types)])
+        op.attributes = attributes
+        op.loc = loc
+        last = self.last
+        op._prev = last
+        op._next = None
+        if last is None:
+            self.first = op
+        else:
+            last._next = op
+        self.last = op
+        op.parent = self
+        self._len += 1
+        for v in operands:
+            users = v.users
+            users[op] = users.get(op, 0) + 1
+        return op
 
     def _insert_before(self, anchor: Operation | None, op: Operation) -> Operation:
         if anchor is None:

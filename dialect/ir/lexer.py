@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate
 
 from tdflow.dialect.ir.core import Location
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError
 
+_PLUS_ONE = (1).__add__
 _WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
 # The token patterns below without a leading underscore are shared with the parsers
 # (parser.py, type_attr_parser.py), which match them at a position of their own.
@@ -96,13 +98,10 @@ class Lexer:
     def loc(self, pos: int) -> Location:
         starts = self._line_starts
         if starts is None:
-            starts = [0]
-            find = self.text.find
-            i = find("\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
-            self._line_starts = starts
+            # where each line starts: 0, then one past each "\n" (the sums run in C)
+            lines = self.text.split("\n")
+            lines.pop()
+            starts = self._line_starts = [0, *accumulate(map(_PLUS_ONE, map(len, lines)))]
         line = bisect_right(starts, pos)
         return Location(self.file, line, pos - starts[line - 1] + 1)
 

@@ -232,6 +232,25 @@ class _Printer:
 
     def op_line(self, op: Operation, names: dict[Value, str]) -> str:
         results = op.results
+        if len(results) == 1 and not isinstance(results[0].type, FunctionType):
+            # the common case (one result), once per op of a program: lookups inlined
+            operands = op.operands
+            if operands:
+                get = names.get
+                ops = ", ".join([get(v) or _use(names, v) for v in operands])
+                ins = (self.type_lists.get(tuple([id(v.type) for v in operands]))
+                       or self.type_list(operands))
+            else:
+                ops = ins = ""
+            name = self.op_names.get(op.name)
+            if name is None:  # quoted, with '"', '\\' and control characters escaped
+                name = self.op_names[op.name] = escape_string(op.name)
+            attrs = op.attributes
+            attrs = " " + self.attr_dict(attrs) if attrs else ""
+            t = results[0].type
+            outs = self.types.get(id(t)) or self.type_str(t)
+            loc = _loc_str(op.loc) if self.locs else ""
+            return f"  {names[results[0]]} = {name}({ops}){attrs} : ({ins}) -> {outs}{loc}"
         type_str = self.type_str
         if not results:
             head = "  "

@@ -50,35 +50,18 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
     """Append the errors (and warnings) of one function to ``diags``."""
     block = func.body
     defined: set[Value] = set(block.args)
-    add = defined.add
+    covers = defined.issuperset
+    add_all = defined.update
     lookup = getattr(dialect, "lookup", None) if dialect is not None else None
     verify_operation = getattr(dialect, "verify_operation", None) if dialect is not None else None
     suggest = getattr(dialect, "suggest", None) if dialect is not None else None
+    known: dict[str, bool] = {}  # op name -> whether the dialect knows it
+    emit = _Emitter(diags, strict_attrs)
     last = block.last
     for op in block:
-        for i, v in enumerate(op.operands):
-            if v in defined:
-                continue
-            owner = v.owner
-            if owner is None:
-                locs = placeholder_locs or {}
-                if v in locs and locs[v] is None:
-                    continue  # the parser reported this reference already
-                diags.append(Diagnostic(f"use of undefined value {_ref(v)}",
-                                        locs.get(v) or op.loc))
-            elif isinstance(owner, Operation) and owner.parent is block:
-                diags.append(Diagnostic(
-                    f"use of {_ref(v)} before its definition (operand #{i} of '{op.name}' "
-                    f"does not dominate this use)",
-                    (forward_use_locs or {}).get(op, op.loc), [(f"{_ref(v)} is defined here", owner.loc)]))
-            else:
-                where = owner.func if isinstance(owner, Operation) else getattr(owner, "parent", None)
-                fname = f"@{where.name}" if isinstance(where, FuncOp) else "outside any function"
-                diags.append(Diagnostic(
-                    f"operand #{i} of '{op.name}' is a value defined in {fname}, not in "
-                    f"@{func.name}", op.loc))
-        for r in op.results:
-            add(r)
+        if not covers(op.operands):
+            _check_operands(func, op, defined, diags, placeholder_locs, forward_use_locs)
+        add_all(op.results)
         name = op.name
         if name == RETURN:
             if op is not last:
@@ -87,7 +70,10 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
             _check_return(func, op, diags)
             continue
         if lookup is not None:
-            if lookup(name) is None:
+            ok = known.get(name)
+            if ok is None:
+                ok = known[name] = lookup(name) is not None
+            if not ok:
                 msg = f"unknown operation '{name}'"
                 if suggest is not None:
                     cands = list(suggest(name) or ())
@@ -96,7 +82,8 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
                 diags.append(Diagnostic(msg, op.loc))
                 continue
             if verify_operation is not None:
-                verify_operation(op, _emitter(op, diags, strict_attrs))
+                emit.op = op
+                verify_operation(op, emit)
     if last is None or last.name != RETURN:
         diags.append(Diagnostic(
             f"function @{func.name} must end with 'return' (found "
@@ -104,14 +91,50 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
             last.loc if last is not None else func.loc))
 
 
-def _emitter(op: Operation, diags: list[Diagnostic], strict: bool = False) -> Emit:
-    def emit(message: str, loc: Location | None = None, notes: Iterable = (),
-             severity: str = "error") -> None:
-        if strict and severity == "warning":
-            severity = "error"
-        diags.append(Diagnostic(message, op.loc if loc is None else loc, notes, severity))
+class _Emitter:
+    """``emit(message, loc=None, notes=(), severity="error")`` for the op being verified (set
+    ``op`` before each): one object per function, not a closure per op."""
 
-    return emit
+    __slots__ = ("op", "diags", "strict")
+
+    def __init__(self, diags: list[Diagnostic], strict: bool = False) -> None:
+        self.op: Operation | None = None
+        self.diags = diags
+        self.strict = strict
+
+    def __call__(self, message: str, loc: Location | None = None, notes: Iterable = (),
+                 severity: str = "error") -> None:
+        if self.strict and severity == "warning":
+            severity = "error"
+        self.diags.append(Diagnostic(message, self.op.loc if loc is None else loc, notes,
+                                     severity))
+
+
+def _check_operands(func: FuncOp, op: Operation, defined: set, diags: list[Diagnostic],
+                    placeholder_locs: dict | None, forward_use_locs: dict | None) -> None:
+    """Report the operands of ``op`` not defined before it in ``func``."""
+    for i, v in enumerate(op.operands):
+        if v in defined:
+            continue
+        owner = v.owner
+        if owner is None:
+            locs = placeholder_locs or {}
+            if v in locs and locs[v] is None:
+                continue  # the parser reported this reference already
+            diags.append(Diagnostic(f"use of undefined value {_ref(v)}",
+                                    locs.get(v) or op.loc))
+        elif isinstance(owner, Operation) and owner.parent is func.body:
+            diags.append(Diagnostic(
+                f"use of {_ref(v)} before its definition (operand #{i} of '{op.name}' "
+                f"does not dominate this use)",
+                (forward_use_locs or {}).get(op, op.loc),
+                [(f"{_ref(v)} is defined here", owner.loc)]))
+        else:
+            where = owner.func if isinstance(owner, Operation) else getattr(owner, "parent", None)
+            fname = f"@{where.name}" if isinstance(where, FuncOp) else "outside any function"
+            diags.append(Diagnostic(
+                f"operand #{i} of '{op.name}' is a value defined in {fname}, not in "
+                f"@{func.name}", op.loc))
 
 
 def _check_return(func: FuncOp, op: Operation, diags: list[Diagnostic]) -> None:

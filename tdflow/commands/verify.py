@@ -181,11 +181,16 @@ def unchecked_results_note(module, dialect):
     unchecked = []
     first = None
     declared = False
+    checked: dict[str, bool] = {}  # op name -> unknown, or its results are checked
     for func in module.funcs:
         for op in func.body:
-            opdef = dialect.ops.get(op.name)
-            if opdef is None or not op.results or results_checked(dialect, opdef):
+            ok = checked.get(op.name)
+            if ok is None:
+                opdef = dialect.ops.get(op.name)
+                ok = checked[op.name] = opdef is None or results_checked(dialect, opdef)
+            if ok or not op.results:
                 continue
+            opdef = dialect.ops[op.name]
             first = first or op
             declared = declared or opdef.declares("infer_logical_tensor_desc")
             names = ", ".join(f"%{r.name}" if r.name else f"#{i}"
