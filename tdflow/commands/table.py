@@ -65,7 +65,7 @@ class Table:
     def rich_table(self):
         """The same table as a ``rich.table.Table`` (imports rich).
 
-        >>> t = Table(); t.add_column("x"); t.rich_table().columns[0].header
+        >>> t = Table(); t.add_column("x"); t.rich_table().columns[0].header.plain
         'x'
         """
         from rich.table import Table as RichTable
