@@ -19,7 +19,10 @@ from tdflow.core.errors import TdflowError
 
 # Exception classes that never reach a user: control flow inside one module.
 INTERNAL = {"tdflow.dialect.ir.body_parser._Fallback",  # the fast path declines
-            "tdflow.dialect.formula.lalr.Located"}  # re-raised as a located TdError
+            "tdflow.dialect.formula.lalr.Located",  # re-raised as a located TdError
+            # an expression not cut into native segments: numpy's path runs it
+            "tdflow.lowering.elementwise_segments._NotSplit",
+            "tdflow.lowering.elementwise_segments._Refused"}
 
 
 def _tdflow_modules():
