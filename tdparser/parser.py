@@ -23,10 +23,11 @@ from .lalr import LalrDriver
 from .lexer import Lexer, unescape  # noqa: F401  (Lexer: doctest)
 from .limits import MAX_BITS, check_count
 
-_GRAMMAR = os.path.join(os.path.dirname(__file__), "tablegen.lark")
+#: The grammar; ``tablegen_lark.json`` ships its LALR table (:mod:`.grammar_table`).
+GRAMMAR = os.path.join(os.path.dirname(__file__), "tablegen.lark")
 
 
-class _Feed(_LarkLexer):
+class Feed(_LarkLexer):
     """Hands Lark the token iterator that ``parse()`` received."""
 
     def __init__(self, conf):
@@ -366,7 +367,7 @@ def _parser() -> lark.Lark:
         # tdflow's cache dir, under its switches, and loads it with a restricted unpickler.
         from .grammar_cache import load_parser
 
-        _PARSER = load_parser(_GRAMMAR, lexer=_Feed, transformer=ToAst())
+        _PARSER = load_parser(GRAMMAR, lexer=Feed, transformer=ToAst())
     return _PARSER
 
 
