@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from operator import itemgetter
 
 from .errors import TdError
 
@@ -235,9 +236,24 @@ def callbacks(rules: list, transformer) -> list:
         if expand1:
             f = _ExpandSingleChild(f)
         if kept is not None:
-            f = _ChildFilter([(i, inline) for i, inline in kept], f)
+            f = _filter(kept, f)
         out.append(f)
     return out
+
+
+def _filter(kept: list, f):
+    """Lark's child filter; without ``_rule`` children to inline it only picks children, as
+    one ``itemgetter`` (the common case: punctuation dropped)."""
+    if any(inline for _, inline in kept):
+        return _ChildFilter([(i, inline) for i, inline in kept], f)
+    idx = [i for i, _ in kept]
+    if not idx:
+        return lambda children: f([])
+    if len(idx) == 1:
+        (i0,) = idx
+        return lambda children: f([children[i0]])
+    pick = itemgetter(*idx)
+    return lambda children: f(list(pick(children)))
 
 
 class LalrDriver:
