@@ -20,23 +20,18 @@ from operator import attrgetter
 from typing import Any
 
 
-class FrozenNodeError(AttributeError):
-    """A syntax node's field was assigned or deleted: nodes are immutable.
-
-    >>> try:
-    ...     Int(1, None).value = 2
-    ... except FrozenNodeError as e:
-    ...     print(e)
-    cannot assign to field 'value'
-    """
-
-
 class Node:
     """The base of every syntax node; a subclass lists its fields as annotations and is made
-    by :func:`_node`.
+    by :func:`_node`. Assigning a field raises ``AttributeError`` (as a frozen dataclass's
+    ``FrozenInstanceError`` is one).
 
     >>> Ident("x", None)
     Ident(name='x', loc=None)
+    >>> try:
+    ...     Ident("x", None).name = "y"
+    ... except AttributeError as e:
+    ...     print(e)
+    cannot assign to field 'name'
     """
 
     __slots__ = ()
@@ -56,10 +51,10 @@ class Node:
         return f"{type(self).__qualname__}({body})"
 
     def __setattr__(self, name, value):
-        raise FrozenNodeError(f"cannot assign to field {name!r}")
+        raise AttributeError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name):
-        raise FrozenNodeError(f"cannot delete field {name!r}")
+        raise AttributeError(f"cannot delete field {name!r}")
 
     def __getstate__(self):
         return self._key(self)

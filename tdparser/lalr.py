@@ -262,38 +262,43 @@ class LalrDriver:
 
     def __init__(self, table: dict, transformer, syntax_error):
         self.syntax_error = syntax_error
-        self.start = table["start"]
-        self.end = table["end"]
         cbs = callbacks(table["rules"], transformer)
         # A `?rule` of one symbol, unfiltered, returns its one child: its reduction only
         # changes the state (cb None). ArithOps.td: 15k of 40k reductions.
         reduce = [(size, None if (expand1 and size == 1 and kept is None) else cb, origin)
                   for (origin, size, _, expand1, kept), cb in zip(table["rules"], cbs)]
-        self.states = [{sym: (a if a >= 0 else reduce[-1 - a]) for sym, a in row.items()}
-                       for row in table["states"]]
+        # The stack holds the states' rows themselves, and a shift or goto names its target
+        # row: one lookup fewer per step than rows by number.
+        rows = [{} for _ in table["states"]]
+        for row, src in zip(rows, table["states"]):
+            for sym, a in src.items():
+                row[sym] = rows[a] if a >= 0 else reduce[-1 - a]
+        self.start = rows[table["start"]]
+        self.end = rows[table["end"]]
 
     def parse(self, tokens, track):
-        states = self.states
+        """The statements of ``tokens``; ``track[0]`` is left at the last token read."""
         state_stack = [self.start]
         value_stack = []
         push_s = state_stack.append
         push_v = value_stack.append
+        tok = None
         for tok in tokens:
-            track[0] = tok
             t = tok.type
             while True:
-                a = states[state_stack[-1]].get(t)
+                a = state_stack[-1].get(t)
                 if a is None:
+                    track[0] = tok
                     if t == "ERROR":  # a lexical error, reached in source order
                         raise tok.value
-                    raise self.syntax_error(tok, [k for k in states[state_stack[-1]] if k.isupper()])
-                if a.__class__ is int:
+                    raise self.syntax_error(tok, [k for k in state_stack[-1] if k.isupper()])
+                if a.__class__ is dict:
                     push_s(a)
                     push_v(tok)
                     break
                 size, cb, origin = a
                 if cb is None:  # a `?rule` of one child: the value stays, the state moves
-                    state_stack[-1] = states[state_stack[-2]][origin]
+                    state_stack[-1] = state_stack[-2][origin]
                     continue
                 if size:
                     args = value_stack[-size:]
@@ -302,18 +307,19 @@ class LalrDriver:
                 else:
                     args = []
                 push_v(cb(args))
-                push_s(states[state_stack[-1]][origin])
+                push_s(state_stack[-1][origin])
+        track[0] = tok
         end = self.end
         while True:
-            a = states[state_stack[-1]].get("$END")
-            if a is None or a.__class__ is int:
-                t = track[0]
-                if t is None:
+            a = state_stack[-1].get("$END")
+            if a is None or a.__class__ is dict:
+                if tok is None:
                     raise TdError("Unexpected end of file")
-                raise TdError("Unexpected end of file", t.file, t.line, t.column, t.stack)
+                raise TdError("Unexpected end of file", tok.file, tok.line, tok.column,
+                              tok.stack)
             size, cb, origin = a
             if cb is None:
-                state_stack[-1] = states[state_stack[-2]][origin]
+                state_stack[-1] = state_stack[-2][origin]
             else:
                 if size:
                     args = value_stack[-size:]
@@ -322,6 +328,6 @@ class LalrDriver:
                 else:
                     args = []
                 push_v(cb(args))
-                push_s(states[state_stack[-1]][origin])
-            if state_stack[-1] == end:
+                push_s(state_stack[-1][origin])
+            if state_stack[-1] is end:
                 return value_stack[-1]
