@@ -13,7 +13,8 @@ from Lark's own serialized parser (``Lark.memo_serialize``, what ``Lark.save`` p
 
 :func:`callbacks` makes the rule callbacks of a Transformer from it exactly as Lark makes them
 for an LALR parser without placeholders or positions (``lark.parse_tree_builder``): the method
-named after the rule's alias or origin (a :class:`Subtree` when there is none), behind Lark's
+named after the rule's alias or origin (a :class:`Subtree` when there is none; for a
+``_rule`` helper, whose parent inlines it, just the list of its children), behind Lark's
 single-child expansion and child filter. The table is checked to be well formed before use.
 
 >>> t = {"states": [{"A": 1, "start": 2}, {"$END": -1}, {"$END": 0}], "start": 0, "end": 2,
@@ -78,8 +79,8 @@ def load_shipped(path: str, grammar: str) -> dict | None:
 
 
 class Subtree:
-    """What a rule with no Transformer method makes (Lark's default ``Tree``): here only the
-    ``_rule`` helpers Lark adds for repetitions, whose children the parent rule inlines.
+    """What a rule with no Transformer method makes (Lark's default ``Tree``), but for the
+    ``_rule`` helpers, whose children their parent inlines: their value is the list.
 
     >>> Subtree("_x", [1, 2]).children
     [1, 2]
@@ -195,8 +196,13 @@ class _ExpandSingleChild:
         return self.node_builder(children)
 
 
+def _same(children):
+    return children
+
+
 class _ChildFilter:
-    """Lark's ``ChildFilterLALR_NoPlaceholders``: drop filtered tokens, inline ``_rule``s."""
+    """Lark's ``ChildFilterLALR_NoPlaceholders``: drop filtered tokens, inline ``_rule``s
+    (whose values are their children's lists)."""
 
     __slots__ = ("node_builder", "to_include")
 
@@ -209,9 +215,9 @@ class _ChildFilter:
         for i, to_expand in self.to_include:
             if to_expand:
                 if filtered:
-                    filtered += children[i].children
+                    filtered += children[i]
                 else:  # as Lark: reuse the first inlined list (left recursion)
-                    filtered = children[i].children
+                    filtered = children[i]
             else:
                 filtered.append(children[i])
         return self.node_builder(filtered)
@@ -228,9 +234,15 @@ def callbacks(rules: list, transformer) -> list:
     ('a', 'b')
     """
     out = []
-    for _origin, _size, name, expand1, kept in rules:
+    for origin, _size, name, expand1, kept in rules:
         f = getattr(transformer, name, None)
-        if f is None:
+        if origin.startswith("_"):
+            # A `_rule` helper (Lark's repetitions): its parent inlines its children, so its
+            # value is just their list (Lark makes a Tree and reads its .children).
+            if f is not None or expand1:
+                raise ValueError(f"grammar table: rule {origin} is inlined but has a method")
+            f = _same
+        elif f is None:
             def f(children, _name=name):
                 return Subtree(_name, children)
         if expand1:
