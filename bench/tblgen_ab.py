@@ -43,11 +43,21 @@ ARITH = "mlir/Dialect/Arith/IR/ArithOps.td"
 def export_baseline(commit: str, dest: Path) -> Path:
     """``commit``'s tree under ``dest/src``, and a package layout of it under ``dest/pkg``
     (symbolic links per pyproject's package-dir); returns the folder for PYTHONPATH."""
-    src, pkg = dest / "src", dest / "pkg"
+    src = dest / "src"
     src.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    return package_layout(src, dest / "pkg")
+
+
+def package_layout(src: Path, pkg: Path) -> Path:
+    """The installed package's layout of the source tree ``src`` under ``pkg`` (symbolic links
+    per pyproject's package-dir); returns ``pkg``, the folder for PYTHONPATH.
+
+    The checkout is laid out so too: through the editable install, ``tdflow.tdparser`` and the
+    other mapped packages would come from wherever it was installed from, which need not be
+    this checkout (a git worktree, say)."""
     import tomllib  # Python 3.11+, as this machine's; the package needs 3.10
 
     conf = tomllib.loads((src / "pyproject.toml").read_text())
@@ -106,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold-rounds", type=int, default=5, help="rounds of the cold measures")
     ap.add_argument("--x86", action="store_true", help="also LLVM's X86 target, cold")
     ap.add_argument("--x86-rounds", type=int, default=1)
+    ap.add_argument("--bytecode", action="store_true",
+                    help="let Python write and use bytecode (a private PYTHONPYCACHEPREFIX, "
+                         "filled by the first runs), as an installed package runs")
     args = ap.parse_args(argv)
     tblgen, inc = find_tool("llvm-tblgen"), mlir_include_dir()
     if tblgen is None or inc is None:
@@ -115,16 +128,23 @@ def main(argv: list[str] | None = None) -> int:
     base_pkg = export_baseline(args.baseline, tmp / "baseline")
     env = {k: v for k, v in os.environ.items() if k not in ("TDFLOW_NO_CACHE", "PYTHONPATH")}
     env["TDFLOW_CACHE_DIR"] = str(tmp / "cache")
+    if args.bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
     before_env = {**env, "PYTHONPATH": str(base_pkg)}
+    env["PYTHONPATH"] = str(package_layout(ROOT, tmp / "after"))
     py = [sys.executable, "-m", "tdflow", "tblgen", "--dump-json"]
     arith = [f"-I{inc}", str(inc / ARITH)]
     for e in (before_env, env):  # fill each version's entry, then let it settle (racy stats)
         for _ in range(2):
             timed([*py, *arith], e)
+        timed([*py, "--no-cache", *arith], e)  # the cold path's modules' bytecode
     time.sleep(2.5)
     for e in (before_env, env):
         timed([*py, *arith], e)
-    print(f"baseline {args.baseline} vs this checkout; load average {os.getloadavg()[0]:.1f}")
+    print(f"baseline {args.baseline} vs this checkout; load average {os.getloadavg()[0]:.1f}"
+          + ("; with bytecode" if args.bytecode else
+             "; no bytecode" if env.get("PYTHONDONTWRITEBYTECODE") else ""))
     llvm = ([tblgen, "--dump-json", *arith], env)
     report("ArithOps.td, warm (cache hit):", run_rounds({
         "llvm-tblgen": llvm, "before": ([*py, *arith], before_env),

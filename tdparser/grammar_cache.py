@@ -1,15 +1,20 @@
-"""The Lark LALR parser for ``tablegen.lark``, built once and kept in tdflow's cache dir.
+"""The Lark LALR parser for ``tablegen.lark``, when the shipped table cannot serve.
 
-Building the LALR table takes about 70 ms; loading it back about 6 ms. Lark's own ``cache=``
-option cannot be used: it unpickles part of the file before checking its hash, with the plain
-unpickler, so a planted file would run code on the next parse. Here the parser is saved with
-``Lark.save`` (a pickle of plain data that names one class, the token feed) and loaded back with
+The parser normally runs from ``tablegen_lark.json``, the table shipped with the package
+(:mod:`.lalr`, written by :mod:`.grammar_table`), without importing Lark. This module is for
+when that table was made from another grammar text (the grammar was edited): Lark builds the
+table (70-130 ms) and :func:`table_from_lark` turns it into the driver's form.
+
+The built parser is kept in tdflow's cache dir. Lark's own ``cache=`` option cannot be used: it
+unpickles part of the file before checking its hash, with the plain unpickler, so a planted
+file would run code on the next parse. Here the parser is saved with ``Lark.save`` (a pickle of
+plain data that names one class, the token feed) and loaded back with
 :func:`.cache_dir.restricted_loads`, whose allow-list is exactly that class. The entry lives in
 the one cache dir and obeys its switches (:mod:`.cache_dir`); anything wrong with it (foreign
 format, other key, other classes, damage) is a miss, and the parser is built and stored again.
 
->>> from .parser import _GRAMMAR, _Feed, ToAst
->>> p = load_parser(_GRAMMAR, lexer=_Feed, transformer=ToAst())
+>>> from .parser import GRAMMAR
+>>> p = load_parser(GRAMMAR, lexer=Feed, transformer=None)
 >>> p.options.parser
 'lalr'
 """
@@ -22,6 +27,7 @@ import sys
 from pathlib import Path
 
 import lark
+from lark.lexer import Lexer as _LarkLexer
 
 from tdflow.core.cache_dir import (
     atomic_write,
@@ -32,6 +38,8 @@ from tdflow.core.cache_dir import (
     usable_dir,
     warn_rejected,
 )
+
+from .lalr import driver_table
 
 FORMAT = 2  # 2: a MAC after the key
 MAGIC = b"TDFLARK%d\n" % FORMAT
@@ -45,6 +53,36 @@ _LOAD_OPTIONS = ("propagate_positions",)
 _NOT_SAVED = getattr(lark.lark, "_LOAD_ALLOWED_OPTIONS",
                      {"postlex", "transformer", "lexer_callbacks", "use_bytes", "debug",
                       "g_regex_flags", "regex", "propagate_positions", "tree_class", "_plugins"})
+
+
+class Feed(_LarkLexer):
+    """The lexer Lark is given: tdflow's own lexer hands the parser its tokens."""
+
+    def __init__(self, conf):
+        pass
+
+    def lex(self, data):
+        return data
+
+
+def build(grammar: str, *, lexer: type, transformer) -> lark.Lark:
+    """The LALR parser of ``grammar`` (text) built afresh: no shipped table, no cache.
+
+    >>> build('start: "a"', lexer="basic", transformer=None).parse("a").children
+    []
+    """
+    return lark.Lark(grammar, lexer=lexer, transformer=transformer, **_OPTIONS)
+
+
+def table_from_lark(parser: lark.Lark) -> dict:
+    """``parser``'s table in the driver's form (:func:`.lalr.driver_table`), from Lark's own
+    serialization of it (what ``Lark.save`` writes).
+
+    >>> table_from_lark(build('start: "a" /b/', lexer="basic", transformer=None))["rules"]
+    [['start', 2, 'start', False, [[1, False]]]]
+    """
+    data, memo = parser.memo_serialize([lark.lexer.TerminalDef, lark.grammar.Rule])
+    return driver_table(data, memo)
 
 
 def cache_path() -> Path | None:
@@ -61,8 +99,8 @@ def load_parser(grammar_path: str, *, lexer: type, transformer) -> lark.Lark:
     """The LALR parser of the grammar at ``grammar_path`` (custom ``lexer`` class, inline
     ``transformer``), from the cache when it holds this grammar's table, else built and stored.
 
-    >>> from .parser import _GRAMMAR, _Feed, ToAst
-    >>> load_parser(_GRAMMAR, lexer=_Feed, transformer=ToAst()).parse  # doctest: +ELLIPSIS
+    >>> from .parser import GRAMMAR
+    >>> load_parser(GRAMMAR, lexer=Feed, transformer=None).parse  # doctest: +ELLIPSIS
     <bound method Lark.parse of ...>
     """
     with open(grammar_path, encoding="utf-8") as fh:
@@ -78,7 +116,7 @@ def load_parser(grammar_path: str, *, lexer: type, transformer) -> lark.Lark:
         parser = _load(path, key, lexer, transformer)
         if parser is not None:
             return parser
-    parser = lark.Lark(grammar, lexer=lexer, transformer=transformer, **_OPTIONS)
+    parser = build(grammar, lexer=lexer, transformer=transformer)
     if path is not None:
         _store(path, key, parser)
     return parser

@@ -1,4 +1,5 @@
-"""Lark LALR parser for ``tablegen.lark`` and the Transformer that builds :mod:`.ast` nodes.
+"""The parser of ``tablegen.lark`` (its LALR table run by :mod:`.lalr`) and the Transformer
+that builds :mod:`.ast` nodes.
 
 The Transformer runs inside the LALR parser (no parse tree is built), fed by :mod:`.lexer`.
 
@@ -12,28 +13,14 @@ from __future__ import annotations
 
 import os
 
-import lark
-from lark import Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.lexer import Lexer as _LarkLexer
-
 from . import ast as A
 from .errors import TdError
-from .lalr import LalrDriver
+from .lalr import SHIPPED, LalrDriver, load_shipped
 from .lexer import Lexer, unescape  # noqa: F401  (Lexer: doctest)
 from .limits import MAX_BITS, check_count
 
-_GRAMMAR = os.path.join(os.path.dirname(__file__), "tablegen.lark")
-
-
-class _Feed(_LarkLexer):
-    """Hands Lark the token iterator that ``parse()`` received."""
-
-    def __init__(self, conf):
-        pass
-
-    def lex(self, data):
-        return data
+#: The grammar; ``tablegen_lark.json`` ships its LALR table (:mod:`.grammar_table`).
+GRAMMAR = os.path.join(os.path.dirname(__file__), "tablegen.lark")
 
 
 def _loc(tok):
@@ -55,8 +42,9 @@ def _start_loc(node):
     return getattr(node, "loc", node)
 
 
-class ToAst(Transformer):
-    """One method per grammar rule (or alias), each returning an AST node or a plain tuple."""
+class ToAst:
+    """One method per grammar rule (or alias), each returning an AST node or a plain tuple;
+    :mod:`.lalr` calls them as Lark calls a Transformer's (children filtered the same way)."""
 
     # -- statements
     def start(self, c):
@@ -359,14 +347,16 @@ def _int(t) -> int:
 _PARSER = None
 
 
-def _parser() -> lark.Lark:
+def _parser():
+    """The Lark parser of the grammar (built, or from the cache dir): only when the shipped
+    table was made from another grammar text."""
     global _PARSER
     if _PARSER is None:
         # Not Lark's cache=: it unpickles an untrusted file. grammar_cache keeps the table in
         # tdflow's cache dir, under its switches, and loads it with a restricted unpickler.
-        from .grammar_cache import load_parser
+        from .grammar_cache import Feed, load_parser
 
-        _PARSER = load_parser(_GRAMMAR, lexer=_Feed, transformer=ToAst())
+        _PARSER = load_parser(GRAMMAR, lexer=Feed, transformer=None)
     return _PARSER
 
 
@@ -377,6 +367,17 @@ def _cache_path():
     return cache_path()
 
 
+def _table() -> dict:
+    """The driver's table: the shipped one when it was made from this grammar, else Lark's."""
+    with open(GRAMMAR, encoding="utf-8") as fh:
+        table = load_shipped(SHIPPED, fh.read())
+    if table is None:
+        from .grammar_cache import table_from_lark
+
+        table = table_from_lark(_parser())
+    return table
+
+
 _DRIVER = None
 
 
@@ -384,38 +385,8 @@ def parse_tokens(tokens) -> list:
     """Parse a token stream into a list of statement nodes."""
     global _DRIVER
     if _DRIVER is None:
-        try:
-            _DRIVER = LalrDriver(_parser(), _syntax_error)
-        except (AttributeError, KeyError, TypeError):  # another Lark layout: use Lark's loop
-            _DRIVER = False
-    if _DRIVER:
-        return _DRIVER.parse(tokens, [None])
-    return _parse_with_lark(tokens)
-
-
-def _parse_with_lark(tokens) -> list:
-    last = [None]
-
-    def track(it):
-        for t in it:
-            last[0] = t
-            yield t
-
-    try:
-        return _parser().parse(track(tokens))
-    except UnexpectedToken as e:
-        tok = e.token
-        if tok.type == "$END":
-            t = last[0]
-            if t is None:
-                raise TdError("Unexpected end of file") from None
-            raise TdError("Unexpected end of file", t.file, t.line, t.column, t.stack) from None
-        raise _syntax_error(tok, e.expected) from None
-    except (UnexpectedEOF, UnexpectedCharacters, UnexpectedInput) as e:
-        t = last[0]
-        if t is None:
-            raise TdError(f"syntax error: {e}") from None
-        raise TdError("Unexpected end of file", t.file, t.line, t.column, t.stack) from None
+        _DRIVER = LalrDriver(_table(), ToAst(), _syntax_error)
+    return _DRIVER.parse(tokens, [None])
 
 
 _NAMES = {
