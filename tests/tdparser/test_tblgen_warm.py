@@ -103,7 +103,7 @@ def _until_hit(*args, cwd):
     written by a child after the first run's output; a run after that may still rewrite it
     once, with the source's settled timestamps); returns every output and the last imports."""
     outs = []
-    for _ in range(40):
+    for _ in range(120):  # up to ~30 s: the child writing the entry is slow on a loaded machine
         out, imported = _run_entry(*args, cwd=cwd)
         outs.append(out)
         if imported == []:  # None is a miss that left with os._exit, not a hit
