@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from native_support import UINT, need_native, special_mix
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary, exp, where
 from tdflow.lowering import elementwise_native
 from tdflow.lowering.elementwise_native import MIN_ELEMENTS, c_source, native_kernel
@@ -21,35 +22,13 @@ N = 3 * MIN_ELEMENTS + 7
 UNARY = ("neg", "abs", "sqrt", "floor", "ceil", "round")
 BINARY = ("add", "sub", "mul", "div", "max", "min")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
-UINT = {"f32": np.uint32, "f64": np.uint64}
 
 
-def _need_native() -> None:
-    import shutil
-    import sysconfig
-
-    import tdflow.runtime.kernels.elementwise  # noqa: F401 - installs the runtime's builder
-
-    if not (shutil.which("g++") or shutil.which("c++")) or not Path(
-            sysconfig.get_paths()["include"], "Python.h").is_file():
-        pytest.skip("no C++ compiler or no Python headers: the native path is off")
-    if native_kernel(Input(0) * Input(1) + 1.0, ["f32", "f32"], "f32") is None:
-        raise AssertionError("a compiler and Python.h are here, yet the native build failed")
+SPECIALS = [np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-310, 0.5, -2.5, 1.5]
 
 
 def _values(dtype: str, rng: np.random.Generator, n: int = N) -> np.ndarray:
-    dt = np.float32 if dtype == "f32" else np.float64
-    v = (rng.standard_normal(n) * 3).astype(dt)
-    k = n // 4
-    special = np.array([np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-310, 0.5, -2.5, 1.5], dt)
-    v[rng.integers(0, n, k)] = rng.choice(special, k)
-    bits = v.view(UINT[dtype])
-    nan_at = rng.integers(0, n, n // 10)
-    exp_bits = np.array(0x7FC00000 if dtype == "f32" else 0x7FF8000000000000, UINT[dtype])
-    sign = np.array(1 << (31 if dtype == "f32" else 63), UINT[dtype])
-    payload = rng.integers(0, 1 << 20, nan_at.size).astype(UINT[dtype])
-    bits[nan_at] = exp_bits | payload | (sign * rng.integers(0, 2, nan_at.size).astype(UINT[dtype]))
-    return v
+    return special_mix(dtype, rng, n, SPECIALS)
 
 
 def _random_expr(rng: np.random.Generator, depth: int, n_inputs: int) -> Expr:
@@ -105,7 +84,7 @@ def test_numpy_nan_payloads_vary():
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("seed", range(4))
 def test_random_expressions_match_numpy_bit_for_bit(dtype, seed):
-    _need_native()
+    need_native()
     rng = np.random.default_rng(seed + (100 if dtype == "f64" else 0))
     expr = _random_expr(rng, 4, 3)
     while c_source(expr, [dtype] * 3, dtype, "m") is None or not isinstance(expr, (Binary, Unary, Select)):
@@ -123,7 +102,7 @@ def test_random_expressions_match_numpy_bit_for_bit(dtype, seed):
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_each_op_alone_and_predicates(dtype):
     """Every rendered op over every pair of special values, each in its own expression."""
-    _need_native()
+    need_native()
     special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 1.0, -1.5, 2.5],
                        np.float32 if dtype == "f32" else np.float64)
     a = np.repeat(special, special.size * 64)[: max(N, special.size ** 2)]
@@ -146,7 +125,7 @@ def test_each_op_alone_and_predicates(dtype):
 def test_relu_gradient_is_native_and_bit_exact():
     """The MLP step's ``where(gt(x, 0), dy, 0)``: +0 where the mask is off, whatever dy is,
     and dy's exact bits (NaN payloads too) where it is on."""
-    _need_native()
+    need_native()
     rng = np.random.default_rng(1)
     x, dy = _values("f32", rng), _values("f32", rng)
     prog = render_numpy(where(Input(0) > 0, Input(1), 0), ["f32", "f32"])
@@ -156,7 +135,7 @@ def test_relu_gradient_is_native_and_bit_exact():
 
 
 def test_cases_left_to_numpy():
-    _need_native()
+    need_native()
     expr = Input(0) * Input(1) + 1.0
     prog = render_numpy(expr, ["f32", "f32"])
     rng = np.random.default_rng(2)
@@ -199,9 +178,8 @@ def test_switched_off_by_environment(monkeypatch):
 
 def test_compiled_mlp_step_uses_it_and_equals_numpy_path():
     """The compiled training step gives the same bits with and without the native path."""
-    _need_native()
+    need_native()
     import sys
-    from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     import train_bench as tb
@@ -226,7 +204,7 @@ def test_compiled_mlp_step_uses_it_and_equals_numpy_path():
 def test_rows_broadcast_over_the_output_match_numpy(dtype):
     """Inputs of the trailing shape (a last-axis bias) are read again for every row; other
     broadcasts, and a row input written over, are numpy's."""
-    _need_native()
+    need_native()
     rng = np.random.default_rng(7)
     x, b = Input(0), Input(1)
     expr = Binary("max", Binary("add", x, b), Const(0.0))

@@ -9,24 +9,20 @@ numpy (small, broadcast, non-contiguous, other dtypes, overlapping, no compiler)
 
 from __future__ import annotations
 
-import shutil
-import sysconfig
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
+from native_support import UINT, need_native, special_mix
 from tdflow.dialect.formula.expr import Binary, Cast, Const, Expr, Input, Select, Unary, maximum
 from tdflow.lowering import elementwise_native, elementwise_segments
-from tdflow.lowering.elementwise_native import MIN_ELEMENTS, native_kernel
+from tdflow.lowering.elementwise_native import MIN_ELEMENTS
 from tdflow.lowering.elementwise_numpy import numpy_function, render_numpy
 from tdflow.lowering.elementwise_segments import plan_segments, with_segments
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 BLOCK = 5000  # small blocks (set for each test): several blocks and a ragged last one, cheaply
 N = 3 * BLOCK + 123
-UINT = {"f32": np.uint32, "f64": np.uint64}
-NP = {"f32": np.float32, "f64": np.float64}
 EXACT_UNARY = ("neg", "abs", "sqrt", "floor", "ceil", "round")
 EXACT_BINARY = ("add", "sub", "mul", "div", "max", "min")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
@@ -45,29 +41,11 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(elementwise_segments, "MIN_GAIN", 0.0)
 
 
-def need_native() -> None:
-    import tdflow.runtime.kernels.elementwise  # noqa: F401 - installs the runtime's builder
-
-    if not (shutil.which("g++") or shutil.which("c++")) or not Path(
-            sysconfig.get_paths()["include"], "Python.h").is_file():
-        pytest.skip("no C++ compiler or no Python headers: the native path is off")
-    if native_kernel(Input(0) * Input(1) + 1.0, ["f32", "f32"], "f32") is None:
-        raise AssertionError("a compiler and Python.h are here, yet the native build failed")
+SPECIALS = [np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-310, 0.5, -2.5, 1.5, 20.0]
 
 
 def values(dtype: str, rng: np.random.Generator, n: int = N) -> np.ndarray:
-    dt = NP[dtype]
-    v = (rng.standard_normal(n) * 3).astype(dt)
-    k = n // 4
-    special = np.array([np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-310, 0.5, -2.5, 1.5, 20.0], dt)
-    v[rng.integers(0, n, k)] = rng.choice(special, k)
-    bits = v.view(UINT[dtype])
-    nan_at = rng.integers(0, n, n // 10)
-    quiet = np.array(0x7FC00000 if dtype == "f32" else 0x7FF8000000000000, UINT[dtype])
-    sign = np.array(1 << (31 if dtype == "f32" else 63), UINT[dtype])
-    payload = rng.integers(0, 1 << 20, nan_at.size).astype(UINT[dtype])
-    bits[nan_at] = quiet | payload | (sign * rng.integers(0, 2, nan_at.size).astype(UINT[dtype]))
-    return v
+    return special_mix(dtype, rng, n, SPECIALS)
 
 
 def random_expr(rng: np.random.Generator, depth: int, n_inputs: int) -> Expr:
