@@ -203,8 +203,11 @@ def native_erf(table: np.ndarray, scale: int, degree: int,
     if hit is not None and hit[0] is table:
         return hit[1]
     with _lock:
-        source = c_source(table, scale, degree, limit)
-        module = f"tdf_erf_{hashlib.sha256(source.encode()).hexdigest()[:24]}"
+        # named by what the source is made of: one module per table (and template) a process
+        # meets, the source written once
+        inputs = (_TEMPLATE.encode() + np.ascontiguousarray(table, np.float64).tobytes()
+                  + repr((int(scale), int(degree), float(limit))).encode())
+        module = f"tdf_erf_{hashlib.sha256(inputs).hexdigest()[:24]}"
         run = build_extension(c_source(table, scale, degree, limit, module), module)
         if run is not None or builder_installed():  # else: try again once one is installed
             _by_table[id(table)] = (table, run)
