@@ -139,8 +139,8 @@ class ThreadedEngine(Engine):
             op.pending = waiting
             if waiting:
                 return  # the completion of what it waits for makes it ready
-            if inline is None:
-                inline = cost <= INLINE_COST if cost is not None else self._pending == 1
+            if inline is None:  # idle (this op is the only one pending) or cheap: run it here
+                inline = self._pending == 1 or (cost is not None and cost <= INLINE_COST)
             if not inline:
                 self._ready.append(op)
                 self._wake_workers(1)
@@ -157,8 +157,8 @@ class ThreadedEngine(Engine):
             for r in reads:
                 if r._writing or r._queue:
                     return False
-            if not inline and not (cost <= INLINE_COST if cost is not None
-                                   else self._pending == 0):
+            if not inline and not (self._pending == 0
+                                   or (cost is not None and cost <= INLINE_COST)):
                 return False
             for r in reads:
                 r._reads += 1
