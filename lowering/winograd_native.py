@@ -107,8 +107,44 @@ static void tdf_winograd_out(const float *mm, float *y, Py_ssize_t th, Py_ssize_
   }}
 }}
 
+/* A = [[1, 0], [1, 1], [1, -1], [0, -1]] on two rows of n numbers (the filter gradient's
+   dM = A dY A^T): the numpy path's copy, add, subtract and negation. */
+static inline void tdf_a(const float *__restrict a0, const float *__restrict a1,
+                         float *__restrict o0, float *__restrict o1, float *__restrict o2,
+                         float *__restrict o3, Py_ssize_t n) {{
+  for (Py_ssize_t e = 0; e < n; ++e) {{
+    o0[e] = a0[e];
+    o1[e] = a0[e] + a1[e];
+    o2[e] = a0[e] - a1[e];
+    o3[e] = -a1[e];
+  }}
+}}
+
+/* d: the output gradient (th, 2, tw, 2, m); dm: (4, 4, th, tw, m).
+   q[a][s] = A over d[i][.][j][s], then dm[a][b] = A over q[a][.]. */
+static void tdf_winograd_dm(const float *d, float *dm, Py_ssize_t th, Py_ssize_t tw,
+                            Py_ssize_t m) {{
+  const Py_ssize_t plane = th * tw * m;
+  float q[4][2][TDF_BLOCK];
+  for (Py_ssize_t i = 0; i < th; ++i) {{
+    for (Py_ssize_t j = 0; j < tw; ++j) {{
+      for (Py_ssize_t e0 = 0; e0 < m; e0 += TDF_BLOCK) {{
+        const Py_ssize_t n = m - e0 < TDF_BLOCK ? m - e0 : TDF_BLOCK;
+        for (int s = 0; s < 2; ++s) {{
+          const float *r0 = d + ((i * 2) * tw + j) * 2 * m + s * m + e0;
+          tdf_a(r0, r0 + 2 * tw * m, q[0][s], q[1][s], q[2][s], q[3][s], n);
+        }}
+        for (int a = 0; a < 4; ++a) {{
+          float *o = dm + (Py_ssize_t)(a * 4) * plane + (i * tw + j) * m + e0;
+          tdf_a(q[a][0], q[a][1], o, o + plane, o + 2 * plane, o + 3 * plane, n);
+        }}
+      }}
+    }}
+  }}
+}}
+
 /* run(kind, src, dst, th, tw, m, pitch): kind 0 the input transform (src the padded grid),
-   1 the output transform (src the products) */
+   1 the output transform (src the products), 2 the filter gradient's dM (src dY's tiles) */
 static PyObject *tdf_run(PyObject *self, PyObject *args) {{
   Py_buffer x, v;
   Py_ssize_t kind, th, tw, m, pitch;
@@ -120,11 +156,13 @@ static PyObject *tdf_run(PyObject *self, PyObject *args) {{
   /* the sizes the caller promises, and no overlap: else numpy does it */
   int ok = th > 0 && tw > 0 && m > 0 && pitch >= 0 && (vb >= xb + x.len || xb >= vb + v.len)
            && ((kind == 0 && x.len == grid && v.len == prods)
-               || (kind == 1 && x.len == prods && v.len == outs));
+               || (kind == 1 && x.len == prods && v.len == outs)
+               || (kind == 2 && pitch == 0 && x.len == outs && v.len == prods));
   if (ok) {{
     Py_BEGIN_ALLOW_THREADS
     if (kind == 0) tdf_winograd_in((const float *)x.buf, (float *)v.buf, th, tw, m);
-    else tdf_winograd_out((const float *)x.buf, (float *)v.buf, th, tw, m, pitch);
+    else if (kind == 1) tdf_winograd_out((const float *)x.buf, (float *)v.buf, th, tw, m, pitch);
+    else tdf_winograd_dm((const float *)x.buf, (float *)v.buf, th, tw, m);
     Py_END_ALLOW_THREADS
     result = Py_True;
   }}
@@ -165,6 +203,8 @@ def native_transforms() -> Callable[..., Any] | None:
     ``(2 th + 2, 2 tw + 2, m)`` into the C-contiguous float32 ``dst`` ``(4, 4, th, tw, m)``
     (``pitch`` 0). Kind 1: ``Y = A^T M A`` of the products ``src (4, 4, th, tw, m)`` into
     ``dst (th, 2, tw, 2, m + pitch)`` (the last ``pitch`` numbers of each row untouched).
+    Kind 2: the filter gradient's ``dM = A dY A^T`` of ``src (th, 2, tw, 2, m)`` into
+    ``dst (4, 4, th, tw, m)`` (``pitch`` 0).
     ``False`` and nothing done when the sizes disagree or the buffers overlap.
 
     >>> import numpy as np

@@ -215,22 +215,31 @@ def filter_grad(x_nc: np.ndarray, dy_nc: np.ndarray, pad: tuple[int, int]) -> np
         d.fill(0)
     d.reshape(2 * th, 2 * tw, n, o)[:oh, :ow] = dy_nc.transpose(2, 3, 0, 1)
     d = d.reshape(th, 2, tw, 2, n * o)
+    dm = scratch("dm", (4, 4, th, tw, n * o), v.dtype)
+    run = winograd_native.native_transforms() if v.dtype == np.float32 else None
+    # the same adds in one C pass (bit for bit); False or no compiler: numpy
+    if run is None or not run(2, d, dm, th, tw, n * o, 0):
+        _dm_numpy(d, dm)
+    du = np.matmul(dm.reshape(16, -1, o).transpose(0, 2, 1), v)  # 16 GEMMs: (16, O, C)
+    # dg = G^T dU G on the flattened taps
+    dg = GG.T.astype(v.dtype) @ du.reshape(16, -1)
+    return np.ascontiguousarray(dg.reshape(3, 3, o, -1).transpose(2, 3, 0, 1))
+
+
+def _dm_numpy(d: np.ndarray, dm: np.ndarray) -> None:
+    """``dM = A dY A^T`` of ``d (th, 2, tw, 2, N * O)`` into ``dm (4, 4, th, tw, N * O)``."""
+    th, _, tw, _, no = d.shape
     # dM = A dY A^T, A = [[1, 0], [1, 1], [1, -1], [0, -1]]: first over the rows r ...
-    q = scratch("q", (4, th, tw, 2, n * o), v.dtype)  # (a, th, tw, s, N * O)
+    q = scratch("q", (4, th, tw, 2, no), d.dtype)  # (a, th, tw, s, N * O)
     q[0] = d[:, 0]
     np.add(d[:, 0], d[:, 1], out=q[1])
     np.subtract(d[:, 0], d[:, 1], out=q[2])
     np.negative(d[:, 1], out=q[3])
     # ... then over the columns s, the 4 rows at once
-    dm = scratch("dm", (4, 4, th, tw, n * o), v.dtype)
     dm[:, 0] = q[:, :, :, 0]
     np.add(q[:, :, :, 0], q[:, :, :, 1], out=dm[:, 1])
     np.subtract(q[:, :, :, 0], q[:, :, :, 1], out=dm[:, 2])
     np.negative(q[:, :, :, 1], out=dm[:, 3])
-    du = np.matmul(dm.reshape(16, -1, o).transpose(0, 2, 1), v)  # 16 GEMMs: (16, O, C)
-    # dg = G^T dU G on the flattened taps
-    dg = GG.T.astype(v.dtype) @ du.reshape(16, -1)
-    return np.ascontiguousarray(dg.reshape(3, 3, o, -1).transpose(2, 3, 0, 1))
 
 
 def tile_waste(out_hw: tuple[int, int]) -> float:

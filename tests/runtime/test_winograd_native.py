@@ -1,5 +1,6 @@
 """The native Winograd transforms (``lowering/winograd_native.py``) against their numpy path in
-``runtime/kernels/_conv_winograd.py``: the same bits for the input and output transforms (odd
+``runtime/kernels/_conv_winograd.py``: the same bits for the input and output transforms and
+the filter gradient's ``dM`` (odd
 and even output sizes, paddings 0-2, rows longer than the C loop's block, signed zeros,
 subnormals, sums that overflow to inf and then meet inf), through the convolution kernels too,
 and the calls it hands back to numpy."""
@@ -68,6 +69,17 @@ def test_output_transform_bits(n, o, oh, ow):
     _same_bits(got, ref)
 
 
+@pytest.mark.parametrize("n,c,o,h,w", [(64, 16, 16, 8, 8), (3, 4, 5, 7, 6), (2, 3, 140, 5, 5)])
+def test_filter_grad_bits(n, c, o, h, w):
+    """The filter gradient's ``dM = A dY A^T`` (odd sizes: the zeroed tile rows too)."""
+    _native()
+    rng = np.random.default_rng(o * 10 + h)
+    x = _mixed(rng, (n, c, h, w))
+    dy = _mixed(rng, (n, o, h, w))
+    got, ref = _both(winograd.filter_grad, x, dy, (1, 1))
+    _same_bits(got, ref)
+
+
 def test_nan_inputs_propagate_alike():
     _native()
     rng = np.random.default_rng(7)
@@ -97,7 +109,8 @@ def test_hands_back_on_wrong_sizes_and_overlap():
     xp = np.ones((4, 4, 3), np.float32)
     v = np.full((4, 4, 1, 1, 3), 7.0, np.float32)
     assert not run(0, xp, v, 1, 2, 3, 0)  # sizes that disagree with the buffers
-    assert not run(2, xp, v, 1, 1, 3, 0)  # no such kind
+    assert not run(3, xp, v, 1, 1, 3, 0)  # no such kind
+    assert not run(2, xp, v, 1, 1, 3, 0)  # dM: the source is not (th, 2, tw, 2, m)
     buf = np.zeros(16 * 3 + 48, np.float32)
     assert not run(0, buf[:48], buf[:48], 1, 1, 3, 0)  # overlapping
     assert (v == 7.0).all()
