@@ -1,16 +1,17 @@
-"""Winograd F(2x2, 3x3)'s transforms ``V = B^T d B`` and ``Y = A^T M A`` in C, bit for bit numpy's.
+"""Winograd F(2x2, 3x3)'s add/subtract stages in C, bit for bit the numpy path's.
 
-:func:`tdflow.runtime.kernels._conv_winograd.input_transform` computes ``V`` with eight
-whole-array adds and subtracts (four over the rows, four over the columns), each a pass over a
-grid-sized temporary: on the ResNet example's 16-channel 8x8 layers (batch 64) they are ~60% of
-a Winograd convolution's input side. Every element of ``V`` is the same two levels of float
-additions of four padded-input values, so a C loop doing the same operations in the same order
-(adds and subtracts only: no contraction or reassociation is possible under the project's
-:data:`~tdflow.lowering.elementwise_native.NATIVE_FLAGS`) gives the same bits, signed zeros
-included, in one pass that reads each tile's 16 rows of ``N * C`` numbers and writes its 16
-rows of ``V``. Built and cached by the native fused loops' builder
-(:func:`tdflow.lowering.elementwise_native.build_extension`); float32 only. No compiler,
-``TDFLOW_NATIVE=0`` or :data:`USE_NATIVE_WINOGRAD` false: the numpy path, same values.
+:mod:`tdflow.runtime.kernels._conv_winograd` computes the input transform ``V = B^T d B``, the
+output transform ``Y = A^T M A`` and the filter gradient's ``dM = A dY A^T`` with 4-8
+whole-array ufunc calls each, every one a pass over a grid-sized temporary: on the ResNet
+example's 16-channel 8x8 layers (batch 64) about a third of a Winograd convolution. Every
+element of each is a fixed few float adds, subtracts, copies or negations of its inputs, so a C
+loop doing the same operations in the same order (no multiplies, so no contraction, and no
+reassociation under the project's :data:`~tdflow.lowering.elementwise_native.NATIVE_FLAGS`)
+gives the same bits, signed zeros included, in one pass per tile over blocks of
+``TDF_BLOCK`` numbers (a row of ``N * C`` numbers is often 4 KiB, so a tile's 32 rows share one
+L1 set: the blocks keep each inner loop to 8 of them). Built and cached by the native fused
+loops' builder (:func:`tdflow.lowering.elementwise_native.build_extension`); float32 only. No
+compiler, ``TDFLOW_NATIVE=0`` or :data:`USE_NATIVE_WINOGRAD` false: the numpy path, same values.
 
 >>> "tdf_winograd_in" in c_source("tdf_winograd")
 True
