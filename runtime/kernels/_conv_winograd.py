@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from tdflow.lowering import winograd_native
+from tdflow.runtime.kernels import elementwise as _installs_the_builder  # noqa: F401 - set_builder at import
 from tdflow.runtime.kernels._conv_scratch import scratch, zero_outside
 
 #: G of F(2x2, 3x3): the filter transform ``U = G g G^T``
@@ -97,6 +99,12 @@ def input_transform(x_nc: np.ndarray, pad: tuple[int, int], out_hw: tuple[int, i
     n, c = x_nc.shape[:2]
     th, tw = _tiles(out_hw[0]), _tiles(out_hw[1])
     xp = _hw_nc(x_nc, pad, th, tw)
+    if xp.dtype == np.float32:
+        v = scratch("v", (4, 4, th, tw, n * c), xp.dtype)
+        run = winograd_native.native_transforms()
+        # the same adds in one C pass (bit for bit); False or no compiler: numpy below
+        if run is not None and run(0, xp, v, th, tw, n * c, 0):
+            return v.reshape(16, th * tw * n, c)
     # rows: B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]] on rows 2i..2i+3
     r = [xp[k:k + 2 * th:2] for k in range(4)]
     rows = scratch("rows", (4, th, xp.shape[1], n * c), xp.dtype)
@@ -138,20 +146,28 @@ def output_transform(m: np.ndarray, n: int, out_hw: tuple[int, int]) -> np.ndarr
     th, tw = _tiles(out_hw[0]), _tiles(out_hw[1])
     no = n * m.shape[2]
     mm = m.reshape(4, 4, th, tw, no)
+    y = scratch("y", (th, 2, tw, 2, no + PITCH), m.dtype)
+    run = winograd_native.native_transforms() if m.dtype == np.float32 else None
+    # the same adds in one C pass (bit for bit); False or no compiler: numpy below
+    if run is None or not run(1, np.ascontiguousarray(mm), y, th, tw, no, PITCH):
+        _output_numpy(mm, y, th, tw, no)
+    y4 = y.reshape(2 * th, 2 * tw, no + PITCH)[:out_hw[0], :out_hw[1], :no]
+    return y4.reshape(*out_hw, n, -1).transpose(2, 3, 0, 1)
+
+
+def _output_numpy(mm: np.ndarray, y: np.ndarray, th: int, tw: int, no: int) -> None:
+    """``A^T M A`` of ``mm (4, 4, th, tw, no)`` into ``y (th, 2, tw, 2, no + PITCH)``."""
     # rows: A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]
-    p = scratch("p", (2, 4, th, tw, no), m.dtype)
+    p = scratch("p", (2, 4, th, tw, no), mm.dtype)
     np.add(mm[0], mm[1], out=p[0])
     p[0] += mm[2]
     np.subtract(mm[1], mm[2], out=p[1])
     p[1] -= mm[3]
-    y = scratch("y", (th, 2, tw, 2, no + PITCH), m.dtype)
     yv = y[..., :no].transpose(1, 3, 0, 2, 4)  # (r, s, th, tw, N * O): each tile's outputs
     np.add(p[:, 0], p[:, 1], out=yv[:, 0])
     yv[:, 0] += p[:, 2]
     np.subtract(p[:, 1], p[:, 2], out=yv[:, 1])
     yv[:, 1] -= p[:, 3]
-    y4 = y.reshape(2 * th, 2 * tw, no + PITCH)[:out_hw[0], :out_hw[1], :no]
-    return y4.reshape(*out_hw, n, -1).transpose(2, 3, 0, 1)
 
 
 def out_size(hw: tuple[int, ...], pad: tuple[int, int]) -> tuple[int, int]:
@@ -199,22 +215,31 @@ def filter_grad(x_nc: np.ndarray, dy_nc: np.ndarray, pad: tuple[int, int]) -> np
         d.fill(0)
     d.reshape(2 * th, 2 * tw, n, o)[:oh, :ow] = dy_nc.transpose(2, 3, 0, 1)
     d = d.reshape(th, 2, tw, 2, n * o)
+    dm = scratch("dm", (4, 4, th, tw, n * o), v.dtype)
+    run = winograd_native.native_transforms() if v.dtype == np.float32 else None
+    # the same adds in one C pass (bit for bit); False or no compiler: numpy
+    if run is None or not run(2, d, dm, th, tw, n * o, 0):
+        _dm_numpy(d, dm)
+    du = np.matmul(dm.reshape(16, -1, o).transpose(0, 2, 1), v)  # 16 GEMMs: (16, O, C)
+    # dg = G^T dU G on the flattened taps
+    dg = GG.T.astype(v.dtype) @ du.reshape(16, -1)
+    return np.ascontiguousarray(dg.reshape(3, 3, o, -1).transpose(2, 3, 0, 1))
+
+
+def _dm_numpy(d: np.ndarray, dm: np.ndarray) -> None:
+    """``dM = A dY A^T`` of ``d (th, 2, tw, 2, N * O)`` into ``dm (4, 4, th, tw, N * O)``."""
+    th, _, tw, _, no = d.shape
     # dM = A dY A^T, A = [[1, 0], [1, 1], [1, -1], [0, -1]]: first over the rows r ...
-    q = scratch("q", (4, th, tw, 2, n * o), v.dtype)  # (a, th, tw, s, N * O)
+    q = scratch("q", (4, th, tw, 2, no), d.dtype)  # (a, th, tw, s, N * O)
     q[0] = d[:, 0]
     np.add(d[:, 0], d[:, 1], out=q[1])
     np.subtract(d[:, 0], d[:, 1], out=q[2])
     np.negative(d[:, 1], out=q[3])
     # ... then over the columns s, the 4 rows at once
-    dm = scratch("dm", (4, 4, th, tw, n * o), v.dtype)
     dm[:, 0] = q[:, :, :, 0]
     np.add(q[:, :, :, 0], q[:, :, :, 1], out=dm[:, 1])
     np.subtract(q[:, :, :, 0], q[:, :, :, 1], out=dm[:, 2])
     np.negative(q[:, :, :, 1], out=dm[:, 3])
-    du = np.matmul(dm.reshape(16, -1, o).transpose(0, 2, 1), v)  # 16 GEMMs: (16, O, C)
-    # dg = G^T dU G on the flattened taps
-    dg = GG.T.astype(v.dtype) @ du.reshape(16, -1)
-    return np.ascontiguousarray(dg.reshape(3, 3, o, -1).transpose(2, 3, 0, 1))
 
 
 def tile_waste(out_hw: tuple[int, int]) -> float:
