@@ -33,9 +33,11 @@ every core, and a library cannot change BLAS's thread count after numpy is impor
 pushed with ``uses_blas=True`` (or named in :data:`BLAS_OP_NAMES`) take a single *BLAS slot*:
 at most one of them runs at a time, and it has all the cores to itself. ``TDFLOW_ENGINE_WORKERS`` overrides the pool size.
 
-Tiny ops never pay a thread hand-off: an op whose dependencies are all granted at push time
-runs inline on the calling thread when it is cheap (``cost`` below :data:`INLINE_COST`) or when
-the engine is otherwise idle. Ops that become ready when another op completes are run by the
+Ops never pay a thread hand-off for nothing: an op whose dependencies are all granted at push
+time runs inline on the calling thread when it is cheap (``cost`` at most :data:`INLINE_COST`)
+or when nothing else is in flight, whatever its cost (a worker would only add a hand-off and a
+wake-up: the caller would block on the result next). A costly ready op goes to the pool only
+while another op is still running or queued, where it can overlap that op. Ops that become ready when another op completes are run by the
 thread that completed it, in a loop, without waking anybody (bulk execution). The eager path goes
 one step further for pure kernels of at most :data:`NOW_COST`: :meth:`Engine.run_now` runs them at
 once under the engine's lock when nothing is pending on their inputs, and their results need no

@@ -140,7 +140,8 @@ class ThreadedEngine(Engine):
             if waiting:
                 return  # the completion of what it waits for makes it ready
             if inline is None:
-                inline = cost <= INLINE_COST if cost is not None else self._pending == 1
+                # alone in the engine, a worker would only add a hand-off and a wake-up
+                inline = self._pending == 1 or (cost is not None and cost <= INLINE_COST)
             if not inline:
                 self._ready.append(op)
                 self._wake_workers(1)
@@ -157,9 +158,8 @@ class ThreadedEngine(Engine):
             for r in reads:
                 if r._writing or r._queue:
                     return False
-            if not inline and not (cost <= INLINE_COST if cost is not None
-                                   else self._pending == 0):
-                return False
+            if not inline and self._pending and (cost is None or cost > INLINE_COST):
+                return False  # something is in flight: a costly op may overlap it on a worker
             for r in reads:
                 r._reads += 1
                 e = r._error

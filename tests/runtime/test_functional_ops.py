@@ -317,12 +317,18 @@ def test_eager_calls_from_several_threads_share_inputs_safely():
         eng.wait_all(timeout=T)
 
 
-def test_large_ops_go_to_the_worker_and_results_wait():
-    with installed(ThreadedEngine(workers=1)) as eng:
-        a = rand(1 << 17)  # above INLINE_COST: not run on the calling thread
+def test_large_ops_alone_run_inline_and_overlap_a_busy_engine_on_a_worker():
+    with installed(ThreadedEngine(workers=2)) as eng:
+        a = rand(1 << 17)  # above INLINE_COST, but nothing is in flight: no hand-off
         y = F.exp(F.relu(t(a)))
-        assert eng._threads  # the worker pool was needed
+        assert not eng._threads
         np.testing.assert_allclose(y.numpy(), np.exp(np.maximum(a, 0)), rtol=1e-6)
+        gate = threading.Event()
+        eng.push(lambda: gate.wait(T), writes=(eng.new_var(),), inline=False)
+        y = F.exp(F.relu(t(a)))  # something in flight: these go to the other worker
+        assert eng._threads
+        np.testing.assert_allclose(y.numpy(), np.exp(np.maximum(a, 0)), rtol=1e-6)
+        gate.set()
         m = rand(300, 300)
         np.testing.assert_allclose(F.matmul(t(m), t(m)).numpy(), m @ m, rtol=1e-4, atol=1e-4)
         eng.wait_all(timeout=T)
