@@ -33,16 +33,11 @@ every core, and a library cannot change BLAS's thread count after numpy is impor
 pushed with ``uses_blas=True`` (or named in :data:`BLAS_OP_NAMES`) take a single *BLAS slot*:
 at most one of them runs at a time, and it has all the cores to itself. ``TDFLOW_ENGINE_WORKERS`` overrides the pool size.
 
-Tiny ops never pay a thread hand-off: an op whose dependencies are all granted at push time
-runs inline on the calling thread when it is cheap (``cost`` below :data:`INLINE_COST`) or when
-the engine is otherwise idle, whatever its cost. The second rule is measured: handing an op to
-a worker while the caller has nothing else running buys no overlap worth having in Python (the
-caller soon waits for the result, and numpy's small kernels hold the GIL, so the two threads
-take turns), and it cost a context switch each time: the ResNet example's eager step handed
-~70 ops a step to the worker and took 26 ms; now it hands none and takes 20–23 ms
-(docs/benchmarks.md, "Issue 23: the engine's inline rule"). Workers run what becomes ready while other
-work is in flight: ops pushed with ``inline=False``, ops waiting on another op, pushes from
-several threads. Ops that become ready when another op completes are run by the
+Ops never pay a thread hand-off for nothing: an op whose dependencies are all granted at push
+time runs inline on the calling thread when it is cheap (``cost`` at most :data:`INLINE_COST`)
+or when nothing else is in flight, whatever its cost (a worker would only add a hand-off and a
+wake-up: the caller would block on the result next). A costly ready op goes to the pool only
+while another op is still running or queued, where it can overlap that op. Ops that become ready when another op completes are run by the
 thread that completed it, in a loop, without waking anybody (bulk execution). The eager path goes
 one step further for pure kernels of at most :data:`NOW_COST`: :meth:`Engine.run_now` runs them at
 once under the engine's lock when nothing is pending on their inputs, and their results need no

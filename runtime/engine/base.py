@@ -12,9 +12,8 @@ __all__ = ["BLAS_OP_NAMES", "INLINE_COST", "MAX_UNREPORTED", "NOW_COST", "Engine
            "EngineOp", "Var", "dedup_deps", "run_op"]
 
 #: Ops whose estimated cost (about one unit per element or multiply-add) is at most this run
-#: inline on the pushing thread when their dependencies are already satisfied, even while other
-#: work is in flight; a costlier ready op runs inline only when nothing else is (see
-#: :mod:`tdflow.runtime.engine`, "Tiny ops").
+#: inline on the pushing thread when their dependencies are already satisfied; costlier ones
+#: too when nothing else is in flight (see :mod:`tdflow.runtime.engine`).
 INLINE_COST = 1 << 16
 #: Pure kernels at most this costly may run at once under the engine's lock
 #: (:meth:`Engine.run_now`): a few microseconds, so nobody waits long for the lock.

@@ -139,7 +139,8 @@ class ThreadedEngine(Engine):
             op.pending = waiting
             if waiting:
                 return  # the completion of what it waits for makes it ready
-            if inline is None:  # idle (this op is the only one pending) or cheap: run it here
+            if inline is None:
+                # alone in the engine, a worker would only add a hand-off and a wake-up
                 inline = self._pending == 1 or (cost is not None and cost <= INLINE_COST)
             if not inline:
                 self._ready.append(op)
@@ -157,9 +158,8 @@ class ThreadedEngine(Engine):
             for r in reads:
                 if r._writing or r._queue:
                     return False
-            if not inline and not (self._pending == 0
-                                   or (cost is not None and cost <= INLINE_COST)):
-                return False
+            if not inline and self._pending and (cost is None or cost > INLINE_COST):
+                return False  # something is in flight: a costly op may overlap it on a worker
             for r in reads:
                 r._reads += 1
                 e = r._error

@@ -104,6 +104,45 @@ def test_tiny_ready_op_runs_inline_on_caller():
     assert not eng._threads  # no worker was ever needed
 
 
+def test_a_costly_op_alone_in_the_engine_runs_inline():
+    # nothing in flight: a worker could only add a hand-off, so even a costly op stays here
+    eng = ThreadedEngine(workers=1)
+    a, b = eng.new_var("a"), eng.new_var("b")
+    where = []
+    eng.push(lambda: where.append(threading.get_ident()), writes=(a,), cost=10**9)
+    eng.push(lambda: where.append(threading.get_ident()), reads=(a,), writes=(b,), cost=10**9)
+    eng.push(lambda: where.append(threading.get_ident()), reads=(a, b), writes=(eng.new_var(),),
+             uses_blas=True, cost=10**9)  # the general (multi-var) path too
+    assert where == [threading.get_ident()] * 3
+    assert not eng._threads and eng.pending() == 0
+
+
+@pytest.mark.parametrize("general", [False, True])
+def test_a_costly_op_ready_while_another_runs_overlaps_it_on_a_worker(general):
+    eng = ThreadedEngine(workers=2)
+    busy, other = eng.new_var("busy"), eng.new_var("other")
+    gate, started = threading.Event(), threading.Event()
+    where = []
+
+    def costly():
+        where.append(threading.get_ident())
+        started.set()
+
+    eng.push(lambda: gate.wait(T), writes=(busy,), inline=False)  # in flight on worker 0
+    reads = (eng.new_var("x"), eng.new_var("y"), eng.new_var("z"), eng.new_var("w")) if general \
+        else ()
+    eng.push(costly, reads=reads, writes=(other,), cost=10**9)
+    # it went to the pool: the second worker runs it while the first is still blocked
+    assert started.wait(T)
+    assert where and where[0] != threading.get_ident()
+    assert not gate.is_set()
+    cheap = []
+    eng.push(lambda: cheap.append(threading.get_ident()), writes=(eng.new_var(),), cost=1)
+    assert cheap == [threading.get_ident()]  # a cheap ready op still runs here, busy or not
+    gate.set()
+    eng.wait_all(timeout=T)
+
+
 def test_op_not_ready_runs_after_its_dependency_on_a_worker():
     eng = ThreadedEngine(workers=1)
     v = eng.new_var()
