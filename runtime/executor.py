@@ -38,12 +38,8 @@ from .plan_codes import plan_codes
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["ArgumentError", "Executor", "KernelFailure", "SMALL_PLAN_ELEMENTS", "bound_kernel",
+__all__ = ["ArgumentError", "Executor", "KernelFailure", "bound_kernel",
            "dead_inputs"]
-
-#: Plans with at most this many elements in all buffers always run directly.
-SMALL_PLAN_ELEMENTS = 1 << 18
-
 
 class KernelFailure(TdflowError, RuntimeError):
     """A kernel raised while running a plan; names the op and its source location."""
@@ -149,11 +145,13 @@ class Executor:
     def _choose_direct(self, mode: str, engine: Any) -> bool:
         if mode != "auto":
             return mode == "direct"
-        if self._backend is not None:
-            return True  # GPU launches are asynchronous (cuda) or simulated: nothing to overlap
-        if engine is None or type(engine).__name__ == "NaiveEngine":
-            return True
-        return _little_to_overlap(self.plan) or _is_chain(self.plan)
+        # GPU launches are asynchronous (cuda) or simulated: nothing to overlap. On the CPU,
+        # pushed one by one from this thread, a plan's launches run inline, one after the other,
+        # on any engine (an op alone in the engine runs where it is pushed: runtime/engine): the
+        # engine would add its bookkeeping and nothing else, and the loop below runs the kernels
+        # bound at load. ResNet graph step: 1.57x torch CPU through the engine, 1.37x direct
+        # (docs/benchmarks.md, "Issue 23, ResNet convolutions"). mode="engine" still pushes.
+        return True
 
     @staticmethod
     def _call(ln: Launch, fn: Callable[..., Any], ins: list, outs: list) -> None:
@@ -374,29 +372,3 @@ def _tiled(fn: Callable[..., Any], tile: int) -> Callable[..., Any]:
         return outs
 
     return run
-
-
-def _little_to_overlap(plan: ExecutablePlan) -> bool:
-    """True when the work the engine could run side by side is small: the elements written by
-    launches other than BLAS ones (matmul, conv2d use every core by themselves, so running
-    them next to each other gains nothing) total at most :data:`SMALL_PLAN_ELEMENTS`."""
-    from .engine import BLAS_OP_NAMES
-
-    work = 0
-    for ln in plan.launches:
-        if ln.op in BLAS_OP_NAMES:
-            continue
-        work += sum(int(np.prod(s)) for s in ln.output_shapes)
-        if work > SMALL_PLAN_ELEMENTS:
-            return False
-    return True
-
-
-def _is_chain(plan: ExecutablePlan) -> bool:
-    """True when every launch reads an output of the launch just before it."""
-    prev: tuple[int, ...] = ()
-    for i, ln in enumerate(plan.launches):
-        if i and not set(ln.inputs) & set(prev):
-            return False
-        prev = ln.outputs
-    return True
