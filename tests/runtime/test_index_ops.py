@@ -318,7 +318,9 @@ def _np_tril(a, diagonal, fill):
     return np.where(keep, a, np.array(fill).astype(a.dtype))
 
 
-@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4), (2, 2, 3, 3), (1, 1), (0, 3)])
+# from 16 matrices on, the kernel fills row by row across the batch instead of a masked copy
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4), (2, 2, 3, 3), (1, 1), (0, 3),
+                                   (16, 5, 5), (4, 4, 3, 6), (32, 6, 3)])
 @pytest.mark.parametrize("diagonal", [0, -1, 2, -10, 10])
 def test_tril_is_numpy_tril_with_a_fill(shape, diagonal):
     a = _data(shape)
@@ -347,7 +349,7 @@ def test_tril_keeps_every_dtype(dtype):
     ({"is_floating_scale_value": True, "floating_scale_value": -2.0, "integer_fill_value": 5,
       "diagonal": -1}, -2.0, 5),
 ])
-@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5)])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5), (4, 4, 6, 6), (16, 3, 5)])
 def test_fused_scale_tril_scales_then_masks(attrs, scale, fill, shape):
     a = _data(shape)
     y = F.fused_scale_tril(t(a), **attrs).numpy()
