@@ -48,6 +48,37 @@ def gather(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     return [store(outs, np.take(x, idx, axis=axis), x.dtype)]
 
 
+def add_at_in_order(acc: np.ndarray, ids: np.ndarray, data: np.ndarray) -> None:
+    """``np.add.at(acc, (slice(None), ids), data)`` (``acc[:, ids[i]] += data[:, i]`` for ``i``
+    in order), the same bits, faster when no id repeats often.
+
+    ``np.add.at`` with a leading slice adds one row at a time (about 1 us a row). Here the ids
+    are sorted stably and the k-th occurrence of every id is added in one vectorised step, for
+    k = 0, 1, ...: each target row still receives its rows in their original order, each add
+    the same two operands, so sums, signed zeros and infs are ``add.at``'s bits (where two NaNs
+    meet, which payload survives may differ: numpy's inner loops choose differently). When one
+    id holds more than an eighth of the rows (many steps of few rows) ``add.at`` runs instead.
+
+    >>> acc = np.zeros((1, 3)); add_at_in_order(acc, np.array([2, 0, 2]), np.array([[1., 2, 4]]))
+    >>> acc.tolist()
+    [[2.0, 0.0, 5.0]]
+    """
+    if ids.size == 0:
+        return
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_ids[1:] != sorted_ids[:-1])))
+    counts = np.diff(np.append(starts, ids.size))
+    most = int(counts.max())
+    if most * 8 > ids.size:
+        np.add.at(acc, (slice(None), ids), data)
+        return
+    for k in range(most):
+        live = starts[counts > k]
+        # the rows of one step are distinct ids: a fancy-indexed += adds each once
+        acc[:, sorted_ids[live]] += data[:, order[live + k]]
+
+
 def segment_sum(data: np.ndarray, ids: np.ndarray, like_shape: tuple[int, ...], axis: int,
                 outs: Sequence[Any], skip: int | None = None) -> np.ndarray:
     """Zeros of ``like_shape`` with ``data``'s slices added at ``ids`` along ``axis``; ids
@@ -63,7 +94,7 @@ def segment_sum(data: np.ndarray, ids: np.ndarray, like_shape: tuple[int, ...], 
     if skip is not None:
         keep &= ids != skip
     acc = np.zeros((lead, n) + rest, flat.dtype)
-    np.add.at(acc, (slice(None), ids[keep]), flat[:, keep])
+    add_at_in_order(acc, ids[keep], flat[:, keep])
     out = out_buffer(outs, 0, like_shape, data.dtype)
     np.copyto(out, acc.reshape(like_shape), casting="unsafe")
     return out

@@ -54,15 +54,27 @@ def layer_norm(attrs: Mapping[str, Any], inputs: Sequence[Any],
     x, beta, gamma = operands(inputs, attrs, 3)
     a = attrs["begin_norm_axis"]  # TDF_AxisAttr: non-negative, checked
     wide = acc_dtype(x.dtype)
-    mean, xc, _, inv = _stats(x.astype(wide, copy=False), tuple(range(a, x.ndim)),
-                              attrs["epsilon"])
-    y = xc * inv
+    axes = tuple(range(a, x.ndim))
+    out = outs[0] if outs else None
+    if (isinstance(out, np.ndarray) and out.dtype == wide and out.shape == x.shape
+            and not any(np.shares_memory(out, v) for v in (x, beta, gamma) if v is not None)):
+        # the same operations on the same values, in the output: no x - mean or y temporaries
+        # and no final copy (two passes and two allocations of x's size fewer)
+        xw = x.astype(wide, copy=False)
+        mean = xw.mean(axis=axes, keepdims=True)
+        y = np.subtract(xw, mean, out=out)
+        var = np.mean(y * y, axis=axes, keepdims=True)
+        inv = 1.0 / np.sqrt(var + xw.dtype.type(attrs["epsilon"]))
+        y *= inv
+    else:
+        mean, xc, _, inv = _stats(x.astype(wide, copy=False), axes, attrs["epsilon"])
+        y = xc * inv
     if attrs["scale"] and gamma is not None:
         y *= gamma.astype(wide, copy=False)
     if attrs["center"] and beta is not None:
         y += beta.astype(wide, copy=False)
     stat = x.shape[:a]
-    return [_put(outs, 0, y, x.dtype), _put(outs, 1, mean.reshape(stat), wide),
+    return [y if y is out else _put(outs, 0, y, x.dtype), _put(outs, 1, mean.reshape(stat), wide),
             _put(outs, 2, inv.reshape(stat), wide)]
 
 

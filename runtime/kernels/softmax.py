@@ -114,6 +114,14 @@ def softmax_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
     wide = acc_dtype(y.dtype)
     yw, dyw = y.astype(wide, copy=False), dy.astype(wide, copy=False)
     dot = np.einsum("...i,...i->...", yw, dyw)[..., None] if y.ndim else yw * dyw
+    out = outs[0] if outs else None
+    if (isinstance(out, np.ndarray) and out.dtype == wide and out.shape == y.shape and y.ndim
+            and not np.shares_memory(out, y)):
+        # in the output (which may be dy itself: each element is read before it is written):
+        # the same two operations, no temporaries and no final copy
+        np.subtract(dyw, dot, out=out)
+        np.multiply(yw, out, out=out)
+        return [out]
     dx = yw * (dyw - dot)
     return [_store(dx, outs, 0, y.dtype)]
 

@@ -122,6 +122,39 @@ def test_unsorted_segment_sum_like_is_numpy_add_at(like_shape, ids, axis):
     np.testing.assert_allclose(out, expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("n, size, lead, rest, dtype", [
+    (64, 1024, 1, (128,), np.float32),   # the GPT's token table: ~16 rows an id (vectorised)
+    (64, 1024, 2, (3,), np.float64),     # a leading dim, f64
+    (5, 40, 1, (4,), np.float32),        # one id holds over an eighth: np.add.at itself
+    (300, 200, 1, (), np.float32),       # no trailing dims, most ids once or never
+    (7, 0, 1, (2,), np.float32),         # no ids
+])
+def test_add_at_in_order_is_np_add_at_bit_for_bit(n, size, lead, rest, dtype):
+    """Same sums in the same order as np.add.at: the bits, signed zeros and infs included."""
+    from tdflow.runtime.kernels.index import add_at_in_order
+
+    ids = rng.integers(0, n, size)
+    data = (rng.standard_normal((lead, size) + rest)
+            * 10.0 ** rng.integers(-30, 30, (lead, size) + rest)).astype(dtype)
+    flat = data.reshape(-1)
+    flat[rng.random(flat.size) < 0.2] = -0.0  # runs of -0.0: add.at's 0 + -0.0 is +0.0
+    bits = flat.view(np.uint32 if dtype == np.float32 else np.uint64)
+    pick = rng.random(flat.size) < 0.01
+    bits[pick] = bits[pick] | (np.uint32(0x7FC00001) if dtype == np.float32
+                               else np.uint64(0x7FF8000000000001))  # NaNs with payloads
+    flat[rng.random(flat.size) < 0.01] = np.inf
+    got, want = np.zeros((lead, n) + rest, dtype), np.zeros((lead, n) + rest, dtype)
+    with np.errstate(invalid="ignore"):
+        add_at_in_order(got, ids, data)
+        np.add.at(want, (slice(None), ids), data)
+    # the bits everywhere but where two NaNs met: which payload survives is add.at's inner
+    # loop's choice (the NaN payload freedom the native loops document too)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got.view(bits.dtype)[~nan], want.view(bits.dtype)[~nan])
+    assert nan.any() or size == 0
+
+
 def test_unsorted_segment_sum_like_checks_data_shape():
     with pytest.raises(InferError, match="'data' has shape") as e:
         D.infer_result_types("tdflow.unsorted_segment_sum_like",
@@ -285,7 +318,9 @@ def _np_tril(a, diagonal, fill):
     return np.where(keep, a, np.array(fill).astype(a.dtype))
 
 
-@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4), (2, 2, 3, 3), (1, 1), (0, 3)])
+# from 16 matrices on, the kernel fills row by row across the batch instead of a masked copy
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4), (2, 2, 3, 3), (1, 1), (0, 3),
+                                   (16, 5, 5), (4, 4, 3, 6), (32, 6, 3)])
 @pytest.mark.parametrize("diagonal", [0, -1, 2, -10, 10])
 def test_tril_is_numpy_tril_with_a_fill(shape, diagonal):
     a = _data(shape)
@@ -314,7 +349,7 @@ def test_tril_keeps_every_dtype(dtype):
     ({"is_floating_scale_value": True, "floating_scale_value": -2.0, "integer_fill_value": 5,
       "diagonal": -1}, -2.0, 5),
 ])
-@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5)])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5), (4, 4, 6, 6), (16, 3, 5)])
 def test_fused_scale_tril_scales_then_masks(attrs, scale, fill, shape):
     a = _data(shape)
     y = F.fused_scale_tril(t(a), **attrs).numpy()

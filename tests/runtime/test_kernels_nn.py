@@ -53,6 +53,29 @@ def test_softmax_edges_and_buffers():
     np.testing.assert_allclose(x, out)
 
 
+@pytest.mark.parametrize("dtype", ["f16", "f32", "f64"])
+def test_softmax_grad_into_its_output_is_the_fresh_path_bit_for_bit(dtype):
+    """Computed in the given output (f32/f64), in place over dy too: the allocating path's bits,
+    NaN, inf and signed zeros included."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 3, 16)) * 20
+    x[0, 0, 3], x[1, 2, 0] = np.nan, np.inf
+    dy = (rng.normal(size=x.shape) * 10.0 ** rng.integers(-3, 3, x.shape)).astype(NP[dtype])
+    dy[0, 1, :4] = -0.0
+    dy[1, 0, 5] = -np.inf
+    with np.errstate(all="ignore"):
+        y = run("tdflow.softmax", [x.astype(NP[dtype])])[0]
+        (fresh,) = run("tdflow.softmax_grad", [y, dy])
+        out = np.full_like(dy, 5)
+        (into,) = run("tdflow.softmax_grad", [y, dy], outs=[out])
+        inplace = dy.copy()
+        (over,) = run("tdflow.softmax_grad", [y, inplace], outs=[inplace])
+    assert into is out and over is inplace
+    for got in (into, over):
+        assert np.array_equal(got.view(np.uint8), fresh.view(np.uint8))
+    assert np.isnan(fresh).any() and np.signbit(fresh[~np.isnan(fresh)]).any()
+
+
 def test_softmax_grad_finite_differences():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(3, 4))

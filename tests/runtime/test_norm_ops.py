@@ -106,6 +106,32 @@ def test_layer_norm_errors(kwargs, match):
         F.layer_norm(t(np.ones((2, 3))), **kwargs)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("affine", [False, True])
+def test_layer_norm_into_its_output_is_the_fresh_path_bit_for_bit(dtype, affine):
+    """Graph plans hand layer_norm its output buffers: computing in them (f32/f64) gives the
+    bits of the path that allocates (NaN, inf, signed zeros, constant rows included)."""
+    from tdflow.runtime.kernels.norm import layer_norm
+
+    x = (rng.standard_normal((6, 4, 8)) * 10.0 ** rng.integers(-3, 4, (6, 4, 8))).astype(dtype)
+    x[0, 0] = 3.0  # a constant row: zero variance
+    x[1, 1, 2], x[2, 0, 5], x[3, 3, 1], x[4, 2, 0] = np.nan, np.inf, -0.0, -np.inf
+    attrs = {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-5,
+             "center": affine, "scale": affine}
+    beta = rng.standard_normal((4, 8)).astype(dtype) if affine else None
+    gamma = rng.standard_normal((4, 8)).astype(dtype) if affine else None
+    inputs = [x, beta, gamma]
+    with np.errstate(all="ignore"):
+        fresh = layer_norm(attrs, inputs, [None, None, None])
+        wide = np.float32 if dtype == np.float16 else dtype
+        outs = [np.full(x.shape, 7, dtype), np.empty(6, wide), np.empty(6, wide)]
+        into = layer_norm(attrs, inputs, outs)
+    assert into[0] is outs[0]
+    for a, b in zip(fresh, into):
+        assert a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
+    assert np.isnan(into[0][1, 1]).all() and np.signbit(fresh[0]).any()
+
+
 def test_layer_norm_parameter_errors():
     x = t(np.ones((2, 3)))
     with pytest.raises(tdflow.TdflowError, match="layer_norm.*'gamma' has shape \\[4\\], expected \\[3\\]"):
