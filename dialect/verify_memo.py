@@ -34,7 +34,7 @@ from typing import Any
 
 from .ir.attrs import FloatAttr
 
-__all__ = ["float_blind_attrs", "identity_key", "memo_key", "memo_plan"]
+__all__ = ["BY_ID", "float_blind_attrs", "identity_key", "memo_key", "memo_plan"]
 
 _FLOAT_KINDS = ("f32", "f64")
 
@@ -117,7 +117,8 @@ def memo_key(name: str, types: tuple, results: tuple, attrs: dict[str, Any],
     return (name, types, results, tuple(parts))
 
 
-_BY_ID = _AnyFloat()  # the first element of every identity key (no key by value has it)
+#: The first element of every identity key (no key by value has it).
+BY_ID = _AnyFloat()
 
 
 def identity_key(name: str, op, attrs: dict[str, Any], blind: frozenset[str]) -> tuple | None:
@@ -134,7 +135,7 @@ def identity_key(name: str, op, attrs: dict[str, Any], blind: frozenset[str]) ->
     >>> identity_key("t.a", op, {}, frozenset()) == identity_key("t.a", op, {}, frozenset())
     True
     """
-    key = [_BY_ID, name, *[id(v.type) for v in op.operands], None,
+    key = [BY_ID, name, *[id(v.type) for v in op.operands], None,
            *[id(r.type) for r in op.results]]
     for k, v in attrs.items():
         if type(v) is FloatAttr and k in blind:

@@ -11,7 +11,7 @@ from tdflow.dialect import op_verify, standard_dialect
 from tdflow.dialect.context import load_ops
 from tdflow.dialect.ir import verify_module
 from tdflow.dialect.ir.parser import parse_module
-from tdflow.dialect.verify_memo import float_blind_attrs
+from tdflow.dialect.verify_memo import float_blind_attrs, identity_key
 
 FLOATS = ["0.5", "-0.0", "0.0", "0x7FC00000", "0x7F800000", "0xFF800000", "1.0e+38", "3"]
 TYPES = ["tensor<4xf32>", "tensor<4xf64>", "tensor<4xi32>", "tensor<2x3xf16>"]
@@ -60,8 +60,7 @@ def test_memo_gives_what_verification_without_it_gives(monkeypatch):
         text = _program(order)
         with_memo = _diags(text, standard_dialect())
         with monkeypatch.context() as m:
-            m.setattr(op_verify, "memo_key", lambda *args: object())  # never hits
-            m.setattr(op_verify, "identity_key", lambda *args: None)  # none
+            m.setattr(op_verify, "_remember", lambda *args: None)  # nothing kept: no hits
             fresh = _diags(text, standard_dialect())
         assert with_memo == fresh
         assert 10 < len(fresh) < len(lines)  # errors and valid ops both
@@ -156,3 +155,21 @@ def test_an_op_without_formula_is_blind_only_with_marked_hooks(tmp_path, marked)
     diags = _diags(_program_x(lines), lib)
     # unmarked: every op's own value is checked; marked: the (false) promise lets the memo skip
     assert len(diags) == (0 if marked else 2)
+
+
+def test_the_inlined_identity_key_is_identity_keys():
+    """verify_operation builds identity_key's tuple itself (a call less per op): every op
+    found valid, blind floats, integers and no attributes alike, is under identity_key's key."""
+    d = standard_dialect()
+    module = parse_module(_program(_ops()), "m.mlir")
+    diags = verify_module(module, d)
+    failed = {id(x.loc) for x in diags}
+    checked = 0
+    for op in module.funcs[0].body:
+        if op.name == "func.return" or id(op.loc) in failed:
+            continue
+        declared, blind = d.op_info(op.name).memo_plan[:2]
+        attrs = {k: v for k, v in op.attributes.items() if k in declared}
+        assert identity_key(op.name, op, attrs, blind) in d._verified
+        checked += 1
+    assert checked > 50
