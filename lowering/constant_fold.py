@@ -13,9 +13,8 @@ Used by ``canonicalize`` (swept over a function) and the greedy pattern driver o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from tdflow.dialect.ir import Operation, Rewriter
 from tdflow.dialect.ir.attrs import (
     ArrayAttr,
@@ -30,12 +29,17 @@ from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 from .ir_access import is_pure
 from .pass_manager import PassContext
 
+if TYPE_CHECKING:  # numpy is imported where a constant is folded: `tdflow lower` of a
+    import numpy as np  # program without constants needs none (start-up time)
+
 #: The op that materialises constants (MLIR's ``materializeConstant``): one fill value.
 CONSTANT_OP = "tdflow.constant"
 
 
 def constant_value(op: Operation) -> np.ndarray | None:
     """The array a ``tdflow.constant`` op produces, or ``None`` if its type is not static."""
+    import numpy as np
+
     t = op.results[0].type if op.results else None
     if not isinstance(t, TensorType) or not t.is_static:
         return None
@@ -47,6 +51,8 @@ def constant_value(op: Operation) -> np.ndarray | None:
 
 def make_constant(value: np.ndarray, t: TensorType, loc: Any) -> Operation | None:
     """A ``tdflow.constant`` op for a uniform ``value`` of type ``t``; ``None`` if not uniform."""
+    import numpy as np
+
     flat = value.reshape(-1)
     if flat.size == 0:
         fill = 0
@@ -90,6 +96,8 @@ def fold_op(op: Operation, context: PassContext, rw: Rewriter) -> bool:
     outputs = run_for_folding(context, op, inputs)
     if outputs is None:
         return False
+    import numpy as np
+
     news = [make_constant(np.asarray(o), t, op.loc) for o, t in zip(outputs, types)]
     if any(n is None for n in news):
         return False

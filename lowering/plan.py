@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from tdflow.dialect.types import DTYPES
+from tdflow.dialect.element_types import INT_TYPES
+
+#: Bytes per element as the CPU holds it (``dialect.types.DTYPES[d].itemsize``: bf16 is computed
+#: in f32), written out so that planning never imports numpy (``tdflow lower``'s start-up; a
+#: test holds it equal to ``DTYPES``).
+ITEMSIZE = {"f16": 2, "bf16": 4, "f32": 4, "f64": 8, "i1": 1,
+            "si8": 1, "si16": 2, "si32": 4, "si64": 8,
+            **{n: t.bits // 8 for n, t in INT_TYPES.items()}}
 
 
 def nbytes_of(shape: tuple[int, ...], dtype: str) -> int:
@@ -34,7 +41,7 @@ def nbytes_of(shape: tuple[int, ...], dtype: str) -> int:
     n = 1
     for d in shape:
         n *= d
-    return n * DTYPES[dtype].itemsize
+    return n * ITEMSIZE[dtype]
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,3 +209,43 @@ def test_uses_onnx_agrees_with_the_converter():
     for name in ("tdflow.relu", "onnx.Relu"):
         m = parse_module(PROGRAM.replace("tdflow.relu", name))
         assert uses_onnx(m) == has_onnx_ops(m) == name.startswith("onnx.")
+
+
+def test_lower_of_the_standard_ops_imports_neither_numpy_nor_the_runtime(tmp_path):
+    """Issue 23: ``tdflow lower`` on the CPU selects kernels from the shipped data table
+    (tdflow.lowering.kernel_data), plans without numpy's dtypes, and folds nothing here: no
+    numpy, no runtime module. With a constant to fold, the runtime's kernel runs (and gives
+    the same folded program as the runtime's own table)."""
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    status, mods = _modules("lower", "small.mlir", cwd=tmp_path)
+    assert status == 0
+    assert "tdflow.lowering.kernel_data" in mods
+    heavy = sorted(m for m in mods if m == "numpy" or m.startswith("tdflow.runtime"))
+    assert heavy == [], heavy
+
+
+FOLDED = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = "tdflow.constant"() {dtype = f32, floating_value = -2.5 : f64, is_floating_value = true, shape = [4]} : () -> tensor<4xf32>
+  %a = "tdflow.abs"(%c) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = "tdflow.broadcast_add"(%x, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+def test_lower_from_the_data_table_prints_what_the_runtimes_table_gives(tmp_path, capsys):
+    """The CLI's data-table path against ``runtime.compiled.lower`` (the runtime's table) on
+    the same programs: identical IR, plans and folded constants; the unknown-dtype error too."""
+    from tdflow.dialect.context import standard_context
+    from tdflow.dialect.ir import parse_module, print_module
+    from tdflow.runtime.compiled import lower
+
+    from tdflow.commands.lower import data_table, lower_with_table
+
+    ctx = standard_context()
+    for text in (PROGRAM, FOLDED):
+        a = lower(parse_module(text), "cpu", ops=ctx)
+        b = lower_with_table(parse_module(text), data_table(ctx, "cpu"), ctx, "cpu", None, None)
+        assert print_module(a.module) == print_module(b.module)
+        assert repr(a.plans) == repr(b.plans)
+    assert "floating_value = 2.5" in print_module(b.module)

@@ -27,6 +27,7 @@ from tdflow.lowering import elementwise_native
 from tdflow.lowering.elementwise_numpy import render_numpy
 from tdflow.runtime.kernels._util import NUMERIC
 from tdflow.runtime.kernels.registry import (
+    all_same_dtype,
     register_kernel,
     same_dtype,
 )
@@ -153,7 +154,7 @@ fused_elementwise.bind = _bind_fused  # type: ignore[attr-defined]
 
 
 @register_kernel("tdflow.add_n", "cpu", dtypes=NUMERIC,
-                 match=lambda d, a: all(t == d[0] for t in d), inplace={0: 0})
+                 match=all_same_dtype(), inplace={0: 0})
 def add_n(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
           outs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
     """out = in[0] + in[1] + ... , added left to right in the inputs' type."""

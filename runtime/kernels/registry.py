@@ -153,18 +153,26 @@ def _describe_match(fn: Any) -> str:
 
 
 class Predicate:
-    """A named match predicate (its ``description`` appears in error messages)."""
+    """A named match predicate (its ``description`` appears in error messages).
 
-    def __init__(self, description: str, fn: MatchFn) -> None:
+    ``spec`` says the same as plain data (``["same_dtype", [1]]``, ``["and", a, b]``...), so the
+    shipped kernel-selection table (:mod:`tdflow.lowering.kernel_data`) can evaluate it without
+    the runtime; ``None`` for a predicate only Python can evaluate.
+    """
+
+    def __init__(self, description: str, fn: MatchFn, spec: Any = None) -> None:
         self.description = description
         self.fn = fn
+        self.spec = spec
 
     def __call__(self, input_dtypes: tuple[str, ...], attrs: Mapping[str, Any]) -> bool:
         return self.fn(input_dtypes, attrs)
 
     def __and__(self, other: Predicate) -> Predicate:
+        spec = (["and", self.spec, other.spec]
+                if self.spec is not None and getattr(other, "spec", None) is not None else None)
         return Predicate(f"{self.description} and {other.description}",
-                         lambda d, a: self(d, a) and other(d, a))
+                         lambda d, a: self(d, a) and other(d, a), spec)
 
     def __repr__(self) -> str:
         return self.description
@@ -176,7 +184,17 @@ def same_dtype(*indices: int) -> Predicate:
     def check(d: tuple[str, ...], _a: Mapping[str, Any]) -> bool:
         return all(i >= len(d) or d[i] is None or d[i] == d[0] for i in indices)
 
-    return Predicate(f"inputs {list(indices)} have input 0's dtype", check)
+    return Predicate(f"inputs {list(indices)} have input 0's dtype", check,
+                     ["same_dtype", list(indices)])
+
+
+def all_same_dtype() -> Predicate:
+    """Every input has input 0's dtype (``cat``, ``add_n``)."""
+
+    def check(d: tuple[str, ...], _a: Mapping[str, Any]) -> bool:
+        return all(t == d[0] for t in d)
+
+    return Predicate("all inputs have input 0's dtype", check, ["all_same_dtype"])
 
 
 def input_dtype_in(index: int, dtypes: Collection[str]) -> Predicate:
@@ -186,7 +204,8 @@ def input_dtype_in(index: int, dtypes: Collection[str]) -> Predicate:
     def check(d: tuple[str, ...], _a: Mapping[str, Any]) -> bool:
         return index >= len(d) or d[index] is None or d[index] in allowed
 
-    return Predicate(f"input {index} in {'|'.join(_ordered(allowed))}", check)
+    return Predicate(f"input {index} in {'|'.join(_ordered(allowed))}", check,
+                     ["input_dtype_in", index, _ordered(allowed)])
 
 
 def attr_in(name: str, values: Collection[Any], default: Any = None) -> Predicate:

@@ -27,7 +27,7 @@ from tdflow.runtime.kernels._util import (
     out_buffer,
     store,
 )
-from tdflow.runtime.kernels.registry import register_kernel
+from tdflow.runtime.kernels.registry import all_same_dtype, register_kernel
 
 
 def _store(value: np.ndarray, outs: Sequence[Any]) -> list[np.ndarray]:
@@ -89,7 +89,7 @@ def transpose(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[An
 
 
 @register_kernel("tdflow.cat", "cpu", dtypes=ALL_DTYPES,
-                 match=lambda d, a: all(t == d[0] for t in d))
+                 match=all_same_dtype())
 def cat(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
     """Concatenate the (variadic) inputs along ``axis``."""
     arrays = [a for a in inputs if a is not None]

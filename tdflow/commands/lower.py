@@ -68,7 +68,6 @@ def run(args: argparse.Namespace) -> int:
     from tdflow.commands._args import check_ops_args, context_from_args
     from tdflow.core.files import read_input
     from tdflow.dialect.ir import parse_module, print_module
-    from tdflow.runtime.compiled import lower
 
     check_ops_args(args)
     device = args.device or ("cuda" if args.emit == "cuda" else "cpu")
@@ -107,10 +106,16 @@ def run(args: argparse.Namespace) -> int:
             from tdflow.lowering import sbp_pipeline
 
             pipeline = sbp_pipeline(args.nproc, args.rank, device)
-    result = lower(module, device, args.entry, pipeline, ops=context_from_args(args),
-                   verify_each=not args.no_verify_each,
-                   print_ir_after_all=args.print_ir_after_all,
+    context = context_from_args(args)
+    options = dict(verify_each=not args.no_verify_each, print_ir_after_all=args.print_ir_after_all,
                    print_ir_after=args.print_ir_after, timing=args.timing, stream=sys.stdout)
+    table = data_table(context, device)
+    if table is not None:
+        result = lower_with_table(module, table, context, device, args.entry, pipeline, **options)
+    else:
+        from tdflow.runtime.compiled import lower
+
+        result = lower(module, device, args.entry, pipeline, ops=context, **options)
     for w in result.context.warnings:
         print_diagnostic(w.render() if hasattr(w, "render") else f"warning: {w}")
     if args.emit == "cuda":
@@ -122,6 +127,62 @@ def run(args: argparse.Namespace) -> int:
         print()
         print_plan(plan)
     return 0
+
+
+def data_table(context, device: str):
+    """The shipped kernel-selection table (:mod:`tdflow.lowering.kernel_data`) when it is
+    exactly ``context``'s kernels on ``device`` (the standard ops alone, on the CPU), else
+    ``None`` (then the runtime builds the table: numpy and the kernel modules, ~100 ms). A
+    kernel's code (constant folding) still comes from the runtime, loaded on first use.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> data_table(standard_context(), "cpu").select("tdflow.exp", ("f32",)).name
+    'cpu.exp'
+    >>> data_table(standard_context(), "cudasim") is None
+    True
+    """
+    from tdflow.dialect.context import standard_context
+
+    if device != "cpu" or context is not standard_context():
+        return None
+    from tdflow.lowering.kernel_data import DataKernelTable, shipped_cpu_table
+
+    def load():
+        from tdflow.runtime.op_kernels import kernel_table_for
+
+        return kernel_table_for(context, device)
+
+    return DataKernelTable(shipped_cpu_table(), load)
+
+
+def lower_with_table(module, table, context, device: str, entry: str | None,
+                     pipeline: str | None, **options):
+    """``tdflow.runtime.compiled.lower`` with a kernel table given (so the runtime is not
+    imported): verify, check ``entry``, run the pipeline.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> from tdflow.dialect.ir import parse_module
+    >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+    ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n'
+    ...     '  return %0 : tensor<2xf32>\\n}\\n')
+    >>> ctx = standard_context()
+    >>> r = lower_with_table(m, data_table(ctx, "cpu"), ctx, "cpu", None, None)
+    >>> r.plan("f").launches[0].kernel
+    'cpu.relu'
+    """
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+    from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
+
+    errors = [d for d in verify_module(module, context) if d.severity == "error"]
+    if errors:
+        raise DiagnosticError(errors)
+    if entry is not None and entry not in {f.name for f in module}:
+        raise PipelineError(f"no function @{entry}; functions: "
+                            f"{', '.join('@' + f.name for f in module) or '(none)'}")
+    pm = PassManager.parse(pipeline or default_pipeline(device), dialect=context,
+                           kernel_table=table, device=device, entry=entry, donate=frozenset(),
+                           **options)
+    return pm.run(module)
 
 
 def _check_ranks(nproc: int, rank: int) -> str | None:

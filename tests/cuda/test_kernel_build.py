@@ -104,7 +104,7 @@ def test_a_planted_object_never_runs(fresh_cache, monkeypatch, tmp_path, caplog,
         if how == "planted-with-old-mac":
             other = build_shared_object(SRC + "// another entry\n")
             mac = (folder / "cudasim" / (kernel_build.cache_key(
-                SRC + "// another entry\n", kernel_build._version("g++"),
+                SRC + "// another entry\n", kernel_build.compiler_identity("g++"),
                 kernel_build.GXX_FLAGS) + ".so.mac"))
             assert other.is_file() and mac.is_file()
             (folder / "cudasim" / (entry.name + ".mac")).write_bytes(mac.read_bytes())
@@ -163,3 +163,26 @@ def test_nvcc_error_quotes_the_generated_line(fresh_cache) -> None:
     n = len(calls)
     kernel_build.compile_cubin('extern "C" __global__ void k(float* y) { y[0] = 1; }\n')
     assert len(calls) == n  # the memory cache answers within a process
+
+
+def test_a_cached_gxx_build_runs_no_compiler_process(fresh_cache, monkeypatch, tmp_path) -> None:
+    """Issue 23: the g++ key is the compiler file's identity (path, size, mtime), so a cache hit
+    in a new process starts no process at all (``g++ --version`` was ~20 ms of every
+    ``tdflow run``); a replaced compiler (another size or mtime) keys a new build."""
+    need_gxx()
+    import shutil
+
+    folder, _ = fresh_cache
+    build_shared_object(SRC)
+    monkeypatch.setattr(kernel_build, "_memory", {})  # a new process: only the disk remains
+    kernel_build.compiler_identity.cache_clear()
+    started = []
+    monkeypatch.setattr(kernel_build.subprocess, "run", lambda cmd, *a, **k: started.append(cmd))
+    assert build_shared_object(SRC).read_bytes()[:4] == b"\x7fELF" and started == []
+    # a copy of the compiler with another mtime is another identity, so another key
+    gxx = tmp_path / "bin" / "g++"
+    gxx.parent.mkdir()
+    shutil.copy2(shutil.which("g++"), gxx)
+    os.utime(gxx, ns=(1, 1))
+    assert kernel_build.compiler_identity(str(gxx)) != kernel_build.compiler_identity("g++")
+    assert kernel_build.compiler_identity(str(gxx)).startswith(str(gxx.resolve()))

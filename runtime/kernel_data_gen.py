@@ -1,0 +1,86 @@
+"""Writes ``lowering/kernel_table_cpu.json``: the standard context's kernels as selection data.
+
+Run ``python -m tdflow.runtime.kernel_data_gen`` after adding or changing a kernel registration
+(or a standard op's formula); a test checks that the shipped file equals a fresh build
+(``--check``), so it cannot drift. :mod:`tdflow.lowering.kernel_data` reads it, so ``tdflow
+lower`` selects kernels without importing numpy or the runtime.
+
+>>> fresh_table() == open(SHIPPED, encoding="utf-8").read()  # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from tdflow.lowering.kernel_data import FORMAT, SHIPPED
+from tdflow.runtime.kernels.registry import Kernel
+
+
+def kernel_entry(k: Kernel) -> dict[str, Any]:
+    """What selection needs of one kernel, as JSON data.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> from tdflow.runtime.op_kernels import kernel_table_for
+    >>> kernel_entry(kernel_table_for(standard_context(), "cpu").get("cpu.relu"))["inplace"]
+    [[0, 0]]
+    """
+    spec = None
+    if k.match is not None:
+        spec = getattr(k.match, "spec", None)
+        if spec is None:  # a Python-only predicate cannot be shipped: say which
+            raise ValueError(f"kernel {k.name}: its match predicate has no spec "
+                             "(use registry.same_dtype/input_dtype_in/all_same_dtype)")
+    return {"name": k.name, "op": k.op, "device": k.device,
+            "dtypes": None if k.dtypes is None else sorted(k.dtypes), "match": spec,
+            "priority": k.priority, "inplace": sorted([o, i] for o, i in k.inplace.items()),
+            "describe": k.describe()}
+
+
+def fresh_table() -> str:
+    """The table's JSON text built from the registry now, as :func:`main` writes it.
+
+    >>> fresh_table().startswith('{"format": 1,')
+    True
+    """
+    from tdflow.dialect.context import standard_context
+    from tdflow.runtime.op_kernels import kernel_set_for
+
+    context = standard_context()
+    kernels = kernel_set_for(context)
+    # the standard ops' kernels only: one a user (or a test) registered for another op in this
+    # process is not tdflow's and never selected for a standard program
+    ops = set(context.ops) if isinstance(context.ops, dict) else {o.name for o in context.ops}
+    entries = [kernel_entry(k) for op in sorted(kernels.op_names() & ops)
+               for k in kernels.kernels_of(op)]
+    aliases = dict(sorted((getattr(context, "served_by", None) or {}).items()))
+    # one kernel a line: a registration change is a readable one-line diff
+    return (f'{{"format": {FORMAT}, "device": "cpu", "aliases": {json.dumps(aliases)}, '
+            '"kernels": [\n' + ",\n".join(json.dumps(e) for e in entries) + "\n]}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with ``--check``, compare) the shipped table; 1 when ``--check`` differs.
+
+    >>> main(["--check"])  # doctest: +SKIP
+    0
+    """
+    args = sys.argv[1:] if argv is None else argv
+    text = fresh_table()
+    if "--check" in args:
+        try:
+            same = SHIPPED.read_text(encoding="utf-8") == text
+        except OSError:
+            same = False
+        print(f"{SHIPPED}: "
+              f"{'up to date' if same else 'STALE: run python -m tdflow.runtime.kernel_data_gen'}")
+        return 0 if same else 1
+    SHIPPED.write_text(text, encoding="utf-8")
+    print(f"wrote {SHIPPED} ({len(text)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
