@@ -6,7 +6,8 @@ spliced and de-duplicated. The result is one ``tdflow.fused_elementwise`` op tha
 composed expression as text (``expr``) and the names of the ops it replaced (``ops``).
 
 On the CPU, with ``{epilogue=true}`` (the default), a last-axis ``bias_add`` fuses as an add and relu
-gradients read relu's output, so a layer's bias and activation are one launch
+gradients read relu's output, so a layer's bias and activation are one launch, and a last-axis
+``bias_add`` left alone joins the ``matmul`` it reads as one ``matmul_bias``
 (:mod:`.fuse_epilogue`; the same bits).
 
 Broadcasting is respected: a producer is absorbed only when its result has the consumer's
@@ -35,7 +36,7 @@ from tdflow.dialect.types import TensorType
 
 from ..ir_access import FUSED_OP, op_attributes, op_def, traits
 from ..pass_manager import Pass, PassContext
-from .fuse_epilogue import bias_add_expression, read_relu_outputs
+from .fuse_epilogue import bias_add_expression, fuse_matmul_bias, read_relu_outputs
 
 if TYPE_CHECKING:
     from tdflow.dialect.dialect import Dialect
@@ -180,3 +181,5 @@ def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewrite
         pos[fused] = pos[op]
         order[fused] = listed
 
+    if epilogue:  # a bias_add no elementwise consumer took joins its product (fuse_epilogue)
+        fuse_matmul_bias(func, dialect, rw)
