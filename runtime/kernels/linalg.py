@@ -223,8 +223,14 @@ def bind_matmul_bias(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequenc
     return run
 
 
+def _with_bind(fn: Any) -> Any:
+    fn.bind = bind_matmul_bias  # set before registration wraps fn (the executor reads it)
+    return fn
+
+
 @register_kernel("tdflow.matmul_bias", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
                  uses_blas=True)
+@_with_bind
 def matmul_bias(attrs: Mapping[str, Any], inputs: Sequence[Any],
                 outs: Sequence[Any]) -> list[np.ndarray]:
     """out = alpha * op(a) @ op(b), then ``bias`` added along the last axis in place: the
@@ -243,6 +249,3 @@ def matmul_bias(attrs: Mapping[str, Any], inputs: Sequence[Any],
     # bias_add's own call on the product (its output in place, as the plan ran it)
     np.add(out, bias.reshape((1,) * (out.ndim - 1) + bias.shape), out=out, casting="unsafe")
     return [out]
-
-
-matmul_bias.bind = bind_matmul_bias  # type: ignore[attr-defined]
