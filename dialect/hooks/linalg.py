@@ -1,5 +1,5 @@
 """Hooks of the linalg family: matmul and batch_matmul (transposes, alpha, optional
-``_add_to_output``).
+``_add_to_output``), and matmul_bias (matmul's product plus a last-axis ``bias``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from .registry import (
 )
 
 OPS = ("tdflow.matmul", "tdflow.batch_matmul")
+MATMUL_BIAS = "tdflow.matmul_bias"
 
 
 def _mnk(ctx: InferContext):
@@ -100,7 +101,33 @@ def matmul_sbp(ctx: InferContext):
     return sigs
 
 
-@compute_complexity(*OPS)
+@infer_logical_tensor_desc(MATMUL_BIAS)
+@infer_physical_tensor_desc(MATMUL_BIAS)
+def matmul_bias_tensor_desc(ctx: InferContext) -> None:
+    _, m, n, _ = _mnk(ctx)
+    bias = ctx.input_shape("bias")
+    if bias is not None and (len(bias) != 1 or not same_dim(bias[0], n)):
+        raise HookError(f"'bias' has shape {fmt(bias)} but the product has {n} columns",
+                        operand="bias")
+    ctx.set_output_shape("out", (m, n))
+
+
+@infer_data_type(MATMUL_BIAS)
+def matmul_bias_data_type(ctx: InferContext) -> None:
+    require_same_dtype(ctx, "a", "bias")
+    ctx.set_output_dtype("out", require_same_dtype(ctx, "a", "b"))
+
+
+@get_sbp(MATMUL_BIAS)
+def matmul_bias_sbp(ctx: InferContext):
+    """Rows split with ``a`` (the bias whole), or columns split with ``b`` and the bias; no
+    partial sum, which would add the bias once per part."""
+    ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
+    return [signature(ctx, {"a": f"S({1 if ta else 0})", "b": "B", "bias": "B"}, "S(0)"),
+            signature(ctx, {"a": "B", "b": f"S({0 if tb else 1})", "bias": "S(0)"}, "S(1)")]
+
+
+@compute_complexity(*OPS, MATMUL_BIAS)
 def matmul_complexity(ctx: InferContext) -> float | None:
     """FLOPs: 2*m*n*k per matrix product, times the batch size."""
     batch, m, n, k = _mnk(ctx)

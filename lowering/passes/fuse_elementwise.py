@@ -6,8 +6,9 @@ spliced and de-duplicated. The result is one ``tdflow.fused_elementwise`` op tha
 composed expression as text (``expr``) and the names of the ops it replaced (``ops``).
 
 On the CPU, with ``{epilogue=true}`` (the default), a last-axis ``bias_add`` fuses as an add and relu
-gradients read relu's output, so a layer's bias and activation are one launch
-(:mod:`.fuse_epilogue`; the same bits).
+gradients read relu's output, so a layer's bias and activation are one launch, and a last-axis
+``bias_add`` left alone joins the ``matmul`` it reads as one ``matmul_bias``
+(:mod:`.fuse_epilogue`; the same bits; ``{matmul-bias=false}`` keeps the two launches).
 
 Broadcasting is respected: a producer is absorbed only when its result has the consumer's
 shape and element type, so no element is computed twice and broadcast inputs stay inputs.
@@ -35,7 +36,7 @@ from tdflow.dialect.types import TensorType
 
 from ..ir_access import FUSED_OP, op_attributes, op_def, traits
 from ..pass_manager import Pass, PassContext
-from .fuse_epilogue import bias_add_expression, read_relu_outputs
+from .fuse_epilogue import bias_add_expression, fuse_matmul_bias, read_relu_outputs
 
 if TYPE_CHECKING:
     from tdflow.dialect.dialect import Dialect
@@ -54,7 +55,7 @@ MAX_FUSED_DEPTH = 160
 class FuseElementwisePass(Pass):
     name = "fuse-elementwise"
     summary = "merge chains and DAGs of Elementwise ops into one tdflow.fused_elementwise"
-    options = {"max-inputs": 16, "epilogue": True}
+    options = {"max-inputs": 16, "epilogue": True, "matmul-bias": True}
 
     def run(self, module: Module, context: PassContext) -> None:
         rw = Rewriter()
@@ -62,7 +63,8 @@ class FuseElementwisePass(Pass):
         # plans keep their per-op kernels until it is measured on a GPU
         epilogue = self.option("epilogue") and str(context.device).split(":")[0] == "cpu"
         for func in module:
-            _fuse_function(func, context.dialect, rw, self.option("max-inputs"), epilogue)
+            _fuse_function(func, context.dialect, rw, self.option("max-inputs"), epilogue,
+                           epilogue and self.option("matmul-bias"))
 
 
 def op_expression(dialect: Dialect | LoweringDialect, op: Operation) -> tuple[Expr, list[str]] | None:
@@ -102,7 +104,7 @@ def _fusable_type(op: Operation) -> TensorType | None:
 
 
 def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewriter,
-                   max_inputs: int, epilogue: bool = True) -> None:
+                   max_inputs: int, epilogue: bool = True, matmul_bias: bool = True) -> None:
     exprs: dict[Operation, tuple[Expr, list[str]]] = {}
 
     def expression_of(o: Operation) -> tuple[Expr, list[str]] | None:
@@ -180,3 +182,5 @@ def _fuse_function(func: FuncOp, dialect: Dialect | LoweringDialect, rw: Rewrite
         pos[fused] = pos[op]
         order[fused] = listed
 
+    if epilogue and matmul_bias:  # a bias_add left alone joins its product (fuse_epilogue)
+        fuse_matmul_bias(func, dialect, rw)

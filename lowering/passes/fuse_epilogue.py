@@ -13,6 +13,10 @@ Two rewrites, each giving the same bits as the program it replaces:
   and compares false either way, ``-0`` and negatives become ``0``, which is not ``> 0``. So
   an elementwise op whose every use of ``x`` is ``gt(x, 0)`` reads ``relu(x)`` instead, when
   that relu is computed before it; ``x`` then has the relu as its only user and fuses into it.
+* **bias in the product's launch.** A last-axis ``bias_add`` left alone after fusion (its
+  consumer is not elementwise, a softmax or a loss) whose operand is a ``matmul`` used by
+  nothing else becomes one ``matmul_bias``: the product written into the output and the bias
+  added there, which is what the two launches did (OneFlow's ``fused_matmul_bias``).
 
 >>> from tdflow.dialect.formula.expr import Input
 >>> only_positive_tests(where(Input(0) > 0, Input(1), 0), 0)
@@ -26,22 +30,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, where  # noqa: F401
-from tdflow.dialect.ir import RETURN
+from tdflow.dialect.ir import RETURN, Operation
 from tdflow.dialect.ir.attrs import to_python
 from tdflow.dialect.types import TensorType
 
 from ..ir_access import op_attributes
 
 if TYPE_CHECKING:
-    from tdflow.dialect.ir import Operation, Rewriter
+    from tdflow.dialect.ir import Rewriter
     from tdflow.dialect.ir.core import FuncOp
 
     from ..ir_access import Ops
 
-__all__ = ["BIAS_ADD", "bias_add_expression", "is_relu", "only_positive_tests",
-           "read_relu_outputs"]
+__all__ = ["BIAS_ADD", "MATMUL", "MATMUL_BIAS", "bias_add_expression", "fuse_matmul_bias",
+           "is_relu", "only_positive_tests", "read_relu_outputs"]
 
 BIAS_ADD = "tdflow.bias_add"
+MATMUL = "tdflow.matmul"
+MATMUL_BIAS = "tdflow.matmul_bias"
 _FLOATS = ("f32", "f64")
 
 
@@ -140,4 +146,25 @@ def read_relu_outputs(func: FuncOp, rw: Rewriter,
                 continue  # the fused op reads relu(x) already: keep one operand per value
             rw.set_operand(op, k, relu.results[0])
             changed += 1
+    return changed
+
+
+def fuse_matmul_bias(func: FuncOp, dialect: Ops | None, rw: Rewriter) -> int:
+    """Replace each ``bias_add(matmul(a, b), bias)`` along the last axis, the product used by
+    nothing else, by ``matmul_bias(a, b, bias)`` with the matmul's attributes (see the module
+    docstring); returns how many were replaced."""
+    changed = 0
+    for op in list(func.body.ops):
+        if op.name != BIAS_ADD or bias_add_expression(dialect, op) is None:
+            continue
+        product = op.operands[0].op
+        if (product is None or product.name != MATMUL or len(product.operands) != 2
+                or set(op.operands[0].users) != {op} or op.operands[1] is op.operands[0]):
+            continue
+        fused = Operation(MATMUL_BIAS, [*product.operands, op.operands[1]],
+                          [op.results[0].type], dict(product.attributes), op.loc)
+        rw.insert_before(op, fused)
+        rw.replace_op(op, [fused.results[0]])
+        rw.erase_op(product)
+        changed += 1
     return changed

@@ -1,4 +1,5 @@
-"""Matrix products: ``matmul`` (2-D, or N-D ``a`` against 2-D ``b``) and ``batch_matmul``.
+"""Matrix products: ``matmul`` (2-D, or N-D ``a`` against 2-D ``b``), ``batch_matmul`` and
+``matmul_bias`` (a product plus a last-axis bias in one launch).
 
 ``out = alpha * op(a) @ op(b) (+ _add_to_output)`` with ``op`` transposing the last two dims when
 ``transpose_a``/``transpose_b`` is set. Output 0 may be the ``_add_to_output`` buffer
@@ -190,3 +191,61 @@ def batch_matmul(attrs: Mapping[str, Any], inputs: Sequence[Any],
                  outs: Sequence[Any]) -> list[np.ndarray]:
     """Batched matmul over leading dims (numpy broadcasting of batch dims)."""
     return _product(attrs, inputs, outs, "tdflow.batch_matmul", batched=True)
+
+
+def bind_matmul_bias(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                     dead: frozenset[int] = frozenset()) -> Any:
+    """``matmul_bias`` for one launch of a compiled plan: the bound product of
+    :func:`bind_product`, then the bias added into its output, as ``bias_add``'s bound
+    last-axis form does; ``None`` where either would take its general path.
+
+    >>> f4 = np.dtype("f4")
+    >>> run = bind_matmul_bias({"transpose_a": False, "transpose_b": False, "alpha": 1.0},
+    ...                        [((2, 2), f4), ((2, 2), f4), ((2,), f4)], [((2, 2), f4)])
+    >>> a = np.eye(2, dtype=np.float32); bias = np.array([1, -1], np.float32)
+    >>> run({}, [a, a, bias], [np.empty((2, 2), np.float32)])[0].tolist()
+    [[2.0, -1.0], [1.0, 0.0]]
+    """
+    if len(ins) != 3 or len(outs) != 1:
+        return None
+    (sb, db), (so, do) = ins[2], outs[0]
+    if db != do or len(so) != 2 or sb != (so[1],):
+        return None
+    product = bind_product(attrs, ins[:2], outs, dead)
+    if product is None:
+        return None
+
+    def run(attrs_: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        out = product(attrs_, inputs, outs)[0]
+        np.add(out, inputs[2], out=out)
+        return outs
+
+    return run
+
+
+def _with_bind(fn: Any) -> Any:
+    fn.bind = bind_matmul_bias  # set before registration wraps fn (the executor reads it)
+    return fn
+
+
+@register_kernel("tdflow.matmul_bias", "cpu", dtypes=NUMERIC, match=same_dtype(1, 2),
+                 uses_blas=True)
+@_with_bind
+def matmul_bias(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                outs: Sequence[Any]) -> list[np.ndarray]:
+    """out = alpha * op(a) @ op(b), then ``bias`` added along the last axis in place: the
+    bits of ``matmul`` followed by ``bias_add(axis=1)``.
+
+    >>> from tdflow.runtime.kernels.registry import complete_kernel_attrs as complete
+    >>> a = np.eye(2, dtype=np.float32); bias = np.array([1, -1], np.float32)
+    >>> matmul_bias(complete("tdflow.matmul_bias", {}), [a, a, bias], [None])[0].tolist()
+    [[2.0, -1.0], [1.0, 0.0]]
+    """
+    bias = inputs[2]
+    out = _product(attrs, inputs[:2], outs, "tdflow.matmul_bias", batched=False)[0]
+    if bias.shape != out.shape[-1:]:
+        raise ValueError(f"tdflow.matmul_bias: bias of shape {bias.shape} does not match the "
+                         f"product's {out.shape}")
+    # bias_add's own call on the product (its output in place, as the plan ran it)
+    np.add(out, bias.reshape((1,) * (out.ndim - 1) + bias.shape), out=out, casting="unsafe")
+    return [out]

@@ -181,7 +181,7 @@ SPEC = {
 ALL_OPS = """relu leaky_relu sigmoid tanh gelu exp log sqrt negative square reciprocal scalar_add scalar_mul
 scalar_pow broadcast_add broadcast_sub broadcast_mul broadcast_div broadcast_maximum
 broadcast_equal broadcast_not_equal broadcast_less broadcast_less_equal broadcast_greater
-broadcast_greater_equal broadcast_minimum broadcast_pow bias_add matmul batch_matmul reduce_sum
+broadcast_greater_equal broadcast_minimum broadcast_pow bias_add matmul matmul_bias batch_matmul reduce_sum
 reduce_max softmax log_softmax sparse_softmax_cross_entropy reshape transpose cat slice
 slice_grad cast constant dense_constant ones_like reduce_sum_like broadcast_like conv2d max_pool_2d dropout
 relu_grad leaky_relu_grad sigmoid_grad tanh_grad gelu_grad softmax_grad dropout_grad

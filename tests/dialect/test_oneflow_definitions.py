@@ -17,6 +17,8 @@ TDFLOW_ONLY = {
        for k in ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "slice",
                  "to_partial")},
     "fused_elementwise": "created by the fuse-elementwise pass (LoweringOnly)",
+    "matmul_bias": "created by the fuse-elementwise pass (LoweringOnly); OneFlow's "
+                   "fused_matmul_bias has its own operand names and no transposes",
     "dense_constant": "an element-wise constant (ONNX initializers); OneFlow keeps them as variables",
     "broadcast_bitwise_left_shift": "OneFlow has no shift op; ONNX's BitShift (LEFT) needs one",
     "broadcast_bitwise_right_shift": "OneFlow has no shift op; ONNX's BitShift (RIGHT) needs one",

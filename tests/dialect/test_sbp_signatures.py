@@ -86,6 +86,11 @@ def _extra_cases() -> list:
     for op in ("dim_scatter_max", "dim_scatter_min"):
         case(op, {"input": rng.normal(size=(4, 5)), "index": rng.integers(0, 5, (4, 3)),
                   "src": rng.normal(size=(4, 3))}, {"dim": 1})
+    for ta, tb in ((False, False), (True, False), (False, True)):
+        a, b = rng.normal(size=(4, 6)), rng.normal(size=(6, 4))
+        case("matmul_bias", {"a": a.T.copy() if ta else a, "b": b.T.copy() if tb else b,
+                             "bias": rng.normal(size=4)},
+             {"transpose_a": ta, "transpose_b": tb}, label=f"t{int(ta)}{int(tb)}")
     return cases
 
 

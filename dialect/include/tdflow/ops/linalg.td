@@ -47,6 +47,38 @@ def TDF_MatmulOp : TDF_HookedOp<"matmul", [NoMemoryEffect]> {
   let has_compute_complexity_fn = 1;
 }
 
+def TDF_MatmulBiasOp : TDF_HookedOp<"matmul_bias", [NoMemoryEffect, LoweringOnly]> {
+  let summary = "matrix multiplication with a last-axis bias, fused by fuse-elementwise";
+  let description = [{
+    Computes `out = alpha * op(a) @ op(b) + bias` for 2-D `a` and `b` and a 1-D `bias` of
+    the result's column count, broadcast over the rows: the product is written into `out`
+    and the bias added there in place, so the bits are those of `matmul` followed by a
+    last-axis `bias_add` (OneFlow's `fused_matmul_bias`), in one launch instead of two. Made
+    on the CPU by `fuse-elementwise` from a `matmul` whose only user is such a `bias_add`;
+    not part of the functional API (`LoweringOnly`).
+
+    Example:
+
+    ```mlir
+    %out = "tdflow.matmul_bias"(%a, %b, %bias) : (tensor<8x16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$a,
+    TDF_Tensor:$b,
+    TDF_Tensor:$bias
+  );
+  let output = (outs
+    TDF_Tensor:$out
+  );
+  let attrs = (ins
+    DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
+    DefaultValuedAttr<F64Attr, "1.">:$alpha
+  );
+  let has_compute_complexity_fn = 1;
+}
+
 def TDF_BatchMatmulOp : TDF_HookedOp<"batch_matmul", [NoMemoryEffect]> {
   let summary = "batched matrix multiplication";
   let grad = [{
