@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 
 class Code(str):
@@ -154,7 +153,7 @@ class Record:
         """True when ``cls`` is one of this record's superclasses."""
         return cls in self.superclasses
 
-    def get(self, name: str, default: Any = None) -> Value:
+    def get(self, name: str, default: object = None) -> Value:
         return self.fields.get(name, default)
 
     def __getitem__(self, name: str) -> Value:
@@ -199,7 +198,7 @@ class RecordKeeper:
         return [r for r in self.defs.values() if cls in r.superclasses]
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> RecordKeeper:
+    def from_json(cls, doc: dict[str, object]) -> RecordKeeper:
         """Build a keeper from an ``llvm-tblgen --dump-json`` document.
 
         Classes are not in that document, so ``classes`` stays empty; value kinds that JSON
@@ -228,7 +227,7 @@ class RecordKeeper:
         return rk
 
 
-def _value_from_json(v: Any) -> Value:
+def _value_from_json(v: object) -> Value:
     if isinstance(v, dict):
         kind = v.get("kind")
         if kind == "def":
