@@ -85,9 +85,17 @@ def _fields(cls: type) -> tuple[str, ...]:
     ``__post_init__`` derives (``OpDef._attr_index``, ``EnumInfo._by_name``)."""
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)
-                                     if f.init and not f.name.startswith("_"))
+        names = _FIELDS[cls] = tuple(n for n in _init_fields(cls) if not n.startswith("_"))
     return names
+
+
+def _init_fields(cls: type) -> list[str]:
+    """A value class's ``__init__`` fields, in order: a dataclass's, or the ``field_names`` of
+    a :mod:`tdflow.core.plain` class (``Loc``: not a dataclass, to keep ``dataclasses`` off the
+    cold ``tdflow tblgen`` path)."""
+    if dataclasses.is_dataclass(cls):
+        return [f.name for f in dataclasses.fields(cls) if f.init]
+    return list(cls.field_names)
 
 
 # -- encoding --------------------------------------------------------------------------------
@@ -165,7 +173,7 @@ def _constructors() -> dict[str, tuple[type, int, tuple[str, ...] | None]]:
     out = {}
     for name, cls in classes().items():
         names = _fields(cls)
-        init = [f.name for f in dataclasses.fields(cls) if f.init]
+        init = _init_fields(cls)
         out[name] = (cls, len(names), None if tuple(init[:len(names)]) == names else names)
     return out
 

@@ -17,7 +17,6 @@ methods are generated as source and compiled at import), and their ``__init__`` 
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any
 
 
 class Node:
@@ -135,15 +134,15 @@ class TypeRef:
     """``kind`` is bit/int/string/code/dag/bits/list/class; ``arg`` the width, element or name."""
 
     kind: str
-    arg: Any
-    loc: Any
+    arg: object
+    loc: object
 
 
 # ---- values -----------------------------------------------------------------------------------
 @_node
 class Int:
     value: int
-    loc: Any
+    loc: object
 
 
 @_node
@@ -151,76 +150,76 @@ class BinLit:
     """``0b0101``: a ``bits<n>`` value with one bit per digit written."""
 
     digits: str
-    loc: Any
+    loc: object
 
 
 @_node
 class Str:
     value: str
     is_code: bool
-    loc: Any
+    loc: object
 
 
 @_node
 class Unset:
-    loc: Any
+    loc: object
 
 
 @_node
 class Bool:
     value: bool
-    loc: Any
+    loc: object
 
 
 @_node
 class Ident:
     name: str
-    loc: Any
+    loc: object
 
 
 @_node
 class Arg:
     """A template argument value, positional (``name is None``) or named ``name=value``."""
 
-    name: Any
-    value: Any
+    name: object
+    value: object
 
 
 @_node
 class AnonInst:
     cls: str
     args: tuple
-    loc: Any
+    loc: object
 
 
 @_node
 class Range:
     """``lo...hi`` / ``lo-hi`` inside ``{}`` or ``[]``; ``hi`` is None for a single value."""
 
-    lo: Any
-    hi: Any
-    loc: Any
+    lo: object
+    hi: object
+    loc: object
 
 
 @_node
 class BitsLit:
     items: tuple  # of Range
-    loc: Any
+    loc: object
 
 
 @_node
 class ListLit:
     items: tuple
     elem_type: TypeRef | None
-    loc: Any
+    loc: object
 
 
 @_node
 class DagLit:
-    op: Any
+    op: object
     op_name: str | None
     args: tuple  # of (value-or-None, name-or-None)
-    loc: Any
+    loc: object
 
 
 @_node
@@ -228,42 +227,42 @@ class Bang:
     op: str
     type: TypeRef | None
     args: tuple
-    loc: Any
-    end: Any = None  # the closing `)`, where llvm-tblgen reports operand type errors
+    loc: object
+    end: object = None  # the closing `)`, where llvm-tblgen reports operand type errors
 
 
 @_node
 class Cond:
     clauses: tuple  # of (cond, value)
-    loc: Any
+    loc: object
 
 
 @_node
 class BitSlice:
-    base: Any
+    base: object
     ranges: tuple
-    loc: Any
+    loc: object
 
 
 @_node
 class ListSlice:
-    base: Any
+    base: object
     ranges: tuple
-    loc: Any
+    loc: object
 
 
 @_node
 class FieldAccess:
-    base: Any
+    base: object
     name: str
-    loc: Any
+    loc: object
 
 
 @_node
 class Paste:
-    lhs: Any
-    rhs: Any  # None for a trailing `#`
-    loc: Any
+    lhs: object
+    rhs: object  # None for a trailing `#`
+    loc: object
 
 
 # ---- statements -------------------------------------------------------------------------------
@@ -271,15 +270,15 @@ class Paste:
 class TemplateArg:
     type: TypeRef
     name: str
-    default: Any
-    loc: Any
+    default: object
+    loc: object
 
 
 @_node
 class ClassRef:
     name: str
     args: tuple  # of Arg
-    loc: Any
+    loc: object
 
 
 @_node
@@ -287,16 +286,16 @@ class FieldDecl:
     is_field: bool
     type: TypeRef
     name: str
-    value: Any
-    loc: Any
+    value: object
+    loc: object
 
 
 @_node
 class BodyLet:
     name: str
     bits: tuple | None
-    value: Any
-    loc: Any
+    value: object
+    loc: object
 
 
 @_node
@@ -305,24 +304,24 @@ class ClassDef:
     targs: tuple
     parents: tuple
     body: tuple | None  # None for `;`
-    loc: Any
+    loc: object
 
 
 @_node
 class Def:
-    name: Any  # value node or None (anonymous)
+    name: object  # value node or None (anonymous)
     parents: tuple
     body: tuple | None
-    loc: Any
-    name_loc: Any
+    loc: object
+    name_loc: object
 
 
 @_node
 class Defm:
-    name: Any
+    name: object
     refs: tuple
-    loc: Any
-    name_loc: Any
+    loc: object
+    name_loc: object
 
 
 @_node
@@ -330,34 +329,34 @@ class Defset:
     type: TypeRef
     name: str
     body: tuple
-    loc: Any
+    loc: object
 
 
 @_node
 class Deftype:
     name: str
     type: TypeRef
-    loc: Any
+    loc: object
 
 
 @_node
 class Defvar:
     name: str
-    value: Any
-    loc: Any
+    value: object
+    loc: object
 
 
 @_node
 class Assert:
-    cond: Any
-    message: Any
-    loc: Any
+    cond: object
+    message: object
+    loc: object
 
 
 @_node
 class Dump:
-    value: Any
-    loc: Any
+    value: object
+    loc: object
 
 
 @_node
@@ -365,30 +364,30 @@ class Foreach:
     var: str
     iter: Range
     body: tuple
-    loc: Any
+    loc: object
 
 
 @_node
 class If:
-    cond: Any
+    cond: object
     then: tuple
     orelse: tuple | None
-    loc: Any
+    loc: object
 
 
 @_node
 class LetItem:
     name: str
     bits: tuple | None
-    value: Any
-    loc: Any
+    value: object
+    loc: object
 
 
 @_node
 class Let:
     items: tuple
     body: tuple
-    loc: Any
+    loc: object
 
 
 @_node
@@ -397,7 +396,7 @@ class Multiclass:
     targs: tuple
     parents: tuple
     body: tuple | None
-    loc: Any
+    loc: object
 
 
 def mentions(node, names) -> bool:

@@ -11,9 +11,8 @@ llvm-tblgen does::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from tdflow.core.errors import SourceLoc, TdflowError, position
+from tdflow.core.plain import Plain
 
 
 class IncludeChain:
@@ -56,8 +55,7 @@ class IncludeChain:
         return tuple(self)[i]
 
 
-@dataclass
-class TdError(TdflowError):
+class TdError(Plain, TdflowError):
     """A diagnostic from the TableGen front end.
 
     >>> str(TdError("expected ';'", "a.td", 3, 7))
@@ -74,9 +72,20 @@ class TdError(TdflowError):
     col: int = 0
     include_stack: tuple[SourceLoc, ...] = ()
     notes: tuple[tuple[str, SourceLoc | None], ...] = ()
-    others: list[TdError] = field(default_factory=list)
+    others: list[TdError]
+    field_names = ("message", "file", "line", "col", "include_stack", "notes", "others")
 
-    def __post_init__(self) -> None:
+    def __init__(self, message: str, file: str = "<unknown>", line: int = 0, col: int = 0,
+                 include_stack: tuple[SourceLoc, ...] = (),
+                 notes: tuple[tuple[str, SourceLoc | None], ...] = (),
+                 others: list[TdError] | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.include_stack = include_stack
+        self.notes = notes
+        self.others = [] if others is None else others
         if not isinstance(self.include_stack, tuple):  # an IncludeChain from the lexer
             self.include_stack = tuple(self.include_stack)
         super().__init__(self.message)

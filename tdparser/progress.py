@@ -14,14 +14,14 @@ False
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import threading
 from collections.abc import Iterator
-from typing import IO, Any
 
 
-def live(stream: IO[str] | None = None) -> bool:
+def live(stream: io.TextIOBase | None = None) -> bool:
     """Whether progress may be drawn on ``stream`` (default: stderr): it is a terminal and
     ``TDFLOW_NO_PROGRESS`` is not set."""
     stream = sys.stderr if stream is None else stream
@@ -35,7 +35,7 @@ def live(stream: IO[str] | None = None) -> bool:
 
 
 @contextlib.contextmanager
-def spinner(text: str, delay: float = 0.0, stream: IO[str] | None = None) -> Iterator[None]:
+def spinner(text: str, delay: float = 0.0, stream: io.TextIOBase | None = None) -> Iterator[None]:
     """A transient spinner with elapsed time while the block runs, on a terminal only; with
     ``delay``, only once the block has run that long (short work stays silent)."""
     stream = sys.stderr if stream is None else stream
@@ -74,7 +74,7 @@ def spinner(text: str, delay: float = 0.0, stream: IO[str] | None = None) -> Ite
             started.set()  # a timer firing late must not start it now
 
 
-def progress_bar(stream: IO[str] | None = None, **columns: Any) -> Any:
+def progress_bar(stream: io.TextIOBase | None = None, **columns: object) -> object:
     """A rich ``Progress`` (bar, count, elapsed) for a loop on a terminal, or ``None`` when
     progress is not to be drawn on ``stream`` (default: stdout)."""
     stream = sys.stdout if stream is None else stream

@@ -30,8 +30,8 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+
+from tdflow.core.plain import Frozen, Plain, frozen_init
 
 
 class Code(str):
@@ -59,18 +59,20 @@ class Bits(tuple):
         return out
 
 
-@dataclass(frozen=True)
-class DefRef:
+class DefRef(Frozen):
     """A reference to a concrete record (``def``), by name."""
 
+    field_names = ("name",)
     name: str
+
+    def __init__(self, name: str) -> None:
+        frozen_init(self, name=name)
 
     def __str__(self) -> str:
         return self.name
 
 
-@dataclass(frozen=True)
-class Unresolved:
+class Unresolved(Frozen):
     """A value that stays symbolic after resolution.
 
     ``kind`` is llvm-tblgen's JSON kind: ``"var"`` (an unresolved variable ``name``),
@@ -78,17 +80,21 @@ class Unresolved:
     text llvm-tblgen prints for it.
     """
 
+    field_names = ("kind", "printable", "name", "index")
     kind: str
     printable: str
-    name: str | None = None
-    index: int | None = None
+    name: str | None
+    index: int | None
+
+    def __init__(self, kind: str, printable: str, name: str | None = None,
+                 index: int | None = None) -> None:
+        frozen_init(self, kind=kind, printable=printable, name=name, index=index)
 
     def __str__(self) -> str:
         return self.printable
 
 
-@dataclass(frozen=True)
-class Dag:
+class Dag(Frozen):
     """A ``dag`` value ``(op arg:$name, ...)``.
 
     ``operator`` is usually a :class:`DefRef`; ``operator_name`` is the ``:$name`` on the
@@ -99,9 +105,14 @@ class Dag:
     ('x',)
     """
 
+    field_names = ("operator", "args", "operator_name")
     operator: Value
-    args: tuple[tuple[Value, str | None], ...] = ()
-    operator_name: str | None = None
+    args: tuple[tuple[Value, str | None], ...]
+    operator_name: str | None
+
+    def __init__(self, operator: Value, args: tuple[tuple[Value, str | None], ...] = (),
+                 operator_name: str | None = None) -> None:
+        frozen_init(self, operator=operator, args=args, operator_name=operator_name)
 
     @property
     def arg_names(self) -> tuple[str | None, ...]:
@@ -115,20 +126,22 @@ class Dag:
 Value = int | str | Code | Bits | list | Dag | DefRef | Unresolved | None
 
 
-@dataclass(frozen=True)
-class Loc:
+class Loc(Frozen):
     """Where a record was defined (``file:line``, as in ``!locs``), plus the column."""
 
+    field_names = ("file", "line", "col")
     file: str
     line: int
-    col: int = 0
+    col: int
+
+    def __init__(self, file: str, line: int, col: int = 0) -> None:
+        frozen_init(self, file=file, line=line, col=col)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
 
 
-@dataclass
-class Record:
+class Record(Plain):
     """A resolved record: a ``class`` or a concrete ``def``.
 
     ``superclasses`` lists every direct and indirect superclass in llvm-tblgen's order (the
@@ -138,23 +151,42 @@ class Record:
     ``nonconcrete`` names the fields declared with ``field``.
     """
 
+    field_names = ("name", "superclasses", "fields", "field_types", "locs", "anonymous",
+                   "is_class", "template_args", "nonconcrete", "template_arg_info")
     name: str
-    superclasses: tuple[str, ...] = ()
-    fields: dict[str, Value] = field(default_factory=dict)
-    field_types: dict[str, str] = field(default_factory=dict)
-    locs: tuple[Loc, ...] = ()
-    anonymous: bool = False
-    is_class: bool = False
-    template_args: tuple[str, ...] = ()
-    nonconcrete: frozenset[str] = frozenset()
+    superclasses: tuple[str, ...]
+    fields: dict[str, Value]
+    field_types: dict[str, str]
+    locs: tuple[Loc, ...]
+    anonymous: bool
+    is_class: bool
+    template_args: tuple[str, ...]
+    nonconcrete: frozenset[str]
     # (qualified name, type spelling, default value) of each template argument, in order.
-    template_arg_info: tuple[tuple[str, str, Value], ...] = ()
+    template_arg_info: tuple[tuple[str, str, Value], ...]
+
+    def __init__(self, name: str, superclasses: tuple[str, ...] = (),
+                 fields: dict[str, Value] | None = None,
+                 field_types: dict[str, str] | None = None, locs: tuple[Loc, ...] = (),
+                 anonymous: bool = False, is_class: bool = False,
+                 template_args: tuple[str, ...] = (), nonconcrete: frozenset[str] = frozenset(),
+                 template_arg_info: tuple[tuple[str, str, Value], ...] = ()) -> None:
+        self.name = name
+        self.superclasses = superclasses
+        self.fields = {} if fields is None else fields
+        self.field_types = {} if field_types is None else field_types
+        self.locs = locs
+        self.anonymous = anonymous
+        self.is_class = is_class
+        self.template_args = template_args
+        self.nonconcrete = nonconcrete
+        self.template_arg_info = template_arg_info
 
     def isa(self, cls: str) -> bool:
         """True when ``cls`` is one of this record's superclasses."""
         return cls in self.superclasses
 
-    def get(self, name: str, default: Any = None) -> Value:
+    def get(self, name: str, default: object = None) -> Value:
         return self.fields.get(name, default)
 
     def __getitem__(self, name: str) -> Value:
@@ -168,13 +200,19 @@ class Record:
         return self.locs[0] if self.locs else None
 
 
-@dataclass
-class RecordKeeper:
+class RecordKeeper(Plain):
     """All classes and defs of a resolved TableGen program, in definition order."""
 
-    classes: dict[str, Record] = field(default_factory=dict)
-    defs: dict[str, Record] = field(default_factory=dict)
-    files: tuple[str, ...] = ()  # every file read, main file first (for caching)
+    field_names = ("classes", "defs", "files")
+    classes: dict[str, Record]
+    defs: dict[str, Record]
+    files: tuple[str, ...]  # every file read, main file first (for caching)
+
+    def __init__(self, classes: dict[str, Record] | None = None,
+                 defs: dict[str, Record] | None = None, files: tuple[str, ...] = ()) -> None:
+        self.classes = {} if classes is None else classes
+        self.defs = {} if defs is None else defs
+        self.files = files
 
     def add_class(self, rec: Record) -> None:
         self.classes[rec.name] = rec
@@ -199,7 +237,7 @@ class RecordKeeper:
         return [r for r in self.defs.values() if cls in r.superclasses]
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> RecordKeeper:
+    def from_json(cls, doc: dict[str, object]) -> RecordKeeper:
         """Build a keeper from an ``llvm-tblgen --dump-json`` document.
 
         Classes are not in that document, so ``classes`` stays empty; value kinds that JSON
@@ -228,7 +266,7 @@ class RecordKeeper:
         return rk
 
 
-def _value_from_json(v: Any) -> Value:
+def _value_from_json(v: object) -> Value:
     if isinstance(v, dict):
         kind = v.get("kind")
         if kind == "def":

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
 from tdflow.core.errors import TdflowError
 from tdflow.core.files import FileAccessError, check_input_file, os_reason
@@ -244,11 +243,11 @@ def console(min_width: int = 0):
     return c
 
 
-def op_to_json(op, served_by: str | None = None) -> dict[str, Any]:
+def op_to_json(op, served_by: str | None = None) -> dict[str, object]:
     """A JSON-ready description of an :class:`OpDef` (what ``tdflow ops --json`` prints);
     ``served_by`` names the standard op whose hooks and kernels serve it, if any."""
 
-    def value(v) -> dict[str, Any]:
+    def value(v) -> dict[str, object]:
         return {"name": v.name, "constraint": v.constraint, "arity": v.arity,
                 "dtypes": list(v.dtypes) if v.dtypes is not None else None}
 

@@ -10,16 +10,19 @@ one class. It lives in :mod:`tdflow.core`, below every other package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .plain import Frozen, frozen_init
 
 
-@dataclass(frozen=True)
-class SourceLoc:
-    """A position in a source file; ``line`` and ``col`` are 1-based."""
+class SourceLoc(Frozen):
+    """A position in a source file; ``line`` and ``col`` are 1-based (a frozen value class)."""
 
+    field_names = ("file", "line", "col")
     file: str
     line: int
     col: int
+
+    def __init__(self, file: str, line: int, col: int) -> None:
+        frozen_init(self, file=file, line=line, col=col)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
