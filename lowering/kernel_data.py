@@ -80,6 +80,25 @@ def evaluate(spec: Any, d: tuple[Any, ...], attrs: Mapping[str, Any]) -> bool:
     raise ValueError(f"unknown kernel match spec {spec!r}")
 
 
+def best_match(candidates: Sequence[Any], device: str, input_dtypes: Sequence[str],
+               attrs: Mapping[str, Any]) -> Any:
+    """The candidate kernel (anything with ``matches`` and ``priority``) that matches, of
+    highest priority, the first registered among equals; ``None`` when none matches. The
+    runtime's kernel table selects with it too, so the two tables choose alike.
+
+    >>> class K:
+    ...     def __init__(self, p, ok): self.priority, self.ok = p, ok
+    ...     def matches(self, device, dtypes, attrs): return self.ok
+    >>> best_match([K(0, True), K(2, True), K(2, True), K(5, False)], "cpu", ["f32"], {}).priority
+    2
+    """
+    best = None
+    for k in candidates:
+        if k.matches(device, input_dtypes, attrs) and (best is None or k.priority > best.priority):
+            best = k
+    return best
+
+
 def shipped_cpu_table() -> dict[str, Any]:
     """The shipped table's JSON data (``{"format", "device", "kernels", "aliases"}``).
 
@@ -130,12 +149,8 @@ class DataKernelTable:
         """The matching kernel of highest priority (ties: first registered); ``LookupError``
         with the runtime's message listing every candidate when none matches."""
         device = device or self.device
-        attrs = attrs or {}
-        best: DataKernel | None = None
         candidates = self._kernels_of(op)
-        for k in candidates:
-            if k.matches(device, input_dtypes, attrs) and (best is None or k.priority > best.priority):
-                best = k
+        best = best_match(candidates, device, input_dtypes, attrs or {})
         if best is None:
             raise LookupError(_not_found(op, device, input_dtypes, candidates))
         return best

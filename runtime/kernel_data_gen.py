@@ -18,6 +18,8 @@ from typing import Any
 from tdflow.lowering.kernel_data import FORMAT, SHIPPED
 from tdflow.runtime.kernels.registry import Kernel
 
+from tdflow.core.shipped import write_or_check
+
 
 def kernel_entry(k: Kernel) -> dict[str, Any]:
     """What selection needs of one kernel, as JSON data.
@@ -68,18 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     0
     """
     args = sys.argv[1:] if argv is None else argv
-    text = fresh_table()
-    if "--check" in args:
-        try:
-            same = SHIPPED.read_text(encoding="utf-8") == text
-        except OSError:
-            same = False
-        print(f"{SHIPPED}: "
-              f"{'up to date' if same else 'STALE: run python -m tdflow.runtime.kernel_data_gen'}")
-        return 0 if same else 1
-    SHIPPED.write_text(text, encoding="utf-8")
-    print(f"wrote {SHIPPED} ({len(text)} bytes)")
-    return 0
+    return write_or_check(SHIPPED, fresh_table(), "python -m tdflow.runtime.kernel_data_gen", args)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import sys
 
 import lark
 
+from tdflow.core.shipped import write_or_check
+
 from .grammar_cache import Feed, build, table_from_lark
 from .lalr import SHIPPED, table_json
 from .parser import GRAMMAR
@@ -39,19 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     0
     """
     args = sys.argv[1:] if argv is None else argv
-    text = fresh_table()
-    if "--check" in args:
-        try:
-            with open(SHIPPED, encoding="utf-8") as fh:
-                same = fh.read() == text
-        except OSError:
-            same = False
-        print(f"{SHIPPED}: {'up to date' if same else 'STALE: run python -m tdflow.tdparser.grammar_table'}")
-        return 0 if same else 1
-    with open(SHIPPED, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    print(f"wrote {SHIPPED} ({len(text)} bytes)")
-    return 0
+    return write_or_check(SHIPPED, fresh_table(), "python -m tdflow.tdparser.grammar_table", args)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
+from tdflow.lowering.kernel_data import best_match
 from tdflow.runtime.kernels._blas import blas_scoped
 from tdflow.runtime.kernels._kernel_set import KernelSet
 
@@ -267,11 +268,8 @@ class KernelTable:
         if device is None:
             raise ValueError("select() needs a device on an all-devices table")
         attrs = attrs or {}
-        best: Kernel | None = None
         candidates = self._kernels_of(op)
-        for k in candidates:
-            if k.matches(device, input_dtypes, attrs) and (best is None or k.priority > best.priority):
-                best = k
+        best: Kernel | None = best_match(candidates, device, input_dtypes, attrs)
         if best is None:
             raise KernelNotFoundError(op, device, input_dtypes, attrs, list(candidates))
         return best
