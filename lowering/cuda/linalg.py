@@ -1,4 +1,4 @@
-"""CUDA kernels of ``matmul`` and ``batch_matmul``: the tiled GEMM of :mod:`.gemm`.
+"""CUDA kernels of ``matmul``, ``matmul_bias`` and ``batch_matmul``: the tiled GEMM of :mod:`.gemm`.
 
 ``out = alpha * op(a) @ op(b) (+ _add_to_output)``: ``load_a``/``load_b`` read ``a`` and ``b``
 with the transposes folded into the indexing (a transposed operand is walked, and staged in
@@ -46,9 +46,10 @@ def c_scalar(dtype: str, value: float) -> str:
 
 
 def _product(op: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
-             attrs: Mapping[str, Any], batched: bool) -> KernelCode:
+             attrs: Mapping[str, Any], batched: bool, bias: bool = False) -> KernelCode:
     a, b = ins[0], ins[1]
-    add = ins[2] if len(ins) > 2 else None
+    add = ins[2] if len(ins) > 2 and not bias else None
+    row = ins[2] if bias else None  # matmul_bias's last-axis bias
     out = outs[0]
     dt = a.dtype
     if b.dtype != dt or out.dtype != dt or (add is not None and add.dtype != dt):
@@ -60,6 +61,8 @@ def _product(op: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     m, ka = (a.shape[-1], a.shape[-2]) if ta else a.shape[-2:]
     kb, n = (b.shape[-1], b.shape[-2]) if tb else b.shape[-2:]
     zshape = out.shape[:-2]
+    if row is not None and (row.dtype != dt or row.shape != (n,)):
+        raise CudaCodegenError(f"{op}: bias {row.shape} {row.dtype} is not ({n},) {dt}")
     if ka != kb or out.shape[-2:] != (m, n) or (add is not None and add.shape != out.shape):
         raise CudaCodegenError(f"{op}: a {a.shape} (transpose_a={ta}) and b {b.shape} "
                                f"(transpose_b={tb}) do not give {out.shape}")
@@ -74,9 +77,14 @@ def _product(op: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
     value = "acc" if alpha == 1.0 else f"acc * {c_scalar(dt, alpha)}"
     if add is not None:
         value += f" + ({acc}){load(dt, 'P.add[o]')}"
+    if row is not None:  # the product rounded to the result type, then the bias added to it,
+        # as matmul and bias_add round on the CPU (a narrow type adds in its wider one)
+        value = f"{load(dt, store(dt, value))} + {load(dt, 'P.bias[n]')}"
     fields = [(f"const {t}* __restrict__", "a", "in0"), (f"const {t}* __restrict__", "b", "in1")]
     if add is not None:
         fields.append((f"const {t}*", "add", "in2"))  # may be the result's buffer: no restrict
+    if row is not None:
+        fields.append((f"const {t}* __restrict__", "bias", "in2"))
     fields.append((f"{t}*", "c", "out0"))
     name = f"{op.split('.')[1]}_{dt}"
     if out.numel == 0:
@@ -96,6 +104,21 @@ def matmul(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
            attrs: Mapping[str, Any]) -> KernelCode:
     """``out = alpha * op(a) @ op(b) (+ _add_to_output)``; ``a`` may carry batch dims."""
     return _product("tdflow.matmul", ins, outs, attrs, batched=False)
+
+
+@cuda_generator("tdflow.matmul_bias")
+def matmul_bias(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                attrs: Mapping[str, Any]) -> KernelCode:
+    """``out = alpha * op(a) @ op(b) + bias`` (``bias`` along the last axis): the GEMM's store
+    rounds the product to the result type and adds the bias, the CPU's matmul then bias_add.
+
+    >>> code = matmul_bias([TensorSpec((4, 3), "f32"), TensorSpec((3, 5), "f32"),
+    ...                     TensorSpec((5,), "f32")], [TensorSpec((4, 5), "f32")],
+    ...                    {"transpose_a": False, "transpose_b": False, "alpha": 1.0})
+    >>> "P.bias[n]" in code.source
+    True
+    """
+    return _product("tdflow.matmul_bias", ins, outs, attrs, batched=False, bias=True)
 
 
 @cuda_generator("tdflow.batch_matmul")

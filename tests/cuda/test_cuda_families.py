@@ -19,7 +19,7 @@ FAMILIES = {
     "softmax": "softmax log_softmax softmax_grad softmax_cross_entropy softmax_cross_entropy_grad "
                "sparse_softmax_cross_entropy sparse_softmax_cross_entropy_grad",
     "norm": "layer_norm normalization group_norm",
-    "linalg": "matmul batch_matmul",
+    "linalg": "matmul matmul_bias batch_matmul",
     "conv": "conv2d conv_data_grad conv_filter_grad",
     "pool": "max_pool_2d max_pool_2d_grad avg_pool_2d avg_pool_2d_grad adaptive_avg_pool2d "
             "adaptive_avg_pool2d_grad",

@@ -1,4 +1,4 @@
-"""Generated matmul / batch_matmul kernels on cudasim equal the numpy backend: every dtype the
+"""Generated matmul / matmul_bias / batch_matmul kernels on cudasim equal the numpy backend: every dtype the
 CPU kernel admits (f32, f64, f16, i8, i32, i64; bf16 through raw 16-bit buffers), all four
 transposes, alpha, ``_add_to_output``, every tile configuration (SIMT 32/64/128, wmma 32/64),
 split-K, tails of every tile, broadcast batch dims, TF32; then all compile with nvcc."""
@@ -14,6 +14,7 @@ from tdflow.runtime.backends import get_backend
 
 MM = "tdflow.matmul"
 BMM = "tdflow.batch_matmul"
+MMB = "tdflow.matmul_bias"  # made by the CPU's fuse-elementwise; the GPU kernel equals it too
 
 # (m, k, n): small tiles with tails; medium (64x64) tiles; large (128x128) tiles; split-K;
 # a single partial tile
@@ -40,6 +41,13 @@ def _cases() -> list[tuple[str, list, dict]]:
         out += [_mm(dt, "small", True, False, alpha=2.0), _mm(dt, "medium", False, True, add=True),
                 _mm(dt, "split"), _mm(dt, "tiny", True, True)]
     out.append(_mm("i32", "large", False, False))
+    # split-K in integers, whose wrapping sums are exact in any order (a float bias cancelling
+    # a product would magnify the split's other summation order past the harness's rtol)
+    for dt, shape, ta, tb in (("f32", "small", False, True), ("f32", "large", True, False),
+                              ("f16", "medium", False, False), ("f64", "tiny", True, True),
+                              ("i8", "split", False, False), ("i32", "small", True, True)):
+        _, ins, attrs = _mm(dt, shape, ta, tb, alpha=0.5 if dt != "i8" else 1.0, seed=9)
+        out.append((MMB, [*ins, rand((SHAPES[shape][2],), dt, seed=10)], attrs))
     for dt in ("f32", "f16", "f64", "i32"):
         a, b = rand((3, 2, 7, 5), dt, seed=4), rand((3, 2, 5, 6), dt, seed=5)
         out.append((BMM, [a, b, rand((3, 2, 7, 6), dt, seed=6)], {"alpha": 1.5}))
