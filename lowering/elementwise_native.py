@@ -44,7 +44,8 @@ from tdflow.lowering.elementwise_native_c import KERNEL, METHOD, PRELUDE, TAIL
 
 __all__ = ["EXACT_BINARY", "EXACT_UNARY", "MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE",
            "build_extension", "builder_installed", "c_module", "c_source", "native_enabled",
-           "native_kernel", "native_kernels", "set_builder", "with_native"]
+           "named_extension", "native_kernel", "native_kernels", "set_builder",
+           "with_native"]
 
 #: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
 #: would otherwise pay a compiler run for an expression evaluated once on a few values.
@@ -453,6 +454,22 @@ def build_extension(source: str | None, module: str) -> Callable[..., Any] | Non
     """
     mod = _build(source, module)
     return None if mod is None else mod.run
+
+
+def named_extension(prefix: str, made_of: bytes,
+                    source: Callable[[str], str]) -> tuple[Callable[..., Any] | None, bool]:
+    """``(run, final)`` of a hand-written extension: the module is named ``prefix`` plus a digest
+    of what its source is ``made_of`` (a changed template or table is a new module, never a stale
+    cached one), ``source(module)`` its C++, built by :func:`build_extension`. ``final`` says
+    whether the answer may be remembered: ``False`` when it is ``None`` only because no builder
+    is installed yet (a later call may build it).
+
+    >>> named_extension("tdf_doc", b"x", lambda module: None)[0] is None
+    True
+    """
+    module = f"{prefix}_{hashlib.sha256(made_of).hexdigest()[:24]}"
+    run = build_extension(source(module), module)
+    return run, run is not None or builder_installed()
 
 
 def builder_installed() -> bool:

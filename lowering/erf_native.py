@@ -20,7 +20,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -191,11 +190,7 @@ def native_erf(table: np.ndarray, scale: int, degree: int,
     >>> run is None or (run(x, out), out.tolist())[1] == [0.5204998850822449, -0.8427007794380188]
     True
     """
-    from tdflow.lowering.elementwise_native import (
-        build_extension,
-        builder_installed,
-        native_enabled,
-    )
+    from tdflow.lowering.elementwise_native import named_extension, native_enabled
 
     if not USE_NATIVE_ERF or not native_enabled():
         return None
@@ -207,8 +202,8 @@ def native_erf(table: np.ndarray, scale: int, degree: int,
         # meets, the source written once
         inputs = (_TEMPLATE.encode() + np.ascontiguousarray(table, np.float64).tobytes()
                   + repr((int(scale), int(degree), float(limit))).encode())
-        module = f"tdf_erf_{hashlib.sha256(inputs).hexdigest()[:24]}"
-        run = build_extension(c_source(table, scale, degree, limit, module), module)
-        if run is not None or builder_installed():  # else: try again once one is installed
+        run, final = named_extension(
+            "tdf_erf", inputs, lambda module: c_source(table, scale, degree, limit, module))
+        if final:  # else: try again once a builder is installed
             _by_table[id(table)] = (table, run)
         return run

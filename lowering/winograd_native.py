@@ -19,7 +19,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -214,11 +213,7 @@ def native_transforms() -> Callable[..., Any] | None:
     >>> run is None or (run(0, xp, v, 1, 1, 1, 0), float(v[1, 1, 0, 0, 0]))[1] == 4.0
     True
     """
-    from tdflow.lowering.elementwise_native import (
-        build_extension,
-        builder_installed,
-        native_enabled,
-    )
+    from tdflow.lowering.elementwise_native import named_extension, native_enabled
 
     if not USE_NATIVE_WINOGRAD or not native_enabled():
         return None
@@ -227,9 +222,7 @@ def native_transforms() -> Callable[..., Any] | None:
     with _lock:
         if _built:
             return _built[0]
-        # named by the source: a changed template is a new module, never a stale cached one
-        module = f"tdf_winograd_{hashlib.sha256(_TEMPLATE.encode()).hexdigest()[:24]}"
-        run = build_extension(c_source(module), module)
-        if run is not None or builder_installed():  # else: try again once one is installed
+        run, final = named_extension("tdf_winograd", _TEMPLATE.encode(), c_source)
+        if final:  # else: try again once a builder is installed
             _built.append(run)
         return run
