@@ -356,3 +356,26 @@ class PassManager:
 def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("-"))
 
+
+def lower_module(module: Module, dialect: Any, device: str, entry: str | None,
+                 pipeline: str | None, kernel_table: Any, *, donate: frozenset[str] = frozenset(),
+                 verified: bool = False, **options: Any) -> Any:
+    """Verify ``module`` against ``dialect`` (unless ``verified``), check ``entry`` names one
+    of its functions, then run ``pipeline`` (default: the device's) with the kernel table
+    ``kernel_table()`` returns: a callable, so that the checks come before the table is built
+    (the runtime's ``lower`` builds and checks its table there). ``options`` go to the
+    ``PassManager``. The runtime's ``lower`` and ``tdflow lower``'s data-table path share it.
+    """
+    from tdflow.dialect.ir import DiagnosticError, verify_module
+
+    errors = [] if verified else [d for d in verify_module(module, dialect)
+                                  if d.severity == "error"]
+    if errors:
+        raise DiagnosticError(errors)
+    if entry is not None and entry not in {f.name for f in module}:
+        raise PipelineError(f"no function @{entry}; functions: "
+                            f"{', '.join('@' + f.name for f in module) or '(none)'}")
+    pm = PassManager.parse(pipeline or default_pipeline(device), dialect=dialect,
+                           kernel_table=kernel_table(), device=device, entry=entry,
+                           donate=donate, **options)
+    return pm.run(module)

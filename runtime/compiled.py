@@ -177,35 +177,30 @@ def lower(module: Module, device: str = "cpu", entry: str | None = None,
     says the caller has just verified ``module`` with ``ops`` (it is not verified again).
     ``options`` go to the ``PassManager`` (``print_ir_after_all=``, ``timing=``, ``stream=``...).
     """
-    from tdflow.dialect.ir import DiagnosticError, verify_module
-    from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
+    from tdflow.lowering.pass_manager import PipelineError, lower_module
 
     from .op_kernels import kernel_table_for
 
     dialect = context_of(ops)
-    errors = [] if verified else [d for d in verify_module(module, dialect)
-                                  if d.severity == "error"]
-    if errors:
-        raise DiagnosticError(errors)
-    if entry is not None and entry not in {f.name for f in module}:
-        raise PipelineError(f"no function @{entry}; functions: "
-                            f"{', '.join('@' + f.name for f in module) or '(none)'}")
-    table = kernel_table_for(dialect, device)  # a user's formula-only ops' kernels included
-    if not table.ops():
-        from tdflow.runtime.kernels.registry import registered_kernels
 
-        why = ""
-        if device == "cuda":
-            from tdflow.runtime.backends.cuda_status import cuda_status
+    def table() -> Any:
+        found = kernel_table_for(dialect, device)  # a user's formula-only ops' kernels included
+        if not found.ops():
+            from tdflow.runtime.kernels.registry import registered_kernels
 
-            why = f" ({cuda_status()})"
-        devices = sorted({k.device for k in registered_kernels()})
-        raise PipelineError(f"no kernels for device {device!r}{why}; devices with kernels: "
-                            f"{', '.join(devices)}")
-    pm = PassManager.parse(pipeline or default_pipeline(device), dialect=dialect,
-                           kernel_table=table, device=device, entry=entry,
-                           donate=frozenset(donate), verify_each=verify_each, **options)
-    return pm.run(module)
+            why = ""
+            if device == "cuda":
+                from tdflow.runtime.backends.cuda_status import cuda_status
+
+                why = f" ({cuda_status()})"
+            devices = sorted({k.device for k in registered_kernels()})
+            raise PipelineError(f"no kernels for device {device!r}{why}; devices with kernels: "
+                                f"{', '.join(devices)}")
+        return found
+
+    return lower_module(module, dialect, device, entry, pipeline, table,
+                        donate=frozenset(donate), verify_each=verify_each, verified=verified,
+                        **options)
 
 
 class CompileOptionError(TdflowError, ValueError):

@@ -238,14 +238,16 @@ def test_lower_from_the_data_table_prints_what_the_runtimes_table_gives(tmp_path
     the same programs: identical IR, plans and folded constants; the unknown-dtype error too."""
     from tdflow.dialect.context import standard_context
     from tdflow.dialect.ir import parse_module, print_module
+    from tdflow.lowering.pass_manager import lower_module
     from tdflow.runtime.compiled import lower
 
-    from tdflow.commands.lower import data_table, lower_with_table
+    from tdflow.commands.lower import data_table
 
     ctx = standard_context()
+    table = data_table(ctx, "cpu")
     for text in (PROGRAM, FOLDED):
         a = lower(parse_module(text), "cpu", ops=ctx)
-        b = lower_with_table(parse_module(text), data_table(ctx, "cpu"), ctx, "cpu", None, None)
+        b = lower_module(parse_module(text), ctx, "cpu", None, None, lambda: table)
         assert print_module(a.module) == print_module(b.module)
         assert repr(a.plans) == repr(b.plans)
     assert "floating_value = 2.5" in print_module(b.module)

@@ -111,7 +111,10 @@ def run(args: argparse.Namespace) -> int:
                    print_ir_after=args.print_ir_after, timing=args.timing, stream=sys.stdout)
     table = data_table(context, device)
     if table is not None:
-        result = lower_with_table(module, table, context, device, args.entry, pipeline, **options)
+        from tdflow.lowering.pass_manager import lower_module
+
+        result = lower_module(module, context, device, args.entry, pipeline, lambda: table,
+                              **options)
     else:
         from tdflow.runtime.compiled import lower
 
@@ -153,36 +156,6 @@ def data_table(context, device: str):
         return kernel_table_for(context, device)
 
     return DataKernelTable(shipped_cpu_table(), load)
-
-
-def lower_with_table(module, table, context, device: str, entry: str | None,
-                     pipeline: str | None, **options):
-    """``tdflow.runtime.compiled.lower`` with a kernel table given (so the runtime is not
-    imported): verify, check ``entry``, run the pipeline.
-
-    >>> from tdflow.dialect.context import standard_context
-    >>> from tdflow.dialect.ir import parse_module
-    >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
-    ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n'
-    ...     '  return %0 : tensor<2xf32>\\n}\\n')
-    >>> ctx = standard_context()
-    >>> r = lower_with_table(m, data_table(ctx, "cpu"), ctx, "cpu", None, None)
-    >>> r.plan("f").launches[0].kernel
-    'cpu.relu'
-    """
-    from tdflow.dialect.ir import DiagnosticError, verify_module
-    from tdflow.lowering.pass_manager import PassManager, PipelineError, default_pipeline
-
-    errors = [d for d in verify_module(module, context) if d.severity == "error"]
-    if errors:
-        raise DiagnosticError(errors)
-    if entry is not None and entry not in {f.name for f in module}:
-        raise PipelineError(f"no function @{entry}; functions: "
-                            f"{', '.join('@' + f.name for f in module) or '(none)'}")
-    pm = PassManager.parse(pipeline or default_pipeline(device), dialect=context,
-                           kernel_table=table, device=device, entry=entry, donate=frozenset(),
-                           **options)
-    return pm.run(module)
 
 
 def _check_ranks(nproc: int, rank: int) -> str | None:
