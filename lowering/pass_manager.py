@@ -357,7 +357,8 @@ def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("-"))
 
 
-def lower_module(module: Module, dialect: Any, device: str, entry: str | None,
+def lower_module(module: Module, dialect: Dialect | LoweringDialect | None, device: str,
+                 entry: str | None,
                  pipeline: str | None, kernel_table: Any, *, donate: frozenset[str] = frozenset(),
                  verified: bool = False, **options: Any) -> Any:
     """Verify ``module`` against ``dialect`` (unless ``verified``), check ``entry`` names one
