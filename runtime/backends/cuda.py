@@ -29,7 +29,9 @@ written before the launches, exactly as cudasim does, and ``s<k>`` a scalar pass
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +99,24 @@ class CudaBackend(GpuBackend):
         self._make_current()
         self.stream = driver.Stream()
         self.allocator = CachingAllocator(driver.mem_alloc)
+        # pycuda aborts the process when a thread's context stack is not empty as its module is
+        # torn down ("PyCUDA ERROR: The context stack was not empty upon module cleanup"), so
+        # the context this thread pushed is popped at exit, after the queued work is done (a
+        # weak reference: a backend dropped before then has nothing to close)
+        ref = weakref.ref(self)
+        atexit.register(lambda: (b := ref()) is not None and b.close())
+
+    def close(self) -> None:
+        """Finish the queued work, give cached memory back and pop this thread's context (at
+        exit; the backend is usable again afterwards: the next call pushes it again)."""
+        if not getattr(self._tls, "current", False):
+            return
+        try:
+            self.stream.synchronize()
+            self.allocator.empty_cache()
+        finally:
+            self.context.pop()
+            self._tls.current = False
 
     def _make_current(self) -> None:
         # a context is current per thread: engine workers push it on their first CUDA call

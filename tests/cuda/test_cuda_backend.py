@@ -110,6 +110,24 @@ def test_freed_device_arrays_return_to_the_allocator(fake):
     assert b.ptr == ptr and len(drv.calls("mem_alloc")) == 1
 
 
+def test_close_pops_the_context_after_the_queued_work(fake):
+    """pycuda aborts a process whose context stack is not empty at exit: the backend's atexit
+    close finishes the stream, frees the cached blocks and pops what this thread pushed."""
+    drv, be = fake
+    assert drv.log.count(("push",)) == 1 and ("pop",) not in drv.log
+    d = be.from_numpy(np.arange(4, dtype=np.float32))
+    del d  # back on the allocator's free list
+    assert be.allocator.cached and be.stream.queue
+    be.close()
+    assert not be.stream.queue and be.allocator.cached == 0
+    assert drv.log[-1] == ("pop",) and drv.log.count(("free", 512)) == 1
+    be.close()  # nothing pushed in this thread any more: nothing to pop
+    assert drv.log.count(("pop",)) == 1
+    x = np.ones(3, np.float32)
+    np.testing.assert_array_equal(be.to_numpy(be.from_numpy(x)), x)  # pushes again
+    assert drv.log.count(("push",)) == 2
+
+
 def test_run_op_marshals_pointers_and_waits_before_reading(fake):
     drv, be = fake
     x = np.array([-1.5, 2.0, -3.0, 4.0, 0.5], np.float32)
