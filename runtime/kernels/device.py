@@ -77,9 +77,14 @@ def generated_code(op: str, attrs: Mapping[str, Any], inputs: Sequence[Any],
     """``op``'s generated code for buffers of these shapes and dtypes (memoised); needs no
     backend, so ``tdflow lower --emit cuda`` works on machines without CUDA. ``generator``:
     a context's own generator of ``op`` (default: the registered one)."""
+    from tdflow.dialect.infer import holds_constant
     from tdflow.lowering.cuda import generate
     ins, res = specs_of(inputs), specs_of(outs)
     attrs = with_segments(attrs, inputs, opdef)  # as the backends do: the same digest
+    if holds_constant(attrs):
+        # a tensor constant's attribute compares by name and type (a dense_resource blob's
+        # data is the module's): two models' same-named weights would share one upload
+        return generate(op, ins, res, attrs, opdef, generator)
     key = (op, ins, res, attrs_key(attrs), id(opdef), id(generator))
     code = _CODES.get(key)
     if code is None:

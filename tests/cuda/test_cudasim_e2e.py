@@ -46,6 +46,30 @@ def test_examples_on_cudasim_match_the_cpu(example):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
 
 
+def test_same_named_weights_of_two_programs_stay_their_own(tmp_path):
+    """Two models whose weights are blobs of one name and type (every ONNX import names its
+    first weight alike): each program uploads its own data (found on an H200 in ONNX's
+    pytorch-converted Conv tests, where a model ran with the previous model's weights)."""
+    def program(name: str, blob: str):
+        path = tmp_path / f"{name}.mlir"
+        path.write_text(
+            'func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n'
+            '  %w = "tdflow.dense_constant"() {value = dense_resource<w> : tensor<2xf32>} : '
+            '() -> tensor<2xf32>\n'
+            '  %y = "tdflow.broadcast_add"(%x, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n'
+            '  return %y : tensor<2xf32>\n}\n'
+            '{-#\n  dialect_resources: {\n    builtin: {\n'
+            f'      w: "0x04000000{blob}"\n    }}\n  }}\n#-}}\n')
+        return path
+
+    x = np.zeros(2, np.float32)
+    one_two = program("a", "0000803F00000040")  # [1, 2]
+    three_four = program("b", "0000404000008040")  # [3, 4]
+    for path, want in ((one_two, [1, 2]), (three_four, [3, 4])):
+        np.testing.assert_array_equal(tdflow.compile(path, device="cudasim")(x), want)
+        np.testing.assert_array_equal(tdflow.compile(path)(x), want)
+
+
 def test_mlp_from_the_cli_on_cudasim(tmp_path):
     outs = {}
     for device in ("cpu", "cudasim"):
