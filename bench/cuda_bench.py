@@ -128,6 +128,9 @@ class DevicePlan:
         return self.be.to_numpy(self.bufs[self.plan.results[k].buffer])
 
 
+PARTS = ("chain", "matmul", "mlp")
+
+
 def timed(fn, sync, runs: int) -> float:
     """Median seconds of ``fn()`` over ``runs`` (after a warm-up), synchronising each time."""
     fn()
@@ -159,7 +162,17 @@ def gpu(args: argparse.Namespace) -> int:
         print(line, flush=True)
 
     print(f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}", flush=True)
-    # 1. fused chain vs device-to-device copy
+    if "chain" in args.only:
+        chain(args, report, sync, dev, torch)
+    if "matmul" in args.only:
+        matmul(args, report, sync, dev, torch)
+    if "mlp" in args.only:
+        mlp(args, report, sync, dev, torch)
+    return 0
+
+
+def chain(args, report, sync, dev, torch) -> None:
+    """The fused chain's bytes per second against a device-to-device copy."""
     n = int(256 * 2**20 * args.scale)
     p = DevicePlan(chain_program(n), "cuda")
     print(f"chain: {len(p.steps)} launch(es) after fusion", flush=True)
@@ -177,7 +190,10 @@ def gpu(args: argparse.Namespace) -> int:
     report(f"fused chain {n / 2**20:.0f}M f32 (GB/s)", 8 * n / t / 1e9, 8 * n / tc / 1e9,
            "GB/s", 0.85)
     del tx, ty
-    # 2. matmul
+
+
+def matmul(args, report, sync, dev, torch) -> None:
+    """f32 and f16 matmul TFLOP/s against cuBLAS (TF32 off)."""
     s = max(256, int(4096 * args.scale ** (1 / 3)) // 128 * 128)
     for dt in ("f32", "f16"):
         p = DevicePlan(matmul_program(s, s, s, dt), "cuda")
@@ -195,7 +211,10 @@ def gpu(args: argparse.Namespace) -> int:
         flops = 2 * s ** 3
         report(f"matmul {s}^3 {dt} (TFLOP/s)", flops / t / 1e12, flops / tr / 1e12, "TF/s",
                0.5 if dt == "f32" else None)
-    # 3. MLP forward at batch 4096
+
+
+def mlp(args, report, sync, dev, torch) -> None:
+    """The MLP forward at batch 4096 against the same ops in PyTorch eager."""
     batch = max(64, int(4096 * args.scale))
     sizes = (1024, 4096, 4096, 1024)
     p = DevicePlan(mlp_program(batch, sizes), "cuda")
@@ -220,7 +239,6 @@ def gpu(args: argparse.Namespace) -> int:
     tr = timed(torch_mlp, sync, args.runs)
     np.testing.assert_allclose(p.result(), torch_mlp().cpu().numpy(), rtol=1e-3, atol=1e-5)
     report(f"MLP forward batch {batch} (ms)", t * 1e3, tr * 1e3, "ms", 1.0, higher_better=False)
-    return 0
 
 
 def ptxas_table(scale: float) -> int:
@@ -264,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=float, default=1.0, help="problem size factor (default 1)")
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--only", nargs="+", choices=PARTS, default=PARTS,
+                    help="the measures to take (default: all)")
     args = ap.parse_args(argv)
     from tdflow.runtime.backends.cuda_status import cuda_status
 

@@ -14,7 +14,7 @@
 #   (installs nothing; the GPU tests skip with cuda_status()'s reason and the benchmark prints
 #   the generated kernels' ptxas resource report instead of timings).
 # Steps can be left out: GPU_CHECK_SKIP="bench onnx-node" (words: tests family bench onnx-models
-#   onnx-node; "family" leaves out the one test that runs every family case, ~1,500 kernels).
+#   onnx-node bench-ab; "family" leaves out the one test that runs every family case, ~1,500 kernels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/out/gpu-check}"
@@ -86,6 +86,15 @@ if ! skip bench; then
   log "--- bench/cuda_bench.py ($((SECONDS - START)) s)"
   timeout 150 "$PY" bench/cuda_bench.py > "$OUT/cuda_bench.txt" 2>&1
   log "cuda_bench rc $?"; tail -30 "$OUT/cuda_bench.txt" >> "$OUT/report.txt"
+fi
+# The same matmuls and MLP with the float4 shared-tile layout, then on TF32 tensor cores (both
+# switches are read when code is generated), in the same session as the plain ones above.
+if ! skip bench-ab; then
+  for sw in TDFLOW_CUDA_SIMT_VEC4 TDFLOW_CUDA_TF32; do
+    log "--- bench/cuda_bench.py --only matmul mlp with $sw=1 ($((SECONDS - START)) s)"
+    env "$sw=1" timeout 100 "$PY" bench/cuda_bench.py --only matmul mlp >> "$OUT/cuda_bench.txt" 2>&1
+    log "rc $?"; tail -5 "$OUT/cuda_bench.txt" >> "$OUT/report.txt"
+  done
 fi
 # The cuda tests (one process: the GPU tests run their cases in one loop) beside ONNX's suite on
 # the cuda device (pytest-xdist over the remaining cores; every case its own nvcc call).

@@ -61,6 +61,17 @@ def tf32_enabled() -> bool:
     return os.environ.get("TDFLOW_CUDA_TF32", "") == "1"
 
 
+def simt_vec4_enabled() -> bool:
+    """Whether f32 SIMT GEMMs read their shared tiles as float4 runs (``TDFLOW_CUDA_SIMT_VEC4=1``
+    when the code is generated; an experiment until measured on a GPU against the strided
+    layout).
+
+    >>> simt_vec4_enabled() == (os.environ.get("TDFLOW_CUDA_SIMT_VEC4") == "1")
+    True
+    """
+    return os.environ.get("TDFLOW_CUDA_SIMT_VEC4", "") == "1"
+
+
 @dataclass(frozen=True)
 class Gemm:
     """One batched GEMM: ``Z`` products of ``M x K`` by ``K x N`` through generated accessors.
@@ -200,8 +211,8 @@ _SIMT = """constexpr int TM = @TM@, TN = @TN@, TX = BN / TN, TY = BM / TM, NT = 
 constexpr int APT = BM * BK / NT, BPT = BK * BN / NT;
 extern "C" __global__ __launch_bounds__(NT, 1) void @NAME@(@PARAMS@) {
   // +4: the k-fastest global walk stores down a column; padding spreads it over the banks
-  __shared__ T As[2][BK][BM + 4];
-  __shared__ T Bs[2][BK][BN + 4];
+  __shared__ @ALIGN@T As[2][BK][BM + 4];
+  __shared__ @ALIGN@T Bs[2][BK][BN + 4];
   const T zero = T(0);
 @LOOPS@    const int tx = tid % TX, ty = tid / TX;
     ACC acc[TM][TN];
@@ -218,10 +229,7 @@ extern "C" __global__ __launch_bounds__(NT, 1) void @NAME@(@PARAMS@) {
 @NEXT@      #pragma unroll
       for (int kk = 0; kk < BK; ++kk) {
         ACC av[TM], bv[TN];
-        #pragma unroll
-        for (int i = 0; i < TM; ++i) av[i] = (ACC)As[cur][kk][ty + i * TY];
-        #pragma unroll
-        for (int j = 0; j < TN; ++j) bv[j] = (ACC)Bs[cur][kk][tx + j * TX];
+@LOADS@
         #pragma unroll
         for (int i = 0; i < TM; ++i)
           #pragma unroll
@@ -233,13 +241,34 @@ extern "C" __global__ __launch_bounds__(NT, 1) void @NAME@(@PARAMS@) {
     for (int i = 0; i < TM; ++i)
       #pragma unroll
       for (int j = 0; j < TN; ++j) {
-        const int gm = m0 + ty + i * TY, gn = n0 + tx + j * TX;
+        const int gm = m0 + @ROW@, gn = n0 + @COL@;
         if (gm < M && gn < N) {
           @RESULT@
         }
       }
   }}
 }
+"""
+
+# Each thread's TM x TN micro-tile: strided across the block tile (row ty + i * TY), one scalar
+# shared load per element; or, for float, in runs of 4 (rows ty * 4 + i % 4 of the i / 4-th
+# quarter or half of the tile), read as float4: a quarter of the shared-load instructions, and
+# 8 threads of a warp read 128 consecutive bytes (no bank conflicts).
+_STRIDED_LOADS = """        #pragma unroll
+        for (int i = 0; i < TM; ++i) av[i] = (ACC)As[cur][kk][ty + i * TY];
+        #pragma unroll
+        for (int j = 0; j < TN; ++j) bv[j] = (ACC)Bs[cur][kk][tx + j * TX];
+"""
+_VEC4_LOADS = """        #pragma unroll
+        for (int g = 0; g < TM / 4; ++g) {
+          const float4 q = *reinterpret_cast<const float4*>(&As[cur][kk][g * 4 * TY + ty * 4]);
+          av[g * 4] = q.x; av[g * 4 + 1] = q.y; av[g * 4 + 2] = q.z; av[g * 4 + 3] = q.w;
+        }
+        #pragma unroll
+        for (int g = 0; g < TN / 4; ++g) {
+          const float4 q = *reinterpret_cast<const float4*>(&Bs[cur][kk][g * 4 * TX + tx * 4]);
+          bv[g * 4] = q.x; bv[g * 4 + 1] = q.y; bv[g * 4 + 2] = q.z; bv[g * 4 + 3] = q.w;
+        }
 """
 
 _WMMA = """namespace wm = nvcuda::wmma;
@@ -382,6 +411,11 @@ def gemm_code(g: Gemm) -> tuple[str, list[LaunchSpec], tuple[int, ...]]:
         sh = {"AS": "As[buf][kk][mm]", "BS": "Bs[buf][kk][nn]"}
         stash = _fill(_STASH, sh)
         nxt = "      if (t + 1 < nk) {{ const int buf = cur ^ 1;\n{}      }}\n"
+        vec = g.dtype == "f32" and simt_vec4_enabled()
+        v.update(LOADS=(_VEC4_LOADS if vec else _STRIDED_LOADS).rstrip("\n"),
+                 ALIGN="__align__(16) " if vec else "",
+                 ROW="(i / 4) * 4 * TY + ty * 4 + i % 4" if vec else "ty + i * TY",
+                 COL="(j / 4) * 4 * TX + tx * 4 + j % 4" if vec else "tx + j * TX")
         v.update(TM=tm, TN=tn, STASH0=stash if pre else _fill(_DIRECT, {**sh, "K0": "k_lo"}),
                  NEXT=f"      if (t + 1 < nk) {{\n{fetch_next}      }}\n" if pre else "",
                  # direct loads go after the multiply, so that they hold no registers across it
