@@ -13,6 +13,7 @@
 # Try the CPU-only parts here:     OUT=/tmp/gpu-check bash bench/gpu_check.sh --cpu
 #   (installs nothing; the GPU tests skip with cuda_status()'s reason and the benchmark prints
 #   the generated kernels' ptxas resource report instead of timings).
+# GPU_CHECK_BUDGET=S: the seconds the whole script may take before ONNX node tests stop (480).
 # Steps can be left out: GPU_CHECK_SKIP="bench onnx-node" (words: tests family bench onnx-models
 #   onnx-node bench-ab; "family" leaves out the one test that runs every family case, ~1,500 kernels).
 set -uo pipefail
@@ -79,6 +80,12 @@ if [ "$FILL" = 1 ] && [ "$mode" != "--cpu" ] && ! skip tests; then
   wait; log "cache filled: $(find "$CACHE" -name '*.cubin' | wc -l) cubins"
 fi
 
+# The CLI on the GPU, as a user runs it (its exit status too: pycuda aborts a process that
+# leaves a context pushed)
+for ex in mlp gpt; do
+  timeout 120 "$PY" -m tdflow run --device cuda --repeat 20 "examples/$ex.mlir" >> "$OUT/report.txt" 2>&1
+  log "tdflow run --device cuda examples/$ex.mlir: rc $?"
+done
 # pytest-xdist spreads ONNX's cases over the cores where it is installed (the GPU image has it)
 XDIST=""; "$PY" -c "import xdist" 2>/dev/null && XDIST="-n 12"
 # The benchmark first, alone on the machine, so nothing else disturbs its timings.
@@ -112,7 +119,7 @@ if ! skip onnx-models; then
   log "onnx models rc $?"; tail -12 "$OUT/onnx_models.txt" >> "$OUT/report.txt"
 fi
 if ! skip onnx-node; then
-  left=$((480 - (SECONDS - START)))
+  left=$((${GPU_CHECK_BUDGET:-480} - (SECONDS - START)))
   if [ "$left" -gt 60 ]; then
     log "--- onnx node tests on cuda, ${left} s at most ($((SECONDS - START)) s)"
     timeout "$left" "$PY" -m pytest -p no:cacheprovider tests/onnx/test_backend_suite.py $XDIST \
