@@ -240,7 +240,7 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
                 # int64_t vs long long and std::max needs equal types after C's promotions.
                 return f"(({a}) {'>' if n.op == 'max' else '<'} ({b}) ? ({a}) : ({b}))"
             if n.op == "pow":
-                return f"(({C_TYPES[opnd]})pow((double)({a}), (double)({b})))"
+                return _int_pow(opnd, a, b)
             if n.op == "mod":
                 # Integer remainder as numpy gives it: x % 0 == 0, and x % -1 == 0 (C's
                 # INT_MIN % -1 traps on x86, which cudasim runs on). A lambda evaluates each
@@ -272,6 +272,27 @@ def render_cuda(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = No
     if out_dtype == "bf16":
         return f"__float2bfloat16({conv(body, src, 'f32')})"
     return conv(body, src, out_dtype)
+
+
+def _int_pow(dtype: str, a: str, b: str) -> str:
+    """numpy's integer power: exact, wrapping to the type (squaring in unsigned 32 or 64 bits).
+    A double ``pow`` lost the low bits past 2**53, and its out-of-range conversion back is
+    undefined: x86 (cudasim) wrapped an i8 ``9 ** 9`` as numpy does, the H200 saturated it.
+    numpy refuses a negative exponent; here it is ``1 / a ** -b`` truncated, as C divides (1 for
+    a == 1, +-1 for a == -1, else 0).
+
+    >>> print(_int_pow("ui8", "x", "y"))
+    ([](const uint8_t a, const uint8_t b) -> uint8_t { uint32_t r = 1, x = (uint32_t)a; \
+for (uint32_t e = (uint32_t)b; e; e >>= 1) { if (e & 1) r *= x; x *= x; } return (uint8_t)r; }(x, y))
+    """
+    it = INT_TYPES[dtype]
+    t = it.c_type
+    w = "uint64_t" if it.bits == 64 else "uint32_t"
+    neg = (f"if (b < 0) return a == 1 ? ({t})1 : a == -1 ? ({t})((b & 1) ? -1 : 1) : ({t})0; "
+           if it.signed else "")
+    return (f"([](const {t} a, const {t} b) -> {t} {{ {neg}{w} r = 1, x = ({w})a; "
+            f"for ({w} e = ({w})b; e; e >>= 1) {{ if (e & 1) r *= x; x *= x; }} "
+            f"return ({t})r; }}({a}, {b}))")
 
 
 def _shift(op: str, dtype: str, a: str, b: str) -> str:

@@ -146,8 +146,9 @@ class CudaBackend(GpuBackend):
             self.drv.memset_d8_async(buf.ptr, 0, buf.nbytes, self.stream)
 
     def from_numpy(self, array: np.ndarray) -> DeviceArray:
-        """A device copy of ``array`` (enqueued on the stream)."""
-        a = np.ascontiguousarray(array)
+        """A device copy of ``array`` (enqueued on the stream), of its shape (0-d too:
+        ``np.ascontiguousarray`` would make a scalar 1-d)."""
+        a = array if array.flags.c_contiguous else np.ascontiguousarray(array)
         buf = self.allocate(a.shape, a.dtype)
         self.copy_from_host(buf, a)
         return buf

@@ -99,6 +99,10 @@ def test_device_arrays_and_copies_go_through_the_stream(fake):
         d.view((13,))
     z = be.zeros((5,), "i32")
     np.testing.assert_array_equal(be.to_numpy(z), np.zeros(5, np.int32))
+    s = be.from_numpy(np.array(5.0))  # a scalar stays 0-d (ONNX's einsum_scalar on the H200)
+    assert s.shape == () and be.to_numpy(s).shape == () and be.to_numpy(s) == 5.0
+    t = be.from_numpy(x.T)  # a transposed view is copied in C order
+    np.testing.assert_array_equal(be.to_numpy(t), x.T)
 
 
 def test_freed_device_arrays_return_to_the_allocator(fake):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from cuda_harness import check, nvcc_compile_all, prebuild, rand
+from tdflow.dialect.types import DTYPES
 from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
 
 ATTRS = {
@@ -79,6 +80,19 @@ def test_fused_chain_and_bias_add() -> None:
     check("tdflow.fused_elementwise", [x, y, z], {"expr": format_expr(expr)})
     check("tdflow.bias_add", [rand((5, 6, 7)), rand((6,))], {"axis": 1})
     check("tdflow.bias_add", [rand((8, 4), "f64"), rand((4,), "f64")], {"axis": -1})
+
+
+@pytest.mark.parametrize("dt", ["i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64"])
+def test_integer_pow_is_exact_and_wraps(dt: str) -> None:
+    """numpy's integer power wraps to the type and is exact past 2**53: 3**39 in 64 bits, 9**9
+    in 8 (a double pow lost the low bits, and its out-of-range conversion saturated on the
+    H200 where x86 wrapped)."""
+    bases = [3, 9, 0, 1, 2, 7, 5, 255 if dt.startswith("ui") else -3, 2]
+    exps = [39, 9, 0, 100, 63, 11, 27, 5, 64]
+    x, y = np.array(bases).astype(DTYPES[dt]), np.array(exps).astype(DTYPES[dt])
+    got = check("tdflow.broadcast_pow", [x, y], exact=True)[0]
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got, np.power(x, y))
 
 
 def test_large_vectorised() -> None:

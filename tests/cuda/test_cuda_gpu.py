@@ -65,8 +65,11 @@ def check_on_cuda(op: str, inputs: list, attrs: dict) -> None:
             w64 = w.astype(np.float64)
             finite = np.abs(w64[np.isfinite(w64)])  # an infinite reference sets no scale
             scale = float(finite.max()) if finite.size else 0.0
+            # nvcc contracts multiply-adds into FMAs (one rounding, not two), so long f32 sums
+            # differ from x86's in their last bits: a 1152-term filter gradient by 3e-5 of 39
+            # on the H200, over the cudasim tests' 1e-2 share of the scale
             np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
-                                       rtol=RTOL[dt], atol=RTOL[dt] * max(scale, 1.0) * 1e-2,
+                                       rtol=RTOL[dt], atol=RTOL[dt] * max(scale, 1.0) * 0.1,
                                        err_msg=f"{op} result {k}")
 
 
@@ -77,8 +80,13 @@ def test_every_family_case_on_cuda_matches_numpy():
     for op, inputs, attrs in cases:
         try:
             check_on_cuda(op, list(inputs), dict(attrs))
-        except AssertionError as e:
-            failures.append(f"{op}: {str(e).splitlines()[0]}")
+        except AssertionError as e:  # numpy's message starts with a blank line: keep its gist
+            gist = "; ".join(ln.strip() for ln in str(e).splitlines()
+                             if ln.strip().startswith(("Mismatch", "Max", "x:", "y:", "ACTUAL",
+                                                       "DESIRED", f"{op}", "(")))
+            dts = ",".join(str(getattr(a, "dtype", None)) for a in inputs)
+            shapes = ",".join(str(getattr(a, "shape", None)) for a in inputs)
+            failures.append(f"{op} [{dts}] [{shapes}] {attrs}: {gist[:400]}")
     assert not failures, f"{len(failures)} of {len(cases)} cases differ:\n" + "\n".join(
         failures[:40])
 

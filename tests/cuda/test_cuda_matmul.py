@@ -163,19 +163,20 @@ def test_tf32_switch(monkeypatch: pytest.MonkeyPatch, ta: bool, tb: bool, shape:
 
 @pytest.mark.parametrize("ta,tb,shape", [(False, False, "large"), (True, False, "medium"),
                                          (False, True, "small"), (True, True, "split")])
-def test_simt_vec4_switch_gives_the_same_bits(monkeypatch: pytest.MonkeyPatch, ta: bool,
+def test_simt_vec4_layout_gives_the_same_bits(monkeypatch: pytest.MonkeyPatch, ta: bool,
                                                tb: bool, shape: str) -> None:
-    """TDFLOW_CUDA_SIMT_VEC4=1 lays each thread's micro-tile out in float4 runs: other elements
-    per thread, the same sums in the same order, so the same bits (tails and split-K too)."""
+    """f32 micro-tiles lie in float4 runs (the default) or strided (TDFLOW_CUDA_SIMT_VEC4=0):
+    other elements per thread, the same sums in the same order, so the same bits (tails and
+    split-K too)."""
     m, k, n = SHAPES[shape]
     a, b = rand((k, m) if ta else (m, k), seed=31), rand((n, k) if tb else (k, n), seed=32)
     attrs = {"transpose_a": ta, "transpose_b": tb, "alpha": 1.0}
     specs = [TensorSpec(a.shape, "f32"), TensorSpec(b.shape, "f32")], [TensorSpec((m, n), "f32")]
-    plain = generate(MM, *specs, attrs)
-    monkeypatch.setenv("TDFLOW_CUDA_SIMT_VEC4", "1")
     vec = generate(MM, *specs, attrs)
+    monkeypatch.setenv("TDFLOW_CUDA_SIMT_VEC4", "0")
+    plain = generate(MM, *specs, attrs)
+    GENERATED.append(plain)
     assert vec.source != plain.source and "float4" in vec.source
-    GENERATED.append(vec)
     sim = get_backend("cudasim")
     want = sim.run(plain, [a, b], [np.empty((m, n), np.float32)])[0]
     got = sim.run(vec, [a, b], [np.empty((m, n), np.float32)])[0]
