@@ -127,7 +127,13 @@ def selection_table(context: Iterable[OpDef] | None, device: str) -> Any:
 
     if device != "cpu" or context is not standard_context():
         return kernel_table_for(context, device)
-    return _LazyCpuTable(context)
+    table = _LAZY.get(context)
+    if table is None:  # one per context: compile() and its lowering both ask
+        table = _LAZY[context] = _LazyCpuTable(context)
+    return table
+
+
+_LAZY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class _LazyCpuTable:
