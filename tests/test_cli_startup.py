@@ -301,3 +301,30 @@ def test_run_prints_what_it_printed_with_every_kernel_loaded(argv):
                           capture_output=True, text=True, timeout=300, cwd=root)
     assert lazy.returncode == full.returncode == 0, lazy.stderr + full.stderr
     assert lazy.stdout == full.stdout and "returned 1 result" in lazy.stdout
+
+
+GC_PROBE = """
+import gc, sys, tdflow, tdflow.cli
+before = gc.get_threshold()
+sys.argv = ["tdflow", "verify", sys.argv[1]]
+status = tdflow.cli.entry()
+print(status, before[0], gc.get_threshold()[0], gc.isenabled())
+"""
+
+
+def test_the_cli_collects_its_young_generation_less_often(tmp_path):
+    """Issue 23: a ``tdflow`` process raises the collector's young-generation threshold (its
+    start-up allocates only long-lived objects); ``import tdflow`` keeps Python's default; the
+    collector stays on."""
+    import gc
+
+    from tdflow.cli import CLI_GC_THRESHOLD
+
+    prog = tmp_path / "small.mlir"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-c", GC_PROBE, str(prog)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    status, before, after, enabled = r.stdout.strip().splitlines()[-1].split()
+    assert (status, before, after, enabled) == ("0", str(gc.get_threshold()[0]),
+                                                str(CLI_GC_THRESHOLD), "True")
