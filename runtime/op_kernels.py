@@ -127,13 +127,15 @@ def selection_table(context: Iterable[OpDef] | None, device: str) -> Any:
 
     if device != "cpu" or context is not standard_context():
         return kernel_table_for(context, device)
-    table = _LAZY.get(context)
-    if table is None:  # one per context: compile() and its lowering both ask
-        table = _LAZY[context] = _LazyCpuTable(context)
+    table = _STANDARD_CPU[0] if _STANDARD_CPU else None
+    if table is None or table.context is not context:  # compile() and its lowering both ask
+        table = _LazyCpuTable(context)
+        _STANDARD_CPU[:] = [table]
     return table
 
 
-_LAZY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# the standard context's (which lives as long as the process): its table, built once
+_STANDARD_CPU: list[_LazyCpuTable] = []
 
 
 class _LazyCpuTable:
@@ -146,11 +148,11 @@ class _LazyCpuTable:
     def __init__(self, context: Iterable[OpDef]) -> None:
         from tdflow.lowering.kernel_data import DataKernelTable, shipped_cpu_table
 
-        self._context = context
+        self.context = context
         self._data = DataKernelTable(shipped_cpu_table(), load=self._full)
 
     def _full(self) -> KernelTable:
-        return kernel_table_for(self._context, "cpu")
+        return kernel_table_for(self.context, "cpu")
 
     def _table(self) -> Any:
         from tdflow.runtime.kernels import registry
