@@ -19,7 +19,7 @@ choosing ``int_operand``/``float_operand``) must set one of its flags, as OneFlo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -129,4 +129,35 @@ def _standard() -> dict[str, ElementwiseDef]:
     return out
 
 
-ELEMENTWISE_OPS: dict[str, ElementwiseDef] = _standard()
+class _StandardDefs(Mapping[str, ElementwiseDef]):
+    """:data:`ELEMENTWISE_OPS`, built on first use: the standard library's 71 formula ops'
+    views cost a few ms that ``tdflow lower`` and ``tdflow run`` never need (fusion reads each
+    op's own :func:`elementwise_def`)."""
+
+    def __init__(self) -> None:
+        self._defs: dict[str, ElementwiseDef] | None = None
+
+    def _all(self) -> dict[str, ElementwiseDef]:
+        if self._defs is None:
+            self._defs = _standard()
+        return self._defs
+
+    def __getitem__(self, name: str) -> ElementwiseDef:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+ELEMENTWISE_OPS: Mapping[str, ElementwiseDef] = _StandardDefs()
+"""The :class:`ElementwiseDef` of every standard op with a formula, by op name (read-only).
+
+>>> ELEMENTWISE_OPS["tdflow.relu"].name, "tdflow.matmul" in ELEMENTWISE_OPS
+('tdflow.relu', False)
+"""

@@ -39,6 +39,7 @@ class DataKernel:
     priority: int
     inplace: Mapping[int, int]
     description: str  # the runtime kernel's ``describe()``, for the no-match message
+    module: str | None = None  # the module whose import registers it (CPU kernels), or None
 
     def matches(self, device: str, input_dtypes: Sequence[str], attrs: Mapping[str, Any]) -> bool:
         """The runtime ``Kernel.matches``, with the match predicate read from its spec.
@@ -118,11 +119,14 @@ class DataKernelTable:
             raise ValueError(f"kernel table format {data.get('format')!r}, expected {FORMAT}")
         self.device = data["device"]
         self._by_op: dict[str, list[DataKernel]] = {}
+        self._by_name: dict[str, DataKernel] = {}
         for k in data["kernels"]:
             dk = DataKernel(k["name"], k["op"], k["device"],
                             None if k["dtypes"] is None else frozenset(k["dtypes"]), k["match"],
-                            k["priority"], {o: i for o, i in k["inplace"]}, k["describe"])
+                            k["priority"], {o: i for o, i in k["inplace"]}, k["describe"],
+                            k.get("module"))
             self._by_op.setdefault(dk.op, []).append(dk)
+            self._by_name[dk.name] = dk
         self._aliases = dict(data["aliases"])
         self._load = load
         self._real: Any = None
@@ -154,6 +158,16 @@ class DataKernelTable:
         if best is None:
             raise LookupError(_not_found(op, device, input_dtypes, candidates))
         return best
+
+    def module_of(self, name: str) -> str | None:
+        """The module whose import registers the kernel ``name`` (``None``: unknown here, or a
+        kernel only the full load makes, such as a GPU device's generated one).
+
+        >>> DataKernelTable(shipped_cpu_table(), load=None).module_of("cpu.softmax")
+        'tdflow.runtime.kernels.softmax'
+        """
+        k = self._by_name.get(name)
+        return None if k is None else k.module
 
     def get(self, name: str) -> Any:
         """The runtime's kernel named ``name`` (its code), from the table ``load`` builds."""

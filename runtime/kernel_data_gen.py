@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from typing import Any
@@ -38,7 +39,44 @@ def kernel_entry(k: Kernel) -> dict[str, Any]:
     return {"name": k.name, "op": k.op, "device": k.device,
             "dtypes": None if k.dtypes is None else sorted(k.dtypes), "match": spec,
             "priority": k.priority, "inplace": sorted([o, i] for o, i in k.inplace.items()),
-            "describe": k.describe()}
+            "describe": k.describe(), "module": kernel_module(k)}
+
+
+def kernel_module(k: Kernel) -> str | None:
+    """The module whose import registers ``k``, for a CPU kernel: that of its function (the
+    family modules define and register their kernels together; ``formula`` builds the standard
+    formulas' at import); ``None`` for the GPU devices' kernels, which only the full load makes.
+    ``runtime.kernels.registry.builtin_kernel`` imports it to run ``k`` without the other
+    families (and checks that it did register ``k``).
+
+    >>> from tdflow.runtime.kernels.registry import kernel_table
+    >>> kernel_module(kernel_table("cpu").get("cpu.matmul"))
+    'tdflow.runtime.kernels.linalg'
+    """
+    if k.device != "cpu":
+        return None
+    return getattr(inspect.unwrap(k.fn), "__module__", None)
+
+
+def check_one_module_per_op(entries: list[dict[str, Any]]) -> None:
+    """Refuse a table where an op's CPU kernels come from two modules: loading one family
+    alone would then register them in another order than the full load (ties of priority go
+    to the first registered), and selection could differ.
+
+    >>> check_one_module_per_op([{"op": "t.x", "device": "cpu", "module": "a", "name": "k1"},
+    ...                          {"op": "t.x", "device": "cpu", "module": "b", "name": "k2"}])
+    Traceback (most recent call last):
+    ...
+    ValueError: t.x: CPU kernels from two modules (a, b); put them in one family module
+    """
+    seen: dict[str, str] = {}
+    for e in entries:
+        if e["device"] != "cpu":
+            continue
+        first = seen.setdefault(e["op"], e["module"])
+        if first != e["module"]:
+            raise ValueError(f"{e['op']}: CPU kernels from two modules ({first}, "
+                             f"{e['module']}); put them in one family module")
 
 
 def fresh_table() -> str:
@@ -57,6 +95,7 @@ def fresh_table() -> str:
     ops = set(context.ops) if isinstance(context.ops, dict) else {o.name for o in context.ops}
     entries = [kernel_entry(k) for op in sorted(kernels.op_names() & ops)
                for k in kernels.kernels_of(op)]
+    check_one_module_per_op(entries)
     aliases = dict(sorted((getattr(context, "served_by", None) or {}).items()))
     # one kernel a line: a registration change is a readable one-line diff
     return (f'{{"format": {FORMAT}, "device": "cpu", "aliases": {json.dumps(aliases)}, '

@@ -26,14 +26,14 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tdflow.dialect.opdef import OpDef
     from tdflow.runtime.kernels._kernel_set import KernelSet
     from tdflow.runtime.kernels.registry import KernelTable
 
-__all__ = ["kernel_set_for", "kernel_table_for"]
+__all__ = ["kernel_set_for", "kernel_table_for", "selection_table"]
 
 # context -> its KernelSet; weak, so a context's end frees its set
 _SETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -106,3 +106,76 @@ def kernel_table_for(context: Iterable[OpDef] | None, device: str) -> KernelTabl
     if context is None:
         return kernel_table(device)
     return kernel_table(device, getattr(context, "served_by", None), kernel_set_for(context))
+
+
+def selection_table(context: Iterable[OpDef] | None, device: str) -> Any:
+    """The kernel table ``compile`` lowers and loads a plan with: :func:`kernel_table_for`,
+    except for the standard context on the CPU, where selection reads the shipped table
+    (:mod:`tdflow.lowering.kernel_data`, held equal to the registry's by a test) and ``get``
+    imports only the module of the kernel asked for
+    (:func:`~tdflow.runtime.kernels.registry.builtin_kernel`): a plan of matmul, softmax and a
+    fused loop imports three kernel modules of fifteen, no GPU devices' kernels. Anything the
+    shipped table cannot answer for (a kernel registered outside tdflow's modules, say) gets
+    the full table, as before.
+
+    >>> from tdflow.dialect.context import standard_context
+    >>> t = selection_table(standard_context(), "cpu")
+    >>> t.select("tdflow.softmax", ("f32",)).name, t.get("cpu.softmax").name
+    ('cpu.softmax', 'cpu.softmax')
+    """
+    from tdflow.dialect.context import standard_context
+
+    if device != "cpu" or context is not standard_context():
+        return kernel_table_for(context, device)
+    table = _STANDARD_CPU[0] if _STANDARD_CPU else None
+    if table is None or table.context is not context:  # compile() and its lowering both ask
+        table = _LazyCpuTable(context)
+        _STANDARD_CPU[:] = [table]
+    return table
+
+
+# the standard context's (which lives as long as the process): its table, built once
+_STANDARD_CPU: list[_LazyCpuTable] = []
+
+
+class _LazyCpuTable:
+    """:func:`selection_table`'s table: ``KernelTable``'s interface (``select``,
+    ``candidates``, ``ops``, ``in``, ``get``) over the shipped data, the registry's full table
+    once it is built or a foreign kernel exists."""
+
+    device = "cpu"
+
+    def __init__(self, context: Iterable[OpDef]) -> None:
+        from tdflow.lowering.kernel_data import DataKernelTable, shipped_cpu_table
+
+        self.context = context
+        self._data = DataKernelTable(shipped_cpu_table(), load=self._full)
+
+    def _full(self) -> KernelTable:
+        return kernel_table_for(self.context, "cpu")
+
+    def _table(self) -> Any:
+        from tdflow.runtime.kernels import registry
+
+        # what the data says holds while only tdflow's kernels are registered
+        return self._full() if registry.has_foreign_kernels() else self._data
+
+    def select(self, op: str, input_dtypes: Any, attrs: Any = None, device: str | None = None
+               ) -> Any:
+        return self._table().select(op, input_dtypes, attrs, device=device)
+
+    def candidates(self, op: str) -> list[Any]:
+        return self._table().candidates(op)
+
+    def ops(self) -> list[str]:
+        return self._table().ops()
+
+    def __contains__(self, op: str) -> bool:
+        return op in self._table()
+
+    def get(self, name: str) -> Any:
+        from tdflow.runtime.kernels.registry import builtin_kernel
+
+        module = self._data.module_of(name)
+        found = builtin_kernel(name, module) if module is not None else None
+        return found if found is not None else self._full().get(name)

@@ -239,15 +239,92 @@ def test_lower_from_the_data_table_prints_what_the_runtimes_table_gives(tmp_path
     from tdflow.dialect.context import standard_context
     from tdflow.dialect.ir import parse_module, print_module
     from tdflow.lowering.pass_manager import lower_module
-    from tdflow.runtime.compiled import lower
+    from tdflow.runtime.op_kernels import kernel_table_for
 
     from tdflow.commands.lower import data_table
 
     ctx = standard_context()
     table = data_table(ctx, "cpu")
     for text in (PROGRAM, FOLDED):
-        a = lower(parse_module(text), "cpu", ops=ctx)
+        # the registry's own table (runtime.compiled.lower reads the shipped one too, now)
+        a = lower_module(parse_module(text), ctx, "cpu", None, None,
+                         lambda: kernel_table_for(ctx, "cpu"))
         b = lower_module(parse_module(text), ctx, "cpu", None, None, lambda: table)
         assert print_module(a.module) == print_module(b.module)
         assert repr(a.plans) == repr(b.plans)
     assert "floating_value = 2.5" in print_module(b.module)
+
+
+#: The kernel modules a CPU ``tdflow run`` of examples/mlp.mlir needs: its plan is matmul, a
+#: fused bias_add + relu loop, matmul_bias, softmax.
+MLP_KERNEL_MODULES = ["tdflow.runtime.kernels.elementwise", "tdflow.runtime.kernels.linalg",
+                      "tdflow.runtime.kernels.softmax"]
+
+
+def test_run_imports_only_the_kernel_modules_of_its_plan():
+    """Issue 23: ``tdflow run`` on the CPU selects kernels from the shipped table and imports
+    the module of each kernel its plan launches: no other family, no GPU devices' generated
+    kernels or CUDA generators, no boxing kernels (tdflow.distributed)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    status, mods = _modules("run", "examples/mlp.mlir", cwd=root)
+    assert status == 0
+    families = sorted(m for m in mods if m.startswith("tdflow.runtime.kernels.")
+                      and not m.rsplit(".", 1)[1].startswith("_") and m != MODULES_REGISTRY)
+    assert families == MLP_KERNEL_MODULES, families
+    gpu = sorted(m for m in mods if m.startswith(("tdflow.lowering.cuda", "tdflow.distributed",
+                                                  "tdflow.runtime.backends.cuda")))
+    assert gpu == [], gpu
+
+
+MODULES_REGISTRY = "tdflow.runtime.kernels.registry"
+
+FULL_FIRST = """
+import sys, tdflow.cli
+from tdflow.runtime.kernels.registry import kernel_table
+kernel_table("cpu")  # every kernel module, as before the shipped table was read
+sys.exit(tdflow.cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv", [["examples/mlp.mlir"], ["examples/cnn.mlir", "--values", "9"]])
+def test_run_prints_what_it_printed_with_every_kernel_loaded(argv):
+    """The same bytes (values, statistics) with the kernels loaded per module as with the full
+    registry loaded first."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    lazy = subprocess.run([sys.executable, "-m", "tdflow", "run", *argv], capture_output=True,
+                          text=True, timeout=300, cwd=root)
+    full = subprocess.run([sys.executable, "-c", FULL_FIRST, "run", *argv],
+                          capture_output=True, text=True, timeout=300, cwd=root)
+    assert lazy.returncode == full.returncode == 0, lazy.stderr + full.stderr
+    assert lazy.stdout == full.stdout and "returned 1 result" in lazy.stdout
+
+
+GC_PROBE = """
+import gc, sys, tdflow, tdflow.cli
+before = gc.get_threshold()
+sys.argv = ["tdflow", "verify", sys.argv[1]]
+status = tdflow.cli.entry()
+print(status, before[0], gc.get_threshold()[0], gc.isenabled())
+"""
+
+
+def test_the_cli_collects_its_young_generation_less_often(tmp_path):
+    """Issue 23: a ``tdflow`` process raises the collector's young-generation threshold (its
+    start-up allocates only long-lived objects); ``import tdflow`` keeps Python's default; the
+    collector stays on."""
+    import gc
+
+    from tdflow.cli import CLI_GC_THRESHOLD
+
+    prog = tmp_path / "small.mlir"
+    prog.write_text(PROGRAM)
+    r = subprocess.run([sys.executable, "-c", GC_PROBE, str(prog)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    status, before, after, enabled = r.stdout.strip().splitlines()[-1].split()
+    assert (status, before, after, enabled) == ("0", str(gc.get_threshold()[0]),
+                                                str(CLI_GC_THRESHOLD), "True")

@@ -26,7 +26,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -75,6 +74,8 @@ def cache_key(source: str, compiler: str, flags: Sequence[str]) -> str:
 
 @cache
 def _version(tool: str) -> str:
+    import subprocess  # here: a cached build's load (tdflow run) starts no process
+
     try:
         out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -216,6 +217,8 @@ def _progress(what: str, count: int) -> Iterator[None]:
 
 def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: str,
              count: int) -> bytes:
+    import subprocess
+
     with tempfile.TemporaryDirectory(prefix="tdflow-cuda-") as tmp:
         src = os.path.join(tmp, "kernels" + suffix)
         out = os.path.join(tmp, "kernels" + out_suffix)
@@ -302,6 +305,8 @@ def _nvcc(given: str | None) -> str:
 
 def ptxas_report(source: str, arch: str = DEFAULT_ARCH, nvcc: str | None = None) -> str:
     """``ptxas -v``'s resource report (registers, shared memory, spills) for ``source``."""
+    import subprocess
+
     nvcc = _nvcc(nvcc)
     with tempfile.TemporaryDirectory(prefix="tdflow-cuda-") as tmp:
         src = os.path.join(tmp, "kernels.cu")

@@ -20,7 +20,6 @@ Layers, each importing only those below it:
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from tdflow.runtime.kernels import registry
 
@@ -32,6 +31,8 @@ def kernel_modules() -> list[str]:
     >>> "tdflow.runtime.kernels.softmax" in kernel_modules()
     True
     """
+    import pkgutil  # here: a plan that loads its kernels one module at a time never lists them
+
     return [f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__)
             if not m.name.startswith("_")]
 

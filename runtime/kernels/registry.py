@@ -285,6 +285,10 @@ class KernelTable:
 AMBIENT = KernelSet()
 """The process-wide kernels: tdflow's, and those registered outside a context's hooks import."""
 _loaded: list[bool] = []
+# >0 while tdflow's own kernel modules are being imported (all of them, or one: below)
+_loading: list[bool] = []
+# names of the kernels added to AMBIENT outside those imports (a user's, a test's)
+_foreign: list[str] = []
 
 
 def add_kernel(kernel: Kernel, defined_in: str | None = None) -> Kernel:
@@ -297,6 +301,8 @@ def add_kernel(kernel: Kernel, defined_in: str | None = None) -> Kernel:
         defined_in = getattr(inspect.unwrap(kernel.fn), "__module__", None)
     if record("kernel", kernel, defined_in):
         return kernel
+    if not _loading:  # a user's (or a test's) kernel: the shipped table no longer says it all
+        _foreign.append(kernel.name)
     return AMBIENT.add(kernel)
 
 
@@ -401,6 +407,7 @@ def _load_builtin_kernels() -> None:
     if _loaded:
         return
     _loaded.append(True)  # first: the loaders ask the registry for what is registered
+    _loading.append(True)
     try:
         with ambient():  # tdflow's kernels, even when a user's hooks import loads them first
             for loader in list(_builtin_loaders):
@@ -408,6 +415,50 @@ def _load_builtin_kernels() -> None:
     except BaseException:
         _loaded.clear()
         raise
+    finally:
+        _loading.pop()
+
+
+#: The module whose import installs the native loops' builder (``elementwise_native``), which
+#: the full load imports before any kernel runs (``conv`` imports it first); a kernel module
+#: loaded alone gets it first too, so its kernels build the same native code.
+_FIRST_MODULE = "tdflow.runtime.kernels.elementwise"
+
+
+def has_foreign_kernels() -> bool:
+    """Whether a kernel was registered process-wide outside tdflow's kernel modules (a user's
+    ``@register_kernel`` outside a hooks import, a test's): the shipped selection table then
+    no longer says which kernel an op of the standard library gets."""
+    return bool(_foreign)
+
+
+def builtin_kernel(name: str, module: str) -> Kernel | None:
+    """tdflow's kernel ``name`` with only ``module`` imported (the module whose import registers
+    it, as the shipped selection table records), not every kernel module: a CPU program needs
+    the few families its ops are in (``tdflow run`` of a small program: ~3 modules of 15, no
+    GPU devices' or boxing kernels). ``None`` when that cannot stand for the full load: the
+    built-ins are loaded already (then the registry answers), kernels other than tdflow's were
+    registered (a user's kernel may take an op's selection: the shipped table does not know
+    it), or ``module`` does not register ``name``; the caller then builds the full table.
+
+    >>> builtin_kernel("cpu.softmax", "tdflow.runtime.kernels.softmax") in (
+    ...     None, AMBIENT.named("cpu.softmax"))
+    True
+    """
+    if _loaded or _foreign or not module.startswith("tdflow."):
+        return None
+    import importlib
+
+    _loading.append(True)
+    try:
+        with ambient():
+            importlib.import_module(_FIRST_MODULE)
+            importlib.import_module(module)
+    finally:
+        _loading.pop()
+    if _foreign:  # the import ran a user's registration (a plugin's side effect)
+        return None
+    return AMBIENT.named(name)
 
 
 def kernel_table(device: str | None = None, aliases: Mapping[str, str] | None = None,

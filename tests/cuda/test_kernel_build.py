@@ -28,7 +28,7 @@ def fresh_cache(tmp_path, monkeypatch):
             calls.append(cmd)
         return real(cmd, *a, **k)
 
-    monkeypatch.setattr(kernel_build.subprocess, "run", counting)
+    monkeypatch.setattr(subprocess, "run", counting)
     return tmp_path / "cache", calls
 
 
@@ -177,7 +177,7 @@ def test_a_cached_gxx_build_runs_no_compiler_process(fresh_cache, monkeypatch, t
     monkeypatch.setattr(kernel_build, "_memory", {})  # a new process: only the disk remains
     kernel_build.compiler_identity.cache_clear()
     started = []
-    monkeypatch.setattr(kernel_build.subprocess, "run", lambda cmd, *a, **k: started.append(cmd))
+    monkeypatch.setattr(subprocess, "run", lambda cmd, *a, **k: started.append(cmd))
     assert build_shared_object(SRC).read_bytes()[:4] == b"\x7fELF" and started == []
     # a copy of the compiler with another mtime is another identity, so another key
     gxx = tmp_path / "bin" / "g++"
