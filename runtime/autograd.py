@@ -64,6 +64,17 @@ class EagerEmitter:
             return ()
         return out if isinstance(out, tuple) else (out,)
 
+    def run(self, name: str, names: tuple, vals: tuple, operands: tuple) -> tuple:
+        """:meth:`op` with its arguments already in the runner's form (a trace's replay):
+        attribute names sorted, their values and variadic operands as tuples."""
+        runner = self._runners.get((name, names))
+        if runner is None:
+            return self.op(name, operands, dict(zip(names, vals)))
+        out = runner.run(operands, vals)
+        if out is None:
+            return ()
+        return out if type(out) is tuple else (out,)
+
     def type_of(self, value: Tensor) -> TensorType:
         return TensorType(tuple(value._buf.shape), value.dtype)
 
@@ -271,6 +282,52 @@ def _types_key(values: dict[str, Any]) -> tuple:
 
 _TRACES: dict[tuple, tuple[list, dict]] = {}
 
+# A compiled ref (what a replay reads): (_STEP, step, result), (_SRC, 0/1/2, name) for an input,
+# output or flowing gradient, (_ELEM, 0/1/2, name, j) for an element of a variadic one,
+# (_LIST, (compiled, ...)) for a variadic operand, or None.
+_STEP, _SRC, _ELEM, _LIST = 0, 1, 2, 3
+_KINDS = {"in": 0, "out": 1, "dout": 2}
+
+
+def _compile_ref(ref: Any) -> Any:
+    if ref is None:
+        return None
+    if isinstance(ref, list):
+        return (_LIST, tuple(_compile_ref(r) for r in ref))
+    if ref[0] == "step":
+        return (_STEP, ref[1], ref[2])
+    if ref[2] is None:
+        return (_SRC, _KINDS[ref[0]], ref[1])
+    return (_ELEM, _KINDS[ref[0]], ref[1], ref[2])
+
+
+def _fetch(c: Any, results: list, sources: tuple) -> Any:
+    """The value a compiled ref names. A module function, not a closure over the replay's
+    locals: a recursive closure is a reference cycle, which kept every node's saved
+    activations alive until the garbage collector ran (issue 23)."""
+    if c is None:
+        return None
+    code = c[0]
+    if code == _STEP:
+        return results[c[1]][c[2]]
+    if code == _SRC:
+        return sources[c[1]][c[2]]
+    if code == _ELEM:
+        return sources[c[1]][c[2]][c[3]]
+    return tuple(_fetch(e, results, sources) for e in c[1])
+
+
+def _compile_trace(steps: list, refs: dict) -> tuple[list, tuple]:
+    """The replay form of a trace: per step ``(op name, attribute names, attribute values,
+    compiled operand refs)``, attribute values frozen as :meth:`EagerEmitter.op` freezes them,
+    and the gradients' compiled refs (a variadic input's as a ``_LIST``)."""
+    out = []
+    for name, operand_refs, attrs in steps:
+        names = tuple(sorted(attrs))
+        vals = tuple(_freeze_value(attrs[k]) for k in names)
+        out.append((name, names, vals, tuple(_compile_ref(r) for r in operand_refs)))
+    return out, tuple((n, _compile_ref(r)) for n, r in refs.items())
+
 
 def _traced_gradients(ctx: Dialect, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
     """:func:`~tdflow.dialect.grad.input_gradients`, traced once per (context, op, attribute
@@ -290,23 +347,12 @@ def _traced_gradients(ctx: Dialect, g: EagerEmitter, fwd: Forward) -> dict[str, 
                     if isinstance(v, tuple) else v.ref) for n, v in result.items()}
         if len(_TRACES) >= 4096:
             _TRACES.clear()
-        trace = _TRACES[key] = (tracer.steps, refs)
-    steps, refs = trace
+        trace = _TRACES[key] = _compile_trace(tracer.steps, refs)
+    steps, grad_refs = trace
     results: list[tuple] = []
-    sources = {"in": fwd.inputs, "out": fwd.outputs, "dout": fwd.douts}
-
-    def value(ref: Any) -> Any:
-        if ref is None:
-            return None
-        if isinstance(ref, list):
-            return [value(r) for r in ref]
-        if ref[0] == "step":
-            return results[ref[1]][ref[2]]
-        v = sources[ref[0]][ref[1]]
-        return v if ref[2] is None else v[ref[2]]
-
-    for name, operand_refs, attrs in steps:
-        results.append(g.op(name, [value(r) for r in operand_refs], attrs))
-    return {n: (None if r is None else tuple(value(e) for e in r) if isinstance(r, list)
-                else value(r)) for n, r in refs.items()}
-
+    sources = (fwd.inputs, fwd.outputs, fwd.douts)
+    run = g.run
+    for name, names, vals, operand_refs in steps:
+        results.append(run(name, names, vals,
+                           tuple([_fetch(c, results, sources) for c in operand_refs])))
+    return {n: _fetch(c, results, sources) for n, c in grad_refs}

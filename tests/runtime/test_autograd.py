@@ -129,6 +129,28 @@ def test_graph_freed_after_backward():
     assert y.grad_fn.released
 
 
+def test_activations_freed_by_backward_without_the_collector():
+    # A backward's replay used to keep each node's saved tensors in a reference cycle (a
+    # recursive closure), freed only when the garbage collector ran: a training step then
+    # allocated fresh memory for every activation (issue 23).
+    x = t(rng.normal(size=(4, 3)))
+    w = t(rng.normal(size=(3, 5)))
+    h = F.tanh(F.matmul(x, w))
+    buf = weakref.ref(h.numpy())
+    loss = total(F.mul(h, h))
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del h
+        loss.backward()
+        del loss
+        assert buf() is None
+        assert x.grad is not None and w.grad is not None
+    finally:
+        if was:
+            gc.enable()
+
+
 def test_user_library_gradients_match_numpy():
     lib = tdflow.load_ops(DATA / "grad_ops.td", hooks=[DATA / "grad_hooks.py"])
     G = lib.functional
