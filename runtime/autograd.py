@@ -160,9 +160,14 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
     order = _topo(root)
     pending: dict[int, list[Any]] = {id(root): [None] * len(root.opdef.results)}
     pending[id(root)][index] = seed
+    emitters: dict[int, EagerEmitter] = {}
     for node in order:
         douts = pending.pop(id(node), None)
-        if douts is None or all(d is None for d in douts):
+        if douts is None:
+            continue
+        # the flowing gradients' types: part of the trace key, and None for all zero
+        dkey = tuple([None if d is None else (d._buf.shape, d.dtype) for d in douts])
+        if dkey.count(None) == len(dkey):
             continue
         if node.released:
             raise GradError(f"backward through '{node.name}' a second time: its saved tensors "
@@ -174,15 +179,13 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
                                 f"was modified in place since (by an in-place op such as "
                                 f"sgd_update); compute the loss again after updating, or "
                                 f"update after backward()")
-        g = emitter_for(node.ctx)
-        wants = frozenset(n for n, e in node.edges.items()
-                          if e is not None and (not isinstance(e, list)
-                                                or any(x is not None for x in e)))
-        fwd = Forward(node.opdef, node.attrs, node.inputs, node.outputs,
-                      {r.name: d for r, d in zip(node.opdef.results, douts)}, wants)
-        grads = _traced_gradients(node.ctx, g, fwd)
-        for name, gval in grads.items():
-            e = node.edges[name]
+        g = emitters.get(id(node.ctx))
+        if g is None:
+            g = emitters[id(node.ctx)] = emitter_for(node.ctx)
+        grads = _traced_gradients(node, g, douts, dkey)
+        edges = node.edges
+        for name, gval in grads:
+            e = edges[name]
             if isinstance(e, list):
                 for edge, gi in zip(e, gval or (None,) * len(e)):
                     _deliver(g, edge, gi, pending)
@@ -282,23 +285,25 @@ def _types_key(values: dict[str, Any]) -> tuple:
 
 _TRACES: dict[tuple, tuple[list, dict]] = {}
 
-# A compiled ref (what a replay reads): (_STEP, step, result), (_SRC, 0/1/2, name) for an input,
-# output or flowing gradient, (_ELEM, 0/1/2, name, j) for an element of a variadic one,
-# (_LIST, (compiled, ...)) for a variadic operand, or None.
+# A compiled ref (what a replay reads): (_STEP, step, result), (_SRC, 0/1, name) for an input or
+# output, (_SRC, 2, index) for a flowing gradient, (_ELEM, kind, name, j) for an element of a
+# variadic one, (_LIST, (compiled, ...)) for a variadic operand, or None.
 _STEP, _SRC, _ELEM, _LIST = 0, 1, 2, 3
 _KINDS = {"in": 0, "out": 1, "dout": 2}
 
 
-def _compile_ref(ref: Any) -> Any:
+def _compile_ref(ref: Any, dout_index: dict[str, int]) -> Any:
     if ref is None:
         return None
     if isinstance(ref, list):
-        return (_LIST, tuple(_compile_ref(r) for r in ref))
+        return (_LIST, tuple(_compile_ref(r, dout_index) for r in ref))
     if ref[0] == "step":
         return (_STEP, ref[1], ref[2])
+    kind = _KINDS[ref[0]]
+    name = dout_index[ref[1]] if kind == 2 else ref[1]
     if ref[2] is None:
-        return (_SRC, _KINDS[ref[0]], ref[1])
-    return (_ELEM, _KINDS[ref[0]], ref[1], ref[2])
+        return (_SRC, kind, name)
+    return (_ELEM, kind, name, ref[2])
 
 
 def _fetch(c: Any, results: list, sources: tuple) -> Any:
@@ -317,7 +322,7 @@ def _fetch(c: Any, results: list, sources: tuple) -> Any:
     return tuple(_fetch(e, results, sources) for e in c[1])
 
 
-def _compile_trace(steps: list, refs: dict) -> tuple[list, tuple]:
+def _compile_trace(steps: list, refs: dict, dout_index: dict[str, int]) -> tuple[list, tuple]:
     """The replay form of a trace: per step ``(op name, attribute names, attribute values,
     compiled operand refs)``, attribute values frozen as :meth:`EagerEmitter.op` freezes them,
     and the gradients' compiled refs (a variadic input's as a ``_LIST``)."""
@@ -325,34 +330,45 @@ def _compile_trace(steps: list, refs: dict) -> tuple[list, tuple]:
     for name, operand_refs, attrs in steps:
         names = tuple(sorted(attrs))
         vals = tuple(_freeze_value(attrs[k]) for k in names)
-        out.append((name, names, vals, tuple(_compile_ref(r) for r in operand_refs)))
-    return out, tuple((n, _compile_ref(r)) for n, r in refs.items())
+        out.append((name, names, vals,
+                    tuple(_compile_ref(r, dout_index) for r in operand_refs)))
+    return out, tuple((n, _compile_ref(r, dout_index)) for n, r in refs.items())
 
 
-def _traced_gradients(ctx: Dialect, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
-    """:func:`~tdflow.dialect.grad.input_gradients`, traced once per (context, op, attribute
-    values, wanted inputs, flowing gradients, types) and replayed on the tensors: a training
-    loop's backward then costs its kernels, not the definitions' interpretation."""
-    key = (id(ctx), fwd.opdef.name, tuple((k, _freeze_value(v)) for k, v in fwd.attrs.items()),
-           tuple(sorted(fwd.wants)), _types_key(fwd.inputs), _types_key(fwd.outputs),
-           _types_key(fwd.douts))
+def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> tuple:
+    """:func:`~tdflow.dialect.grad.input_gradients` of ``node`` as ``(input name, gradient)``
+    pairs, traced once per (applied op and attribute values, wanted inputs, types of the
+    inputs and of the flowing gradients: ``node.key`` and ``dkey``) and replayed on the
+    tensors: a training loop's backward then costs its kernels, not the definitions'
+    interpretation."""
+    names = [r.name for r in node.opdef.results]
+    if node.key is not None:
+        key = (node.key, dkey)
+    else:  # a node recorded without a key: one from its values
+        key = (id(node.ctx), node.opdef.name,
+               tuple((k, _freeze_value(v)) for k, v in node.attrs.items()),
+               tuple(sorted(node.wants)), _types_key(node.inputs), _types_key(node.outputs),
+               dkey)
     trace = _TRACES.get(key)
     if trace is None:
+        ctx = node.ctx
         tracer = _Tracer(ctx)
-        sym = Forward(fwd.opdef, fwd.attrs, _symbolic(fwd.inputs, "in"),
-                      _symbolic(fwd.outputs, "out"), _symbolic(fwd.douts, "dout"), fwd.wants)
+        dmap = dict(zip(names, douts))
+        sym = Forward(node.opdef, node.attrs, _symbolic(node.inputs, "in"),
+                      _symbolic(node.outputs, "out"), _symbolic(dmap, "dout"), node.wants)
         result = input_gradients(ctx, tracer, sym)
         # a variadic input's gradients as a list: a ref itself is a tuple
         refs = {n: (None if v is None else [None if e is None else e.ref for e in v]
                     if isinstance(v, tuple) else v.ref) for n, v in result.items()}
         if len(_TRACES) >= 4096:
             _TRACES.clear()
-        trace = _TRACES[key] = _compile_trace(tracer.steps, refs)
+        trace = _TRACES[key] = _compile_trace(tracer.steps, refs,
+                                              {n: i for i, n in enumerate(names)})
     steps, grad_refs = trace
     results: list[tuple] = []
-    sources = (fwd.inputs, fwd.outputs, fwd.douts)
+    sources = (node.inputs, node.outputs, douts)
     run = g.run
-    for name, names, vals, operand_refs in steps:
-        results.append(run(name, names, vals,
+    for name, anames, vals, operand_refs in steps:
+        results.append(run(name, anames, vals,
                            tuple([_fetch(c, results, sources) for c in operand_refs])))
-    return {n: _fetch(c, results, sources) for n, c in grad_refs}
+    return tuple([(n, _fetch(c, results, sources)) for n, c in grad_refs])
