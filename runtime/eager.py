@@ -241,10 +241,10 @@ class OpRunner:
         entry = self._cache.get(k)
         if entry is None:
             entry = self._prepare(k, arrays, attr_vals)
-        if entry.now:  # one result, nothing written in place: perhaps at once (as calln)
+        if entry.run is not None:  # one result, nothing written in place (as calln)
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
-            if not get_engine().run_now(entry.run, arrays, out, readers):
+            if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
                 self._push1(entry, arrays, out, r, _vars(readers))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
