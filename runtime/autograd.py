@@ -64,12 +64,13 @@ class EagerEmitter:
             return ()
         return out if isinstance(out, tuple) else (out,)
 
-    def run(self, name: str, names: tuple, vals: tuple, operands: tuple) -> tuple:
+    def run(self, key: tuple, vals: tuple, operands: tuple) -> tuple:
         """:meth:`op` with its arguments already in the runner's form (a trace's replay):
-        attribute names sorted, their values and variadic operands as tuples."""
-        runner = self._runners.get((name, names))
+        ``key`` is ``(op name, sorted attribute names)``, ``vals`` their values and variadic
+        operands are tuples."""
+        runner = self._runners.get(key)
         if runner is None:
-            return self.op(name, operands, dict(zip(names, vals)))
+            return self.op(key[0], operands, dict(zip(key[1], vals)))
         out = runner.run(operands, vals)
         if out is None:
             return ()
@@ -323,14 +324,14 @@ def _fetch(c: Any, results: list, sources: tuple) -> Any:
 
 
 def _compile_trace(steps: list, refs: dict, dout_index: dict[str, int]) -> tuple[list, tuple]:
-    """The replay form of a trace: per step ``(op name, attribute names, attribute values,
+    """The replay form of a trace: per step ``((op name, attribute names), attribute values,
     compiled operand refs)``, attribute values frozen as :meth:`EagerEmitter.op` freezes them,
     and the gradients' compiled refs (a variadic input's as a ``_LIST``)."""
     out = []
     for name, operand_refs, attrs in steps:
         names = tuple(sorted(attrs))
         vals = tuple(_freeze_value(attrs[k]) for k in names)
-        out.append((name, names, vals,
+        out.append(((name, names), vals,
                     tuple(_compile_ref(r, dout_index) for r in operand_refs)))
     return out, tuple((n, _compile_ref(r, dout_index)) for n, r in refs.items())
 
@@ -341,7 +342,6 @@ def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> 
     inputs and of the flowing gradients: ``node.key`` and ``dkey``) and replayed on the
     tensors: a training loop's backward then costs its kernels, not the definitions'
     interpretation."""
-    names = [r.name for r in node.opdef.results]
     if node.key is not None:
         key = (node.key, dkey)
     else:  # a node recorded without a key: one from its values
@@ -351,11 +351,13 @@ def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> 
                dkey)
     trace = _TRACES.get(key)
     if trace is None:
+        names = [r.name for r in node.opdef.results]
         ctx = node.ctx
         tracer = _Tracer(ctx)
         dmap = dict(zip(names, douts))
         sym = Forward(node.opdef, node.attrs, _symbolic(node.inputs, "in"),
-                      _symbolic(node.outputs, "out"), _symbolic(dmap, "dout"), node.wants)
+                      _symbolic(node.outputs, "out"), _symbolic(dmap, "dout"),
+                      frozenset(node.wants))
         result = input_gradients(ctx, tracer, sym)
         # a variadic input's gradients as a list: a ref itself is a tuple
         refs = {n: (None if v is None else [None if e is None else e.ref for e in v]
@@ -368,7 +370,7 @@ def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> 
     results: list[tuple] = []
     sources = (node.inputs, node.outputs, douts)
     run = g.run
-    for name, anames, vals, operand_refs in steps:
-        results.append(run(name, anames, vals,
+    for rkey, vals, operand_refs in steps:
+        results.append(run(rkey, vals,
                            tuple([_fetch(c, results, sources) for c in operand_refs])))
     return tuple([(n, _fetch(c, results, sources)) for n, c in grad_refs])

@@ -78,9 +78,9 @@ class Node:
         self.released = False
         self.versions = versions  # (operand name, tensor, its _version when saved)
         if wants is None:
-            wants = frozenset(n for n, e in edges.items() if e is not None and (
+            wants = tuple(n for n, e in edges.items() if e is not None and (
                 not isinstance(e, list) or any(x is not None for x in e)))
-        self.wants = wants        # the operands a gradient flows to
+        self.wants = wants        # the operands a gradient flows to, in operand order
         # what the gradient's trace depends on besides the flowing gradients' types: the
         # applied op, its attribute values, ``wants`` and the input types (result types
         # follow from those); None: autograd builds the key from the values
@@ -136,8 +136,9 @@ def _plan(runner: AppliedOp, attr_vals: Sequence[Any]) -> tuple | None:
     if plan is None or plan[0] is not gd:
         attrs = runner.attr_values(tuple(attr_vals))
         saves = gd.saves(attrs) if gd is not None else None
-        kept = tuple(saves is None or rd.name in saves for rd in opdef.results)
-        plan = (gd, attrs, saves, kept, (runner, akey, gd))
+        operands = tuple((d.name, saves is None or d.name in saves) for d in opdef.operands)
+        results = tuple((rd.name, saves is None or rd.name in saves) for rd in opdef.results)
+        plan = (gd, attrs, operands, results, (runner, akey, gd))
         if len(_PLANS) >= 4096:
             _PLANS.clear()
         _PLANS[pk] = plan
@@ -152,16 +153,13 @@ def record(runner: AppliedOp, tensors: Sequence[Any], attr_vals: Sequence[Any],
     plan = _plan(runner, attr_vals)
     if plan is None:
         return  # nothing flows through: the results are constants to autograd
-    _, attrs, saves, kept, static = plan
-    opdef = runner.opdef
+    _, attrs, operands, kept, static = plan
     inputs: dict[str, Any] = {}
     edges: dict[str, Any] = {}
     versions: list[tuple[str, Tensor, int]] = []
     wants: list[str] = []
     types: list[Any] = []
-    for d, t in zip(opdef.operands, tensors):
-        name = d.name
-        keep = saves is None or name in saves
+    for (name, keep), t in zip(operands, tensors):
         if t is None:
             inputs[name] = None
             edges[name] = None
@@ -175,21 +173,31 @@ def record(runner: AppliedOp, tensors: Sequence[Any], attr_vals: Sequence[Any],
             if keep:
                 versions.extend((name, e, e._version) for e in t)
         else:
-            inputs[name] = _saved(t) if keep else _shape_only(t)
-            e = edges[name] = _edge(t)
-            if e is not None:
-                wants.append(name)
-            types.append((t._buf.shape, t.dtype))
-            if keep:
+            a = t._buf
+            if keep:  # (_saved and _edge, written out: this runs for every recorded operand)
+                s = _wrap(a, t.dtype, t.device)
+                s._sync = t._sync
+                inputs[name] = s
                 versions.append((name, t, t._version))
+            else:
+                inputs[name] = _shape_only(t)
+            if t.requires_grad:
+                fn = t.grad_fn
+                edges[name] = ("leaf", t) if fn is None else ("node", fn, fn.index_of[id(t)])
+                wants.append(name)
+            else:
+                edges[name] = None
+            types.append((a.shape, t.dtype))
     outputs = {}
     index_of = {}
-    for k, (r, rd, kr) in enumerate(zip(results, opdef.results, kept)):
-        outputs[rd.name] = _saved(r) if kr else _shape_only(r)
+    k = 0
+    for r, (name, keep) in zip(results, kept):
+        outputs[name] = _saved(r) if keep else _shape_only(r)
         index_of[id(r)] = k
+        k += 1
     wt = tuple(wants)
-    node = Node(opdef, runner.dialect, attrs, inputs, outputs, edges, index_of,
-                tuple(versions), frozenset(wt), (static, wt, tuple(types)))
+    node = Node(runner.opdef, runner.dialect, attrs, inputs, outputs, edges, index_of,
+                tuple(versions), wt, (static, wt, tuple(types)))
     for r in results:
         if r.dtype in FLOAT_DTYPES:
             r.requires_grad = True
