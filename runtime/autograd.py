@@ -29,6 +29,7 @@ from tdflow.dialect.grad import Forward, GradError, input_gradients
 from tdflow.dialect.types import TensorType
 
 from .eager import OpRunner
+from .eager_call import attrs_cache_key
 from .grad_mode import enable_grad, grad_enabled, no_grad
 from .tape import Node
 from .tensor import Tensor
@@ -293,13 +294,13 @@ _STEP, _SRC, _ELEM, _LIST = 0, 1, 2, 3
 _KINDS = {"in": 0, "out": 1, "dout": 2}
 
 
-def _compile_ref(ref: Any, dout_index: dict[str, int]) -> Any:
+def _compile_ref(ref: Any, dout_index: dict[str, int], pos: dict[int, int]) -> Any:
     if ref is None:
         return None
     if isinstance(ref, list):
-        return (_LIST, tuple(_compile_ref(r, dout_index) for r in ref))
+        return (_LIST, tuple(_compile_ref(r, dout_index, pos) for r in ref))
     if ref[0] == "step":
-        return (_STEP, ref[1], ref[2])
+        return (_STEP, pos[ref[1]], ref[2])
     kind = _KINDS[ref[0]]
     name = dout_index[ref[1]] if kind == 2 else ref[1]
     if ref[2] is None:
@@ -323,17 +324,39 @@ def _fetch(c: Any, results: list, sources: tuple) -> Any:
     return tuple(_fetch(e, results, sources) for e in c[1])
 
 
-def _compile_trace(steps: list, refs: dict, dout_index: dict[str, int]) -> tuple[list, tuple]:
+def _compile_trace(ctx: Dialect, steps: list, refs: dict, dout_index: dict[str, int]
+                   ) -> tuple[list, tuple]:
     """The replay form of a trace: per step ``((op name, attribute names), attribute values,
     compiled operand refs)``, attribute values frozen as :meth:`EagerEmitter.op` freezes them,
-    and the gradients' compiled refs (a variadic input's as a ``_LIST``)."""
+    and the gradients' compiled refs (a variadic input's as a ``_LIST``).
+
+    A step that repeats an earlier one (the same op without memory effects, attribute values
+    and operands: batch normalization's gradient computes its normalized input twice) is
+    dropped and read from the earlier one, as graph mode's CSE does: the same kernel on the
+    same values gives the same bits."""
     out = []
-    for name, operand_refs, attrs in steps:
+    pos: dict[int, int] = {}  # trace step -> replay step
+    seen: dict[tuple, int] = {}
+    for i, (name, operand_refs, attrs) in enumerate(steps):
         names = tuple(sorted(attrs))
         vals = tuple(_freeze_value(attrs[k]) for k in names)
-        out.append(((name, names), vals,
-                    tuple(_compile_ref(r, dout_index) for r in operand_refs)))
-    return out, tuple((n, _compile_ref(r, dout_index)) for n, r in refs.items())
+        operands = tuple(_compile_ref(r, dout_index, pos) for r in operand_refs)
+        opdef = ctx.lookup(name)
+        key = None
+        if opdef is not None and opdef.results and opdef.has_trait("NoMemoryEffect"):
+            key = (name, names, attrs_cache_key(vals), operands)
+            try:
+                j = seen.get(key)
+            except TypeError:  # an attribute value that is not hashable: no sharing
+                key = j = None
+            if j is not None:
+                pos[i] = j
+                continue
+        pos[i] = len(out)
+        if key is not None:
+            seen[key] = len(out)
+        out.append(((name, names), vals, operands))
+    return out, tuple((n, _compile_ref(r, dout_index, pos)) for n, r in refs.items())
 
 
 def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> tuple:
@@ -364,7 +387,7 @@ def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> 
                     if isinstance(v, tuple) else v.ref) for n, v in result.items()}
         if len(_TRACES) >= 4096:
             _TRACES.clear()
-        trace = _TRACES[key] = _compile_trace(tracer.steps, refs,
+        trace = _TRACES[key] = _compile_trace(ctx, tracer.steps, refs,
                                               {n: i for i, n in enumerate(names)})
     steps, grad_refs = trace
     results: list[tuple] = []

@@ -151,6 +151,28 @@ def test_activations_freed_by_backward_without_the_collector():
             gc.enable()
 
 
+def test_a_trace_step_repeating_an_earlier_one_is_read_from_it():
+    # batch normalization's gradient computes its normalized input twice: the replay runs it
+    # once (as graph mode's CSE does); a signed zero in an attribute keeps two steps apart
+    from tdflow.dialect.context import standard_context
+    from tdflow.runtime import autograd
+
+    x = ("in", "x", None)
+    steps = [("tdflow.relu", [x], {}), ("tdflow.relu", [x], {}),
+             ("tdflow.broadcast_add", [("step", 0, 0), ("step", 1, 0)], {}),
+             ("tdflow.scalar_mul", [("step", 2, 0)], {"has_float_operand": True,
+                                                     "float_operand": 0.0}),
+             ("tdflow.scalar_mul", [("step", 2, 0)], {"has_float_operand": True,
+                                                     "float_operand": -0.0})]
+    out, grads = autograd._compile_trace(standard_context(), steps,
+                                         {"x": ("step", 4, 0), "y": ("step", 1, 0)}, {})
+    assert [s[0][0] for s in out] == ["tdflow.relu", "tdflow.broadcast_add",
+                                      "tdflow.scalar_mul", "tdflow.scalar_mul"]
+    add_operands = out[1][2]
+    assert add_operands[0] == add_operands[1] == (autograd._STEP, 0, 0)
+    assert dict(grads) == {"x": (autograd._STEP, 3, 0), "y": (autograd._STEP, 0, 0)}
+
+
 def test_user_library_gradients_match_numpy():
     lib = tdflow.load_ops(DATA / "grad_ops.td", hooks=[DATA / "grad_hooks.py"])
     G = lib.functional
