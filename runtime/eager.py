@@ -169,7 +169,9 @@ class OpRunner:
             # the same program the kernel would build, with the attributes bound once
             program = build_program(kernel.elementwise, dtypes, attrs, specs[0][2])
             prog = program.run
-        fn = kernel.fn if prog is not None else _bound(kernel.fn, attrs, arrays, specs)
+        # (a GPU device's kernels are never bound: the executor binds CPU launches only)
+        fn = kernel.fn if prog is not None or self.device != "cpu" else \
+            _bound(kernel.fn, attrs, arrays, specs)
         run = now = None
         if len(specs) == 1 and not self.mutable:
             direct = getattr(kernel.fn, "direct", None)  # a kernel's plain form (matmul)
