@@ -309,14 +309,18 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
                 out = np.empty(shape, np_out)
         elif not root_is_value:
             sig = tuple(inputs[i].shape for i in used_inputs)
-            cached = local.__dict__.get("plan")
-            if cached is not None and cached[0] == sig:
-                temps, full = cached[1], cached[2]
+            plans = local.__dict__.get("plans")
+            if plans is None:
+                plans = local.plans = {}
+            cached = plans.get(sig)
+            if cached is not None:
+                temps, full = cached
             else:
                 temps, full = broadcast_plan(sig)
-                if temps is not None and (SCRATCH_KEEP_BYTES <= sum(t.nbytes for t in temps)
-                                          <= SCRATCH_MAX_BYTES):
-                    local.plan = (sig, temps, full)
+                if temps is not None:
+                    nbytes = sum(t.nbytes for t in temps)
+                    if nbytes >= SCRATCH_KEEP_BYTES:
+                        _keep(plans, sig, (temps, full), nbytes)
             if temps is None:
                 chain = fresh_steps
             else:
@@ -447,13 +451,37 @@ def _scratch(local: threading.local, shape: tuple[int, ...], dtypes: list[Any],
     nbytes = math.prod(shape) * itemsize
     if nbytes < SCRATCH_KEEP_BYTES:
         return [np.empty(shape, dt) for dt in dtypes]
-    cached = local.__dict__.get("bufs")
-    if cached is not None and cached[0] == shape:
-        return cached[1]
-    bufs = [np.empty(shape, dt) for dt in dtypes]
-    if nbytes <= SCRATCH_MAX_BYTES:
-        local.bufs = (shape, bufs)
+    kept = local.__dict__.get("bufs")
+    if kept is None:
+        kept = local.bufs = {}
+    bufs = kept.get(shape)
+    if bufs is None:
+        bufs = [np.empty(shape, dt) for dt in dtypes]
+        _keep(kept, shape, bufs, nbytes)
     return bufs
+
+
+#: Shapes a program keeps scratch for, per thread: one program serves every layer of a model
+#: whose expression repeats (batch normalization's gradient, at each layer's shape), and
+#: keeping only the last shape's made every call of alternating shapes allocate (and page in)
+#: its temporaries afresh.
+SCRATCH_SHAPES = 8
+
+
+def _keep(kept: dict, key: Any, value: Any, nbytes: int) -> None:
+    """Keep ``value`` (scratch of ``nbytes``) under ``key`` while the thread's kept scratch of
+    this program stays within :data:`SCRATCH_SHAPES` entries and ``SCRATCH_MAX_BYTES``."""
+    if nbytes > SCRATCH_MAX_BYTES:
+        return
+    total = kept.get(_BYTES, 0) + nbytes
+    if len(kept) > SCRATCH_SHAPES or total > SCRATCH_MAX_BYTES:
+        kept.clear()
+        total = nbytes
+    kept[key] = value
+    kept[_BYTES] = total
+
+
+_BYTES = "bytes"  # the key of a kept-scratch dict's byte count (other keys are tuples)
 
 
 def _as_result(r: Any, np_out: np.dtype) -> np.ndarray:

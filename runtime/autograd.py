@@ -29,6 +29,7 @@ from tdflow.dialect.grad import Forward, GradError, input_gradients
 from tdflow.dialect.types import TensorType
 
 from .eager import OpRunner
+from .eager_call import attrs_cache_key
 from .grad_mode import enable_grad, grad_enabled, no_grad
 from .tape import Node
 from .tensor import Tensor
@@ -63,6 +64,18 @@ class EagerEmitter:
         if out is None:
             return ()
         return out if isinstance(out, tuple) else (out,)
+
+    def run(self, key: tuple, vals: tuple, operands: tuple) -> tuple:
+        """:meth:`op` with its arguments already in the runner's form (a trace's replay):
+        ``key`` is ``(op name, sorted attribute names)``, ``vals`` their values and variadic
+        operands are tuples."""
+        runner = self._runners.get(key)
+        if runner is None:
+            return self.op(key[0], operands, dict(zip(key[1], vals)))
+        out = runner.run(operands, vals)
+        if out is None:
+            return ()
+        return out if type(out) is tuple else (out,)
 
     def type_of(self, value: Tensor) -> TensorType:
         return TensorType(tuple(value._buf.shape), value.dtype)
@@ -149,9 +162,14 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
     order = _topo(root)
     pending: dict[int, list[Any]] = {id(root): [None] * len(root.opdef.results)}
     pending[id(root)][index] = seed
+    emitters: dict[int, EagerEmitter] = {}
     for node in order:
         douts = pending.pop(id(node), None)
-        if douts is None or all(d is None for d in douts):
+        if douts is None:
+            continue
+        # the flowing gradients' types: part of the trace key, and None for all zero
+        dkey = tuple([None if d is None else (d._buf.shape, d.dtype) for d in douts])
+        if dkey.count(None) == len(dkey):
             continue
         if node.released:
             raise GradError(f"backward through '{node.name}' a second time: its saved tensors "
@@ -163,15 +181,13 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
                                 f"was modified in place since (by an in-place op such as "
                                 f"sgd_update); compute the loss again after updating, or "
                                 f"update after backward()")
-        g = emitter_for(node.ctx)
-        wants = frozenset(n for n, e in node.edges.items()
-                          if e is not None and (not isinstance(e, list)
-                                                or any(x is not None for x in e)))
-        fwd = Forward(node.opdef, node.attrs, node.inputs, node.outputs,
-                      {r.name: d for r, d in zip(node.opdef.results, douts)}, wants)
-        grads = _traced_gradients(node.ctx, g, fwd)
-        for name, gval in grads.items():
-            e = node.edges[name]
+        g = emitters.get(id(node.ctx))
+        if g is None:
+            g = emitters[id(node.ctx)] = emitter_for(node.ctx)
+        grads = _traced_gradients(node, g, douts, dkey)
+        edges = node.edges
+        for name, gval in grads:
+            e = edges[name]
             if isinstance(e, list):
                 for edge, gi in zip(e, gval or (None,) * len(e)):
                     _deliver(g, edge, gi, pending)
@@ -271,42 +287,113 @@ def _types_key(values: dict[str, Any]) -> tuple:
 
 _TRACES: dict[tuple, tuple[list, dict]] = {}
 
+# A compiled ref (what a replay reads): (_STEP, step, result), (_SRC, 0/1, name) for an input or
+# output, (_SRC, 2, index) for a flowing gradient, (_ELEM, kind, name, j) for an element of a
+# variadic one, (_LIST, (compiled, ...)) for a variadic operand, or None.
+_STEP, _SRC, _ELEM, _LIST = 0, 1, 2, 3
+_KINDS = {"in": 0, "out": 1, "dout": 2}
 
-def _traced_gradients(ctx: Dialect, g: EagerEmitter, fwd: Forward) -> dict[str, Any]:
-    """:func:`~tdflow.dialect.grad.input_gradients`, traced once per (context, op, attribute
-    values, wanted inputs, flowing gradients, types) and replayed on the tensors: a training
-    loop's backward then costs its kernels, not the definitions' interpretation."""
-    key = (id(ctx), fwd.opdef.name, tuple((k, _freeze_value(v)) for k, v in fwd.attrs.items()),
-           tuple(sorted(fwd.wants)), _types_key(fwd.inputs), _types_key(fwd.outputs),
-           _types_key(fwd.douts))
+
+def _compile_ref(ref: Any, dout_index: dict[str, int], pos: dict[int, int]) -> Any:
+    if ref is None:
+        return None
+    if isinstance(ref, list):
+        return (_LIST, tuple(_compile_ref(r, dout_index, pos) for r in ref))
+    if ref[0] == "step":
+        return (_STEP, pos[ref[1]], ref[2])
+    kind = _KINDS[ref[0]]
+    name = dout_index[ref[1]] if kind == 2 else ref[1]
+    if ref[2] is None:
+        return (_SRC, kind, name)
+    return (_ELEM, kind, name, ref[2])
+
+
+def _fetch(c: Any, results: list, sources: tuple) -> Any:
+    """The value a compiled ref names. A module function, not a closure over the replay's
+    locals: a recursive closure is a reference cycle, which kept every node's saved
+    activations alive until the garbage collector ran (issue 23)."""
+    if c is None:
+        return None
+    code = c[0]
+    if code == _STEP:
+        return results[c[1]][c[2]]
+    if code == _SRC:
+        return sources[c[1]][c[2]]
+    if code == _ELEM:
+        return sources[c[1]][c[2]][c[3]]
+    return tuple(_fetch(e, results, sources) for e in c[1])
+
+
+def _compile_trace(ctx: Dialect, steps: list, refs: dict, dout_index: dict[str, int]
+                   ) -> tuple[list, tuple]:
+    """The replay form of a trace: per step ``((op name, attribute names), attribute values,
+    compiled operand refs)``, attribute values frozen as :meth:`EagerEmitter.op` freezes them,
+    and the gradients' compiled refs (a variadic input's as a ``_LIST``).
+
+    A step that repeats an earlier one (the same op without memory effects, attribute values
+    and operands: batch normalization's gradient computes its normalized input twice) is
+    dropped and read from the earlier one, as graph mode's CSE does: the same kernel on the
+    same values gives the same bits."""
+    out = []
+    pos: dict[int, int] = {}  # trace step -> replay step
+    seen: dict[tuple, int] = {}
+    for i, (name, operand_refs, attrs) in enumerate(steps):
+        names = tuple(sorted(attrs))
+        vals = tuple(_freeze_value(attrs[k]) for k in names)
+        operands = tuple(_compile_ref(r, dout_index, pos) for r in operand_refs)
+        opdef = ctx.lookup(name)
+        key = None
+        if opdef is not None and opdef.results and opdef.has_trait("NoMemoryEffect"):
+            key = (name, names, attrs_cache_key(vals), operands)
+            try:
+                j = seen.get(key)
+            except TypeError:  # an attribute value that is not hashable: no sharing
+                key = j = None
+            if j is not None:
+                pos[i] = j
+                continue
+        pos[i] = len(out)
+        if key is not None:
+            seen[key] = len(out)
+        out.append(((name, names), vals, operands))
+    return out, tuple((n, _compile_ref(r, dout_index, pos)) for n, r in refs.items())
+
+
+def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> tuple:
+    """:func:`~tdflow.dialect.grad.input_gradients` of ``node`` as ``(input name, gradient)``
+    pairs, traced once per (applied op and attribute values, wanted inputs, types of the
+    inputs and of the flowing gradients: ``node.key`` and ``dkey``) and replayed on the
+    tensors: a training loop's backward then costs its kernels, not the definitions'
+    interpretation."""
+    if node.key is not None:
+        key = (node.key, dkey)
+    else:  # a node recorded without a key: one from its values
+        key = (id(node.ctx), node.opdef.name,
+               tuple((k, _freeze_value(v)) for k, v in node.attrs.items()),
+               tuple(sorted(node.wants)), _types_key(node.inputs), _types_key(node.outputs),
+               dkey)
     trace = _TRACES.get(key)
     if trace is None:
+        names = [r.name for r in node.opdef.results]
+        ctx = node.ctx
         tracer = _Tracer(ctx)
-        sym = Forward(fwd.opdef, fwd.attrs, _symbolic(fwd.inputs, "in"),
-                      _symbolic(fwd.outputs, "out"), _symbolic(fwd.douts, "dout"), fwd.wants)
+        dmap = dict(zip(names, douts))
+        sym = Forward(node.opdef, node.attrs, _symbolic(node.inputs, "in"),
+                      _symbolic(node.outputs, "out"), _symbolic(dmap, "dout"),
+                      frozenset(node.wants))
         result = input_gradients(ctx, tracer, sym)
         # a variadic input's gradients as a list: a ref itself is a tuple
         refs = {n: (None if v is None else [None if e is None else e.ref for e in v]
                     if isinstance(v, tuple) else v.ref) for n, v in result.items()}
         if len(_TRACES) >= 4096:
             _TRACES.clear()
-        trace = _TRACES[key] = (tracer.steps, refs)
-    steps, refs = trace
+        trace = _TRACES[key] = _compile_trace(ctx, tracer.steps, refs,
+                                              {n: i for i, n in enumerate(names)})
+    steps, grad_refs = trace
     results: list[tuple] = []
-    sources = {"in": fwd.inputs, "out": fwd.outputs, "dout": fwd.douts}
-
-    def value(ref: Any) -> Any:
-        if ref is None:
-            return None
-        if isinstance(ref, list):
-            return [value(r) for r in ref]
-        if ref[0] == "step":
-            return results[ref[1]][ref[2]]
-        v = sources[ref[0]][ref[1]]
-        return v if ref[2] is None else v[ref[2]]
-
-    for name, operand_refs, attrs in steps:
-        results.append(g.op(name, [value(r) for r in operand_refs], attrs))
-    return {n: (None if r is None else tuple(value(e) for e in r) if isinstance(r, list)
-                else value(r)) for n, r in refs.items()}
-
+    sources = (node.inputs, node.outputs, douts)
+    run = g.run
+    for rkey, vals, operand_refs in steps:
+        results.append(run(rkey, vals,
+                           tuple([_fetch(c, results, sources) for c in operand_refs])))
+    return tuple([(n, _fetch(c, results, sources)) for n, c in grad_refs])

@@ -169,13 +169,16 @@ class OpRunner:
             # the same program the kernel would build, with the attributes bound once
             program = build_program(kernel.elementwise, dtypes, attrs, specs[0][2])
             prog = program.run
+        # (a GPU device's kernels are never bound: the executor binds CPU launches only)
+        fn = kernel.fn if prog is not None or self.device != "cpu" else \
+            _bound(kernel.fn, attrs, arrays, specs)
         run = now = None
         if len(specs) == 1 and not self.mutable:
             direct = getattr(kernel.fn, "direct", None)  # a kernel's plain form (matmul)
             run = prog or (direct(attrs, arrays) if direct is not None and cost <= NOW_COST
-                           else None) or _settled(kernel.fn, attrs)
+                           else None) or _settled(fn, attrs)
             now = cost <= NOW_COST and (prog is not None or _is_pure(kernel.fn))
-        entry = _Entry(tuple(specs), prog, kernel.fn, attrs, cost, run, now)
+        entry = _Entry(tuple(specs), prog, fn, attrs, cost, run, now)
         expr = getattr(program, "expr", None) if prog is not None else None
         if now and expr is not None:  # a tiny formula op: native loop once it proves hot
             entry.run = counting_run(entry, prog, expr, program.in_dtypes, program.out_dtype,
@@ -240,10 +243,10 @@ class OpRunner:
         entry = self._cache.get(k)
         if entry is None:
             entry = self._prepare(k, arrays, attr_vals)
-        if entry.now:  # one result, nothing written in place: perhaps at once (as calln)
+        if entry.run is not None:  # one result, nothing written in place (as calln)
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
-            if not get_engine().run_now(entry.run, arrays, out, readers):
+            if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
                 self._push1(entry, arrays, out, r, _vars(readers))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
@@ -441,6 +444,25 @@ class OpRunner:
             return r
 
         return call2a
+
+
+def _bound(fn: Any, attrs: dict, arrays: list, specs: list) -> Any:
+    """The kernel specialised for this cache entry's (shapes, dtypes, attributes) when it
+    offers the executor's ``bind`` (:func:`~tdflow.runtime.executor.bound_kernel`): the
+    function a compiled plan runs for the same launch, with the same arithmetic, so eager
+    calls compute what graph mode does with the per-call checks made once. Inputs are never
+    overwritten (no ``dead`` operands: the caller keeps its tensors); results are fresh
+    buffers of exactly the result types. Else, or if ``bind`` fails, ``fn`` itself."""
+    bind = getattr(fn, "bind", None)
+    if bind is None:
+        return fn
+    ins = [None if a is None else (a.shape, a.dtype) for a in arrays]
+    outs = [(shape, npdt) for shape, npdt, _ in specs]
+    try:
+        fast = bind(attrs, ins, outs, frozenset())
+    except Exception:  # noqa: BLE001 - a bind that cannot handle the case: the general kernel
+        return fn
+    return fn if fast is None else fast
 
 
 def _settled(fn: Any, attrs: dict) -> Any:

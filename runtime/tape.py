@@ -23,6 +23,7 @@ import numpy as np
 from tdflow.dialect.grad import GradError, gradient_of
 from tdflow.dialect.types import FLOAT_DTYPES
 
+from .eager_call import attrs_cache_key
 from .tensor import Tensor
 
 if TYPE_CHECKING:
@@ -63,18 +64,27 @@ class Node:
     """One recorded op application (``grad_fn`` of its results)."""
 
     __slots__ = ("opdef", "ctx", "attrs", "inputs", "outputs", "edges", "index_of",
-                 "released", "versions", "__weakref__")
+                 "released", "versions", "wants", "key", "__weakref__")
 
-    def __init__(self, opdef, ctx, attrs, inputs, outputs, edges, index_of, versions=()):
+    def __init__(self, opdef, ctx, attrs, inputs, outputs, edges, index_of, versions=(),
+                 wants=None, key=None):
         self.opdef = opdef
         self.ctx = ctx
-        self.attrs = attrs
+        self.attrs = attrs        # every attribute's value (shared between nodes: read only)
         self.inputs = inputs      # operand name -> Tensor (saved or shape-only) / None / tuple
         self.outputs = outputs    # result name -> Tensor (saved or shape-only)
         self.edges = edges        # operand name -> edge, or a list of edges (variadic)
         self.index_of = index_of  # id(result tensor) -> result index
         self.released = False
         self.versions = versions  # (operand name, tensor, its _version when saved)
+        if wants is None:
+            wants = tuple(n for n, e in edges.items() if e is not None and (
+                not isinstance(e, list) or any(x is not None for x in e)))
+        self.wants = wants        # the operands a gradient flows to, in operand order
+        # what the gradient's trace depends on besides the flowing gradients' types: the
+        # applied op, its attribute values, ``wants`` and the input types (result types
+        # follow from those); None: autograd builds the key from the values
+        self.key = key
 
     @property
     def name(self) -> str:
@@ -105,45 +115,89 @@ class AppliedOp(Protocol):
     def attr_values(self, attr_vals: tuple) -> dict[str, Any]: ...
 
 
+# (runner, attribute key) -> (gradient definition, attrs, saves, results kept, trace key part)
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _plan(runner: AppliedOp, attr_vals: Sequence[Any]) -> tuple | None:
+    """What recording an application of ``runner`` with ``attr_vals`` needs besides the
+    tensors, worked out once per (runner, attribute values, gradient definition: a rule
+    registered later replaces it); None for a NoGrad op without a gradient definition."""
+    opdef = runner.opdef
+    try:
+        gd = gradient_of(runner.dialect, opdef)
+    except GradError:
+        gd = None
+    if gd is None and opdef.has_trait("NoGrad"):
+        return None  # nothing flows through: the results are constants to autograd
+    akey = attrs_cache_key(tuple(attr_vals))
+    pk = (runner, akey)
+    plan = _PLANS.get(pk)
+    if plan is None or plan[0] is not gd:
+        attrs = runner.attr_values(tuple(attr_vals))
+        saves = gd.saves(attrs) if gd is not None else None
+        operands = tuple((d.name, saves is None or d.name in saves) for d in opdef.operands)
+        results = tuple((rd.name, saves is None or rd.name in saves) for rd in opdef.results)
+        plan = (gd, attrs, operands, results, (runner, akey, gd))
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        _PLANS[pk] = plan
+    return plan
+
+
 def record(runner: AppliedOp, tensors: Sequence[Any], attr_vals: Sequence[Any],
            results: Sequence[Tensor]) -> None:
     """Record one eager op application (called by the eager op paths when an input requires
     a gradient and gradients are enabled): mark its floating-point results as requiring
     gradients, with a :class:`Node` as their ``grad_fn``."""
-    opdef = runner.opdef
-    ctx = runner.dialect
-    try:
-        gd = gradient_of(ctx, opdef)
-    except GradError:
-        gd = None
-    if gd is None and opdef.has_trait("NoGrad"):
+    plan = _plan(runner, attr_vals)
+    if plan is None:
         return  # nothing flows through: the results are constants to autograd
-    attrs = runner.attr_values(attr_vals)
-    saves = gd.saves(attrs) if gd is not None else None
+    _, attrs, operands, kept, static = plan
     inputs: dict[str, Any] = {}
     edges: dict[str, Any] = {}
     versions: list[tuple[str, Tensor, int]] = []
-    for d, t in zip(opdef.operands, tensors):
-        keep = saves is None or d.name in saves
+    wants: list[str] = []
+    types: list[Any] = []
+    for (name, keep), t in zip(operands, tensors):
         if t is None:
-            inputs[d.name] = None
-            edges[d.name] = None
+            inputs[name] = None
+            edges[name] = None
+            types.append(None)
         elif type(t) is tuple:
-            inputs[d.name] = tuple(_saved(e) if keep else _shape_only(e) for e in t)
-            edges[d.name] = [_edge(e) for e in t]  # a list: edges themselves are tuples
+            inputs[name] = tuple(_saved(e) if keep else _shape_only(e) for e in t)
+            es = edges[name] = [_edge(e) for e in t]  # a list: edges themselves are tuples
+            if any(e is not None for e in es):
+                wants.append(name)
+            types.append(tuple((e._buf.shape, e.dtype) for e in t))
             if keep:
-                versions.extend((d.name, e, e._version) for e in t)
+                versions.extend((name, e, e._version) for e in t)
         else:
-            inputs[d.name] = _saved(t) if keep else _shape_only(t)
-            edges[d.name] = _edge(t)
-            if keep:
-                versions.append((d.name, t, t._version))
+            a = t._buf
+            if keep:  # (_saved and _edge, written out: this runs for every recorded operand)
+                s = _wrap(a, t.dtype, t.device)
+                s._sync = t._sync
+                inputs[name] = s
+                versions.append((name, t, t._version))
+            else:
+                inputs[name] = _shape_only(t)
+            if t.requires_grad:
+                fn = t.grad_fn
+                edges[name] = ("leaf", t) if fn is None else ("node", fn, fn.index_of[id(t)])
+                wants.append(name)
+            else:
+                edges[name] = None
+            types.append((a.shape, t.dtype))
     outputs = {}
     index_of = {}
-    for k, (r, rd) in enumerate(zip(results, opdef.results)):
-        outputs[rd.name] = _saved(r) if saves is None or rd.name in saves else _shape_only(r)
+    k = 0
+    for r, (name, keep) in zip(results, kept):
+        outputs[name] = _saved(r) if keep else _shape_only(r)
         index_of[id(r)] = k
-    node = Node(opdef, ctx, attrs, inputs, outputs, edges, index_of, tuple(versions))
+        k += 1
+    wt = tuple(wants)
+    node = Node(runner.opdef, runner.dialect, attrs, inputs, outputs, edges, index_of,
+                tuple(versions), wt, (static, wt, tuple(types)))
     for r in results:
         if r.dtype in FLOAT_DTYPES:
             r.requires_grad = True

@@ -129,6 +129,50 @@ def test_graph_freed_after_backward():
     assert y.grad_fn.released
 
 
+def test_activations_freed_by_backward_without_the_collector():
+    # A backward's replay used to keep each node's saved tensors in a reference cycle (a
+    # recursive closure), freed only when the garbage collector ran: a training step then
+    # allocated fresh memory for every activation (issue 23).
+    x = t(rng.normal(size=(4, 3)))
+    w = t(rng.normal(size=(3, 5)))
+    h = F.tanh(F.matmul(x, w))
+    buf = weakref.ref(h.numpy())
+    loss = total(F.mul(h, h))
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del h
+        loss.backward()
+        del loss
+        assert buf() is None
+        assert x.grad is not None and w.grad is not None
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_a_trace_step_repeating_an_earlier_one_is_read_from_it():
+    # batch normalization's gradient computes its normalized input twice: the replay runs it
+    # once (as graph mode's CSE does); a signed zero in an attribute keeps two steps apart
+    from tdflow.dialect.context import standard_context
+    from tdflow.runtime import autograd
+
+    x = ("in", "x", None)
+    steps = [("tdflow.relu", [x], {}), ("tdflow.relu", [x], {}),
+             ("tdflow.broadcast_add", [("step", 0, 0), ("step", 1, 0)], {}),
+             ("tdflow.scalar_mul", [("step", 2, 0)], {"has_float_operand": True,
+                                                     "float_operand": 0.0}),
+             ("tdflow.scalar_mul", [("step", 2, 0)], {"has_float_operand": True,
+                                                     "float_operand": -0.0})]
+    out, grads = autograd._compile_trace(standard_context(), steps,
+                                         {"x": ("step", 4, 0), "y": ("step", 1, 0)}, {})
+    assert [s[0][0] for s in out] == ["tdflow.relu", "tdflow.broadcast_add",
+                                      "tdflow.scalar_mul", "tdflow.scalar_mul"]
+    add_operands = out[1][2]
+    assert add_operands[0] == add_operands[1] == (autograd._STEP, 0, 0)
+    assert dict(grads) == {"x": (autograd._STEP, 3, 0), "y": (autograd._STEP, 0, 0)}
+
+
 def test_user_library_gradients_match_numpy():
     lib = tdflow.load_ops(DATA / "grad_ops.td", hooks=[DATA / "grad_hooks.py"])
     G = lib.functional
