@@ -121,11 +121,13 @@ def _wrt_names(wrt: Any) -> list[str] | None:
 
 
 def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
-                 wrt: Sequence[str] | None, ops: Dialect | None
+                 wrt: Sequence[str] | None, ops: Dialect | None, ones_seeds: bool = False
                  ) -> tuple[Dialect, Module, FuncOp, tuple[str, ...], FuncOp]:
     """``(context, module, entry function, wrt names, gradient function)``: ``program``
     verified, and a module holding the entry's gradient function (``@f_grad``) alone, with the
-    program's resources; what :func:`value_and_grad` and the distributed one compile.
+    program's resources; what :func:`value_and_grad` and the distributed one compile. With
+    ``ones_seeds`` the seeds are constant ones in the function, not arguments (see
+    :func:`~tdflow.lowering.passes.autodiff.differentiate`).
 
     >>> ctx, module, f, wrt, g = prepare_grad(
     ...     "func.func @f(%x: tensor<3xf32>) -> tensor<f32> {\\n"
@@ -152,7 +154,8 @@ def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
     names = [a.name or f"arg{i}" for i, a in enumerate(func.args)]
     wrt_names = tuple(wrt) if wrt else tuple(
         n for n, a in zip(names, func.args) if getattr(a.type, "dtype", None) in FLOAT_DTYPES)
-    grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None)
+    grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None,
+                              ones_seeds=ones_seeds)
     # the module returned holds @f_grad alone: lowering the entry as well would double the work
     module = _alone(module, grad_func)
     return ctx, module, func, wrt_names, grad_func
@@ -166,11 +169,12 @@ def value_and_grad(program: Module | str | os.PathLike[str], entry: str | None =
     (``tdflow.load_ops(...)``); other keywords go to :func:`tdflow.compile`."""
     from .compiled import compile as compile_program
 
-    ctx, module, func, wrt_names, grad_func = prepare_grad(program, entry, wrt, ops)
+    # the seeds are ones, constants of the plan: folded where they meet other constants
+    ctx, module, func, wrt_names, grad_func = prepare_grad(program, entry, wrt, ops,
+                                                           ones_seeds=True)
     compiled = compile_program(module, device=device, entry=grad_func.name, ops=ctx,
                                **compile_options)
-    seed_types = [(tuple(r.shape), r.dtype) for r in func.result_types]
-    return ValueAndGrad(compiled, len(func.result_types), wrt_names, seed_types)
+    return ValueAndGrad(compiled, len(func.result_types), wrt_names, [])
 
 
 def _alone(module: Module, func: FuncOp) -> Module:
@@ -231,7 +235,7 @@ def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | N
         raise ValueError(f"sgd_step(): lr must be finite, got {lr}")
     if abs(float(lr)) > _F32_MAX:  # sgd_update's learning_rate is an f32 attribute
         raise ValueError(f"sgd_step(): lr must fit in f32 (|lr| <= {_F32_MAX:.7g}), got {lr}")
-    ctx, module, func, wrt_names, g = prepare_grad(program, entry, wrt, ops)
+    ctx, module, func, wrt_names, g = prepare_grad(program, entry, wrt, ops, ones_seeds=True)
     ret = g.body.terminator
     n = len(func.result_types)
     results, grads = list(ret.operands[:n]), list(ret.operands[n:])
@@ -248,4 +252,4 @@ def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | N
     module_names = {f.name for f in func.parent}  # the source's functions
     g.name = func.name + "_step" if func.name + "_step" not in module_names else g.name
     compiled = compile_program(module, device=device, entry=g.name, ops=ctx, **compile_options)
-    return SgdStep(compiled, n, wrt_names, [(tuple(r.shape), r.dtype) for r in func.result_types])
+    return SgdStep(compiled, n, wrt_names, [])
