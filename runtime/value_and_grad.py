@@ -5,7 +5,8 @@ The program's entry function ``@f`` is differentiated by the ``autodiff`` pass's
 then the gradients of the arguments in ``wrt``), which is lowered by the usual pipeline, so
 CSE, fusion and memory planning work on forward and backward together. Calling the result
 runs one plan: the output-gradient seeds are ones (the gradient of the sum of each result; of
-the loss itself for a one-element loss).
+the loss itself for a one-element loss), constants of the program, so what a loss's seed chain
+computes from them (a mean's ``1/n`` broadcast over the rows) is folded at compile time.
 
 >>> import numpy as np, tdflow
 >>> prog = '''func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
@@ -24,8 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
     import os
 
@@ -35,40 +34,24 @@ if TYPE_CHECKING:
 __all__ = ["SgdStep", "ValueAndGrad", "prepare_grad", "sgd_step", "value_and_grad"]
 
 
-class _Seeded:
-    """A compiled program whose last ``len(seed_types)`` arguments are output-gradient seeds,
-    filled with ones on every call (fresh copies: the program may reuse their buffers)."""
+class _Compiled:
+    """A compiled gradient program; its output-gradient seeds (ones) are constants of the
+    program (``prepare_grad(..., ones_seeds=True)``), so a call passes the arguments alone."""
 
-    def __init__(self, program: Any, n_results: int, wrt: tuple[str, ...],
-                 seed_types: Sequence[tuple[tuple[int, ...], str]]) -> None:
-        from tdflow.dialect.types import DTYPES
-
+    def __init__(self, program: Any, n_results: int, wrt: tuple[str, ...]) -> None:
         self.program = program
         self.n_results = n_results
         self.wrt = wrt
-        self._seeds = [np.ones(shape, DTYPES[dtype]) for shape, dtype in seed_types]
-        self._n_args = len(program.argument_names) - len(self._seeds)
 
     def _run(self, args: tuple, kwargs: dict) -> Any:
-        n_args = self._n_args
-        if len(args) + len(kwargs) != n_args:
-            names = self.program.argument_names
-            raise TypeError(f"{self.program.__name__}: expected {n_args} arguments "
-                            f"({', '.join(names[:n_args])}), got {len(args) + len(kwargs)}")
-        seeds: list[Any] = [s.copy() for s in self._seeds]
         if not kwargs:  # the training loop's call: numpy arrays, positional
-            out = self.program.run_plain((*args, *seeds))
+            out = self.program.run_plain(args)
             if out is not None:
                 return out
-        if any(_is_tensor(a) for a in (*args, *kwargs.values())):
-            from tdflow.runtime.tensor import Tensor
-
-            seeds = [Tensor._wrap(s) for s in seeds]
-        names = self.program.argument_names
-        return self.program(*args, **kwargs, **dict(zip(names[n_args:], seeds)))
+        return self.program(*args, **kwargs)
 
 
-class ValueAndGrad(_Seeded):
+class ValueAndGrad(_Compiled):
     """``f(*args) -> (results, grads)``: results as the program returns them (one value, or a
     tuple), grads a tuple in ``wrt`` order. ``program`` is the compiled ``@f_grad``."""
 
@@ -80,10 +63,6 @@ class ValueAndGrad(_Seeded):
 
     def __repr__(self) -> str:
         return f"<value_and_grad of {self.program!r} wrt {', '.join(self.wrt)}>"
-
-
-def _is_tensor(v: Any) -> bool:
-    return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
 
 
 def _wrt_names(wrt: Any) -> list[str] | None:
@@ -174,7 +153,7 @@ def value_and_grad(program: Module | str | os.PathLike[str], entry: str | None =
                                                            ones_seeds=True)
     compiled = compile_program(module, device=device, entry=grad_func.name, ops=ctx,
                                **compile_options)
-    return ValueAndGrad(compiled, len(func.result_types), wrt_names, [])
+    return ValueAndGrad(compiled, len(func.result_types), wrt_names)
 
 
 def _alone(module: Module, func: FuncOp) -> Module:
@@ -188,7 +167,7 @@ def _alone(module: Module, func: FuncOp) -> Module:
     return m
 
 
-class SgdStep(_Seeded):
+class SgdStep(_Compiled):
     """``step(*args) -> results``: one training step; the ``wrt`` arguments (numpy arrays or
     Tensors the caller owns) are updated in place. ``program`` is the compiled ``@f_step``."""
 
@@ -252,4 +231,4 @@ def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | N
     module_names = {f.name for f in func.parent}  # the source's functions
     g.name = func.name + "_step" if func.name + "_step" not in module_names else g.name
     compiled = compile_program(module, device=device, entry=g.name, ops=ctx, **compile_options)
-    return SgdStep(compiled, n, wrt_names, [])
+    return SgdStep(compiled, n, wrt_names)
