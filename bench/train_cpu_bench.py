@@ -59,6 +59,22 @@ def forward_columns() -> dict[str, Callable[[], object]]:
     return cols
 
 
+def launch_counts(forward: bool) -> dict[str, tuple[int, int]]:
+    """``{program: (launches per call, prologue launches run once at load)}`` of the plans
+    the ``--graph`` (or ``--forward``) columns run."""
+    import runtime_bench as rb
+
+    import tdflow
+
+    if forward:
+        progs = {"forward": tdflow.compile(rb.ROOT / "examples" / "mlp.mlir")}
+    else:
+        wrt = list(tb.PARAMS)
+        progs = {"sgd_step": tdflow.sgd_step(tb.program(), lr=tb.LR, wrt=wrt).program,
+                 "value_and_grad": tdflow.value_and_grad(tb.program(), wrt=wrt).program}
+    return {k: (len(p.plan.launches), len(p.plan.prologue)) for k, p in progs.items()}
+
+
 #: Each column's reference for the printed ratio (the others: torch, when present).
 REFERENCE = {"graph": "numpy", "graph vg+np": "numpy", "graph direct": "numpy",
              "forward": "forward numpy"}
@@ -112,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         ratio = (f"  vs {name} {best / ref[0]:.3f}x / {med / ref[1]:.3f}x"
                  if ref and k != name else "")
         print(f"{k:13s} best {best * 1e3:.3f} ms  median {med * 1e3:.3f} ms{ratio}")
+    if args.graph or args.forward:
+        print("launches: " + ", ".join(f"{k} {n} (+{pro} at load)" for k, (n, pro)
+                                       in launch_counts(args.forward).items()))
     return 0
 
 
