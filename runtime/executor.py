@@ -46,9 +46,9 @@ __all__ = ["ArgumentError", "Executor", "KernelFailure", "aligned_empty", "bound
 #: f32 took 41 us with ``g`` there against 35 us aligned (malloc gives 16-byte alignment, so
 #: which one a plan got varied from process to process).
 ALIGN = 64
-#: Results of at least this many bytes are allocated aligned too (per call; a small one would
-#: pay more for the alignment than its pass gains).
-LARGE_RESULT = 1 << 16
+# (Results, allocated per call, stay np.empty's: aligning them costs each call ~1 us and a larger
+# request, which malloc may serve from other memory than the block of that size just freed; the
+# value_and_grad column measured no better with them, so they were left out.)
 
 
 def aligned_empty(shape: tuple[int, ...], dtype: Any, align: int = ALIGN) -> np.ndarray:
@@ -113,9 +113,6 @@ class Executor:
                 dyn[r.buffer] = n_args + len(self._result_specs)
                 self._result_slots.append(dyn[r.buffer])
             self._result_specs.append((r.shape, DTYPES[r.dtype]))
-        self._result_allocs = [
-            (aligned_empty if int(np.prod(shape, dtype=np.int64)) * dt.itemsize >= LARGE_RESULT
-             else np.empty, shape, dt) for shape, dt in self._result_specs]
 
         # a GPU device's buffers come from its backend (numpy arrays for cudasim, device
         # memory for cuda, whose arguments and results are then copied in and out per call)
@@ -227,7 +224,7 @@ class Executor:
             dynamic = [be.from_numpy(a) for a in arrays] + [be.allocate(s, d)
                                                              for s, d in self._result_specs]
         else:
-            dynamic = arrays + [new(s, d) for new, s, d in self._result_allocs]
+            dynamic = arrays + [np.empty(s, d) for s, d in self._result_specs]
         if self._direct and _tracing.active is not None:  # a profile is recording
             with self._lock:
                 self._run_traced(dynamic, _tracing.active)
