@@ -59,14 +59,32 @@ def forward_columns() -> dict[str, Callable[[], object]]:
     return cols
 
 
+def launch_counts(forward: bool) -> dict[str, tuple[int, int]]:
+    """``{program: (launches per call, prologue launches run once at load)}`` of the plans
+    the ``--graph`` (or ``--forward``) columns run."""
+    import runtime_bench as rb
+
+    import tdflow
+
+    if forward:
+        progs = {"forward": tdflow.compile(rb.ROOT / "examples" / "mlp.mlir")}
+    else:
+        wrt = list(tb.PARAMS)
+        progs = {"sgd_step": tdflow.sgd_step(tb.program(), lr=tb.LR, wrt=wrt).program,
+                 "value_and_grad": tdflow.value_and_grad(tb.program(), wrt=wrt).program}
+    return {k: (len(p.plan.launches), len(p.plan.prologue)) for k, p in progs.items()}
+
+
 #: Each column's reference for the printed ratio (the others: torch, when present).
 REFERENCE = {"graph": "numpy", "graph vg+np": "numpy", "graph direct": "numpy",
              "forward": "forward numpy"}
 
 
-def run(steps: int = 60, graph: bool = False, forward: bool = False
+def run(steps: int = 60, graph: bool = False, forward: bool = False, rotate: bool = False
         ) -> dict[str, tuple[float, float]]:
-    """``{column: (best, median)}`` in seconds of thread CPU time per step."""
+    """``{column: (best, median)}`` in seconds of thread CPU time per step; with ``rotate``
+    the columns' order turns by one each step, so no column always runs right after the same
+    one (the column after numpy's step measured 2-4% slower than the same step timed last)."""
     from tdflow.runtime.kernels._blas import set_blas_threads
 
     x, y, params = tb.make_data(0)
@@ -89,8 +107,10 @@ def run(steps: int = 60, graph: bool = False, forward: bool = False
         step()
         step()
     times: dict[str, list[float]] = {k: [] for k in cols}
-    for _ in range(steps):
-        for k, step in cols.items():
+    order = list(cols.items())
+    for i in range(steps):
+        turn = i % len(order) if rotate else 0
+        for k, step in order[turn:] + order[:turn]:
             t0 = time.thread_time()
             step()
             times[k].append(time.thread_time() - t0)
@@ -104,14 +124,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="also the graph-mode steps, against the numpy step")
     ap.add_argument("--forward", action="store_true",
                     help="only the compiled MLP forward against its numpy expression")
+    ap.add_argument("--rotate", action="store_true",
+                    help="turn the columns' order by one each step (no fixed neighbours)")
     args = ap.parse_args(argv)
-    res = run(args.steps, args.graph, args.forward)
+    res = run(args.steps, args.graph, args.forward, args.rotate)
     for k, (best, med) in res.items():
         name = REFERENCE.get(k, "torch")
         ref = res.get(name)
         ratio = (f"  vs {name} {best / ref[0]:.3f}x / {med / ref[1]:.3f}x"
                  if ref and k != name else "")
         print(f"{k:13s} best {best * 1e3:.3f} ms  median {med * 1e3:.3f} ms{ratio}")
+    if args.graph or args.forward:
+        print("launches: " + ", ".join(f"{k} {n} (+{pro} at load)" for k, (n, pro)
+                                       in launch_counts(args.forward).items()))
     return 0
 
 

@@ -5,7 +5,8 @@ The program's entry function ``@f`` is differentiated by the ``autodiff`` pass's
 then the gradients of the arguments in ``wrt``), which is lowered by the usual pipeline, so
 CSE, fusion and memory planning work on forward and backward together. Calling the result
 runs one plan: the output-gradient seeds are ones (the gradient of the sum of each result; of
-the loss itself for a one-element loss).
+the loss itself for a one-element loss), constants of the program, so what a loss's seed chain
+computes from them (a mean's ``1/n`` broadcast over the rows) is folded at compile time.
 
 >>> import numpy as np, tdflow
 >>> prog = '''func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
@@ -24,8 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
     import os
 
@@ -35,40 +34,24 @@ if TYPE_CHECKING:
 __all__ = ["SgdStep", "ValueAndGrad", "prepare_grad", "sgd_step", "value_and_grad"]
 
 
-class _Seeded:
-    """A compiled program whose last ``len(seed_types)`` arguments are output-gradient seeds,
-    filled with ones on every call (fresh copies: the program may reuse their buffers)."""
+class _Compiled:
+    """A compiled gradient program; its output-gradient seeds (ones) are constants of the
+    program (``prepare_grad(..., ones_seeds=True)``), so a call passes the arguments alone."""
 
-    def __init__(self, program: Any, n_results: int, wrt: tuple[str, ...],
-                 seed_types: Sequence[tuple[tuple[int, ...], str]]) -> None:
-        from tdflow.dialect.types import DTYPES
-
+    def __init__(self, program: Any, n_results: int, wrt: tuple[str, ...]) -> None:
         self.program = program
         self.n_results = n_results
         self.wrt = wrt
-        self._seeds = [np.ones(shape, DTYPES[dtype]) for shape, dtype in seed_types]
-        self._n_args = len(program.argument_names) - len(self._seeds)
 
     def _run(self, args: tuple, kwargs: dict) -> Any:
-        n_args = self._n_args
-        if len(args) + len(kwargs) != n_args:
-            names = self.program.argument_names
-            raise TypeError(f"{self.program.__name__}: expected {n_args} arguments "
-                            f"({', '.join(names[:n_args])}), got {len(args) + len(kwargs)}")
-        seeds: list[Any] = [s.copy() for s in self._seeds]
         if not kwargs:  # the training loop's call: numpy arrays, positional
-            out = self.program.run_plain((*args, *seeds))
+            out = self.program.run_plain(args)
             if out is not None:
                 return out
-        if any(_is_tensor(a) for a in (*args, *kwargs.values())):
-            from tdflow.runtime.tensor import Tensor
-
-            seeds = [Tensor._wrap(s) for s in seeds]
-        names = self.program.argument_names
-        return self.program(*args, **kwargs, **dict(zip(names[n_args:], seeds)))
+        return self.program(*args, **kwargs)
 
 
-class ValueAndGrad(_Seeded):
+class ValueAndGrad(_Compiled):
     """``f(*args) -> (results, grads)``: results as the program returns them (one value, or a
     tuple), grads a tuple in ``wrt`` order. ``program`` is the compiled ``@f_grad``."""
 
@@ -80,10 +63,6 @@ class ValueAndGrad(_Seeded):
 
     def __repr__(self) -> str:
         return f"<value_and_grad of {self.program!r} wrt {', '.join(self.wrt)}>"
-
-
-def _is_tensor(v: Any) -> bool:
-    return not isinstance(v, np.ndarray) and callable(getattr(v, "numpy", None))
 
 
 def _wrt_names(wrt: Any) -> list[str] | None:
@@ -121,11 +100,13 @@ def _wrt_names(wrt: Any) -> list[str] | None:
 
 
 def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
-                 wrt: Sequence[str] | None, ops: Dialect | None
+                 wrt: Sequence[str] | None, ops: Dialect | None, ones_seeds: bool = False
                  ) -> tuple[Dialect, Module, FuncOp, tuple[str, ...], FuncOp]:
     """``(context, module, entry function, wrt names, gradient function)``: ``program``
     verified, and a module holding the entry's gradient function (``@f_grad``) alone, with the
-    program's resources; what :func:`value_and_grad` and the distributed one compile.
+    program's resources; what :func:`value_and_grad` and the distributed one compile. With
+    ``ones_seeds`` the seeds are constant ones in the function, not arguments (see
+    :func:`~tdflow.lowering.passes.autodiff.differentiate`).
 
     >>> ctx, module, f, wrt, g = prepare_grad(
     ...     "func.func @f(%x: tensor<3xf32>) -> tensor<f32> {\\n"
@@ -152,7 +133,8 @@ def prepare_grad(program: Module | str | os.PathLike[str], entry: str | None,
     names = [a.name or f"arg{i}" for i, a in enumerate(func.args)]
     wrt_names = tuple(wrt) if wrt else tuple(
         n for n, a in zip(names, func.args) if getattr(a.type, "dtype", None) in FLOAT_DTYPES)
-    grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None)
+    grad_func = differentiate(ctx, func, list(wrt_names) if wrt else None,
+                              ones_seeds=ones_seeds)
     # the module returned holds @f_grad alone: lowering the entry as well would double the work
     module = _alone(module, grad_func)
     return ctx, module, func, wrt_names, grad_func
@@ -166,11 +148,12 @@ def value_and_grad(program: Module | str | os.PathLike[str], entry: str | None =
     (``tdflow.load_ops(...)``); other keywords go to :func:`tdflow.compile`."""
     from .compiled import compile as compile_program
 
-    ctx, module, func, wrt_names, grad_func = prepare_grad(program, entry, wrt, ops)
+    # the seeds are ones, constants of the plan: folded where they meet other constants
+    ctx, module, func, wrt_names, grad_func = prepare_grad(program, entry, wrt, ops,
+                                                           ones_seeds=True)
     compiled = compile_program(module, device=device, entry=grad_func.name, ops=ctx,
                                **compile_options)
-    seed_types = [(tuple(r.shape), r.dtype) for r in func.result_types]
-    return ValueAndGrad(compiled, len(func.result_types), wrt_names, seed_types)
+    return ValueAndGrad(compiled, len(func.result_types), wrt_names)
 
 
 def _alone(module: Module, func: FuncOp) -> Module:
@@ -184,7 +167,7 @@ def _alone(module: Module, func: FuncOp) -> Module:
     return m
 
 
-class SgdStep(_Seeded):
+class SgdStep(_Compiled):
     """``step(*args) -> results``: one training step; the ``wrt`` arguments (numpy arrays or
     Tensors the caller owns) are updated in place. ``program`` is the compiled ``@f_step``."""
 
@@ -231,7 +214,7 @@ def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | N
         raise ValueError(f"sgd_step(): lr must be finite, got {lr}")
     if abs(float(lr)) > _F32_MAX:  # sgd_update's learning_rate is an f32 attribute
         raise ValueError(f"sgd_step(): lr must fit in f32 (|lr| <= {_F32_MAX:.7g}), got {lr}")
-    ctx, module, func, wrt_names, g = prepare_grad(program, entry, wrt, ops)
+    ctx, module, func, wrt_names, g = prepare_grad(program, entry, wrt, ops, ones_seeds=True)
     ret = g.body.terminator
     n = len(func.result_types)
     results, grads = list(ret.operands[:n]), list(ret.operands[n:])
@@ -248,4 +231,4 @@ def sgd_step(program: Module | str | os.PathLike[str], lr: float, entry: str | N
     module_names = {f.name for f in func.parent}  # the source's functions
     g.name = func.name + "_step" if func.name + "_step" not in module_names else g.name
     compiled = compile_program(module, device=device, entry=g.name, ops=ctx, **compile_options)
-    return SgdStep(compiled, n, wrt_names, [(tuple(r.shape), r.dtype) for r in func.result_types])
+    return SgdStep(compiled, n, wrt_names)

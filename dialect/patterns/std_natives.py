@@ -25,6 +25,18 @@ def same_type(a: Any, b: Any) -> bool:
     return a.type == b.type
 
 
+@native("TDF_ConstantOfType")
+def constant_of_type(c: Any, res: Any) -> Any:
+    """``constant`` ``c``'s fill value as a new (detached) ``tdflow.constant`` of ``res``'s
+    type: what ``broadcast_like`` of a constant produces, every element the same."""
+    from tdflow.dialect.ir import Operation
+    from tdflow.dialect.ir.attrs import ArrayAttr, IntegerAttr
+
+    attrs = dict(c.op.attributes)
+    attrs["shape"] = ArrayAttr(tuple(IntegerAttr(int(d), "i64") for d in res.type.shape))
+    return Operation(c.op.name, [], [res.type], attrs, res.op.loc)
+
+
 @native("TDF_InversePerms")
 def inverse_perms(inner: Any, outer: Any) -> bool:
     """``transpose(transpose(x, inner), outer)`` is ``x``: result dim ``i`` is ``x``'s dim

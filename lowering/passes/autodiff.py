@@ -114,8 +114,13 @@ def _is_nograd(ctx: Dialect | LoweringDialect, op: Operation) -> bool:
     return opdef is not None and opdef.has_trait("NoGrad")
 
 
-def differentiate(ctx: Dialect | LoweringDialect, func: FuncOp, wrt: list[str] | None = None, name: str | None = None):
+def differentiate(ctx: Dialect | LoweringDialect, func: FuncOp, wrt: list[str] | None = None,
+                  name: str | None = None, ones_seeds: bool = False):
     """Build ``@<name>`` (default ``@<func>_grad``) for ``func``; return the new ``FuncOp``.
+
+    With ``ones_seeds``, the output-gradient seeds are ``tdflow.constant`` ones instead of
+    arguments (what ``value_and_grad`` and ``sgd_step`` always pass): ``canonicalize`` then
+    folds what the seed's chain computes from them (a mean's ``1/n``) at compile time.
 
     Raises :class:`GradError` naming the op and input when a needed gradient is missing.
     """
@@ -138,7 +143,6 @@ def differentiate(ctx: Dialect | LoweringDialect, func: FuncOp, wrt: list[str] |
                             f"floating-point and has no gradient")
     else:
         targets = [a for a in args if _is_float(a)]
-    seeds = [g_func.body.add_arg(r.type, f"seed{i}") for i, r in enumerate(results)]
     forward = [op for op in g_func.body if op is not ret]
     # values that depend on a target: the only ones gradients flow through
     active = set(targets)
@@ -149,6 +153,11 @@ def differentiate(ctx: Dialect | LoweringDialect, func: FuncOp, wrt: list[str] |
     b = Builder(None)
     b.set_insertion_point_before(ret)
     em = GraphEmitter(ctx, b)
+    if ones_seeds:
+        em.loc = ret.loc
+        seeds = [_ones(em, r.type) for r in results]
+    else:
+        seeds = [g_func.body.add_arg(r.type, f"seed{i}") for i, r in enumerate(results)]
     adj: dict[Any, Any] = {}
 
     def accumulate(v: Any, grad: Any) -> None:
@@ -205,6 +214,14 @@ def differentiate(ctx: Dialect | LoweringDialect, func: FuncOp, wrt: list[str] |
     g_func.body._unlink(ret)
     g_func.result_types = [v.type for v in new_ret.operands]
     return g_func
+
+
+def _ones(em: GraphEmitter, t: Any) -> Any:
+    """A ``tdflow.constant`` of ones of type ``t`` (a seed known at compile time)."""
+    is_float = t.dtype in FLOAT_DTYPES
+    attrs = {"dtype": t.dtype, "shape": list(t.shape), "is_floating_value": is_float}
+    attrs["floating_value" if is_float else "integer_value"] = 1.0 if is_float else 1
+    return em.op("tdflow.constant", [None], attrs)[0]
 
 
 class AutodiffPass(Pass):

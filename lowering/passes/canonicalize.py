@@ -86,8 +86,8 @@ def standard_patterns(dialect: Dialect | LoweringDialect) -> PatternIndex:
     ops: a context's ``standard`` library, or the standard dialect itself.
 
     >>> from tdflow.dialect.context import standard_context
-    >>> sorted(standard_patterns(standard_context()).roots())[:2]
-    ['tdflow.broadcast_mul', 'tdflow.cast']
+    >>> sorted(standard_patterns(standard_context()).roots())[:3]
+    ['tdflow.broadcast_like', 'tdflow.broadcast_mul', 'tdflow.cast']
     """
     from tdflow.dialect.dialect import standard_dialect
 

@@ -178,7 +178,7 @@ def test_broadcast_like(xs, like, axes):
 
 
 @pytest.mark.parametrize("dt", ["f4", "f8"])
-@pytest.mark.parametrize("labels", ["in range", "out of range", "int32"])
+@pytest.mark.parametrize("labels", ["in range", "out of range", "int32", "bool", "int64 view"])
 def test_sparse_softmax_cross_entropy(dt, labels):
     n, depth = 64, 10
     x = _special((n, depth), dt)
@@ -188,6 +188,10 @@ def test_sparse_softmax_cross_entropy(dt, labels):
         lab[[1, 5]] = [-1, depth]
     if labels == "int32":
         lab = lab.astype(np.int32)
+    if labels == "bool":  # i1 labels index as 0 and 1, never as a mask
+        lab = lab % 2 == 1
+    if labels == "int64 view":  # strided labels: the unsigned view reads the same elements
+        lab = np.stack([lab, -lab - 1], axis=1)[:, 0]
     specs = [((n, depth), np.dtype(dt)), ((n,), np.dtype(dt))]
     _check(sparse_softmax_cross_entropy, {"depth": depth}, [x, lab], specs)
     dy = _special((n,), dt)

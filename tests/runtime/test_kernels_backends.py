@@ -178,3 +178,39 @@ def test_loading_tdflows_kernels_leaves_the_users_blas_threads():
         pytest.skip("numpy's BLAS is not an OpenBLAS we can control")
     assert out.stdout.strip() == "2"
 
+
+
+def test_blas_scope_fast_path_and_nesting(monkeypatch):
+    """With the count already tdflow's, a scoped call runs without opening a scope; with
+    another count, nested scoped calls all see tdflow's and the caller's comes back."""
+    from tdflow.runtime.kernels import _blas
+
+    before = blas_threads()
+    if before is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS we can control")
+    monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
+    _blas.tdflow_blas_threads.cache_clear()
+    seen = []
+
+    @_blas.blas_scoped
+    def inner():
+        seen.append((blas_threads(), _blas._scope[0]))
+
+    @_blas.blas_scoped
+    def outer():
+        seen.append((blas_threads(), _blas._scope[0]))
+        inner()
+
+    try:
+        assert set_blas_threads(1)
+        outer()
+        assert seen == [(1, 0), (1, 0)] and blas_threads() == 1  # no scope was opened
+        seen.clear()
+        assert set_blas_threads(2)
+        outer()
+        assert seen == [(1, 1), (1, 2)]  # inner counted inside outer's scope
+        assert blas_threads() == 2 and _blas._scope[0] == 0
+    finally:
+        set_blas_threads(before)
+        monkeypatch.delenv("TDFLOW_BLAS_THREADS")
+        _blas.tdflow_blas_threads.cache_clear()

@@ -60,4 +60,13 @@ def TDF_MulByOnes : Pat<(TDF_BroadcastMulOp:$res
                                                         ConstBoolAttrTrue, $dtype, $shape))),
                         (replaceWithValue $x), [(TDF_SameType $res, $x)]>;
 
+// broadcast_like(constant, like) -> a constant of the result's type with the same fill value
+// (`like` lends only its shape): a gradient seed of ones, folded with a mean's 1/n, reaches a
+// loss gradient as a constant instead of a launch per step.
+def TDF_ConstantOfType : NativeCodeCall<"constantOfType($0, $1)">;
+def TDF_BroadcastLikeConstant : Pat<(TDF_BroadcastLikeOp:$res
+                                        (TDF_ConstantOp:$c $tick, $f, $i, $isf, $dtype, $shape),
+                                        $like, $axes),
+                                    (TDF_ConstantOfType $c, $res)>;
+
 #endif // TDFLOW_OPS_CANONICAL_TD
