@@ -177,6 +177,8 @@ static inline __m256 tdf_erf8(__m256 xv, const __m512d *lo, const __m512d *hi) {
   __m512i k = _mm512_cvtepi32_epi64(_mm512_cvttpd_epi32(f));
   __m512d h = _mm512_sub_pd(s, f);
   __m512d r = _mm512_mul_pd(_mm512_permutex2var_pd(lo[0], k, hi[0]), h);
+  /* unrolled, so the 20 table registers stay registers (a loop reloads them from the stack) */
+#pragma GCC unroll 16
   for (int j = 1; j < {degree}; ++j)
     r = _mm512_mul_pd(_mm512_add_pd(r, _mm512_permutex2var_pd(lo[j], k, hi[j])), h);
   r = _mm512_add_pd(r, _mm512_permutex2var_pd(lo[{degree}], k, hi[{degree}]));
@@ -188,6 +190,7 @@ static inline __m256 tdf_erf8(__m256 xv, const __m512d *lo, const __m512d *hi) {
 __attribute__((target("avx512f")))
 static void tdf_erf_loop_avx512(const float *x, float *out, Py_ssize_t n) {{
   __m512d lo[{rows}], hi[{rows}];
+#pragma GCC unroll 16
   for (int j = 0; j < {rows}; ++j) {{
     lo[j] = _mm512_loadu_pd(tdf_erf_table[j]);
     hi[j] = _mm512_loadu_pd(tdf_erf_table[j] + 8);

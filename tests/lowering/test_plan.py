@@ -145,3 +145,20 @@ def test_broadcasting_and_small_launches_are_not_tiled():
     assert [ln.tile for ln in plan.launches] == [0, 512]
     plan = plan_for(text, "select-kernels{device=cpu},plan-memory{tile=4096}")
     assert [ln.tile for ln in plan.launches] == [0, 0]
+
+
+def test_float32_erf_formulas_are_not_tiled():
+    # gelu/gelu_grad in f32: native loops over blocks of their own (tiles only add calls); in
+    # f64 their erf is the numpy path, which tiles as before; exp (no erf) tiles in f32
+    def ops(dt):
+        return f"""
+        func.func @f(%x: tensor<64x32x{dt}>, %dy: tensor<64x32x{dt}>) -> tensor<64x32x{dt}> {{
+          %0 = "tdflow.gelu"(%x) : (tensor<64x32x{dt}>) -> tensor<64x32x{dt}>
+          %1 = "tdflow.gelu_grad"(%0, %dy) : (tensor<64x32x{dt}>, tensor<64x32x{dt}>) -> tensor<64x32x{dt}>
+          %2 = "tdflow.exp"(%1) : (tensor<64x32x{dt}>) -> tensor<64x32x{dt}>
+          return %2 : tensor<64x32x{dt}>
+        }}"""
+    plan = plan_for(ops("f32"), "select-kernels{device=cpu},plan-memory{tile=512}")
+    assert [ln.tile for ln in plan.launches] == [0, 0, 512]
+    plan = plan_for(ops("f64"), "select-kernels{device=cpu},plan-memory{tile=512}")
+    assert [ln.tile for ln in plan.launches] == [512, 512, 512]
