@@ -3,7 +3,9 @@
 Runs after ``select-kernels``. Every SSA value of a function gets a buffer (``lowering/memory.py``
 decides which): a buffer is reused once all values held in it are dead; an op writes its output
 over an input when its kernel declares it can, that input dies there, and it is not a function
-argument (unless donated with ``donate=`` / ``{donate=x,y}``), a constant or a result. Ops that
+argument (unless donated with ``donate=`` / ``{donate=x,y}``), a constant or a result; a
+``reshape`` whose kernel may work in place is a view of its input's buffer even where the input
+is read later (no copy; ``{reuse=false}`` turns views off with the reuse). Ops that
 depend on no argument (constants and what is folded from them) go to the plan's prologue, run
 once when the plan is loaded. Large elementwise launches without broadcasting are marked
 for tiling (``{tile=65536}`` elements; 0 disables), which the executor runs slice by slice;
@@ -30,6 +32,21 @@ from .select_kernels import kernel_attrs
 
 #: The fused-expression op (its launches are never tiled).
 FUSED = "tdflow.fused_elementwise"
+
+
+#: Ops whose output is their input's elements in the same order: with a kernel that may write
+#: output 0 over input 0 (it then does nothing), the output is planned as a view of the input's
+#: buffer even while the input is still read (lowering/memory.py), instead of a copy.
+VIEW_OPS = frozenset({"tdflow.reshape"})
+
+
+def _is_view(name: str, in_place: tuple[tuple[int, int], ...]) -> bool:
+    """Whether a launch of op ``name`` whose kernel allows ``in_place`` can be a view.
+
+    >>> _is_view("tdflow.reshape", ((0, 0),)), _is_view("tdflow.reshape", ())
+    (True, False)
+    """
+    return name in VIEW_OPS and (0, 0) in in_place
 
 
 def _native_erf(name: str, dtype: str) -> bool:
@@ -143,7 +160,9 @@ def build_plan(func: FuncOp, context: PassContext, donate: set[str], reuse: bool
     result_ids = tuple(ids[v] for v in ret.operands) if ret is not None else ()
 
     steps = [Step(tuple(ids[v] for v in op.operands), tuple(ids[r] for r in op.results),
-                  context.kernels[op].in_place) for op in main_ops]
+                  context.kernels[op].in_place,
+                  view=_is_view(op.name, context.kernels[op].in_place))
+             for op in main_ops]
     pre_steps = [Step(tuple(ids[v] for v in op.operands), tuple(ids[r] for r in op.results))
                  for op in prologue_ops]
     assignment = assign_buffers(values, pre_steps + steps, arguments=arg_ids, donated=donated,
