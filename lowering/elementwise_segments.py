@@ -48,8 +48,8 @@ from tdflow.lowering.elementwise_native import (
     native_kernels,
 )
 
-__all__ = ["BLOCK", "MIN_GAIN", "NUMPY_COST", "NUMPY_COST_F32", "USE_SEGMENTS", "SegmentPlan", "Stage",
-           "plan_segments", "with_segments"]
+__all__ = ["BLOCK", "MIN_GAIN", "NUMPY_COST", "NUMPY_COST_F32", "USE_SEGMENTS", "SegmentPlan",
+           "Stage", "plan_segments", "with_segments"]
 
 #: Elements per block. 256K f32 is 1 MiB a buffer: two inputs, one or two values between
 #: stages and the output stay in L2/L3 while a block goes through every stage; one call per

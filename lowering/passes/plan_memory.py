@@ -33,7 +33,6 @@ from .select_kernels import kernel_attrs
 #: The fused-expression op (its launches are never tiled).
 FUSED = "tdflow.fused_elementwise"
 
-
 #: Ops whose output is their input's elements in the same order: with a kernel that may write
 #: output 0 over input 0 (it then does nothing), the output is planned as a view of the input's
 #: buffer even while the input is still read (lowering/memory.py), instead of a copy.
@@ -65,6 +64,7 @@ def _native_erf(name: str, dtype: str) -> bool:
     d = ELEMENTWISE_OPS.get(name)
     return d is not None and any(isinstance(n, Unary) and n.op == "erf"
                                  for e in d.exprs for n in walk(e))
+
 
 if TYPE_CHECKING:
     from tdflow.dialect.ir.core import FuncOp, Module, Operation
