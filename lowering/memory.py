@@ -5,8 +5,9 @@ outputs, the in-place pairs the kernel allows) and which values are arguments, c
 results. Each value gets a buffer; a buffer is reused once every value held in it is dead, and
 an output is written over an input when the kernel allows it, the input dies at that step, and
 the input is not a (non-donated) argument, a constant or a result. A view step (a reshape)
-gives its output the input's buffer even while the input lives on (not an argument's, a
-constant's, nor for a result); neither may then be written over while the other is still read.
+gives its output the input's buffer even while the input lives on (not an argument's, donated
+or not, nor a constant's, nor for a result); neither may then be written over while the other
+is still read.
 
 >>> vals = {0: ((4,), "f32"), 1: ((4,), "f32"), 2: ((4,), "f32"), 3: ((4,), "f32")}
 >>> steps = [Step((0,), (1,), ((0, 0),)), Step((1,), (2,), ((0, 0),)), Step((2,), (3,), ())]
@@ -75,6 +76,7 @@ def assign_buffers(
         for v in st.inputs:
             last_use[v] = i
     pinned = set(constants) | set(results) | (set(arguments) - set(donated))
+    argument_set = set(arguments)
     for v in results:
         last_use[v] = end
     out = Assignment()
@@ -117,11 +119,12 @@ def assign_buffers(
                         pairs.append((oi, pi))
                         break
                 if chosen is None and st.view and oi == 0 and st.inputs:
-                    # a view: the input's buffer as it is, the input living on; never over an
-                    # argument or a constant (their buffers are never handed on)
+                    # a view: the input's buffer as it is, the input living on; never of an
+                    # argument (donated or not: the executor binds the caller's array, of the
+                    # argument's shape, to its buffer at each call) or a constant
                     v = st.inputs[0]
                     b = out.buffer_of[v]
-                    if (v not in pinned and values[v][1] == dtype
+                    if (v not in pinned and v not in argument_set and values[v][1] == dtype
                             and _numel(values[v][0]) == _numel(shape) and b not in taken):
                         chosen = b
                         pairs.append((0, 0))

@@ -139,6 +139,9 @@ def test_no_view_of_arguments_constants_or_into_results():
     steps = [Step((0,), (1,), ((0, 0),), view=True), Step((0, 1), (2,))]
     a = assign_buffers(v, steps, arguments=(0,), results=(2,))
     assert a.buffer_of[1] != a.buffer_of[0]  # a view of an argument: a copy instead
+    # a donated argument too: its buffer is the caller's array, of the argument's shape
+    a = assign_buffers(v, steps, arguments=(0,), donated=frozenset({0}), results=(2,))
+    assert a.buffer_of[1] != a.buffer_of[0]
     v = {0: F4, 1: F4, 2: ((2, 2), "f32")}
     a = assign_buffers(v, [Step((0,), (1,)), Step((1,), (2,), ((0, 0),), view=True)],
                        arguments=(0,), results=(1, 2))

@@ -187,6 +187,12 @@ def test_a_reshape_of_a_live_value_is_a_view_not_a_copy():
     assert copy.outputs != copy.inputs  # a reshape of an argument copies it
     for got, ref in zip(run(plan, x, y), want):
         assert np.array_equal(got, ref)
+    # a donated argument is not viewed either (the executor binds the caller's array, of the
+    # argument's shape, to its buffer)
+    plan = plan_for(text, "select-kernels{device=cpu},plan-memory{donate=x}")
+    assert plan.launches[4].inputs != plan.launches[4].outputs
+    for got, ref in zip(run(plan, x.copy(), y), want):
+        assert np.array_equal(got, ref)
     # without reuse, no views either
     plan = plan_for(text, "select-kernels{device=cpu},plan-memory{reuse=false}")
     assert plan.launches[1].inputs != plan.launches[1].outputs
