@@ -3,6 +3,7 @@
     python bench/model_bench.py                # the table (ResNet and GPT)
     python bench/model_bench.py --write-docs   # also the "Model training step" section of
                                                # docs/benchmarks.md
+    python bench/model_bench.py --only gpt --cpu --rounds 20   # one model, CPU time
 
 The GPT is `examples/gpt.py` at issue 13's size (batch 16, context 64, 4 layers, width 128,
 4 heads), one SGD step in each column (`tdflow.sgd_step` of its program; eager `backward()` and
@@ -26,6 +27,7 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -224,8 +226,9 @@ def threads(n: int):
                 torch.set_num_threads(old)
 
 
-def time_columns(cols: dict[str, Any], rounds: int) -> dict[str, float]:
-    """Median seconds per step, the columns taking turns (the order rotating)."""
+def time_columns(cols: dict[str, Any], rounds: int,
+                 clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Median seconds per step by ``clock``, the columns taking turns (the order rotating)."""
     for fn in cols.values():  # compile, warm caches
         for _ in range(3):
             fn()
@@ -233,9 +236,9 @@ def time_columns(cols: dict[str, Any], rounds: int) -> dict[str, float]:
     samples: dict[str, list[float]] = {n: [] for n in names}
     for r in range(rounds):
         for n in names[r % len(names):] + names[:r % len(names)]:
-            t0 = time.perf_counter()
+            t0 = clock()
             cols[n]()
-            samples[n].append(time.perf_counter() - t0)
+            samples[n].append(clock() - t0)
     return {n: statistics.median(v) for n, v in samples.items()}
 
 
@@ -262,12 +265,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--only", choices=("resnet", "gpt"), help="time one model (not with --write-docs)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="process CPU time instead of wall time (one thread: preemption by "
+                         "other jobs on a loaded machine does not count)")
     args = ap.parse_args(argv)
+    if args.write_docs and (args.only or args.cpu):
+        ap.error("--write-docs writes the full wall-time table")
     results: dict[str, dict[str, float]] = {}
+    clock = time.process_time if args.cpu else time.perf_counter
     with threads(args.threads):
-        results["resnet (batch 64, 8x8)"] = time_columns(_resnet_columns(), args.rounds)
-        size = ", ".join(f"{k} {v}" for k, v in GPT_SIZE.items())
-        results[f"gpt ({size})"] = time_columns(_gpt_columns(), args.rounds)
+        if args.only != "gpt":
+            results["resnet (batch 64, 8x8)"] = time_columns(_resnet_columns(), args.rounds, clock)
+        if args.only != "resnet":
+            size = ", ".join(f"{k} {v}" for k, v in GPT_SIZE.items())
+            results[f"gpt ({size})"] = time_columns(_gpt_columns(), args.rounds, clock)
     text = table(results)
     meta = (f"{datetime.date.today()}, {platform.python_version()}, numpy {np.__version__}, "
             f"{os.cpu_count()} CPUs, {args.threads} thread(s) for BLAS and torch, load "

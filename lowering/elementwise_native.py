@@ -96,7 +96,8 @@ def _const(value: Any, dt: str) -> str:
 
 
 def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
-             module: str, rows: frozenset[int] = frozenset()) -> str | None:
+             module: str, rows: frozenset[int] = frozenset(),
+             cols: frozenset[int] = frozenset()) -> str | None:
     """The C source of extension module ``module`` evaluating ``expr``, or ``None`` when the
     expression has an op or a type the native path does not render exactly.
 
@@ -104,18 +105,22 @@ def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
     ``expr`` reads, in order, then the output) of the output's number of elements, except
     the inputs in ``rows``: one row each (all the same length, dividing the output's), read
     again for every row of the output (numpy's broadcast of a trailing-dims operand, as a
-    last-axis bias is). It returns ``False``, having done nothing, when the buffers do not
-    fit (not C-contiguous, partly overlapping the output, other sizes).
+    last-axis bias is), and the inputs in ``cols``: one value per row of the output (all the
+    same length; numpy's broadcast of a ``(..., 1)`` operand, as a layer norm's per-row mean).
+    It returns ``False``, having done nothing, when the buffers do not fit (not C-contiguous,
+    partly overlapping the output, other sizes).
 
     >>> from tdflow.dialect.formula.expr import Input
     >>> "outr[i] = (float)(t0);" in c_source(Input(0) * Input(1), ("f32", "f32"), "f32", "m")
     True
     """
-    return c_module([(expr, in_dtypes, out_dtype, rows)], module, ["run"])
+    return c_module([(expr, in_dtypes, out_dtype, rows, cols)], module, ["run"])
 
 
-#: One kernel of a module: (expression, input types, output type, inputs broadcast as rows).
-KernelSpec = tuple[Expr | None, Sequence[str], str, frozenset[int]]
+#: One kernel of a module: (expression, input types, output type, inputs broadcast as rows[,
+#: inputs broadcast as columns]).
+KernelSpec = (tuple[Expr | None, Sequence[str], str, frozenset[int]]
+              | tuple[Expr | None, Sequence[str], str, frozenset[int], frozenset[int]])
 
 
 def c_module(kernels: Sequence[KernelSpec], module: str, names: Sequence[str]) -> str | None:
@@ -140,7 +145,8 @@ def c_module(kernels: Sequence[KernelSpec], module: str, names: Sequence[str]) -
 
 
 def _kernel_fields(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
-                   rows: frozenset[int] = frozenset()) -> dict[str, Any] | None:
+                   rows: frozenset[int] = frozenset(),
+                   cols: frozenset[int] = frozenset()) -> dict[str, Any] | None:
     """The fields of :data:`KERNEL` for one expression, or ``None`` (not rendered natively)."""
     if expr is None:
         return None
@@ -194,13 +200,16 @@ def _kernel_fields(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
         return None
     params = ", ".join(f"const {_C_TYPES[in_dtypes[k]][0]} *in{k}" for k in used)
     loads = [f"      const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}{'' if k in rows else 'r'}[i];"
-             for k in used]
-    offsets = "\n".join(f"    const {_C_TYPES[in_dtypes[k]][0]} *in{k}r = in{k} + r * m;"
+             for k in used if k not in cols]
+    # a column input is one value per row: read once, outside the inner loop
+    offsets = "\n".join(f"    const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}[r];" if k in cols
+                        else f"    const {_C_TYPES[in_dtypes[k]][0]} *in{k}r = in{k} + r * m;"
                         for k in used if k not in rows)
     body = "\n".join(loads + lines)
     out_c = _C_TYPES[out_dtype][0]
     return dict(params=params, out_c=out_c, body=body, root=root, n_args=len(used) + 1,
-                offsets=offsets, rows=", ".join("1" if k in rows else "0" for k in used) + ", 0",
+                offsets=offsets,
+                rows=", ".join("1" if k in rows else "2" if k in cols else "0" for k in used) + ", 0",
                 views=_views(used, in_dtypes, out_dtype), call=", ".join(
                     [f"({_C_TYPES[in_dtypes[k]][0]} *)v[{j}].buf" for j, k in enumerate(used)]
                     + [f"({out_c} *)v[{len(used)}].buf"]))
@@ -286,9 +295,11 @@ if hasattr(os, "register_at_fork"):
 
 
 def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
-                  rows: frozenset[int] = frozenset()) -> Callable[..., Any] | None:
+                  rows: frozenset[int] = frozenset(),
+                  cols: frozenset[int] = frozenset()) -> Callable[..., Any] | None:
     """``run(*used_inputs, out) -> bool`` evaluating ``expr`` natively (built, or loaded from
-    the cache, on first use; ``rows``: the inputs broadcast as rows, see :func:`c_source`),
+    the cache, on first use; ``rows``/``cols``: the inputs broadcast as rows or as columns,
+    see :func:`c_source`),
     or ``None`` when the expression is not rendered natively or no build is possible (no
     compiler, no Python headers, native off): callers use numpy then.
 
@@ -298,7 +309,7 @@ def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
     >>> run is None or (run(x, x, out), out.tolist())[1] == [0.0, 3.0, 6.0, 9.0]
     True
     """
-    fns = native_kernels([(expr, in_dtypes, out_dtype, rows)])
+    fns = native_kernels([(expr, in_dtypes, out_dtype, rows, cols)])
     return None if fns is None else fns[0]
 
 
@@ -382,7 +393,8 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
     """``run`` (a rendered numpy program's ``run(inputs, out=None)``) with the native loop in
     front: taken when every input ``expr`` reads is an ndarray of its declared type, all of
     one shape with at least :data:`MIN_ELEMENTS` elements except rows broadcast over it (one
-    trailing shape, as a last-axis bias), C-contiguous, and ``out`` (if given) is of that
+    trailing shape, as a last-axis bias) and columns (``(..., 1)``, one value per row of the
+    last axis, as a per-row mean), C-contiguous, and ``out`` (if given) is of that
     shape and the output type, overlapping no input except in place. Anything else, or no
     native build, runs ``run``: the values are the same.
 
@@ -404,7 +416,8 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
     used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
     want = [np.dtype(_NP[in_dtypes[k]]) for k in used]
     np_out = np.dtype(_NP[out_dtype])
-    kernels: dict[frozenset[int], Any] = {}  # broadcast rows -> kernel, built on first use
+    # (broadcast rows, broadcast columns) -> kernel, built on first use
+    kernels: dict[tuple[frozenset[int], frozenset[int]], Any] = {}
 
     def run_native(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
         if not USE_NATIVE:
@@ -414,16 +427,20 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
         for a, dt in zip(args, want):
             if type(a) is not np.ndarray or a.dtype != dt:
                 return run(inputs, out)
-            if a.ndim > full.ndim:
+            if (a.ndim, a.size) > (full.ndim, full.size):
                 full = a
         shape = full.shape
         if full.size < MIN_ELEMENTS:
             return run(inputs, out)
         rows: frozenset[int] = frozenset()
+        cols: frozenset[int] = frozenset()
         row_shape = None
         for k, a in zip(used, args):
             if a.shape != shape:
                 s = a.shape
+                if len(s) == len(shape) and s[-1] == 1 and s[:-1] == shape[:-1]:
+                    cols |= {k}  # (..., 1): one value per row (the C checks rows agree)
+                    continue
                 if not s or shape[len(shape) - len(s):] != s or row_shape not in (None, s):
                     return run(inputs, out)
                 row_shape = s
@@ -431,9 +448,9 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
         if out is not None and (type(out) is not np.ndarray or out.shape != shape
                                 or out.dtype != np_out):
             return run(inputs, out)
-        fn = kernels.get(rows, False)
+        fn = kernels.get((rows, cols), False)
         if fn is False:
-            fn = kernels[rows] = native_kernel(expr, in_dtypes, out_dtype, rows)
+            fn = kernels[rows, cols] = native_kernel(expr, in_dtypes, out_dtype, rows, cols)
         if fn is not None:
             dest = np.empty(shape, np_out) if out is None else out
             if fn(*args, dest):

@@ -64,7 +64,9 @@ static void tdf_loop{k}({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {
 }}
 
 static const Py_ssize_t tdf_itemsize{k}[{n_args}] = {{{views}}};
-static const int tdf_is_row{k}[{n_args}] = {{{rows}}};  /* inputs read again for every row */
+/* 1: an input read again for every row (a trailing-dims broadcast); 2: one value per row (a
+   (..., 1) broadcast); 0: one value per element */
+static const int tdf_is_row{k}[{n_args}] = {{{rows}}};
 
 static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {{
   Py_buffer v[{n_args}];
@@ -75,7 +77,7 @@ static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t na
     return NULL;
   }}
   Py_ssize_t len[{n_args}];
-  Py_ssize_t n = 0, m = -1;  /* declared before the first goto (C++ forbids jumping past) */
+  Py_ssize_t n = 0, m = -1, c = -1;  /* declared before the first goto (C++ forbids jumping past) */
   for (; got < {n_args}; ++got) {{
     int flags = PyBUF_C_CONTIGUOUS | (got == {n_args} - 1 ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(args[got], &v[got], flags) < 0) {{
@@ -96,13 +98,23 @@ static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t na
   }}
   n = len[{n_args} - 1];
   for (int k = 0; k < {n_args} - 1; ++k) {{
-    if (tdf_is_row{k}[k] ? (m >= 0 && len[k] != m) || len[k] == 0 || n % len[k] : len[k] != n) {{
+    int kind = tdf_is_row{k}[k];
+    if (kind == 1 ? (m >= 0 && len[k] != m) || len[k] == 0 || n % len[k]
+        : kind == 2 ? (c >= 0 && len[k] != c) || len[k] == 0 || n % len[k]
+        : len[k] != n) {{
       result = Py_False;  /* not the shapes this variant was built for: numpy */
       Py_INCREF(result);
       goto done;
     }}
-    if (tdf_is_row{k}[k]) m = len[k];
+    if (kind == 1) m = len[k];
+    if (kind == 2) c = len[k];
   }}
+  if (c > 0 && m >= 0 && n / c != m) {{
+    result = Py_False;  /* rows of one length, columns of another: numpy */
+    Py_INCREF(result);
+    goto done;
+  }}
+  if (c > 0) m = n / c;
   if (m < 0) m = n;
   {{
     /* the output may be an input (in place) but must not overlap one elsewhere: element i

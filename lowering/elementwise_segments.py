@@ -48,8 +48,8 @@ from tdflow.lowering.elementwise_native import (
     native_kernels,
 )
 
-__all__ = ["BLOCK", "MIN_GAIN", "NUMPY_COST", "USE_SEGMENTS", "SegmentPlan", "Stage",
-           "plan_segments", "with_segments"]
+__all__ = ["BLOCK", "MIN_GAIN", "NUMPY_COST", "NUMPY_COST_F32", "USE_SEGMENTS", "SegmentPlan",
+           "Stage", "plan_segments", "with_segments"]
 
 #: Elements per block. 256K f32 is 1 MiB a buffer: two inputs, one or two values between
 #: stages and the output stay in L2/L3 while a block goes through every stage; one call per
@@ -93,22 +93,27 @@ class SegmentPlan:
 
 
 #: Rough cost of a numpy op per element, in passes of an exact op over memory (~0.2-0.4 ns):
-#: numpy's SIMD ``tanh``/``exp``/``log`` about 2, the float32 table ``erf`` (a gather and ~15
-#: numpy passes a block) about 25, anything else 4.
+#: numpy's SIMD ``tanh``/``exp``/``log`` about 2, the float64 ``erf`` (Cody's formulas in
+#: numpy, gathers and scatters by range) about 25, anything else 4.
 NUMPY_COST = {"tanh": 2, "exp": 2, "log": 2, "erf": 25}
+#: Where float32 differs: its ``erf`` is one native loop (:mod:`tdflow.lowering.erf_native`,
+#: ~0.9-1.6 ns an element with AVX-512), about 4 passes.
+NUMPY_COST_F32 = {**NUMPY_COST, "erf": 4}
 #: Segments are planned only when the passes they save (exact ops minus native segments) are
 #: at least this share of the expression's estimated cost: each segmented expression costs a
 #: compiler run on first use (cold cache), which an erf-bound GELU would not win back. Measured
 #: (1M f32, segments against numpy): sigmoid (estimate 0.2) 0.91x, silu (0.33) 0.81x, softplus
-#: 0.70x, the 6-op chain (0.43) 0.63x; left out: gelu (0.07) 0.97x, gelu_grad (0.19) 0.95x.
+#: 0.70x, the 6-op chain (0.43) 0.63x. With the float32 table erf (~10 ns an element) gelu
+#: (0.07) and gelu_grad (0.19) were left out; with the native one they are in (f32: 0.25, 0.3).
 MIN_GAIN = 0.2
 
 
-def _worth_it(expr: Expr, specs: Sequence[tuple[Any, ...]]) -> bool:
+def _worth_it(expr: Expr, specs: Sequence[tuple[Any, ...]], fdt: str = "f64") -> bool:
     exact = sum(1 for n in _nodes(expr) if _exact(n))
     numpy_ops = [n for n in _nodes(expr) if not _exact(n) and isinstance(n, (Unary, Binary))]
     saved = exact - sum(1 for spec in specs if spec[0] == "native")
-    cost = exact + sum(NUMPY_COST.get(n.op, 4) for n in numpy_ops)
+    costs = NUMPY_COST_F32 if fdt == "f32" else NUMPY_COST
+    cost = exact + sum(costs.get(n.op, 4) for n in numpy_ops)
     return saved >= MIN_GAIN * cost
 
 
@@ -229,7 +234,7 @@ def plan_segments(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
     except _NotSplit:
         return None
     kinds = {s[0] for s in specs}
-    if kinds != {"native", "numpy"} or not _worth_it(expr, specs):
+    if kinds != {"native", "numpy"} or not _worth_it(expr, specs, fdt):
         return None
     # One block buffer per value alive at once: a stage may write over an operand it is the
     # last to read (numpy's ufuncs and the C loop both allow exactly that overlap).

@@ -2,9 +2,12 @@
 
 The exact path (:mod:`tdflow.lowering.erf_numpy`) evaluates Cody's float64 formulas through
 gathers and scatters by range and rounds once to float32. float32 needs far less: a table of
-256 degree-4 polynomials of ``erf(a) / a`` over ``[0, 4)`` (intervals of 1/64, coefficients
-fitted once, lazily, against the float64 reference), evaluated branch-free in float64 over
-cache-sized blocks, then rounded once. Every float32 input gives the float64 reference's
+16 degree-9 polynomials of ``erf(a) / a`` over ``[0, 4)`` (intervals of 1/4, coefficients
+fitted once, lazily, against the float64 reference; relative error ~1.6e-15), evaluated
+branch-free in float64 over cache-sized blocks, then rounded once. 16 intervals, because the
+native loop (:mod:`tdflow.lowering.erf_native`) then keeps each coefficient's column in two
+AVX-512 registers and picks it with one permute, where 256 intervals of degree 4 needed a
+memory gather per coefficient (~2.8 ns an element against ~0.5). Every float32 input gives the float64 reference's
 float32 result or one of its neighbours (``bench/erf_check.py`` checks all 2^32 inputs and
 records how many are not correctly rounded); ``tests/runtime/test_erf_f32.py`` checks a large
 deterministic sample (every exponent, both signs, zeros, subnormals, inf, nan, the cut-off).
@@ -25,15 +28,17 @@ from tdflow.lowering.erf_numpy import erf_f64, erf_ufunc_exact
 
 __all__ = ["erf_f32", "erf_ufunc", "ERF_F32_TOP", "ERF_F32_DEGREE", "ERF_F32_SCALE"]
 
-#: Intervals per unit of |x|; a power of two, so scaling by it is exact.
-ERF_F32_SCALE = 64
-#: Degree of each interval's polynomial (5 coefficients).
-ERF_F32_DEGREE = 4
+#: Intervals per unit of |x|; a power of two, so scaling by it is exact. 4 x 4 = 16 intervals:
+#: one AVX-512 register pair per coefficient (see the module's text).
+ERF_F32_SCALE = 4
+#: Degree of each interval's polynomial (10 coefficients): degree 8 leaves a relative error of
+#: 5.6e-14 (too many misrounded results), 9 gives 1.6e-15, more gains nothing in float64.
+ERF_F32_DEGREE = 9
 #: erf(x) rounds to 1.0 in float32 from |x| ~ 3.92 on (erfc < 2^-25); |x| is clamped below 4,
 #: which keeps the table finite and turns inf into 1.0.
 ERF_F32_TOP = 4.0
-# Elements per block (about 80 bytes of scratch each): measured 4K-16K, larger was faster
-# (each block costs ~17 numpy calls); the scratch of 1.2 MiB stays in L2/L3.
+# Elements per block (about 120 bytes of scratch each): measured 4K-16K, larger was faster
+# (each block costs ~27 numpy calls); the scratch of 1.9 MiB stays in L2/L3.
 _BLOCK = 16384
 _LIMIT = np.float32(np.nextafter(np.float32(ERF_F32_TOP), np.float32(0)))
 
@@ -78,7 +83,7 @@ _local = threading.local()
 
 
 def _scratch(m: int) -> tuple[np.ndarray, ...]:
-    """One block's scratch; a full block's (1.2 MiB) is kept per thread, since allocating it
+    """One block's scratch; a full block's (1.9 MiB) is kept per thread, since allocating it
     at every call maps fresh pages and page-faults them in."""
     cached = _local.__dict__.get("full")
     if cached is not None and len(cached[0]) == m:

@@ -4,7 +4,10 @@ Works on plain data, not IR: values (id -> shape, dtype), an ordered list of ste
 outputs, the in-place pairs the kernel allows) and which values are arguments, constants and
 results. Each value gets a buffer; a buffer is reused once every value held in it is dead, and
 an output is written over an input when the kernel allows it, the input dies at that step, and
-the input is not a (non-donated) argument, a constant or a result.
+the input is not a (non-donated) argument, a constant or a result. A view step (a reshape)
+gives its output the input's buffer even while the input lives on (not an argument's, donated
+or not, nor a constant's, nor for a result); neither may then be written over while the other
+is still read.
 
 >>> vals = {0: ((4,), "f32"), 1: ((4,), "f32"), 2: ((4,), "f32"), 3: ((4,), "f32")}
 >>> steps = [Step((0,), (1,), ((0, 0),)), Step((1,), (2,), ((0, 0),)), Step((2,), (3,), ())]
@@ -24,11 +27,14 @@ from .plan import nbytes_of
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One launch, in value ids; ``in_place`` are ``(output_index, input_index)`` the kernel allows."""
+    """One launch, in value ids; ``in_place`` are ``(output_index, input_index)`` the kernel
+    allows. ``view``: the output (index 0) may be the input 0's buffer itself while that input
+    is still live (a reshape: same elements, same order), its kernel then doing nothing."""
 
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     in_place: tuple[tuple[int, int], ...] = ()
+    view: bool = False
 
 
 @dataclass
@@ -70,6 +76,7 @@ def assign_buffers(
         for v in st.inputs:
             last_use[v] = i
     pinned = set(constants) | set(results) | (set(arguments) - set(donated))
+    argument_set = set(arguments)
     for v in results:
         last_use[v] = end
     out = Assignment()
@@ -106,10 +113,21 @@ def assign_buffers(
                     v = st.inputs[pi]
                     b = out.buffer_of[v]
                     if (last_use.get(v) == i and v not in pinned and st.inputs.count(v) == 1
-                            and values[v] == (shape, dtype) and b not in taken):
+                            and values[v] == (shape, dtype) and b not in taken
+                            and not _others_live(out, last_use, i, b, v)):
                         chosen = b
                         pairs.append((oi, pi))
                         break
+                if chosen is None and st.view and oi == 0 and st.inputs:
+                    # a view: the input's buffer as it is, the input living on; never of an
+                    # argument (donated or not: the executor binds the caller's array, of the
+                    # argument's shape, to its buffer at each call) or a constant
+                    v = st.inputs[0]
+                    b = out.buffer_of[v]
+                    if (v not in pinned and v not in argument_set and values[v][1] == dtype
+                            and _numel(values[v][0]) == _numel(shape) and b not in taken):
+                        chosen = b
+                        pairs.append((0, 0))
                 if chosen is None:
                     chosen = _best_fit(free, out, dtype, _numel(shape))
                     if chosen is not None:
@@ -128,6 +146,12 @@ def assign_buffers(
                 continue
             free.append(b)
     return out
+
+
+def _others_live(out: Assignment, last_use: dict[int, int], i: int, b: int, v: int) -> bool:
+    """Whether a value of buffer ``b`` other than ``v`` (a view of it) is read after step
+    ``i``: then ``v``'s last reader may not write over it."""
+    return any(w != v and last_use.get(w, -1) > i for w in out.members[b])
 
 
 def _live_buffers(out: Assignment, last_use: dict[int, int], i: int, b: int) -> set[int]:

@@ -111,3 +111,49 @@ def test_constant_outputs_keep_the_buffer_bound_up_front():
     a = assign_buffers(values, steps, arguments=(0,), constants=(1,), results=(2,))
     assert len(a.capacity) == 3
     assert planned_bytes(a) == naive_peak_bytes(values)
+
+
+def test_a_view_shares_the_live_input_s_buffer_and_blocks_writes_over_either():
+    # 1 = f(0); 2 = reshape(1) (a view); 3 = g(1) in place allowed; 4 = h(2) in place allowed
+    v = {0: F4, 1: F4, 2: ((2, 2), "f32"), 3: F4, 4: ((2, 2), "f32")}
+    steps = [Step((0,), (1,)), Step((1,), (2,), ((0, 0),), view=True),
+             Step((1,), (3,), ((0, 0),)), Step((2,), (4,), ((0, 0),))]
+    a = assign_buffers(v, steps, arguments=(0,), results=(3, 4))
+    assert a.buffer_of[2] == a.buffer_of[1]  # no copy: the same buffer
+    assert a.in_place[1] == ((0, 0),)
+    # 3 may not overwrite 1 while its view 2 is still read (at step 3) ...
+    assert a.buffer_of[3] != a.buffer_of[1]
+    # ... and 4 (a result) gets its own buffer
+    assert a.buffer_of[4] not in {a.buffer_of[i] for i in (0, 1, 3)}
+    # once the view is read no more, its last reader may write over it
+    v5 = {**v, 4: ((2, 2), "f32")}
+    steps5 = [Step((0,), (1,)), Step((1,), (2,), ((0, 0),), view=True), Step((1,), (3,)),
+              Step((2,), (4,), ((0, 0),)), Step((3, 4), (5,))]
+    a = assign_buffers({**v5, 5: F4}, steps5, arguments=(0,), results=(5,))
+    assert a.buffer_of[2] == a.buffer_of[1] == a.buffer_of[4]
+    assert a.buffer_of[3] != a.buffer_of[1]
+
+
+def test_no_view_of_arguments_constants_or_into_results():
+    v = {0: F4, 1: ((2, 2), "f32"), 2: F4}
+    steps = [Step((0,), (1,), ((0, 0),), view=True), Step((0, 1), (2,))]
+    a = assign_buffers(v, steps, arguments=(0,), results=(2,))
+    assert a.buffer_of[1] != a.buffer_of[0]  # a view of an argument: a copy instead
+    # a donated argument too: its buffer is the caller's array, of the argument's shape
+    a = assign_buffers(v, steps, arguments=(0,), donated=frozenset({0}), results=(2,))
+    assert a.buffer_of[1] != a.buffer_of[0]
+    v = {0: F4, 1: F4, 2: ((2, 2), "f32")}
+    a = assign_buffers(v, [Step((0,), (1,)), Step((1,), (2,), ((0, 0),), view=True)],
+                       arguments=(0,), results=(1, 2))
+    assert a.buffer_of[2] != a.buffer_of[1]  # a result's buffer is its own
+
+
+def test_a_buffer_with_a_live_view_is_not_reused():
+    # 1 = f(0); 2 = view(1); 1's last reader is step 2 but 2 is read at step 4: buffer kept
+    v = {i: F4 for i in range(6)}
+    steps = [Step((0,), (1,)), Step((1,), (2,), ((0, 0),), view=True), Step((1,), (3,)),
+             Step((3,), (4,)), Step((2, 4), (5,))]
+    a = assign_buffers(v, steps, arguments=(0,), results=(5,))
+    b = a.buffer_of[1]
+    assert a.buffer_of[2] == b
+    assert a.buffer_of[3] != b and a.buffer_of[4] != b

@@ -145,3 +145,56 @@ def test_broadcasting_and_small_launches_are_not_tiled():
     assert [ln.tile for ln in plan.launches] == [0, 512]
     plan = plan_for(text, "select-kernels{device=cpu},plan-memory{tile=4096}")
     assert [ln.tile for ln in plan.launches] == [0, 0]
+
+
+def test_float32_erf_formulas_are_not_tiled():
+    # gelu/gelu_grad in f32: native loops over blocks of their own (tiles only add calls); in
+    # f64 their erf is the numpy path, which tiles as before; exp (no erf) tiles in f32
+    def ops(dt):
+        return f"""
+        func.func @f(%x: tensor<64x32x{dt}>, %dy: tensor<64x32x{dt}>) -> tensor<64x32x{dt}> {{
+          %0 = "tdflow.gelu"(%x) : (tensor<64x32x{dt}>) -> tensor<64x32x{dt}>
+          %1 = "tdflow.gelu_grad"(%0, %dy) : (tensor<64x32x{dt}>, tensor<64x32x{dt}>) -> tensor<64x32x{dt}>
+          %2 = "tdflow.exp"(%1) : (tensor<64x32x{dt}>) -> tensor<64x32x{dt}>
+          return %2 : tensor<64x32x{dt}>
+        }}"""
+    plan = plan_for(ops("f32"), "select-kernels{device=cpu},plan-memory{tile=512}")
+    assert [ln.tile for ln in plan.launches] == [0, 0, 512]
+    plan = plan_for(ops("f64"), "select-kernels{device=cpu},plan-memory{tile=512}")
+    assert [ln.tile for ln in plan.launches] == [512, 512, 512]
+
+
+def test_a_reshape_of_a_live_value_is_a_view_not_a_copy():
+    text = """
+        func.func @f(%x: tensor<8x6xf32>, %y: tensor<8x6xf32>) -> (tensor<8x6xf32>, tensor<4x12xf32>) {
+          %0 = "tdflow.broadcast_mul"(%x, %y) : (tensor<8x6xf32>, tensor<8x6xf32>) -> tensor<8x6xf32>
+          %1 = "tdflow.reshape"(%0) {shape = [4, 12]} : (tensor<8x6xf32>) -> tensor<4x12xf32>
+          %2 = "tdflow.exp"(%0) : (tensor<8x6xf32>) -> tensor<8x6xf32>
+          %3 = "tdflow.tanh"(%1) : (tensor<4x12xf32>) -> tensor<4x12xf32>
+          %4 = "tdflow.reshape"(%x) {shape = [4, 12]} : (tensor<8x6xf32>) -> tensor<4x12xf32>
+          %5 = "tdflow.broadcast_add"(%3, %4) : (tensor<4x12xf32>, tensor<4x12xf32>) -> tensor<4x12xf32>
+          return %2, %5 : tensor<8x6xf32>, tensor<4x12xf32>
+        }"""
+    rng = np.random.default_rng(0)
+    x, y = (rng.normal(size=(8, 6)).astype(np.float32) for _ in range(2))
+    want = (np.exp(x * y), np.tanh((x * y).reshape(4, 12)) + x.reshape(4, 12))
+    plan = plan_for(text, "select-kernels{device=cpu},plan-memory")
+    mul, view, exp, tanh, copy, add = plan.launches
+    assert view.op == "tdflow.reshape" and view.inputs == view.outputs  # %0 lives on after it
+    assert view.in_place == ((0, 0),)
+    assert exp.outputs != mul.outputs  # %0's last reader: not over it, its view is still read
+    assert tanh.outputs == mul.outputs and tanh.in_place  # the view's last reader: over it
+    assert copy.outputs != copy.inputs  # a reshape of an argument copies it
+    for got, ref in zip(run(plan, x, y), want):
+        assert np.array_equal(got, ref)
+    # a donated argument is not viewed either (the executor binds the caller's array, of the
+    # argument's shape, to its buffer)
+    plan = plan_for(text, "select-kernels{device=cpu},plan-memory{donate=x}")
+    assert plan.launches[4].inputs != plan.launches[4].outputs
+    for got, ref in zip(run(plan, x.copy(), y), want):
+        assert np.array_equal(got, ref)
+    # without reuse, no views either
+    plan = plan_for(text, "select-kernels{device=cpu},plan-memory{reuse=false}")
+    assert plan.launches[1].inputs != plan.launches[1].outputs
+    for got, ref in zip(run(plan, x, y), want):
+        assert np.array_equal(got, ref)

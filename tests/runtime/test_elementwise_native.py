@@ -230,3 +230,39 @@ def test_rows_broadcast_over_the_output_match_numpy(dtype):
         assert _same_bits(ref4, got4, dtype)
     ref5, got5 = _numpy_then_native(prog3, [rows2[0].copy(), cube, rows2])
     assert _same_bits(ref5, got5, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_columns_broadcast_over_the_output_match_numpy(dtype):
+    """Inputs of shape (..., 1) (a layer norm's per-row mean and scale) give one value per row
+    of the last axis, alone or with last-axis rows; mismatched shapes, and a column written
+    over, are numpy's."""
+    need_native()
+    rng = np.random.default_rng(11)
+    x, c, d = Input(0), Input(1), Input(2)
+    expr = Binary("mul", Binary("sub", x, Binary("mul", c, Const(0.0078125))), d)
+    kernel = native_kernel(expr, [dtype] * 3, dtype, cols=frozenset({1, 2}))
+    assert kernel is not None
+    full = _values(dtype, rng, 64 * 256).reshape(64, 256)
+    col, col2 = (_values(dtype, rng, 64).reshape(64, 1) for _ in range(2))
+    out = np.empty_like(full)
+    assert kernel(full, col, col2, out) is True  # the kernel itself takes them
+    prog = render_numpy(expr, [dtype] * 3)
+    ref, got = _numpy_then_native(prog, [full, col, col2])
+    assert _same_bits(ref, got, dtype) and _same_bits(ref, out, dtype)
+    inplace = full.copy()
+    ref2, got2 = _numpy_then_native(prog, [inplace, col, col2], out=inplace)
+    assert got2 is inplace and _same_bits(ref2, got2, dtype)
+    # 3-d, a column first, and with a last-axis row input too
+    cube = _values(dtype, rng, 4 * 32 * 64).reshape(4, 32, 64)
+    ccol = _values(dtype, rng, 4 * 32).reshape(4, 32, 1)
+    row = _values(dtype, rng, 64)
+    for inputs in ([ccol, cube, row], [cube, ccol, ccol.copy()], [ccol, cube, cube]):
+        p = render_numpy(Binary("add", Binary("mul", c, x), d), [dtype] * 3)
+        ref3, got3 = _numpy_then_native(p, inputs)
+        assert _same_bits(ref3, got3, dtype)
+    # the kernel refuses what it was not built for: a column of another length, a column
+    # overlapping the output
+    assert kernel(full, col[:32], col2, out) is False
+    flat = full.copy().reshape(-1)
+    assert kernel(full, flat[:64].reshape(64, 1), col2, flat.reshape(64, 256)) is False

@@ -191,15 +191,18 @@ def test_plans_that_do_not_split(monkeypatch):
     p = plan_segments(Unary("tanh", Input(0) * 2.0) * 3.0, ["f32"], "f32", fn)
     assert [s.kind for s in p.stages] == ["native", "numpy", "native"]
     assert p.n_temps == 1  # tanh writes over the value it reads
-    # too little to gain for a compiler run: the erf-bound GELU (and its gradient)
+    # too little to gain for a compiler run: the GELUs in float64, whose erf is the slow exact
+    # path; in float32 (the native erf) they split
     from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
 
     monkeypatch.setattr(elementwise_segments, "MIN_GAIN", DEFAULT_GAIN)
 
-    for op, split in [("gelu", False), ("gelu_grad", False), ("sigmoid", True), ("silu", True)]:
+    for op, dt, split in [("gelu", "f64", False), ("gelu_grad", "f64", False),
+                          ("gelu", "f32", True), ("gelu_grad", "f32", True),
+                          ("sigmoid", "f32", True), ("silu", "f32", True)]:
         d = ELEMENTWISE_OPS["tdflow." + op]
-        got = plan_segments(d.bind(), ["f32"] * len(d.inputs), "f32", fn)
-        assert (got is not None) == split, op
+        got = plan_segments(d.bind(), [dt] * len(d.inputs), dt, fn)
+        assert (got is not None) == split, (op, dt)
 
 
 def test_one_compiler_run_per_expression(monkeypatch):
@@ -326,3 +329,26 @@ def test_compiled_chain_equals_numpy_and_eager(tmp_path):
     eager = F.square(F.relu(F.scalar_mul(F.tanh(F.broadcast_add(F.broadcast_mul(tx, ty), tx)),
                                           has_float_operand=True, float_operand=0.5)))
     assert same_bits(eager.numpy(), got, "f32")
+
+
+def test_the_float32_gelus_segmented_give_the_numpy_program_s_bits(monkeypatch):
+    """gelu and gelu_grad as their kernels render them, segmented at the default gain (C
+    stages around the native erf and numpy's exp), against the numpy program with every
+    native path off (the erf's numpy table path included): the same bits."""
+    need_native()
+    from tdflow.lowering import erf_native
+    from tdflow.lowering.elementwise_ops import ELEMENTWISE_OPS
+
+    monkeypatch.setattr(elementwise_segments, "MIN_GAIN", DEFAULT_GAIN)
+    rng = np.random.default_rng(41)
+    x, dy = values("f32", rng), values("f32", rng)
+    x[:64] = np.linspace(-5, 5, 64)  # both sides of erf's cut-off at |x / sqrt 2| = 3.92
+    for op, ins in (("gelu", [x]), ("gelu_grad", [x, dy])):
+        prog, run = segmented(ELEMENTWISE_OPS["tdflow." + op].bind(), ["f32"] * len(ins), "f32")
+        got = run(ins)
+        monkeypatch.setattr(erf_native, "USE_NATIVE_ERF", False)
+        want = numpy_path(prog, ins)
+        monkeypatch.setattr(erf_native, "USE_NATIVE_ERF", True)
+        assert same_bits(want, got, "f32"), op
+        out = ins[0].copy()  # in place over x, as the plan may give it
+        assert run([out, *ins[1:]], out) is out and same_bits(want, out, "f32"), op

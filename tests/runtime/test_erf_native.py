@@ -93,4 +93,19 @@ def test_native_off_means_numpy():
 def test_the_source_holds_the_table_exactly():
     table = _coefficients()
     src = erf_native.c_source(table, ERF_F32_SCALE, ERF_F32_DEGREE, LIMIT)
-    assert float(table[2, 17]).hex() in src and float(table[4, 255]).hex() in src
+    assert float(table[2, 7]).hex() in src and float(table[9, 15]).hex() in src
+    assert "tdf_erf_loop_avx512" in src  # 16 intervals: the permute loop
+
+
+def test_every_loop_gives_the_same_bits():
+    # the scalar loop, the AVX2 gathers and the AVX-512 permutes (where the CPU has them)
+    run = _native()
+    x = _inputs()
+    want = _numpy_path(x)
+    for widest in (0, 1, 2):
+        got = np.empty_like(x)
+        assert run(x, got, widest) is True
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), widest
+        y = x[:4099].copy()  # in place, with a tail under one vector
+        assert run(y, y, widest) is True
+        assert np.array_equal(y.view(np.uint32), want[:4099].view(np.uint32)), widest
