@@ -96,9 +96,13 @@ class _RecWriter(JsonWriter):
 
     def rec_record(self, rec) -> str:
         """One def's object: ``record(to_record(rec))``."""
-        rvs = [rv for rv in rec.values.values() if not rv.targ] if rec.targs else \
-            list(rec.values.values())
-        names = tuple([rv.name for rv in rvs])
+        if rec.targs:
+            items = [(n, rv) for n, rv in rec.values.items() if not rv.targ]
+            names = tuple([n for n, _ in items])
+            rvs = [rv for _, rv in items]
+        else:  # a def: every value is a field
+            rvs = rec.values.values()
+            names = tuple(rec.values)
         plan = self.plans.get(names, False)
         if plan is False:
             plan = self.plans[names] = record_plan(names)
@@ -118,7 +122,7 @@ class _RecWriter(JsonWriter):
                 append(defrefs[v.rec.name])
             else:
                 append(value(v))
-        nc = [rv.name for rv in rvs if rv.field]
+        nc = [n for n, rv in zip(names, rvs) if rv.field]
         scs = tuple([c.name for c in rec.supers])
         s = self.supers.get(scs)
         if s is None:
