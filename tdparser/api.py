@@ -22,10 +22,11 @@ from .preprocessor import Preprocessor
 from .records import RecordKeeper
 
 
-def _run(pre: Preprocessor, lex) -> RecordKeeper:
-    """Lex (``lex()`` gives the tokens), parse, evaluate and convert; every failure becomes a
-    located :class:`TdError`. Runs in :func:`.deep.run_deep`'s thread, so deep input recurses
-    on a large stack and too deep input is a RecursionError, reported as "nesting too deep"."""
+def _run(pre: Preprocessor, lex, render=to_keeper):
+    """Lex (``lex()`` gives the tokens), parse, evaluate and convert (``render(evaluator,
+    files)``: the records by default); every failure becomes a located :class:`TdError`.
+    Runs in :func:`.deep.run_deep`'s thread, so deep input recurses on a large stack and too
+    deep input is a RecursionError, reported as "nesting too deep"."""
     ev = Evaluator()
     # the evaluator allocates many small long-lived objects; ~15% faster without the GC
     with gc_paused():
@@ -43,9 +44,9 @@ def _run(pre: Preprocessor, lex) -> RecordKeeper:
                 first = ev.errors[0]
                 first.others.extend(ev.errors[1:])
                 raise first
-            rk = to_keeper(ev, pre.files)
+            out = render(ev, pre.files)
             ev.release()  # freed now, not by the cycle collector while the output is written
-            return rk
+            return out
         except TdError as e:
             if not e.line:  # an error raised where no location was at hand: the main file
                 e.file, e.line, e.col = _main(pre), 1, 1
@@ -67,10 +68,10 @@ def _main(pre: Preprocessor) -> str:
     return pre.files[0] if pre.files else "<unknown>"
 
 
-def _build(path, include_dirs, defines) -> RecordKeeper:
+def _build(path, include_dirs, defines, render=to_keeper):
     path = os.fspath(path)
     pre = Preprocessor(include_dirs, defines)
-    return run_deep(_run, pre, lambda: Lexer(pre).tokens_of_file(path))
+    return run_deep(_run, pre, lambda: Lexer(pre).tokens_of_file(path), render)
 
 
 def parse_file(path, include_dirs=(), defines=(), *, use_cache=True) -> RecordKeeper:
@@ -93,13 +94,31 @@ def parse_file(path, include_dirs=(), defines=(), *, use_cache=True) -> RecordKe
     return _build_showing(path, include_dirs, defines)
 
 
-def _build_showing(path, include_dirs, defines) -> RecordKeeper:
+def _build_showing(path, include_dirs, defines, render=to_keeper):
     """:func:`_build` with a spinner on a terminal once it has taken half a second (a cold
     parse of LLVM's target descriptions takes seconds)."""
     from .progress import spinner
 
     with spinner(f"TableGen: parsing {os.path.basename(os.fspath(path))}", delay=0.5):
-        return _build(path, include_dirs, defines)
+        return _build(path, include_dirs, defines, render)
+
+
+def json_of_file(path, include_dirs=(), defines=()) -> str:
+    """``llvm-tblgen --dump-json -I... -D... path``'s text, without the on-disk cache.
+
+    The same text as ``json_text(parse_file(path, ..., use_cache=False))``, written straight
+    from the evaluation (:mod:`.json_rec`), without the records :func:`parse_file` returns.
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "a.td")
+    >>> _ = open(p, "w").write("def A { bit b = 1; }")
+    >>> json_of_file(p).startswith('{"!instanceof":{},"!tablegen_json_version":1,"A":{')
+    True
+    """
+    from .json_rec import rec_json_text
+
+    include_dirs = tuple(os.fspath(d) for d in include_dirs)
+    return _build_showing(path, include_dirs, tuple(defines), rec_json_text)
 
 
 def parse_string(text, filename="<string>", include_dirs=(), defines=()) -> RecordKeeper:

@@ -73,6 +73,7 @@ class RecordStatements:
             rv.targ = True
             rec.targs.append(qn)
         self.record_body(rec, s.parents, s.body, rscope)
+        rec.plan = None  # rv.targ was set above without Rec.own
 
     def record_body(self, rec, parents, body, rscope):
         for ref in parents:
@@ -164,27 +165,20 @@ class RecordStatements:
             raise err(f"Couldn't find class '{ref.name}'", ref.loc)
         if args is None:
             args = self.eb.class_args(cls, ref.args, scope, rec, ref.loc)
+        plan = cls.plan
+        if plan is None:
+            plan = cls.plan = self.class_plan(cls)
+        shared, fresh_todo, needs = plan
         values = rec.values
-        todo = []  # the fields just copied from `cls` that its arguments or NAME can change
-        keys = None
-        memo = self.free_memo
-        for name, crv in cls.values.items():
-            if crv.targ:
-                continue
-            rv = values.get(name)
-            if rv is None:
-                rv = values[name] = crv  # shared until written (Rec.own)
-            elif not (rv := rec.own(name)).set(crv.value):
-                raise err(f"New definition of '{name}' of type '{crv.ty}' is incompatible with "
-                          f"previous definition of type '{rv.ty}'", ref.loc)
-            if rv.value.refs:
-                names = free_names(rv.value, memo)
-                if names is not None:
-                    if keys is None:
-                        keys = {*cls.targs, cls.name + ":NAME"}
-                    if names.isdisjoint(keys):
-                        continue  # resolving it would give it back as it is
-                todo.append(name)
+        if rec.is_class:
+            rec.plan = None  # its fields change (see Rec.plan)
+        if values.keys().isdisjoint(shared):
+            # The common case (a def's first parent, most later ones): every field is new,
+            # so the record shares them all, and which need resolving is the class's own.
+            values.update(shared)
+            todo = fresh_todo
+        else:
+            todo = self.merge_fields(rec, cls, ref, shared, needs)
         rec.assertions.extend(cls.assertions)
         rec.dumps.extend(cls.dumps)
         if not todo and not rec.assertions and not rec.dumps:
@@ -208,6 +202,51 @@ class RecordStatements:
         # those only the ones holding references can change.
         rec.resolve(r, todo)
         self.add_supers(rec, cls, ref)
+
+    def class_plan(self, cls) -> tuple:
+        """What subclassing ``cls`` copies (see ``Rec.plan``): its fields but the template
+        arguments, by name; the names of those its arguments or ``NAME`` can change (the
+        others resolve to themselves), in order; and the same as a set."""
+        shared = {}
+        todo = []
+        keys = {*cls.targs, cls.name + ":NAME"}
+        memo = self.free_memo
+        for name, crv in cls.values.items():
+            if crv.targ:
+                continue
+            shared[name] = crv
+            if crv.value.refs:
+                names = free_names(crv.value, memo)
+                if names is None or not names.isdisjoint(keys):
+                    todo.append(name)
+        return shared, todo, set(todo)
+
+    def merge_fields(self, rec, cls, ref, shared, needs) -> list:
+        """Copy ``cls``'s fields (``shared``) into ``rec``, some of which it has already;
+        the names of those to resolve with the class's arguments, in order."""
+        values = rec.values
+        todo = []
+        keys = None
+        memo = self.free_memo
+        for name, crv in shared.items():
+            rv = values.get(name)
+            if rv is None:
+                values[name] = crv  # shared until written (Rec.own)
+                if name in needs:
+                    todo.append(name)
+                continue
+            if not (rv := rec.own(name)).set(crv.value):
+                raise err(f"New definition of '{name}' of type '{crv.ty}' is incompatible with "
+                          f"previous definition of type '{rv.ty}'", ref.loc)
+            if rv.value.refs:
+                names = free_names(rv.value, memo)
+                if names is not None:
+                    if keys is None:
+                        keys = {*cls.targs, cls.name + ":NAME"}
+                    if names.isdisjoint(keys):
+                        continue  # resolving it would give it back as it is
+                todo.append(name)
+        return todo
 
     def mentioning(self, rec, keys) -> list:
         """The fields of ``rec``, in order, that a (non-final) resolver of the names ``keys``
@@ -325,10 +364,25 @@ class RecordStatements:
                             SourceLoc(pl.file, pl.line, pl.column) if pl else None),))
             rec.name = self.new_anon()
         rec.resolve_self(final=True)
+        memo = self.concrete_memo
         for name, rv in rec.values.items():
             # Every value is walked, those without references too: the walk is also what
-            # finds a value nested deeper than llvm-tblgen can take (test_hostile_td).
-            if not rv.targ and not rv.field and not _concrete_enough(rec, rv.value):
+            # finds a value nested deeper than llvm-tblgen can take (test_hostile_td). One
+            # without references is walked once (X86: 2.6M checks, most of fields that
+            # records share with their classes), its answer kept by identity.
+            if rv.targ or rv.field:
+                continue
+            v = rv.value
+            if v.refs:
+                ok = _concrete_enough(rec, v)
+            else:
+                got = memo.get(id(v))
+                if got is not None and got[0] is v:
+                    continue  # walked before, and concrete (see below)
+                ok = v.concrete()
+                if ok:
+                    memo[id(v)] = (v, True)  # v kept: its id is not reused
+            if not ok:
                 raise fatal(f"Initializer of '{name}' in '{rec.name}' could not be fully "
                             f"resolved: {rv.value}", rec)
         self.check_asserts(rec)

@@ -67,6 +67,7 @@ class Evaluator(RecordStatements, ControlStatements, MulticlassStatements):
         self._nobody = Rec("", self, [])
         self.proto_free: dict = {}  # see prototypes.PrototypeParse._info
         self.free_memo: dict = {}  # see freevars.free_names
+        self.concrete_memo: dict = {}  # see RecordStatements.add_def_one
         self.proto = False  # replaying llvm-tblgen's parse of a multiclass (see prototypes)
         self.defsets: list = []
         self.errors: list[TdError] = []
@@ -81,7 +82,7 @@ class Evaluator(RecordStatements, ControlStatements, MulticlassStatements):
         each time it runs while the output is written. Nothing may use the evaluator after.
         """
         for rec in (*self.classes.values(), *self.defs.values()):
-            rec.keeper = rec._type = rec.defref = None
+            rec.keeper = rec._type = rec.defref = rec.plan = None
             rec.values = {}
             rec.supers = []
             rec.super_set = set()

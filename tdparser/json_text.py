@@ -40,7 +40,7 @@ def json_text(rk: RecordKeeper) -> str:
     >>> json_text(rk).endswith('"r":{"def":"B","kind":"def","printable":"B"},"s":"\\\\u000c"}}\\n')
     True
     """
-    return llvm_escapes(run_deep(_Writer().document, rk))
+    return llvm_escapes(run_deep(JsonWriter().document, rk))
 
 
 def llvm_escapes(text: str) -> str:
@@ -56,7 +56,7 @@ def llvm_escapes(text: str) -> str:
     return text
 
 
-class _Writer:
+class JsonWriter:
     """One document's writer: memos of texts that repeat across records."""
 
     def __init__(self):
@@ -77,7 +77,7 @@ class _Writer:
             root[name] = deep_guard(rec, lambda r=rec: record(r))
             for sc in rec.superclasses:
                 instances.setdefault(sc, []).append(name)
-        root["!instanceof"] = _obj({k: _strings(v) for k, v in instances.items()})
+        root["!instanceof"] = _obj({k: strings_text(v) for k, v in instances.items()})
         # One join of the pieces, the final newline included: X86's text is 140 MB, and each
         # `key + ":" + record` or `text + "\n"` would be another copy of it in memory.
         pieces = ["{"]
@@ -91,22 +91,22 @@ class _Writer:
         sig = tuple(fields)
         plan = self.plans.get(sig, False)
         if plan is False:
-            plan = self.plans[sig] = _plan(sig)
+            plan = self.plans[sig] = record_plan(sig)
         if plan is None:
             return self.record_generic(rec)
         value = self.value
         # ints are more than half of X86's values: written here, without a call
         vals = [str(v) if type(v) is int else value(v) for v in fields.values()]
         nc = rec.nonconcrete
-        vals.append("[]" if not nc else _strings([k for k in fields if k in nc]))
+        vals.append("[]" if not nc else strings_text([k for k in fields if k in nc]))
         scs = rec.superclasses
         s = self.supers.get(scs)
         if s is None:
-            s = self.supers[scs] = _strings(scs)
+            s = self.supers[scs] = strings_text(scs)
         vals.append(s)
         vals.append(_enc(rec.name))
         vals.append("true" if rec.anonymous else "false")
-        vals.append(_strings([f"{os.path.basename(loc.file)}:{loc.line}" for loc in rec.locs]))
+        vals.append(strings_text([f"{os.path.basename(loc.file)}:{loc.line}" for loc in rec.locs]))
         keytexts, perm = plan
         return "{" + ",".join(map(str.__add__, keytexts, map(vals.__getitem__, perm))) + "}"
 
@@ -115,11 +115,11 @@ class _Writer:
         value = self.value
         fields = rec.fields
         obj = {k: value(v) for k, v in fields.items()}
-        obj["!fields"] = _strings([k for k in fields if k in rec.nonconcrete])
-        obj["!superclasses"] = _strings(rec.superclasses)
+        obj["!fields"] = strings_text([k for k in fields if k in rec.nonconcrete])
+        obj["!superclasses"] = strings_text(rec.superclasses)
         obj["!name"] = _enc(rec.name)
         obj["!anonymous"] = "true" if rec.anonymous else "false"
-        obj["!locs"] = _strings([f"{os.path.basename(loc.file)}:{loc.line}"
+        obj["!locs"] = strings_text([f"{os.path.basename(loc.file)}:{loc.line}"
                                  for loc in rec.locs])
         return _obj(obj)
 
@@ -180,7 +180,7 @@ class _Writer:
 _BANG = ("!fields", "!superclasses", "!name", "!anonymous", "!locs")  # record() appends these
 
 
-def _plan(names: tuple) -> tuple | None:
+def record_plan(names: tuple) -> tuple | None:
     """The '"key":' texts of a record with these field names, sorted, and the index of each
     key's value; None when a field is named like a "!" key (record_generic handles that)."""
     keys = (*names, *_BANG)
@@ -195,7 +195,7 @@ def _obj(items: dict[str, str]) -> str:
     return "{" + ",".join([_enc(k) + ":" + items[k] for k in sorted(items)]) + "}"
 
 
-def _strings(xs) -> str:
+def strings_text(xs) -> str:
     return "[" + ",".join([_enc(x) for x in xs]) + "]"
 
 

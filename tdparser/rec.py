@@ -54,7 +54,7 @@ class RecordVal:
 
 class Rec:
     __slots__ = ("name", "keeper", "locs", "is_class", "anonymous", "values", "targs", "supers",
-                 "super_set", "assertions", "dumps", "_type", "direct", "defref", "serial")
+                 "super_set", "assertions", "dumps", "_type", "direct", "defref", "serial", "plan")
 
     def __init__(self, name, keeper, locs, is_class=False, anonymous=False):
         self.serial = next(_serials)  # what its own fields' RecordVal.owner holds
@@ -72,6 +72,10 @@ class Rec:
         self._type = None
         self.direct: list[Rec] = []
         self.defref = None  # its records.DefRef, made by the conversion (see convert.plain)
+        # What a record subclassing this class copies (RecordStatements.class_plan), made at
+        # the first such use: X86 subclasses ~200k times, mostly a handful of classes with
+        # ~100 fields each. Every change to the fields drops it (add_value, own, resolve).
+        self.plan = None
 
     def __repr__(self):
         return f"<Rec {self.name}>"
@@ -100,6 +104,7 @@ class Rec:
         return self._type
 
     def add_value(self, rv):
+        self.plan = None
         rv.owner = self.serial
         self.values[rv.name] = rv
 
@@ -108,6 +113,7 @@ class Rec:
 
         Every change to a field goes through here: a shared field changed in place would
         change the class and every record sharing it."""
+        self.plan = None
         rv = self.values.get(name)
         if rv is not None and rv.owner != self.serial:
             rv = self.values[name] = rv.copy(self.serial)
@@ -121,6 +127,7 @@ class Rec:
                 nv = v.resolve(r)
                 if nv is v:
                     continue
+                self.plan = None
                 if rv.owner != self.serial:
                     # replacing the value of a key while iterating is allowed (same size)
                     rv = values[rv.name] = rv.copy(self.serial)

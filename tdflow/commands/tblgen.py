@@ -83,6 +83,12 @@ def _run(args: argparse.Namespace) -> int:
         text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
         data = render(parse_string(text, filename="<stdin>", include_dirs=args.include_dirs,
                                    defines=args.defines))
+    elif args.no_cache and args.action == "json":
+        # Written straight from the evaluation: no records are wanted here (X86: converting
+        # its 68k records only to write them was a tenth of the command).
+        from tdflow.tdparser.api import json_of_file
+
+        data = _encode(json_of_file(args.file, args.include_dirs, args.defines))
     elif args.no_cache:
         data = render(_parse(args.file, args.include_dirs, args.defines))
     else:
