@@ -24,7 +24,14 @@ from json.encoder import encode_basestring as _enc  # json.dumps's own, ensure_a
 
 from .convert import plain, to_keeper, to_record
 from .json_export import printable
-from .json_text import JsonWriter, json_text, llvm_escapes, record_plan, strings_text
+from .json_text import (
+    JsonWriter,
+    json_text,
+    llvm_escapes,
+    record_plan,
+    root_text,
+    strings_text,
+)
 from .values import (
     FALSE,
     TRUE,
@@ -88,11 +95,7 @@ class _RecWriter(JsonWriter):
                 instances.setdefault(sc.name, []).append(name)
         root["!instanceof"] = "{" + ",".join([_enc(k) + ":" + strings_text(instances[k])
                                               for k in sorted(instances)]) + "}"
-        pieces = ["{"]
-        for k in sorted(root):
-            pieces += (_enc(k), ":", root[k], ",")
-        pieces[-1] = "}\n"
-        return "".join(pieces)
+        return root_text(root)
 
     def rec_record(self, rec) -> str:
         """One def's object: ``record(to_record(rec))``."""

@@ -78,13 +78,7 @@ class JsonWriter:
             for sc in rec.superclasses:
                 instances.setdefault(sc, []).append(name)
         root["!instanceof"] = _obj({k: strings_text(v) for k, v in instances.items()})
-        # One join of the pieces, the final newline included: X86's text is 140 MB, and each
-        # `key + ":" + record` or `text + "\n"` would be another copy of it in memory.
-        pieces = ["{"]
-        for k in sorted(root):
-            pieces += (_enc(k), ":", root[k], ",")
-        pieces[-1] = "}\n"
-        return "".join(pieces)
+        return root_text(root)
 
     def record(self, rec) -> str:
         fields = rec.fields
@@ -188,6 +182,24 @@ def record_plan(names: tuple) -> tuple | None:
         return None
     perm = sorted(range(len(keys)), key=keys.__getitem__)
     return [_enc(keys[i]) + ":" for i in perm], perm
+
+
+def root_text(root: dict[str, str]) -> str:
+    """The whole document: ``root``'s written values under sorted keys, then a newline.
+
+    One join of the pieces, the final newline included: X86's text is 140 MB, and each
+    ``key + ":" + record`` or ``text + "\\n"`` would be another copy of it in memory.
+
+    >>> root_text({"b": "1", "a": "[]"})
+    '{"a":[],"b":1}\\n'
+    """
+    if not root:
+        return "{}\n"
+    pieces = ["{"]
+    for k in sorted(root):
+        pieces += (_enc(k), ":", root[k], ",")
+    pieces[-1] = "}\n"
+    return "".join(pieces)
 
 
 def _obj(items: dict[str, str]) -> str:
