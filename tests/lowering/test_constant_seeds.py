@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bitwise import assert_same_bits
 from tdflow.dialect.context import standard_context
 from tdflow.dialect.ir import parse_module, print_module
 from tdflow.lowering.pass_manager import PassManager
@@ -30,23 +31,6 @@ import train_bench  # noqa: E402
 
 PLAIN = "infer-shapes,select-kernels{device=cpu},plan-memory"  # nothing rewritten
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-
-def _bits(a) -> np.ndarray:
-    a = np.ascontiguousarray(np.asarray(a))
-    return a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize]) if a.dtype.kind == "f" else a
-
-
-def _same(got, want) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        if isinstance(g, tuple):
-            _same(g, w)
-        else:
-            assert np.asarray(g).shape == np.asarray(w).shape
-            assert np.array_equal(_bits(g), _bits(w))
 
 
 def _seeded(text: str, wrt=None):
@@ -101,7 +85,7 @@ def test_broadcast_like_of_a_constant_folds(fill, dtype, axes):
     const = next(op for op in module.funcs[0].ops if op.name == "tdflow.constant")
     assert tuple(const.results[0].type.shape) == (4, 6)
     after = tdflow.compile(print_module(module), ops=ctx, pipeline=PLAIN)(x)
-    _same(after, before)
+    assert_same_bits(after, before)
 
 
 def test_broadcast_like_of_a_value_stays():
@@ -134,14 +118,14 @@ def test_mlp_step_has_no_seed_and_no_seed_chain():
     args = [x, y, *(params[k] for k in train_bench.PARAMS)]
     loss, grads = vg(*args)
     want_loss, want_grads = _seeded(text, list(train_bench.PARAMS))(*args)
-    _same(loss, want_loss)
-    _same(grads, want_grads)
+    assert_same_bits(loss, want_loss)
+    assert_same_bits(grads, want_grads)
     # the step: the same loss, each parameter updated as g *= lr; w -= g
     ws = [params[k].copy() for k in train_bench.PARAMS]
-    _same(st(x, y, *ws), want_loss)
+    assert_same_bits(st(x, y, *ws), want_loss)
     lr = np.float32(train_bench.LR)
     for w, k, g in zip(ws, train_bench.PARAMS, want_grads):
-        _same(w, params[k] - g * lr)
+        assert_same_bits(w, params[k] - g * lr)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -161,4 +145,4 @@ def test_value_and_grad_equals_seeded_program(seed):
     args = [_special(rng, (5, 3), npdt), _special(rng, (5, 3), npdt)]
     vg = tdflow.value_and_grad(text)
     assert vg.program.argument_names == ("x", "w")
-    _same(vg(*args), _seeded(text)(*args))
+    assert_same_bits(vg(*args), _seeded(text)(*args))

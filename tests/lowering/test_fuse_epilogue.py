@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bitwise import assert_same_bits
 from tdflow.dialect.formula.expr import Const, Input, maximum, where
 from tdflow.lowering.pass_manager import default_pipeline
 from tdflow.lowering.passes.fuse_epilogue import is_relu, only_positive_tests
@@ -21,22 +22,6 @@ import tdflow
 ROOT = Path(__file__).resolve().parents[2]
 OFF = default_pipeline("cpu").replace("fuse-elementwise", "fuse-elementwise{epilogue=false}")
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-
-def _bits(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    return a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize]) if a.dtype.kind == "f" else a
-
-
-def _same(got, want) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        if isinstance(g, tuple):
-            _same(g, w)
-        else:
-            assert np.array_equal(_bits(np.asarray(g)), _bits(np.asarray(w)))
 
 
 def test_predicates():
@@ -67,11 +52,11 @@ def test_mlp_step_is_two_launches_shorter_and_bit_identical():
     assert on.program.plan.peak_bytes_after < off.program.plan.peak_bytes_after
     exprs = [str(ln.attrs.get("expr")) for ln in on.program.plan.launches]
     assert "max(add(in0, in1), 0)" in exprs
-    _same(on(*args), off(*args))
+    assert_same_bits(on(*args), off(*args))
     bad = [a.copy() for a in args]
     bad[0][0, :5] = [np.nan, -0.0, np.inf, -np.inf, 0.0]
     bad[2][:3, 0] = [np.nan, -np.inf, -0.0]
-    _same(on(*bad), off(*bad))
+    assert_same_bits(on(*bad), off(*bad))
 
 
 def test_mlp_sgd_step_updates_bit_identical():
@@ -81,8 +66,8 @@ def test_mlp_sgd_step_updates_bit_identical():
     on = tdflow.sgd_step(tb.program(), lr=tb.LR, wrt=list(tb.PARAMS))
     off = tdflow.sgd_step(tb.program(), lr=tb.LR, wrt=list(tb.PARAMS), pipeline=OFF)
     for _ in range(3):
-        _same(on(*args[:2], *p_on), off(*args[:2], *p_off))
-    _same(tuple(p_on), tuple(p_off))
+        assert_same_bits(on(*args[:2], *p_on), off(*args[:2], *p_off))
+    assert_same_bits(tuple(p_on), tuple(p_off))
 
 
 def test_gpt_example_gradients_bit_identical():
@@ -99,7 +84,7 @@ def test_gpt_example_gradients_bit_identical():
     off = tdflow.value_and_grad(gpt.program(cfg), wrt=names, pipeline=OFF)
     assert len(on.program.plan.launches) < len(off.program.plan.launches)
     args = [tokens, targets, *params.values()]
-    _same(on(*args), off(*args))
+    assert_same_bits(on(*args), off(*args))
 
 
 def _random_layers(rng: np.random.Generator, n: int, d: int) -> str:
@@ -152,6 +137,6 @@ def test_random_layer_graphs_bit_identical(seed):
         if rng.random() < 0.5:
             a.reshape(-1)[rng.integers(0, a.size, 2)] = rng.choice(special, 2)
         args.append(a)
-    _same(on(*args), off(*args))
+    assert_same_bits(on(*args), off(*args))
     fwd_on, fwd_off = tdflow.compile(text), tdflow.compile(text, pipeline=OFF)
-    _same(fwd_on(*args), fwd_off(*args))
+    assert_same_bits(fwd_on(*args), fwd_off(*args))
