@@ -162,12 +162,8 @@ class _RecWriter(JsonWriter):
             x = v.value
             return int.__repr__(x) if type(x) is int else self.value(x)
         if t is DefInit:
-            name = v.rec.name
-            s = self.defrefs.get(name)
-            if s is None:
-                e = _enc(name)
-                s = self.defrefs[name] = '{"def":' + e + ',"kind":"def","printable":' + e + "}"
-            return s
+            s = self.defrefs.get(v.rec.name)
+            return self.defref_text(v.rec.name) if s is None else s
         if t is BitInit:
             return "1" if v.value else "0"
         if v is UNSET:

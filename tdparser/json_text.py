@@ -117,6 +117,16 @@ class JsonWriter:
                                  for loc in rec.locs])
         return _obj(obj)
 
+    def defref_text(self, name: str) -> str:
+        """A reference to the def ``name`` (remembered: the writers look in ``defrefs`` first).
+
+        >>> JsonWriter().defref_text("X")
+        '{"def":"X","kind":"def","printable":"X"}'
+        """
+        e = _enc(name)
+        s = self.defrefs[name] = '{"def":' + e + ',"kind":"def","printable":' + e + "}"
+        return s
+
     def value(self, v) -> str:
         """The JSON text of one field value (what ``json_value`` makes, serialised)."""
         t = type(v)
@@ -125,12 +135,8 @@ class JsonWriter:
         if t is int:
             return int.__repr__(v)
         if t is DefRef:
-            name = v.name
-            s = self.defrefs.get(name)
-            if s is None:
-                e = _enc(name)
-                s = self.defrefs[name] = '{"def":' + e + ',"kind":"def","printable":' + e + "}"
-            return s
+            s = self.defrefs.get(v.name)
+            return self.defref_text(v.name) if s is None else s
         if t is Bits:
             try:
                 s = self.bits.get(v)
