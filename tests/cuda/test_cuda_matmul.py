@@ -140,17 +140,26 @@ def _tf32(x: np.ndarray) -> np.ndarray:
     return ((u + 0xFFF + ((u >> 13) & 1)) & ~np.uint64(0x1FFF)).astype(np.uint32).view(np.float32)
 
 
+def _f32_product(shape: str, ta: bool, tb: bool, seed: int):
+    """Random f32 operands of a SHAPES product, its result's shape, and a thunk generating its
+    code (the switches below are read when code is generated)."""
+    m, k, n = SHAPES[shape]
+    a = rand((k, m) if ta else (m, k), seed=seed)
+    b = rand((n, k) if tb else (k, n), seed=seed + 1)
+    attrs = {"transpose_a": ta, "transpose_b": tb, "alpha": 1.0}
+    specs = [TensorSpec(a.shape, "f32"), TensorSpec(b.shape, "f32")], [TensorSpec((m, n), "f32")]
+
+    return a, b, (m, n), lambda: generate(MM, *specs, attrs)
+
+
 @pytest.mark.parametrize("ta,tb,shape", [(False, False, "medium"), (True, True, "small")])
 def test_tf32_switch(monkeypatch: pytest.MonkeyPatch, ta: bool, tb: bool, shape: str) -> None:
     """TDFLOW_CUDA_TF32=1 (read when code is generated) puts f32 GEMMs on TF32 tensor cores:
     the result is then the f32 sum of the TF32-rounded operands' products."""
-    m, k, n = SHAPES[shape]
-    a, b = rand((k, m) if ta else (m, k), seed=21), rand((n, k) if tb else (k, n), seed=22)
-    attrs = {"transpose_a": ta, "transpose_b": tb, "alpha": 1.0}
-    specs = [TensorSpec(a.shape, "f32"), TensorSpec(b.shape, "f32")], [TensorSpec((m, n), "f32")]
-    plain = generate(MM, *specs, attrs)
+    a, b, (m, n), gen = _f32_product(shape, ta, tb, seed=21)
+    plain = gen()
     monkeypatch.setenv("TDFLOW_CUDA_TF32", "1")
-    code = generate(MM, *specs, attrs)
+    code = gen()
     assert code.source != plain.source and "precision::tf32" in code.source
     GENERATED.append(code)
     out = get_backend("cudasim").run(code, [a, b], [np.empty((m, n), np.float32)])[0]
@@ -168,13 +177,10 @@ def test_simt_vec4_layout_gives_the_same_bits(monkeypatch: pytest.MonkeyPatch, t
     """f32 micro-tiles lie in float4 runs (the default) or strided (TDFLOW_CUDA_SIMT_VEC4=0):
     other elements per thread, the same sums in the same order, so the same bits (tails and
     split-K too)."""
-    m, k, n = SHAPES[shape]
-    a, b = rand((k, m) if ta else (m, k), seed=31), rand((n, k) if tb else (k, n), seed=32)
-    attrs = {"transpose_a": ta, "transpose_b": tb, "alpha": 1.0}
-    specs = [TensorSpec(a.shape, "f32"), TensorSpec(b.shape, "f32")], [TensorSpec((m, n), "f32")]
-    vec = generate(MM, *specs, attrs)
+    a, b, (m, n), gen = _f32_product(shape, ta, tb, seed=31)
+    vec = gen()
     monkeypatch.setenv("TDFLOW_CUDA_SIMT_VEC4", "0")
-    plain = generate(MM, *specs, attrs)
+    plain = gen()
     GENERATED.append(plain)
     assert vec.source != plain.source and "float4" in vec.source
     sim = get_backend("cudasim")
