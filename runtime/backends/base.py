@@ -38,6 +38,15 @@ class Backend:
         return f"<{type(self).__name__}>"
 
 
+def c_contiguous(array: np.ndarray) -> np.ndarray:
+    """``array`` in C order, its shape kept (``np.ascontiguousarray`` makes a 0-d array 1-d).
+
+    >>> c_contiguous(np.array(5.0)).shape, c_contiguous(np.ones((2, 3)).T).flags.c_contiguous
+    ((), True)
+    """
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+
+
 class HostBuffers:
     """Buffers that are numpy arrays in host memory (C-contiguous where ``contiguous``: a
     kernel sees raw pointers); work finishes before a call returns, so nothing to wait for."""
@@ -54,7 +63,7 @@ class HostBuffers:
         buf.fill(0)
 
     def from_numpy(self, array: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(array) if self.contiguous else array
+        return c_contiguous(array) if self.contiguous else array
 
     def to_numpy(self, buffer: np.ndarray) -> np.ndarray:
         return buffer

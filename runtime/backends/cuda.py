@@ -40,6 +40,7 @@ from tdflow.dialect.types import DTYPES
 from tdflow.lowering.cuda import KernelCode, LaunchSpec, translation_unit
 from tdflow.lowering.cuda.code import SCALAR_FORMATS
 from tdflow.lowering.cuda.common import prelude
+from tdflow.runtime.backends.base import c_contiguous
 from tdflow.runtime.backends.cuda_memory import CachingAllocator, CudaError, DeviceArray
 from tdflow.runtime.backends.gpu import GpuBackend
 
@@ -146,9 +147,8 @@ class CudaBackend(GpuBackend):
             self.drv.memset_d8_async(buf.ptr, 0, buf.nbytes, self.stream)
 
     def from_numpy(self, array: np.ndarray) -> DeviceArray:
-        """A device copy of ``array`` (enqueued on the stream), of its shape (0-d too:
-        ``np.ascontiguousarray`` would make a scalar 1-d)."""
-        a = array if array.flags.c_contiguous else np.ascontiguousarray(array)
+        """A device copy of ``array`` (enqueued on the stream), of its shape (0-d too)."""
+        a = c_contiguous(array)
         buf = self.allocate(a.shape, a.dtype)
         self.copy_from_host(buf, a)
         return buf

@@ -70,6 +70,17 @@ def test_same_named_weights_of_two_programs_stay_their_own(tmp_path):
         np.testing.assert_array_equal(tdflow.compile(path)(x), want)
 
 
+def test_a_scalar_stays_0d_on_cudasim():
+    """The host backends copy into C order keeping the shape (``np.ascontiguousarray`` makes a
+    0-d array 1-d; the cuda backend had the same bug on the H200)."""
+    from tdflow.runtime.backends import get_backend
+
+    sim = get_backend("cudasim")
+    assert sim.from_numpy(np.array(5.0, np.float32)).shape == ()
+    t = sim.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3).T)
+    assert t.flags.c_contiguous and t.shape == (3, 2)
+
+
 def test_mlp_from_the_cli_on_cudasim(tmp_path):
     outs = {}
     for device in ("cpu", "cudasim"):
