@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import sysconfig
 import threading
@@ -43,8 +44,8 @@ from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dt
 from tdflow.lowering.elementwise_native_c import KERNEL, METHOD, PRELUDE, TAIL
 
 __all__ = ["EXACT_BINARY", "EXACT_UNARY", "MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE",
-           "build_extension", "builder_installed", "c_module", "c_source", "native_enabled",
-           "named_extension", "native_kernel", "native_kernels", "set_builder",
+           "broadcast_layout", "build_extension", "builder_installed", "c_module", "c_source",
+           "native_enabled", "named_extension", "native_kernel", "native_kernels", "set_builder",
            "with_native"]
 
 #: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
@@ -199,16 +200,20 @@ def _kernel_fields(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
     if root is None:
         return None
     params = ", ".join(f"const {_C_TYPES[in_dtypes[k]][0]} *in{k}" for k in used)
-    loads = [f"      const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}{'' if k in rows else 'r'}[i];"
-             for k in used if k not in cols]
-    # a column input is one value per row: read once, outside the inner loop
-    offsets = "\n".join(f"    const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}[r];" if k in cols
-                        else f"    const {_C_TYPES[in_dtypes[k]][0]} *in{k}r = in{k} + r * m;"
-                        for k in used if k not in rows)
+    loads = [f"      const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}r[i];" for k in used if k not in cols]
+    # a broadcast input's place in its period (see KERNEL); a per-row value is read once a
+    # row, outside the inner loop
+    state = "\n".join(f"  Py_ssize_t j{k} = 0;" for k in used if k in rows or k in cols)
+    offsets = "\n".join(
+        f"    const {_C_TYPES[in_dtypes[k]][0]} x{k} = in{k}[j{k}];" if k in cols
+        else f"    const {_C_TYPES[in_dtypes[k]][0]} *in{k}r = in{k} + {f'j{k}' if k in rows else 'r'} * m;"
+        for k in used)
+    advance = "\n".join(f"    if (++j{k} == per[{pos}]) j{k} = 0;"
+                         for pos, k in enumerate(used) if k in rows or k in cols)
     body = "\n".join(loads + lines)
     out_c = _C_TYPES[out_dtype][0]
     return dict(params=params, out_c=out_c, body=body, root=root, n_args=len(used) + 1,
-                offsets=offsets,
+                offsets=offsets, state=state, advance=advance,
                 rows=", ".join("1" if k in rows else "2" if k in cols else "0" for k in used) + ", 0",
                 views=_views(used, in_dtypes, out_dtype), call=", ".join(
                     [f"({_C_TYPES[in_dtypes[k]][0]} *)v[{j}].buf" for j, k in enumerate(used)]
@@ -388,6 +393,58 @@ def _build(source: str | None, module: str) -> Any:
     return mod
 
 
+def broadcast_layout(shape: tuple[int, ...], shapes: Sequence[tuple[int, ...]]
+                     ) -> tuple[frozenset[int], frozenset[int], int] | None:
+    """How the native loop reads operands of ``shapes`` broadcast (numpy's rules) to ``shape``:
+    ``(rows, per_row, m)``, the output seen as rows of ``m`` elements; the operands in
+    ``rows`` are trailing blocks (``shape[j:]``, a last-axis bias), whole rows read again in
+    turn; those in ``per_row`` are one value a row: the dims after their last non-1 dim are all
+    broadcast (a batch norm's ``(1, C, 1, 1)`` against ``(N, C, H, W)``: ``m = H * W``, the
+    value for channel ``r % C`` hoisted out of the row; a layer norm's ``(..., 1)``; a single
+    value); the others are of ``shape``. ``None`` for any other broadcast (numpy's), and when
+    the per-row operands disagree on ``m`` or a row operand is not whole rows of it.
+
+    >>> broadcast_layout((64, 16, 8, 8), [(1, 16, 1, 1), (64, 16, 8, 8), (16, 1, 1)])
+    (frozenset(), frozenset({0, 2}), 64)
+    >>> broadcast_layout((4, 32, 64), [(4, 32, 1), (64,), (4, 32, 64)])
+    (frozenset({1}), frozenset({0}), 64)
+    >>> broadcast_layout((2, 4, 8, 8), [(1, 4, 1, 1), (8,)]) is None  # rows of 8, planes of 64
+    True
+    """
+    nd = len(shape)
+    rows: set[int] = set()
+    per_row: set[int] = set()
+    row_sizes: list[int] = []
+    m = None
+    for k, s in enumerate(shapes):
+        if s == shape:
+            continue
+        if len(s) > nd:
+            return None
+        p = (1,) * (nd - len(s)) + tuple(s)
+        big = [d for d in range(nd) if p[d] != 1]
+        if not big:
+            per_row.add(k)  # one value: any row length
+            continue
+        a, b = big[0], big[-1] + 1
+        if p[a:] == shape[a:]:
+            rows.add(k)
+            row_sizes.append(math.prod(p))
+            continue
+        if p[a:b] != shape[a:b]:
+            return None  # broadcast in the middle of its own dims: numpy's
+        inner = math.prod(shape[b:])
+        if m not in (None, inner):
+            return None
+        m = inner
+        per_row.add(k)
+    if m is None:
+        m = min(row_sizes) if row_sizes else math.prod(shape)
+    if m <= 0 or any(size % m for size in row_sizes):
+        return None
+    return frozenset(rows), frozenset(per_row), m
+
+
 def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[str],
                 out_dtype: str) -> Callable[..., np.ndarray]:
     """``run`` (a rendered numpy program's ``run(inputs, out=None)``) with the native loop in
@@ -418,6 +475,8 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
     np_out = np.dtype(_NP[out_dtype])
     # (broadcast rows, broadcast columns) -> kernel, built on first use
     kernels: dict[tuple[frozenset[int], frozenset[int]], Any] = {}
+    # the inputs' shapes -> (rows, per-row inputs, row length) or None (numpy's broadcast)
+    layouts: dict[tuple[tuple[int, ...], ...], Any] = {}
 
     def run_native(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
         if not USE_NATIVE:
@@ -432,19 +491,16 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
         shape = full.shape
         if full.size < MIN_ELEMENTS:
             return run(inputs, out)
-        rows: frozenset[int] = frozenset()
-        cols: frozenset[int] = frozenset()
-        row_shape = None
-        for k, a in zip(used, args):
-            if a.shape != shape:
-                s = a.shape
-                if len(s) == len(shape) and s[-1] == 1 and s[:-1] == shape[:-1]:
-                    cols |= {k}  # (..., 1): one value per row (the C checks rows agree)
-                    continue
-                if not s or shape[len(shape) - len(s):] != s or row_shape not in (None, s):
-                    return run(inputs, out)
-                row_shape = s
-                rows |= {k}
+        shapes = tuple(a.shape for a in args)
+        layout = layouts.get(shapes, False)
+        if layout is False:  # worked out once per shapes (10 us of Python)
+            found = broadcast_layout(shape, shapes)
+            layout = layouts[shapes] = None if found is None else (
+                frozenset(used[j] for j in found[0]), frozenset(used[j] for j in found[1]),
+                found[2])
+        if layout is None:
+            return run(inputs, out)
+        rows, cols, m = layout
         if out is not None and (type(out) is not np.ndarray or out.shape != shape
                                 or out.dtype != np_out):
             return run(inputs, out)
@@ -453,7 +509,7 @@ def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[
             fn = kernels[rows, cols] = native_kernel(expr, in_dtypes, out_dtype, rows, cols)
         if fn is not None:
             dest = np.empty(shape, np_out) if out is None else out
-            if fn(*args, dest):
+            if fn(*args, dest, m):
                 return dest
         return run(inputs, out)
 

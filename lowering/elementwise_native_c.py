@@ -49,9 +49,15 @@ static inline double tdf_mul_f64(double a, double b) {{ return a != a ? a * a : 
 """
 
 KERNEL = r"""/* One clone per instruction set, picked when the module loads (ifunc): the values are the
-   same in each, every op being exactly rounded (no FMA: "avx2" does not enable it). */
+   same in each, every op being exactly rounded (no FMA: "avx2" does not enable it). The output
+   is rows of m elements; a broadcast input repeats with a period of per[k] rows (its counter
+   j<k> wraps instead of a division per row): a row input is per[k] rows read in turn, a
+   per-row input one value a row, hoisted out of the contiguous inner loop. */
 __attribute__((target_clones("avx2", "default")))
-static void tdf_loop{k}({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {{
+static void tdf_loop{k}({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m,
+                        const Py_ssize_t *per) {{
+  (void)per;
+{state}
   for (Py_ssize_t r = 0; r < rows; ++r) {{
 {offsets}
     {out_c} *outr = out + r * m;
@@ -60,24 +66,34 @@ static void tdf_loop{k}({params}, {out_c} *out, Py_ssize_t rows, Py_ssize_t m) {
 {body}
       outr[i] = ({out_c})({root});
     }}
+{advance}
   }}
 }}
 
 static const Py_ssize_t tdf_itemsize{k}[{n_args}] = {{{views}}};
-/* 1: an input read again for every row (a trailing-dims broadcast); 2: one value per row (a
-   (..., 1) broadcast); 0: one value per element */
+/* 1: whole rows read again in turn (a trailing-dims broadcast); 2: one value a row (a
+   (..., 1) or a channel's (1, C, 1, 1) broadcast); 0: one value per element */
 static const int tdf_is_row{k}[{n_args}] = {{{rows}}};
 
 static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {{
   Py_buffer v[{n_args}];
   int got = 0;
   PyObject *result = NULL;
-  if (nargs != {n_args}) {{
-    PyErr_SetString(PyExc_TypeError, "{name}() takes {n_args} buffers");
+  Py_ssize_t given = -1;  /* the row length m, when the caller says it (a trailing int) */
+  if (nargs != {n_args} && nargs != {n_args} + 1) {{
+    PyErr_SetString(PyExc_TypeError, "{name}() takes {n_args} buffers and an optional row length");
     return NULL;
   }}
-  Py_ssize_t len[{n_args}];
-  Py_ssize_t n = 0, m = -1, c = -1;  /* declared before the first goto (C++ forbids jumping past) */
+  if (nargs == {n_args} + 1) {{
+    given = PyLong_AsSsize_t(args[{n_args}]);
+    if (given == -1 && PyErr_Occurred()) return NULL;
+    if (given <= 0) {{
+      PyErr_SetString(PyExc_ValueError, "{name}(): the row length must be positive");
+      return NULL;
+    }}
+  }}
+  Py_ssize_t len[{n_args}], per[{n_args}];
+  Py_ssize_t n = 0, m = -1, c = -1, rows = 0;  /* declared before the first goto (C++ forbids jumping past) */
   for (; got < {n_args}; ++got) {{
     int flags = PyBUF_C_CONTIGUOUS | (got == {n_args} - 1 ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(args[got], &v[got], flags) < 0) {{
@@ -97,25 +113,50 @@ static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t na
     len[got] = v[got].len / tdf_itemsize{k}[got];
   }}
   n = len[{n_args} - 1];
-  for (int k = 0; k < {n_args} - 1; ++k) {{
-    int kind = tdf_is_row{k}[k];
-    if (kind == 1 ? (m >= 0 && len[k] != m) || len[k] == 0 || n % len[k]
-        : kind == 2 ? (c >= 0 && len[k] != c) || len[k] == 0 || n % len[k]
-        : len[k] != n) {{
-      result = Py_False;  /* not the shapes this variant was built for: numpy */
+  if (given < 0) {{
+    /* no row length given: every row input is one row, every per-row input one value for each
+       row, all of one length */
+    for (int k = 0; k < {n_args} - 1; ++k) {{
+      int kind = tdf_is_row{k}[k];
+      if (kind == 1 ? (m >= 0 && len[k] != m) || len[k] == 0 || n % len[k]
+          : kind == 2 ? (c >= 0 && len[k] != c) || len[k] == 0 || n % len[k]
+          : len[k] != n) {{
+        result = Py_False;  /* not the shapes this variant was built for: numpy */
+        Py_INCREF(result);
+        goto done;
+      }}
+      if (kind == 1) m = len[k];
+      if (kind == 2) c = len[k];
+    }}
+    if (c > 0 && m >= 0 && n / c != m) {{
+      result = Py_False;  /* rows of one length, columns of another: numpy */
       Py_INCREF(result);
       goto done;
     }}
-    if (kind == 1) m = len[k];
-    if (kind == 2) c = len[k];
+    if (c > 0) m = n / c;
+    if (m < 0) m = n;
+  }} else {{
+    m = given;
   }}
-  if (c > 0 && m >= 0 && n / c != m) {{
-    result = Py_False;  /* rows of one length, columns of another: numpy */
+  if (m == 0) {{
+    result = Py_False;  /* nothing to compute: numpy's (an empty output) */
     Py_INCREF(result);
     goto done;
   }}
-  if (c > 0) m = n / c;
-  if (m < 0) m = n;
+  rows = n / m;
+  for (int k = 0; k < {n_args} - 1; ++k) {{
+    /* a row input: whole rows, repeating over the output; a per-row input: repeating over the
+       rows (the caller checked that this period is numpy's broadcast) */
+    int kind = tdf_is_row{k}[k];
+    per[k] = kind == 1 ? len[k] / m : kind == 2 ? len[k] : 0;
+    if (n % m || (kind == 0 && len[k] != n)
+        || (kind == 1 && (len[k] == 0 || len[k] % m || n % len[k]))
+        || (kind == 2 && (len[k] == 0 || rows % len[k]))) {{
+      result = Py_False;
+      Py_INCREF(result);
+      goto done;
+    }}
+  }}
   {{
     /* the output may be an input (in place) but must not overlap one elsewhere: element i
        is read before it is written only at the same address */
@@ -132,10 +173,10 @@ static PyObject *tdf_run{k}(PyObject *self, PyObject *const *args, Py_ssize_t na
   if (n < 8192) {{
     /* a small loop keeps the GIL (as numpy's do below 500 elements): handing it over costs
        more than the loop, and taking it back waits out another thread's switch interval */
-    tdf_loop{k}({call}, m ? n / m : 0, m);
+    tdf_loop{k}({call}, rows, m, per);
   }} else {{
     Py_BEGIN_ALLOW_THREADS
-    tdf_loop{k}({call}, m ? n / m : 0, m);
+    tdf_loop{k}({call}, rows, m, per);
     Py_END_ALLOW_THREADS
   }}
   Py_INCREF(Py_True);
