@@ -102,9 +102,33 @@ def _train_batch_norm(xw: np.ndarray, ax: int, eps: float, gamma: np.ndarray,
     np.subtract(x3, mean[:, None], out=y3)
     var = np.einsum("oci,oci->c", y3, y3) / xw.dtype.type(count)
     inv = 1.0 / np.sqrt(var + xw.dtype.type(eps))
-    y3 *= (inv * gamma)[:, None]
-    y3 += beta[:, None]
+    _scale_shift(y3.dtype)([y3, (inv * gamma)[:, None], beta[:, None]], y3)
     return mean, var, inv
+
+
+_scale_shifts: dict[np.dtype, Any] = {}
+
+
+def _scale_shift(dt: np.dtype) -> Any:
+    """``run([y, s, b], out)``: ``y * s + b`` with ``s``, ``b`` one value per channel, as the
+    fused elementwise programs run it: one native pass over ``y`` (the channel loop) where
+    there is one, else numpy's ``y *= s; y += b``; the same roundings either way.
+
+    >>> y, s = np.ones((1, 2, 3), np.float32), np.full((2, 1), 2, np.float32)
+    >>> _scale_shift(y.dtype)([y, s, np.ones((2, 1), np.float32)], y)[0, :, 0].tolist()
+    [3.0, 3.0]
+    """
+    run = _scale_shifts.get(dt)
+    if run is None:
+        # imported on first use: a plan without batch norm does not load the renderer
+        from tdflow.dialect.formula.text import parse_expr
+        from tdflow.lowering.elementwise_numpy import render_numpy
+        from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
+
+        mlir = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}[np.dtype(dt)]
+        run = _scale_shifts[dt] = render_numpy(parse_expr("add(mul(in0, in1), in2)"),
+                                               [mlir] * 3).run
+    return run
 
 
 @register_kernel("tdflow.normalization", "cpu", dtypes=DTYPES, num_outputs=3)

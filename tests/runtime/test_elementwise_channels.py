@@ -228,3 +228,34 @@ def test_resnet_graph_gradients_equal_with_the_native_loop_on_and_off():
     assert loss == loss_np
     for k in grads:
         assert np.array_equal(grads[k].view(np.uint32), grads_np[k].view(np.uint32)), k
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_batch_norm_forward_scales_and_shifts_on_the_channel_loop(dtype, monkeypatch):
+    """Training batch norm's ``y * (inv * gamma) + beta`` (runtime/kernels/norm.py) is one
+    channel-loop pass: the same outputs and statistics as numpy's two passes, bit for bit."""
+    need_native()
+    from tdflow.runtime.kernels import norm
+
+    calls = _counting(monkeypatch)
+    norm._scale_shifts.clear()  # built afresh: the counting wrapper sees the kernel
+    rng = np.random.default_rng(21)
+    shape = (16, 12, 6, 7)
+    x = _values(dtype, rng, shape)
+    x[:, 3] = rng.standard_normal((16, 6, 7))  # channels without NaN/inf: finite statistics
+    x[:, 4] = -0.0
+    gamma, beta = _values(dtype, rng, (12,)), _values(dtype, rng, (12,))
+    attrs = {"axis": 1, "epsilon": 1e-5, "training": True, "momentum": 0.9}
+    results = []
+    for native in (False, True):
+        elementwise_native.USE_NATIVE = native
+        try:
+            mm, mv = np.zeros(12, x.dtype), np.ones(12, x.dtype)
+            outs = [np.empty_like(x), np.empty(12, x.dtype), np.empty(12, x.dtype)]
+            results.append(norm.normalization(attrs, [x, mm, mv, gamma, beta], outs) + [mm, mv])
+        finally:
+            elementwise_native.USE_NATIVE = True
+    for ref, got in zip(*results):
+        assert _same_bits(ref, got, dtype)
+    assert calls == [42]
+    norm._scale_shifts.clear()
