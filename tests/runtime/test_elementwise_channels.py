@@ -232,13 +232,15 @@ def test_resnet_graph_gradients_equal_with_the_native_loop_on_and_off():
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_batch_norm_forward_scales_and_shifts_on_the_channel_loop(dtype, monkeypatch):
-    """Training batch norm's ``y * (inv * gamma) + beta`` (runtime/kernels/norm.py) is one
-    channel-loop pass: the same outputs and statistics as numpy's two passes, bit for bit."""
+    """Training batch norm (runtime/kernels/norm.py) centres ``x - mean`` and applies
+    ``y * (inv * gamma) + beta`` on the channel loop (one pass each): the same outputs and
+    statistics as numpy's broadcasts, bit for bit."""
     need_native()
     from tdflow.runtime.kernels import norm
 
     calls = _counting(monkeypatch)
-    norm._scale_shifts.clear()  # built afresh: the counting wrapper sees the kernel
+    norm._scale_shifts.clear()  # built afresh: the counting wrapper sees the kernels
+    norm._centers.clear()
     rng = np.random.default_rng(21)
     shape = (16, 12, 6, 7)
     x = _values(dtype, rng, shape)
@@ -257,5 +259,6 @@ def test_batch_norm_forward_scales_and_shifts_on_the_channel_loop(dtype, monkeyp
             elementwise_native.USE_NATIVE = True
     for ref, got in zip(*results):
         assert _same_bits(ref, got, dtype)
-    assert calls == [42]
+    assert calls == [42, 42]  # the centring and the scale and shift, once each
     norm._scale_shifts.clear()
+    norm._centers.clear()
