@@ -41,10 +41,11 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary
 from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dtype
+from tdflow.lowering.elementwise_layout import broadcast_layout
 from tdflow.lowering.elementwise_native_c import KERNEL, METHOD, PRELUDE, TAIL
 
 __all__ = ["EXACT_BINARY", "EXACT_UNARY", "MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE",
-           "broadcast_layout", "build_extension", "builder_installed", "c_module", "c_source",
+           "bound_native", "build_extension", "builder_installed", "c_module", "c_source",
            "native_enabled", "named_extension", "native_kernel", "native_kernels", "set_builder",
            "with_native"]
 
@@ -393,56 +394,55 @@ def _build(source: str | None, module: str) -> Any:
     return mod
 
 
-def broadcast_layout(shape: tuple[int, ...], shapes: Sequence[tuple[int, ...]]
-                     ) -> tuple[frozenset[int], frozenset[int], int] | None:
-    """How the native loop reads operands of ``shapes`` broadcast (numpy's rules) to ``shape``:
-    ``(rows, per_row, m)``, the output seen as rows of ``m`` elements; the operands in
-    ``rows`` are trailing blocks (``shape[j:]``, a last-axis bias), whole rows read again in
-    turn; those in ``per_row`` are one value a row: the dims after their last non-1 dim are all
-    broadcast (a batch norm's ``(1, C, 1, 1)`` against ``(N, C, H, W)``: ``m = H * W``, the
-    value for channel ``r % C`` hoisted out of the row; a layer norm's ``(..., 1)``; a single
-    value); the others are of ``shape``. ``None`` for any other broadcast (numpy's), and when
-    the per-row operands disagree on ``m`` or a row operand is not whole rows of it.
+def bound_native(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
+                 in_shapes: Sequence[tuple[int, ...] | None],
+                 out_shape: tuple[int, ...]) -> Callable[..., bool] | None:
+    """``run(inputs, out) -> bool``: ``expr`` on the native loop for inputs of ``in_shapes``
+    into an output of ``out_shape``, all fixed in advance (a compiled plan's launch): the
+    layout is worked out and the kernel built here, once, so a call only passes the buffers
+    (``False``, nothing done, when the loop refuses them or the native path is switched off:
+    the caller runs numpy then, the same values). ``None`` when the expression has no native
+    form, the output is small (:data:`MIN_ELEMENTS`), the broadcast is not one
+    :func:`broadcast_layout` reads, or no build is possible. Single-op expressions count too:
+    a channel broadcast is 2-3x faster in the loop than in numpy's ufunc.
 
-    >>> broadcast_layout((64, 16, 8, 8), [(1, 16, 1, 1), (64, 16, 8, 8), (16, 1, 1)])
-    (frozenset(), frozenset({0, 2}), 64)
-    >>> broadcast_layout((4, 32, 64), [(4, 32, 1), (64,), (4, 32, 64)])
-    (frozenset({1}), frozenset({0}), 64)
-    >>> broadcast_layout((2, 4, 8, 8), [(1, 4, 1, 1), (8,)]) is None  # rows of 8, planes of 64
+    >>> from tdflow.dialect.formula.expr import Input
+    >>> run = bound_native(Input(0) * Input(1), ["f32", "f32"], "f32", [(64, 8, 4, 4), (8, 1, 1)],
+    ...                    (64, 8, 4, 4))
+    >>> x, c = np.ones((64, 8, 4, 4), np.float32), np.arange(8, dtype=np.float32).reshape(8, 1, 1)
+    >>> out = np.empty_like(x)
+    >>> run is None or (run([x, c], out) and out[1, :, 0, 0].tolist() == list(range(8)))
     True
     """
-    nd = len(shape)
-    rows: set[int] = set()
-    per_row: set[int] = set()
-    row_sizes: list[int] = []
-    m = None
-    for k, s in enumerate(shapes):
-        if s == shape:
-            continue
-        if len(s) > nd:
+    try:
+        if c_source(expr, in_dtypes, out_dtype, "probe") is None:
             return None
-        p = (1,) * (nd - len(s)) + tuple(s)
-        big = [d for d in range(nd) if p[d] != 1]
-        if not big:
-            per_row.add(k)  # one value: any row length
-            continue
-        a, b = big[0], big[-1] + 1
-        if p[a:] == shape[a:]:
-            rows.add(k)
-            row_sizes.append(math.prod(p))
-            continue
-        if p[a:b] != shape[a:b]:
-            return None  # broadcast in the middle of its own dims: numpy's
-        inner = math.prod(shape[b:])
-        if m not in (None, inner):
-            return None
-        m = inner
-        per_row.add(k)
-    if m is None:
-        m = min(row_sizes) if row_sizes else math.prod(shape)
-    if m <= 0 or any(size % m for size in row_sizes):
+    except (KeyError, TypeError, ValueError):  # a node this renderer does not know: numpy's
         return None
-    return frozenset(rows), frozenset(per_row), m
+    used = sorted({n.index for n in _walk(expr) if isinstance(n, Input)})
+    if any(k >= len(in_shapes) or in_shapes[k] is None for k in used):
+        return None
+    out_shape = tuple(out_shape)
+    if math.prod(out_shape) < MIN_ELEMENTS:
+        return None
+    layout = broadcast_layout(out_shape, [tuple(in_shapes[k]) for k in used])  # type: ignore[arg-type]
+    if layout is None:
+        return None
+    fn = native_kernel(expr, in_dtypes, out_dtype, frozenset(used[j] for j in layout[0]),
+                       frozenset(used[j] for j in layout[1]))
+    if fn is None:
+        return None
+    m = layout[2]
+    if used == [0, 1]:
+        def run2(inputs: Sequence[Any], out: Any) -> bool:
+            return USE_NATIVE and out is not None and fn(inputs[0], inputs[1], out, m)
+
+        return run2
+
+    def run(inputs: Sequence[Any], out: Any) -> bool:
+        return USE_NATIVE and out is not None and fn(*[inputs[k] for k in used], out, m)
+
+    return run
 
 
 def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[str],

@@ -126,11 +126,16 @@ def fused_elementwise(attrs: Mapping[str, Any], inputs: Sequence[np.ndarray],
 
 def _fused_program(expr: Expr, out_dtype: str | None, dtypes: tuple[np.dtype, ...]) -> Any:
     """The rendered program's ``run(inputs, out)`` for these input types (cached)."""
+    return _rendered(expr, out_dtype, dtypes).run
+
+
+def _rendered(expr: Expr, out_dtype: str | None, dtypes: tuple[np.dtype, ...]) -> Any:
+    """The rendered :class:`~tdflow.lowering.elementwise_numpy.NumpyProgram` (cached)."""
     key = (expr, out_dtype, dtypes)
-    run = _fused_cache.get(key)
-    if run is None:
-        run = _fused_cache[key] = render_numpy(expr, [_mlir(d) for d in dtypes], out_dtype).run
-    return run
+    prog = _fused_cache.get(key)
+    if prog is None:
+        prog = _fused_cache[key] = render_numpy(expr, [_mlir(d) for d in dtypes], out_dtype)
+    return prog
 
 
 def _bind_fused(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
@@ -140,14 +145,34 @@ def _bind_fused(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any
     expr = attrs["expr"]
     if isinstance(expr, str):
         expr = _parsed_expr(expr)
-    if not isinstance(expr, Expr) or len(outs) != 1:
+    if not isinstance(expr, Expr) or len(outs) != 1 or any(s is None for s in ins):
         return None
-    run = _fused_program(expr, attrs.get("out_dtype"), tuple(d for _, d in ins))
+    prog = _rendered(expr, attrs.get("out_dtype"), tuple(d for _, d in ins))
+    run = prog.run
+    # the launch's shapes are fixed: the native loop's layout and kernel are settled here,
+    # once (the program's own check costs 2-3 us a call), and a one-op channel broadcast
+    # (dy * gamma) takes the loop too
+    native = None
+    if outs[0][1] == np.dtype(_NP_OUT.get(prog.out_dtype, "O")):
+        native = elementwise_native.bound_native(prog.expr, prog.in_dtypes, prog.out_dtype,
+                                                 [s for s, _ in ins], outs[0][0])
+    if native is not None:
+        def fused_native(_attrs: Any, inputs: Sequence[np.ndarray],
+                         outs: Sequence[Any]) -> Any:
+            if native(inputs, outs[0]):
+                return outs
+            return [run(inputs, outs[0])]
+
+        return fused_native
 
     def fused(_attrs: Any, inputs: Sequence[np.ndarray], outs: Sequence[Any]) -> list[np.ndarray]:
         return [run(inputs, outs[0])]
 
     return fused
+
+
+#: the native loop's output types (its kernels write these, with no cast on store)
+_NP_OUT = {"f32": "float32", "f64": "float64", "i1": "bool"}
 
 
 fused_elementwise.bind = _bind_fused  # type: ignore[attr-defined]

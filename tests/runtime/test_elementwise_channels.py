@@ -19,7 +19,8 @@ from native_support import UINT, need_native, special_mix
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary
 from tdflow.dialect.formula.text import parse_expr
 from tdflow.lowering import elementwise_native
-from tdflow.lowering.elementwise_native import broadcast_layout, c_source, native_kernel
+from tdflow.lowering.elementwise_layout import broadcast_layout
+from tdflow.lowering.elementwise_native import c_source, native_kernel
 from tdflow.lowering.elementwise_numpy import render_numpy
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -262,3 +263,37 @@ def test_batch_norm_forward_scales_and_shifts_on_the_channel_loop(dtype, monkeyp
     assert calls == [42, 42]  # the centring and the scale and shift, once each
     norm._scale_shifts.clear()
     norm._centers.clear()
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_bound_launches_match_numpy(dtype):
+    """A plan launch's native loop settled at bind time (``bound_native``): one-op channel
+    broadcasts, an output no input has the shape of, in place; what it declines."""
+    need_native()
+    from tdflow.lowering.elementwise_native import bound_native
+
+    rng = np.random.default_rng(17)
+    cases = [("mul(in0, in1)", [SHAPE, (5, 1, 1)], SHAPE),
+             ("add(mul(in0, in1), in2)", [(6, 5, 1, 1), (7, 41), ()], SHAPE),
+             ("where(gt(in0, 0.0), in1, neg(in1))", [SHAPE, (1, 5, 1, 1)], SHAPE)]
+    for text, shapes, out_shape in cases:
+        expr = parse_expr(text)
+        prog = render_numpy(expr, [dtype] * len(shapes)).run
+        run = bound_native(expr, [dtype] * len(shapes), dtype, shapes, out_shape)
+        assert run is not None, text
+        inputs = [_values(dtype, rng, s) for s in shapes]
+        elementwise_native.USE_NATIVE = False
+        try:
+            ref = prog(inputs)
+            assert run(inputs, np.empty(out_shape, ref.dtype)) is False  # switched off
+        finally:
+            elementwise_native.USE_NATIVE = True
+        got = np.empty(out_shape, ref.dtype)
+        assert run(inputs, got) is True and _same_bits(ref, got, dtype), text
+        if shapes[0] == out_shape:  # in place over input 0, as a plan's launch may run it
+            place = inputs[0].copy()
+            assert run([place, *inputs[1:]], place) is True and _same_bits(ref, place, dtype)
+    expr = parse_expr("mul(in0, in1)")
+    assert bound_native(expr, [dtype] * 2, dtype, [(4, 5), (5,)], (4, 5)) is None  # small
+    assert bound_native(expr, [dtype] * 2, dtype, [SHAPE, (1, 5, 1, 41)], SHAPE) is None
+    assert bound_native(parse_expr("exp(in0)"), [dtype], dtype, [SHAPE], SHAPE) is None
