@@ -103,14 +103,17 @@ def c_source(expr: Expr | None, in_dtypes: Sequence[str], out_dtype: str,
     """The C source of extension module ``module`` evaluating ``expr``, or ``None`` when the
     expression has an op or a type the native path does not render exactly.
 
-    The module's one function ``run(in0, ..., out)`` takes C-contiguous buffers (the inputs
-    ``expr`` reads, in order, then the output) of the output's number of elements, except
-    the inputs in ``rows``: one row each (all the same length, dividing the output's), read
-    again for every row of the output (numpy's broadcast of a trailing-dims operand, as a
-    last-axis bias is), and the inputs in ``cols``: one value per row of the output (all the
-    same length; numpy's broadcast of a ``(..., 1)`` operand, as a layer norm's per-row mean).
-    It returns ``False``, having done nothing, when the buffers do not fit (not C-contiguous,
-    partly overlapping the output, other sizes).
+    The module's one function ``run(in0, ..., out[, m])`` takes C-contiguous buffers (the
+    inputs ``expr`` reads, in order, then the output) of the output's number of elements,
+    except the inputs in ``rows`` and ``cols``; the output is rows of ``m`` elements. An input
+    in ``rows`` is whole rows read in turn, repeating over the output (numpy's broadcast of a
+    trailing-dims operand, as a last-axis bias is); one in ``cols`` is one value a row,
+    repeating over the rows (a layer norm's ``(..., 1)`` mean, a batch norm's ``(1, C, 1, 1)``
+    scale: :func:`~tdflow.lowering.elementwise_layout.broadcast_layout` says which broadcasts
+    these are). Without ``m``, the rows inputs are one row each and the cols inputs one value
+    for each row, all of one length (``m`` follows from them). It returns ``False``, having
+    done nothing, when the buffers do not fit (not C-contiguous, partly overlapping the
+    output, sizes that are not whole periods).
 
     >>> from tdflow.dialect.formula.expr import Input
     >>> "outr[i] = (float)(t0);" in c_source(Input(0) * Input(1), ("f32", "f32"), "f32", "m")
@@ -448,12 +451,13 @@ def bound_native(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
 def with_native(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequence[str],
                 out_dtype: str) -> Callable[..., np.ndarray]:
     """``run`` (a rendered numpy program's ``run(inputs, out=None)``) with the native loop in
-    front: taken when every input ``expr`` reads is an ndarray of its declared type, all of
-    one shape with at least :data:`MIN_ELEMENTS` elements except rows broadcast over it (one
-    trailing shape, as a last-axis bias) and columns (``(..., 1)``, one value per row of the
-    last axis, as a per-row mean), C-contiguous, and ``out`` (if given) is of that
-    shape and the output type, overlapping no input except in place. Anything else, or no
-    native build, runs ``run``: the values are the same.
+    front: taken when every input ``expr`` reads is an ndarray of its declared type, the
+    largest of at least :data:`MIN_ELEMENTS` elements and the others of its shape or broadcast
+    over it as :func:`~tdflow.lowering.elementwise_layout.broadcast_layout` reads (trailing
+    rows such as a last-axis bias; one value a row such as a per-row mean or a per-channel
+    scale), C-contiguous, and ``out`` (if given) is of that shape and the output type,
+    overlapping no input except in place. Anything else, or no native build, runs ``run``:
+    the values are the same.
 
     >>> from tdflow.dialect.formula.expr import Input
     >>> numpy_only = lambda inputs, out=None: "numpy"
