@@ -324,20 +324,25 @@ def _bind_sce_with_grad(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequ
             or not depth or tuple(ls) != (xs[0],) or tuple(ds) != (xs[0],) or ddt != dt
             or len(outs) != 2 or outs[0] != ((xs[0],), dt) or outs[1] != (tuple(xs), dt)):
         return None
-    rows = np.arange(xs[0])
+    # each row's label as a flat index: a 1-D fancy index costs ~1 us less than (rows, lab)
+    # twice (the same elements); the scratch is this launch's, and a plan runs one call at a time
+    starts = np.arange(xs[0], dtype=np.int64) * depth
+    flat = np.empty(xs[0], np.int64)
     general = sparse_softmax_cross_entropy_with_grad
     labels = _checked_labels(ins[1][1], xs[0], depth)
 
     def run(attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
         x, dy, g = inputs[0], inputs[2], outs[1]
         lab = labels(inputs[1])
-        if lab is None or g is x or g is dy:
+        if lab is None or g is x or g is dy or not g.flags.c_contiguous:
             return general(attrs, inputs, outs)
         np.subtract(x, _MAX(x, -1, None, None, True), out=g)
         np.subtract(g, np.log(_SUM(np.exp(g), -1, None, None, True)), out=g)
-        np.negative(g[rows, lab], out=outs[0])
+        np.add(starts, lab, out=flat)
+        gf = g.reshape(-1)  # a view: g is contiguous
+        np.negative(gf[flat], out=outs[0])
         np.exp(g, out=g)  # prob, as the loss's launch left it
-        g[rows, lab] -= 1
+        gf[flat] -= 1
         g *= dy[:, None]
         return outs
 

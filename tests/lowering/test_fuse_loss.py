@@ -122,6 +122,9 @@ def test_kernel_equals_the_two_kernels(dt, labels):
     outs = [np.full(7, 9, dt), np.full((7, 5), 9, dt)]
     assert_same_bits(tuple(run(attrs, [x, lab, dy], outs)), (loss, diff))
     assert all(np.shares_memory(a, b) for a, b in zip(run(attrs, [x, lab, dy], outs), outs))
+    strided = [np.full(7, 9, dt), np.full((7, 10), 9, dt)[:, ::2]]  # the general path
+    assert_same_bits(tuple(run(attrs, [x, lab, dy], strided)), (loss, diff))
+    assert_same_bits(strided[1], diff)
 
 
 def test_bind_declines_what_it_does_not_serve():
