@@ -17,6 +17,14 @@ numpy expression, alternating call by call as ``runtime_bench.py`` does (issue 2
 Both leave torch and eager out: between their steps a plan's buffers go cold while numpy's
 fresh arrays reuse memory the column before just freed (measured: the forward at 1.2x numpy
 when timed between torch and eager steps, 1.0-1.03x on its own).
+
+The order of the columns counts (the machine's L2 is 1 MiB a core, the step's working set about
+2 MiB): by default every step runs them in the same order, so ``sgd_step`` always runs right
+after numpy's step. ``--rotate`` turns the order by one each step (with four columns
+``sgd_step`` still follows numpy in three steps of four); ``--shuffle`` draws a random order
+each step (seeded), so every column follows every other alike; ``--block N`` runs N steps of a
+column in a row (the first of each block not counted), as a training loop runs its step: each
+column then follows itself. docs/benchmarks.md (helper xent, fourth session) compares them.
 """
 
 from __future__ import annotations
