@@ -96,6 +96,25 @@ def make_data(seed: int = 0) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarr
     return x, y, params
 
 
+def aligned_copy(a: np.ndarray, align: int = 64) -> np.ndarray:
+    """A copy of ``a`` whose data starts on a cache line, for every column's parameters alike.
+
+    A plain ``.copy()`` of the 784x256 weight lands wherever the heap is (0, 16, 32 or 48
+    bytes past a line, by process and column order); the 64x784x256 product reading it took
+    12-23 us longer by median at 16, 32 or 48 bytes than on a line, its update 3-4 us longer
+    at 16 or 48 (thread CPU, the offsets in random order in one process; helper xent, in
+    docs/benchmarks.md): each run drew a different handicap for each column.
+
+    >>> aligned_copy(np.arange(3.0)).ctypes.data % 64, aligned_copy(np.arange(3.0)).tolist()
+    (0, [0.0, 1.0, 2.0])
+    """
+    raw = np.empty(a.nbytes + align, np.uint8)
+    start = -raw.ctypes.data % align
+    out = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
 # Each column: make(x, y, params) -> (grads() -> (loss, {name: grad}), step() -> None).
 # ``grads`` leaves the parameters as they are; ``step`` is the timed forward+backward+update.
 Column = tuple[Callable[[], tuple[float, dict[str, np.ndarray]]], Callable[[], None]]
@@ -106,7 +125,7 @@ def graph_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray],
     import tdflow
 
     vg = tdflow.value_and_grad(program(), wrt=list(PARAMS), mode=mode)
-    p = [params[k].copy() for k in PARAMS]
+    p = [aligned_copy(params[k]) for k in PARAMS]
     lr = np.float32(LR)
 
     def grads():
@@ -128,7 +147,7 @@ def sgd_step_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray])
 
     grads, _ = graph_column(x, y, params)  # the same gradients (checked), for check()
     st = tdflow.sgd_step(program(), lr=LR, wrt=list(PARAMS))
-    p = [params[k].copy() for k in PARAMS]
+    p = [aligned_copy(params[k]) for k in PARAMS]
 
     def step():
         st(x, y, *p)
@@ -174,7 +193,7 @@ def eager_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray]) ->
 
 
 def numpy_column(x: np.ndarray, y: np.ndarray, params: dict[str, np.ndarray]) -> Column:
-    w1, b1, w2, b2 = (params[k].copy() for k in PARAMS)
+    w1, b1, w2, b2 = (aligned_copy(params[k]) for k in PARAMS)
     rows = np.arange(BATCH)
     lr = np.float32(LR)
     inv_n = np.float32(1 / BATCH)

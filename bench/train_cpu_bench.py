@@ -17,6 +17,14 @@ numpy expression, alternating call by call as ``runtime_bench.py`` does (issue 2
 Both leave torch and eager out: between their steps a plan's buffers go cold while numpy's
 fresh arrays reuse memory the column before just freed (measured: the forward at 1.2x numpy
 when timed between torch and eager steps, 1.0-1.03x on its own).
+
+The order of the columns counts (the machine's L2 is 1 MiB a core, the step's working set about
+2 MiB): by default every step runs them in the same order, so ``sgd_step`` always runs right
+after numpy's step. ``--rotate`` turns the order by one each step (with four columns
+``sgd_step`` still follows numpy in three steps of four); ``--shuffle`` draws a random order
+each step (seeded), so every column follows every other alike; ``--block N`` runs N steps of a
+column in a row (the first of each block not counted), as a training loop runs its step: each
+column then follows itself. docs/benchmarks.md (helper xent, fourth session) compares them.
 """
 
 from __future__ import annotations
@@ -80,8 +88,8 @@ REFERENCE = {"graph": "numpy", "graph vg+np": "numpy", "graph direct": "numpy",
              "forward": "forward numpy"}
 
 
-def run(steps: int = 60, graph: bool = False, forward: bool = False, rotate: bool = False
-        ) -> dict[str, tuple[float, float]]:
+def run(steps: int = 60, graph: bool = False, forward: bool = False, rotate: bool = False,
+        shuffle: bool = False, block: int = 1) -> dict[str, tuple[float, float]]:
     """``{column: (best, median)}`` in seconds of thread CPU time per step; with ``rotate``
     the columns' order turns by one each step, so no column always runs right after the same
     one (the column after numpy's step measured 2-4% slower than the same step timed last)."""
@@ -108,12 +116,18 @@ def run(steps: int = 60, graph: bool = False, forward: bool = False, rotate: boo
         step()
     times: dict[str, list[float]] = {k: [] for k in cols}
     order = list(cols.items())
-    for i in range(steps):
+    rng = np.random.default_rng(0)
+    for i in range(-(-steps // block)):
         turn = i % len(order) if rotate else 0
-        for k, step in order[turn:] + order[:turn]:
-            t0 = time.thread_time()
-            step()
-            times[k].append(time.thread_time() - t0)
+        now = order[turn:] + order[:turn]
+        if shuffle:
+            now = [order[j] for j in rng.permutation(len(order))]
+        for k, step in now:
+            for j in range(block + (block > 1)):  # a block's first step is not counted
+                t0 = time.thread_time()
+                step()
+                if j or block == 1:
+                    times[k].append(time.thread_time() - t0)
     return {k: (min(v), float(np.median(v))) for k, v in times.items()}
 
 
@@ -126,8 +140,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="only the compiled MLP forward against its numpy expression")
     ap.add_argument("--rotate", action="store_true",
                     help="turn the columns' order by one each step (no fixed neighbours)")
+    ap.add_argument("--shuffle", action="store_true",
+                    help="a random order of the columns each step (seeded)")
+    ap.add_argument("--block", type=int, default=1,
+                    help="steps each column runs in a row before the next column's turn")
     args = ap.parse_args(argv)
-    res = run(args.steps, args.graph, args.forward, args.rotate)
+    res = run(args.steps, args.graph, args.forward, args.rotate, args.shuffle, args.block)
     for k, (best, med) in res.items():
         name = REFERENCE.get(k, "torch")
         ref = res.get(name)

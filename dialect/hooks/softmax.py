@@ -152,6 +152,43 @@ def sce_grad_sbp(ctx: InferContext):
     return split_but_classes(ctx, "prob")
 
 
+# -- sparse_softmax_cross_entropy_with_grad (fuse-elementwise makes it) ------------------------
+SCE_WITH_GRAD = "tdflow.sparse_softmax_cross_entropy_with_grad"
+
+
+@infer_logical_tensor_desc(SCE_WITH_GRAD)
+@infer_physical_tensor_desc(SCE_WITH_GRAD)
+def sce_with_grad_tensor_desc(ctx: InferContext) -> None:
+    """The loss's shape checks, then ``dy``'s against the loss: ``out`` of shape
+    ``prediction.shape[:-1]``, ``prediction_diff`` the prediction's."""
+    pred = ctx.input_shape("prediction")
+    if pred is not None and len(pred) < 1:
+        raise HookError("'prediction' needs rank >= 1 (classes last)", operand="prediction")
+    _check_labels(ctx, pred)
+    _check_depth(ctx, pred)
+    check_loss_dy(ctx, pred)
+    ctx.set_output_shape("out", None if pred is None else pred[:-1])
+    ctx.set_output_shape("prediction_diff", pred)
+
+
+@infer_data_type(SCE_WITH_GRAD)
+def sce_with_grad_data_type(ctx: InferContext) -> None:
+    dtype = require_float(ctx, "prediction")
+    _check_labels(ctx, None)
+    if ctx.input_dtype("dy") != dtype:
+        raise HookError(f"'dy' has element type {ctx.input_dtype('dy')} but 'prediction' has "
+                        f"{dtype}", operand="dy")
+    ctx.set_output_dtype("out", dtype)
+    ctx.set_output_dtype("prediction_diff", dtype)
+
+
+@get_sbp(SCE_WITH_GRAD)
+def sce_with_grad_sbp(ctx: InferContext):
+    """Split by rows as the two ops it replaces (never by class: a shard's loss would miss
+    the other classes' softmax sum)."""
+    return split_but_classes(ctx, "prediction")
+
+
 # -- softmax_cross_entropy ------------------------------------------------------------------------
 def _same_shape(ctx: InferContext, a: str, b: str) -> tuple | None:
     sa, sb = ctx.input_shape(a), ctx.input_shape(b)

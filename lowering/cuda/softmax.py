@@ -9,7 +9,9 @@ kernels compute them. A longer row is read twice: an online pass keeps ``(max, s
 (rescaling the sum when the max grows) and merges them across lanes, then the results pass.
 ``softmax``/``log_softmax`` of fewer than 132 rows of 16384 or more split each row over blocks
 (chunk pairs in scratch, then every chunk's block merges its row's pairs and writes).
-The two ``_grad`` ops of the cross entropies are elementwise grid-stride kernels.
+The two ``_grad`` ops of the cross entropies are elementwise grid-stride kernels;
+``sparse_softmax_cross_entropy_with_grad`` (made by ``fuse-elementwise``) is the sparse loss's
+row kernel writing its gradient for ``dy`` where that one wrote ``prob``.
 
 Half types compute in float, f64 in double. Labels of ``sparse_*`` are any integer type (or
 ``i1``); one outside ``[0, depth)`` gives a loss of 0 and no one-hot term, as on the CPU.
@@ -189,6 +191,50 @@ for _op, _kind in (("tdflow.softmax", "softmax"), ("tdflow.log_softmax", "log"),
                    ("tdflow.sparse_softmax_cross_entropy", "sparse"),
                    ("tdflow.softmax_cross_entropy", "ce")):
     _row_op(_op, _kind)
+
+
+@cuda_generator("tdflow.sparse_softmax_cross_entropy_with_grad")
+def sparse_softmax_cross_entropy_with_grad(ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],
+                                           attrs: Mapping[str, Any]) -> KernelCode:
+    """The loss of ``sparse_softmax_cross_entropy`` and its gradient for ``dy`` in one kernel,
+    a warp or block per row: the row's softmax as that kernel computes it, rounded to the
+    prediction's type as its ``prob`` output was, then ``(prob - onehot) * dy[row]`` as the
+    gradient's kernel computes it; so the bits are those of the two launches.
+
+    >>> f = TensorSpec((4, 10), "f32")
+    >>> code = sparse_softmax_cross_entropy_with_grad(
+    ...     [f, TensorSpec((4,), "i64"), TensorSpec((4,), "f32")], [TensorSpec((4,), "f32"), f],
+    ...     {"depth": 10})
+    >>> code.launches[0].args
+    ('in0', 'in1', 'in2', 'out0', 'out1')
+    """
+    op = "tdflow.sparse_softmax_cross_entropy_with_grad"
+    x, lab, dy = ins
+    _floats(op, x, dy, *outs)
+    if lab.dtype not in LABELS:
+        raise CudaCodegenError(f"{op}: label dtype {lab.dtype} is not an integer type")
+    n, length = _rows_of(x)
+    depth = int(attrs["depth"]) or length
+    if depth != length or lab.shape != x.shape[:-1] or dy.shape != lab.shape:
+        raise CudaCodegenError(f"{op}: prediction {x.shape} has {length} classes, depth "
+                               f"{depth}, label shape {lab.shape}, dy shape {dy.shape}")
+    acc = acc_type(x.dtype)
+    rows = Rows(n, length, acc)
+    e, lg = math_fn("exp", acc), math_fn("log", acc)
+    xv = rows.val("xv", _x(x.dtype))
+    pick = _x(x.dtype).replace(" + c]", " + lab]")
+    prob = load(x.dtype, store(x.dtype, f"{e}(({xv} - m) - ls)"))  # as the loss stored it
+    o1 = "out1[(long long)row * L + c]"
+    body = (f"    const {rows.idx} L = {length};\n" + rows.cache("xv", _x(x.dtype))
+            + rows.stats(xv) + f"    const acc_t ls = {lg}(s);\n"
+            + "    const long long lab = (long long)in1[row];\n"
+            + f"    const acc_t d = (acc_t){load(dy.dtype, 'in2[row]')};\n"
+            + rows.loop(f"acc_t g = (acc_t){prob}; if (lab == c && lab < {depth}) g -= 1; "
+                        f"g *= d; {o1} = {store(outs[1].dtype, 'g')};")
+            + f"    if (tid == 0) out0[row] = lab >= 0 && lab < {depth} ? "
+            f"{store(outs[0].dtype, f'-(({pick} - m) - ls)')} : "
+            f"{store(outs[0].dtype, '(acc_t)0')};\n")
+    return _code(op, rows, "sparse_ce_with_grad", ins, outs, body)
 
 
 def _pointwise(op: str, name: str, ins: Sequence[TensorSpec], outs: Sequence[TensorSpec],

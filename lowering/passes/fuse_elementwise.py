@@ -9,6 +9,9 @@ On the CPU, with ``{epilogue=true}`` (the default), a last-axis ``bias_add`` fus
 gradients read relu's output, so a layer's bias and activation are one launch, and a last-axis
 ``bias_add`` left alone joins the ``matmul`` it reads as one ``matmul_bias``
 (:mod:`.fuse_epilogue`; the same bits; ``{matmul-bias=false}`` keeps the two launches).
+Also on the CPU, a sparse cross-entropy whose softmax only its gradient reads, with that
+gradient's ``dy`` ready before the loss, becomes one launch with it (:mod:`.fuse_loss`; the same
+bits; ``{loss-grad=false}`` keeps the two).
 
 Broadcasting is respected: a producer is absorbed only when its result has the consumer's
 shape and element type, so no element is computed twice and broadcast inputs stay inputs.
@@ -37,6 +40,7 @@ from tdflow.dialect.types import TensorType
 from ..ir_access import FUSED_OP, op_attributes, op_def, traits
 from ..pass_manager import Pass, PassContext
 from .fuse_epilogue import bias_add_expression, fuse_matmul_bias, read_relu_outputs
+from .fuse_loss import fuse_loss_grad
 
 if TYPE_CHECKING:
     from tdflow.dialect.dialect import Dialect
@@ -55,16 +59,19 @@ MAX_FUSED_DEPTH = 160
 class FuseElementwisePass(Pass):
     name = "fuse-elementwise"
     summary = "merge chains and DAGs of Elementwise ops into one tdflow.fused_elementwise"
-    options = {"max-inputs": 16, "epilogue": True, "matmul-bias": True}
+    options = {"max-inputs": 16, "epilogue": True, "matmul-bias": True, "loss-grad": True}
 
     def run(self, module: Module, context: PassContext) -> None:
         rw = Rewriter()
         # CPU only: there the fused epilogue is measured faster (bench/native_bench.py); GPU
         # plans keep their per-op kernels until it is measured on a GPU
-        epilogue = self.option("epilogue") and str(context.device).split(":")[0] == "cpu"
+        cpu = str(context.device).split(":")[0] == "cpu"
+        epilogue = self.option("epilogue") and cpu
         for func in module:
             _fuse_function(func, context.dialect, rw, self.option("max-inputs"), epilogue,
                            epilogue and self.option("matmul-bias"))
+            if cpu and self.option("loss-grad"):  # the loss and its gradient (fuse_loss)
+                fuse_loss_grad(func, rw)
 
 
 def op_expression(dialect: Dialect | LoweringDialect, op: Operation) -> tuple[Expr, list[str]] | None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.runtime.kernels._blas import blas_scoped
+from tdflow.runtime.kernels._blas import blas_scoped_launch
 from tdflow.runtime.kernels._util import NUMERIC, acc_dtype, operands
 from tdflow.runtime.kernels.registry import register_kernel, same_dtype
 
@@ -168,7 +168,7 @@ def bind_product(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[An
     # OpenBLAS runs a product of at most SMP_THRESHOLD_MIN (65536) * GEMM_MULTITHREAD_THRESHOLD
     # (4, its build default) multiply-adds on the calling thread whatever its thread count
     # (interface/gemm.c): setting the count around such a call would only cost it ~1 us
-    return run if m * n * k <= SMALL_PRODUCT else blas_scoped(run)
+    return run if m * n * k <= SMALL_PRODUCT else blas_scoped_launch(run)
 
 
 def _with_plain(fn: Any) -> Any:

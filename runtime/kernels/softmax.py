@@ -6,6 +6,8 @@
   softmax over the last axis (``depth`` classes), ``out = -log_softmax[label]`` per row. As in
   OneFlow's kernel, a label outside ``[0, depth)`` contributes a loss of 0 and no one-hot term
   in the gradient. ``..._grad(label, dy, prob) -> (prob - onehot(label)) * dy``.
+* ``sparse_softmax_cross_entropy_with_grad(prediction, label, dy; depth) -> (out,
+  prediction_diff)``: the two above in one launch (made by ``fuse-elementwise``), the same bits.
 * ``softmax_cross_entropy`` (and grad) with soft targets (``label`` a distribution).
 
 >>> import numpy as np
@@ -277,6 +279,77 @@ def _bind_sce_grad(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[
 
 
 sparse_softmax_cross_entropy_grad.bind = _bind_sce_grad  # type: ignore[attr-defined]
+
+
+# -- sparse_softmax_cross_entropy_with_grad ------------------------------------------------------
+@register_kernel("tdflow.sparse_softmax_cross_entropy_with_grad", "cpu", dtypes=FLOATS,
+                 match=input_dtype_in(1, _LABELS) & input_dtype_in(2, FLOATS), num_outputs=2)
+def sparse_softmax_cross_entropy_with_grad(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                                           outs: Sequence[Any]) -> list[np.ndarray]:
+    """``(out, prediction_diff)``: the loss of ``sparse_softmax_cross_entropy`` and
+    ``sparse_softmax_cross_entropy_grad(label, dy, prob)`` of its softmax, by those very
+    kernels (prob in the prediction's type between them, as the two launches stored it).
+
+    >>> out, dp = sparse_softmax_cross_entropy_with_grad(
+    ...     {"depth": 2}, [np.zeros((1, 2), np.float32), np.array([1]),
+    ...                    np.ones(1, np.float32)], [None, None])
+    >>> round(float(out[0]), 4), dp.tolist()
+    (0.6931, [[0.5, -0.5]])
+    """
+    x, label, dy = inputs[0], inputs[1], inputs[2]
+    loss_out = outs[0] if outs else None
+    prob, loss = sparse_softmax_cross_entropy(attrs, [x, label], [None, loss_out])
+    diff_out = outs[1] if len(outs) > 1 else None
+    return [loss, sparse_softmax_cross_entropy_grad(attrs, [label, dy, prob], [diff_out])[0]]
+
+
+def _bind_sce_with_grad(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                        dead: frozenset[int] = frozenset()) -> Any:
+    """``sparse_softmax_cross_entropy_with_grad`` for one launch of a compiled plan: 2-D
+    f32/f64 predictions, every label in range (checked once per call, else the general path
+    runs): the bound loss's arithmetic with ``prediction_diff`` as its ``prob`` buffer, then
+    the bound gradient's in that buffer, without its copy of ``prob``.
+
+    >>> f4, i8 = np.dtype("f4"), np.dtype("i8")
+    >>> run = _bind_sce_with_grad({"depth": 2}, [((1, 2), f4), ((1,), i8), ((1,), f4)],
+    ...                           [((1,), f4), ((1, 2), f4)])
+    >>> out, dp = run({}, [np.zeros((1, 2), np.float32), np.array([0]), np.full(1, 2, np.float32)],
+    ...               [np.empty(1, np.float32), np.empty((1, 2), np.float32)])
+    >>> dp.tolist()
+    [[-1.0, 1.0]]
+    """
+    (xs, dt), (ls, _), (ds, ddt) = ins[0], ins[1], ins[2]
+    depth = int(attrs["depth"]) or (xs[-1] if xs else 0)
+    if (len(xs) != 2 or dt.kind != "f" or acc_dtype(dt) != dt or xs[1] != depth or not xs[0]
+            or not depth or tuple(ls) != (xs[0],) or tuple(ds) != (xs[0],) or ddt != dt
+            or len(outs) != 2 or outs[0] != ((xs[0],), dt) or outs[1] != (tuple(xs), dt)):
+        return None
+    # each row's label as a flat index: a 1-D fancy index costs ~1 us less than (rows, lab)
+    # twice (the same elements); the scratch is this launch's, and a plan runs one call at a time
+    starts = np.arange(xs[0], dtype=np.int64) * depth
+    flat = np.empty(xs[0], np.int64)
+    general = sparse_softmax_cross_entropy_with_grad
+    labels = _checked_labels(ins[1][1], xs[0], depth)
+
+    def run(attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
+        x, dy, g = inputs[0], inputs[2], outs[1]
+        lab = labels(inputs[1])
+        if lab is None or g is x or g is dy or not g.flags.c_contiguous:
+            return general(attrs, inputs, outs)
+        np.subtract(x, _MAX(x, -1, None, None, True), out=g)
+        np.subtract(g, np.log(_SUM(np.exp(g), -1, None, None, True)), out=g)
+        np.add(starts, lab, out=flat)
+        gf = g.reshape(-1)  # a view: g is contiguous
+        np.negative(gf[flat], out=outs[0])
+        np.exp(g, out=g)  # prob, as the loss's launch left it
+        gf[flat] -= 1
+        g *= dy[:, None]
+        return outs
+
+    return run
+
+
+sparse_softmax_cross_entropy_with_grad.bind = _bind_sce_with_grad  # type: ignore[attr-defined]
 
 
 # -- softmax_cross_entropy ------------------------------------------------------------------------

@@ -17,7 +17,8 @@ FAMILIES = {
     "reduce": "reduce_sum reduce_max reduce_min reduce_prod reduce_sum_like argmax top_k cumsum "
               "cumprod cumprod_grad",
     "softmax": "softmax log_softmax softmax_grad softmax_cross_entropy softmax_cross_entropy_grad "
-               "sparse_softmax_cross_entropy sparse_softmax_cross_entropy_grad",
+               "sparse_softmax_cross_entropy sparse_softmax_cross_entropy_grad "
+               "sparse_softmax_cross_entropy_with_grad",
     "norm": "layer_norm normalization group_norm",
     "linalg": "matmul matmul_bias batch_matmul",
     "conv": "conv2d conv_data_grad conv_filter_grad",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cuda_harness import check, full_attrs, nvcc_compile_all, prebuild, rand, run
+from cuda_harness import check, full_attrs, nvcc_compile_all, prebuild, rand, result_types, run
 from tdflow.dialect.types import TensorType
 from tdflow.lowering.cuda import TensorSpec, generate
 from tdflow.lowering.cuda._rows import Rows
@@ -47,7 +47,8 @@ def _cases(dt: str, shape, lab_dt: str = "i64"):
             ("tdflow.sparse_softmax_cross_entropy", [x, lab], depth),
             ("tdflow.sparse_softmax_cross_entropy_grad", [lab, loss_dy, y], depth),
             ("tdflow.softmax_cross_entropy", [x, soft], {}),
-            ("tdflow.softmax_cross_entropy_grad", [loss_dy, soft, y], {})]
+            ("tdflow.softmax_cross_entropy_grad", [loss_dy, soft, y], {}),
+            ("tdflow.sparse_softmax_cross_entropy_with_grad", [x, lab, loss_dy], depth)]
 
 
 def _special(n: int) -> np.ndarray:
@@ -71,7 +72,8 @@ def _split_cases(dt: str, shape):
 @pytest.fixture(scope="module", autouse=True)
 def _compiled_together() -> None:
     cases = [c for dt in FLOATS for shape in SHAPES for c in _cases(dt, shape)]
-    cases += [c for lt in LABELS for shape in LABEL_SHAPES for c in _cases("f32", shape, lt)[3:5]]
+    cases += [c for lt in LABELS for shape in LABEL_SHAPES
+              for c in _cases("f32", shape, lt)[3:5] + _cases("f32", shape, lt)[7:]]
     cases += [c for dt in FLOATS for shape in SPLIT for c in _split_cases(dt, shape)]
     cases += [(op, [_special(n)], {}) for n in (9, 3000, 9000, 20000)
               for op in ("tdflow.softmax", "tdflow.log_softmax")]
@@ -93,6 +95,26 @@ def test_sparse_labels_of_every_integer_type(lab_dt) -> None:
         prob, loss = check("tdflow.sparse_softmax_cross_entropy", fwd, attrs)
         assert loss.reshape(-1)[0] == 0 and prob.shape == fwd[0].shape  # label -1: no loss
         check("tdflow.sparse_softmax_cross_entropy_grad", bwd, attrs)
+        loss, _ = check("tdflow.sparse_softmax_cross_entropy_with_grad",
+                        _cases("f32", shape, lab_dt)[7][1], attrs)
+        assert loss.reshape(-1)[0] == 0
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_loss_with_grad_is_the_two_kernels_bit_for_bit(dt, shape) -> None:
+    """On cudasim the fused kernel gives the bits of the loss's kernel then the gradient's
+    (prob rounded to the prediction's type between them, as that launch stored it)."""
+    x, lab, dy = _cases(dt, shape)[7][1]
+    op = "tdflow.sparse_softmax_cross_entropy_with_grad"
+    attrs = full_attrs(op, {"depth": shape[-1]})
+    got = run("cudasim", op, [x, lab, dy], attrs, result_types(op, [x, lab, dy], attrs))
+    sce = "tdflow.sparse_softmax_cross_entropy"
+    prob, loss = run("cudasim", sce, [x, lab], attrs, result_types(sce, [x, lab], attrs))
+    grad = "tdflow.sparse_softmax_cross_entropy_grad"
+    diff = run("cudasim", grad, [lab, dy, prob], attrs, result_types(grad, [lab, dy, prob], attrs))
+    np.testing.assert_array_equal(got[0].view(np.uint8), loss.view(np.uint8))
+    np.testing.assert_array_equal(got[1].view(np.uint8), diff[0].view(np.uint8))
 
 
 def test_boolean_labels() -> None:

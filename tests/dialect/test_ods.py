@@ -186,6 +186,7 @@ reduce_max softmax log_softmax sparse_softmax_cross_entropy reshape transpose ca
 slice_grad cast constant dense_constant ones_like reduce_sum_like broadcast_like conv2d max_pool_2d dropout
 relu_grad leaky_relu_grad sigmoid_grad tanh_grad gelu_grad softmax_grad dropout_grad
 conv_data_grad conv_filter_grad max_pool_2d_grad sparse_softmax_cross_entropy_grad sgd_update
+sparse_softmax_cross_entropy_with_grad
 fused_elementwise abs rsqrt erf silu fast_gelu softplus scalar_div where add_n
 sin cos tan asin acos atan sinh cosh asinh acosh atanh floor ceil round sign isnan isinf softsign
 logical_not bitwise_not broadcast_logical_and broadcast_logical_or broadcast_logical_xor

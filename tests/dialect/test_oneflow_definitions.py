@@ -19,6 +19,9 @@ TDFLOW_ONLY = {
     "fused_elementwise": "created by the fuse-elementwise pass (LoweringOnly)",
     "matmul_bias": "created by the fuse-elementwise pass (LoweringOnly); OneFlow's "
                    "fused_matmul_bias has its own operand names and no transposes",
+    "sparse_softmax_cross_entropy_with_grad": "created by the fuse-elementwise pass "
+                                              "(LoweringOnly): the loss and its gradient in one "
+                                              "launch",
     "dense_constant": "an element-wise constant (ONNX initializers); OneFlow keeps them as variables",
     "broadcast_bitwise_left_shift": "OneFlow has no shift op; ONNX's BitShift (LEFT) needs one",
     "broadcast_bitwise_right_shift": "OneFlow has no shift op; ONNX's BitShift (RIGHT) needs one",

@@ -77,6 +77,9 @@ def _extra_cases() -> list:
     prob = rng.uniform(0.1, 1.0, (4, 5))
     case("sparse_softmax_cross_entropy_grad", {"label": rng.integers(0, 5, 4), "dy": rng.normal(size=4),
                                                "prob": prob / prob.sum(1, keepdims=True)}, {"depth": 5})
+    case("sparse_softmax_cross_entropy_with_grad", {"prediction": rng.normal(size=(4, 5)),
+                                                    "label": rng.integers(0, 5, 4),
+                                                    "dy": rng.normal(size=4)}, {"depth": 5})
     case("embedding_grad", {"dy": rng.normal(size=(3, 2, 4)), "weight": rng.normal(size=(6, 4)),
                             "indices": rng.integers(0, 6, (3, 2))})
     case("top_k", {"in": grad.distinct(5, 6)}, {"k": 2, "sorted": True})

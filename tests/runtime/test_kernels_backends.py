@@ -214,3 +214,42 @@ def test_blas_scope_fast_path_and_nesting(monkeypatch):
         set_blas_threads(before)
         monkeypatch.delenv("TDFLOW_BLAS_THREADS")
         _blas.tdflow_blas_threads.cache_clear()
+
+
+def test_blas_scoped_launch_fast_path_and_full_scope(monkeypatch):
+    """A bound launch's scope: nothing opened with the count already tdflow's; with another
+    count, the launch runs with tdflow's (counted as a scope, nested ones inside it) and the
+    caller's comes back; the launch's result passes through."""
+    from tdflow.runtime.kernels import _blas
+
+    before = blas_threads()
+    if before is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS we can control")
+    monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
+    _blas.tdflow_blas_threads.cache_clear()
+    seen = []
+
+    @_blas.blas_scoped
+    def inner():
+        seen.append((blas_threads(), _blas._scope[0]))
+
+    def launch(attrs, ins, outs):
+        seen.append((blas_threads(), _blas._scope[0]))
+        inner()
+        return outs
+
+    try:
+        run = _blas.blas_scoped_launch(launch)
+        outs = [object()]
+        assert set_blas_threads(1)
+        assert run({}, [], outs) is outs
+        assert seen == [(1, 0), (1, 0)] and blas_threads() == 1
+        seen.clear()
+        assert set_blas_threads(2)
+        assert run({}, [], outs) is outs
+        assert seen == [(1, 1), (1, 2)]
+        assert blas_threads() == 2 and _blas._scope[0] == 0
+    finally:
+        set_blas_threads(before)
+        monkeypatch.delenv("TDFLOW_BLAS_THREADS")
+        _blas.tdflow_blas_threads.cache_clear()

@@ -143,6 +143,38 @@ def TDF_SparseSoftmaxCrossEntropyGradOp : TDF_HookedOp<"sparse_softmax_cross_ent
   );
 }
 
+def TDF_SparseSoftmaxCrossEntropyWithGradOp : TDF_HookedOp<"sparse_softmax_cross_entropy_with_grad", [NoMemoryEffect, LoweringOnly]> {
+  let summary = "sparse softmax cross-entropy and its gradient, fused by fuse-elementwise";
+  let description = [{
+    Computes the per-row loss `out` of `sparse_softmax_cross_entropy(prediction, label)`
+    and `prediction_diff = sparse_softmax_cross_entropy_grad(label, dy, prob)` from that
+    loss's softmax `prob`, in one launch: the softmax is computed in `prediction_diff`, the
+    one-hot subtracted and the row scaled by `dy` there, so the bits are those of the two
+    ops (labels outside `[0, depth)` give a loss of 0 and no one-hot term, as theirs). Made
+    on the CPU by `fuse-elementwise` when `prob` has that gradient as its only user and
+    `dy` is ready before the loss (a constant seed, as `sgd_step` and `value_and_grad`
+    give it); not part of the functional API (`LoweringOnly`).
+
+    Example:
+
+    ```mlir
+    %loss, %dp = "tdflow.sparse_softmax_cross_entropy_with_grad"(%logits, %labels, %dy) {depth = 10 : si64} : (tensor<8x10xf32>, tensor<8xi64>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8x10xf32>)
+    ```
+  }];
+  let input = (ins
+    TDF_Tensor:$prediction,
+    TDF_Tensor:$label,
+    TDF_Tensor:$dy
+  );
+  let output = (outs
+    TDF_Tensor:$out,
+    TDF_Tensor:$prediction_diff
+  );
+  let attrs = (ins
+    DefaultValuedAttr<SI64Attr, "0">:$depth
+  );
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
