@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tdflow.core.valueclass import value_class
 
 SHIPPED = Path(__file__).with_name("kernel_table_cpu.json")
 FORMAT = 1
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class DataKernel:
     """One kernel as the shipped table describes it (what selection needs, no code)."""
 

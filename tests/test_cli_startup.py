@@ -26,7 +26,7 @@ except SystemExit as exc:  # --help
 print(status)
 print(" ".join(sorted(m for m in sys.modules
                      if m.startswith(("tdflow", "numpy", "lark", "pickle", "rich", "concurrent",
-                                      "importlib.resources")))))
+                                      "importlib.resources", "dataclasses", "inspect")))))
 """
 
 # Modules of the commands package every command may use: the table, the error boundary and
@@ -222,6 +222,51 @@ def test_lower_of_the_standard_ops_imports_neither_numpy_nor_the_runtime(tmp_pat
     assert "tdflow.lowering.kernel_data" in mods
     heavy = sorted(m for m in mods if m == "numpy" or m.startswith("tdflow.runtime"))
     assert heavy == [], heavy
+
+
+@pytest.mark.parametrize("command", ["verify", "opt", "lower", "run"])
+def test_no_dataclasses_on_the_program_commands_path(tmp_path, command):
+    """Issue 23: the value classes of the IR, the op definitions, formulas, patterns and plans
+    are tdflow.core.valueclass classes (``dataclasses`` generated and compiled ~6 methods per
+    class at import): none of these commands imports ``dataclasses``, and those without numpy
+    (which imports it) not ``inspect`` either, once the standard library's artifact is cached."""
+    import os
+
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    # (rich, which imports dataclasses, draws the tables only where COLUMNS/FORCE_COLOR ask)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    _modules(command, "small.mlir", cwd=tmp_path, env=env)  # fills the cache (ODS needs more)
+    status, mods = _modules(command, "small.mlir", cwd=tmp_path, env=env)
+    assert status == 0
+    assert "dataclasses" not in mods
+    if command != "run":
+        assert "inspect" not in mods
+
+
+def test_run_parses_and_verifies_its_program_once(tmp_path):
+    """Issue 23: ``tdflow run`` parses and verifies the program itself (its errors first), then
+    compiles that module (``compile_verified``): one parse, one verification."""
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    probe = """
+import sys, tdflow.cli
+from tdflow.dialect import ir
+from tdflow.dialect.ir import parser, verifier
+counts = {"parse": 0, "verify": 0}
+def counted(fn, key):
+    def wrapper(*a, **k):  # the lowering's own checks after each pass are not counted
+        if not sys._getframe(1).f_globals["__name__"].startswith("tdflow.lowering"):
+            counts[key] += 1
+        return fn(*a, **k)
+    return wrapper
+parser.parse_module = counted(parser.parse_module, "parse")
+verifier.verify_module = counted(verifier.verify_module, "verify")
+ir.parse_module, ir.verify_module = parser.parse_module, verifier.verify_module
+status = tdflow.cli.main(sys.argv[1:])
+print(status, counts["parse"], counts["verify"])
+"""
+    r = subprocess.run([sys.executable, "-c", probe, "run", "small.mlir"], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path)
+    assert r.stdout.split()[-3:] == ["0", "1", "1"], r.stdout + r.stderr
 
 
 FOLDED = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
