@@ -1,7 +1,7 @@
 """Op definitions: what a dialect knows about each op, read from TableGen records.
 
-Everything here is a frozen dataclass built once by :mod:`tdflow.dialect.ods`; lowering and the
-runtime read these fields and never touch records.
+Everything here is a frozen value class (:mod:`tdflow.core.valueclass`) built once by
+:mod:`tdflow.dialect.ods`; lowering and the runtime read these fields and never touch records.
 
 >>> from tdflow.dialect import standard_dialect      # doctest: +SKIP
 >>> op = standard_dialect().lookup("tdflow.leaky_relu")   # doctest: +SKIP

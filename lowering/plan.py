@@ -1,9 +1,9 @@
 """The ``ExecutablePlan``: what the runtime executes, and nothing else.
 
-A plan is plain data (frozen dataclasses): numbered buffers, an ordered list of kernel launches
-over those buffers, which buffers receive the function's arguments and which hold its results.
-Buffer reuse and in-place execution are already decided; the executor only allocates one array
-per buffer and calls kernels in order.
+A plan is plain data (frozen value classes): numbered buffers, an ordered list of kernel
+launches over those buffers, which buffers receive the function's arguments and which hold its
+results. Buffer reuse and in-place execution are already decided; the executor only allocates
+one array per buffer and calls kernels in order.
 
 >>> b0 = Buffer(0, (2, 3), "f32")
 >>> b0.nbytes

@@ -288,9 +288,9 @@ def compile_verified(module: Module, device: str = "cpu", entry: str | None = No
     verified again, and a static program is lowered in place (the caller gives it up).
 
     >>> from tdflow.dialect.ir import parse_module
-    >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n'
-    ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\n'
-    ...     '  return %0 : tensor<2xf32>\n}\n')
+    >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+    ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n'
+    ...     '  return %0 : tensor<2xf32>\\n}')
     >>> compile_verified(m)(np.array([-1.0, 2.0], np.float32))
     array([0., 2.], dtype=float32)
     """
