@@ -338,6 +338,15 @@ def _generic_init(cls, names, all_fields, slots, post):
                         for m in names)
 
     def __init__(self, *args, **kwargs):
+        if not kwargs and len(args) == n:  # every field given in order (the artifact's decoder)
+            if setters is None:
+                self.__dict__.update(zip(names, args))
+            else:
+                for s, v in zip(setters, args):
+                    s(self, v)
+            if post is not None:
+                post(self)
+            return
         if len(args) > n:
             raise TypeError(f"{qual}.__init__() takes {n + 1} positional arguments but "
                             f"{len(args) + 1} were given")
