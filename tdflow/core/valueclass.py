@@ -28,10 +28,12 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from .errors import TdflowError
+
 __all__ = ["FrozenInstanceError", "field", "fields", "replace", "value_class"]
 
 
-class FrozenInstanceError(AttributeError):
+class FrozenInstanceError(TdflowError, AttributeError):
     """Assigning or deleting a field of a frozen value class (as ``dataclasses``' error of the
     same name, an ``AttributeError``).
 
