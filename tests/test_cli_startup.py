@@ -321,6 +321,28 @@ def test_run_imports_only_the_kernel_modules_of_its_plan():
     gpu = sorted(m for m in mods if m.startswith(("tdflow.lowering.cuda", "tdflow.distributed",
                                                   "tdflow.runtime.backends.cuda")))
     assert gpu == [], gpu
+    # erf's module (decimal constants) for a program without erf, the failing-kernel report's
+    # (traceback): imported on first use only
+    assert not {"tdflow.lowering.erf_f32", "tdflow.dialect.user_code"} & mods
+
+
+def test_lower_of_a_file_with_a_long_path_draws_its_tables_without_rich(tmp_path):
+    """Issue 23: a location longer than its column of ``lower``'s launches table is cut short
+    with an ellipsis by tdflow.commands.table, as rich cuts it, without importing rich (~40 ms;
+    the start-up bench's own programs live in a long temporary path)."""
+    import os
+
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 3) / "programs"
+    deep.mkdir(parents=True)
+    (deep / "small.mlir").write_text(PROGRAM)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    probe = PROBE.replace("print(status)", "print(status, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", probe, "lower", str(deep / "small.mlir")],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.stderr.strip().splitlines()[-1] == "0", r.stderr
+    assert "…" in r.stdout  # the location was cut short here
+    mods = set(r.stdout.strip().splitlines()[-1].split())
+    assert not {m for m in mods if m.startswith("rich")}, mods
 
 
 MODULES_REGISTRY = "tdflow.runtime.kernels.registry"
