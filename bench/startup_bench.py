@@ -10,7 +10,10 @@ machine slows every column alike), after one warm-up round that fills tdflow's c
 bytecode cache. Reported per command: the median and best wall time, the median CPU time
 (user + system of the child, from ``getrusage``; steadier than wall time on a shared machine),
 and the ratio of the median CPU time to the reference tool's (``mlir-opt-19`` for commands
-that read programs, ``llvm-tblgen-19`` for ``tblgen``) measured in the same rounds.
+that read programs, ``llvm-tblgen-19`` for ``tblgen``) measured in the same rounds. Two rows
+give the scale of the machine in the same rounds: ``python -c pass`` (the interpreter's start)
+and ``import numpy`` (with ``numpy.random``, and numpy's BLAS pool sized as the ``tdflow``
+command sizes it: ``tdflow run``'s floor).
 
 The processes get a private cache dir and a bytecode cache of their own (this environment may
 set ``PYTHONDONTWRITEBYTECODE=1``; an installed package has its ``.pyc`` files).
@@ -69,10 +72,16 @@ def commands(work: Path, tdflow: list[str]) -> dict[str, tuple[list[str], str | 
         "ops --json": ([*tdflow, "ops", "--json"], None),
         "ops (table)": ([*tdflow, "ops"], None),
         "view --help": ([*tdflow, "view", "--help"], None),
+        # the interpreter's own start and numpy's import, for scale (`run` needs numpy)
+        "python -c pass": ([sys.executable, "-c", "pass"], None),
+        "import numpy": ([sys.executable, "-c", "import numpy, numpy.random"], None),
         "mlir-opt": (["mlir-opt-19", "--allow-unregistered-dialect", small], None),
         "llvm-tblgen": (["llvm-tblgen-19", td], None),
     }
 
+
+#: Measured in every run (``--only`` or not): the reference tools and the interpreter's scale.
+REFERENCES = ("mlir-opt", "llvm-tblgen", "python -c pass", "import numpy")
 
 #: Where each top-level package of the installed tdflow lives in a checkout (pyproject.toml).
 PACKAGE_DIRS = {"tdparser": "tdparser", "dialect": "dialect", "lowering": "lowering",
@@ -134,8 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmds = {name: spec for name, spec in commands(work, tdflow).items()
             if (shutil.which(spec[0][0]) or os.path.exists(spec[0][0]))
-            and (not args.only or name in args.only or name in ("mlir-opt", "llvm-tblgen"))}
+            and (not args.only or name in args.only or name in REFERENCES)}
     envs = {name: env for name in cmds}
+    if "import numpy" in cmds:  # numpy's BLAS pool as the tdflow command sizes it (blas_pool)
+        from tdflow.core.blas_pool import size_blas_pool
+
+        envs["import numpy"] = dict(env)
+        size_blas_pool(envs["import numpy"])
     if args.baseline:
         # `python -m tdflow` run in `work` (not this checkout) finds each tree's package on
         # PYTHONPATH, before this checkout's editable install
@@ -143,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         base_env = dict(env, TDFLOW_CACHE_DIR=str(work / "cache-base"),
                         PYTHONPATH=str(package_tree(args.baseline, work)))
         for name, (cmd, ref) in list(commands(work, [sys.executable, "-m", "tdflow"]).items()):
-            if name in cmds and cmd[0] == sys.executable:
+            if name in cmds and cmd[0] == sys.executable and name not in REFERENCES:
                 cmds[f"{name} ({args.baseline})"] = (cmd, ref)
                 envs[f"{name} ({args.baseline})"] = base_env
         order = [n for n in cmds if not n.endswith(f" ({args.baseline})")]
@@ -179,9 +193,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.baseline and base in cpus:
             ratio += f"{'; ' if ratio else ''}{cpu / statistics.median(cpus[base]):.2f}x " \
                      f"{args.baseline}"
+        verdict = "" if name in REFERENCES else (
+            "PASS" if statistics.median(walls[name]) < 0.1 else "MISS")
         rows.append((name, ms(statistics.median(walls[name])), ms(min(walls[name])), ms(cpu),
-                     ratio, "" if name in ("mlir-opt", "llvm-tblgen") else
-                     "PASS" if statistics.median(walls[name]) < 0.1 else "MISS"))
+                     ratio, verdict))
     head = ("command", "wall median ms", "wall best ms", "CPU median ms", "CPU ratio",
             "< 100 ms")
     if args.markdown:

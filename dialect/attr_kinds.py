@@ -32,10 +32,10 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
 from tdflow.core.errors import TdflowError
+from tdflow.core.valueclass import field, value_class
 
 from .element_types import DTYPE_NAMES as _ELEMENT_DTYPES
 
@@ -79,7 +79,7 @@ class DefaultError(TdflowError, ValueError):
     """A default value whose C++ spelling does not parse for its kind."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class EnumInfo:
     """An integer enum attribute's cases, in declaration order, and its storage type.
 

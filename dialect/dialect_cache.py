@@ -25,7 +25,6 @@ another tdflow) is reported once and the library is read from its records, as un
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tdflow.core.errors import TdflowError
+from tdflow.core.valueclass import fields, is_value_class
 
 FORMAT = 1
 MAGIC = "tdflow-dialect"
@@ -90,11 +90,10 @@ def _fields(cls: type) -> tuple[str, ...]:
 
 
 def _init_fields(cls: type) -> list[str]:
-    """A value class's ``__init__`` fields, in order: a dataclass's, or the ``field_names`` of
-    a :mod:`tdflow.core.plain` class (``Loc``: not a dataclass, to keep ``dataclasses`` off the
-    cold ``tdflow tblgen`` path)."""
-    if dataclasses.is_dataclass(cls):
-        return [f.name for f in dataclasses.fields(cls) if f.init]
+    """A value class's ``__init__`` fields, in order: a :mod:`tdflow.core.valueclass` class's,
+    or the ``field_names`` of a :mod:`tdflow.core.plain` class (``Loc``)."""
+    if is_value_class(cls):
+        return [f.name for f in fields(cls) if f.init]
     return list(cls.field_names)
 
 

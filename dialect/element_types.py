@@ -14,10 +14,10 @@ normalized once). The module imports nothing, so the dialect can use it without 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tdflow.core.valueclass import value_class
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class IntType:
     """One integer element type: MLIR spelling (``ui16``), width and sign.
 

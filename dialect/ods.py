@@ -16,13 +16,14 @@ Op records are found by shape, not by name:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Iterable
 
 from tdflow.tdparser.errors import TdError
 from tdflow.tdparser.records import Dag, DefRef, Record, RecordKeeper
+
+from tdflow.core.valueclass import replace
 
 from .attr_kinds import KIND_BY_ATTR, SCALAR_KINDS, DefaultError, EnumInfo, parse_default
 from .opdef import (
@@ -198,10 +199,10 @@ class _Reader:
         )
         sig = f.get("signature")
         if isinstance(sig, str) and sig.strip():
-            opdef = dataclasses.replace(opdef, signatures=self.signature_lines(opdef, sig))
+            opdef = replace(opdef, signatures=self.signature_lines(opdef, sig))
         grad = f.get("grad")
         if isinstance(grad, str) and grad.strip():
-            opdef = dataclasses.replace(opdef, grad_code=grad, grad_loc=self.code_start(
+            opdef = replace(opdef, grad_code=grad, grad_loc=self.code_start(
                 opdef, "grad", grad))
         code = f.get("formula")
         if isinstance(code, str) and code.strip():
@@ -236,7 +237,7 @@ class _Reader:
                 first.others = rest
                 raise first
             cache.store(key, checked)
-        by_name = {opdef.name: dataclasses.replace(opdef, formula=c)
+        by_name = {opdef.name: replace(opdef, formula=c)
                    for (opdef, _), c in zip(self.formula_jobs, checked)}
         return [by_name.get(op.name, op) for op in ops]
 

@@ -1,7 +1,7 @@
 """Op definitions: what a dialect knows about each op, read from TableGen records.
 
-Everything here is a frozen dataclass built once by :mod:`tdflow.dialect.ods`; lowering and the
-runtime read these fields and never touch records.
+Everything here is a frozen value class (:mod:`tdflow.core.valueclass`) built once by
+:mod:`tdflow.dialect.ods`; lowering and the runtime read these fields and never touch records.
 
 >>> from tdflow.dialect import standard_dialect      # doctest: +SKIP
 >>> op = standard_dialect().lookup("tdflow.leaky_relu")   # doctest: +SKIP
@@ -11,8 +11,9 @@ runtime read these fields and never touch records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from tdflow.core.valueclass import field, value_class
 
 # Operand / result arity.
 SINGLE = "single"
@@ -45,7 +46,7 @@ FORMULA_HOOKS: tuple[str, ...] = ("infer_logical_tensor_desc", "infer_physical_t
 HOOK_KINDS: tuple[str, ...] = tuple(FLAG_TO_HOOK.values())
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class SourceLocation:
     """Where an op was defined: ``file:line`` (column when known)."""
 
@@ -57,7 +58,7 @@ class SourceLocation:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class ValueDef:
     """An operand or result: ``name``, type ``constraint`` and ``arity``.
 
@@ -92,7 +93,7 @@ ResultDef = ValueDef
 RULE_KINDS = ("axis", "axes", "pair", "perm", "dims")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class AttrRule:
     """What an attribute's value is (read from the record's ``TDF_*Attr`` wrapper; applied by
     :func:`tdflow.dialect.attr_normalize.normalize_attrs`).
@@ -112,7 +113,7 @@ class AttrRule:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class AttrDef:
     """An attribute: ``kind`` (see :data:`tdflow.dialect.attr_kinds.KINDS`), parsed ``default``.
 
@@ -141,7 +142,7 @@ class AttrDef:
         return self.default_text is not None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class TraitDef:
     """A trait with its template arguments (``ParamNativeOpTrait<"HasParent", "FuncOp">``)."""
 
@@ -152,7 +153,7 @@ class TraitDef:
         return f"{self.name}<{', '.join(self.args)}>" if self.args else self.name
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class OpDef:
     """One op of a dialect.
 

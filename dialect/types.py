@@ -9,8 +9,9 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from tdflow.core.valueclass import value_class
 
 # The element types tdflow computes in come from one table (dialect/element_types.py).
 from .element_types import DTYPE_NAMES, INT_TYPES
@@ -60,7 +61,7 @@ def dtype_from_numpy(dt) -> str:
                          f"{', '.join(sorted(from_numpy.values()))}") from None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class TensorType:
     """A tensor type. ``shape`` is ``None`` when unranked; a dim is ``None`` when dynamic."""
 
@@ -146,7 +147,7 @@ class TensorType:
         return cls(tuple(shape), dtype)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class FunctionType:
     """A function type ``(T, T) -> T``; used by ``func.func`` and as a type attribute.
 

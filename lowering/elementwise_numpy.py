@@ -56,7 +56,6 @@ from tdflow.lowering import elementwise_blocks
 from tdflow.lowering.elementwise_blocks import BLOCK, BlockRunner
 from tdflow.lowering.elementwise_native import with_native
 from tdflow.lowering.elementwise_segments import with_segments
-from tdflow.lowering.erf_f32 import erf_ufunc
 
 _UFUNCS: dict[str, np.ufunc] = {
     "neg": np.negative, "abs": np.absolute, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
@@ -221,7 +220,7 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
             dest = ("out", 0) if n is expr else new_temp(dt)
         if isinstance(n, Unary):
             warns |= n.op in _WARNING_OPS
-            f = {"erf": erf_ufunc, "rsqrt": _rsqrt, **_PREDICATES}.get(n.op) or _UFUNCS[n.op]
+            f = _special_function(n.op) or _UFUNCS[n.op]
             steps_spec.append(("ufunc", f, tuple(args), dest, dt))
         elif isinstance(n, Binary):
             warns |= n.op in _WARNING_OPS
@@ -387,6 +386,14 @@ def render_numpy(expr: Expr, in_dtypes: Sequence[str], out_dtype: str | None = N
     return NumpyProgram(expr, in_dtypes, out_dtype, run, len(steps), n_temp)
 
 
+def _special_function(op: str) -> Callable[..., Any] | None:
+    """The function of a unary op numpy has no ufunc for (erf, rsqrt, the predicates)."""
+    if op == "erf":  # imported on first use: it builds decimal constants (start-up, issue 23)
+        from tdflow.lowering.erf_f32 import erf_ufunc
+        return erf_ufunc
+    return _rsqrt if op == "rsqrt" else _PREDICATES.get(op)
+
+
 def numpy_function(n: Expr) -> Callable[..., Any] | None:
     """The function a plain ``ufunc`` step of node ``n`` calls (``f(a[, b], out=, dtype=)``),
     or ``None`` when the node is rendered otherwise (comparisons, selects, casts).
@@ -396,7 +403,7 @@ def numpy_function(n: Expr) -> Callable[..., Any] | None:
     (True, None)
     """
     if isinstance(n, Unary):
-        return {"erf": erf_ufunc, "rsqrt": _rsqrt, **_PREDICATES}.get(n.op) or _UFUNCS.get(n.op)
+        return _special_function(n.op) or _UFUNCS.get(n.op)
     if isinstance(n, Binary) and n.op not in COMPARE_OPS:
         return _UFUNCS.get(n.op)
     return None

@@ -20,11 +20,12 @@ choosing ``int_operand``/``float_operand``) must set one of its flags, as OneFlo
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.formula.dtypes import FLOATS, INTS, NUMERIC, formula_dtypes
 from tdflow.dialect.formula.expr import Expr, bind
+
+from tdflow.core.valueclass import field, value_class
 
 if TYPE_CHECKING:
     from tdflow.dialect.opdef import OpDef
@@ -35,7 +36,7 @@ __all__ = ["ELEMENTWISE_OPS", "ElementwiseDef", "elementwise_def", "FLOATS", "IN
 SCALAR_FLAGS = ("has_int_operand", "has_float_operand")
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class ElementwiseDef:
     """An elementwise op: operand names, formula, attribute defaults and supported dtypes.
 

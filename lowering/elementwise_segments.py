@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,6 +47,8 @@ from tdflow.lowering.elementwise_native import (
     native_kernels,
 )
 
+from tdflow.core.valueclass import value_class
+
 __all__ = ["BLOCK", "MIN_GAIN", "NUMPY_COST", "NUMPY_COST_F32", "USE_SEGMENTS", "SegmentPlan",
            "Stage", "plan_segments", "with_segments"]
 
@@ -59,7 +60,7 @@ BLOCK = 1 << 18
 USE_SEGMENTS = True
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class Stage:
     """One step over a block. ``kind`` is ``"native"`` (``expr`` over ``Input(j)`` for the
     ``j``-th of ``args``, of types ``in_dtypes``, rendered by the C loop) or ``"numpy"``
@@ -76,7 +77,7 @@ class Stage:
     func: Callable[..., Any] | None = None
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class SegmentPlan:
     """The stages of an expression in order; ``consts`` (registers ``n_in...``), then
     ``n_temps`` block buffers of ``dtype``, then the output register ``out``."""

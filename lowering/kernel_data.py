@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tdflow.core.valueclass import value_class
 
 SHIPPED = Path(__file__).with_name("kernel_table_cpu.json")
 FORMAT = 1
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class DataKernel:
     """One kernel as the shipped table describes it (what selection needs, no code)."""
 
@@ -118,31 +119,49 @@ class DataKernelTable:
         if data.get("format") != FORMAT:
             raise ValueError(f"kernel table format {data.get('format')!r}, expected {FORMAT}")
         self.device = data["device"]
-        self._by_op: dict[str, list[DataKernel]] = {}
-        self._by_name: dict[str, DataKernel] = {}
+        # Each op's entries become DataKernels when the op is first asked about: a program
+        # asks about a handful of the ~150 ops (~440 kernels: a few ms of `lower`'s start-up)
+        self._entries: dict[str, list[Mapping[str, Any]]] = {}
+        self._by_name: dict[str, Mapping[str, Any]] = {}
         for k in data["kernels"]:
-            dk = DataKernel(k["name"], k["op"], k["device"],
-                            None if k["dtypes"] is None else frozenset(k["dtypes"]), k["match"],
-                            k["priority"], {o: i for o, i in k["inplace"]}, k["describe"],
-                            k.get("module"))
-            self._by_op.setdefault(dk.op, []).append(dk)
-            self._by_name[dk.name] = dk
+            self._entries.setdefault(k["op"], []).append(k)
+            self._by_name[k["name"]] = k
+        self._by_op: dict[str, list[DataKernel]] = {}
         self._aliases = dict(data["aliases"])
         self._load = load
         self._real: Any = None
 
-    def _kernels_of(self, op: str) -> Sequence[DataKernel]:
+    def _own(self, op: str) -> list[DataKernel]:
+        """``op``'s own kernels (made from their entries on first use)."""
         own = self._by_op.get(op)
+        if own is None:
+            own = self._by_op[op] = [
+                DataKernel(k["name"], k["op"], k["device"],
+                           None if k["dtypes"] is None else frozenset(k["dtypes"]), k["match"],
+                           k["priority"], {o: i for o, i in k["inplace"]}, k["describe"],
+                           k.get("module")) for k in self._entries.get(op, ())]
+        return own
+
+    def _kernels_of(self, op: str) -> Sequence[DataKernel]:
+        own = self._own(op)
         if own:
             return own
         serving = self._aliases.get(op)
-        return self._by_op.get(serving, ()) if serving is not None else ()
+        return self._own(serving) if serving is not None else ()
 
     def ops(self) -> list[str]:
         """Every op with a kernel on this device, sorted."""
-        names = set(self._by_op) | set(self._aliases)
+        names = set(self._entries) | set(self._aliases)
         return sorted(op for op in names
-                      if any(k.device == self.device for k in self._kernels_of(op)))
+                      if any(k["device"] == self.device for k in self._entries_of(op)))
+
+    def _entries_of(self, op: str) -> Sequence[Mapping[str, Any]]:
+        """The entries ``_kernels_of`` makes its kernels from (an alias: its server's)."""
+        own = self._entries.get(op)
+        if own:
+            return own
+        serving = self._aliases.get(op)
+        return self._entries.get(serving, ()) if serving is not None else ()
 
     def candidates(self, op: str) -> list[DataKernel]:
         """``op``'s kernels on this device, in registration order."""
@@ -167,7 +186,7 @@ class DataKernelTable:
         'tdflow.runtime.kernels.softmax'
         """
         k = self._by_name.get(name)
-        return None if k is None else k.module
+        return None if k is None else k.get("module")
 
     def get(self, name: str) -> Any:
         """The runtime's kernel named ``name`` (its code), from the table ``load`` builds."""

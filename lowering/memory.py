@@ -20,12 +20,12 @@ is still read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from tdflow.core.valueclass import field, value_class
 
 from .plan import nbytes_of
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Step:
     """One launch, in value ids; ``in_place`` are ``(output_index, input_index)`` the kernel
     allows. ``view``: the output (index 0) may be the input 0's buffer itself while that input
@@ -37,7 +37,7 @@ class Step:
     view: bool = False
 
 
-@dataclass
+@value_class
 class Assignment:
     """Result of ``assign_buffers``: value -> buffer, each buffer's capacity and dtype."""
 

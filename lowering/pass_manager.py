@@ -20,10 +20,10 @@ import importlib
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from tdflow.core.errors import TdflowError
+from tdflow.core.valueclass import field, value_class
 
 from .passes import PASSES
 
@@ -89,7 +89,7 @@ def _diag_message(d: Any) -> str:
     return str(getattr(d, "message", d))
 
 
-@dataclass
+@value_class
 class PassContext:
     """What passes share: inputs from the caller and results for later passes.
 
@@ -236,13 +236,13 @@ def _split_top(text: str) -> list[str]:
     return items
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class PassTiming:
     name: str
     seconds: float
 
 
-@dataclass
+@value_class
 class LoweringResult:
     """What a pipeline run leaves: the rewritten module, plans per function, timings."""
 

@@ -27,11 +27,12 @@ by then is reported (``GreedyResult.converged``), as MLIR's driver does.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.ir import RETURN, Operation, Rewriter
 from tdflow.dialect.patterns.model import OpNode, Pattern
+
+from tdflow.core.valueclass import field, value_class
 
 from .ir_access import is_pure
 from .patterns_build import BuildFailed, build_results
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["Fired", "GreedyResult", "PatternIndex", "apply_greedily"]
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class Fired:
     """One rewrite: which pattern, on which op (name) at which location."""
 
@@ -55,7 +56,7 @@ class Fired:
     loc: Any
 
 
-@dataclass
+@value_class
 class GreedyResult:
     changed: bool = False
     converged: bool = True

@@ -27,7 +27,6 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_convert import to_value
@@ -40,6 +39,7 @@ from tdflow.dialect.patterns.native_registry import current_natives
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
 from tdflow.core.errors import TdflowError
+from tdflow.core.valueclass import field, value_class
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -62,7 +62,7 @@ class PatternError(TdflowError):
         return f"error: {self}"
 
 
-@dataclass
+@value_class
 class Match:
     """What a successful match bound: ``values`` by name (IR values, attribute Python values,
     tuples of values for variadic operands) and the matched ``ops``, root first."""

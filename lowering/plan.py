@@ -1,9 +1,9 @@
 """The ``ExecutablePlan``: what the runtime executes, and nothing else.
 
-A plan is plain data (frozen dataclasses): numbered buffers, an ordered list of kernel launches
-over those buffers, which buffers receive the function's arguments and which hold its results.
-Buffer reuse and in-place execution are already decided; the executor only allocates one array
-per buffer and calls kernels in order.
+A plan is plain data (frozen value classes): numbered buffers, an ordered list of kernel
+launches over those buffers, which buffers receive the function's arguments and which hold its
+results. Buffer reuse and in-place execution are already decided; the executor only allocates
+one array per buffer and calls kernels in order.
 
 >>> b0 = Buffer(0, (2, 3), "f32")
 >>> b0.nbytes
@@ -22,11 +22,12 @@ per buffer and calls kernels in order.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from tdflow.dialect.element_types import INT_TYPES
+
+from tdflow.core.valueclass import field, value_class
 
 #: Bytes per element as the CPU holds it (``dialect.types.DTYPES[d].itemsize``: bf16 is computed
 #: in f32), written out so that planning never imports numpy (``tdflow lower``'s start-up; a
@@ -44,7 +45,7 @@ def nbytes_of(shape: tuple[int, ...], dtype: str) -> int:
     return n * ITEMSIZE[dtype]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Buffer:
     """One allocation. Several SSA values may share it when their lifetimes do not overlap."""
 
@@ -57,7 +58,7 @@ class Buffer:
         return nbytes_of(self.shape, self.dtype)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Launch:
     """One kernel call: ``kernel(inputs..., outputs..., **attrs)`` on buffer ids.
 
@@ -93,7 +94,7 @@ class Launch:
         return f"{outs} = {self.kernel}({ins}){extra}  ; {self.op} @ {self.loc}"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Argument:
     """A function argument bound to a buffer. Donated arguments may be overwritten in place."""
 
@@ -104,7 +105,7 @@ class Argument:
     donated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Result:
     """A function result read from a buffer after the last launch."""
 
@@ -113,7 +114,7 @@ class Result:
     dtype: str
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class ExecutablePlan:
     """Ordered launches over numbered buffers; see the module docstring.
 

@@ -267,20 +267,50 @@ def compile(source: Module | str | os.PathLike[str], device: str = "cpu", entry:
     lowered per argument shapes when called.
     """
     from tdflow.dialect.ir import DiagnosticError, verify_module
-    from tdflow.dialect.types import TensorType
-
-    from .op_kernels import selection_table
 
     _check_compile_options(device, entry, pipeline, donate, mode)
     loader = module_loader(source)
     module = loader()
     if not len(module):
         raise CompileOptionError("source", "the program has no function to compile")
-    entry = entry or module.funcs[0].name
     context = context_of(ops)
     errors = [d for d in verify_module(module, context) if d.severity == "error"]
     if errors:
         raise DiagnosticError(errors)
+    return _compile_module(module, loader, device, entry, pipeline, donate, mode, context)
+
+
+def compile_verified(module: Module, device: str = "cpu", entry: str | None = None, *,
+                     pipeline: str | None = None, donate: Sequence[str] = (),
+                     mode: str = "auto", ops: Dialect | None = None) -> CompiledProgram:
+    """:func:`compile` of a ``Module`` the caller has just parsed and verified with ``ops``
+    (``tdflow run`` does, to report the program's errors first): it is neither copied nor
+    verified again, and a static program is lowered in place (the caller gives it up).
+
+    >>> from tdflow.dialect.ir import parse_module
+    >>> m = parse_module('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+    ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n'
+    ...     '  return %0 : tensor<2xf32>\\n}')
+    >>> compile_verified(m)(np.array([-1.0, 2.0], np.float32))
+    array([0., 2.], dtype=float32)
+    """
+    _check_compile_options(device, entry, pipeline, donate, mode)
+    if not len(module):
+        raise CompileOptionError("source", "the program has no function to compile")
+    return _compile_module(module, module.clone, device, entry, pipeline, donate, mode,
+                           context_of(ops))
+
+
+def _compile_module(module: Module, loader: Callable[[], Module], device: str,
+                    entry: str | None, pipeline: str | None, donate: Sequence[str], mode: str,
+                    context: Dialect) -> CompiledProgram:
+    """``compile``'s work after the verification: ``loader`` gives a fresh copy of the
+    program for each specialisation of a dynamic one."""
+    from tdflow.dialect.types import TensorType
+
+    from .op_kernels import selection_table
+
+    entry = entry or module.funcs[0].name
     try:
         func = module[entry]
     except KeyError as exc:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
-from tdflow.dialect.user_code import raised_at
 from tdflow.lowering.plan import ExecutablePlan, Launch
 from tdflow.runtime.kernels._util import settle as _settle
 
@@ -71,6 +70,9 @@ class KernelFailure(TdflowError, RuntimeError):
     """A kernel raised while running a plan; names the op and its source location."""
 
     def __init__(self, launch: Launch, original: BaseException):
+        # imported when a kernel fails: it imports sysconfig and traceback (start-up of `run`)
+        from tdflow.dialect.user_code import raised_at
+
         self.launch = launch
         self.original = original
         super().__init__(f"'{launch.op}' at {launch.loc} (kernel {launch.kernel}) failed"

@@ -26,7 +26,7 @@ except SystemExit as exc:  # --help
 print(status)
 print(" ".join(sorted(m for m in sys.modules
                      if m.startswith(("tdflow", "numpy", "lark", "pickle", "rich", "concurrent",
-                                      "importlib.resources")))))
+                                      "importlib.resources", "dataclasses", "inspect")))))
 """
 
 # Modules of the commands package every command may use: the table, the error boundary and
@@ -224,6 +224,51 @@ def test_lower_of_the_standard_ops_imports_neither_numpy_nor_the_runtime(tmp_pat
     assert heavy == [], heavy
 
 
+@pytest.mark.parametrize("command", ["verify", "opt", "lower", "run"])
+def test_no_dataclasses_on_the_program_commands_path(tmp_path, command):
+    """Issue 23: the value classes of the IR, the op definitions, formulas, patterns and plans
+    are tdflow.core.valueclass classes (``dataclasses`` generated and compiled ~6 methods per
+    class at import): none of these commands imports ``dataclasses``, and those without numpy
+    (which imports it) not ``inspect`` either, once the standard library's artifact is cached."""
+    import os
+
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    # (rich, which imports dataclasses, draws the tables only where COLUMNS/FORCE_COLOR ask)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    _modules(command, "small.mlir", cwd=tmp_path, env=env)  # fills the cache (ODS needs more)
+    status, mods = _modules(command, "small.mlir", cwd=tmp_path, env=env)
+    assert status == 0
+    assert "dataclasses" not in mods
+    if command != "run":
+        assert "inspect" not in mods
+
+
+def test_run_parses_and_verifies_its_program_once(tmp_path):
+    """Issue 23: ``tdflow run`` parses and verifies the program itself (its errors first), then
+    compiles that module (``compile_verified``): one parse, one verification."""
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    probe = """
+import sys, tdflow.cli
+from tdflow.dialect import ir
+from tdflow.dialect.ir import parser, verifier
+counts = {"parse": 0, "verify": 0}
+def counted(fn, key):
+    def wrapper(*a, **k):  # the lowering's own checks after each pass are not counted
+        if not sys._getframe(1).f_globals["__name__"].startswith("tdflow.lowering"):
+            counts[key] += 1
+        return fn(*a, **k)
+    return wrapper
+parser.parse_module = counted(parser.parse_module, "parse")
+verifier.verify_module = counted(verifier.verify_module, "verify")
+ir.parse_module, ir.verify_module = parser.parse_module, verifier.verify_module
+status = tdflow.cli.main(sys.argv[1:])
+print(status, counts["parse"], counts["verify"])
+"""
+    r = subprocess.run([sys.executable, "-c", probe, "run", "small.mlir"], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path)
+    assert r.stdout.split()[-3:] == ["0", "1", "1"], r.stdout + r.stderr
+
+
 FOLDED = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = "tdflow.constant"() {dtype = f32, floating_value = -2.5 : f64, is_floating_value = true, shape = [4]} : () -> tensor<4xf32>
   %a = "tdflow.abs"(%c) : (tensor<4xf32>) -> tensor<4xf32>
@@ -276,6 +321,28 @@ def test_run_imports_only_the_kernel_modules_of_its_plan():
     gpu = sorted(m for m in mods if m.startswith(("tdflow.lowering.cuda", "tdflow.distributed",
                                                   "tdflow.runtime.backends.cuda")))
     assert gpu == [], gpu
+    # erf's module (decimal constants) for a program without erf, the failing-kernel report's
+    # (traceback): imported on first use only
+    assert not {"tdflow.lowering.erf_f32", "tdflow.dialect.user_code"} & mods
+
+
+def test_lower_of_a_file_with_a_long_path_draws_its_tables_without_rich(tmp_path):
+    """Issue 23: a location longer than its column of ``lower``'s launches table is cut short
+    with an ellipsis by tdflow.commands.table, as rich cuts it, without importing rich (~40 ms;
+    the start-up bench's own programs live in a long temporary path)."""
+    import os
+
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 3) / "programs"
+    deep.mkdir(parents=True)
+    (deep / "small.mlir").write_text(PROGRAM)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    probe = PROBE.replace("print(status)", "print(status, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", probe, "lower", str(deep / "small.mlir")],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.stderr.strip().splitlines()[-1] == "0", r.stderr
+    assert "…" in r.stdout  # the location was cut short here
+    mods = set(r.stdout.strip().splitlines()[-1].split())
+    assert not {m for m in mods if m.startswith("rich")}, mods
 
 
 MODULES_REGISTRY = "tdflow.runtime.kernels.registry"

@@ -24,10 +24,10 @@ def rich_output(t: plain.Table, width: int) -> str:
     return out.getvalue()
 
 
-def make(title, justify, columns, rows) -> plain.Table:
+def make(title, justify, columns, rows, overflow="fold") -> plain.Table:
     t = plain.Table(title=title, title_justify=justify)
     for header, col_justify, min_width in columns:
-        t.add_column(header, justify=col_justify, min_width=min_width, overflow="fold")
+        t.add_column(header, justify=col_justify, min_width=min_width, overflow=overflow)
     for row in rows:
         t.add_row(*row)
     return t
@@ -127,13 +127,13 @@ folding_cells = (st.lists(words, max_size=6).map(" ".join)
 
 
 @st.composite
-def wide_tables(draw):
+def wide_tables(draw, overflow="fold"):
     n = draw(st.integers(1, 6))
     rows = draw(st.lists(st.tuples(*[folding_cells] * n), min_size=1, max_size=4))
     columns = [(f"h{i}" + draw(st.sampled_from(["", " name", "\nx"])),
                 draw(st.sampled_from(["left", "right"])), None) for i in range(n)]
     return make(draw(st.none() | words), draw(st.sampled_from(["left", "right", "center"])),
-                columns, rows)
+                columns, rows, overflow)
 
 
 @settings(max_examples=400, deadline=None)
@@ -144,6 +144,32 @@ def test_tables_rich_folds_are_folded_here_alike(t, width):
     text = t.render_plain(width)
     if text is not None:
         assert text == rich_output(t, width)
+
+
+@settings(max_examples=400, deadline=None)
+@given(wide_tables("ellipsis"), st.integers(8, 90))
+def test_tables_rich_cuts_short_are_cut_here_alike(t, width):
+    """Columns of rich's default overflow (``"ellipsis"``, ``tdflow lower``'s launches): a word
+    longer than its narrowed column ends in an ellipsis; the same characters as rich's."""
+    text = t.render_plain(width)
+    if text is not None:
+        assert text == rich_output(t, width)
+
+
+def test_a_long_location_in_lowers_launches_is_cut_here_as_rich_cuts_it():
+    """``tdflow lower /a/long/path.mlir``: the location does not fit the 120 columns; rich
+    narrows the widest columns and ends the cell with an ellipsis; so does the table here
+    (rich was imported for it: ~40 ms of the command)."""
+    t = plain.Table(title="launches", title_justify="left")
+    for col in ("#", "kernel", "inputs", "outputs", "in-place", "op", "loc"):
+        t.add_column(col)
+    loc = "/tmp/tdflow-startup-abcdefgh/a-rather-long-folder-name/small.mlir:2:8"
+    t.add_row("0", "cpu.fused_elementwise", "buf0, buf1", "buf2", "out0<-in0",
+              "tdflow.fused_elementwise", loc)
+    t.add_row("1", "cpu.matmul", "buf2, buf3", "buf4", "", "tdflow.matmul", loc)
+    text = t.render_plain(120)
+    assert text is not None and "…" in text
+    assert text == rich_output(t, 120)
 
 
 def test_the_ops_table_is_printed_here_as_rich_prints_it(monkeypatch):

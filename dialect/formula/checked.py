@@ -11,17 +11,17 @@ back from its cached artifact imports neither.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from tdflow.core.errors import SourceLoc
+from tdflow.core.valueclass import field, value_class
 
 from .expr import Expr, bind
 
 Pos = tuple[int, int]
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class Formula:
     """A parsed formula: its statements, and where its text starts in the ``.td`` file.
 
@@ -51,7 +51,7 @@ class Formula:
         return len(lines), len(lines[-1]) + 1
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class CheckedFormula:
     """A formula that type-checked against its op, as expression trees.
 

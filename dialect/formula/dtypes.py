@@ -30,10 +30,11 @@ The rules (the same sets ``lowering/elementwise_ops.py`` gave by hand):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tdflow.dialect.element_types import FLOAT_DTYPES, INT_DTYPES
+
+from tdflow.core.valueclass import value_class
 
 from .checked import CheckedFormula
 from .expr import (
@@ -65,7 +66,7 @@ _BOOL_BITWISE = (BITWISE_BINARY_OPS - {"left_shift", "right_shift"}) | {"bitwise
 _PLACEHOLDER = {"bool": False, "si32": 0, "si64": 0, "f32": 0.0, "f64": 0.0}
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class _Facts:
     """What a subtree is when every input is an integer.
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tdflow.dialect.element_types import DTYPE_NAMES
+
+from tdflow.core.valueclass import value_class
 
 __all__ = ["Scalar", "TRIG_OPS", "FLOAT_UNARY_OPS", "PREDICATE_UNARY_OPS", "BITWISE_UNARY_OPS", "BITWISE_BINARY_OPS", "UNARY_OPS", "ARITH_BINARY_OPS", "COMPARE_OPS", "LOGICAL_BINARY_OPS", "BINARY_OPS", "INT_ONLY_OPS", "CAST_DTYPES", "as_expr", "Expr", "Input", "Attr", "Const", "Unary", "Binary", "Select", "Cast",
            "transform"]
@@ -53,7 +54,7 @@ def as_expr(value: Expr | Scalar) -> Expr:
     raise TypeError(f"expected an Expr or a Python number, got {type(value).__name__}")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Expr:
     """Base of the expression nodes; arithmetic operators build new nodes."""
 
@@ -112,7 +113,7 @@ class Expr:
         return ()
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@value_class(frozen=True, slots=True)
 class Input(Expr):
     """The kernel's ``index``-th input, an element of it."""
 
@@ -126,7 +127,7 @@ class Input(Expr):
         return f"in{self.index}"
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@value_class(frozen=True, slots=True)
 class Attr(Expr):
     """An attribute of the op, replaced by a :class:`Const` when the kernel is built."""
 
@@ -136,7 +137,7 @@ class Attr(Expr):
         return f"@{self.name}"
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@value_class(frozen=True, slots=True)
 class Const(Expr):
     """A literal. It adopts the type of the values it meets (a "weak" scalar).
 
@@ -169,7 +170,7 @@ class Const(Expr):
         return hash(self._literal())
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@value_class(frozen=True, slots=True)
 class Unary(Expr):
     """``op(x)`` for an ``op`` of :data:`UNARY_OPS`: ``Unary("exp", Input(0))``."""
 
@@ -187,7 +188,7 @@ class Unary(Expr):
         return f"{self.op}({self.x!r})"
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@value_class(frozen=True, slots=True)
 class Binary(Expr):
     """``op(a, b)`` for an ``op`` of :data:`BINARY_OPS`: ``Binary("add", Input(0), Const(1.0))``."""
 
@@ -206,7 +207,7 @@ class Binary(Expr):
         return f"{self.op}({self.a!r}, {self.b!r})"
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@value_class(frozen=True, slots=True)
 class Select(Expr):
     """``cond ? a : b``."""
 
@@ -221,7 +222,7 @@ class Select(Expr):
         return f"where({self.cond!r}, {self.a!r}, {self.b!r})"
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@value_class(frozen=True, slots=True)
 class Cast(Expr):
     """Convert to an element type (MLIR spelling, ``f32``); floats to ints truncate, as in C."""
 

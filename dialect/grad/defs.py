@@ -11,12 +11,12 @@ build on these; :mod:`.core` picks among them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tdflow.dialect.types import FLOAT_DTYPES, TensorType
 
 from tdflow.core.errors import TdflowError
+from tdflow.core.valueclass import field, value_class
 
 if TYPE_CHECKING:
     from tdflow.dialect.opdef import OpDef
@@ -51,7 +51,7 @@ class Emitter(Protocol):
         """The value's tensor type."""
 
 
-@dataclass
+@value_class
 class Forward:
     """One application of an op, as its gradient sees it.
 
@@ -72,7 +72,7 @@ class Forward:
 Rule = Callable[[Emitter, Forward], Mapping[str, Any]]
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class GradDef:
     """An op's gradient: ``fn(emitter, forward) -> {input name: gradient or None}``.
 

@@ -18,10 +18,10 @@ unranked tensor (``tensor<*xf32>``). Hooks propagate unknowns rather than failin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from tdflow.core.errors import TdflowError
+from tdflow.core.valueclass import value_class
 
 from ..opdef import OpDef
 from ..types import TensorType
@@ -151,7 +151,7 @@ class InferContext:
         raise HookError(message, attr=attr, operand=operand)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class SbpSignature:
     """One SBP signature: a parallel distribution for every input and output blob.
 
@@ -173,7 +173,7 @@ class SbpSignature:
         return {"inputs": dict(self.inputs), "outputs": dict(self.outputs)}
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class InputArgModifier:
     """OneFlow's ``InputArgModifier``: ``is_mutable`` (written in place), ``requires_grad``."""
 

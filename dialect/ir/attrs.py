@@ -40,8 +40,9 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from tdflow.core.valueclass import field, value_class
 
 __all__ = [
     "Attribute", "BoolAttr", "IntegerAttr", "FloatAttr", "StringAttr", "ArrayAttr",
@@ -176,7 +177,7 @@ class Attribute:
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class BoolAttr(Attribute):
     """``true`` / ``false``."""
 
@@ -186,7 +187,7 @@ class BoolAttr(Attribute):
         return "true" if self.value else "false"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class IntegerAttr(Attribute):
     """An integer of builtin type ``type`` (``i64`` when written without one)."""
 
@@ -197,7 +198,7 @@ class IntegerAttr(Attribute):
         return str(self.value) if self.type == "i64" else f"{self.value} : {self.type}"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@value_class(frozen=True, slots=True, eq=False)
 class FloatAttr(Attribute):
     """A float of type ``type`` (``f64`` when written without one), rounded to that type.
 
@@ -225,7 +226,7 @@ class FloatAttr(Attribute):
         return s if self.type == "f64" and not s.startswith("0x") else f"{s} : {self.type}"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class StringAttr(Attribute):
     """A quoted string: ``"channels_first"``."""
 
@@ -235,7 +236,7 @@ class StringAttr(Attribute):
         return escape_string(self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class ArrayAttr(Attribute):
     """``[a, b, ...]``: a tuple of attributes."""
 
@@ -257,7 +258,7 @@ class ArrayAttr(Attribute):
 _DENSE_TYPES = frozenset({"i1", "i8", "i16", "i32", "i64", "f32", "f64"})
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@value_class(frozen=True, slots=True, eq=False)
 class DenseArrayAttr(Attribute):
     """``array<i64: 1, 0>``: element type (i1, i8, i16, i32, i64, f32, f64) and Python values."""
 
@@ -308,7 +309,7 @@ class DenseArrayAttr(Attribute):
         return self.value[i]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class TypeAttr(Attribute):
     """A type used as an attribute value: ``f16``, ``i64``, ``tensor<4xf32>``, ``(T) -> T``."""
 
@@ -318,7 +319,7 @@ class TypeAttr(Attribute):
         return str(self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class UnitAttr(Attribute):
     """The unit attribute: a name present without a value (``{fused}`` or ``{fused = unit}``)."""
 
@@ -329,7 +330,7 @@ class UnitAttr(Attribute):
 UNIT = UnitAttr()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class DictAttr(Attribute):
     """``{a = 1, b}``: ``value`` is a tuple of ``(name, attr)`` pairs, sorted by name (as MLIR
     keeps dictionary attributes, so equality does not depend on the written order)."""
@@ -346,7 +347,7 @@ class DictAttr(Attribute):
         return dict(self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class SymbolRefAttr(Attribute):
     """``@name``: a reference to a function."""
 
@@ -356,7 +357,7 @@ class SymbolRefAttr(Attribute):
         return "@" + (self.value if _BARE_NAME.match(self.value) else escape_string(self.value))
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class OpaqueAttr(Attribute):
     """An attribute tdflow does not interpret, kept as its text: a dialect attribute
     (``#sbp.S<0>``, ``#sbp.parallel<[] -> [#sbp.B]>``) or a builtin one it has no model for
@@ -368,7 +369,7 @@ class OpaqueAttr(Attribute):
         return self.text
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class DenseElementsAttr(Attribute):
     """``dense<[1.0, 2.0]> : tensor<2xf32>``: the elements of a constant tensor.
 
@@ -463,7 +464,7 @@ def blob_text(blob: str | bytes) -> str:
     return escape_string(blob)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class DenseResourceAttr(Attribute):
     """``dense_resource<w> : tensor<4xf32>``: a constant whose data is the blob ``w`` of the
     file's ``{-# dialect_resources: { builtin: { w: "0x04000000..." } } #-}`` section.

@@ -19,9 +19,10 @@ of its own; what follows it on its line (``// ------`` leaves ``-``) starts the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tdflow.dialect.ir.diagnostics import Diagnostic, DiagnosticError, register_source
+
+from tdflow.core.valueclass import value_class
 
 __all__ = ["SPLIT_MARKER", "Chunk", "ChunkResult", "split_input", "join_outputs", "check_chunks"]
 
@@ -29,7 +30,7 @@ __all__ = ["SPLIT_MARKER", "Chunk", "ChunkResult", "split_input", "join_outputs"
 SPLIT_MARKER = "// -----"
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class Chunk:
     """One chunk: ``text`` padded so that its first character sits at ``line``:``col``."""
 
@@ -79,7 +80,7 @@ def join_outputs(outputs: list[str | None]) -> str:
     return "".join(parts)
 
 
-@dataclass
+@value_class
 class ChunkResult:
     """What became of one chunk: its ``module`` (``None`` when it did not parse, or when an
     error was produced: nothing to print), the ``diagnostics`` to show and whether it ``failed``.

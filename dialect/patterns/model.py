@@ -14,8 +14,9 @@ record's name supplies the behaviour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from tdflow.core.valueclass import value_class
 
 if TYPE_CHECKING:
     from tdflow.tdparser.records import Loc
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Bind", "Constraint", "OpNode", "Pattern"]
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class Bind:
     """A leaf argument of a pattern dag: ``$x``, ``F32Attr:$a``, ``?``, ``AnyTensor``, a constant.
 
@@ -47,7 +48,7 @@ class Bind:
     pred: str | None = None  # the constraint's CPred text, for messages
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class OpNode:
     """A dag of a pattern: an op, a NativeCodeCall call, or a DRR directive.
 
@@ -72,7 +73,7 @@ class OpNode:
     expr: str | None = None  # "native": the NativeCodeCall expression text
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class Constraint:
     """One entry of a pattern's constraint list, e.g. ``(TypesAreIdentical $res, $arg)``.
 
@@ -90,7 +91,7 @@ class Constraint:
     summary: str = ""
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class Pattern:
     """One rewrite rule: a source dag rooted at ``root`` and the result dags replacing it.
 

@@ -11,7 +11,6 @@ the IR is not changed (``--print-ir-after=select-kernels`` lists the choices as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tdflow.dialect.attr_normalize import complete_attrs
@@ -20,6 +19,8 @@ from tdflow.dialect.ir.attrs import DenseElementsAttr, DenseResourceAttr, to_pyt
 from tdflow.dialect.op_verify import operand_groups
 from tdflow.dialect.opdef import OpDef
 from tdflow.dialect.types import TensorType
+
+from tdflow.core.valueclass import value_class
 
 from ..ir_access import diagnostic, is_pure, op_attributes, op_def
 from ..pass_manager import Pass, PassContext, PassFailure
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ..ir_access import LoweringDialect
 
 
-@dataclass(frozen=True)
+@value_class(frozen=True)
 class KernelChoice:
     """The kernel chosen for one op.
 

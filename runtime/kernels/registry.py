@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,6 +54,7 @@ from tdflow.runtime.kernels._kernel_set import KernelSet
 
 from tdflow.core.declarations import ambient, record
 from tdflow.core.errors import TdflowError
+from tdflow.core.valueclass import field, value_class
 
 KernelFn = Callable[[Mapping[str, Any], Sequence[Any], Sequence[Any]], list[np.ndarray]]
 MatchFn = Callable[[tuple[str, ...], Mapping[str, Any]], bool]
@@ -96,7 +96,7 @@ def complete_kernel_attrs(op: str, attrs: Mapping[str, Any],
     return complete_attrs(standard_dialect().lookup(op), attrs, shapes)
 
 
-@dataclass(frozen=True, eq=False)
+@value_class(frozen=True, eq=False)
 class Kernel:
     """A registered kernel; calling it is calling ``fn`` (``outs`` defaults to all ``None``)."""
 

@@ -180,6 +180,13 @@ def _run(args: argparse.Namespace) -> int:
 
             program = tdflow.distributed.compile(source, args.nproc, entry=func.name,
                                                  ops=context, device=args.device)
+        elif converted is module and args.program != "-":
+            from tdflow.runtime.compiled import compile_verified
+
+            # the module parsed (with the file's name in its locations) and verified above:
+            # compile neither reads nor verifies it again
+            program = compile_verified(module, device=args.device, entry=func.name,
+                                       pipeline=args.pipeline, ops=context)
         else:
             program = tdflow.compile(source, device=args.device, entry=func.name,
                                      pipeline=args.pipeline, ops=context)

@@ -6,7 +6,8 @@ rich would print no styles (stdout not a terminal, as when piped or captured, an
 reinterpret (markup tags, emoji codes, tabs, characters wider or narrower than one cell), the
 table is printed here, character for character as rich prints it (``HEAVY_HEAD`` box, one space
 of padding, titles justified over the table's width). Everything else goes to rich, unchanged:
-a terminal's colours, a table that must wrap or fold its cells, the unusual text. The tests
+a terminal's colours, a table narrowed where a column crops or never wraps, the unusual
+text. The tests
 hold the two to the same output over many tables.
 
 >>> t = Table()
@@ -108,9 +109,9 @@ class Table:
             widths.append(max(w, col["min_width"] or 0) + 2)
         n = len(widths)
         if sum(widths) > width - (n + 1):  # rich narrows the widest columns and folds them
-            if any(c["overflow"] != "fold" or c["no_wrap"] or c["min_width"]
+            if any(c["overflow"] not in ("fold", "ellipsis") or c["no_wrap"] or c["min_width"]
                    for c in self.columns):
-                return None  # ellipses, crops: rich's business
+                return None  # crops, no wrapping: rich's business
             inner = width - (n + 1)
             # rich measures each column within the table's width, then narrows them
             widths = _collapse([min(w, inner) for w in widths], inner) if inner > 2 else None
@@ -240,7 +241,7 @@ def _justify(text: str, width: int, how: str) -> str:
 
 def _row_lines(cells, columns, widths, edge: str, header: bool = False) -> list[str]:
     """A row's lines; a cell shorter than the row is at its top (rich's header: the bottom)."""
-    split = [_wrap(c, w - 2) for c, w in zip(cells, widths)]
+    split = [_wrap(c, w - 2, col["overflow"]) for c, w, col in zip(cells, widths, columns)]
     height = max(len(s) for s in split)
     if header:
         split = [[""] * (height - len(s)) + s for s in split]
@@ -297,23 +298,31 @@ def _ratio_reduce(total: int, ratios: list[int], maximums: list[int],
 _WORD = r"\s*\S+\s*"
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    """The lines of a cell folded to ``width`` as rich's ``Text.wrap`` folds them
-    (``overflow="fold"``): words greedily, a word longer than a line cut into pieces."""
+def _wrap(text: str, width: int, overflow: str = "fold") -> list[str]:
+    """The lines of a cell wrapped to ``width`` as rich's ``Text.wrap`` wraps them: words
+    greedily; a word longer than a line cut into pieces (``overflow="fold"``) or cut short
+    with an ellipsis (``"ellipsis"``, rich's default: a long location in ``tdflow lower``'s
+    launches).
+
+    >>> _wrap("a.mlir:12:3 x", 8, "ellipsis"), _wrap("a.mlir:12:3", 8)
+    (['a.mlir:…', 'x'], ['a.mlir:1', '2:3'])
+    """
     lines = []
     for line in text.split("\n"):
-        breaks = _divide_line(line, width)
+        breaks = _divide_line(line, width, overflow == "fold")
         pieces = [line[a:b] for a, b in zip([0, *breaks], [*breaks, len(line)])]
         for piece in pieces:
-            if len(piece) > width:  # Text.rstrip_end, then the crop of Text.truncate
+            if len(piece) > width:  # Text.rstrip_end, then Text.truncate
                 stripped = piece.rstrip()
-                piece = piece[:max(len(stripped), width)][:width]
+                piece = piece[:max(len(stripped), width)]
+                if len(piece) > width:
+                    piece = piece[:width - 1] + "…" if overflow == "ellipsis" else piece[:width]
             lines.append(piece)
     return lines
 
 
-def _divide_line(text: str, width: int) -> list[int]:
-    """rich's ``_wrap.divide_line(text, width, fold=True)`` for one-cell characters."""
+def _divide_line(text: str, width: int, fold: bool = True) -> list[int]:
+    """rich's ``_wrap.divide_line(text, width, fold)`` for one-cell characters."""
     breaks: list[int] = []
     offset = 0
     for m in re.finditer(_WORD, text):
@@ -321,6 +330,10 @@ def _divide_line(text: str, width: int) -> list[int]:
         length = len(word.rstrip())
         if width - offset >= length:
             offset += len(word)
+        elif length > width and not fold:  # the word alone on its line, cut short later
+            if start:
+                breaks.append(start)
+            offset = len(word)
         elif length > width:
             pieces = [word[i:i + width] for i in range(0, len(word), width)]
             for k, piece in enumerate(pieces):
