@@ -52,9 +52,9 @@ class _Entry:
     """What one (input types, attributes) combination of an op needs at run time."""
 
     __slots__ = ("specs", "single", "prog", "fn", "attrs", "cost", "run", "now", "shape", "npdt",
-                 "dt")
+                 "dt", "runn")
 
-    def __init__(self, specs, prog, fn, attrs, cost, run=None, now=False):
+    def __init__(self, specs, prog, fn, attrs, cost, run=None, now=False, runn=None):
         self.specs = specs  # ((shape, numpy dtype, mlir dtype), ...) per result
         self.single = specs[0] if len(specs) == 1 else None
         self.prog = prog  # an elementwise numpy program prog(inputs, out), or None
@@ -66,6 +66,9 @@ class _Entry:
         # may run it at once (Engine.run_now)
         self.run = run
         self.now = now
+        # several results, nothing written in place: runn(inputs, outs) computes them, and
+        # with `now` the engine may run it at once like a one-result op (Engine.run_now)
+        self.runn = runn
         self.shape, self.npdt, self.dt = self.single or (None, None, None)
 
 
@@ -172,13 +175,18 @@ class OpRunner:
         # (a GPU device's kernels are never bound: the executor binds CPU launches only)
         fn = kernel.fn if prog is not None or self.device != "cpu" else \
             _bound(kernel.fn, attrs, arrays, specs)
-        run = now = None
+        run = now = runn = None
+        if len(specs) > 1 and not self.mutable and prog is None:
+            # a tiny pure one (the loss and its softmax) runs at once, as one-result ops do:
+            # no vars for its results, no queued op
+            now = cost <= NOW_COST and _is_pure(kernel.fn)
+            runn = _settled_n(fn, attrs) if now else None
         if len(specs) == 1 and not self.mutable:
             direct = getattr(kernel.fn, "direct", None)  # a kernel's plain form (matmul)
             run = prog or (direct(attrs, arrays) if direct is not None and cost <= NOW_COST
                            else None) or _settled(fn, attrs)
             now = cost <= NOW_COST and (prog is not None or _is_pure(kernel.fn))
-        entry = _Entry(tuple(specs), prog, fn, attrs, cost, run, now)
+        entry = _Entry(tuple(specs), prog, fn, attrs, cost, run, now, runn)
         expr = getattr(program, "expr", None) if prog is not None else None
         if now and expr is not None:  # a tiny formula op: native loop once it proves hot
             entry.run = counting_run(entry, prog, expr, program.in_dtypes, program.out_dtype,
@@ -251,9 +259,14 @@ class OpRunner:
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
-        reads = [var_of(t) for t in readers]
         eng = get_engine()
         outs = [_empty(s, d) for s, d, _ in entry.specs]
+        if entry.runn is not None and eng.run_now(entry.runn, arrays, outs, readers):
+            results = tuple([_wrap(o, dt) for o, (_, _, dt) in zip(outs, entry.specs)])
+            if _grad.enabled and any_requires_grad(tensors):
+                _record(self, tensors, attr_vals, results)
+            return results
+        reads = [var_of(t) for t in readers]
         results = []
         writes = []
         for o, (_, _, dt) in zip(outs, entry.specs):
@@ -470,6 +483,16 @@ def _settled(fn: Any, attrs: dict) -> Any:
     def run(ins, out):
         outs = [out]  # a fresh list per call: a kernel may keep or change what it is given
         _settle(fn(attrs, ins, outs), outs, fn)
+
+    return run
+
+
+def _settled_n(fn: Any, attrs: dict) -> Any:
+    """``run(inputs, outs)`` of a kernel of several results: its results settled into
+    ``outs`` (the buffers the caller wraps as results)."""
+    def run(ins, outs):
+        given = list(outs)  # a copy: a kernel may keep or change the list it is given
+        _settle(fn(attrs, ins, given), given, fn)
 
     return run
 

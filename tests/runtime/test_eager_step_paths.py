@@ -1,0 +1,184 @@
+"""The eager training step's shorter paths (issue 23, lever 5), each against the path it
+replaces or against numpy, bit for bit:
+
+* ``sgd_update`` called as ``F.sgd_update(w, g, learning_rate_val=...)`` binds its attribute
+  values alone and runs the kernel's ``bind`` specialisation, absent optional operands
+  included; given optional operands keep the general kernel.
+* An op of several results (the loss and its softmax) runs at once on ready inputs, as a
+  one-result op does (no vars for its results), and through the engine's queue when an input is
+  pending.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from tdflow.dialect.context import standard_context
+from tdflow.runtime import eager
+from tdflow.runtime.eager import OpRunner
+from tdflow.runtime.engine import NaiveEngine, ThreadedEngine, get_engine, set_engine
+from tdflow.runtime.kernels.optim import sgd_update as sgd_kernel
+from tdflow.runtime.kernels.registry import complete_kernel_attrs
+from tdflow.runtime.tensor_glue import var_of
+
+import tdflow
+
+F = tdflow.functional
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the special values
+rng = np.random.default_rng(23)
+SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3e38, -3e38, 1.5],
+                   np.float32)
+
+
+@pytest.fixture(params=["threaded", "naive"])
+def eng(request):
+    engine = ThreadedEngine(workers=1) if request.param == "threaded" else NaiveEngine()
+    old = set_engine(engine)
+    yield engine
+    engine.wait_all()
+    set_engine(old)
+
+
+def values(*shape: int, dtype=np.float32) -> np.ndarray:
+    a = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(dtype)
+    flat = a.reshape(-1)
+    flat[: min(len(SPECIAL), flat.size)] = SPECIAL[: flat.size].astype(dtype)
+    return a
+
+
+def bits(a: np.ndarray) -> bytes:
+    return np.ascontiguousarray(a).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("lr", [0.1, -0.0, 3e-7])
+def test_sgd_update_through_functional_equals_numpy(dtype, lr, eng):
+    w0, g0 = values(40, 3, dtype=dtype), values(40, 3, dtype=dtype)
+    w, g = tdflow.tensor(w0.copy()), tdflow.tensor(g0.copy())
+    F.sgd_update(w, g, learning_rate_val=lr)
+    # learning_rate_val is an f32 attribute: the step uses it rounded to float32
+    want = np.subtract(w0, np.multiply(g0, dtype(np.float32(lr))))
+    assert bits(w.numpy()) == bits(want)
+    assert bits(g.numpy()) == bits(g0)  # the gradient is read, never scaled in place
+
+
+def test_an_eager_sgd_update_runs_the_bound_kernel(monkeypatch):
+    """The eager call passes all six operand slots (``None`` where absent): the entry holds
+    the bind specialisation, and it computes what the general kernel does."""
+    ctx = standard_context()
+
+    def run(bound: bool):
+        runner = OpRunner(ctx.lookup("tdflow.sgd_update"), ("learning_rate_val",), ctx)
+        with monkeypatch.context() as m:
+            if not bound:
+                m.setattr(eager, "_bound", lambda fn, *a: fn)
+            w = tdflow.tensor(w0.copy())
+            runner.run((w, tdflow.tensor(g0), None, None, None, None), (0.375,))
+            get_engine().wait_all()
+        (entry,) = runner._cache.values()
+        return w.numpy(), entry.fn
+
+    w0, g0 = values(9, 5), values(9, 5)
+    got, fast = run(True)
+    want, general = run(False)
+    assert general is sgd_kernel and fast is not sgd_kernel
+    assert bits(got) == bits(want)
+
+
+def test_sgd_update_with_padded_absent_operands_binds():
+    attrs = complete_kernel_attrs("tdflow.sgd_update", {"learning_rate_val": 0.25})
+    spec = ((5, 4), np.dtype(np.float32))
+    fast = sgd_kernel.bind(attrs, [spec, spec, None, None, None, None], [], frozenset())
+    assert fast is not None
+    w0, g0 = values(5, 4), values(5, 4)
+    w1, w2 = w0.copy(), w0.copy()
+    fast(attrs, [w1, g0, None, None, None, None], [])
+    sgd_kernel(attrs, [w2, g0, None, None, None, None], [])
+    assert bits(w1) == bits(w2)
+    # an optional operand given (a learning-rate tensor) keeps the general kernel
+    assert sgd_kernel.bind(attrs, [spec, spec, None, ((1,), np.dtype(np.float32)), None, None],
+                           [], frozenset()) is None
+
+
+def test_sgd_update_with_a_learning_rate_tensor_keeps_the_general_path(eng):
+    w0, g0 = values(6), values(6)
+    w = tdflow.tensor(w0.copy())
+    F.sgd_update(w, tdflow.tensor(g0), None, tdflow.tensor(np.float32([0.5])))
+    want = w0.copy()
+    attrs = complete_kernel_attrs("tdflow.sgd_update", {})
+    sgd_kernel(attrs, [want, g0, None, np.float32([0.5]), None, None], [])
+    assert bits(w.numpy()) == bits(want)
+
+
+def test_sgd_update_positional_and_keyword_forms_agree(eng):
+    w0, g0 = values(7), values(7)
+    a, b = tdflow.tensor(w0.copy()), tdflow.tensor(w0.copy())
+    F.sgd_update(a, tdflow.tensor(g0), learning_rate_val=0.5, l2=0.25)
+    F.sgd_update(b, tdflow.tensor(g0), None, None, None, None, 0.5, 1.0, 1.0, 0.0, 0.25)
+    assert bits(a.numpy()) == bits(b.numpy())
+    with pytest.raises(TypeError, match="learning_rate_vall"):
+        F.sgd_update(a, tdflow.tensor(g0), learning_rate_vall=0.5)
+
+
+def _xent(bound_general: bool, z: np.ndarray, labels: np.ndarray, monkeypatch) -> list:
+    ctx = standard_context()
+    runner = OpRunner(ctx.lookup("tdflow.sparse_softmax_cross_entropy"), ("depth",), ctx)
+    with monkeypatch.context() as m:
+        if bound_general:  # the pre-existing path: no run at once for several results
+            m.setattr(eager, "NOW_COST", -1)
+        outs = runner.run((tdflow.tensor(z), tdflow.tensor(labels)), (z.shape[1],))
+    return outs
+
+
+@pytest.mark.parametrize("labels", [[0, 2, 1, 3], [0, 5, -1, 3]])  # in range, and not
+def test_a_tiny_op_of_two_results_runs_at_once_and_equals_the_queued_path(labels, eng,
+                                                                         monkeypatch):
+    z, lab = values(4, 4), np.array(labels, np.int64)
+    now = _xent(False, z, lab, monkeypatch)
+    queued = _xent(True, z, lab, monkeypatch)
+    assert all(t._sync is None for t in now)  # ran at once: no var made for either result
+    assert all(t._sync is not None for t in queued)
+    assert [bits(t.numpy()) for t in now] == [bits(t.numpy()) for t in queued]
+
+
+def test_a_two_result_op_waits_for_a_pending_write_of_its_input():
+    engine = ThreadedEngine(workers=1)
+    old = set_engine(engine)
+    try:
+        z = tdflow.tensor(np.zeros((4, 3), np.float32))
+        buf = z.buffer
+        release = threading.Event()
+        fill = values(4, 3)
+
+        def slow_fill():
+            release.wait(5)
+            buf[:] = fill
+
+        engine.push(slow_fill, writes=(var_of(z),), name="fill", inline=False)
+        labels = tdflow.tensor(np.array([0, 1, 2, 1]))
+        loss, prob = F.sparse_softmax_cross_entropy(z, labels, depth=3)
+        assert loss._sync is not None and prob._sync is not None  # queued behind the fill
+        release.set()
+        want = F.sparse_softmax_cross_entropy(tdflow.tensor(fill), labels, depth=3)
+        assert [bits(t.numpy()) for t in (loss, prob)] == [bits(t.numpy()) for t in want]
+    finally:
+        engine.wait_all()
+        set_engine(old)
+
+
+def test_the_eager_step_with_two_result_loss_equals_graph_mode_gradients(eng):
+    x, w = values(8, 5) / 1e3, rng.standard_normal((5, 3)).astype(np.float32)
+    x[np.isnan(x) | np.isinf(x)] = 0.5
+    labels = np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    wt = tdflow.tensor(w, requires_grad=True)
+    _, per = F.sparse_softmax_cross_entropy(F.matmul(tdflow.tensor(x), wt),
+                                            tdflow.tensor(labels), depth=3)
+    F.reduce_sum(per, axis=[0]).backward()
+    z = x @ w
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    p[np.arange(8), labels] -= 1
+    np.testing.assert_allclose(wt.grad.numpy(), x.T @ p, rtol=1e-5, atol=1e-6)
+    assert get_engine() is eng
