@@ -418,6 +418,49 @@ class OpRunner:
         return call2
 
 
+    def make_update2(self, npad: int):
+        """``f(t, u, attr_vals) -> None`` for an op of no results that writes its first operand
+        in place (and none of the next), given two single tensors and ``npad`` absent optional
+        operands
+        (``sgd_update(w, g, learning_rate_val=...)``): :meth:`run`'s in-place path without its
+        general loop; a first call, another device or a read-only buffer go to :meth:`run`."""
+        run = self.run
+        cache = self._cache
+        pad = [None] * npad
+        kpad = (None,) * npad
+        name, uses_blas = self.name, self._uses_blas
+        last = [((), ())]  # the last attribute values and their key (as make_call2a)
+
+        def update2(t, u, attr_vals):
+            if t.device != "cpu" or u.device != "cpu":
+                return run((t, u, *kpad), attr_vals)
+            a = t._buf
+            b = u._buf
+            m = last[0]
+            if m[0] is attr_vals:
+                ak = m[1]
+            else:
+                ak = attrs_cache_key(attr_vals)
+                last[0] = (attr_vals, ak)
+            entry = cache.get((ak, a.shape, a.dtype, b.shape, b.dtype, *kpad))
+            if entry is None or not a.flags.writeable:  # (run says what is wrong)
+                return run((t, u, *kpad), attr_vals)
+            w = var_of(t)
+            v = var_of(u)
+            t._version += 1  # autograd refuses a backward that would read the old value
+            fn, attrs = entry.fn, entry.attrs
+            ins = [a, b, *pad]
+
+            def work():
+                outs: list = []
+                _settle(fn(attrs, ins, outs), outs, fn)
+
+            get_engine().push_one(work, (v,) if v is not w else (), w, name, entry.cost,
+                                  uses_blas)
+            return None
+
+        return update2
+
     def make_fixed(self, attr_vals: tuple):
         """``f(tensors) -> results`` for calls with the same attribute values every time (a
         gradient trace's step, replayed each backward): :meth:`run` with the attribute key made

@@ -80,6 +80,10 @@ def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> 
             run = runner.run
             impl = lambda vals: run(vals[:k] + pad, vals[k:])  # noqa: E731
             impl.split = (k, pad, run)  # type: ignore[attr-defined]
+            # (operands past the first two are absent in that form: only the first is written)
+            if (0 in runner.mutable and 1 not in runner.mutable and not opdef.results and k >= 2
+                    and opdef.operands[0].is_single and opdef.operands[1].is_single):
+                impl.split2 = runner.make_update2(n_ops - 2)  # type: ignore[attr-defined]
             return impl
         return _gathering_impl(runner.run, plan, tuple(tensor_idx), pad)
     plain = (not plan and not pad and len(opdef.results) == 1 and len(sig.params) == n_ops

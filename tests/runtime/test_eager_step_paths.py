@@ -269,3 +269,40 @@ def test_gradient_traces_are_shared_by_equal_applications_and_kept_apart_otherwi
     np.testing.assert_array_equal(step(0.25), np.float32([0.125, -0.25, 0.375]))
     assert len(autograd._TRACES) > n  # another attribute value: its own trace
     np.testing.assert_array_equal(step(2.0), np.float32([8.0, -16.0, 24.0]))
+
+
+def test_the_update_form_orders_reads_before_and_after_and_refuses_what_run_refuses(eng):
+    w0, g0 = values(6), values(6)
+    w, g = tdflow.tensor(w0.copy()), tdflow.tensor(g0.copy())
+    before = F.relu(w)  # read before the update
+    F.sgd_update(w, g, learning_rate_val=0.5)
+    F.sgd_update(w, g, learning_rate_val=0.5)  # the second call: the update form
+    after = F.relu(w)
+    want = np.subtract(w0, np.multiply(g0, np.float32(0.5)))
+    want = np.subtract(want, np.multiply(g0, np.float32(0.5)))
+    assert bits(before.numpy()) == bits(np.maximum(w0, np.float32(0)))
+    assert bits(w.numpy()) == bits(want)
+    assert bits(after.numpy()) == bits(np.maximum(want, np.float32(0)))
+    # the same tensor as model and gradient: w -= lr * w
+    F.sgd_update(g, g, learning_rate_val=0.25)
+    F.sgd_update(g, g, learning_rate_val=0.25)
+    twice = np.subtract(g0, np.multiply(g0, np.float32(0.25)))
+    assert bits(g.numpy()) == bits(np.subtract(twice, np.multiply(twice, np.float32(0.25))))
+    ro = np.ones(3, np.float32)
+    F.sgd_update(tdflow.tensor(ro), tdflow.tensor(ro), learning_rate_val=0.5)  # entry made
+    ro.flags.writeable = False
+    with pytest.raises(eager.EagerError, match="read-only"):
+        F.sgd_update(tdflow.Tensor.from_numpy(ro), tdflow.tensor(np.ones(3, np.float32)),
+                     learning_rate_val=0.5)
+
+
+def test_a_backward_after_the_update_form_is_refused(eng):
+    w = tdflow.tensor(np.ones(3, np.float32), requires_grad=True)
+    g = tdflow.tensor(np.ones(3, np.float32))
+    with tdflow.no_grad():
+        F.sgd_update(w, g, learning_rate_val=0.5)  # a first call: entry made
+    y = F.reduce_sum(F.mul(w, w), axis=[0])
+    with tdflow.no_grad():
+        F.sgd_update(w, g, learning_rate_val=0.5)  # the update form: bumps the version
+    with pytest.raises(tdflow.dialect.grad.GradError, match="modified in place"):
+        y.backward()
