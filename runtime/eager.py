@@ -24,7 +24,15 @@ from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.attr_normalize import AttrError, complete_attrs
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
-from .eager_call import EagerError, any_requires_grad, attrs_cache_key, device_of
+from .eager_call import (
+    EagerError,
+    any_requires_grad,
+    attrs_cache_key,
+    device_of,
+    distinct_vars,
+    settled_result,
+    settled_results,
+)
 from .eager_device import run_on_device
 from .eager_native import counting_run
 from .engine import BLAS_OP_NAMES, NOW_COST, Var, get_engine
@@ -180,11 +188,11 @@ class OpRunner:
             # a tiny pure one (the loss and its softmax) runs at once, as one-result ops do:
             # no vars for its results, no queued op
             now = cost <= NOW_COST and _is_pure(kernel.fn)
-            runn = _settled_n(fn, attrs) if now else None
+            runn = settled_results(fn, attrs) if now else None
         if len(specs) == 1 and not self.mutable:
             direct = getattr(kernel.fn, "direct", None)  # a kernel's plain form (matmul)
             run = prog or (direct(attrs, arrays) if direct is not None and cost <= NOW_COST
-                           else None) or _settled(fn, attrs)
+                           else None) or settled_result(fn, attrs)
             now = cost <= NOW_COST and (prog is not None or _is_pure(kernel.fn))
         entry = _Entry(tuple(specs), prog, fn, attrs, cost, run, now, runn)
         expr = getattr(program, "expr", None) if prog is not None else None
@@ -255,7 +263,7 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
-                self._push1(entry, arrays, out, r, _vars(readers))
+                self._push1(entry, arrays, out, r, distinct_vars(readers))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
@@ -336,7 +344,7 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
-                push1(entry, arrays, out, r, _vars(tensors))
+                push1(entry, arrays, out, r, distinct_vars(tensors))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
@@ -516,7 +524,7 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
-                push1(entry, arrays, out, r, _vars(readers))
+                push1(entry, arrays, out, r, distinct_vars(readers))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
@@ -581,33 +589,3 @@ def _bound(fn: Any, attrs: dict, arrays: list, specs: list) -> Any:
     except Exception:  # noqa: BLE001 - a bind that cannot handle the case: the general kernel
         return fn
     return fn if fast is None else fast
-
-
-def _settled(fn: Any, attrs: dict) -> Any:
-    """``run(inputs, out)`` of a one-result kernel: its result settled into ``out``."""
-    def run(ins, out):
-        outs = [out]  # a fresh list per call: a kernel may keep or change what it is given
-        _settle(fn(attrs, ins, outs), outs, fn)
-
-    return run
-
-
-def _settled_n(fn: Any, attrs: dict) -> Any:
-    """``run(inputs, outs)`` of a kernel of several results: its results settled into
-    ``outs`` (the buffers the caller wraps as results)."""
-    def run(ins, outs):
-        given = list(outs)  # a copy: a kernel may keep or change the list it is given
-        _settle(fn(attrs, ins, given), given, fn)
-
-    return run
-
-
-def _vars(tensors: tuple) -> tuple:
-    """The distinct engine vars of the tensors among ``tensors``, in order."""
-    out: list = []
-    for t in tensors:
-        if t is not None:
-            v = var_of(t)
-            if v not in out:
-                out.append(v)
-    return tuple(out)
