@@ -39,7 +39,13 @@ def attrs_cache_key(attr_vals: tuple) -> tuple:
                 continue
         elif t is bool or t is int or t is str:
             continue
-        elif not (_inexact(v) or t is tuple and any(_inexact(x) for x in v)):
+        elif t is tuple:  # (axes, shapes: a loop, not a generator per call)
+            for x in v:
+                if isinstance(x, float) and (x != x or x == 0.0 and _copysign(1.0, x) < 0.0):
+                    break
+            else:
+                continue
+        elif not _inexact(v):
             continue
         return tuple(_exact(v) for v in attr_vals)
     return attr_vals

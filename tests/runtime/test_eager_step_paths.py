@@ -306,3 +306,19 @@ def test_a_backward_after_the_update_form_is_refused(eng):
         F.sgd_update(w, g, learning_rate_val=0.5)  # the update form: bumps the version
     with pytest.raises(tdflow.dialect.grad.GradError, match="modified in place"):
         y.backward()
+
+
+def test_attribute_keys_tell_signed_zeros_and_nans_apart_inside_tuples():
+    from tdflow.runtime.eager_call import attrs_cache_key
+
+    plain = ((0, 1), 2.5, True, "x")
+    assert attrs_cache_key(plain) is plain  # nothing to rewrite: the tuple itself
+    assert attrs_cache_key(((0.0, 1.0),)) != attrs_cache_key(((-0.0, 1.0),))
+    assert attrs_cache_key(((float("nan"),),)) == attrs_cache_key(((float("nan"),),))
+    assert attrs_cache_key(((np.float64(-0.0),),)) != attrs_cache_key(((0.0,),))
+    # eager calls that differ only there are separate entries, with their own results
+    x = tdflow.tensor(np.float32([1.0, -2.0]))
+    pos = F.scalar_mul(x, has_float_operand=True, float_operand=0.0).numpy()
+    neg = F.scalar_mul(x, has_float_operand=True, float_operand=-0.0).numpy()
+    assert bits(pos) == bits(np.float32([0.0, -0.0]))
+    assert bits(neg) == bits(np.float32([-0.0, 0.0]))
