@@ -92,15 +92,7 @@ class EagerEmitter:
         runner = self._runners.get(key)
         if runner is None:  # the first replay: the op's runner made by the general path
             return lambda operands: self.run(key, vals, operands)
-        call = runner.make_fixed(vals)
-
-        def fixed(operands):
-            out = call(operands)
-            if out is None:
-                return ()
-            return out if type(out) is tuple else (out,)
-
-        return fixed
+        return runner.make_fixed(vals, tuples=True)
 
     def type_of(self, value: Tensor) -> TensorType:
         return TensorType(tuple(value._buf.shape), value.dtype)

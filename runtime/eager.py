@@ -469,12 +469,13 @@ class OpRunner:
 
         return update2
 
-    def make_fixed(self, attr_vals: tuple):
+    def make_fixed(self, attr_vals: tuple, tuples: bool = False):
         """``f(tensors) -> results`` for calls with the same attribute values every time (a
         gradient trace's step, replayed each backward): :meth:`run` with the attribute key made
         once and, for one result from single operands, the one-result path without the general
         loop's questions; anything else (in-place operands, another device, several
-        results) goes to :meth:`run`.
+        results) goes to :meth:`run`. ``tuples``: the results always as a tuple (none: ``()``),
+        as a gradient's emitter hands them on.
 
         >>> from tdflow.dialect import standard_dialect
         >>> from tdflow.runtime.tensor import tensor
@@ -485,6 +486,13 @@ class OpRunner:
         [1.5, 2.5]
         """
         run = self.run
+        if tuples:
+            general = run
+
+            def run(tensors, vals):  # noqa: F811 - the general call, its results as a tuple
+                out = general(tensors, vals)
+                return () if out is None else out if type(out) is tuple else (out,)
+
         if self.mutable:
             return lambda tensors: run(tensors, attr_vals)
         ak = attrs_cache_key(attr_vals)
@@ -527,7 +535,7 @@ class OpRunner:
                 push1(entry, arrays, out, r, distinct_vars(readers))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
-            return r
+            return (r,) if tuples else r
 
         return fixed
 
