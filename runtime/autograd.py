@@ -189,9 +189,15 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
         if douts is None:
             continue
         # the flowing gradients' types: part of the trace key, and None for all zero
-        dkey = tuple([None if d is None else (d._buf.shape, d.dtype) for d in douts])
-        if dkey.count(None) == len(dkey):
-            continue
+        if len(douts) == 1:  # (most ops: one result, no list to build)
+            d = douts[0]
+            if d is None:
+                continue
+            dkey: tuple = ((d._buf.shape, d.dtype),)
+        else:
+            dkey = tuple([None if d is None else (d._buf.shape, d.dtype) for d in douts])
+            if dkey.count(None) == len(dkey):
+                continue
         if node.released:
             raise GradError(f"backward through '{node.name}' a second time: its saved tensors "
                             f"were freed by the first backward(); pass retain_graph=True to "
