@@ -120,9 +120,13 @@ def _add(g: EagerEmitter, a: Tensor | None, b: Tensor) -> Tensor:
 def _topo(root: Node) -> list[Node]:
     """Nodes reachable from ``root``, each after every node that consumes its results.
 
-    An iterative depth-first search (a long chain of ops must not hit the recursion limit): a
-    node is expanded when first on top of the stack and placed when on top again, all its
-    producers placed by then; copies of a node pushed twice are dropped when met again."""
+    The order is that of a depth-first search from ``root`` visiting each node's producers in
+    operand order, reversed post-order: the order gradients are accumulated in, which graph
+    mode's autodiff matches bit for bit (a sum of several contributions rounds differently in
+    another order). Iterative (a long chain of ops must not hit the recursion limit) and
+    without generators: a node is expanded when first on top of the stack (its unvisited
+    producers pushed last-first, so the first is visited first) and placed when on top again;
+    a copy of a node pushed twice is dropped when met after it was placed."""
     order: list[Node] = []
     state: dict[int, bool] = {}  # id -> placed (False: expanded, its producers pending)
     stack = [root]
@@ -131,13 +135,17 @@ def _topo(root: Node) -> list[Node]:
         placed = state.get(id(node))
         if placed is None:
             state[id(node)] = False
+            producers = []
             for e in node.edges.values():
                 if type(e) is list:
                     for edge in e:
                         if edge is not None and edge[0] == "node" and id(edge[1]) not in state:
-                            stack.append(edge[1])
+                            producers.append(edge[1])
                 elif e is not None and e[0] == "node" and id(e[1]) not in state:
-                    stack.append(e[1])
+                    producers.append(e[1])
+            if producers:
+                producers.reverse()
+                stack.extend(producers)
         else:
             stack.pop()
             if not placed:

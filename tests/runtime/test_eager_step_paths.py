@@ -322,3 +322,43 @@ def test_attribute_keys_tell_signed_zeros_and_nans_apart_inside_tuples():
     neg = F.scalar_mul(x, has_float_operand=True, float_operand=-0.0).numpy()
     assert bits(pos) == bits(np.float32([0.0, -0.0]))
     assert bits(neg) == bits(np.float32([-0.0, 0.0]))
+
+
+def _reference_order(root) -> list:
+    """Depth-first from ``root``, producers in operand order, reversed post-order (the order
+    autograd has always accumulated gradients in, and graph mode's autodiff matches)."""
+    order, seen = [], {id(root)}
+
+    def visit(node):
+        for e in node.edges.values():
+            for edge in (e if isinstance(e, list) else (e,)):
+                if edge is not None and edge[0] == "node" and id(edge[1]) not in seen:
+                    seen.add(id(edge[1]))
+                    visit(edge[1])
+        order.append(node)
+
+    visit(root)
+    return order[::-1]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_backward_order_is_the_depth_first_one(seed):
+    """Random graphs with fan-out, shared producers at several depths and variadic operands:
+    the order decides how contributions to a gradient are summed (rounding), so it must stay
+    the one graph mode matches (tests/e2e/test_gpt.py compares whole runs)."""
+    from tdflow.runtime import autograd
+
+    r = np.random.default_rng(seed)
+    x = tdflow.tensor(r.standard_normal(4).astype(np.float32), requires_grad=True)
+    values = [x]
+    for _ in range(25):
+        kind = r.integers(0, 3)
+        a, b = (values[i] for i in r.integers(0, len(values), 2))
+        if kind == 0:
+            values.append(F.mul(a, b))
+        elif kind == 1:
+            values.append(F.add(a, b))
+        else:
+            values.append(F.add_n([a, b, values[-1]]))
+    root = F.reduce_sum(F.add_n(values[-3:]), axis=[0]).grad_fn
+    assert [id(n) for n in autograd._topo(root)] == [id(n) for n in _reference_order(root)]
