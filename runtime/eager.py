@@ -74,9 +74,7 @@ class _Entry:
         # may run it at once (Engine.run_now)
         self.run = run
         self.now = now
-        # several results, nothing written in place: runn(inputs, outs) computes them, and
-        # with `now` the engine may run it at once like a one-result op (Engine.run_now)
-        self.runn = runn
+        self.runn = runn  # several results: runn(inputs, outs), with `now` as run's
         self.shape, self.npdt, self.dt = self.single or (None, None, None)
 
 
@@ -425,13 +423,18 @@ class OpRunner:
 
         return call2
 
-
     def make_update2(self, npad: int):
-        """``f(t, u, attr_vals) -> None`` for an op of no results that writes its first operand
-        in place (and none of the next), given two single tensors and ``npad`` absent optional
-        operands
-        (``sgd_update(w, g, learning_rate_val=...)``): :meth:`run`'s in-place path without its
-        general loop; a first call, another device or a read-only buffer go to :meth:`run`."""
+        """``f(t, u, attr_vals) -> None`` for an op of no results writing its first operand
+        alone, given two tensors and ``npad`` absent ones (``sgd_update(w, g, lr=...)``):
+        :meth:`run`'s in-place path without its loop (a first call, another device or a
+        read-only buffer: :meth:`run`).
+
+        >>> from tdflow.dialect import standard_dialect
+        >>> d, w, g = standard_dialect(), Tensor(np.float32([1, 2])), Tensor(np.float32([4, 4]))
+        >>> up = OpRunner(d.lookup("tdflow.sgd_update"), ("learning_rate_val",), d).make_update2(4)
+        >>> up(w, g, (0.25,)), up(w, g, (0.25,)), w.tolist()  # (the first call: run's path)
+        (None, None, [-1.0, 0.0])
+        """
         run = self.run
         cache = self._cache
         pad = [None] * npad
@@ -472,18 +475,16 @@ class OpRunner:
     def make_fixed(self, attr_vals: tuple, tuples: bool = False):
         """``f(tensors) -> results`` for calls with the same attribute values every time (a
         gradient trace's step, replayed each backward): :meth:`run` with the attribute key made
-        once and, for one result from single operands, the one-result path without the general
-        loop's questions; anything else (in-place operands, another device, several
-        results) goes to :meth:`run`. ``tuples``: the results always as a tuple (none: ``()``),
-        as a gradient's emitter hands them on.
+        once, one result taking the one-result path without the general loop's questions
+        (in-place operands, another device, several results: :meth:`run`). ``tuples``: the
+        results always as a tuple (none: ``()``), as a gradient's emitter hands them on.
 
         >>> from tdflow.dialect import standard_dialect
         >>> from tdflow.runtime.tensor import tensor
         >>> d = standard_dialect()
-        >>> add = OpRunner(d.lookup("tdflow.scalar_add"), ("has_float_operand", "float_operand"),
-        ...                d).make_fixed((True, 0.5))
-        >>> add((tensor([1.0, 2.0]),)).numpy().tolist()
-        [1.5, 2.5]
+        >>> relu = OpRunner(d.lookup("tdflow.relu"), (), d).make_fixed((), tuples=True)
+        >>> [t.tolist() for t in relu((tensor([-1.0, 2.0]),))]
+        [[0.0, 2.0]]
         """
         run = self.run
         if tuples:
