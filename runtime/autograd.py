@@ -21,7 +21,7 @@ False
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -77,6 +77,23 @@ class EagerEmitter:
             return ()
         return out if type(out) is tuple else (out,)
 
+    def fixed(self, key: tuple, vals: tuple) -> Any:
+        """``call(operands) -> tuple of results``: :meth:`run` of one trace step, whose op and
+        attribute values never change, with the runner's per-call work for them done once.
+
+        >>> from tdflow.dialect.context import standard_context
+        >>> import tdflow
+        >>> g = emitter_for(standard_context())
+        >>> key = ("tdflow.relu", ())
+        >>> _ = g.run(key, (), (tdflow.tensor([1.0]),))  # the op's runner, made on first use
+        >>> [t.numpy().tolist() for t in g.fixed(key, ())((tdflow.tensor([-1.0, 3.0]),))]
+        [[0.0, 3.0]]
+        """
+        runner = self._runners.get(key)
+        if runner is None:  # the first replay: the op's runner made by the general path
+            return lambda operands: self.run(key, vals, operands)
+        return runner.make_fixed(vals, tuples=True)
+
     def type_of(self, value: Tensor) -> TensorType:
         return TensorType(tuple(value._buf.shape), value.dtype)
 
@@ -101,29 +118,41 @@ def _add(g: EagerEmitter, a: Tensor | None, b: Tensor) -> Tensor:
 
 
 def _topo(root: Node) -> list[Node]:
-    """Nodes reachable from ``root``, each after every node that consumes its results."""
+    """Nodes reachable from ``root``, each after every node that consumes its results.
+
+    The order is that of a depth-first search from ``root`` visiting each node's producers in
+    operand order, reversed post-order: the order gradients are accumulated in, which graph
+    mode's autodiff matches bit for bit (a sum of several contributions rounds differently in
+    another order). Iterative (a long chain of ops must not hit the recursion limit) and
+    without generators: a node is expanded when first on top of the stack (its unvisited
+    producers pushed last-first, so the first is visited first) and placed when on top again;
+    a copy of a node pushed twice is dropped when met after it was placed."""
     order: list[Node] = []
-    seen: set[int] = {id(root)}
-    stack: list[tuple[Node, Iterator]] = [(root, iter(_children(root)))]
-    while stack:  # iterative DFS: a long chain of ops must not hit the recursion limit
-        node, it = stack[-1]
-        for child in it:
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append((child, iter(_children(child))))
-                break
+    state: dict[int, bool] = {}  # id -> placed (False: expanded, its producers pending)
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        placed = state.get(id(node))
+        if placed is None:
+            state[id(node)] = False
+            producers = []
+            for e in node.edges.values():
+                if type(e) is list:
+                    for edge in e:
+                        if edge is not None and edge[0] == "node" and id(edge[1]) not in state:
+                            producers.append(edge[1])
+                elif e is not None and e[0] == "node" and id(e[1]) not in state:
+                    producers.append(e[1])
+            if producers:
+                producers.reverse()
+                stack.extend(producers)
         else:
             stack.pop()
-            order.append(node)
+            if not placed:
+                state[id(node)] = True
+                order.append(node)
     order.reverse()
     return order
-
-
-def _children(node: Node) -> Iterator[Node]:
-    for e in node.edges.values():
-        for edge in (e if isinstance(e, list) else (e,)):
-            if edge is not None and edge[0] == "node":
-                yield edge[1]
 
 
 def backward(t: Tensor, grad: Tensor | None = None, retain_graph: bool = False) -> None:
@@ -168,9 +197,15 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
         if douts is None:
             continue
         # the flowing gradients' types: part of the trace key, and None for all zero
-        dkey = tuple([None if d is None else (d._buf.shape, d.dtype) for d in douts])
-        if dkey.count(None) == len(dkey):
-            continue
+        if len(douts) == 1:  # (most ops: one result, no list to build)
+            d = douts[0]
+            if d is None:
+                continue
+            dkey: tuple = ((d._buf.shape, d.dtype),)
+        else:
+            dkey = tuple([None if d is None else (d._buf.shape, d.dtype) for d in douts])
+            if dkey.count(None) == len(dkey):
+                continue
         if node.released:
             raise GradError(f"backward through '{node.name}' a second time: its saved tensors "
                             f"were freed by the first backward(); pass retain_graph=True to "
@@ -187,9 +222,11 @@ def _run(root: Node, index: int, seed: Tensor, retain_graph: bool) -> None:
         grads = _traced_gradients(node, g, douts, dkey)
         edges = node.edges
         for name, gval in grads:
+            if gval is None:
+                continue
             e = edges[name]
-            if isinstance(e, list):
-                for edge, gi in zip(e, gval or (None,) * len(e)):
+            if type(e) is list:
+                for edge, gi in zip(e, gval):
                     _deliver(g, edge, gi, pending)
             else:
                 _deliver(g, e, gval, pending)
@@ -285,7 +322,7 @@ def _types_key(values: dict[str, Any]) -> tuple:
     return tuple(out)
 
 
-_TRACES: dict[tuple, tuple[list, dict]] = {}
+_TRACES: dict[tuple, tuple[list, tuple, list]] = {}
 
 # A compiled ref (what a replay reads): (_STEP, step, result), (_SRC, 0/1, name) for an input or
 # output, (_SRC, 2, index) for a flowing gradient, (_ELEM, kind, name, j) for an element of a
@@ -325,7 +362,7 @@ def _fetch(c: Any, results: list, sources: tuple) -> Any:
 
 
 def _compile_trace(ctx: Dialect, steps: list, refs: dict, dout_index: dict[str, int]
-                   ) -> tuple[list, tuple]:
+                   ) -> tuple[list, tuple, list]:
     """The replay form of a trace: per step ``((op name, attribute names), attribute values,
     compiled operand refs)``, attribute values frozen as :meth:`EagerEmitter.op` freezes them,
     and the gradients' compiled refs (a variadic input's as a ``_LIST``).
@@ -356,7 +393,8 @@ def _compile_trace(ctx: Dialect, steps: list, refs: dict, dout_index: dict[str, 
         if key is not None:
             seen[key] = len(out)
         out.append(((name, names), vals, operands))
-    return out, tuple((n, _compile_ref(r, dout_index, pos)) for n, r in refs.items())
+    # (the third part: the emitter the steps' calls were made for, and those calls)
+    return out, tuple((n, _compile_ref(r, dout_index, pos)) for n, r in refs.items()), [None, None]
 
 
 def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> tuple:
@@ -389,11 +427,25 @@ def _traced_gradients(node: Node, g: EagerEmitter, douts: list, dkey: tuple) -> 
             _TRACES.clear()
         trace = _TRACES[key] = _compile_trace(ctx, tracer.steps, refs,
                                               {n: i for i, n in enumerate(names)})
-    steps, grad_refs = trace
+    steps, grad_refs, bound = trace
     results: list[tuple] = []
     sources = (node.inputs, node.outputs, douts)
-    run = g.run
-    for rkey, vals, operand_refs in steps:
-        results.append(run(rkey, vals,
-                           tuple([_fetch(c, results, sources) for c in operand_refs])))
+    if bound[0] is None or bound[0]() is not g:
+        # the steps' calls, made on the next replay with this emitter (its runners exist then)
+        bound[0] = weakref.ref(g)
+        bound[1] = calls = [None] * len(steps)
+        run = g.run
+        for rkey, vals, operand_refs in steps:
+            results.append(run(rkey, vals,
+                               tuple([_fetch(c, results, sources) for c in operand_refs])))
+    else:
+        calls = bound[1]
+        fixed = g.fixed
+        i = 0
+        for rkey, vals, operand_refs in steps:
+            call = calls[i]
+            if call is None:
+                call = calls[i] = fixed(rkey, vals)
+            results.append(call(tuple([_fetch(c, results, sources) for c in operand_refs])))
+            i += 1
     return tuple([(n, _fetch(c, results, sources)) for n, c in grad_refs])

@@ -24,7 +24,15 @@ from tdflow.dialect.attr_kinds import as_stored
 from tdflow.dialect.attr_normalize import AttrError, complete_attrs
 from tdflow.dialect.types import DTYPES, TensorType, dtype_from_numpy
 
-from .eager_call import EagerError, any_requires_grad, attrs_cache_key, device_of
+from .eager_call import (
+    EagerError,
+    any_requires_grad,
+    attrs_cache_key,
+    device_of,
+    distinct_vars,
+    settled_result,
+    settled_results,
+)
 from .eager_device import run_on_device
 from .eager_native import counting_run
 from .engine import BLAS_OP_NAMES, NOW_COST, Var, get_engine
@@ -52,9 +60,9 @@ class _Entry:
     """What one (input types, attributes) combination of an op needs at run time."""
 
     __slots__ = ("specs", "single", "prog", "fn", "attrs", "cost", "run", "now", "shape", "npdt",
-                 "dt")
+                 "dt", "runn")
 
-    def __init__(self, specs, prog, fn, attrs, cost, run=None, now=False):
+    def __init__(self, specs, prog, fn, attrs, cost, run=None, now=False, runn=None):
         self.specs = specs  # ((shape, numpy dtype, mlir dtype), ...) per result
         self.single = specs[0] if len(specs) == 1 else None
         self.prog = prog  # an elementwise numpy program prog(inputs, out), or None
@@ -66,6 +74,7 @@ class _Entry:
         # may run it at once (Engine.run_now)
         self.run = run
         self.now = now
+        self.runn = runn  # several results: runn(inputs, outs), with `now` as run's
         self.shape, self.npdt, self.dt = self.single or (None, None, None)
 
 
@@ -172,13 +181,18 @@ class OpRunner:
         # (a GPU device's kernels are never bound: the executor binds CPU launches only)
         fn = kernel.fn if prog is not None or self.device != "cpu" else \
             _bound(kernel.fn, attrs, arrays, specs)
-        run = now = None
+        run = now = runn = None
+        if len(specs) > 1 and not self.mutable and prog is None:
+            # a tiny pure one (the loss and its softmax) runs at once, as one-result ops do:
+            # no vars for its results, no queued op
+            now = cost <= NOW_COST and _is_pure(kernel.fn)
+            runn = settled_results(fn, attrs) if now else None
         if len(specs) == 1 and not self.mutable:
             direct = getattr(kernel.fn, "direct", None)  # a kernel's plain form (matmul)
             run = prog or (direct(attrs, arrays) if direct is not None and cost <= NOW_COST
-                           else None) or _settled(fn, attrs)
+                           else None) or settled_result(fn, attrs)
             now = cost <= NOW_COST and (prog is not None or _is_pure(kernel.fn))
-        entry = _Entry(tuple(specs), prog, fn, attrs, cost, run, now)
+        entry = _Entry(tuple(specs), prog, fn, attrs, cost, run, now, runn)
         expr = getattr(program, "expr", None) if prog is not None else None
         if now and expr is not None:  # a tiny formula op: native loop once it proves hot
             entry.run = counting_run(entry, prog, expr, program.in_dtypes, program.out_dtype,
@@ -247,13 +261,18 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
-                self._push1(entry, arrays, out, r, _vars(readers))
+                self._push1(entry, arrays, out, r, distinct_vars(readers))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
-        reads = [var_of(t) for t in readers]
         eng = get_engine()
         outs = [_empty(s, d) for s, d, _ in entry.specs]
+        if entry.runn is not None and eng.run_now(entry.runn, arrays, outs, readers):
+            results = tuple([_wrap(o, dt) for o, (_, _, dt) in zip(outs, entry.specs)])
+            if _grad.enabled and any_requires_grad(tensors):
+                _record(self, tensors, attr_vals, results)
+            return results
+        reads = [var_of(t) for t in readers]
         results = []
         writes = []
         for o, (_, _, dt) in zip(outs, entry.specs):
@@ -323,7 +342,7 @@ class OpRunner:
             out = _empty(entry.shape, entry.npdt)
             r = _wrap(out, entry.dt)
             if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
-                push1(entry, arrays, out, r, _vars(tensors))
+                push1(entry, arrays, out, r, distinct_vars(tensors))
             if _grad.enabled and any_requires_grad(tensors):
                 _record(self, tensors, attr_vals, (r,))
             return r
@@ -404,6 +423,122 @@ class OpRunner:
 
         return call2
 
+    def make_update2(self, npad: int):
+        """``f(t, u, attr_vals) -> None`` for an op of no results writing its first operand
+        alone, given two tensors and ``npad`` absent ones (``sgd_update(w, g, lr=...)``):
+        :meth:`run`'s in-place path without its loop (a first call, another device or a
+        read-only buffer: :meth:`run`).
+
+        >>> from tdflow.dialect import standard_dialect
+        >>> d, w, g = standard_dialect(), Tensor(np.float32([1, 2])), Tensor(np.float32([4, 4]))
+        >>> up = OpRunner(d.lookup("tdflow.sgd_update"), ("learning_rate_val",), d).make_update2(4)
+        >>> up(w, g, (0.25,)), up(w, g, (0.25,)), w.tolist()  # (the first call: run's path)
+        (None, None, [-1.0, 0.0])
+        """
+        run = self.run
+        cache = self._cache
+        pad = [None] * npad
+        kpad = (None,) * npad
+        name, uses_blas = self.name, self._uses_blas
+        last = [((), ())]  # the last attribute values and their key (as make_call2a)
+
+        def update2(t, u, attr_vals):
+            if t.device != "cpu" or u.device != "cpu":
+                return run((t, u, *kpad), attr_vals)
+            a = t._buf
+            b = u._buf
+            m = last[0]
+            if m[0] is attr_vals:
+                ak = m[1]
+            else:
+                ak = attrs_cache_key(attr_vals)
+                last[0] = (attr_vals, ak)
+            entry = cache.get((ak, a.shape, a.dtype, b.shape, b.dtype, *kpad))
+            if entry is None or not a.flags.writeable:  # (run says what is wrong)
+                return run((t, u, *kpad), attr_vals)
+            w = var_of(t)
+            v = var_of(u)
+            t._version += 1  # autograd refuses a backward that would read the old value
+            fn, attrs = entry.fn, entry.attrs
+            ins = [a, b, *pad]
+
+            def work():
+                outs: list = []
+                _settle(fn(attrs, ins, outs), outs, fn)
+
+            get_engine().push_one(work, (v,) if v is not w else (), w, name, entry.cost,
+                                  uses_blas)
+            return None
+
+        return update2
+
+    def make_fixed(self, attr_vals: tuple, tuples: bool = False):
+        """``f(tensors) -> results`` for calls with the same attribute values every time (a
+        gradient trace's step, replayed each backward): :meth:`run` with the attribute key made
+        once, one result taking the one-result path without the general loop's questions
+        (in-place operands, another device, several results: :meth:`run`). ``tuples``: the
+        results always as a tuple (none: ``()``), as a gradient's emitter hands them on.
+
+        >>> from tdflow.dialect import standard_dialect
+        >>> from tdflow.runtime.tensor import tensor
+        >>> d = standard_dialect()
+        >>> relu = OpRunner(d.lookup("tdflow.relu"), (), d).make_fixed((), tuples=True)
+        >>> [t.tolist() for t in relu((tensor([-1.0, 2.0]),))]
+        [[0.0, 2.0]]
+        """
+        run = self.run
+        if tuples:
+            general = run
+
+            def run(tensors, vals):  # noqa: F811 - the general call, its results as a tuple
+                out = general(tensors, vals)
+                return () if out is None else out if type(out) is tuple else (out,)
+
+        if self.mutable:
+            return lambda tensors: run(tensors, attr_vals)
+        ak = attrs_cache_key(attr_vals)
+        cache = self._cache
+        push1 = self._push1
+
+        def fixed(tensors):
+            arrays = []
+            key = [ak]
+            readers = []
+            for t in tensors:
+                if t is None:
+                    arrays.append(None)
+                    key.append(None)
+                    continue
+                if type(t) is tuple:  # a variadic operand (fused_elementwise's inputs)
+                    key.append(len(t))
+                    for e in t:
+                        if e.device != "cpu":
+                            return run(tensors, attr_vals)
+                        a = e._buf
+                        arrays.append(a)
+                        key.append(a.shape)
+                        key.append(a.dtype)
+                        readers.append(e)
+                    continue
+                if t.device != "cpu":
+                    return run(tensors, attr_vals)
+                a = t._buf
+                arrays.append(a)
+                key.append(a.shape)
+                key.append(a.dtype)
+                readers.append(t)
+            entry = cache.get(tuple(key))
+            if entry is None or entry.run is None:  # first call, or several results
+                return run(tensors, attr_vals)
+            out = _empty(entry.shape, entry.npdt)
+            r = _wrap(out, entry.dt)
+            if not (entry.now and get_engine().run_now(entry.run, arrays, out, readers)):
+                push1(entry, arrays, out, r, distinct_vars(readers))
+            if _grad.enabled and any_requires_grad(tensors):
+                _record(self, tensors, attr_vals, (r,))
+            return (r,) if tuples else r
+
+        return fixed
 
     def make_call2a(self, npad: int):
         """``f(t, u, attr_vals) -> Tensor`` for an op whose first two operands are single
@@ -463,23 +598,3 @@ def _bound(fn: Any, attrs: dict, arrays: list, specs: list) -> Any:
     except Exception:  # noqa: BLE001 - a bind that cannot handle the case: the general kernel
         return fn
     return fn if fast is None else fast
-
-
-def _settled(fn: Any, attrs: dict) -> Any:
-    """``run(inputs, out)`` of a one-result kernel: its result settled into ``out``."""
-    def run(ins, out):
-        outs = [out]  # a fresh list per call: a kernel may keep or change what it is given
-        _settle(fn(attrs, ins, outs), outs, fn)
-
-    return run
-
-
-def _vars(tensors: tuple) -> tuple:
-    """The distinct engine vars of the tensors among ``tensors``, in order."""
-    out: list = []
-    for t in tensors:
-        if t is not None:
-            v = var_of(t)
-            if v not in out:
-                out.append(v)
-    return tuple(out)

@@ -14,7 +14,11 @@ from typing import Any
 
 from tdflow.core.errors import TdflowError
 
-__all__ = ["EagerError", "any_requires_grad", "attrs_cache_key", "device_of"]
+from .kernels._util import settle as _settle
+from .tensor_glue import var_of
+
+__all__ = ["EagerError", "any_requires_grad", "attrs_cache_key", "device_of", "distinct_vars",
+           "settled_result", "settled_results"]
 
 
 def attrs_cache_key(attr_vals: tuple) -> tuple:
@@ -35,7 +39,13 @@ def attrs_cache_key(attr_vals: tuple) -> tuple:
                 continue
         elif t is bool or t is int or t is str:
             continue
-        elif not (_inexact(v) or t is tuple and any(_inexact(x) for x in v)):
+        elif t is tuple:  # (axes, shapes: a loop, not a generator per call)
+            for x in v:
+                if isinstance(x, float) and (x != x or x == 0.0 and _copysign(1.0, x) < 0.0):
+                    break
+            else:
+                continue
+        elif not _inexact(v):
             continue
         return tuple(_exact(v) for v in attr_vals)
     return attr_vals
@@ -92,3 +102,55 @@ def device_of(tensors: tuple) -> str | None:
 
 class EagerError(TdflowError, ValueError):
     """An eager call the op's hooks reject (shapes, dtypes, attributes); names the op."""
+
+
+def settled_result(fn: Any, attrs: dict) -> Any:
+    """``run(inputs, out)`` of a one-result kernel ``fn(attrs, inputs, outs)``: its result
+    settled into ``out``.
+
+    >>> import numpy as np
+    >>> out = np.zeros(2)
+    >>> settled_result(lambda attrs, ins, outs: [ins[0] * 2], {})([np.ones(2)], out)
+    >>> out.tolist()
+    [2.0, 2.0]
+    """
+    def run(ins, out):
+        outs = [out]  # a fresh list per call: a kernel may keep or change what it is given
+        _settle(fn(attrs, ins, outs), outs, fn)
+
+    return run
+
+
+def settled_results(fn: Any, attrs: dict) -> Any:
+    """``run(inputs, outs)`` of a kernel of several results: its results settled into
+    ``outs`` (the buffers the caller wraps as results).
+
+    >>> import numpy as np
+    >>> outs = [np.zeros(1), np.zeros(1)]
+    >>> settled_results(lambda attrs, ins, o: [ins[0] + 1, ins[0] - 1], {})([np.ones(1)], outs)
+    >>> [o.tolist() for o in outs]
+    [[2.0], [0.0]]
+    """
+    def run(ins, outs):
+        given = list(outs)  # a copy: a kernel may keep or change the list it is given
+        _settle(fn(attrs, ins, given), given, fn)
+
+    return run
+
+
+def distinct_vars(tensors: tuple) -> tuple:
+    """The distinct engine vars of the tensors among ``tensors`` (``None`` skipped), in
+    order; a tensor without one gets one.
+
+    >>> from tdflow.runtime.tensor import tensor
+    >>> t = tensor([1.0])
+    >>> len(distinct_vars((t, None, t)))
+    1
+    """
+    out: list = []
+    for t in tensors:
+        if t is not None:
+            v = var_of(t)
+            if v not in out:
+                out.append(v)
+    return tuple(out)

@@ -72,6 +72,19 @@ def _direct_impl(fname: str, sig: Signature, opdef: OpDef, dialect: Dialect) -> 
     pad = (None,) * (n_ops - len(tensor_idx))
     runner = OpRunner(opdef, tuple(attr_names), dialect)
     if runner.mutable:  # in-place ops take the general path (their writes are inputs)
+        k = len(tensor_idx)
+        if (not any(expand for _, expand in plan) and tensor_idx == list(range(k))
+                and [i for i, _ in plan] == list(range(k, len(sig.params)))):
+            # operands first, then attributes (sgd_update(w, g, learning_rate_val=...)): the
+            # split form, so a call binds its attribute values alone, not all its parameters
+            run = runner.run
+            impl = lambda vals: run(vals[:k] + pad, vals[k:])  # noqa: E731
+            impl.split = (k, pad, run)  # type: ignore[attr-defined]
+            # (operands past the first two are absent in that form: only the first is written)
+            if (0 in runner.mutable and 1 not in runner.mutable and not opdef.results and k >= 2
+                    and opdef.operands[0].is_single and opdef.operands[1].is_single):
+                impl.split2 = runner.make_update2(n_ops - 2)  # type: ignore[attr-defined]
+            return impl
         return _gathering_impl(runner.run, plan, tuple(tensor_idx), pad)
     plain = (not plan and not pad and len(opdef.results) == 1 and len(sig.params) == n_ops
              and all(o.is_single for o in opdef.operands))

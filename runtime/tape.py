@@ -115,6 +115,21 @@ class AppliedOp(Protocol):
     def attr_values(self, attr_vals: tuple) -> dict[str, Any]: ...
 
 
+class _PlanKey:
+    """A plan's part of its nodes' trace keys: what the gradient's trace depends on besides
+    the types (the runner, its attribute key, the gradient definition), compared and hashed
+    by identity: backward looks a trace up per node, and hashing the definition (a frozen
+    dataclass, its fields hashed each time) cost more than the rest of the key. A plan made
+    again for the same values (after the cache below is cleared) gets a new trace, no more."""
+
+    __slots__ = ("runner", "akey", "gd")
+
+    def __init__(self, runner: Any, akey: tuple, gd: Any) -> None:
+        self.runner = runner
+        self.akey = akey
+        self.gd = gd
+
+
 # (runner, attribute key) -> (gradient definition, attrs, saves, results kept, trace key part)
 _PLANS: dict[tuple, tuple] = {}
 
@@ -138,7 +153,7 @@ def _plan(runner: AppliedOp, attr_vals: Sequence[Any]) -> tuple | None:
         saves = gd.saves(attrs) if gd is not None else None
         operands = tuple((d.name, saves is None or d.name in saves) for d in opdef.operands)
         results = tuple((rd.name, saves is None or rd.name in saves) for rd in opdef.results)
-        plan = (gd, attrs, operands, results, (runner, akey, gd))
+        plan = (gd, attrs, operands, results, _PlanKey(runner, akey, gd))
         if len(_PLANS) >= 4096:
             _PLANS.clear()
         _PLANS[pk] = plan

@@ -65,16 +65,20 @@ class ThreadedEngine(Engine):
             uses_blas = True
         if _tracing.active is not None:  # a profile is recording: time this op
             fn = _tracing.active.wrap(fn, name, loc)
-        if (type(writes) is tuple and len(writes) == 1 and type(reads) is tuple
+        if (type(writes) is tuple and 1 <= len(writes) <= 4 and type(reads) is tuple
                 and len(reads) <= 3 and inline is not False):
-            # one output var, a few distinct input vars: try running it right here
-            w = writes[0]
-            ok = type(w) is Var
-            for r in reads:
-                if type(r) is not Var or r is w:
+            # a few distinct output vars (an op's results), a few distinct input vars, none
+            # both: try running it right here
+            ok = True
+            for w in writes:
+                if type(w) is not Var:
                     ok = False
-            if ok and (len(reads) < 2 or len(set(reads)) == len(reads)):
-                if self._push_inline(fn, reads, w, name, loc, cost, inline, uses_blas):
+            for r in reads:
+                if type(r) is not Var or r in writes:
+                    ok = False
+            if (ok and (len(reads) < 2 or len(set(reads)) == len(reads))
+                    and (len(writes) < 2 or len(set(writes)) == len(writes))):
+                if self._push_inline(fn, reads, writes, name, loc, cost, inline, uses_blas):
                     return
         if (type(reads) is tuple and type(writes) is tuple and len(writes) == 1
                 and len(reads) <= 1 and type(writes[0]) is Var
@@ -89,7 +93,7 @@ class ThreadedEngine(Engine):
         var not among them (the caller guarantees both; nothing is checked)."""
         if _tracing.active is not None:
             fn = _tracing.active.wrap(fn, name, None)
-        if not self._push_inline(fn, reads, write, name, None, cost, None, uses_blas):
+        if not self._push_inline(fn, reads, (write,), name, None, cost, None, uses_blas):
             self._push_queued(fn, reads, (write,), (), name, None, cost, None, uses_blas)
 
     def run_now(self, fn, ins, out, tensors) -> bool:
@@ -148,13 +152,15 @@ class ThreadedEngine(Engine):
                 return
         self._execute(op, reraise=True)
 
-    def _push_inline(self, fn, reads, w, name, loc, cost, inline, blas) -> bool:
+    def _push_inline(self, fn, reads, writes, name, loc, cost, inline, blas) -> bool:
         """Run a ready op right here, without building the queued form; False if not ready
-        (or not to be inlined): then ``push`` takes the general path."""
+        (or not to be inlined): then ``push`` takes the general path. ``reads`` and ``writes``
+        are tuples of distinct vars, none in both (the callers check or guarantee it)."""
         err = None
         with self._lock:
-            if w._writing or w._reads or w._queue:
-                return False
+            for w in writes:
+                if w._writing or w._reads or w._queue:
+                    return False
             for r in reads:
                 if r._writing or r._queue:
                     return False
@@ -165,7 +171,8 @@ class ThreadedEngine(Engine):
                 e = r._error
                 if e is not None and (err is None or e.seq < err.seq):
                     err = e
-            w._writing = True
+            for w in writes:
+                w._writing = True
             self._seq += 1
             seq = self._seq
             self._pending += 1
@@ -184,18 +191,22 @@ class ThreadedEngine(Engine):
                 if blas:
                     self._blas_slot.release()
         with self._lock:
-            queued = w._queue
+            queued = False
+            for v in writes:
+                if v._queue:
+                    queued = True
             for r in reads:
                 if r._queue:
                     queued = True
             if queued:  # others queued behind us meanwhile: the general release
-                self._complete(EngineOp(fn, reads, (w,), (), name, loc, blas, seq), err, fresh)
+                self._complete(EngineOp(fn, reads, writes, (), name, loc, blas, seq), err, fresh)
             else:
                 if fresh:
                     self._record(err)
-                w._error = err
-                w._writing = False
-                w.version += 1
+                for w in writes:
+                    w._error = err
+                    w._writing = False
+                    w.version += 1
                 for r in reads:
                     r._reads -= 1
                 self._pending -= 1

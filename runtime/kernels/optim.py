@@ -91,7 +91,9 @@ def _bind_sgd(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
     place in ``diff`` when the plan no longer needs it (``1 in dead``: no temporary the
     size of the model), as a hand-written step's ``g *= lr; w -= g``."""
     get = attrs.get
-    if (len(ins) != 2 or ins[0] is None or ins[1] is None or ins[0][1] != ins[1][1]
+    # absent optional operands (eager passes all six, ``None`` where not given) change nothing
+    if (len(ins) < 2 or any(s is not None for s in ins[2:]) or ins[0] is None or ins[1] is None
+            or ins[0][1] != ins[1][1]
             or ins[0][1].kind != "f" or ins[0][1].itemsize < 4 or get("scale", 1.0) != 1.0
             or get("l1") or get("l2") or get("weight_decay")):
         return None

@@ -164,8 +164,8 @@ def test_a_trace_step_repeating_an_earlier_one_is_read_from_it():
                                                      "float_operand": 0.0}),
              ("tdflow.scalar_mul", [("step", 2, 0)], {"has_float_operand": True,
                                                      "float_operand": -0.0})]
-    out, grads = autograd._compile_trace(standard_context(), steps,
-                                         {"x": ("step", 4, 0), "y": ("step", 1, 0)}, {})
+    out, grads, _ = autograd._compile_trace(standard_context(), steps,
+                                            {"x": ("step", 4, 0), "y": ("step", 1, 0)}, {})
     assert [s[0][0] for s in out] == ["tdflow.relu", "tdflow.broadcast_add",
                                       "tdflow.scalar_mul", "tdflow.scalar_mul"]
     add_operands = out[1][2]

@@ -408,3 +408,52 @@ def test_wait_all_inside_an_op_is_refused_not_a_deadlock():
     eng.push(op, writes=(v,), name="waiter", inline=False)
     with pytest.raises(EngineError, match="waiter.*wait_all"):
         eng.wait(v, timeout=T)
+
+
+def test_an_op_of_several_writes_runs_inline_and_orders_what_follows(monkeypatch):
+    """An op writing several vars (an eager op of several results) runs on the pushing thread
+    when its vars are free, like a one-write op; a reader of either var pushed while it runs
+    waits for it, and a failure poisons every var it writes."""
+    eng = ThreadedEngine(workers=1)
+    a, b, c, x = (eng.new_var(n) for n in "abcx")
+    where, seen = [], []
+    box = {}
+
+    def two():
+        where.append(threading.get_ident())
+        box["b"], box["c"] = 1, 2
+
+    eng.push(lambda: box.__setitem__("x", 5), writes=(x,))
+    with monkeypatch.context() as m:  # ready: the inline path, no queued op built
+        m.setattr(eng, "_push_queued", lambda *a: pytest.fail("queued"))
+        eng.push(two, reads=(x,), writes=(b, c), cost=10**9)
+    assert where == [threading.get_ident()] and not eng._threads and eng.pending() == 0
+    eng.push(lambda: seen.append(box["b"] + box["c"]), reads=(b, c), writes=(a,))
+    assert seen == [3]
+
+    gate = threading.Event()
+    eng.push(lambda: gate.wait(T), writes=(x,), inline=False)  # x busy on the worker
+    eng.push(lambda: box.__setitem__("b", box["b"] * 10), reads=(x,), writes=(b, c))
+    assert eng.pending() == 2  # queued behind the busy write of x: not run here
+    gate.set()
+    eng.wait(b)
+    assert box["b"] == 10
+
+    def broken():
+        raise ValueError("no")
+
+    eng.push(broken, writes=(b, c))
+    for v in (b, c):
+        with pytest.raises(EngineError, match="no"):
+            eng.wait(v)
+    eng.wait_all()  # (reported by the waits already)
+
+
+def test_several_writes_named_twice_or_also_read_take_the_general_path():
+    eng = ThreadedEngine(workers=1)
+    a, b = eng.new_var("a"), eng.new_var("b")
+    out = []
+    eng.push(lambda: out.append(1), writes=(a, a, b))  # duplicates: deduplicated, still run
+    eng.push(lambda: out.append(2), reads=(a,), writes=(a, b))  # a read-write var
+    eng.wait_all()
+    assert out == [1, 2] and eng.pending() == 0
