@@ -174,6 +174,9 @@ class Attribute:
     """Base class of all attribute values (for ``isinstance`` checks)."""
 
     __slots__ = ()
+    # Whether the value holds constant elements (the memo keys leave such ops out); asked of
+    # every attribute of every op verified, so found on the class rather than missed.
+    holds_elements = False
 
 
 @dataclass(frozen=True, slots=True)
