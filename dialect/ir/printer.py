@@ -233,7 +233,16 @@ class _Printer:
             if len(results) == 1 and name != RETURN:
                 operands = op.operands
                 t = results[0].type
-                key = (*[id(v.type) for v in operands], id(t))
+                n = len(operands)
+                # one or two operands (nearly every op) without a list comprehension: a
+                # function call each in this Python
+                if n == 1:
+                    v = operands[0]
+                    key = (id(v.type), id(t))
+                elif n == 2:
+                    key = (id(operands[0].type), id(operands[1].type), id(t))
+                else:
+                    key = (*[id(v.type) for v in operands], id(t))
                 sig = sigs.get(key)
                 if sig is None:
                     if isinstance(t, FunctionType):
@@ -245,7 +254,13 @@ class _Printer:
                 if qname is None:  # quoted, with '"', '\\' and control characters escaped
                     qname = op_names[name] = escape_string(name)
                 attrs = op.attributes
-                ops = ", ".join([get(v) or _use(names, v) for v in operands]) if operands else ""
+                if n == 1:
+                    ops = get(v) or _use(names, v)
+                elif n == 2:
+                    ops = (f"{get(operands[0]) or _use(names, operands[0])}, "
+                           f"{get(operands[1]) or _use(names, operands[1])}")
+                else:
+                    ops = ", ".join([get(v) or _use(names, v) for v in operands]) if n else ""
                 line = (f"  {names[results[0]]} = {qname}({ops})"
                         f"{' ' + attr_dict(attrs) if attrs else ''}{sig}")
                 append(line + _loc_str(op.loc) + "\n" if locs else line + "\n")
