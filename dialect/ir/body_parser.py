@@ -43,6 +43,7 @@ _FAST_OP = re.compile(
     r"[ \t\r]*+(?=\n|//|\Z)",
 )
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
+_new_loc = Location.__new__
 
 
 def _bounded_put(cache: dict, key, value):
@@ -62,7 +63,7 @@ class BodyParser(TypeAttrParser):
     """Operations and SSA names of function bodies, over one text (see the module notes)."""
 
     __slots__ = ("tails", "ftypes", "types", "refs", "diags", "scope", "forward", "block",
-                 "placeholder_locs", "forward_use_locs", "terminator")
+                 "placeholder_locs", "forward_use_locs", "terminator", "line_hint")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
@@ -83,6 +84,7 @@ class BodyParser(TypeAttrParser):
         self.placeholder_locs: dict[Value, Location | None] = {}
         self.forward_use_locs: dict[Operation, Location] = {}
         self.terminator = RETURN
+        self.line_hint = 1  # the fast path's last line (1-based): where it looks first
 
     # -- function bodies -----------------------------------------------------------------
     def define(self, name: str, values: tuple, pos: int) -> None:
@@ -226,10 +228,13 @@ class BodyParser(TypeAttrParser):
         if res is not None and (1 if count is None else int(count)) != len(outs):
             raise _Fallback
         if operands_text:
-            refs = self.refs.get(operands_text)
-            if refs is None:
-                refs = _bounded_put(self.refs, operands_text,
-                                    _OPERAND_REFS.findall(operands_text))
+            if "," in operands_text or "#" in operands_text:
+                refs = self.refs.get(operands_text)
+                if refs is None:
+                    refs = _bounded_put(self.refs, operands_text,
+                                        _OPERAND_REFS.findall(operands_text))
+            else:  # one operand, `%name` (what _FAST_OP's group 4 holds without ',' and '#')
+                refs = ((operands_text[1:], ""),)
             if len(refs) != len(ins):
                 raise _Fallback
             # No fallback past this point: resolving names has side effects.
@@ -268,10 +273,23 @@ class BodyParser(TypeAttrParser):
             scope = self.scope
         start = m.start(1) - 1 if res is not None else m.start(3) - 1  # the '%' or the '"'
         end = self.pos = m.end()
+        # The line: ops come in source order, so walk on from the previous op's line (a step
+        # or two) rather than bisect 100k line starts for each.
         starts = self._line_starts
-        line = bisect_right(starts, start)
-        op = block.append_new(name, operands, outs, attrs,
-                              Location(self.file, line, start - starts[line - 1] + 1))
+        line = self.line_hint
+        if starts[line - 1] <= start:
+            last = len(starts)
+            while line < last and starts[line] <= start:
+                line += 1
+        else:
+            line = bisect_right(starts, start)
+        self.line_hint = line
+        # Location(file, line, col) without the call to its __init__ (one per op)
+        loc = _new_loc(Location)
+        loc.file = self.file
+        loc.line = line
+        loc.col = start - starts[line - 1] + 1
+        op = block.append_new(name, operands, outs, attrs, loc)
         if res is not None:
             if res in scope or self.forward:
                 self.define(res, op.results, start)

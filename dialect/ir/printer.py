@@ -69,7 +69,7 @@ def _loc_str(loc: Location) -> str:
 
 class _Printer:
     __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names", "value_names",
-                 "attr_names", "type_lists", "sigs")
+                 "attr_names", "type_lists", "sigs", "attr_dicts")
 
     def __init__(self, generic: bool, locs: bool, value_names: bool = False) -> None:
         self.value_names = value_names
@@ -86,6 +86,8 @@ class _Printer:
         # (id(T), ..., id(R)) of a one-result op's operand types and result type -> its
         # " : (T, ...) -> R"; a function-typed result never enters (op_line prints it)
         self.sigs: dict[tuple, str] = {}
+        # (name, id(value)[, name, id(value)]) of an op's attributes -> " {...}" as printed
+        self.attr_dicts: dict[tuple, str] = {}
 
     def type_str(self, t) -> str:
         s = self.types.get(id(t))
@@ -225,6 +227,8 @@ class _Printer:
         types_get = self.types.get
         op_names = self.op_names
         attr_dict = self.attr_dict
+        dicts = self.attr_dicts
+        dicts_get = dicts.get
         get = names.get
         append = out.append
         for op in f.body:
@@ -261,8 +265,26 @@ class _Printer:
                            f"{get(operands[1]) or _use(names, operands[1])}")
                 else:
                     ops = ", ".join([get(v) or _use(names, v) for v in operands]) if n else ""
-                line = (f"  {names[results[0]]} = {qname}({ops})"
-                        f"{' ' + attr_dict(attrs) if attrs else ''}{sig}")
+                if attrs:
+                    # a dictionary of one or two entries (most are) printed once per distinct
+                    # (name, value object) pairs: the parser shares the values of equal texts
+                    na = len(attrs)
+                    if na == 1:
+                        (k, a), = attrs.items()
+                        akey = (k, id(a))
+                    elif na == 2:
+                        (k, a), (k2, a2) = attrs.items()
+                        akey = (k, id(a), k2, id(a2))
+                    else:
+                        akey = None
+                    adict = dicts_get(akey) if akey is not None else None
+                    if adict is None:
+                        adict = " " + attr_dict(attrs)
+                        if akey is not None:
+                            dicts[akey] = adict
+                else:
+                    adict = ""
+                line = f"  {names[results[0]]} = {qname}({ops}){adict}{sig}"
                 append(line + _loc_str(op.loc) + "\n" if locs else line + "\n")
                 continue
             if op.name == RETURN and not generic and not op.attributes:

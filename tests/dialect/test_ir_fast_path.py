@@ -76,6 +76,17 @@ LINES = [
     'tensor<4xf32>',
     '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n  %0 = "t.a"(%0) : (tensor<4xf32>) -> '
     'tensor<4xf32>',
+    # an op the general parser reads (over three lines) between fast ones: the fast path's
+    # line count walks on from the line of the op before it
+    '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n  %1 = "t.a"(%0)\n {k = [1,\n 2]} : '
+    '(tensor<4xf32>) -> tensor<4xf32>\n\n  %2 = "t.a"(%1) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n%1 = "t.a"(%0) : (tensor<4xf32>) -> '
+    'tensor<4xf32>\n\n%2 = "t.a"(%1) : (tensor<4xf32>) -> tensor<4xf32>',  # at column 1
+    '%0 = "t.a"(%x, %x#0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x,%x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%0) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%y) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x) : (tensor<4xi32>) -> tensor<4xf32>',
 ]
 
 
