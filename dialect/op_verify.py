@@ -257,16 +257,13 @@ def verify_operation(dialect, op: Operation, emit) -> None:
     if plan is None:
         plan = memo_plan(info, _vinfo(info.op).declared)
     blind = plan[1]
-    if attrs:
-        declared = plan[0]
-        for aname in attrs:
-            if aname not in declared:  # discardable_attributes: warned about on every op
-                opdef = info.op
-                extra = discardable_attributes(opdef, attrs)
-                for xname in extra:
-                    emit(_unknown_attr(opdef, xname), severity="warning")
-                attrs = {k: v for k, v in attrs.items() if k not in extra}
-                break
+    if attrs and not plan[0].issuperset(attrs):
+        # discardable_attributes: warned about on every op
+        opdef = info.op
+        extra = discardable_attributes(opdef, attrs)
+        for xname in extra:
+            emit(_unknown_attr(opdef, xname), severity="warning")
+        attrs = {k: v for k, v in attrs.items() if k not in extra}
     # First the key by identity (hashed in C: no type's or attribute's __hash__ runs), then
     # the key by value (verify_memo.py says why both).
     verified = dialect._verified
