@@ -35,12 +35,18 @@ _FAST_OP = re.compile(
     rf"(?:%({_NAME})(?::(\d++))?+[ \t]*+=[ \t]*+)?+"  # 1 result name, 2 result count
     r'"([\w.$\-]++)"\('  # 3 op name
     rf"((?:%{_NAME}(?:#\d++)?+(?:[ \t]*+,[ \t]*+%{_NAME}(?:#\d++)?+)*+)?+)\)"  # 4 operands
-    # 5 properties, 6 attributes, 7 the function type (each repeats: parsed once, cached).
-    # Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let
-    # a failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
+    # 5 the rest of the line, which _REST reads. It repeats from op to op: read once per
+    # distinct text (a scan to the line's end costs a fraction of _REST's character classes).
+    r"([^\n]*+)",
+)
+# What follows an op's operands: 1 properties, 2 attributes, 3 the function type (each
+# repeats: parsed once, cached), then nothing but blanks or a comment.
+# Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let a
+# failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
+_REST = re.compile(
     r"(?:[ \t]*+(<\{[^{}\n]*+\}>))?(?:[ \t]*+(\{[^{}\n]*+\}))?[ \t]*+:[ \t]*+"
     r"(\([^()\n]*+\)[ \t]*+->[ \t]*+(?:\([^()\n]*+\)|[\w.]++(?:<[^<>()\n]*+>)?+))"
-    r"[ \t\r]*+(?=\n|//|\Z)",
+    r"[ \t\r]*+(?=//|\Z)",
 )
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 _new_loc = Location.__new__
@@ -62,8 +68,8 @@ class _Fallback(Exception):
 class BodyParser(TypeAttrParser):
     """Operations and SSA names of function bodies, over one text (see the module notes)."""
 
-    __slots__ = ("tails", "ftypes", "types", "refs", "diags", "scope", "forward", "block",
-                 "placeholder_locs", "forward_use_locs", "terminator", "line_hint")
+    __slots__ = ("tails", "ftypes", "types", "refs", "rests", "diags", "scope", "forward",
+                 "block", "placeholder_locs", "forward_use_locs", "terminator", "line_hint")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
@@ -74,6 +80,8 @@ class BodyParser(TypeAttrParser):
         self.ftypes: dict = {}
         self.types: dict = {}  # each distinct type of the fast path's function types, once
         self.refs: dict = {}  # an operand list's text -> its (name, number) pairs
+        # the rest of an op's line -> its pieces (_REST's groups, where they end, the match)
+        self.rests: dict = {}
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
@@ -202,6 +210,7 @@ class BodyParser(TypeAttrParser):
         ftypes = self.ftypes
         tails = self.tails
         refs_cache = self.refs
+        rests = self.rests
         scope = self.scope
         file = self.file
         starts = self._line_starts
@@ -213,14 +222,23 @@ class BodyParser(TypeAttrParser):
                 m = fast(text, pos)
                 if m is None:
                     return pos, None
-                res, count, name, operands_text, props, attr_text, type_text = m.groups()
+                res, count, name, operands_text, rest = m.groups()
                 if name == terminator and name != RETURN:
                     return pos, m  # "oneflow.return" is the function's terminator: parse_op
+                pieces = rests.get(rest)
+                if pieces is None:
+                    r = _REST.match(rest)
+                    if r is None:
+                        return pos, m
+                    pieces = _bounded_put(rests, rest, (*r.groups(), r.end(), r))
+                props, attr_text, type_text, rest_end, r = pieces
+                base = m.start(5)  # the positions in `r` are from here
                 ftype = ftypes.get(type_text)
                 if ftype is None:
                     try:
                         ftype = _bounded_put(ftypes, type_text, self._interned(
-                            self._sub(m.start(7), m.end(7), self.parse_function_type)))
+                            self._sub(base + r.start(3), base + r.end(3),
+                                      self.parse_function_type)))
                     except _Fallback:
                         return pos, m
                 ins, outs = ftype
@@ -236,8 +254,8 @@ class BodyParser(TypeAttrParser):
                         if cached_attrs is None:
                             try:
                                 cached_attrs = self._sub(
-                                    m.start(5) if props is not None else m.start(6),
-                                    m.end(6) if attr_text is not None else m.end(5),
+                                    base + (r.start(1) if props is not None else r.start(2)),
+                                    base + (r.end(2) if attr_text is not None else r.end(1)),
                                     self._parse_attrs)
                             except _Fallback:
                                 return pos, m
@@ -289,7 +307,7 @@ class BodyParser(TypeAttrParser):
                 else:
                     operands = ()
                 start = m.start(1) - 1 if res is not None else m.start(3) - 1  # '%' or '"'
-                pos = m.end()
+                pos = base + rest_end  # a comment after the op is left to the lexer
                 # The line: ops come in source order, so walk on from the previous op's line
                 # (a step or two) rather than bisect every line start for each.
                 if starts[line - 1] <= start:
