@@ -131,7 +131,8 @@ class _Printer:
 
     # -- functions -------------------------------------------------------------------------
     def func(self, f: FuncOp) -> None:
-        names = self.name_values(f)
+        ops = f.body.ops  # walked twice (names, then lines): the block's iterator once
+        names = self.name_values(f, ops)
         args = f.body.args
         if self.generic:
             props = {}
@@ -150,7 +151,7 @@ class _Printer:
             if args:
                 self.out.append("^bb0(" + ", ".join(
                     f"{names[a]}: {self.type_str(a.type)}" for a in args) + "):\n")
-            self.body(f, names)
+            self.body(f, names, ops)
             tail = "}) "
             if f.attributes:
                 tail += self.attr_dict(f.attributes) + " "
@@ -173,10 +174,12 @@ class _Printer:
         if f.attributes:
             head += " attributes " + self.attr_dict(f.attributes)
         self.out.append(head + " {\n")
-        self.body(f, names)
+        self.body(f, names, ops)
         self.out.append("}" + (_loc_str(f.loc) if self.locs else "") + "\n")
 
-    def name_values(self, f: FuncOp) -> dict[Value, str]:
+    def name_values(self, f: FuncOp, ops: tuple | None = None) -> dict[Value, str]:
+        if ops is None:
+            ops = f.body.ops
         names: dict[Value, str] = {}
         used: set[str] = set()
         args = f.body.args
@@ -194,16 +197,19 @@ class _Printer:
                 used.add(f"arg{i}")
         n = 0
         if self.value_names:  # a named result keeps its name when no other value has it
-            for op in f.body:
+            for op in ops:
                 for r in op.results[:1] if len(op.results) == 1 else ():
                     if r.name and _ARG_NAME.match(r.name) and not _DIGITS.match(r.name) \
                             and r.name not in used:
                         names[r] = "%" + r.name
                         used.add(r.name)
-        for op in f.body:
+        # Without value names no result is named yet: one-result ops (nearly all) take the
+        # next number without a lookup first.
+        named = self.value_names
+        for op in ops:
             results = op.results
             if len(results) == 1:
-                if results[0] not in names:
+                if not named or results[0] not in names:
                     names[results[0]] = f"%{n}"
                     n += 1
             elif results:
@@ -212,7 +218,7 @@ class _Printer:
                 n += 1
         return names
 
-    def body(self, f: FuncOp, names: dict[Value, str]) -> None:
+    def body(self, f: FuncOp, names: dict[Value, str], ops: tuple | None = None) -> None:
         out = self.out
         generic = self.generic
         locs = self.locs
@@ -231,7 +237,7 @@ class _Printer:
         dicts_get = dicts.get
         get = names.get
         append = out.append
-        for op in f.body:
+        for op in (f.body.ops if ops is None else ops):
             results = op.results
             name = op.name
             if len(results) == 1 and name != RETURN:
