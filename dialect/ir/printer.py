@@ -290,8 +290,11 @@ class _Printer:
                             dicts[akey] = adict
                 else:
                     adict = ""
-                line = f"  {names[results[0]]} = {qname}({ops}){adict}{sig}"
-                append(line + _loc_str(op.loc) + "\n" if locs else line + "\n")
+                if locs:
+                    append(f"  {names[results[0]]} = {qname}({ops}){adict}{sig}"
+                           f"{_loc_str(op.loc)}\n")
+                else:  # the line and its break in one string: no concatenation after
+                    append(f"  {names[results[0]]} = {qname}({ops}){adict}{sig}\n")
                 continue
             if op.name == RETURN and not generic and not op.attributes:
                 if op.operands:
