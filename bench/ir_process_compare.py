@@ -2,7 +2,13 @@
 commit, against ``mlir-opt-19``, on the 100k-op ``varied`` program of ``ir_bench.py``.
 
 Run: ``python bench/ir_process_compare.py [--baseline REF] [--rounds 5] [--ops 100000]
-[--funcs 100] [--markdown]``.
+[--funcs 100] [--markdown] [--instructions]``.
+
+``--instructions`` counts instead of timing: each command runs once under ``valgrind
+--tool=callgrind`` on the program of ``--ops`` ops and on one a tenth of its size, and the
+table gives the instructions per op, ``(Ir(ops) - Ir(ops / 10)) / (0.9 ops)``: start-up
+cancels out, and the count does not depend on the machine's load (``--ops 10000`` takes a few
+minutes; callgrind runs ~50x slower).
 
 The baseline's tree is ``git archive REF`` in a temporary directory; its CLI runs in this
 interpreter with the ``tdflow`` packages mapped onto that tree (pyproject's layout:
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -81,6 +88,52 @@ def baseline_tree(ref: str, dest: Path) -> Path:
     return tree
 
 
+def callgrind_ir(cmd: list[str]) -> int:
+    """The instructions (callgrind's ``Ir``) that ``cmd`` executes; it must succeed."""
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          errors="replace")
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode or found is None:
+        shown = " ".join(a for a in cmd if "\n" not in a)  # without the launcher's code
+        raise SystemExit(f"valgrind {shown} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def _commands(trees: dict[str, str], path: Path, mlir: str | None) -> dict[str, list[str]]:
+    cmds: dict[str, list[str]] = {}
+    for label, tree in trees.items():
+        for sub in (["opt", str(path), "-o", os.devnull], ["verify", str(path)]):
+            cmds[f"{label}: tdflow {sub[0]}"] = [sys.executable, "-c", _LAUNCH, tree, *sub]
+    if mlir:
+        cmds["mlir-opt-19"] = [mlir, "--allow-unregistered-dialect", str(path), "-o", os.devnull]
+    return cmds
+
+
+def _instructions(args, trees: dict[str, str], tmp: Path, mlir: str | None) -> int:
+    """``--instructions``: the table of instructions per op (see the module notes)."""
+    small_ops = args.ops // 10
+    sizes = {}
+    for ops, funcs in ((args.ops, args.funcs), (small_ops, max(1, args.funcs // 10))):
+        path = tmp / f"varied{ops}.mlir"
+        path.write_text(generate_varied(ops, funcs))
+        sizes[ops] = _commands(trees, path, mlir)
+    for cmd in sizes[small_ops].values():  # bytecode and tdflow's caches written first
+        run_child(cmd)
+    rows = []
+    for k in sizes[args.ops]:
+        per_op = (callgrind_ir(sizes[args.ops][k]) - callgrind_ir(sizes[small_ops][k])) / (
+            args.ops - small_ops)
+        rows.append((k, per_op))
+    ref = dict(rows).get("mlir-opt-19")
+    print(f"instructions per op (callgrind Ir, {args.ops} ops less {small_ops})\n")
+    print("| command | instructions per op | vs mlir-opt-19 |\n|---|---:|---:|")
+    for k, per_op in rows:
+        ratio = f"{per_op / ref:.2f}x" if ref and k != "mlir-opt-19" else ""
+        print(f"| {k} | {per_op:,.0f} | {ratio} |")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", default=None, metavar="REF",
@@ -89,23 +142,22 @@ def main(argv=None) -> int:
     ap.add_argument("--ops", type=int, default=100_000)
     ap.add_argument("--funcs", type=int, default=100)
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instructions per op under callgrind instead of times (a markdown "
+                    "table; needs valgrind)")
     args = ap.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="ir_compare_"))
     try:
-        path = tmp / "varied.mlir"
-        path.write_text(generate_varied(args.ops, args.funcs))
         trees = {"this tree": str(ROOT)}
         if args.baseline:
             trees = {f"baseline {args.baseline}": str(baseline_tree(args.baseline, tmp)), **trees}
-        cmds: dict[str, list[str]] = {}
-        for label, tree in trees.items():
-            for sub in (["opt", str(path), "-o", os.devnull], ["verify", str(path)]):
-                cmds[f"{label}: tdflow {sub[0]}"] = [sys.executable, "-c", _LAUNCH, tree, *sub]
         mlir = find_tool("mlir-opt")
-        if mlir:
-            cmds["mlir-opt-19"] = [mlir, "--allow-unregistered-dialect", str(path), "-o",
-                                   os.devnull]
+        if args.instructions:
+            return _instructions(args, trees, tmp, mlir)
+        path = tmp / "varied.mlir"
+        path.write_text(generate_varied(args.ops, args.funcs))
+        cmds = _commands(trees, path, mlir)
         for cmd in cmds.values():  # warm the file cache and tdflow's caches
             run_child(cmd)
         runs: dict[str, list[tuple[float, float]]] = {k: [] for k in cmds}

@@ -257,32 +257,40 @@ def verify_operation(dialect, op: Operation, emit) -> None:
     if plan is None:
         plan = memo_plan(info, _vinfo(info.op).declared)
     blind = plan[1]
-    if attrs:
-        declared = plan[0]
-        for aname in attrs:
-            if aname not in declared:  # discardable_attributes: warned about on every op
-                opdef = info.op
-                extra = discardable_attributes(opdef, attrs)
-                for xname in extra:
-                    emit(_unknown_attr(opdef, xname), severity="warning")
-                attrs = {k: v for k, v in attrs.items() if k not in extra}
-                break
+    if attrs and not plan[0].issuperset(attrs):
+        # discardable_attributes: warned about on every op
+        opdef = info.op
+        extra = discardable_attributes(opdef, attrs)
+        for xname in extra:
+            emit(_unknown_attr(opdef, xname), severity="warning")
+        attrs = {k: v for k, v in attrs.items() if k not in extra}
     # First the key by identity (hashed in C: no type's or attribute's __hash__ runs), then
     # the key by value (verify_memo.py says why both).
     verified = dialect._verified
-    # identity_key(name, op, attrs, blind), built here: a call less per op
-    ikey = [BY_ID, name, *[id(v.type) for v in op.operands], None,
-            *[id(r.type) for r in op.results]]
-    for k, v in attrs.items():
-        if type(v) is FloatAttr and k in blind:
-            ikey += (k, v.type)
-        elif getattr(v, "holds_elements", False):
-            ikey = None
-            break
-        else:
-            ikey += (k, id(v))
-    if ikey is not None:
-        ikey = tuple(ikey)
+    # identity_key(name, op, attrs, blind), built here: a call less per op, and the shapes
+    # nearly every op has (one result, one or two operands) without a list comprehension
+    # (a function call each in this Python)
+    operands = op.operands
+    res = op.results
+    if len(res) == 1 and len(operands) == 1:
+        ikey = (BY_ID, name, id(operands[0].type), None, id(res[0].type))
+    elif len(res) == 1 and len(operands) == 2:
+        ikey = (BY_ID, name, id(operands[0].type), id(operands[1].type), None,
+                id(res[0].type))
+    else:
+        ikey = (BY_ID, name, *[id(v.type) for v in operands], None, *[id(r.type) for r in res])
+    if attrs:
+        tail = []
+        for k, v in attrs.items():
+            if type(v) is FloatAttr and k in blind:
+                tail += (k, v.type)
+            elif getattr(v, "holds_elements", False):
+                ikey = None
+                break
+            else:
+                tail += (k, id(v))
+        if ikey is not None:
+            ikey += tuple(tail)
     if ikey is not None and ikey in verified:
         return
     types = tuple([v.type for v in op.operands])

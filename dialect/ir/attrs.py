@@ -123,11 +123,13 @@ def format_float(value: float, type: str = "f64") -> str:
     ('2.000000e-01', '0.123456789', '1.000000e-20')
     """
     value = round_float(value, type)
-    if math.isinf(value) or math.isnan(value):
+    if not math.isfinite(value):
         width = 4 if type == "bf16" else _HEX_FORMATS[type][2]
         return f"0x{float_bits(value, type):0{width}X}"
     s = f"{value:.6e}"
-    if _same_float(round_float(float(s), type), value):
+    back = float(s) if type == "f64" else round_float(float(s), type)
+    # _same_float inlined (once per constant printed): equal nonzero floats have one sign
+    if back == value and (value != 0.0 or _same_float(back, value)):
         return s
     s = repr(value)
     mantissa, e, exp = s.partition("e")
@@ -175,6 +177,9 @@ class Attribute:
     """Base class of all attribute values (for ``isinstance`` checks)."""
 
     __slots__ = ()
+    # Whether the value holds constant elements (the memo keys leave such ops out); asked of
+    # every attribute of every op verified, so found on the class rather than missed.
+    holds_elements = False
 
 
 @value_class(frozen=True, slots=True)

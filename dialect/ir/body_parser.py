@@ -35,14 +35,21 @@ _FAST_OP = re.compile(
     rf"(?:%({_NAME})(?::(\d++))?+[ \t]*+=[ \t]*+)?+"  # 1 result name, 2 result count
     r'"([\w.$\-]++)"\('  # 3 op name
     rf"((?:%{_NAME}(?:#\d++)?+(?:[ \t]*+,[ \t]*+%{_NAME}(?:#\d++)?+)*+)?+)\)"  # 4 operands
-    # 5 properties, 6 attributes, 7 the function type (each repeats: parsed once, cached).
-    # Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let
-    # a failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
+    # 5 the rest of the line, which _REST reads. It repeats from op to op: read once per
+    # distinct text (a scan to the line's end costs a fraction of _REST's character classes).
+    r"([^\n]*+)",
+)
+# What follows an op's operands: 1 properties, 2 attributes, 3 the function type (each
+# repeats: parsed once, cached), then nothing but blanks or a comment.
+# Each optional group takes its own leading blanks: `[ \t]*(A)?[ \t]*(B)?[ \t]*:` would let a
+# failing line of k blanks be split three ways, O(k^3) backtracking (a hang).
+_REST = re.compile(
     r"(?:[ \t]*+(<\{[^{}\n]*+\}>))?(?:[ \t]*+(\{[^{}\n]*+\}))?[ \t]*+:[ \t]*+"
     r"(\([^()\n]*+\)[ \t]*+->[ \t]*+(?:\([^()\n]*+\)|[\w.]++(?:<[^<>()\n]*+>)?+))"
-    r"[ \t\r]*+(?=\n|//|\Z)",
+    r"[ \t\r]*+(?=//|\Z)",
 )
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
+_new_loc = Location.__new__
 
 
 def _bounded_put(cache: dict, key, value):
@@ -61,8 +68,8 @@ class _Fallback(Exception):
 class BodyParser(TypeAttrParser):
     """Operations and SSA names of function bodies, over one text (see the module notes)."""
 
-    __slots__ = ("tails", "ftypes", "types", "refs", "diags", "scope", "forward", "block",
-                 "placeholder_locs", "forward_use_locs", "terminator")
+    __slots__ = ("tails", "ftypes", "types", "refs", "rests", "diags", "scope", "forward",
+                 "block", "placeholder_locs", "forward_use_locs", "terminator", "line_hint")
 
     def __init__(self, text: str, file: str = "<string>") -> None:
         super().__init__(text, file)
@@ -73,6 +80,8 @@ class BodyParser(TypeAttrParser):
         self.ftypes: dict = {}
         self.types: dict = {}  # each distinct type of the fast path's function types, once
         self.refs: dict = {}  # an operand list's text -> its (name, number) pairs
+        # the rest of an op's line -> its pieces (_REST's groups, where they end, the match)
+        self.rests: dict = {}
         self.diags: list[Diagnostic] = []
         # Per function body: name -> (values, position of the definition).
         self.scope: dict[str, tuple[tuple[Value, ...], int]] = {}
@@ -83,6 +92,7 @@ class BodyParser(TypeAttrParser):
         self.placeholder_locs: dict[Value, Location | None] = {}
         self.forward_use_locs: dict[Operation, Location] = {}
         self.terminator = RETURN
+        self.line_hint = 1  # the fast path's last line (1-based): where it looks first
 
     # -- function bodies -----------------------------------------------------------------
     def define(self, name: str, values: tuple, pos: int) -> None:
@@ -166,17 +176,10 @@ class BodyParser(TypeAttrParser):
             self.loc(0)
         text = self.text
         n = len(text)
-        fast = _FAST_OP.match
-        fast_op = self.fast_op
+        fast_ops = self.fast_ops
         pos = self.pos
         while True:
-            m = fast(text, pos)  # the blanks before the op included
-            if m is not None:
-                try:
-                    pos = fast_op(m, block)
-                    continue
-                except _Fallback:
-                    pass
+            pos, stop = fast_ops(pos, block)  # the blanks before each op included
             self.pos = pos
             pos = self.skip()
             if pos >= n:
@@ -185,102 +188,149 @@ class BodyParser(TypeAttrParser):
             if c == "}":
                 self.pos = pos + 1
                 return
-            if (c == "%" or c == '"') and m is None:  # after a comment
-                m = fast(text, pos)
-                if m is not None:
-                    try:
-                        pos = fast_op(m, block)
-                        continue
-                    except _Fallback:
-                        self.pos = pos
+            if (c == "%" or c == '"') and stop is None:  # after a comment
+                after, stop = fast_ops(pos, block)
+                if after != pos:
+                    pos = after
+                    continue
+                self.pos = pos
             self.parse_op(block)
             pos = self.pos
 
-    def fast_op(self, m: re.Match, block: Block) -> int:
-        """Add the op ``m`` matched (``_FAST_OP``) to ``block``; return where it ends (also
-        ``self.pos``). Raises ``_Fallback``, with nothing changed, for what the general parser
-        must read."""
-        res, count, name, operands_text, props, attr_text, type_text = m.groups()
-        if name == self.terminator and name != RETURN:
-            raise _Fallback  # "oneflow.return" is the function's terminator: parse_op maps it
-        ftype = self.ftypes.get(type_text)
-        if ftype is None:
-            ftype = _bounded_put(self.ftypes, type_text, self._interned(
-                self._sub(m.start(7), m.end(7), self.parse_function_type)))
-        ins, outs = ftype
-        if props is None and attr_text is None:
-            attrs = {}
-        else:
-            tails = self.tails
-            key = attr_text if props is None else (props, attr_text)
-            cached_attrs = tails.get(key)
-            if cached_attrs is None:
-                # ops that differ only in their attribute values: scalars read without the lexer
-                cached_attrs = None if props is not None else scalar_attr_dict(attr_text)
-                if cached_attrs is None:
-                    cached_attrs = self._sub(m.start(5) if props is not None else m.start(6),
-                                             m.end(6) if attr_text is not None else m.end(5),
-                                             self._parse_attrs)
-                _bounded_put(tails, key, cached_attrs)
-            attrs = dict(cached_attrs)
-        if res is not None and (1 if count is None else int(count)) != len(outs):
-            raise _Fallback
-        if operands_text:
-            refs = self.refs.get(operands_text)
-            if refs is None:
-                refs = _bounded_put(self.refs, operands_text,
-                                    _OPERAND_REFS.findall(operands_text))
-            if len(refs) != len(ins):
-                raise _Fallback
-            # No fallback past this point: resolving names has side effects.
-            scope = self.scope
-            if len(refs) == 1:
-                (oname, oidx), = refs
-                entry = scope.get(oname)
-                if entry is not None and not oidx:
-                    v = entry[0][0]
-                    t = ins[0]
-                    vt = v.type
-                    if vt is not t and vt != t:
-                        self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
-                    operands = (v,)
-                else:
-                    operands = (self.use(oname, int(oidx or 0), ins[0],
-                                         self._operand_pos(m, oname)),)
-            else:
-                operands = []
-                for (oname, oidx), t in zip(refs, ins):
-                    entry = scope.get(oname)
-                    if entry is not None and not oidx:
-                        v = entry[0][0]
-                        vt = v.type
-                        if vt is not t and vt != t:
-                            self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
-                        operands.append(v)
-                    else:
-                        operands.append(self.use(oname, int(oidx or 0), t,
-                                                 self._operand_pos(m, oname)))
-                operands = tuple(operands)
-        elif ins:
-            raise _Fallback
-        else:
-            operands = ()
-            scope = self.scope
-        start = m.start(1) - 1 if res is not None else m.start(3) - 1  # the '%' or the '"'
-        end = self.pos = m.end()
+    def fast_ops(self, pos: int, block: Block) -> tuple[int, re.Match | None]:
+        """Add to ``block`` the ops from ``pos`` on that ``_FAST_OP`` matches, one after the
+        other; return where they end and the match of the op that stopped them (``None``: the
+        text there did not match), which the general parser reads (and reports any error of).
+
+        One call runs over a whole function body of one-line generic ops: this loop runs once
+        per op of a program, so what it reads of the parser is in locals."""
+        text = self.text
+        fast = _FAST_OP.match
+        terminator = self.terminator
+        ftypes = self.ftypes
+        tails = self.tails
+        refs_cache = self.refs
+        rests = self.rests
+        scope = self.scope
+        file = self.file
         starts = self._line_starts
-        line = bisect_right(starts, start)
-        op = block.append_new(name, operands, outs, attrs,
-                              Location(self.file, line, start - starts[line - 1] + 1))
-        if res is not None:
-            if res in scope or self.forward:
-                self.define(res, op.results, start)
-            else:  # the common case of define(), inlined
-                results = op.results
-                scope[res] = (results, start)
-                if len(results) == 1:
-                    results[0].name = res
-        return end
+        n_starts = len(starts)
+        line = self.line_hint
+        append_new = block.append_new
+        try:
+            while True:
+                m = fast(text, pos)
+                if m is None:
+                    return pos, None
+                res, count, name, operands_text, rest = m.groups()
+                if name == terminator and name != RETURN:
+                    return pos, m  # "oneflow.return" is the function's terminator: parse_op
+                pieces = rests.get(rest)
+                if pieces is None:
+                    r = _REST.match(rest)
+                    if r is None:
+                        return pos, m
+                    pieces = _bounded_put(rests, rest, (*r.groups(), r.end(), r))
+                props, attr_text, type_text, rest_end, r = pieces
+                base = m.start(5)  # the positions in `r` are from here
+                ftype = ftypes.get(type_text)
+                if ftype is None:
+                    try:
+                        ftype = _bounded_put(ftypes, type_text, self._interned(
+                            self._sub(base + r.start(3), base + r.end(3),
+                                      self.parse_function_type)))
+                    except _Fallback:
+                        return pos, m
+                ins, outs = ftype
+                if props is None and attr_text is None:
+                    attrs = {}
+                else:
+                    key = attr_text if props is None else (props, attr_text)
+                    cached_attrs = tails.get(key)
+                    if cached_attrs is None:
+                        # ops that differ only in their attribute values: scalars read without
+                        # the lexer
+                        cached_attrs = None if props is not None else scalar_attr_dict(attr_text)
+                        if cached_attrs is None:
+                            try:
+                                cached_attrs = self._sub(
+                                    base + (r.start(1) if props is not None else r.start(2)),
+                                    base + (r.end(2) if attr_text is not None else r.end(1)),
+                                    self._parse_attrs)
+                            except _Fallback:
+                                return pos, m
+                        _bounded_put(tails, key, cached_attrs)
+                    attrs = dict(cached_attrs)
+                if res is not None and (1 if count is None else int(count)) != len(outs):
+                    return pos, m
+                if operands_text:
+                    if "," in operands_text or "#" in operands_text:
+                        refs = refs_cache.get(operands_text)
+                        if refs is None:
+                            refs = _bounded_put(refs_cache, operands_text,
+                                                _OPERAND_REFS.findall(operands_text))
+                    else:  # one operand, `%name` (group 4 without ',' and '#')
+                        refs = ((operands_text[1:], ""),)
+                    if len(refs) != len(ins):
+                        return pos, m
+                    # No fallback past this point: resolving names has side effects.
+                    if len(refs) == 1:
+                        (oname, oidx), = refs
+                        entry = scope.get(oname)
+                        if entry is not None and not oidx:
+                            v = entry[0][0]
+                            t = ins[0]
+                            vt = v.type
+                            if vt is not t and vt != t:
+                                self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                            operands = (v,)
+                        else:
+                            operands = (self.use(oname, int(oidx or 0), ins[0],
+                                                 self._operand_pos(m, oname)),)
+                    else:
+                        operands = []
+                        for (oname, oidx), t in zip(refs, ins):
+                            entry = scope.get(oname)
+                            if entry is not None and not oidx:
+                                v = entry[0][0]
+                                vt = v.type
+                                if vt is not t and vt != t:
+                                    self._check_type(t, v, oname, 0,
+                                                     self._operand_pos(m, oname))
+                                operands.append(v)
+                            else:
+                                operands.append(self.use(oname, int(oidx or 0), t,
+                                                         self._operand_pos(m, oname)))
+                        operands = tuple(operands)
+                elif ins:
+                    return pos, m
+                else:
+                    operands = ()
+                start = m.start(1) - 1 if res is not None else m.start(3) - 1  # '%' or '"'
+                pos = base + rest_end  # a comment after the op is left to the lexer
+                # The line: ops come in source order, so walk on from the previous op's line
+                # (a step or two) rather than bisect every line start for each.
+                if starts[line - 1] <= start:
+                    while line < n_starts and starts[line] <= start:
+                        line += 1
+                else:
+                    line = bisect_right(starts, start)
+                # Location(file, line, col) without the call to its __init__
+                loc = _new_loc(Location)
+                loc.file = file
+                loc.line = line
+                loc.col = start - starts[line - 1] + 1
+                op = append_new(name, operands, outs, attrs, loc)
+                if res is not None:
+                    if res in scope or self.forward:
+                        self.define(res, op.results, start)
+                    else:  # the common case of define(), inlined
+                        results = op.results
+                        scope[res] = (results, start)
+                        if len(results) == 1:
+                            results[0].name = res
+        finally:
+            self.line_hint = line
 
     def _interned(self, ftype: tuple) -> tuple:
         """A function type's operand and result types, each the one object this parser made

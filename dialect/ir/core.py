@@ -325,9 +325,12 @@ class Block:
         self.last = op
         op.parent = self
         self._len += 1
-        for v in operands:
-            users = v.users
-            users[op] = users.get(op, 0) + 1
+        if len(operands) == 1:  # most ops: the new op is not yet among its users
+            operands[0].users[op] = 1
+        else:
+            for v in operands:
+                users = v.users
+                users[op] = users.get(op, 0) + 1
         return op
 
     def _insert_before(self, anchor: Operation | None, op: Operation) -> Operation:

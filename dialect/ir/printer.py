@@ -69,7 +69,7 @@ def _loc_str(loc: Location) -> str:
 
 class _Printer:
     __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names", "value_names",
-                 "attr_names", "type_lists", "sigs")
+                 "attr_names", "type_lists", "sigs", "attr_dicts")
 
     def __init__(self, generic: bool, locs: bool, value_names: bool = False) -> None:
         self.value_names = value_names
@@ -86,6 +86,8 @@ class _Printer:
         # (id(T), ..., id(R)) of a one-result op's operand types and result type -> its
         # " : (T, ...) -> R"; a function-typed result never enters (op_line prints it)
         self.sigs: dict[tuple, str] = {}
+        # (name, id(value)[, name, id(value)]) of an op's attributes -> " {...}" as printed
+        self.attr_dicts: dict[tuple, str] = {}
 
     def type_str(self, t) -> str:
         s = self.types.get(id(t))
@@ -129,7 +131,8 @@ class _Printer:
 
     # -- functions -------------------------------------------------------------------------
     def func(self, f: FuncOp) -> None:
-        names = self.name_values(f)
+        ops = f.body.ops  # walked twice (names, then lines): the block's iterator once
+        names = self.name_values(f, ops)
         args = f.body.args
         if self.generic:
             props = {}
@@ -148,7 +151,7 @@ class _Printer:
             if args:
                 self.out.append("^bb0(" + ", ".join(
                     f"{names[a]}: {self.type_str(a.type)}" for a in args) + "):\n")
-            self.body(f, names)
+            self.body(f, names, ops)
             tail = "}) "
             if f.attributes:
                 tail += self.attr_dict(f.attributes) + " "
@@ -171,10 +174,12 @@ class _Printer:
         if f.attributes:
             head += " attributes " + self.attr_dict(f.attributes)
         self.out.append(head + " {\n")
-        self.body(f, names)
+        self.body(f, names, ops)
         self.out.append("}" + (_loc_str(f.loc) if self.locs else "") + "\n")
 
-    def name_values(self, f: FuncOp) -> dict[Value, str]:
+    def name_values(self, f: FuncOp, ops: tuple | None = None) -> dict[Value, str]:
+        if ops is None:
+            ops = f.body.ops
         names: dict[Value, str] = {}
         used: set[str] = set()
         args = f.body.args
@@ -192,16 +197,19 @@ class _Printer:
                 used.add(f"arg{i}")
         n = 0
         if self.value_names:  # a named result keeps its name when no other value has it
-            for op in f.body:
+            for op in ops:
                 for r in op.results[:1] if len(op.results) == 1 else ():
                     if r.name and _ARG_NAME.match(r.name) and not _DIGITS.match(r.name) \
                             and r.name not in used:
                         names[r] = "%" + r.name
                         used.add(r.name)
-        for op in f.body:
+        # Without value names no result is named yet: one-result ops (nearly all) take the
+        # next number without a lookup first.
+        named = self.value_names
+        for op in ops:
             results = op.results
             if len(results) == 1:
-                if results[0] not in names:
+                if not named or results[0] not in names:
                     names[results[0]] = f"%{n}"
                     n += 1
             elif results:
@@ -210,7 +218,7 @@ class _Printer:
                 n += 1
         return names
 
-    def body(self, f: FuncOp, names: dict[Value, str]) -> None:
+    def body(self, f: FuncOp, names: dict[Value, str], ops: tuple | None = None) -> None:
         out = self.out
         generic = self.generic
         locs = self.locs
@@ -225,15 +233,26 @@ class _Printer:
         types_get = self.types.get
         op_names = self.op_names
         attr_dict = self.attr_dict
+        dicts = self.attr_dicts
+        dicts_get = dicts.get
         get = names.get
         append = out.append
-        for op in f.body:
+        for op in (f.body.ops if ops is None else ops):
             results = op.results
             name = op.name
             if len(results) == 1 and name != RETURN:
                 operands = op.operands
                 t = results[0].type
-                key = (*[id(v.type) for v in operands], id(t))
+                n = len(operands)
+                # one or two operands (nearly every op) without a list comprehension: a
+                # function call each in this Python
+                if n == 1:
+                    v = operands[0]
+                    key = (id(v.type), id(t))
+                elif n == 2:
+                    key = (id(operands[0].type), id(operands[1].type), id(t))
+                else:
+                    key = (*[id(v.type) for v in operands], id(t))
                 sig = sigs.get(key)
                 if sig is None:
                     if isinstance(t, FunctionType):
@@ -245,10 +264,37 @@ class _Printer:
                 if qname is None:  # quoted, with '"', '\\' and control characters escaped
                     qname = op_names[name] = escape_string(name)
                 attrs = op.attributes
-                ops = ", ".join([get(v) or _use(names, v) for v in operands]) if operands else ""
-                line = (f"  {names[results[0]]} = {qname}({ops})"
-                        f"{' ' + attr_dict(attrs) if attrs else ''}{sig}")
-                append(line + _loc_str(op.loc) + "\n" if locs else line + "\n")
+                if n == 1:
+                    ops = get(v) or _use(names, v)
+                elif n == 2:
+                    ops = (f"{get(operands[0]) or _use(names, operands[0])}, "
+                           f"{get(operands[1]) or _use(names, operands[1])}")
+                else:
+                    ops = ", ".join([get(v) or _use(names, v) for v in operands]) if n else ""
+                if attrs:
+                    # a dictionary of one or two entries (most are) printed once per distinct
+                    # (name, value object) pairs: the parser shares the values of equal texts
+                    na = len(attrs)
+                    if na == 1:
+                        (k, a), = attrs.items()
+                        akey = (k, id(a))
+                    elif na == 2:
+                        (k, a), (k2, a2) = attrs.items()
+                        akey = (k, id(a), k2, id(a2))
+                    else:
+                        akey = None
+                    adict = dicts_get(akey) if akey is not None else None
+                    if adict is None:
+                        adict = " " + attr_dict(attrs)
+                        if akey is not None:
+                            dicts[akey] = adict
+                else:
+                    adict = ""
+                if locs:
+                    append(f"  {names[results[0]]} = {qname}({ops}){adict}{sig}"
+                           f"{_loc_str(op.loc)}\n")
+                else:  # the line and its break in one string: no concatenation after
+                    append(f"  {names[results[0]]} = {qname}({ops}){adict}{sig}\n")
                 continue
             if op.name == RETURN and not generic and not op.attributes:
                 if op.operands:

@@ -183,6 +183,14 @@ def unchecked_results_note(module, dialect):
     declared = False
     checked: dict[str, bool] = {}  # op name -> unknown, or its results are checked
     for func in module.funcs:
+        # the function's distinct op names first: most programs use no op whose results go
+        # unchecked, and then their ops need not be looked at one by one
+        op_names = {op.name for op in func.body}
+        for name in op_names - checked.keys():
+            opdef = dialect.ops.get(name)
+            checked[name] = opdef is None or results_checked(dialect, opdef)
+        if all(checked[name] for name in op_names):
+            continue
         for op in func.body:
             ok = checked.get(op.name)
             if ok is None:

@@ -43,9 +43,15 @@ def _shape(module) -> list:
 def test_varied_program_parses_the_same_both_ways(monkeypatch):
     text = generate_varied(3000, 6)
     calls = []
-    real = body_parser.BodyParser.fast_op
-    monkeypatch.setattr(body_parser.BodyParser, "fast_op",
-                        lambda self, m, block: calls.append(1) or real(self, m, block))
+    real = body_parser.BodyParser.fast_ops
+
+    def counting(self, pos, block):
+        n = len(block)
+        out = real(self, pos, block)
+        calls.extend([1] * (len(block) - n))
+        return out
+
+    monkeypatch.setattr(body_parser.BodyParser, "fast_ops", counting)
     fast, slow = _both(text, monkeypatch)
     assert len(calls) > 2900  # the fast path took (nearly) every op
     assert module_diff(fast, slow) is None
@@ -76,6 +82,17 @@ LINES = [
     'tensor<4xf32>',
     '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n  %0 = "t.a"(%0) : (tensor<4xf32>) -> '
     'tensor<4xf32>',
+    # an op the general parser reads (over three lines) between fast ones: the fast path's
+    # line count walks on from the line of the op before it
+    '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n  %1 = "t.a"(%0)\n {k = [1,\n 2]} : '
+    '(tensor<4xf32>) -> tensor<4xf32>\n\n  %2 = "t.a"(%1) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n%1 = "t.a"(%0) : (tensor<4xf32>) -> '
+    'tensor<4xf32>\n\n%2 = "t.a"(%1) : (tensor<4xf32>) -> tensor<4xf32>',  # at column 1
+    '%0 = "t.a"(%x, %x#0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x,%x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%0) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%y) : (tensor<4xf32>) -> tensor<4xf32>',
+    '%0 = "t.a"(%x) : (tensor<4xi32>) -> tensor<4xf32>',
 ]
 
 

@@ -167,3 +167,28 @@ def test_one_result_path_matches_the_general_one(generic):
     assert with_locs == [f'{line} loc("t.mlir":{i + 2}:3)' for i, line in enumerate(body)]
     # the same signature again after a function-typed result: still printed in full
     assert body[5].endswith(': () -> ((tensor<2xf32>) -> tensor<2xf32>)')
+
+
+def test_attribute_dicts_shared_or_not_print_as_each_op_holds_them():
+    # The body loop caches an op's " {...}" by its (name, id(value)) pairs (one or two
+    # entries): ops that share value objects, equal values in distinct objects, the same object
+    # under another name or in another order, and three entries (not cached) each print their
+    # own dictionary; print_attr_dict (no cache) is the reference.
+    one, two = IntegerAttr(1, "si32"), IntegerAttr(2, "si32")
+    dicts = [{"a": one}, {"a": one}, {"a": IntegerAttr(1, "si32")}, {"b": one}, {"a": two},
+             {"a": one, "b": two}, {"b": two, "a": one}, {"a": one, "b": one},
+             {"a": one, "b": two, "c": UNIT}, {"u": UNIT}, {"u": UNIT, "a": one},
+             {"f": FloatAttr(0.5, "f32")}, {"f": FloatAttr(0.25, "f32")}, {"a": one}]
+    f = FuncOp("f", [T], [])
+    x = f.body.args[0]
+    for d in dicts:
+        f.body.append(Operation("t.op", [x], [T], d))
+    f.body.append(Operation("func.return", []))
+    lines = print_func(f).splitlines()[1:-2]
+    assert lines == [f'  %{i} = "t.op"(%arg0) {print_attr_dict(d)} : (tensor<2x3xf32>) -> '
+                     f'tensor<2x3xf32>' for i, d in enumerate(dicts)]
+    # an attribute replaced on one op prints on that op only
+    f.body.first.attributes["a"] = two
+    lines = print_func(f).splitlines()[1:-2]
+    assert lines[0].split(" {")[1].startswith("a = 2 : si32}")
+    assert lines[1].split(" {")[1].startswith("a = 1 : si32}")

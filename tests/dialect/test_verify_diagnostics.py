@@ -155,6 +155,23 @@ def test_unchecked_results_note_only_when_true(capsys, tmp_path):
     assert (status, err) == (0, "")
 
 
+def test_unchecked_results_note_across_functions(capsys, tmp_path):
+    """A function whose ops are all checked is passed over whole (by its set of op names); the
+    unchecked ops of the others are each named, in order, the note at the first."""
+    td = tmp_path / "mine.td"
+    td.write_text(LIB.replace("  bit has_logical_tensor_desc_infer_fn = 1;\n"
+                              "  bit has_data_type_infer_fn = 1;\n", ""))
+    relu = PROG.replace("mine.scale", "tdflow.relu")
+    prog = tmp_path / "p.mlir"
+    prog.write_text(relu.replace("@f", "@a") + PROG.replace("@f", "@b")
+                    + relu.replace("@f", "@c") + PROG.replace("@f", "@d"))
+    status, out, err = cli(capsys, "verify", "--ops", td, prog)
+    assert status == 0 and "verified (8 operations)" in out
+    assert err.startswith(f"{prog}:6:3: note: result types not checked, their ops have no "
+                          f"infer_logical_tensor_desc hook: %0 ('mine.scale', line 6); "
+                          f"%0 ('mine.scale', line 14)\n")
+
+
 def test_no_unchecked_note_for_formula_ops(capsys, tmp_path):
     """A formula infers its op's results, so they are checked: no note (issue 24)."""
     td = tmp_path / "f.td"
