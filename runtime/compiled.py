@@ -93,8 +93,9 @@ class CompiledProgram:
         self.lowering: Any = None
         self.plan: ExecutablePlan | None = None
         self.executor: Executor | None = None
+        self._plain: Callable[[Sequence[Any]], Any] = _not_plain
         if static:
-            self._select(tuple(shape for _, shape, _ in arguments))
+            self._plain = self._select(tuple(shape for _, shape, _ in arguments)).call_plain
 
     def _select(self, shapes: tuple) -> Executor:
         variant = self._variants.get(shapes)
@@ -119,16 +120,12 @@ class CompiledProgram:
         >>> f.run_plain([np.array([-1.0, 2.0], np.float32)]).tolist(), f.run_plain([[1, 2]])
         ([0.0, 2.0], None)
         """
-        ex = self.executor
-        arrays = ex.plain_arguments(args) if self._static else None  # type: ignore[union-attr]
-        if arrays is None:
-            return None
-        results = ex.run(arrays)  # type: ignore[union-attr]
-        return results[0] if len(results) == 1 else tuple(results)
+        return self._plain(args)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs:
-            out = self.run_plain(args)
+            # the executor checks and runs in one frame (a static program's; else None)
+            out = self._plain(args)
             if out is not None:
                 return out
         ex = self.executor
@@ -148,6 +145,11 @@ class CompiledProgram:
         sig = ", ".join(f"{n}: {type_text(s, d)}" for n, s, d in self.arguments)
         device = self.plan.device if self.plan is not None else "?"
         return f"<CompiledProgram @{self.__name__}({sig}) on {device}>"
+
+
+def _not_plain(args: Sequence[Any]) -> None:
+    """A dynamic program's fast path: none (its arguments choose the plan)."""
+    return None
 
 
 def _is_tensor(v: Any) -> bool:

@@ -158,12 +158,26 @@ class Executor:
         # The direct loop's work list: one flat tuple per launch, nothing looked up per call.
         self._steps = [(fn, ln.attrs, ins, outs, patches, ln, len(outs) > 1)
                        for ln, (fn, ins, outs, patches) in zip(plan.launches, self._launches)]
+        # What call_plain compares (per argument its shape tuple and dtype object; numpy's
+        # dtypes are shared objects, so an identity test mostly answers) and its loop's work,
+        # laid out at load: every argument/result position of every launch in one flat list
+        # (one loop, not one per launch) and the launches without patches.
+        self._arg_checks = tuple((tuple(s), d) for s, d in self._arg_specs)
+        self._plain_patches = [(outs if side else ins, i, d)
+                               for _, _, ins, outs, patches, _, _ in self._steps
+                               for side, i, d in patches]
+        self._plain_steps = [(fn, attrs, ins, outs, ln, several)
+                             for fn, attrs, ins, outs, _, ln, several in self._steps]
         if gpu and hasattr(backend, "prepare"):
             backend.prepare(plan_codes(plan, resolve))  # one compiler call for the whole plan
         for ln, (fn, ins, outs, _) in zip(plan.prologue, map(prepare, plan.prologue)):
             self._call(ln, fn, ins, outs)
         self._direct = self._choose_direct(mode, engine)
         self._engine = engine
+        # call_plain's own loop serves a CPU plan run directly whose results are this call's
+        # fresh arrays (no argument or constant among them, which run() copies)
+        self._plain_loop = (self._direct and not gpu and not self._result_copy
+                            and all(s >= 0 for s in self._result_slots))
 
     def _prologue_buffers(self) -> set[int]:
         return {b for ln in self.plan.prologue for b in ln.outputs}
@@ -212,6 +226,53 @@ class Executor:
             if type(v) is not np.ndarray or v.shape != shape or v.dtype != dt:
                 return None
         return list(values)
+
+    def call_plain(self, values: Sequence[Any]) -> Any:
+        """The call's result (one array, or a tuple of several) when ``values`` are numpy
+        arrays of exactly the arguments' types, in order; ``None`` otherwise (then bind them
+        with :meth:`bind_arguments`, which names what is wrong). A training loop's call:
+        checked and run in one frame.
+
+        >>> import numpy as np
+        >>> import tdflow
+        >>> ex = tdflow.compile('func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\\n'
+        ...     '  %0 = "tdflow.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>\\n'
+        ...     '  return %0 : tensor<2xf32>\\n}').executor
+        >>> ex.call_plain((np.array([-1, 2], np.float32),)).tolist(), ex.call_plain((np.ones(2),))
+        ([0.0, 2.0], None)
+        """
+        checks = self._arg_checks
+        if len(values) != len(checks):
+            return None
+        for v, (shape, dt) in zip(values, checks):
+            if type(v) is not np.ndarray or v.shape != shape or (
+                    v.dtype is not dt and v.dtype != dt):
+                return None
+        if not self._plain_loop or _tracing.active is not None:
+            results = self.run(list(values))
+            return results[0] if len(results) == 1 else tuple(results)
+        specs = self._result_specs
+        if len(specs) == 1:
+            dynamic = (*values, np.empty(*specs[0]))
+        else:
+            dynamic = (*values, *[np.empty(s, d) for s, d in specs])
+        with self._lock:
+            for where, i, d in self._plain_patches:
+                where[i] = dynamic[d]
+            for fn, attrs, ins, outs, ln, several in self._plain_steps:
+                try:
+                    got = fn(attrs, ins, outs)
+                    # a bound kernel may return ``outs`` itself: filled, nothing to check
+                    if got is not outs and outs and (
+                            several or type(got) is not list or len(got) != 1
+                            or got[0] is not outs[0]):
+                        _settle(got, outs, fn)
+                except Exception as exc:  # noqa: BLE001
+                    raise KernelFailure(ln, exc) from exc
+        slots = self._result_slots
+        if len(slots) == 1:
+            return dynamic[slots[0]]
+        return tuple([dynamic[s] for s in slots])
 
     def _signature(self) -> str:
         return ", ".join(f"%{a.name}: {type_text(a.shape, a.dtype)}"
