@@ -9,6 +9,7 @@ shapes. Calls take numpy arrays or Tensors, checked by the executor's ``bind_arg
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -93,9 +94,12 @@ class CompiledProgram:
         self.lowering: Any = None
         self.plan: ExecutablePlan | None = None
         self.executor: Executor | None = None
-        self._plain: Callable[[Sequence[Any]], Any] = _not_plain
+        self._plain: Callable[..., Any] = _not_plain  # run_plain's, called with *args
+        self._call: Callable[..., Any] = lambda *args, **kwargs: self._general(args, kwargs)
         if static:
-            self._plain = self._select(tuple(shape for _, shape, _ in arguments)).call_plain
+            ex = self._select(tuple(shape for _, shape, _ in arguments))
+            self._plain = ex.plain_caller(_not_plain)
+            self._call = ex.plain_caller(self._general)
 
     def _select(self, shapes: tuple) -> Executor:
         variant = self._variants.get(shapes)
@@ -120,14 +124,16 @@ class CompiledProgram:
         >>> f.run_plain([np.array([-1.0, 2.0], np.float32)]).tolist(), f.run_plain([[1, 2]])
         ([0.0, 2.0], None)
         """
-        return self._plain(args)
+        return self._plain(*args)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs:
-            # the executor checks and runs in one frame (a static program's; else None)
-            out = self._plain(args)
-            if out is not None:
-                return out
+    # ``f(x, ...)`` calls ``self._call`` with no frame of this class in between (a property
+    # read in C): a static program's is the executor's plain_caller, which checks and runs
+    # the plan in one frame and hands anything else to _general.
+    __call__ = property(operator.attrgetter("_call"))
+
+    def _general(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """A call that is not positional arrays of exactly the arguments' types: bound (and
+        checked, naming the bad argument) by the general binder."""
         ex = self.executor
         if self._static:
             arrays = ex.bind_arguments(args, kwargs)  # type: ignore[union-attr]
@@ -147,8 +153,9 @@ class CompiledProgram:
         return f"<CompiledProgram @{self.__name__}({sig}) on {device}>"
 
 
-def _not_plain(args: Sequence[Any]) -> None:
-    """A dynamic program's fast path: none (its arguments choose the plan)."""
+def _not_plain(*args: Any, **kwargs: Any) -> None:
+    """``run_plain``'s answer for arguments that are not plain (and a dynamic program's
+    for any: its arguments choose the plan)."""
     return None
 
 
