@@ -263,7 +263,9 @@ class Executor:
         """
         checks = self._arg_checks
         n_args = len(checks)
-        patches, steps, lock, run = self._plain_patches, self._plain_steps, self._lock, self.run
+        patches, steps, run = self._plain_patches, self._plain_steps, self.run
+        # the lock's bound methods, not ``with``: ~0.07 us a call less (measured, thread CPU)
+        acquire, release = self._lock.acquire, self._lock.release
         ndarray, empty = np.ndarray, np.empty
         specs = self._result_specs
         one = specs[0] if len(specs) == 1 else None
@@ -284,7 +286,8 @@ class Executor:
                 dynamic = (*args, empty(*one))
             else:
                 dynamic = (*args, *[empty(s, d) for s, d in specs])
-            with lock:
+            acquire()
+            try:
                 for where, i, d in patches:
                     where[i] = dynamic[d]
                 for fn, attrs, ins, outs, ln, several in steps:
@@ -297,6 +300,8 @@ class Executor:
                             _settle(got, outs, fn)
                     except Exception as exc:  # noqa: BLE001
                         raise KernelFailure(ln, exc) from exc
+            finally:
+                release()
             return dynamic[n_args] if one is not None else dynamic[n_args:]
 
         return call

@@ -124,3 +124,21 @@ def test_a_profile_still_records_each_launch():
         got = f(a, b)
     assert got[0].tolist() == [[2.0] * 3] * 2
     assert len([e for e in rec.events if e[1] == "launch"]) == len(f.plan.launches)
+
+
+def test_a_failing_launch_names_its_op_and_releases_the_plan():
+    from tdflow.runtime.executor import KernelFailure
+
+    f = tdflow.compile(ADD)
+    steps = f.executor._plain_steps
+    good = list(steps)
+
+    def broken(attrs, ins, outs):
+        raise FloatingPointError("boom")
+
+    steps[:] = [(broken, *s[1:]) for s in good]  # in place: the call holds this list
+    with pytest.raises(KernelFailure, match="'tdflow.broadcast_add' .*boom"):
+        f(x4, x4)
+    assert not f.executor._lock.locked()  # released (else the next call would hang)
+    steps[:] = good
+    assert f(x4, x4).tolist() == [0.0, 2.0, 4.0, 6.0]
