@@ -66,6 +66,14 @@ def module_loader(source: Module | str | os.PathLike[str]) -> Callable[[], Modul
     raise TypeError(f"compile() takes a Module, MLIR text or a path, not {type(source).__name__}")
 
 
+class _SignatureOf:
+    """``CompiledProgram.__signature__``: an instance's :meth:`~CompiledProgram.signature`;
+    ``None`` read on the class (then ``inspect`` reads the class as any other)."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        return None if obj is None else obj.signature()
+
+
 class CompiledProgram:
     """A program lowered for one device: call it with arrays, get arrays back.
 
@@ -130,6 +138,22 @@ class CompiledProgram:
     # read in C): a static program's is the executor's plain_caller, which checks and runs
     # the plan in one frame and hands anything else to _general.
     __call__ = property(operator.attrgetter("_call"))
+
+    def signature(self) -> Any:
+        """The call's ``inspect.Signature``: the arguments by name, each positional or by
+        keyword (what ``inspect.signature(f)`` reads: ``__call__`` is a property above).
+
+        >>> import inspect
+        >>> str(inspect.signature(compile('func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>)'
+        ...     ' -> tensor<2xf32> {\\n  return %x : tensor<2xf32>\\n}')))
+        '(x, y)'
+        """
+        import inspect
+
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        return inspect.Signature([inspect.Parameter(n, kind) for n in self.argument_names])
+
+    __signature__ = _SignatureOf()
 
     def _general(self, args: tuple, kwargs: dict[str, Any]) -> Any:
         """A call that is not positional arrays of exactly the arguments' types: bound (and

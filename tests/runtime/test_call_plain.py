@@ -142,3 +142,14 @@ def test_a_failing_launch_names_its_op_and_releases_the_plan():
     assert not f.executor._lock.locked()  # released (else the next call would hang)
     steps[:] = good
     assert f(x4, x4).tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_inspect_reads_the_arguments_by_name():
+    import inspect
+
+    f = tdflow.compile(ROOT / "examples" / "mlp.mlir")
+    assert list(inspect.signature(f).parameters) == list(f.argument_names)
+    assert callable(f)
+    from tdflow.runtime.compiled import CompiledProgram
+
+    assert "build" in inspect.signature(CompiledProgram).parameters  # the class reads as before
