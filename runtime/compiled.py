@@ -9,6 +9,7 @@ shapes. Calls take numpy arrays or Tensors, checked by the executor's ``bind_arg
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,14 @@ def module_loader(source: Module | str | os.PathLike[str]) -> Callable[[], Modul
     raise TypeError(f"compile() takes a Module, MLIR text or a path, not {type(source).__name__}")
 
 
+class _SignatureOf:
+    """``CompiledProgram.__signature__``: an instance's :meth:`~CompiledProgram.signature`;
+    ``None`` read on the class (then ``inspect`` reads the class as any other)."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        return None if obj is None else obj.signature()
+
+
 class CompiledProgram:
     """A program lowered for one device: call it with arrays, get arrays back.
 
@@ -93,8 +102,12 @@ class CompiledProgram:
         self.lowering: Any = None
         self.plan: ExecutablePlan | None = None
         self.executor: Executor | None = None
+        self._plain: Callable[..., Any] = _not_plain  # run_plain's, called with *args
+        self._call: Callable[..., Any] = lambda *args, **kwargs: self._general(args, kwargs)
         if static:
-            self._select(tuple(shape for _, shape, _ in arguments))
+            ex = self._select(tuple(shape for _, shape, _ in arguments))
+            self._plain = ex.plain_caller(_not_plain)
+            self._call = ex.plain_caller(self._general)
 
     def _select(self, shapes: tuple) -> Executor:
         variant = self._variants.get(shapes)
@@ -119,18 +132,32 @@ class CompiledProgram:
         >>> f.run_plain([np.array([-1.0, 2.0], np.float32)]).tolist(), f.run_plain([[1, 2]])
         ([0.0, 2.0], None)
         """
-        ex = self.executor
-        arrays = ex.plain_arguments(args) if self._static else None  # type: ignore[union-attr]
-        if arrays is None:
-            return None
-        results = ex.run(arrays)  # type: ignore[union-attr]
-        return results[0] if len(results) == 1 else tuple(results)
+        return self._plain(*args)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs:
-            out = self.run_plain(args)
-            if out is not None:
-                return out
+    # ``f(x, ...)`` calls ``self._call`` with no frame of this class in between (a property
+    # read in C): a static program's is the executor's plain_caller, which checks and runs
+    # the plan in one frame and hands anything else to _general.
+    __call__ = property(operator.attrgetter("_call"))
+
+    def signature(self) -> Any:
+        """The call's ``inspect.Signature``: the arguments by name, each positional or by
+        keyword (what ``inspect.signature(f)`` reads: ``__call__`` is a property above).
+
+        >>> import inspect
+        >>> str(inspect.signature(compile('func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>)'
+        ...     ' -> tensor<2xf32> {\\n  return %x : tensor<2xf32>\\n}')))
+        '(x, y)'
+        """
+        import inspect
+
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        return inspect.Signature([inspect.Parameter(n, kind) for n in self.argument_names])
+
+    __signature__ = _SignatureOf()
+
+    def _general(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """A call that is not positional arrays of exactly the arguments' types: bound (and
+        checked, naming the bad argument) by the general binder."""
         ex = self.executor
         if self._static:
             arrays = ex.bind_arguments(args, kwargs)  # type: ignore[union-attr]
@@ -148,6 +175,12 @@ class CompiledProgram:
         sig = ", ".join(f"{n}: {type_text(s, d)}" for n, s, d in self.arguments)
         device = self.plan.device if self.plan is not None else "?"
         return f"<CompiledProgram @{self.__name__}({sig}) on {device}>"
+
+
+def _not_plain(*args: Any, **kwargs: Any) -> None:
+    """``run_plain``'s answer for arguments that are not plain (and a dynamic program's
+    for any: its arguments choose the plan)."""
+    return None
 
 
 def _is_tensor(v: Any) -> bool:
