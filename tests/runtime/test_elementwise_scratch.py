@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from tdflow.dialect.formula.expr import Input
-from tdflow.lowering import elementwise_numpy
+from tdflow.lowering import elementwise_native, elementwise_numpy
 from tdflow.lowering.elementwise_numpy import render_numpy
 
 SHAPES = [((64, 32, 4, 4), (1, 32, 1, 1)), ((64, 16, 8, 8), (1, 16, 1, 1))]
@@ -16,6 +16,9 @@ SHAPES = [((64, 32, 4, 4), (1, 32, 1, 1)), ((64, 16, 8, 8), (1, 16, 1, 1))]
 def test_alternating_broadcast_shapes_reuse_their_scratch(monkeypatch):
     kept: list = []
     real = elementwise_numpy._keep
+    # numpy's path is the subject: once the runtime has installed a C builder (any earlier test
+    # that compiled something), these channel broadcasts would run on the native loop instead
+    monkeypatch.setattr(elementwise_native, "USE_NATIVE", False)
     monkeypatch.setattr(elementwise_numpy, "_keep",
                         lambda d, k, v, n: (kept.append(k), real(d, k, v, n)))
     run = render_numpy((Input(0) - Input(1)) * Input(2), ["f32"] * 3, "f32").run
