@@ -20,6 +20,7 @@ order, ``in``/``len``/``keys()`` make nothing, ``values()``/``items()`` make eve
 
 from __future__ import annotations
 
+import _thread
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -31,20 +32,28 @@ class LazyOps(Mapping):
     where the op is defined, ``None`` when unknown): what a dialect needs of every op at load.
     """
 
-    __slots__ = ("_meta", "_done", "_load")
+    __slots__ = ("_meta", "_done", "_load", "_lock")
 
     def __init__(self, meta: dict[str, tuple[str, str, str | None]],
                  load: Callable[[str], Any]) -> None:
         self._meta = meta
         self._done: dict[str, Any] = {}
         self._load = load
+        # One op made at a time: threads asking for one op get one object (hooks' and
+        # kernels' caches key on it), and the artifact's decoder, whose shared values are
+        # made on first reference, is never entered twice. (_thread: always loaded, where
+        # threading is not on a command's path.)
+        self._lock = _thread.allocate_lock()
 
     def __getitem__(self, name: str) -> Any:
         op = self._done.get(name)
         if op is None:
             if name not in self._meta:
                 raise KeyError(name)
-            op = self._done[name] = self._load(name)
+            with self._lock:
+                op = self._done.get(name)
+                if op is None:
+                    op = self._done[name] = self._load(name)
         return op
 
     def get(self, name: str, default: Any = None) -> Any:

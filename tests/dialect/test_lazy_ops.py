@@ -144,3 +144,27 @@ def test_records_of_the_library_are_what_the_artifact_says(cache):
     uncached = dialect_cache.read_library(records, STD, include_dirs_for())[0]
     ops, _ = load_library(STD, include_dirs_for(), [], lazy=True)
     assert [ops[op.name] for op in uncached] == uncached
+
+
+def test_threads_looking_up_one_op_get_one_object(cache, caplog):
+    import threading
+
+    ops, _ = load_library(STD, include_dirs_for(), [], lazy=True)
+    names = list(ops)
+    got: list[list] = [[] for _ in range(4)]
+    start = threading.Barrier(4)
+
+    def work(out: list) -> None:
+        start.wait()
+        out.extend(ops[n] for n in names)
+
+    with caplog.at_level(logging.WARNING, logger="tdflow.cache"):
+        threads = [threading.Thread(target=work, args=(g,)) for g in got]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not caplog.text
+    assert all(len(g) == len(names) for g in got)
+    for i in range(len(names)):
+        assert all(g[i] is got[0][i] for g in got), names[i]
