@@ -30,6 +30,7 @@ from tdflow.core.declarations import snapshot
 
 from .dialect import Dialect, load_dialect, standard_dialect
 from .hooks.registry import HookRegistry, hooks_of
+from .lazy_ops import LazyOps
 from .opdef import OpDef
 
 __all__ = ["Context", "load_ops", "standard_context", "op_shape"]
@@ -60,19 +61,25 @@ class Context(Dialect):
     def __init__(self, libraries: Sequence[Dialect], *, standard: Dialect | None = None,
                  registry: HookRegistry | None = None,
                  hook_modules: Sequence[str] = ()) -> None:
-        ops: dict[str, OpDef] = {}
+        # each name's library (the first to define it): names only, so that a library's lazy
+        # ops (the standard one's, LazyOps) are made when looked up, not here
+        source: dict[str, Dialect] = {}
         digests: dict[str, str | None] = {}  # file -> content digest, read once per context
         for lib in libraries:
-            for op in lib:
-                first = ops.get(op.name)
-                if first is not None and first is not op:
-                    standard_op = standard is not None and standard.lookup(op.name) is first
+            for op_name in lib.ops:
+                first_lib = source.get(op_name)
+                if first_lib is None:
+                    source[op_name] = lib
+                    continue
+                first, op = first_lib.ops[op_name], lib.ops[op_name]
+                if first is not op:
+                    standard_op = standard is not None and standard.lookup(op_name) is first
                     if _same_definition(first, op, digests, by_content=standard_op):
                         continue
                     from .ods import defined_twice  # an error's path (start-up time)
 
                     raise defined_twice(first, op)
-                ops[op.name] = op
+        ops = _union_ops(source)
         names = [lib.name for lib in libraries]
         # The Python of the libraries: hooks modules imported for this context, whose hooks,
         # kernels, generators, gradient rules, composites and natives reach only contexts
@@ -84,7 +91,7 @@ class Context(Dialect):
         if registry is None:
             base = libraries[0].registry if libraries else None
             registry = hooks_of(self.declarations.get("hook", ()), base)
-        super().__init__(ops.values(), name=names[-1] if names else "tdflow",
+        super().__init__(ops, name=names[-1] if names else "tdflow",
                          path=None, registry=registry, patterns=_union_patterns(libraries))
         self.libraries: tuple[Dialect, ...] = tuple(libraries)
         self.standard = standard
@@ -105,11 +112,14 @@ class Context(Dialect):
     def user_ops(self) -> list[OpDef]:
         """The ops that are not the standard library's, in load order."""
         std = self.standard
-        return [op for op in self.ops.values() if std is None or op.name not in std.ops]
+        ops = self.ops  # by name first: a standard op is not made for this (lazy ops)
+        return [ops[n] for n in ops if std is None or n not in std.ops]
 
     def dialect_names(self) -> list[str]:
         """Every dialect namespace an op of the context lives in (``["tdflow", "mylib"]``)."""
-        return list(dict.fromkeys(op.dialect for op in self.ops.values()))
+        ops = self.ops
+        return list(dict.fromkeys(ops.meta(n)[1] for n in ops) if isinstance(ops, LazyOps)
+                    else dict.fromkeys(op.dialect for op in ops.values()))
 
 
 def _same_definition(a: OpDef, b: OpDef, digests: dict[str, str | None], *,
@@ -136,6 +146,25 @@ def _same_definition(a: OpDef, b: OpDef, digests: dict[str, str | None], *,
     return digests[la.file] == digests[lb.file] is not None
 
 
+def _union_ops(source: dict[str, Dialect]) -> Iterable[OpDef] | LazyOps:
+    """The ops of ``source`` (name -> its library): the library's own mapping when one library
+    has them all in its order, else lazy when any library's ops are, else the OpDefs."""
+    libs = list(dict.fromkeys(source.values()))
+    if len(libs) == 1 and isinstance(libs[0].ops, LazyOps) and len(libs[0].ops) == len(source):
+        return libs[0].ops
+    if not any(isinstance(lib.ops, LazyOps) for lib in libs):
+        return [source[n].ops[n] for n in source]
+
+    def meta(name: str, lib: Dialect) -> tuple[str, str, str | None]:
+        if isinstance(lib.ops, LazyOps):
+            return lib.ops.meta(name)
+        op = lib.ops[name]
+        return op.mnemonic, op.dialect, op.location.file if op.location is not None else None
+
+    return LazyOps({n: meta(n, lib) for n, lib in source.items()},
+                   lambda name: source[name].ops[name])
+
+
 def _union_patterns(libraries: Sequence[Dialect]) -> tuple:
     """Every library's patterns in load order, a pattern reached by two libraries once (a
     rules file that includes ``tdflow/ops.td`` reads the standard library's rules again)."""
@@ -151,12 +180,14 @@ def _union_patterns(libraries: Sequence[Dialect]) -> tuple:
 
 
 def _served_by(standard: Dialect, others: Iterable[Dialect]) -> dict[str, str]:
-    by_shape = {op_shape(op): op.name for op in standard}
     out: dict[str, str] = {}
+    by_shape: dict | None = None  # made for the first op of another dialect (start-up time)
     for lib in others:
         for op in lib:
             if op.dialect == standard.name:
                 continue
+            if by_shape is None:
+                by_shape = {op_shape(op): op.name for op in standard}
             name = by_shape.get(op_shape(op))
             if name is not None:
                 out[op.name] = name

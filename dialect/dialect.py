@@ -30,6 +30,7 @@ from .infer import (
     run_inference,
     typed_attrs,
 )
+from .lazy_ops import LazyOps
 from .op_verify import verify_operation as _verify_operation
 from .opdef import FLAG_TO_HOOK, HOOK_TO_FLAG, OpDef
 from .paths import INCLUDE_DIR
@@ -52,16 +53,25 @@ class Dialect:
     hook_modules: tuple[str, ...] = ()
     declarations: Mapping[str, Sequence[Any]] = MappingProxyType({})
 
-    def __init__(self, ops: Iterable[OpDef], *, name: str | None = None, path: str | None = None,
+    def __init__(self, ops: Iterable[OpDef] | LazyOps, *, name: str | None = None, path: str | None = None,
                  registry: HookRegistry | None = None, patterns: Iterable[Pattern] = ()) -> None:
-        self.ops: dict[str, OpDef] = {}
         # the rewrite patterns (DRR `Pat<...>` records) of the library, in definition order
         self.patterns: tuple[Pattern, ...] = tuple(patterns)
-        for op in ops:
-            self.ops[op.name] = op
+        self._by_mnemonic: dict[str, list[str]] = {}
+        if isinstance(ops, LazyOps):  # the standard library's: each op made on first lookup
+            self.ops: Mapping[str, OpDef] = ops
+            for op_name in ops:
+                self._by_mnemonic.setdefault(ops.meta(op_name)[0], []).append(op_name)
+            dialects = [ops.meta(n)[1] for n in ops] if name is None else []
+        else:
+            self.ops = {}
+            for op in ops:
+                self.ops[op.name] = op
+            for op in self.ops.values():
+                self._by_mnemonic.setdefault(op.mnemonic, []).append(op.name)
+            dialects = [op.dialect for op in self.ops.values()] if name is None else []
         if name is None:
-            names = [op.dialect for op in self.ops.values()]
-            name = max(set(names), key=names.count) if names else "tdflow"
+            name = max(set(dialects), key=dialects.count) if dialects else "tdflow"
         self.name = name
         self.path = path
         self.registry = registry if registry is not None else HOOKS
@@ -72,9 +82,6 @@ class Dialect:
         # The verifier calls this once per op: bind it without a Python-level wrapper.
         self.verify_operation = functools.partial(_verify_operation, self)
         self._version = self.registry.version
-        self._by_mnemonic: dict[str, list[str]] = {}
-        for op in self.ops.values():
-            self._by_mnemonic.setdefault(op.mnemonic, []).append(op.name)
         # Ops of other dialects served by a standard op of the same shape (a Context fills it):
         # {"oneflow.relu": "tdflow.relu"}. They use its hooks and kernels unless they have own.
         self.served_by: dict[str, str] = {}
@@ -475,7 +482,7 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
         # every command loads first (start-up time)
         from .dialect_cache import load_library
 
-        ops, patterns = load_library(str(path), dirs, [])
+        ops, patterns = load_library(str(path), dirs, [], lazy=True)
     else:
         from .dialect_cache import read_library
 
@@ -483,7 +490,7 @@ def load_dialect(path: str | os.PathLike, include_dirs: Iterable[str | os.PathLi
     if standard_hooks:
         from .hooks.standard import defer_standard_hooks
 
-        defer_standard_hooks(ops)
+        defer_standard_hooks(ops.stubs() if isinstance(ops, LazyOps) else ops)
     return Dialect(ops, path=str(path), registry=registry, patterns=patterns)
 
 

@@ -177,13 +177,11 @@ def _constructors() -> dict[str, tuple[type, int, tuple[str, ...] | None]]:
     return out
 
 
-def _decode_doc(doc: Any) -> Any:
-    if type(doc) is not list or len(doc) != 4 or doc[:2] != [MAGIC, FORMAT] \
-            or type(doc[2]) is not list:
-        raise ArtifactError("not a dialect artifact of this format")
-    shared_nodes, root = doc[2], doc[3]
+def _decoder(shared_nodes: list) -> Any:
+    """The node decoder of one document: shared values decoded when first referred to (a
+    reference to one being decoded, a cycle, is refused)."""
     table = _constructors()
-    shared: list = []
+    shared: list = [_UNSET] * len(shared_nodes)
 
     # The JSON holds arrays and scalars only (json_loads refuses objects): a scalar is itself.
     def dec(node: Any) -> Any:
@@ -195,7 +193,13 @@ def _decode_doc(doc: Any) -> Any:
         if tag == "r":
             if len(node) != 2 or type(node[1]) is not int or not 0 <= node[1] < len(shared):
                 raise ArtifactError("a bad shared reference in a dialect artifact")
-            return shared[node[1]]
+            value = shared[node[1]]
+            if value is _UNSET:
+                shared[node[1]] = _BUSY
+                value = shared[node[1]] = dec(shared_nodes[node[1]])
+            elif value is _BUSY:
+                raise ArtifactError("a shared value that refers to itself in a dialect artifact")
+            return value
         entry = table.get(tag) if type(tag) is str else None
         if entry is not None:
             cls, n, names = entry
@@ -208,9 +212,24 @@ def _decode_doc(doc: Any) -> Any:
                 raise ArtifactError(f"a bad {tag} in a dialect artifact: {exc}") from None
         return _dec_other(tag, node, dec)
 
-    for node in shared_nodes:
-        shared.append(dec(node))
-    return dec(root)
+    return dec
+
+
+_UNSET, _BUSY = object(), object()
+
+
+def _check_header(doc: Any) -> None:
+    if type(doc) is not list or len(doc) != 4 or doc[:2] != [MAGIC, FORMAT] \
+            or type(doc[2]) is not list:
+        raise ArtifactError("not a dialect artifact of this format")
+
+
+def _decode_doc(doc: Any) -> Any:
+    _check_header(doc)
+    dec = _decoder(doc[2])
+    for i in range(len(doc[2])):  # every shared value, used or not, as the format requires
+        dec(["r", i])
+    return dec(doc[3])
 
 
 def _dec_other(tag: Any, node: list, dec) -> Any:
@@ -252,6 +271,15 @@ def _dec_other(tag: Any, node: list, dec) -> Any:
 
 def _no_object(pairs: list) -> Any:
     raise ValueError("a JSON object")
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return json.loads(data, object_pairs_hook=_no_object)
+    except RecursionError:
+        raise ArtifactError("nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ArtifactError(f"not JSON: {exc}") from None
 
 
 def decode(data: bytes) -> Any:
@@ -321,10 +349,16 @@ def read_library(records, path: str, search_dirs: list[str]) -> tuple[list, tupl
             tuple(read_patterns(records)))
 
 
-def load_library(path: str, include_dirs: list[str], defines: list[str]) -> tuple[list, tuple]:
+def load_library(path: str, include_dirs: list[str], defines: list[str], *,
+                 lazy: bool = False) -> tuple[Any, tuple]:
     """``(ops, patterns)`` of the library ``path`` (``include_dirs`` complete, tdflow's own
     included): from its artifact when valid, else read from its records (then stored). A
     library with errors raises them (``TdError``) and stores nothing.
+
+    ``ops`` is a list of ``OpDef``\\ s; with ``lazy``, when it comes from the artifact, a
+    :class:`~tdflow.dialect.lazy_ops.LazyOps` that makes each op when first looked up
+    (start-up time: a command uses few of the ~150 standard ops). An op that then does not
+    decode is reported once and the library's records are read for it, as uncached.
 
     >>> from tdflow.dialect.dialect import standard_ops_path, include_dirs_for
     >>> ops, pats = load_library(str(standard_ops_path()), include_dirs_for(), [])
@@ -352,6 +386,12 @@ def load_library(path: str, include_dirs: list[str], defines: list[str]) -> tupl
                           f"dialect-{code_stamp()}", background=False)
     if built:
         return built[0]
+    if data and lazy:
+        try:
+            return _lazy_library(_loads(data), path, include_dirs, defines, parse)
+        except ArtifactError as exc:
+            _warn(path, str(exc))
+            data = b""
     if data:
         try:
             doc = decode(data)
@@ -371,3 +411,70 @@ def _warn(path: str, why: str) -> None:
 
     logging.getLogger("tdflow.cache").warning(
         "tdflow: the cached dialect of %s is unusable (%s); reading its records", path, why)
+
+
+def _lazy_library(doc: Any, path: str, include_dirs: list[str], defines: list[str],
+                  parse) -> tuple[Any, tuple]:
+    """``(LazyOps, patterns)`` of a decoded JSON document: each op's node is checked for its
+    shape and its name, mnemonic, dialect and file read now; the op is made on first lookup."""
+    from .lazy_ops import LazyOps
+    from .opdef import OpDef
+    from .patterns.model import Pattern
+
+    _check_header(doc)
+    root = doc[3]
+    if not (type(root) is list and len(root) == 3 and root[0] == "t"
+            and type(root[1]) is list and root[1][:1] == ["l"]):
+        raise ArtifactError("not a pair (ops, patterns)")
+    dec = _decoder(doc[2])
+    try:
+        patterns = dec(root[2])
+    except RecursionError:
+        raise ArtifactError("nested too deeply") from None
+    if not (type(patterns) is tuple and all(type(p) is Pattern for p in patterns)):
+        raise ArtifactError("an artifact that is not (ops, patterns)")
+    names = _fields(OpDef)
+    n, im, idl, iloc = (len(names), names.index("mnemonic") + 1, names.index("dialect") + 1,
+                        names.index("location") + 1)
+    file_first = _fields(classes()["SourceLocation"])[0] == "file"
+    nodes: dict[str, list] = {}
+    meta: dict[str, tuple[str, str, str | None]] = {}
+    for node in root[1][1:]:
+        if type(node) is not list or len(node) != n + 1 or node[0] != "OpDef":
+            raise ArtifactError("an op that is not an OpDef in a dialect artifact")
+        m, d, loc = node[im], node[idl], node[iloc]
+        if type(m) is not str or type(d) is not str:
+            raise ArtifactError("an op without a name in a dialect artifact")
+        if loc is None:
+            file = None
+        elif (type(loc) is list and len(loc) == 4 and loc[0] == "SourceLocation" and file_first
+              and type(loc[1]) is str):
+            file = loc[1]
+        else:
+            raise ArtifactError("an op with a bad location in a dialect artifact")
+        name = f"{d}.{m}"
+        if name in meta:
+            raise ArtifactError(f"op '{name}' twice in a dialect artifact")
+        meta[name], nodes[name] = (m, d, file), node
+    from_records: list = []
+
+    def load(name: str) -> OpDef:
+        if not from_records:
+            try:
+                op = dec(nodes[name])
+                if type(op) is OpDef and op.name == name:
+                    return op
+                raise ArtifactError(f"op '{name}' does not decode to itself")
+            except RecursionError:
+                why = "nested too deeply"
+            except ArtifactError as exc:
+                why = str(exc)
+            _warn(path, why)
+            from tdflow.tdparser.cache import load_or_build
+
+            ops, _ = read_library(load_or_build(path, include_dirs, defines, parse), path,
+                                  include_dirs)
+            from_records.append({op.name: op for op in ops})
+        return from_records[0][name]
+
+    return LazyOps(meta, load), patterns

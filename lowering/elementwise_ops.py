@@ -144,7 +144,17 @@ class _StandardDefs(Mapping[str, ElementwiseDef]):
         return self._defs
 
     def __getitem__(self, name: str) -> ElementwiseDef:
-        return self._all()[name]
+        if self._defs is not None:
+            return self._defs[name]
+        # one op's view (``in``/``get``, what plan-memory asks): the standard library's ops are
+        # made on first lookup (dialect.lazy_ops), so building all 71 views would make them all
+        from tdflow.dialect import standard_dialect
+
+        op = standard_dialect().lookup(name)
+        d = elementwise_def(op) if op is not None else None
+        if d is None:
+            raise KeyError(name)
+        return d
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())

@@ -27,7 +27,7 @@ op. Shape and dtype errors are found by the inference hooks at call time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -312,7 +312,7 @@ def op_function(opdef: OpDef, context: Dialect) -> Callable[..., Any]:
 
 def _all_ops(dialect: Dialect):
     ops = dialect.ops
-    return ops.values() if isinstance(ops, dict) else ops
+    return ops.values() if isinstance(ops, Mapping) else ops
 
 
 def _load() -> dict[str, Callable[..., Any]]:

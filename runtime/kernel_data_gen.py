@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from tdflow.lowering.kernel_data import FORMAT, SHIPPED
@@ -92,7 +93,7 @@ def fresh_table() -> str:
     kernels = kernel_set_for(context)
     # the standard ops' kernels only: one a user (or a test) registered for another op in this
     # process is not tdflow's and never selected for a standard program
-    ops = set(context.ops) if isinstance(context.ops, dict) else {o.name for o in context.ops}
+    ops = set(context.ops) if isinstance(context.ops, Mapping) else {o.name for o in context.ops}
     entries = [kernel_entry(k) for op in sorted(kernels.op_names() & ops)
                for k in kernels.kernels_of(op)]
     check_one_module_per_op(entries)

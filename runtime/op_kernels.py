@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def _build(context: Iterable[OpDef]) -> KernelSet:
 def _ops_of(context: object) -> Iterable[OpDef]:
     """A context's or dialect's ops; also those of a duck-typed one that only has ``ops``."""
     ops = getattr(context, "ops", None)
-    if isinstance(ops, dict):
+    if isinstance(ops, Mapping):
         return ops.values()
     return ops if ops is not None else context  # type: ignore[return-value]
 

@@ -395,3 +395,28 @@ def test_the_cli_collects_its_young_generation_less_often(tmp_path):
     status, before, after, enabled = r.stdout.strip().splitlines()[-1].split()
     assert (status, before, after, enabled) == ("0", str(gc.get_threshold()[0]),
                                                 str(CLI_GC_THRESHOLD), "True")
+
+
+LAZY_PROBE = """
+import sys, tdflow.cli
+status = tdflow.cli.main(sys.argv[1:])
+from tdflow.dialect.dialect import standard_dialect
+from tdflow.dialect.lazy_ops import LazyOps
+ops = standard_dialect().ops
+print(status, type(ops).__name__, len(ops), ops.made() if isinstance(ops, LazyOps) else -1)
+"""
+
+
+@pytest.mark.parametrize("command", ["verify", "opt", "lower"])
+def test_a_warm_command_makes_only_the_standard_ops_its_program_uses(tmp_path, command):
+    """Issue 23: the standard library's artifact holds ~150 ops; a warm command makes the
+    ``OpDef`` of an op when it is first looked up (``LazyOps``), not all of them at load:
+    ``relu`` here, and for ``lower`` the op its elementwise fusion makes."""
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    argv = [sys.executable, "-c", LAZY_PROBE, command, "small.mlir"]
+    subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)  # warms
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    status, kind, total, made = r.stdout.strip().splitlines()[-1].split()
+    assert (status, kind) == ("0", "LazyOps"), r.stdout + r.stderr
+    assert int(total) > 100
+    assert 1 <= int(made) <= 3, made

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Mapping
 
 import numpy as np
 import pytest
@@ -50,7 +51,7 @@ def engine(request):
 
 def test_a_function_for_every_op_of_the_dialect():
     ops = standard_dialect().ops
-    for op in ops.values() if isinstance(ops, dict) else ops:
+    for op in ops.values() if isinstance(ops, Mapping) else ops:
         if op.dialect != "tdflow":
             continue
         if op.has_trait("LoweringOnly"):  # made by passes (fused_elementwise): no function
