@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import sysconfig
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,6 +40,7 @@ from typing import Any
 import numpy as np
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary
 from tdflow.dialect.formula.types import compute_dtype, infer_dtypes, operand_dtype
+from tdflow.lowering import elementwise_native_build as nb
 from tdflow.lowering.elementwise_layout import broadcast_layout
 from tdflow.lowering.elementwise_native_c import KERNEL, METHOD, PRELUDE, TAIL
 
@@ -288,13 +288,12 @@ _NP = {"f32": np.float32, "f64": np.float64, "i1": np.bool_}
 
 
 
+#: kept for callers that serialise with the builds of older versions; the builds' own state
+#: is in elementwise_native_build
 _lock = threading.Lock()
-_built: dict[str, list[Callable[..., Any]] | None] = {}
 
 
 def _fresh_lock_after_fork() -> None:
-    # a build running on another thread (eager_native builds in the background) does not
-    # survive fork(): the child's copy of its lock would stay held forever
     global _lock
     _lock = threading.Lock()
 
@@ -304,8 +303,8 @@ if hasattr(os, "register_at_fork"):
 
 
 def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
-                  rows: frozenset[int] = frozenset(),
-                  cols: frozenset[int] = frozenset()) -> Callable[..., Any] | None:
+                  rows: frozenset[int] = frozenset(), cols: frozenset[int] = frozenset(),
+                  wait: bool = False) -> Callable[..., Any] | None:
     """``run(*used_inputs, out) -> bool`` evaluating ``expr`` natively (built, or loaded from
     the cache, on first use; ``rows``/``cols``: the inputs broadcast as rows or as columns,
     see :func:`c_source`),
@@ -318,14 +317,18 @@ def native_kernel(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
     >>> run is None or (run(x, x, out), out.tolist())[1] == [0.0, 3.0, 6.0, 9.0]
     True
     """
-    fns = native_kernels([(expr, in_dtypes, out_dtype, rows, cols)])
+    fns = native_kernels([(expr, in_dtypes, out_dtype, rows, cols)], wait)
     return None if fns is None else fns[0]
 
 
-def native_kernels(kernels: Sequence[KernelSpec]) -> list[Callable[..., Any]] | None:
+def native_kernels(kernels: Sequence[KernelSpec],
+                   wait: bool = False) -> list[Callable[..., Any]] | None:
     """The ``run`` functions of several kernels (each as :func:`native_kernel`'s) built as one
     module, one compiler run; ``None`` when any is not rendered natively or no build is
-    possible.
+    possible. A module neither loaded nor cached is built on a pool, side by side with the
+    others asked for meanwhile: until it is ready the functions are stand-ins that wait for
+    it on their first call, or refuse (``False``) under ``TDFLOW_NATIVE_BUILDS=background``
+    (see :mod:`~tdflow.lowering.elementwise_native_build`); ``wait``: the build's own answer.
 
     >>> from tdflow.dialect.formula.expr import Input
     >>> fns = native_kernels([(Input(0) + 1.0, ["f32"], "f32", frozenset()),
@@ -340,16 +343,11 @@ def native_kernels(kernels: Sequence[KernelSpec]) -> list[Callable[..., Any]] | 
     probe = c_module(kernels, "tdf_ew", names)
     if probe is None:
         return None
-    digest = hashlib.sha256(probe.encode()).hexdigest()[:24]
-    with _lock:
-        if digest in _built:
-            return _built[digest]
-        if _builder is None:  # not installed yet: no answer to keep (a later call may build)
-            return None
-        module = f"tdf_ew_{digest}"
-        mod = _build(c_module(kernels, module, names), module)
-        _built[digest] = fns = None if mod is None else [getattr(mod, n) for n in names]
-        return fns
+    module = f"tdf_ew_{hashlib.sha256(probe.encode()).hexdigest()[:24]}"
+    # started at once, on the pool (this plan's other modules build beside it): stand-ins
+    # until it is ready, see elementwise_native_build
+    return nb.request(module, _builder, lambda: c_module(kernels, module, names), module, names,
+                      NATIVE_FLAGS, wait)
 
 
 #: ``build(source, flags) -> Path`` of a verified shared object: the runtime's cached
@@ -365,36 +363,6 @@ def set_builder(build: Callable[[str, Sequence[str]], Path] | None) -> None:
     """
     global _builder
     _builder = build
-
-
-def _build(source: str | None, module: str) -> Any:
-    """Compile (or load from the cache) and import the extension module; ``None`` on any
-    failure."""
-    import importlib.machinery
-    import importlib.util
-
-    include = sysconfig.get_paths().get("include")
-    if (source is None or _builder is None or not include
-            or not os.path.isfile(os.path.join(include, "Python.h"))):
-        return None
-    try:
-        path = _builder(source, (*NATIVE_FLAGS, f"-I{include}"))
-    except (RuntimeError, OSError):  # kernel_build's CompileError is a RuntimeError
-        return None
-    # the loader needs the module's own name on the file it loads (PyInit_<name>)
-    named = path.with_name(module + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
-    if not named.exists():
-        named.write_bytes(path.read_bytes())  # the verified bytes, in the private folder
-    loader = importlib.machinery.ExtensionFileLoader(module, str(named))
-    spec = importlib.util.spec_from_file_location(module, str(named), loader=loader)
-    if spec is None:
-        return None
-    try:
-        mod = importlib.util.module_from_spec(spec)
-        loader.exec_module(mod)
-    except ImportError:
-        return None
-    return mod
 
 
 def bound_native(expr: Expr, in_dtypes: Sequence[str], out_dtype: str,
@@ -529,7 +497,7 @@ def build_extension(source: str | None, module: str) -> Callable[..., Any] | Non
     >>> build_extension(None, "tdf_doc_none") is None
     True
     """
-    mod = _build(source, module)
+    mod = nb.load_or_build(_builder, source, module, NATIVE_FLAGS)
     return None if mod is None else mod.run
 
 
@@ -539,14 +507,15 @@ def named_extension(prefix: str, made_of: bytes,
     of what its source is ``made_of`` (a changed template or table is a new module, never a stale
     cached one), ``source(module)`` its C++, built by :func:`build_extension`. ``final`` says
     whether the answer may be remembered: ``False`` when it is ``None`` only because no builder
-    is installed yet (a later call may build it).
+    is installed yet (a later call may build it). Built as :func:`native_kernels`' modules are
+(on the pool; ``run`` a stand-in until it is ready).
 
     >>> named_extension("tdf_doc", b"x", lambda module: None)[0] is None
     True
     """
     module = f"{prefix}_{hashlib.sha256(made_of).hexdigest()[:24]}"
-    run = build_extension(source(module), module)
-    return run, run is not None or builder_installed()
+    fns = nb.request(module, _builder, lambda: source(module), module, ["run"], NATIVE_FLAGS)
+    return (None if fns is None else fns[0]), fns is not None or builder_installed()
 
 
 def builder_installed() -> bool:

@@ -161,7 +161,8 @@ def native_run(run: Callable[[list, Any], Any], expr: Expr, in_dtypes: Sequence[
                 return None  # a general broadcast: numpy's
             row_shape = s
             rows.add(k)
-    fn = native_kernel(expr, in_dtypes, out_dtype, frozenset(rows))
+    # waited for here: this is its own thread (or the caller asked for a build in the call)
+    fn = native_kernel(expr, in_dtypes, out_dtype, frozenset(rows), frozenset(), True)
     if fn is None:
         return None
     if used == [0]:

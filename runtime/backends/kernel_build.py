@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -41,7 +42,8 @@ from tdflow.core.cache_dir import (
 )
 from tdflow.core.errors import TdflowError
 
-__all__ = ["CompileError", "cache_key", "compile_cubin", "build_shared_object", "nvcc_version",
+__all__ = ["CompileError", "cache_key", "compile_cubin", "build_shared_object",
+           "cached_shared_object", "nvcc_version",
            "DEFAULT_ARCH", "NVCC_FLAGS"]
 
 DEFAULT_ARCH = os.environ.get("TDFLOW_CUDA_ARCH", "sm_90")
@@ -242,12 +244,14 @@ def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: st
 _memory: dict[str, bytes] = {}
 
 
-def _cached(folder: str, key: str, suffix: str, valid, build) -> bytes:
+def _cached(folder: str, key: str, suffix: str, valid, build) -> bytes | None:
     data = _memory.get(key)
     d = usable_dir(folder)
     path = d / f"{key}{suffix}" if d is not None else None
     if data is None and path is not None:
         data = _read_verified(path, valid)
+    if data is None and build is None:  # asked only whether it is there
+        return None
     if data is None:
         data = build()
         mac = entry_mac(data) if path is not None else None
@@ -327,24 +331,54 @@ def build_shared_object(source: str, flags: Sequence[str] = (), cxx: str | None 
     The returned path is in a private temporary directory that lives as long as the process
     (the cache dir holds the verified bytes, not what is loaded).
     """
+    return _shared_object(source, flags, cxx, kernels, True)  # type: ignore[return-value]
+
+
+def cached_shared_object(source: str, flags: Sequence[str] = (),
+                         cxx: str | None = None) -> Path | None:
+    """:func:`build_shared_object`'s path when the object is in memory or in the cache (the same
+    checks), else ``None``, having started no compiler: whoever asks can build it elsewhere
+    (the native loops build theirs on a pool of workers).
+
+    >>> cached_shared_object("int tdflow_doc_never_built;", ("-DX",)) is None
+    True
+    """
+    return _shared_object(source, flags, cxx, 1, False)
+
+
+def _shared_object(source: str, flags: Sequence[str], cxx: str | None, kernels: int,
+                   build: bool) -> Path | None:
     cxx = cxx or os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         raise CompileError("no C++ compiler (g++) found: cudasim needs one")
     all_flags = (*GXX_FLAGS, *flags)
     key = cache_key(source, compiler_identity(cxx), all_flags)
     data = _cached("cudasim", key, ".so", lambda b: b[:4] == ELF_MAGIC,
-                   lambda: _compile([cxx, *all_flags], source, ".cpp", ".so",
-                                    "g++: compiling (cudasim)", kernels))
+                   (lambda: _compile([cxx, *all_flags], source, ".cpp", ".so",
+                                     "g++: compiling (cudasim)", kernels)) if build else None)
+    if data is None:
+        return None
     # The loader opens a path; the verified bytes go to a folder only this process writes, so
     # what is loaded is what was checked, whatever happens in the cache dir meanwhile.
     path = Path(_private_dir()) / f"{key}.so"
     if not path.is_file():
-        path.write_bytes(data)
+        tmp = path.with_name(f"{key}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)  # builds run on several threads: never a half-written object
     return path
+
+
+_private_lock = threading.Lock()
 
 
 @cache
 def _private_dir() -> str:
+    with _private_lock:  # one folder, whichever build thread asks first
+        return _make_private_dir()
+
+
+@cache
+def _make_private_dir() -> str:
     import atexit
 
     folder = tempfile.mkdtemp(prefix="tdflow-cudasim-")  # mode 0700

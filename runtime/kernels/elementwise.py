@@ -42,6 +42,14 @@ def _build_native(source: str, flags: Sequence[str]) -> Any:
     return build_shared_object(source, flags)
 
 
+def _cached_native(source: str, flags: Sequence[str]) -> Any:
+    """The built object's path when it is cached (no compiler run), else ``None``."""
+    from tdflow.runtime.backends.kernel_build import cached_shared_object
+
+    return cached_shared_object(source, flags)
+
+
+_build_native.cached = _cached_native  # type: ignore[attr-defined]
 elementwise_native.set_builder(_build_native)  # the lowering cannot import the runtime
 
 
