@@ -77,7 +77,12 @@ def test_the_standard_dialect_and_context_are_lazy(cache):
     assert std.ops.made() == 0
 
 
-def test_a_context_with_a_user_library_keeps_the_order_and_serving(cache, tmp_path):
+def test_a_context_with_a_user_library_keeps_the_order_and_serving(cache, tmp_path,
+                                                                    monkeypatch):
+    # load_ops takes the process's standard dialect, which an earlier test may have built from
+    # the records (a cold cache: a plain list of ops); this test's is read from its artifact
+    from tdflow.dialect import context
+    monkeypatch.setattr(context, "standard_dialect", lambda: load_dialect(STD))
     src = tmp_path / "my_ops.td"
     src.write_text('include "tdflow/Base.td"\n'
                    'def My_Dialect : Dialect { let name = "my"; }\n'
