@@ -1,7 +1,8 @@
 """Value classes made without :mod:`dataclasses`: :func:`value_class` and :func:`field` are the
 subset of ``@dataclass`` / ``field`` that the dialect and the lowering use, with the same
 behaviour (positional and keyword construction, defaults and default factories,
-``__post_init__``, equality and hash by the compared fields, the dataclass ``repr``, frozen
+``__post_init__``, equality and hash by the tuple of the compared fields (as dataclasses
+did before Python 3.13, which compares field by field), the dataclass ``repr``, frozen
 and slotted classes, ``__match_args__``), and :func:`replace` / :func:`fields` for the
 dataclass functions of the same names.
 
