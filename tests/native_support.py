@@ -49,3 +49,16 @@ def special_mix(dtype: str, rng: np.random.Generator, n: int,
     payload = rng.integers(0, 1 << 20, nan_at.size).astype(UINT[dtype])
     bits[nan_at] = quiet | payload | (sign * rng.integers(0, 2, nan_at.size).astype(UINT[dtype]))
     return v
+
+
+def numpy_then_native(prog, inputs, out=None):
+    """``prog(inputs, out)`` run first with the native loop off (numpy's reference, on a copy of
+    ``out``) and then as it is: ``(reference, result)``."""
+    from tdflow.lowering import elementwise_native
+
+    elementwise_native.USE_NATIVE = False
+    try:
+        ref = prog(inputs, None if out is None else out.copy())
+    finally:
+        elementwise_native.USE_NATIVE = True
+    return ref, prog(inputs, out)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from native_support import UINT, need_native, special_mix
+from native_support import UINT, need_native, numpy_then_native, special_mix
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary
 from tdflow.dialect.formula.text import parse_expr
 from tdflow.lowering import elementwise_native
@@ -47,15 +47,6 @@ def _same_bits(a: np.ndarray, b: np.ndarray, dtype: str) -> bool:
     same = a.view(UINT[dtype]) == b.view(UINT[dtype])
     return a.shape == b.shape and a.dtype == b.dtype and bool(
         (same | (np.isnan(a) & np.isnan(b))).all())
-
-
-def _numpy_then_native(prog, inputs, out=None):
-    elementwise_native.USE_NATIVE = False
-    try:
-        ref = prog(inputs, None if out is None else out.copy())
-    finally:
-        elementwise_native.USE_NATIVE = True
-    return ref, prog(inputs, out)
 
 
 def _random_expr(rng: np.random.Generator, depth: int, n_inputs: int) -> Expr:
@@ -141,12 +132,12 @@ def test_random_broadcasts_match_numpy_bit_for_bit(dtype, seed, monkeypatch):
         if broadcast_layout(SHAPE, shapes) is None:
             continue  # e.g. a row of 41 beside a channel's plane of 287
         inputs = [_values(dtype, rng, s) for s in shapes]
-        ref, got = _numpy_then_native(prog, inputs)
+        ref, got = numpy_then_native(prog, inputs)
         assert _same_bits(ref, got, dtype), (expr, shapes)
         full = [k for k, s in enumerate(shapes) if s == SHAPE]
         place = inputs[full[0]].copy()
         inputs[full[0]] = place
-        ref2, got2 = _numpy_then_native(prog, inputs, out=place)
+        ref2, got2 = numpy_then_native(prog, inputs, out=place)
         assert got2 is place and _same_bits(ref2, got2, dtype), (expr, shapes)
     assert calls, "the native loop never ran"
 
@@ -159,13 +150,13 @@ def test_batch_norm_gradient_expressions_are_native_and_exact(shape, monkeypatch
     c = (1, shape[1], 1, 1)
     grad = render_numpy(parse_expr(BN_GRAD), ["f32"] * 5).run
     inputs = [_values("f32", rng, s) for s in (c, shape, c, shape, c)]
-    ref, got = _numpy_then_native(grad, inputs)
+    ref, got = numpy_then_native(grad, inputs)
     assert _same_bits(ref, got, "f32")
     norm = render_numpy(parse_expr(BN_NORMALIZED), ["f32"] * 3).run
     inputs = [_values("f32", rng, s) for s in (shape, c, c)]
-    ref, got = _numpy_then_native(norm, inputs)
+    ref, got = numpy_then_native(norm, inputs)
     assert _same_bits(ref, got, "f32")
-    ref, got = _numpy_then_native(norm, inputs, out=inputs[0])  # in place, as plans run it
+    ref, got = numpy_then_native(norm, inputs, out=inputs[0])  # in place, as plans run it
     assert got is inputs[0] and _same_bits(ref, got, "f32")
     assert calls == [shape[2] * shape[3]] * 3
 
@@ -201,7 +192,7 @@ def test_other_broadcasts_stay_numpy_with_the_same_values(monkeypatch):
     for shapes in ([SHAPE, (1, 5, 1, 41), (5, 1, 1)], [SHAPE, (5, 1, 1), (41,)],
                    [SHAPE, (5, 1, 1), (6, 1, 7, 1)]):
         inputs = [_values("f32", rng, s) for s in shapes]
-        ref, got = _numpy_then_native(prog, inputs)
+        ref, got = numpy_then_native(prog, inputs)
         assert _same_bits(ref, got, "f32"), shapes
     assert calls == []
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from native_support import UINT, need_native, special_mix
+from native_support import UINT, need_native, numpy_then_native, special_mix
 from tdflow.dialect.formula.expr import Binary, Const, Expr, Input, Select, Unary, exp, where
 from tdflow.lowering import elementwise_native
 from tdflow.lowering.elementwise_native import MIN_ELEMENTS, c_source, native_kernel
@@ -51,15 +51,6 @@ def _random_expr(rng: np.random.Generator, depth: int, n_inputs: int) -> Expr:
                   _random_expr(rng, depth - 1, n_inputs))
 
 
-def _numpy_then_native(prog, inputs, out=None):
-    elementwise_native.USE_NATIVE = False
-    try:
-        ref = prog(inputs, None if out is None else out.copy())
-    finally:
-        elementwise_native.USE_NATIVE = True
-    return ref, prog(inputs, out)
-
-
 def _same_bits(a: np.ndarray, b: np.ndarray, dtype: str) -> bool:
     """Bit for bit, except that a NaN may stand for a NaN with another payload or sign: with
     two NaN operands, numpy's own ``add``/``multiply`` return the first one's in their SIMD
@@ -91,11 +82,11 @@ def test_random_expressions_match_numpy_bit_for_bit(dtype, seed):
         expr = _random_expr(rng, 4, 3)
     inputs = [_values(dtype, rng) for _ in range(3)]
     prog = render_numpy(expr, [dtype] * 3, dtype)
-    ref, got = _numpy_then_native(prog, inputs)
+    ref, got = numpy_then_native(prog, inputs)
     assert _same_bits(ref, got, dtype), expr
     # in place over input 0 (the plan's in-place launches): same bits again
     x0 = inputs[0].copy()
-    ref2, got2 = _numpy_then_native(prog, [x0, inputs[1], inputs[2]], out=x0)
+    ref2, got2 = numpy_then_native(prog, [x0, inputs[1], inputs[2]], out=x0)
     assert got2 is x0 and _same_bits(ref2, got2, dtype), expr
 
 
@@ -118,7 +109,7 @@ def test_each_op_alone_and_predicates(dtype):
     exprs += [Binary("or", Unary("isinf", Unary("neg", x)), Unary("not", Unary("isnan", y)))]
     for expr in exprs:
         prog = render_numpy(expr, [dtype, dtype])
-        ref, got = _numpy_then_native(prog, [a, b])
+        ref, got = numpy_then_native(prog, [a, b])
         assert _same_bits(ref, got, dtype), expr
 
 
@@ -129,7 +120,7 @@ def test_relu_gradient_is_native_and_bit_exact():
     rng = np.random.default_rng(1)
     x, dy = _values("f32", rng), _values("f32", rng)
     prog = render_numpy(where(Input(0) > 0, Input(1), 0), ["f32", "f32"])
-    ref, got = _numpy_then_native(prog, [x, dy])
+    ref, got = numpy_then_native(prog, [x, dy])
     assert np.array_equal(ref.view(np.uint32), got.view(np.uint32))
     assert native_kernel(where(Input(0) > 0, Input(1), 0), ["f32", "f32"], "f32") is not None
 
@@ -148,7 +139,7 @@ def test_cases_left_to_numpy():
         "other dtype": [big.astype(np.float64), big.astype(np.float64)],
     }
     for name, inputs in cases.items():
-        ref, got = _numpy_then_native(prog, inputs)
+        ref, got = numpy_then_native(prog, inputs)
         assert np.array_equal(ref, got, equal_nan=True), name
     # an output overlapping an input at another offset: numpy's (buffered) result
     buf = _values("f32", rng, N + 5)
@@ -212,23 +203,23 @@ def test_rows_broadcast_over_the_output_match_numpy(dtype):
     prog = render_numpy(expr, [dtype, dtype])
     full = _values(dtype, rng, 64 * 256).reshape(64, 256)
     row = _values(dtype, rng, 256)
-    ref, got = _numpy_then_native(prog, [full, row])
+    ref, got = numpy_then_native(prog, [full, row])
     assert _same_bits(ref, got, dtype)
     inplace = full.copy()
-    ref2, got2 = _numpy_then_native(prog, [inplace, row], out=inplace)
+    ref2, got2 = numpy_then_native(prog, [inplace, row], out=inplace)
     assert got2 is inplace and _same_bits(ref2, got2, dtype)
     # two row inputs of one shape, the row input first, and a 3-d output
     three = Binary("mul", Binary("sub", b, x), Input(2))
     prog3 = render_numpy(three, [dtype] * 3)
     cube = _values(dtype, rng, 4 * 32 * 64).reshape(4, 32, 64)
     rows2 = _values(dtype, rng, 32 * 64).reshape(32, 64)
-    ref3, got3 = _numpy_then_native(prog3, [rows2, cube, rows2[::-1].copy()])
+    ref3, got3 = numpy_then_native(prog3, [rows2, cube, rows2[::-1].copy()])
     assert _same_bits(ref3, got3, dtype)
     # a column (64, 1) and rows of two shapes broadcast otherwise: numpy's, same values
     for inputs in ([full, full[:, :1].copy()], ):
-        ref4, got4 = _numpy_then_native(prog, inputs)
+        ref4, got4 = numpy_then_native(prog, inputs)
         assert _same_bits(ref4, got4, dtype)
-    ref5, got5 = _numpy_then_native(prog3, [rows2[0].copy(), cube, rows2])
+    ref5, got5 = numpy_then_native(prog3, [rows2[0].copy(), cube, rows2])
     assert _same_bits(ref5, got5, dtype)
 
 
@@ -248,10 +239,10 @@ def test_columns_broadcast_over_the_output_match_numpy(dtype):
     out = np.empty_like(full)
     assert kernel(full, col, col2, out) is True  # the kernel itself takes them
     prog = render_numpy(expr, [dtype] * 3)
-    ref, got = _numpy_then_native(prog, [full, col, col2])
+    ref, got = numpy_then_native(prog, [full, col, col2])
     assert _same_bits(ref, got, dtype) and _same_bits(ref, out, dtype)
     inplace = full.copy()
-    ref2, got2 = _numpy_then_native(prog, [inplace, col, col2], out=inplace)
+    ref2, got2 = numpy_then_native(prog, [inplace, col, col2], out=inplace)
     assert got2 is inplace and _same_bits(ref2, got2, dtype)
     # 3-d, a column first, and with a last-axis row input too
     cube = _values(dtype, rng, 4 * 32 * 64).reshape(4, 32, 64)
@@ -259,7 +250,7 @@ def test_columns_broadcast_over_the_output_match_numpy(dtype):
     row = _values(dtype, rng, 64)
     for inputs in ([ccol, cube, row], [cube, ccol, ccol.copy()], [ccol, cube, cube]):
         p = render_numpy(Binary("add", Binary("mul", c, x), d), [dtype] * 3)
-        ref3, got3 = _numpy_then_native(p, inputs)
+        ref3, got3 = numpy_then_native(p, inputs)
         assert _same_bits(ref3, got3, dtype)
     # the kernel refuses what it was not built for: a column of another length, a column
     # overlapping the output
