@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from tdflow.core.valueclass import slot_init
+
 
 class Node:
     """The base of every syntax node; a subclass lists its fields as annotations and is made
@@ -63,50 +65,6 @@ class Node:
             object.__setattr__(self, f, v)
 
 
-def _init(setters: tuple):
-    """An ``__init__`` storing its positional arguments through the slots' ``setters``
-    (closures, one per field count: no generated source)."""
-    n = len(setters)
-    if n == 1:
-        (s0,) = setters
-
-        def __init__(self, a):
-            s0(self, a)
-    elif n == 2:
-        s0, s1 = setters
-
-        def __init__(self, a, b):
-            s0(self, a)
-            s1(self, b)
-    elif n == 3:
-        s0, s1, s2 = setters
-
-        def __init__(self, a, b, c):
-            s0(self, a)
-            s1(self, b)
-            s2(self, c)
-    elif n == 4:
-        s0, s1, s2, s3 = setters
-
-        def __init__(self, a, b, c, d):
-            s0(self, a)
-            s1(self, b)
-            s2(self, c)
-            s3(self, d)
-    elif n == 5:
-        s0, s1, s2, s3, s4 = setters
-
-        def __init__(self, a, b, c, d, e):
-            s0(self, a)
-            s1(self, b)
-            s2(self, c)
-            s3(self, d)
-            s4(self, e)
-    else:
-        raise TypeError(f"a syntax node of {n} fields")
-    return __init__
-
-
 def _node(cls: type) -> type:
     """``cls`` (fields as annotations, trailing ones may have defaults) remade as a slotted
     :class:`Node` subclass."""
@@ -116,7 +74,9 @@ def _node(cls: type) -> type:
           if k not in names and k not in ("__dict__", "__weakref__")}
     ns.update(__slots__=names, _fields=names, __match_args__=names)
     new = type(cls.__name__, (Node,), ns)
-    init = _init(tuple(new.__dict__[n].__set__ for n in names))
+    if not 1 <= len(names) <= 5:
+        raise TypeError(f"a syntax node of {len(names)} fields")
+    init = slot_init(tuple(new.__dict__[n].__set__ for n in names))
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     if defaults:
         init.__defaults__ = defaults

@@ -31,7 +31,7 @@ from operator import attrgetter
 
 from .errors import TdflowError
 
-__all__ = ["FrozenInstanceError", "field", "fields", "replace", "value_class"]
+__all__ = ["FrozenInstanceError", "field", "fields", "replace", "slot_init", "value_class"]
 
 
 class FrozenInstanceError(TdflowError, AttributeError):
@@ -303,7 +303,7 @@ def _make_init(cls, all_fields: tuple[Field, ...], slots: bool):
     if slots and not factories and len(names) <= len(_SLOT_INITS) - 1:
         setters = tuple(cls.__dict__[n].__set__ if n in cls.__dict__ else
                         _setter_of(cls, n) for n in names)
-        init = _SLOT_INITS[len(names)](setters, post)
+        init = slot_init(setters, post)
     else:
         init = _generic_init(cls, names, all_fields, slots, post)
         init.__qualname__ = f"{cls.__qualname__}.__init__"
@@ -450,6 +450,20 @@ def _init5(setters, post):
 
 
 _SLOT_INITS = (_init0, _init1, _init2, _init3, _init4, _init5)
+
+
+def slot_init(setters: tuple, post=None):
+    """A fixed ``__init__(self, a, b, ...)`` of ``len(setters)`` (at most 5) positional
+    parameters, storing each through its slot's setter, then calling ``post(self)`` when given
+    (TableGen's syntax nodes use it too).
+
+    >>> class P:
+    ...     __slots__ = ("x", "y")
+    >>> P.__init__ = slot_init((P.x.__set__, P.y.__set__))
+    >>> p = P(1, 2); (p.x, p.y)
+    (1, 2)
+    """
+    return _SLOT_INITS[len(setters)](setters, post)
 
 
 # Fixed __eq__ / __hash__ by compared-field count; _renamed gives f0, f1, ... the fields' names.
