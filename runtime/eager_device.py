@@ -66,9 +66,9 @@ def run_on_device(runner: Any, tensors: tuple, attr_vals: tuple) -> Any:
             else:
                 reads.append(v)
     k = tuple(key)
-    entry = runner._cache.get(k)
+    entry = runner.cache.get(k)
     if entry is None:
-        entry = runner._prepare(k, arrays, attr_vals)
+        entry = runner.prepare(k, arrays, attr_vals)
     backend = get_backend(runner.device)
     eng = get_engine()
     outs = [backend.allocate(shape, dt) for shape, _, dt in entry.specs]

@@ -88,13 +88,13 @@ def test_eager_gpt_steps_after_the_first_build_no_cache_entries(monkeypatch):
     changes every step (issue 19: adam_update's bias corrections were attributes)."""
     stepper, batches = _stepper()
     built: list[str] = []
-    prepare = OpRunner._prepare
+    prepare = OpRunner.prepare
 
     def counting(self, *args):
         built.append(self.name)
         return prepare(self, *args)
 
-    monkeypatch.setattr(OpRunner, "_prepare", counting)
+    monkeypatch.setattr(OpRunner, "prepare", counting)
     for _ in range(2):
         stepper.step(*next(batches))
     built.clear()

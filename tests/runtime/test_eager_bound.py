@@ -3,8 +3,9 @@ same shapes, dtypes and attributes) and compute what the general kernel computes
 NaN, inf and signed zeros included, on contiguous and strided inputs.
 
 Each case runs twice on fresh :class:`OpRunner` objects (fresh caches): once as shipped, once
-with the specialisation switched off (``eager._bound`` returning the general kernel); the test
-also checks that the first run did use a bound function, so it compares two paths.
+with the specialisation switched off (``eager_entry.bind_for_entry`` returning the general
+kernel); the test also checks that the first run did use a bound function, so it compares two
+paths.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tdflow.dialect.context import standard_context
-from tdflow.runtime import eager
+from tdflow.runtime import eager_entry
 from tdflow.runtime.eager import OpRunner
 from tdflow.runtime.engine import get_engine
 from tdflow.runtime.tensor import Tensor
@@ -44,7 +45,7 @@ def run_op(name: str, attr_names: tuple, attr_vals: tuple, operands: list,
     runner = OpRunner(ctx.lookup(name), attr_names, ctx)
     with monkeypatch.context() as m:
         if not bound:
-            m.setattr(eager, "_bound", lambda fn, *a: fn)
+            m.setattr(eager_entry, "bind_for_entry", lambda fn, *a: fn)
         ts = []
         for a in operands:
             if a is None:
@@ -56,7 +57,7 @@ def run_op(name: str, attr_names: tuple, attr_vals: tuple, operands: list,
             ts.append(Tensor.from_numpy(base))
         out = runner.run(tuple(ts), attr_vals)
         get_engine().wait_all()
-    (entry,) = runner._cache.values()
+    (entry,) = runner.cache.values()
     outs = [] if out is None else list(out) if isinstance(out, tuple) else [out]
     return [o.numpy() for o in outs] + [t.numpy() for t in ts if t is not None], entry.fn
 

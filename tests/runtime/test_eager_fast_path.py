@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 import pytest
-from tdflow.runtime import eager
+from tdflow.runtime import eager_entry
 from tdflow.runtime.engine import Engine, NaiveEngine, ThreadedEngine, get_engine, set_engine
 from tdflow.runtime.tensor_glue import var_of
 
@@ -138,8 +138,8 @@ def test_a_failed_input_makes_the_op_fail_at_read_naming_the_first_op(eng):
 def test_only_tdflows_own_kernels_run_under_the_engine_lock():
     from tdflow.runtime.kernels import linalg
 
-    assert eager._is_pure(linalg.matmul)
-    assert not eager._is_pure(lambda attrs, ins, outs: None)  # a user's kernel
+    assert eager_entry.is_pure(linalg.matmul)
+    assert not eager_entry.is_pure(lambda attrs, ins, outs: None)  # a user's kernel
     assert Engine().run_now(lambda i, o: None, [], None, ()) is False  # no fast path: push
 
 

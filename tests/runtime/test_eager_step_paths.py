@@ -16,7 +16,7 @@ import threading
 import numpy as np
 import pytest
 from tdflow.dialect.context import standard_context
-from tdflow.runtime import eager
+from tdflow.runtime import eager, eager_entry
 from tdflow.runtime.eager import OpRunner
 from tdflow.runtime.engine import NaiveEngine, ThreadedEngine, get_engine, set_engine
 from tdflow.runtime.kernels.optim import sgd_update as sgd_kernel
@@ -73,11 +73,11 @@ def test_an_eager_sgd_update_runs_the_bound_kernel(monkeypatch):
         runner = OpRunner(ctx.lookup("tdflow.sgd_update"), ("learning_rate_val",), ctx)
         with monkeypatch.context() as m:
             if not bound:
-                m.setattr(eager, "_bound", lambda fn, *a: fn)
+                m.setattr(eager_entry, "bind_for_entry", lambda fn, *a: fn)
             w = tdflow.tensor(w0.copy())
             runner.run((w, tdflow.tensor(g0), None, None, None, None), (0.375,))
             get_engine().wait_all()
-        (entry,) = runner._cache.values()
+        (entry,) = runner.cache.values()
         return w.numpy(), entry.fn
 
     w0, g0 = values(9, 5), values(9, 5)
@@ -127,7 +127,7 @@ def _xent(bound_general: bool, z: np.ndarray, labels: np.ndarray, monkeypatch) -
     runner = OpRunner(ctx.lookup("tdflow.sparse_softmax_cross_entropy"), ("depth",), ctx)
     with monkeypatch.context() as m:
         if bound_general:  # the pre-existing path: no run at once for several results
-            m.setattr(eager, "NOW_COST", -1)
+            m.setattr(eager_entry, "NOW_COST", -1)
         outs = runner.run((tdflow.tensor(z), tdflow.tensor(labels)), (z.shape[1],))
     return outs
 
