@@ -23,14 +23,6 @@ from tdflow.tdparser import parse_file
 STD = str(standard_ops_path())
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TDFLOW_CACHE_DIR", str(folder))
-    monkeypatch.delenv("TDFLOW_NO_CACHE", raising=False)
-    return folder
-
-
 def _uncached(path=STD, dirs=None):
     dirs = dirs or include_dirs_for()
     return read_library(parse_file(path, include_dirs=dirs, use_cache=False), path, dirs)

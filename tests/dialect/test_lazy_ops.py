@@ -20,15 +20,14 @@ STD = str(standard_ops_path())
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TDFLOW_CACHE_DIR", str(folder))
-    monkeypatch.delenv("TDFLOW_NO_CACHE", raising=False)
+def std_cached(cache):
+    """The test's own cache folder (conftest's ``cache``) holding the standard library's
+    artifact, which a lazy load reads."""
     load_library(STD, include_dirs_for(), [])  # writes the artifact
-    return folder
+    return cache
 
 
-def _pair(cache):
+def _pair():
     ops, pats = load_library(STD, include_dirs_for(), [], lazy=True)
     assert isinstance(ops, LazyOps) and ops.made() == 0
     eager, epats = load_library(STD, include_dirs_for(), [])
@@ -37,8 +36,8 @@ def _pair(cache):
             ops)
 
 
-def test_a_lazy_dialect_is_the_eager_one(cache):
-    lazy, eager, ops = _pair(cache)
+def test_a_lazy_dialect_is_the_eager_one(std_cached):
+    lazy, eager, ops = _pair()
     assert list(lazy.ops) == list(eager.ops) and len(lazy) == len(eager) > 100
     assert (lazy.name, repr(lazy)) == (eager.name, repr(eager))
     assert lazy.patterns == eager.patterns
@@ -68,7 +67,7 @@ def test_a_lazy_dialect_is_the_eager_one(cache):
     assert lazy.contract_problems() == eager.contract_problems()
 
 
-def test_the_standard_dialect_and_context_are_lazy(cache):
+def test_the_standard_dialect_and_context_are_lazy(std_cached):
     std = load_dialect(STD)
     assert isinstance(std.ops, LazyOps)
     ctx = Context([std], standard=std)
@@ -77,7 +76,7 @@ def test_the_standard_dialect_and_context_are_lazy(cache):
     assert std.ops.made() == 0
 
 
-def test_a_context_with_a_user_library_keeps_the_order_and_serving(cache, tmp_path,
+def test_a_context_with_a_user_library_keeps_the_order_and_serving(std_cached, tmp_path,
                                                                     monkeypatch):
     # load_ops takes the process's standard dialect, which an earlier test may have built from
     # the records (a cold cache: a plain list of ops); this test's is read from its artifact
@@ -110,7 +109,7 @@ def _damage(blob: bytes, name: str) -> bytes:
     return json.dumps(doc, separators=(",", ":")).encode()
 
 
-def test_an_op_that_does_not_decode_is_read_from_the_records(cache, caplog, monkeypatch):
+def test_an_op_that_does_not_decode_is_read_from_the_records(std_cached, caplog, monkeypatch):
     want = {op.name: op for op in load_library(STD, include_dirs_for(), [])[0]}
     real = dialect_cache._loads
     monkeypatch.setattr(dialect_cache, "_loads", lambda data: real(_damage(data, "tdflow.exp")))
@@ -128,7 +127,8 @@ def test_an_op_that_does_not_decode_is_read_from_the_records(cache, caplog, monk
     lambda doc: doc[3][1].append(list(doc[3][1][1])),            # an op twice
     lambda doc: doc[3][1][1].__setitem__(1, 5),                  # a mnemonic that is no str
 ])
-def test_a_malformed_artifact_is_read_from_the_records_at_load(cache, caplog, monkeypatch, bad):
+def test_a_malformed_artifact_is_read_from_the_records_at_load(std_cached, caplog, monkeypatch,
+                                                               bad):
     want = [op.name for op in load_library(STD, include_dirs_for(), [])[0]]
     real = dialect_cache._loads
 
@@ -144,14 +144,14 @@ def test_a_malformed_artifact_is_read_from_the_records_at_load(cache, caplog, mo
     assert "unusable" in caplog.text
 
 
-def test_records_of_the_library_are_what_the_artifact_says(cache):
+def test_records_of_the_library_are_what_the_artifact_says(std_cached):
     records = load_or_build(STD, include_dirs_for(), [], lambda: None)
     uncached = dialect_cache.read_library(records, STD, include_dirs_for())[0]
     ops, _ = load_library(STD, include_dirs_for(), [], lazy=True)
     assert [ops[op.name] for op in uncached] == uncached
 
 
-def test_threads_looking_up_one_op_get_one_object(cache, caplog):
+def test_threads_looking_up_one_op_get_one_object(std_cached, caplog):
     import threading
 
     ops, _ = load_library(STD, include_dirs_for(), [], lazy=True)
