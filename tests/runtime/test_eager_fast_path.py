@@ -22,20 +22,11 @@ F = tdflow.functional
 rng = np.random.default_rng(7)
 
 
-@pytest.fixture(params=["threaded", "naive"])
-def eng(request):
-    engine = ThreadedEngine(workers=1) if request.param == "threaded" else NaiveEngine()
-    old = set_engine(engine)
-    yield engine
-    engine.wait_all()
-    set_engine(old)
-
-
 def f32(*shape):
     return rng.standard_normal(shape).astype(np.float32)
 
 
-def test_a_tiny_op_on_ready_inputs_runs_at_once_without_a_var(eng):
+def test_a_tiny_op_on_ready_inputs_runs_at_once_without_a_var(engine):
     a = f32(16)
     y = F.relu(tdflow.tensor(a))
     assert y._sync is None  # computed: nothing to wait for, no var made
@@ -44,7 +35,7 @@ def test_a_tiny_op_on_ready_inputs_runs_at_once_without_a_var(eng):
     np.testing.assert_array_equal(z.numpy(), 2 * np.maximum(a, 0))
 
 
-def test_every_fast_form_equals_numpy(eng):
+def test_every_fast_form_equals_numpy(engine):
     a, b, m = f32(16), f32(16), f32(4, 4)
     x, y, w = tdflow.tensor(a), tdflow.tensor(b), tdflow.tensor(m)
     got = {
@@ -77,7 +68,7 @@ def test_every_fast_form_equals_numpy(eng):
         np.testing.assert_allclose(t.numpy(), want[k], rtol=1e-6, atol=1e-6, err_msg=k)
 
 
-def test_the_fast_forms_reject_what_the_signature_rejects(eng):
+def test_the_fast_forms_reject_what_the_signature_rejects(engine):
     x = tdflow.tensor(f32(4))
     with pytest.raises(TypeError, match='argument "alpha" must be Float, not str'):
         F.leaky_relu(x, alpha="big")
@@ -112,7 +103,7 @@ def test_an_op_waits_for_a_pending_write_of_its_input():
         set_engine(old)
 
 
-def test_an_in_place_update_after_a_fast_read_is_ordered_after_it(eng):
+def test_an_in_place_update_after_a_fast_read_is_ordered_after_it(engine):
     w = tdflow.tensor(np.ones(8, np.float32))
     g = tdflow.tensor(np.full(8, 2.0, np.float32))
     before = F.relu(w)  # ran at once: read w before the update
@@ -123,13 +114,13 @@ def test_an_in_place_update_after_a_fast_read_is_ordered_after_it(eng):
     np.testing.assert_array_equal(after.numpy(), np.ones(8, np.float32))
 
 
-def test_a_failed_input_makes_the_op_fail_at_read_naming_the_first_op(eng):
+def test_a_failed_input_makes_the_op_fail_at_read_naming_the_first_op(engine):
     x = tdflow.tensor(f32(4))
 
     def broken():
         raise RuntimeError("disk on fire")
 
-    eng.push(broken, writes=(var_of(x),), name="tdflow.load")
+    engine.push(broken, writes=(var_of(x),), name="tdflow.load")
     y = F.relu(x)
     with pytest.raises(tdflow.runtime.engine.EngineError, match="tdflow.load"):
         y.numpy()

@@ -18,7 +18,7 @@ import pytest
 from tdflow.dialect.context import standard_context
 from tdflow.runtime import eager, eager_entry
 from tdflow.runtime.eager import OpRunner
-from tdflow.runtime.engine import NaiveEngine, ThreadedEngine, get_engine, set_engine
+from tdflow.runtime.engine import ThreadedEngine, get_engine, set_engine
 from tdflow.runtime.kernels.optim import sgd_update as sgd_kernel
 from tdflow.runtime.kernels.registry import complete_kernel_attrs
 from tdflow.runtime.tensor_glue import var_of
@@ -30,15 +30,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the special
 rng = np.random.default_rng(23)
 SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3e38, -3e38, 1.5],
                    np.float32)
-
-
-@pytest.fixture(params=["threaded", "naive"])
-def eng(request):
-    engine = ThreadedEngine(workers=1) if request.param == "threaded" else NaiveEngine()
-    old = set_engine(engine)
-    yield engine
-    engine.wait_all()
-    set_engine(old)
 
 
 def values(*shape: int, dtype=np.float32) -> np.ndarray:
@@ -54,7 +45,7 @@ def bits(a: np.ndarray) -> bytes:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("lr", [0.1, -0.0, 3e-7])
-def test_sgd_update_through_functional_equals_numpy(dtype, lr, eng):
+def test_sgd_update_through_functional_equals_numpy(dtype, lr, engine):
     w0, g0 = values(40, 3, dtype=dtype), values(40, 3, dtype=dtype)
     w, g = tdflow.tensor(w0.copy()), tdflow.tensor(g0.copy())
     F.sgd_update(w, g, learning_rate_val=lr)
@@ -102,7 +93,7 @@ def test_sgd_update_with_padded_absent_operands_binds():
                            [], frozenset()) is None
 
 
-def test_sgd_update_with_a_learning_rate_tensor_keeps_the_general_path(eng):
+def test_sgd_update_with_a_learning_rate_tensor_keeps_the_general_path(engine):
     w0, g0 = values(6), values(6)
     w = tdflow.tensor(w0.copy())
     F.sgd_update(w, tdflow.tensor(g0), None, tdflow.tensor(np.float32([0.5])))
@@ -112,7 +103,7 @@ def test_sgd_update_with_a_learning_rate_tensor_keeps_the_general_path(eng):
     assert bits(w.numpy()) == bits(want)
 
 
-def test_sgd_update_positional_and_keyword_forms_agree(eng):
+def test_sgd_update_positional_and_keyword_forms_agree(engine):
     w0, g0 = values(7), values(7)
     a, b = tdflow.tensor(w0.copy()), tdflow.tensor(w0.copy())
     F.sgd_update(a, tdflow.tensor(g0), learning_rate_val=0.5, l2=0.25)
@@ -133,7 +124,7 @@ def _xent(bound_general: bool, z: np.ndarray, labels: np.ndarray, monkeypatch) -
 
 
 @pytest.mark.parametrize("labels", [[0, 2, 1, 3], [0, 5, -1, 3]])  # in range, and not
-def test_a_tiny_op_of_two_results_runs_at_once_and_equals_the_queued_path(labels, eng,
+def test_a_tiny_op_of_two_results_runs_at_once_and_equals_the_queued_path(labels, engine,
                                                                          monkeypatch):
     z, lab = values(4, 4), np.array(labels, np.int64)
     now = _xent(False, z, lab, monkeypatch)
@@ -168,7 +159,7 @@ def test_a_two_result_op_waits_for_a_pending_write_of_its_input():
         set_engine(old)
 
 
-def test_the_eager_step_with_two_result_loss_equals_graph_mode_gradients(eng):
+def test_the_eager_step_with_two_result_loss_equals_graph_mode_gradients(engine):
     x, w = values(8, 5) / 1e3, rng.standard_normal((5, 3)).astype(np.float32)
     x[np.isnan(x) | np.isinf(x)] = 0.5
     labels = np.array([0, 1, 2, 0, 1, 2, 0, 1])
@@ -181,7 +172,7 @@ def test_the_eager_step_with_two_result_loss_equals_graph_mode_gradients(eng):
     p = e / e.sum(axis=1, keepdims=True)
     p[np.arange(8), labels] -= 1
     np.testing.assert_allclose(wt.grad.numpy(), x.T @ p, rtol=1e-5, atol=1e-6)
-    assert get_engine() is eng
+    assert get_engine() is engine
 
 
 MLP = """func.func @mlp(%x: tensor<8x6xf32>, %w1: tensor<6x5xf32>, %b1: tensor<5xf32>,
@@ -206,7 +197,7 @@ def _eager_grads(args: list) -> list[bytes]:
     return [bits(leaf.grad.numpy()) for leaf in ts[:4]]
 
 
-def test_replayed_backwards_equal_graph_mode_bit_for_bit(eng, monkeypatch):
+def test_replayed_backwards_equal_graph_mode_bit_for_bit(engine, monkeypatch):
     """The first backward of a trace runs its steps through the emitter's general call, later
     ones through the calls bound to the steps (``EagerEmitter.fixed``); every one of them, and
     a run with the bound calls switched off, equals graph mode's gradients bit for bit."""
@@ -236,7 +227,7 @@ def test_replayed_backwards_equal_graph_mode_bit_for_bit(eng, monkeypatch):
     assert _eager_grads(args) == want
 
 
-def test_a_value_read_by_consumers_at_several_depths_gets_every_gradient(eng):
+def test_a_value_read_by_consumers_at_several_depths_gets_every_gradient(engine):
     """The backward order puts a node after every consumer of its results, however the
     consumers are reached (a diamond whose arms have different lengths, and a fan-out of 3)."""
     a0 = np.array([0.5, -1.5, 2.0], np.float64)
@@ -251,7 +242,7 @@ def test_a_value_read_by_consumers_at_several_depths_gets_every_gradient(eng):
 
 
 def test_gradient_traces_are_shared_by_equal_applications_and_kept_apart_otherwise(
-        eng, monkeypatch):
+        engine, monkeypatch):
     from tdflow.runtime import autograd
 
     monkeypatch.setattr(autograd, "_TRACES", {})
@@ -271,7 +262,7 @@ def test_gradient_traces_are_shared_by_equal_applications_and_kept_apart_otherwi
     np.testing.assert_array_equal(step(2.0), np.float32([8.0, -16.0, 24.0]))
 
 
-def test_the_update_form_orders_reads_before_and_after_and_refuses_what_run_refuses(eng):
+def test_the_update_form_orders_reads_before_and_after_and_refuses_what_run_refuses(engine):
     w0, g0 = values(6), values(6)
     w, g = tdflow.tensor(w0.copy()), tdflow.tensor(g0.copy())
     before = F.relu(w)  # read before the update
@@ -296,7 +287,7 @@ def test_the_update_form_orders_reads_before_and_after_and_refuses_what_run_refu
                      learning_rate_val=0.5)
 
 
-def test_a_backward_after_the_update_form_is_refused(eng):
+def test_a_backward_after_the_update_form_is_refused(engine):
     w = tdflow.tensor(np.ones(3, np.float32), requires_grad=True)
     g = tdflow.tensor(np.ones(3, np.float32))
     with tdflow.no_grad():

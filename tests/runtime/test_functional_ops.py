@@ -42,13 +42,6 @@ def installed(eng):
         engine_mod.set_engine(old)
 
 
-@pytest.fixture(params=["threaded", "naive"])
-def engine(request):
-    eng = ThreadedEngine(workers=1) if request.param == "threaded" else NaiveEngine()
-    with installed(eng):
-        yield eng
-
-
 def test_a_function_for_every_op_of_the_dialect():
     ops = standard_dialect().ops
     for op in ops.values() if isinstance(ops, Mapping) else ops:
