@@ -180,9 +180,11 @@ def test_loading_tdflows_kernels_leaves_the_users_blas_threads():
 
 
 
-def test_blas_scope_fast_path_and_nesting(monkeypatch):
-    """With the count already tdflow's, a scoped call runs without opening a scope; with
-    another count, nested scoped calls all see tdflow's and the caller's comes back."""
+@pytest.fixture
+def blas_look(monkeypatch):
+    """tdflow's BLAS count set to 1 (``TDFLOW_BLAS_THREADS``), and ``look()`` recording what
+    a call sees: (the BLAS count, tdflow's scope depth) into ``look.seen``. After the test the
+    caller's count, the variable and tdflow's cached count are as they were."""
     from tdflow.runtime.kernels import _blas
 
     before = blas_threads()
@@ -190,66 +192,63 @@ def test_blas_scope_fast_path_and_nesting(monkeypatch):
         pytest.skip("numpy's BLAS is not an OpenBLAS we can control")
     monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
     _blas.tdflow_blas_threads.cache_clear()
-    seen = []
 
-    @_blas.blas_scoped
-    def inner():
-        seen.append((blas_threads(), _blas._scope[0]))
+    def look():
+        look.seen.append((blas_threads(), _blas._scope[0]))
 
-    @_blas.blas_scoped
-    def outer():
-        seen.append((blas_threads(), _blas._scope[0]))
-        inner()
-
+    look.seen = []
     try:
-        assert set_blas_threads(1)
-        outer()
-        assert seen == [(1, 0), (1, 0)] and blas_threads() == 1  # no scope was opened
-        seen.clear()
-        assert set_blas_threads(2)
-        outer()
-        assert seen == [(1, 1), (1, 2)]  # inner counted inside outer's scope
-        assert blas_threads() == 2 and _blas._scope[0] == 0
+        yield look
     finally:
         set_blas_threads(before)
-        monkeypatch.delenv("TDFLOW_BLAS_THREADS")
+        monkeypatch.undo()
         _blas.tdflow_blas_threads.cache_clear()
 
 
-def test_blas_scoped_launch_fast_path_and_full_scope(monkeypatch):
+def test_blas_scope_fast_path_and_nesting(blas_look):
+    """With the count already tdflow's, a scoped call runs without opening a scope; with
+    another count, nested scoped calls all see tdflow's and the caller's comes back."""
+    from tdflow.runtime.kernels import _blas
+
+    seen = blas_look.seen
+    inner = _blas.blas_scoped(blas_look)
+
+    @_blas.blas_scoped
+    def outer():
+        blas_look()
+        inner()
+
+    assert set_blas_threads(1)
+    outer()
+    assert seen == [(1, 0), (1, 0)] and blas_threads() == 1  # no scope was opened
+    seen.clear()
+    assert set_blas_threads(2)
+    outer()
+    assert seen == [(1, 1), (1, 2)]  # inner counted inside outer's scope
+    assert blas_threads() == 2 and _blas._scope[0] == 0
+
+
+def test_blas_scoped_launch_fast_path_and_full_scope(blas_look):
     """A bound launch's scope: nothing opened with the count already tdflow's; with another
     count, the launch runs with tdflow's (counted as a scope, nested ones inside it) and the
     caller's comes back; the launch's result passes through."""
     from tdflow.runtime.kernels import _blas
 
-    before = blas_threads()
-    if before is None:
-        pytest.skip("numpy's BLAS is not an OpenBLAS we can control")
-    monkeypatch.setenv("TDFLOW_BLAS_THREADS", "1")
-    _blas.tdflow_blas_threads.cache_clear()
-    seen = []
-
-    @_blas.blas_scoped
-    def inner():
-        seen.append((blas_threads(), _blas._scope[0]))
+    seen = blas_look.seen
+    inner = _blas.blas_scoped(blas_look)
 
     def launch(attrs, ins, outs):
-        seen.append((blas_threads(), _blas._scope[0]))
+        blas_look()
         inner()
         return outs
 
-    try:
-        run = _blas.blas_scoped_launch(launch)
-        outs = [object()]
-        assert set_blas_threads(1)
-        assert run({}, [], outs) is outs
-        assert seen == [(1, 0), (1, 0)] and blas_threads() == 1
-        seen.clear()
-        assert set_blas_threads(2)
-        assert run({}, [], outs) is outs
-        assert seen == [(1, 1), (1, 2)]
-        assert blas_threads() == 2 and _blas._scope[0] == 0
-    finally:
-        set_blas_threads(before)
-        monkeypatch.delenv("TDFLOW_BLAS_THREADS")
-        _blas.tdflow_blas_threads.cache_clear()
+    run = _blas.blas_scoped_launch(launch)
+    outs = [object()]
+    assert set_blas_threads(1)
+    assert run({}, [], outs) is outs
+    assert seen == [(1, 0), (1, 0)] and blas_threads() == 1
+    seen.clear()
+    assert set_blas_threads(2)
+    assert run({}, [], outs) is outs
+    assert seen == [(1, 1), (1, 2)]
+    assert blas_threads() == 2 and _blas._scope[0] == 0
