@@ -87,7 +87,13 @@ class OpRunner:
     def attr_values(self, attr_vals: tuple) -> dict[str, Any]:
         """Every attribute's value (defaults filled), as a compiled program sees it: an f32
         attribute rounded to float32, as its IR attribute holds it (so eager and graph mode
-        compute the same bits)."""
+        compute the same bits).
+
+        >>> from tdflow.dialect import standard_dialect
+        >>> d = standard_dialect()
+        >>> OpRunner(d.lookup("tdflow.leaky_relu"), ("alpha",), d).attr_values((0.1,))
+        {'alpha': 0.10000000149011612}
+        """
         attrs = dict(self._fixed)
         attrs.update(zip(self.attr_names, attr_vals))
         for name in self._f32:
@@ -200,7 +206,17 @@ class OpRunner:
 
     def push1(self, entry: Entry, ins: list, out: Any, r: Tensor, reads: tuple) -> None:
         """The queued path of a one-result call (inputs pending, or the op not tiny): the
-        result gets a var, and the engine runs the op when its inputs are ready."""
+        result ``r`` (wrapping ``out``) gets a var, and the engine runs ``entry`` on ``ins``
+        once the vars ``reads`` are ready.
+
+        >>> from tdflow.dialect import standard_dialect
+        >>> d = standard_dialect()
+        >>> relu = OpRunner(d.lookup("tdflow.relu"), (), d)
+        >>> a, out = np.float32([-1, 2]), np.empty(2, np.float32)
+        >>> entry, r = relu.prepare((a.shape, a.dtype), [a], ()), _wrap(out, "f32")
+        >>> relu.push1(entry, [a], out, r, ()); r.tolist()
+        [0.0, 2.0]
+        """
         eng = get_engine()
         r._sync = v = Var(None, eng)
         run = entry.run
