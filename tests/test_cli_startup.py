@@ -420,3 +420,32 @@ def test_a_warm_command_makes_only_the_standard_ops_its_program_uses(tmp_path, c
     assert (status, kind) == ("0", "LazyOps"), r.stdout + r.stderr
     assert int(total) > 100
     assert 1 <= int(made) <= 3, made
+
+
+WARM_RUN_PROBE = """
+import sys, tdflow.cli
+status = tdflow.cli.main(sys.argv[1:])
+print(status, " ".join(m for m in ("shutil", "tempfile", "concurrent.futures", "logging")
+                       if m in sys.modules))
+"""
+
+
+def test_a_warm_run_loads_its_native_loops_without_a_temporary_folder(tmp_path):
+    """Issue 23: a warm ``tdflow run`` loads its cached native loops from memory (no
+    ``tempfile`` folder to make at start and remove at exit, none left by a killed process)
+    and imports neither ``shutil``/``tempfile`` (kernel_build's compiler lookup) nor
+    ``concurrent.futures`` (the build pool's, for builds it does not start)."""
+    import os
+    from pathlib import Path
+
+    if not hasattr(os, "memfd_create"):
+        pytest.skip("no memfd_create: the private folder is used")
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp_path / "tmp"))
+    argv = [sys.executable, "-c", WARM_RUN_PROBE, "run", "examples/mlp.mlir"]
+    subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=root, env=env)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=root, env=env)
+    last = r.stdout.strip().splitlines()[-1].split()
+    assert last == ["0"], r.stdout + r.stderr
+    assert list((tmp_path / "tmp").iterdir()) == []
