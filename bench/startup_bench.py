@@ -71,6 +71,8 @@ def commands(work: Path, tdflow: list[str]) -> dict[str, tuple[list[str], str | 
         "opt": ([*tdflow, "opt", small], "mlir-opt"),
         "lower": ([*tdflow, "lower", small], "mlir-opt"),
         "run mlp.mlir": ([*tdflow, "run", mlp, "--random-inputs", "0"], "mlir-opt"),
+        # conv, pool and a formula kernel (relu) outside a fused loop
+        "run cnn.mlir": ([*tdflow, "run", str(ROOT / "examples" / "cnn.mlir")], "mlir-opt"),
         "tblgen": ([*tdflow, "tblgen", td], "llvm-tblgen"),
         "ops --json": ([*tdflow, "ops", "--json"], None),
         "ops (table)": ([*tdflow, "ops"], None),
