@@ -24,6 +24,9 @@ commands right after this tree's, and adds the ratio of the two median CPU times
 
     python3 bench/startup_bench.py --rounds 9 --baseline main --markdown
     python3 bench/startup_bench.py --rounds 21 --baseline main --only lower --only run mlp.mlir
+
+After the table, ``run``'s floor in the same rounds: numpy's share of a process and tdflow's
+share of ``run`` (medians of per-round differences of CPU time).
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ def commands(work: Path, tdflow: list[str]) -> dict[str, tuple[list[str], str | 
         "opt": ([*tdflow, "opt", small], "mlir-opt"),
         "lower": ([*tdflow, "lower", small], "mlir-opt"),
         "run mlp.mlir": ([*tdflow, "run", mlp, "--random-inputs", "0"], "mlir-opt"),
+        # conv, pool and a formula kernel (relu) outside a fused loop
+        "run cnn.mlir": ([*tdflow, "run", str(ROOT / "examples" / "cnn.mlir")], "mlir-opt"),
         "tblgen": ([*tdflow, "tblgen", td], "llvm-tblgen"),
         "ops --json": ([*tdflow, "ops", "--json"], None),
         "ops (table)": ([*tdflow, "ops"], None),
@@ -211,7 +216,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{head[0]:<14} {head[1]:>15} {head[2]:>13} {head[3]:>14}  {head[4]}")
         for r in rows:
             print(f"{r[0]:<14} {r[1]:>15} {r[2]:>13} {r[3]:>14}  {r[4]:<18} {r[5]}")
+    for line in floor_lines(cpus, args.baseline):
+        print(("\n" if args.markdown else "") + line)
     return 0
+
+
+def floor_lines(cpus: dict[str, list[float]], baseline: str | None) -> list[str]:
+    """``run``'s floor in the same rounds: numpy's share (``import numpy`` less ``python -c
+    pass``) and tdflow's (``run mlp.mlir`` less ``import numpy``), each the median of the
+    per-round differences of CPU time (one round's processes ran side by side in time)."""
+    def diff(a: str, b: str) -> str:
+        return f"{statistics.median(x - y for x, y in zip(cpus[a], cpus[b])) * 1e3:.0f} ms"
+
+    out = []
+    if "import numpy" in cpus and "python -c pass" in cpus:
+        out.append(f"numpy's share (`import numpy` - `python -c pass`): "
+                   f"{diff('import numpy', 'python -c pass')}")
+    for name in ("run mlp.mlir", f"run mlp.mlir ({baseline})"):
+        if name in cpus and "import numpy" in cpus:
+            out.append(f"tdflow's share of `{name}` (`{name}` - `import numpy`): "
+                       f"{diff(name, 'import numpy')}")
+    return out
 
 
 if __name__ == "__main__":

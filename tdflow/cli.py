@@ -76,9 +76,10 @@ def entry() -> int:
     cache), an exit that frees nothing: freeing the records object by object would first copy
     each page the writer shares (X86: ~1.5 s).
 
-    First of all, before anything imports numpy, numpy's BLAS thread pool is sized to the
-    threads tdflow's kernels use, unless the user sized it (:mod:`tdflow.core.blas_pool`:
-    starting a thread per core costs ~50 ms of CPU on a 2-CPU machine)."""
+    First of all, before anything imports numpy, numpy's BLAS thread pool is set to start with
+    one thread, unless the user sized it; tdflow's BLAS kernels grow it to their count at their
+    first product (:mod:`tdflow.core.blas_pool`: each pool thread started at import spins,
+    ~50 ms of CPU a thread)."""
     import gc
 
     from tdflow.core.blas_pool import size_blas_pool

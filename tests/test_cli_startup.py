@@ -116,7 +116,7 @@ def test_every_listed_command_registers_and_parses_help(name, capsys):
 
 BLAS_PROBE = """
 import os, sys, tdflow.cli
-sys.argv = ["tdflow", "verify", sys.argv[1]]
+sys.argv = ["tdflow", *sys.argv[1:]]
 status = tdflow.cli.entry()
 import numpy
 from tdflow.core.blas_pool import child_environ
@@ -126,30 +126,56 @@ print(status, os.environ.get("OPENBLAS_NUM_THREADS"), blas_threads(), tdflow_bla
 """
 
 
-def _blas_in_cli(tmp_path, **env: str) -> list[str]:
-    """What a ``tdflow verify`` process saw: its status, ``OPENBLAS_NUM_THREADS``, the pool
-    numpy's OpenBLAS started, tdflow's kernel count, the child processes' variable, the
-    default count (``None`` printed for unknown/unset)."""
+def _blas_in_cli(tmp_path, *argv: str, **env: str) -> list[str]:
+    """What a ``tdflow verify`` process (or ``tdflow ARGV``) saw: its status,
+    ``OPENBLAS_NUM_THREADS``, numpy's OpenBLAS pool at the end, tdflow's kernel count, the
+    child processes' variable, the default count (``None`` printed for unknown/unset)."""
     import os
+    from pathlib import Path
 
     prog = tmp_path / "small.mlir"
     prog.write_text(PROGRAM)
     base = {k: v for k, v in os.environ.items() if k not in (
         "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TDFLOW_BLAS_THREADS")}
-    r = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(prog)], capture_output=True,
-                       text=True, timeout=120, env={**base, **env})
+    r = subprocess.run([sys.executable, "-c", BLAS_PROBE, *(argv or ("verify", str(prog)))],
+                       capture_output=True, text=True, timeout=300, env={**base, **env},
+                       cwd=Path(__file__).resolve().parents[1])
     assert r.returncode == 0, r.stderr
     return r.stdout.strip().splitlines()[-1].split()
 
 
-def test_the_cli_starts_numpys_blas_pool_at_tdflows_thread_count(tmp_path):
-    """Issue 23: the CLI process starts OpenBLAS with the threads tdflow's BLAS kernels use (one
-    per usable CPU but one), not one per core; the processes it starts do not inherit that."""
+def test_the_cli_starts_numpys_blas_pool_with_one_thread(tmp_path):
+    """Issue 23: the CLI process starts OpenBLAS with one thread (no pool threads spinning from
+    numpy's import on), tdflow's kernels keeping their count (one per usable CPU but one); the
+    processes it starts do not inherit the setting."""
     status, var, pool, kernels, child, default = _blas_in_cli(tmp_path)
-    assert status == "0" and var == default and kernels == default
-    if pool != "None":  # an OpenBLAS we can read
-        assert pool == default
+    assert status == "0" and var == "1" and kernels == default
+    assert pool in ("1", "None")  # "None": not an OpenBLAS we can read
     assert child == "None"
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_the_clis_pool_grows_to_tdflows_count_at_the_first_product(tmp_path, threads):
+    """Issue 23: ``tdflow run`` of a program with a large product (mlp.mlir: 64x784x256) grows
+    the pool to tdflow's count (``TDFLOW_BLAS_THREADS``) when it first multiplies, and keeps
+    it; a program without one never starts a pool thread; the results are the same."""
+    import os
+    from pathlib import Path
+
+    run = ("run", "examples/mlp.mlir")
+    status, var, pool, kernels, _, _ = _blas_in_cli(tmp_path, *run, TDFLOW_BLAS_THREADS=threads)
+    assert (status, var, kernels) == ("0", "1", threads)
+    assert pool in (threads, "None")
+    small = ("run", str(tmp_path / "small.mlir"))
+    (tmp_path / "small.mlir").write_text(PROGRAM)
+    status, var, pool, kernels, _, _ = _blas_in_cli(tmp_path, *small, TDFLOW_BLAS_THREADS=threads)
+    assert (status, var, kernels) == ("0", "1", threads) and pool in ("1", "None")
+    root = Path(__file__).resolve().parents[1]
+    outs = [subprocess.run([sys.executable, "-m", "tdflow", *run], capture_output=True,
+                           text=True, timeout=300, cwd=root,
+                           env={**os.environ, "TDFLOW_BLAS_THREADS": n}).stdout
+            for n in ("1", threads)]
+    assert outs[0] == outs[1] and "returned 1 result" in outs[0]
 
 
 def test_the_cli_leaves_a_users_blas_threads_alone(tmp_path):
@@ -161,10 +187,10 @@ def test_the_cli_leaves_a_users_blas_threads_alone(tmp_path):
     assert pool in ("2", "None")
 
 
-def test_tdflow_blas_threads_sizes_the_clis_pool(tmp_path):
+def test_tdflow_blas_threads_sizes_the_kernels_count_not_the_start(tmp_path):
     status, var, pool, kernels, child, _ = _blas_in_cli(tmp_path, TDFLOW_BLAS_THREADS="2")
-    assert (status, var, kernels, child) == ("0", "2", "2", "None")
-    assert pool in ("2", "None")
+    assert (status, var, kernels, child) == ("0", "1", "2", "None")
+    assert pool in ("1", "None")
 
 
 def test_importing_tdflow_leaves_numpys_pool_to_the_user():
@@ -420,3 +446,32 @@ def test_a_warm_command_makes_only_the_standard_ops_its_program_uses(tmp_path, c
     assert (status, kind) == ("0", "LazyOps"), r.stdout + r.stderr
     assert int(total) > 100
     assert 1 <= int(made) <= 3, made
+
+
+WARM_RUN_PROBE = """
+import sys, tdflow.cli
+status = tdflow.cli.main(sys.argv[1:])
+print(status, " ".join(m for m in ("shutil", "tempfile", "concurrent.futures", "logging")
+                       if m in sys.modules))
+"""
+
+
+def test_a_warm_run_loads_its_native_loops_without_a_temporary_folder(tmp_path):
+    """Issue 23: a warm ``tdflow run`` loads its cached native loops from memory (no
+    ``tempfile`` folder to make at start and remove at exit, none left by a killed process)
+    and imports neither ``shutil``/``tempfile`` (kernel_build's compiler lookup) nor
+    ``concurrent.futures`` (the build pool's, for builds it does not start)."""
+    import os
+    from pathlib import Path
+
+    if not hasattr(os, "memfd_create"):
+        pytest.skip("no memfd_create: the private folder is used")
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp_path / "tmp"))
+    argv = [sys.executable, "-c", WARM_RUN_PROBE, "run", "examples/mlp.mlir"]
+    subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=root, env=env)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=root, env=env)
+    last = r.stdout.strip().splitlines()[-1].split()
+    assert last == ["0"], r.stdout + r.stderr
+    assert list((tmp_path / "tmp").iterdir()) == []

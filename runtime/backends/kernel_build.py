@@ -7,7 +7,8 @@ string and the flags. Writes are atomic (temporary file, then rename). A built o
 so it is used only when it is what tdflow wrote there: each object has a ``.mac`` beside it (the
 cache dir's MAC of its bytes, :func:`~tdflow.core.cache_dir.entry_mac`), and the object is
 read once, without following symlinks, owner and mode checked on the opened file; a shared object
-is then loaded from a process-private copy of those verified bytes, never from the cache path.
+is then loaded from a process-private copy of those verified bytes, never from the cache path
+(an anonymous, sealed in-memory file where Linux offers one: no folder to make or clean up).
 Anything else (planted, edited, a symlink, not an ELF object) is a miss: rebuilt, with one
 warning. Within a process, results are also kept in memory.
 
@@ -25,8 +26,6 @@ import contextlib
 import hashlib
 import os
 import re
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -93,17 +92,55 @@ def compiler_identity(tool: str) -> str:
     compiler changes the file, so it still keys a new build. ``--version`` only for a tool
     that cannot be found (the key then names the tool and why).
 
-    >>> import shutil
-    >>> gxx = shutil.which("g++")
+    >>> gxx = which("g++")
     >>> gxx is None or compiler_identity(gxx).startswith("/")
     True
     """
-    found = shutil.which(tool)
+    found = which(tool)
     if found is None:
         return _version(tool)
     path = os.path.realpath(found)
     st = os.stat(path)
     return f"{path} {st.st_size} {st.st_mtime_ns}"
+
+
+def which(tool: str) -> str | None:
+    """``shutil.which(tool)``: the executable a command name runs, or ``None``. On POSIX the
+    same search as shutil's (a name with a folder is checked as given, else each ``PATH``
+    entry in turn, once each; ``PATH`` unset: ``CS_PATH``), without importing ``shutil``
+    (with ``bz2`` and ``lzma``, ~2 ms of every warm ``tdflow run``, which asks for ``g++``
+    to key its cached native loops).
+
+    >>> import shutil
+    >>> which("sh") == shutil.which("sh") and which("no-such-tool-tdflow") is None
+    True
+    """
+    if os.name != "posix":
+        import shutil
+
+        return shutil.which(tool)
+    if os.path.dirname(tool):
+        return tool if _executable(tool) else None
+    path = os.environ.get("PATH", None)
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH")
+        except (AttributeError, ValueError):
+            path = os.defpath
+    if not path:
+        return None
+    seen = set()
+    for folder in os.fsdecode(path).split(os.pathsep):
+        if folder not in seen:
+            seen.add(folder)
+            name = os.path.join(folder, tool)
+            if _executable(name):
+                return name
+    return None
+
+
+def _executable(path: str) -> bool:
+    return os.path.exists(path) and os.access(path, os.F_OK | os.X_OK) and not os.path.isdir(path)
 
 
 def nvcc_version(nvcc: str) -> str:
@@ -220,6 +257,7 @@ def _progress(what: str, count: int) -> Iterator[None]:
 def _compile(cmd: list[str], source: str, suffix: str, out_suffix: str, what: str,
              count: int) -> bytes:
     import subprocess
+    import tempfile
 
     with tempfile.TemporaryDirectory(prefix="tdflow-cuda-") as tmp:
         src = os.path.join(tmp, "kernels" + suffix)
@@ -310,6 +348,7 @@ def _nvcc(given: str | None) -> str:
 def ptxas_report(source: str, arch: str = DEFAULT_ARCH, nvcc: str | None = None) -> str:
     """``ptxas -v``'s resource report (registers, shared memory, spills) for ``source``."""
     import subprocess
+    import tempfile
 
     nvcc = _nvcc(nvcc)
     with tempfile.TemporaryDirectory(prefix="tdflow-cuda-") as tmp:
@@ -348,7 +387,7 @@ def cached_shared_object(source: str, flags: Sequence[str] = (),
 
 def _shared_object(source: str, flags: Sequence[str], cxx: str | None, kernels: int,
                    build: bool) -> Path | None:
-    cxx = cxx or os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+    cxx = cxx or os.environ.get("CXX") or which("g++") or which("c++")
     if cxx is None:
         raise CompileError("no C++ compiler (g++) found: cudasim needs one")
     all_flags = (*GXX_FLAGS, *flags)
@@ -358,28 +397,78 @@ def _shared_object(source: str, flags: Sequence[str], cxx: str | None, kernels: 
                                      "g++: compiling (cudasim)", kernels)) if build else None)
     if data is None:
         return None
-    # The loader opens a path; the verified bytes go to a folder only this process writes, so
-    # what is loaded is what was checked, whatever happens in the cache dir meanwhile.
+    return _loadable(key, data)
+
+
+_private_lock = threading.Lock()
+_loadable_paths: dict[str, Path] = {}
+# The in-memory files' descriptors: never closed, since the loader dedupes by path name and a
+# reused descriptor number would name another object
+_memfds: list[int] = []
+
+
+def _loadable(key: str, data: bytes) -> Path:
+    """A path the loader can open that holds ``data`` (the verified bytes) and only this
+    process wrote, whatever happens in the cache dir meanwhile: an in-memory file
+    (:func:`_memory_file`), else a file in a private temporary folder. One per ``key``."""
+    path = _loadable_paths.get(key)
+    if path is None:
+        with _private_lock:  # builds run on several threads: one file per key, written whole
+            path = _loadable_paths.get(key)
+            if path is None:
+                path = _memory_file(key, data) or _private_file(key, data)
+                _loadable_paths[key] = path
+    return path
+
+
+def _memory_file(key: str, data: bytes) -> Path | None:
+    """``data`` in an anonymous in-memory file (Linux's ``memfd_create``), sealed against any
+    change, as ``/proc/self/fd/N``; ``None`` where that is not available (no ``memfd_create``,
+    refused, no ``/proc``). Nothing is written to disk: no temporary folder to make, and none
+    left behind by a process that is killed."""
+    create = getattr(os, "memfd_create", None)
+    if create is None:
+        return None
+    try:
+        fd = create(f"tdflow-{key[:16]}.so", os.MFD_CLOEXEC | getattr(os, "MFD_ALLOW_SEALING", 0))
+    except OSError:
+        return None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        path = f"/proc/self/fd/{fd}"
+        if not os.path.exists(path):
+            raise OSError("no /proc")
+    except OSError:
+        os.close(fd)
+        return None
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK
+                    | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+    except (ImportError, AttributeError, OSError):
+        pass  # sealing is a second guard: only this process holds the descriptor anyway
+    _memfds.append(fd)
+    return Path(path)
+
+
+def _private_file(key: str, data: bytes) -> Path:
+    # The loader opens a path; the verified bytes go to a folder only this process writes.
     path = Path(_private_dir()) / f"{key}.so"
     if not path.is_file():
         tmp = path.with_name(f"{key}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_bytes(data)
-        os.replace(tmp, path)  # builds run on several threads: never a half-written object
+        os.replace(tmp, path)
     return path
-
-
-_private_lock = threading.Lock()
 
 
 @cache
 def _private_dir() -> str:
-    with _private_lock:  # one folder, whichever build thread asks first
-        return _make_private_dir()
-
-
-@cache
-def _make_private_dir() -> str:
     import atexit
+    import shutil
+    import tempfile
 
     folder = tempfile.mkdtemp(prefix="tdflow-cudasim-")  # mode 0700
     # unlinking a loaded object is safe (its mapping stays); the folder goes with the process

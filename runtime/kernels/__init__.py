@@ -7,7 +7,10 @@ Layers, each importing only those below it:
   the device's backend); ``_``-prefixed modules hold helpers the families share.
 * ``<family>.py`` (``reduce``, ``softmax``, ``pool``, ...: one per op family, the name the op's
   ``.td`` file, hooks and CUDA generators share) and :mod:`.formula` (the kernels derived from
-  formulas) register their kernels into the registry when they are imported.
+  formulas) register their kernels into the registry when they are imported; a module that
+  defines ``register_builtin(name=None)`` (``formula``: 71 kernels) registers only the kernel a
+  plan asks for when :func:`~.registry.builtin_kernel` imports it for that one
+  (:func:`~.registry.on_demand`), the rest at the full load.
 * This package fills the registry: :func:`load_builtin_kernels` runs before the registry first
   answers a query, and finds the kernel modules by listing the package, so a new family module
   needs no list.
@@ -49,7 +52,9 @@ def load_builtin_kernels() -> None:
     from tdflow.distributed import boxing_kernels  # noqa: F401
 
     for name in kernel_modules():
-        importlib.import_module(name)
+        register = getattr(importlib.import_module(name), "register_builtin", None)
+        if register is not None:  # what an earlier import for one kernel left unregistered
+            register()
     std = standard_dialect()
     for op in sorted(set(generated_ops()) | set(ELEMENTWISE_OPS)):
         registry.register_generated(op, std.lookup(op))

@@ -10,8 +10,10 @@ after tdflow's calls, runs with the user's setting.
 The count: ``TDFLOW_BLAS_THREADS=N`` wins; a user's own ``OPENBLAS_NUM_THREADS`` /
 ``OMP_NUM_THREADS`` is left alone; otherwise one per usable core but one
 (:func:`default_blas_threads`). Nothing happens when numpy's BLAS is not an OpenBLAS this
-module can control. The ``tdflow`` command starts numpy's pool at that very count
-(:mod:`tdflow.core.blas_pool`: a smaller pool starts faster), so there the scope is a no-op.
+module can control. The ``tdflow`` command starts numpy's pool with one thread
+(:mod:`tdflow.core.blas_pool`: nothing spins at start) and the first scoped call there sets
+tdflow's count for good (the pool is tdflow's: no user's count to restore), after which the
+scope is a no-op.
 
 >>> @blas_scoped
 ... def threads_inside():
@@ -30,7 +32,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from tdflow.core.blas_pool import default_blas_threads, user_blas_threads_set
+from tdflow.core.blas_pool import cli_pool, default_blas_threads, user_blas_threads_set
 
 __all__ = ["blas_scoped", "blas_scoped_launch", "blas_threads", "default_blas_threads",
            "set_blas_threads", "tdflow_blas_threads"]
@@ -113,6 +115,27 @@ _lock = threading.Lock()
 _scope: list[int] = [0, 0]  # [calls in flight, the count before the first]
 
 
+# Set at the first scoped call that has a count to set (then the tdflow command's pool, which
+# it started with one thread, has been given tdflow's count; elsewhere nothing was done)
+_claimed: list[bool] = []
+
+
+def _claim(fns: tuple[Any, Any], want: int) -> None:
+    """In the ``tdflow`` command (:func:`~tdflow.core.blas_pool.cli_pool`), the pool takes
+    tdflow's count for good at the first scoped call: OpenBLAS starts its threads then, not at
+    numpy's import, and only in a process that multiplies. In a user's process, nothing: the
+    scope restores the user's count after every call."""
+    with _lock:
+        if not _claimed:
+            if not cli_pool():
+                pass
+            elif _scope[0]:  # a scope open on another thread: it leaves tdflow's count behind
+                _scope[1] = want
+            elif fns[1]() != want:
+                fns[0](ctypes.c_int(want))
+            _claimed.append(True)
+
+
 def blas_scoped(fn: F) -> F:
     """``fn`` run with :func:`tdflow_blas_threads` BLAS threads, the caller's count restored
     afterwards (also when ``fn`` raises). See the module docstring for an example."""
@@ -130,6 +153,9 @@ def blas_scoped(fn: F) -> F:
             # the same count and restores nothing; one closing between the two checks above
             # could restore a caller's larger count under this call (threads, never values).
             return fn(*args, **kwargs)
+        if not _claimed:
+            _claim(fns, want)  # once: the tdflow command's pool becomes tdflow's here
+            return scoped(*args, **kwargs)
         with _lock:
             _scope[0] += 1  # counted before the count changes: the check above sees it
             if _scope[0] == 1:

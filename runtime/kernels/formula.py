@@ -15,6 +15,7 @@ dict lookup plus the ufunc calls. Output 0 may be input 0's buffer (``inplace={0
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ from tdflow.runtime.kernels.registry import (
     add_kernel,
     default_kernel_name,
     input_dtype_in,
+    on_demand,
     register_generated,
     same_dtype,
 )
@@ -139,6 +141,35 @@ def add_formula_kernels(opdef: OpDef, kernels: KernelSet,
     return True
 
 
-# The standard library's, when the kernels load.
-for _d in ELEMENTWISE_OPS.values():
-    add_kernel(formula_kernel(_d, 0))
+_registered: set[str] = set()  # the standard formula ops whose kernel is in the registry
+_register_lock = threading.Lock()  # plans may load on several threads
+
+
+def register_builtin(name: str | None = None) -> None:
+    """Register the standard library's formula kernels not registered yet: the one named
+    ``name`` (``"cpu.relu"``), or all of them (``None``), in the library's order.
+
+    Importing this module registers them all, unless the registry imports it for one kernel
+    of a plan (:func:`~tdflow.runtime.kernels.registry.on_demand`): a ``tdflow run`` of a
+    program with ``relu`` then makes ``relu``'s kernel, not the 71 formula ops' (each
+    ``OpDef`` made from the library, ~7 ms), and the full load registers the rest.
+
+    >>> register_builtin("cpu.relu")
+    >>> "tdflow.relu" in _registered
+    True
+    """
+    with _register_lock:
+        if name is None:
+            defs = list(ELEMENTWISE_OPS.values())
+        else:
+            op = "tdflow." + name.removeprefix("cpu.") if name.startswith("cpu.") else None
+            d = ELEMENTWISE_OPS.get(op) if op is not None else None
+            defs = [d] if d is not None and default_kernel_name(d.name, "cpu") == name else []
+        for d in defs:
+            if d.name not in _registered:
+                add_kernel(formula_kernel(d, 0))
+                _registered.add(d.name)
+
+
+if not on_demand():  # the full load's import, or a user's: every standard formula kernel
+    register_builtin()

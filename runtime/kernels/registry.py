@@ -289,6 +289,21 @@ _loaded: list[bool] = []
 _loading: list[bool] = []
 # names of the kernels added to AMBIENT outside those imports (a user's, a test's)
 _foreign: list[str] = []
+# >0 while builtin_kernel imports one module for one kernel (see on_demand)
+_on_demand: list[bool] = []
+
+
+def on_demand() -> bool:
+    """Whether a kernel module imported now is imported for one kernel of a plan
+    (:func:`builtin_kernel`), not by the full load or a user: a module that defines
+    ``register_builtin(name=None)`` then registers nothing at import, and the registry calls
+    ``register_builtin(name)`` for the kernel asked for (the full load calls it with ``None``:
+    every kernel not registered yet).
+
+    >>> on_demand()
+    False
+    """
+    return bool(_on_demand)
 
 
 def add_kernel(kernel: Kernel, defined_in: str | None = None) -> Kernel:
@@ -450,11 +465,16 @@ def builtin_kernel(name: str, module: str) -> Kernel | None:
     import importlib
 
     _loading.append(True)
+    _on_demand.append(True)
     try:
         with ambient():
             importlib.import_module(_FIRST_MODULE)
-            importlib.import_module(module)
+            mod = importlib.import_module(module)
+            register = getattr(mod, "register_builtin", None)
+            if register is not None:  # a module that registers its kernels one at a time
+                register(name)
     finally:
+        _on_demand.pop()
         _loading.pop()
     if _foreign:  # the import ran a user's registration (a plugin's side effect)
         return None

@@ -1,23 +1,24 @@
 """The size of numpy's BLAS thread pool in tdflow's own CLI process (issue 23, start-up).
 
 OpenBLAS starts its thread pool when numpy is imported, one thread per core it counts, and each
-thread spins for a while before it sleeps: on this project's 2-CPU machine that is ~50 ms of CPU
-in every ``tdflow run`` / ``tdflow lower``, half of the start-up budget, for threads tdflow's
-kernels do not use (they run with :func:`default_blas_threads`, see
-``tdflow.runtime.kernels._blas``). The pool's size can only be chosen before the library loads,
-through the environment, so the ``tdflow`` command (:func:`tdflow.cli.entry`, never
-``import tdflow`` in a user's process: the user owns that one) calls :func:`size_blas_pool`
-first thing: when none of ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS``
-is set, it sets ``OPENBLAS_NUM_THREADS`` to the count tdflow's BLAS kernels run with
-(``TDFLOW_BLAS_THREADS``, else one per CPU this process may run on but one, at least 1).
+thread spins for a while (~0.1 s) before it sleeps: on this project's 2-CPU machine one such
+thread was ~50 ms of CPU in every ``tdflow run``, and one per core but one on a larger machine.
+The pool's size at start can only be chosen before the library loads, through the environment,
+so the ``tdflow`` command (:func:`tdflow.cli.entry`, never ``import tdflow`` in a user's
+process: the user owns that one) calls :func:`size_blas_pool` first thing: when none of
+``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS`` is set, it sets
+``OPENBLAS_NUM_THREADS=1``: the pool starts with no thread of its own, and tdflow's BLAS kernels
+grow it to their count (``TDFLOW_BLAS_THREADS``, else one per CPU this process may run on but
+one: :func:`default_blas_threads`) at their first product (:mod:`tdflow.runtime.kernels._blas`;
+OpenBLAS starts the threads then). A command that multiplies no large matrices starts none.
 
 What the CLI set is not the user's setting: :func:`user_blas_threads_set` does not count it,
 and :func:`child_environ` is the environment without it, for the processes the CLI starts
 (``mpiexec`` of ``tdflow launch`` and ``tdflow run --mpi``), which size their own pools.
 
 >>> env = {}
->>> size_blas_pool(env) == default_blas_threads() and env["OPENBLAS_NUM_THREADS"] != ""
-True
+>>> size_blas_pool(env), env["OPENBLAS_NUM_THREADS"]
+(1, '1')
 >>> size_blas_pool({"OMP_NUM_THREADS": "4"}) is None   # the user's setting wins
 True
 """
@@ -61,28 +62,36 @@ def default_blas_threads() -> int:
 
 
 def size_blas_pool(environ: MutableMapping[str, str] | None = None) -> int | None:
-    """Size the BLAS pool numpy will start to tdflow's own BLAS thread count, unless the user
-    sized it; returns the count set (``None``: left alone). Call it before numpy is imported:
-    OpenBLAS reads the variable once, when it loads. ``environ`` defaults to ``os.environ``
-    (whose changes alone are remembered as the CLI's, see :func:`child_environ`).
+    """Start the BLAS pool numpy will load with one thread (tdflow's kernels grow it when they
+    first multiply: :func:`cli_pool`), unless the user sized it; returns the count set
+    (``None``: left alone). Call it before numpy is imported: OpenBLAS reads the variable
+    once, when it loads. ``environ`` defaults to ``os.environ`` (whose changes alone are
+    remembered as the CLI's, see :func:`child_environ`).
 
     >>> size_blas_pool({"OPENBLAS_NUM_THREADS": "2"}) is None
     True
     >>> env = {"TDFLOW_BLAS_THREADS": "3"}; size_blas_pool(env), env["OPENBLAS_NUM_THREADS"]
-    (3, '3')
+    (1, '1')
     """
     env = os.environ if environ is None else environ
     if any(env.get(name) for name in USER_VARS):
         return None
-    try:
-        count = int(env.get("TDFLOW_BLAS_THREADS") or 0)
-    except ValueError:
-        count = 0
-    count = count if count >= 1 else default_blas_threads()
-    env["OPENBLAS_NUM_THREADS"] = str(count)
+    env["OPENBLAS_NUM_THREADS"] = "1"
     if environ is None:
-        _added["OPENBLAS_NUM_THREADS"] = str(count)
-    return count
+        _added["OPENBLAS_NUM_THREADS"] = "1"
+    return 1
+
+
+def cli_pool() -> bool:
+    """Whether this process's BLAS pool is the one :func:`size_blas_pool` started (the
+    ``tdflow`` command's, the user having set none): tdflow's kernels may then size it for
+    good, there is no user's count to restore.
+
+    >>> isinstance(cli_pool(), bool)
+    True
+    """
+    return _added.get("OPENBLAS_NUM_THREADS") is not None and \
+        os.environ.get("OPENBLAS_NUM_THREADS") == _added["OPENBLAS_NUM_THREADS"]
 
 
 def user_blas_threads_set(names: tuple[str, ...] = USER_VARS) -> bool:

@@ -186,3 +186,84 @@ def test_a_cached_gxx_build_runs_no_compiler_process(fresh_cache, monkeypatch, t
     os.utime(gxx, ns=(1, 1))
     assert kernel_build.compiler_identity(str(gxx)) != kernel_build.compiler_identity("g++")
     assert kernel_build.compiler_identity(str(gxx)).startswith(str(gxx.resolve()))
+
+
+def _tools(tmp_path):
+    """Folders for PATH: an executable ``tool`` in ``b`` and ``c``; in ``a`` a ``tool`` that
+    is not executable and a folder named ``tool2``."""
+    for name in "abc":
+        (tmp_path / name).mkdir()
+    (tmp_path / "a" / "tool").write_text("#!/bin/sh\n")
+    (tmp_path / "a" / "tool2").mkdir()
+    for name in "bc":
+        exe = tmp_path / name / "tool"
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    return [str(tmp_path / n) for n in "abc"]
+
+
+@pytest.mark.parametrize("tool", ["tool", "tool2", "sh", "no-such-tool", "./tool", "tool/x"])
+def test_which_finds_what_shutils_which_finds(tmp_path, monkeypatch, tool) -> None:
+    """Issue 23: kernel_build's own ``which`` (no ``shutil`` on a warm ``tdflow run``) answers
+    as ``shutil.which`` over PATHs with empty, repeated, missing and relative entries, a
+    non-executable file, a folder, an absolute or relative name, and no PATH at all."""
+    import shutil
+
+    a, b, c = _tools(tmp_path)
+    monkeypatch.chdir(tmp_path / "b")
+    paths = [f"{a}:{b}:{c}", f"{c}:{b}", f"::{b}", f"{a}:{a}:/nonexistent", "", ".",
+             f"/usr/bin:{b}", None]
+    for path in paths:
+        if path is None:
+            monkeypatch.delenv("PATH", raising=False)
+        else:
+            monkeypatch.setenv("PATH", path)
+        for name in (tool, os.path.join(b, tool), os.path.join(a, tool)):
+            assert kernel_build.which(name) == shutil.which(name), (path, name)
+
+
+def test_a_loaded_object_is_a_sealed_file_in_memory(fresh_cache, monkeypatch) -> None:
+    """Issue 23: where Linux offers ``memfd_create``, the verified bytes are loaded from an
+    anonymous in-memory file, sealed: no temporary folder is made (nor left behind by a
+    killed process), and the file the loader opens cannot be changed."""
+    need_gxx()
+    if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no memfd_create or /proc")
+    import ctypes
+
+    def no_folder():
+        raise AssertionError("a private folder was made")
+
+    monkeypatch.setattr(kernel_build, "_private_dir", no_folder)
+    monkeypatch.setattr(kernel_build, "_loadable_paths", {})
+    source = SRC + "// in memory\n"
+    path = build_shared_object(source)
+    assert str(path).startswith("/proc/self/fd/")
+    assert ctypes.CDLL(str(path)).tdf_answer() == 42
+    assert path.read_bytes() == _entry_of(fresh_cache[0], source).read_bytes()
+    with pytest.raises(PermissionError):  # refused at open, or at the write
+        with open(path, "r+b") as f:
+            f.write(b"\0")
+    assert build_shared_object(source) == path  # one file per object within a process
+
+
+def test_without_memfd_the_object_is_loaded_from_a_private_folder(fresh_cache, monkeypatch):
+    """Where there is no ``memfd_create`` (or it is refused), a private temporary folder (mode
+    0700) holds the verified bytes, as before."""
+    need_gxx()
+    import ctypes
+
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    monkeypatch.setattr(kernel_build, "_loadable_paths", {})
+    source = SRC + "// in a folder\n"
+    path = build_shared_object(source)
+    assert not str(path).startswith("/proc/")
+    assert oct(path.parent.stat().st_mode & 0o777) == "0o700"
+    assert ctypes.CDLL(str(path)).tdf_answer() == 42
+    assert path.read_bytes() == _entry_of(fresh_cache[0], source).read_bytes()
+
+
+def _entry_of(folder, source):
+    key = cache_key(source, kernel_build.compiler_identity(kernel_build.which("g++")),
+                    kernel_build.GXX_FLAGS)
+    return folder / "cudasim" / f"{key}.so"

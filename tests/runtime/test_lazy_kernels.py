@@ -126,3 +126,34 @@ def test_a_users_kernel_registered_process_wide_is_selected_as_before():
     """The shipped table does not know a user's kernel: with one registered, compile selects
     from the registry (the user's higher-priority kernel wins)."""
     assert _python(FOREIGN).split("\n")[-2] == "[100.0, 102.0]"
+
+
+ONE_FORMULA_THEN_FULL = """
+from tdflow.dialect.dialect import standard_dialect
+from tdflow.lowering.kernel_data import SHIPPED
+from tdflow.runtime.kernels.registry import AMBIENT, builtin_kernel, kernel_table
+from tdflow.runtime.kernel_data_gen import fresh_table
+
+relu = builtin_kernel("cpu.relu", "tdflow.runtime.kernels.formula")
+import tdflow.runtime.kernels.formula as formula  # imported by builtin_kernel already
+assert relu is not None and relu.name == "cpu.relu" and relu.op == "tdflow.relu"
+assert builtin_kernel("cpu.no_such_formula", "tdflow.runtime.kernels.formula") is None
+registered = sorted(k.name for k in AMBIENT.kernels_of("tdflow.exp"))
+print(sorted(formula._registered), registered, standard_dialect().ops.made())
+kernel_table("cpu")  # the full load registers the other 70, in the library's order
+assert AMBIENT.named("cpu.relu") is relu and len(formula._registered) > 60
+assert fresh_table() == SHIPPED.read_text(encoding="utf-8")
+print("ok")
+"""
+
+
+def test_the_formula_module_imported_for_one_kernel_registers_that_one():
+    """Issue 23: a plan asking for ``cpu.relu`` gets the formula module to register relu's
+    kernel only (not the 71 formula ops', each ``OpDef`` made from the library), and the full
+    load after it registers the rest: the same registry, by the table a fresh process writes,
+    as a full load alone."""
+    out = _python(ONE_FORMULA_THEN_FULL).splitlines()
+    assert out[-1] == "ok"
+    ops, made = out[-2].rsplit(" ", 1)[0], int(out[-2].rsplit(" ", 1)[1])
+    assert ops == "['tdflow.relu'] []", ops  # relu's kernel only, none of exp's yet
+    assert made <= 3, made  # relu (and the no-such lookup's none)
