@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering.plan import ExecutablePlan, Launch
+from tdflow.runtime.kernels._util import mark_constant
 from tdflow.runtime.kernels._util import settle as _settle
 
 from tdflow.core.errors import TdflowError
@@ -156,6 +157,12 @@ class Executor:
             return fn, ins, outs, patches
 
         self._launches = [prepare(ln, d, u) for ln, d, u in zip(plan.launches, dead, unused)]
+        if not gpu:  # constant operands: a kernel may keep what it derives from them
+            consts = self._prologue_buffers()
+            for ln, (_, ins, _, _) in zip(plan.launches, self._launches):
+                for b, a in zip(ln.inputs, ins):
+                    if b in consts and isinstance(a, np.ndarray):
+                        mark_constant(a)
         # the dead inputs each bound kernel does overwrite: the engine orders those writes
         self._overwrites = [tuple(ln.inputs[i] for i in getattr(fn, "overwrites", ()))
                             for ln, (fn, *_) in zip(plan.launches, self._launches)]

@@ -81,12 +81,16 @@ TAPS = True
 #: K = 1 and transforms for nothing), 2 channels 0.8x, 4 mixed (0.86-1.22x), 8 0.8-0.95x
 MIN_WINOGRAD_CHANNELS = {"forward": 8, "data_grad": 8, "filter_grad": 8}
 #: output pixels (``N * OH * OW``) the Winograd forward needs: its filter transform is
-#: ``16 * C * O`` numbers per call whatever the image, so on few pixels im2col's one GEMM
-#: wins (ONNX ResNet-50 at batch 1, thread CPU: 512->512 on 7x7, 49 pixels, 10.7 vs 3.2 ms;
-#: 256->256 on 14x14, 196 pixels, 2.9 vs 2.6 ms; 128->128 on 28x28, 784 pixels, 1.9 vs 2.6 ms
-#: for Winograd). The gradients keep no limit (not measured below the training ResNet's
-#: 1024-4096 pixels, which all take Winograd).
-MIN_WINOGRAD_PIXELS = 512
+#: ``16 * C * O`` numbers whatever the image (kept across calls for a plan's constant weights,
+#: ``_conv_winograd.packed_filter``), so on few pixels im2col's one GEMM wins. ONNX ResNet-50
+#: at batch 1, thread CPU, Winograd (with the transform kept) against im2col: 512->512 on 7x7,
+#: 49 pixels, 10.7 (4.2-4.6) vs 3.2-4.6 ms; 256->256 on 14x14, 196 pixels, 2.9-4.4 (2.2-2.8)
+#: vs 2.6-3.6 ms; 128->128 on 28x28, 1.9-2.6 (1.9-2.0) vs 2.6-3.3 ms. The limit does not ask
+#: whether the weights are constant, so eager and compiled calls take the same path (the same
+#: bits); an eager batch-1 call on 196 pixels pays the transform (~10% over im2col there).
+#: The gradients keep no limit (not measured below the training ResNet's 1024-4096 pixels,
+#: which all take Winograd).
+MIN_WINOGRAD_PIXELS = 192
 #: output pixels the flat forward needs (stride 1, taken where Winograd is not): ResNet-50 at
 #: batch 1, 512->512 3x3 on 7x7 (49 pixels) 5.5 vs im2col's 3.6 ms, 256->256 on 14x14 (196)
 #: 3.1 vs 2.8 ms

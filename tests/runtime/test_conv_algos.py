@@ -236,7 +236,8 @@ def test_batch_one_forward_choices(monkeypatch):
             (16, 8, 80, 3, 1, 2): "_conv_taps",  # 1600 pixels of 16 channels
             (16, 8, 28, 3, 1, 2): None,  # 196 pixels at stride 2
             (16, 8, 28, 3, 1, 1): "_conv_winograd",  # 784 pixels
-            (32, 8, 14, 3, 1, 1): None,  # 196 pixels: not Winograd, nor flat
+            (32, 8, 14, 3, 1, 1): "_conv_winograd",  # 196 pixels
+            (32, 8, 12, 3, 1, 1): None,  # 144 pixels: not Winograd, nor flat
             (32, 8, 7, 3, 1, 1): None}.items():
         x = rng.normal(size=(1, c, h, h)).astype(np.float32)
         w = rng.normal(size=(o, c, k, k)).astype(np.float32)
