@@ -193,6 +193,25 @@ def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
     return None
 
 
+def pointwise_into(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
+                   out: np.ndarray) -> bool:
+    """Write an unpadded stride-1 1x1 convolution of one group into ``out (O, N * S)`` (the
+    caller's output buffer, where :func:`forward` would return a new array); whether it did.
+
+    >>> import numpy as np
+    >>> class Geo:
+    ...     pad, stride, dil, groups = (0, 0), (1, 1), (1, 1), 1
+    >>> out = np.empty((4, 9))
+    >>> pointwise_into(Geo(), np.ones((1, 2, 3, 3)), np.ones((4, 2, 1, 1)), (1, 1), out), out.tolist()[0][0]
+    (True, 2.0)
+    """
+    if (not _eligible(x_cf, w_cf) or not _is_pointwise(geo, k) or not _stride1(geo)
+            or geo.groups != 1):
+        return False
+    pointwise.forward(np.moveaxis(x_cf, 1, 0), w_cf, geo.stride, 1, out=out)
+    return True
+
+
 def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,
               x_shape_cf: Sequence[int], k: Sequence[int]) -> np.ndarray | None:
     """``dx`` as ``(C, N, *S)`` (maybe a strided view) from ``dy (O, N, *OS)``, or ``None``.

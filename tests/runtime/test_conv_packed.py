@@ -86,3 +86,29 @@ def test_a_plan_keeps_the_filter_of_its_constant_weights_only(weights_are_input,
     assert len(calls) == (3 if weights_are_input else 0)
     want = _conv(x, w)  # the kernel on a plain copy of the weights: the same bits
     assert all(g.tobytes() == want.tobytes() for g in got)
+
+
+@pytest.mark.parametrize("k,pad,stride", [(1, 0, 1), (3, 1, 2), (7, 3, 2), (3, 1, 1), (1, 0, 2)])
+def test_batch_one_written_into_the_output_buffer_gives_the_same_bits(k, pad, stride):
+    """Batch 1, channels first: the GEMM writes straight into the preallocated output (1x1 and
+    im2col paths); the bits are those of the temporary-and-copy path, bias included."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(1, 12, 9, 9)).astype(np.float32)
+    w = rng.normal(size=(10, 12, k, k)).astype(np.float32)
+    bias = rng.normal(size=10).astype(np.float32)
+    a = dict(ATTRS, kernel_size=[k, k], padding_before=[pad, pad], strides=[stride, stride])
+    want = conv.conv2d(a, [x, w, bias], [None])[0]
+    out = np.full(want.shape, np.nan, np.float32)
+    got = conv.conv2d(a, [x, w, bias], [out])[0]
+    assert got is out and got.tobytes() == want.tobytes()
+
+
+def test_an_output_buffer_overlapping_the_input_is_not_written_early():
+    rng = np.random.default_rng(4)
+    buf = rng.normal(size=(1, 8, 6, 6)).astype(np.float32)
+    w = rng.normal(size=(8, 8, 1, 1)).astype(np.float32)
+    want = conv.conv2d(ATTRS | {"kernel_size": [1, 1], "padding_before": [0, 0]},
+                       [buf.copy(), w], [None])[0]
+    got = conv.conv2d(ATTRS | {"kernel_size": [1, 1], "padding_before": [0, 0]},
+                      [buf, w], [buf])[0]  # the output is the input's own memory
+    assert got.tobytes() == want.tobytes()
