@@ -4,6 +4,8 @@
     python bench/onnx_bench.py --models resnet50 squeezenet vgg19
     python bench/onnx_bench.py --write-docs         # also the "ONNX models" section of
                                                     # docs/benchmarks.md
+    python bench/onnx_bench.py --models resnet50 --baseline /tmp/base  # A/B against a
+                                                    # checkout, fresh processes taking turns
 
 For each model of ONNX's light zoo (``tdflow.onnx.zoo``: the graphs with seeded random weights),
 batch 1: the median time of one inference of tdflow's compiled plan and of an onnxruntime
@@ -38,13 +40,13 @@ TARGETS = {"resnet50": 2.0}
 COMPILE_TARGET_S = 3.0
 
 
-def _median(fn, rounds: int) -> float:
+def _median(fn, rounds: int, clock=time.perf_counter) -> float:
     fn()  # warm
     times = []
     for _ in range(rounds):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(clock() - t)
     return statistics.median(times)
 
 
@@ -67,18 +69,55 @@ def bench_model(name: str, rounds: int) -> dict[str, float]:
     err = max(float(np.max(np.abs(a - b))) for a, b in zip(ours, theirs))
     t_ours = _median(lambda: rep.run(feeds), rounds)
     t_ort = _median(lambda: sess.run(None, feeds), rounds)
+    # the calling thread's CPU time (both run on it, one thread each): what other jobs on a
+    # shared machine disturb least
+    c_ours = _median(lambda: rep.run(feeds), rounds, time.thread_time)
+    c_ort = _median(lambda: sess.run(None, feeds), rounds, time.thread_time)
     return {"import_s": t1 - t0, "compile_s": t2 - t1, "tdflow_s": t_ours, "ort_s": t_ort,
-            "ratio": t_ours / t_ort, "max_abs_diff": err}
+            "ratio": t_ours / t_ort, "max_abs_diff": err, "tdflow_cpu_s": c_ours,
+            "ort_cpu_s": c_ort, "cpu_ratio": c_ours / c_ort}
+
+
+def ab_rounds(models: list[str], rounds: int, baseline: str, ab_rounds: int) -> str:
+    """This tree and ``baseline`` (a checkout of tdflow, run through ``TDFLOW_TREE``), each
+    model in a fresh process per tree, the trees taking turns ``ab_rounds`` times: the
+    medians of the wall and thread-CPU ratios to onnxruntime per tree."""
+    import json
+    import subprocess
+
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"this tree": here, "baseline": str(Path(baseline).resolve())}
+    got: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for _ in range(ab_rounds):
+        for label, tree in trees.items():
+            for name in models:
+                env = dict(os.environ, TDFLOW_TREE=tree,
+                           TDFLOW_CACHE_DIR=tempfile.mkdtemp(prefix="tdflow-onnx-ab-"))
+                out = subprocess.run([sys.executable, __file__, "--models", name, "--rounds",
+                                      str(rounds), "--json"], env=env, cwd=tree, check=True,
+                                     capture_output=True, text=True).stdout
+                r = json.loads(out.strip().splitlines()[-1])[name]
+                got.setdefault((name, label), []).append(r)
+                print(f"{name} {label}: {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x CPU",
+                      file=sys.stderr, flush=True)
+    rows = ["| model (batch 1) | tree | tdflow CPU | ort CPU | tdflow / ort (CPU) | "
+            "tdflow / ort (wall) | rounds |", "|---|---|---:|---:|---:|---:|---:|"]
+    for (name, label), rs in got.items():
+        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+        rows.append(f"| {name} | {label} | {med['tdflow_cpu_s'] * 1e3:.1f} ms | "
+                    f"{med['ort_cpu_s'] * 1e3:.1f} ms | {med['cpu_ratio']:.2f}x | "
+                    f"{med['ratio']:.2f}x | {len(rs)} |")
+    return "\n".join(rows)
 
 
 def table(results: dict[str, dict[str, float]]) -> str:
-    rows = ["| model (batch 1) | tdflow | onnxruntime (1 thread) | tdflow / ort | import | "
-            "first run (lower + compile + run) | max abs diff |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| model (batch 1) | tdflow | onnxruntime (1 thread) | tdflow / ort | "
+            "tdflow / ort (thread CPU) | import | first run (lower + compile + run) | "
+            "max abs diff |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in results.items():
         rows.append(f"| {name} | {r['tdflow_s'] * 1e3:.1f} ms | {r['ort_s'] * 1e3:.1f} ms | "
-                    f"{r['ratio']:.2f}x | {r['import_s']:.2f} s | {r['compile_s']:.2f} s | "
-                    f"{r['max_abs_diff']:.1e} |")
+                    f"{r['ratio']:.2f}x | {r['cpu_ratio']:.2f}x | {r['import_s']:.2f} s | "
+                    f"{r['compile_s']:.2f} s | {r['max_abs_diff']:.1e} |")
     rows += ["", "| target | measured | limit | verdict |", "|---|---:|---:|---|"]
     for name, limit in TARGETS.items():
         if name in results:
@@ -96,7 +135,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", nargs="+", default=["resnet50"])
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--baseline", metavar="TREE",
+                    help="also run a checkout of tdflow at TREE, the two trees taking turns in "
+                         "fresh processes (--ab-rounds times), and print the medians")
+    ap.add_argument("--ab-rounds", type=int, default=3)
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # --baseline's child
     args = ap.parse_args(argv)
+    if args.baseline:
+        print(ab_rounds(args.models, args.rounds, args.baseline, args.ab_rounds))
+        return 0
     # a cold cache: the import and compile times are what a new user sees
     os.environ.setdefault("TDFLOW_CACHE_DIR", tempfile.mkdtemp(prefix="tdflow-onnx-bench-"))
     try:
@@ -105,6 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         threadpool_limits = None
     with threadpool_limits(1) if threadpool_limits else contextlib.nullcontext():
         results = {name: bench_model(name, args.rounds) for name in args.models}
+    if args.json:
+        import json
+
+        print(json.dumps(results))
+        return 0
     text = table(results)
     meta = (f"{datetime.date.today()}, {platform.python_version()}, numpy {np.__version__}, "
             f"{os.cpu_count()} CPUs, onnxruntime on 1 thread, numpy's BLAS on "

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tdflow.dialect.types import DTYPES
 from tdflow.lowering.plan import ExecutablePlan, Launch
+from tdflow.runtime.kernels._util import mark_constant
 from tdflow.runtime.kernels._util import settle as _settle
 
 from tdflow.core.errors import TdflowError
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 __all__ = ["ArgumentError", "Executor", "KernelFailure", "aligned_empty", "bound_kernel",
-           "dead_inputs"]
+           "dead_inputs", "unused_outputs", "without_outputs"]
 
 #: Where a plan's CPU buffers start: on a cache line. A streaming pass over an array that
 #: starts 16 bytes past one splits its vector loads across lines: ``w -= lr * g`` over 784x256
@@ -137,15 +138,17 @@ class Executor:
         dtypes = {b.id: DTYPES[b.dtype] for b in plan.buffers}
         # per launch, the buffers whose value dies there and that the kernel may overwrite
         dead = dead_inputs(plan.launches, {*dyn, *pinned, *self._prologue_buffers()})
+        unused = unused_outputs(plan.launches, {*dyn, *pinned, *self._prologue_buffers()})
 
-        def prepare(ln: Launch, dead: frozenset[int] = frozenset()
+        def prepare(ln: Launch, dead: frozenset[int] = frozenset(),
+                    unused: frozenset[int] = frozenset()
                     ) -> tuple[Callable[..., Any], list[Any], list[Any], tuple]:
             fn = resolve(ln.kernel)
             if ln.tile:
                 fn = _tiled(fn, ln.tile)
             elif not gpu:
-                fn = bound_kernel(fn, ln, dtypes, frozenset(
-                    i for i, b in enumerate(ln.inputs) if b in dead))
+                fn = without_outputs(fn, ln, dtypes, unused) or bound_kernel(
+                    fn, ln, dtypes, frozenset(i for i, b in enumerate(ln.inputs) if b in dead))
             ins = [None if b in dyn else view(b, s) for b, s in zip(ln.inputs, ln.input_shapes)]
             outs = [None if b in dyn else view(b, s)
                     for b, s in zip(ln.outputs, ln.output_shapes)]
@@ -153,7 +156,13 @@ class Executor:
                             + [(1, i, dyn[b]) for i, b in enumerate(ln.outputs) if b in dyn])
             return fn, ins, outs, patches
 
-        self._launches = [prepare(ln, d) for ln, d in zip(plan.launches, dead)]
+        self._launches = [prepare(ln, d, u) for ln, d, u in zip(plan.launches, dead, unused)]
+        if not gpu:  # constant operands: a kernel may keep what it derives from them
+            consts = self._prologue_buffers()
+            for ln, (_, ins, _, _) in zip(plan.launches, self._launches):
+                for b, a in zip(ln.inputs, ins):
+                    if b in consts and isinstance(a, np.ndarray):
+                        mark_constant(a)
         # the dead inputs each bound kernel does overwrite: the engine orders those writes
         self._overwrites = [tuple(ln.inputs[i] for i in getattr(fn, "overwrites", ()))
                             for ln, (fn, *_) in zip(plan.launches, self._launches)]
@@ -443,6 +452,54 @@ def dead_inputs(launches: Sequence[Launch], kept: set[int]) -> list[frozenset[in
     return [frozenset(b for b in ln.inputs if last[b] == k and b not in kept
                       and ln.inputs.count(b) == 1 and b not in ln.outputs)
             for k, ln in enumerate(launches)]
+
+
+def unused_outputs(launches: Sequence[Launch], kept: set[int]) -> list[frozenset[int]]:
+    """Per launch, the indices of its outputs whose value nothing reads: no later launch
+    reads the buffer before another writes it again, and it holds no argument, result or
+    constant (``kept``). A kernel may leave such an output unwritten (:func:`without_outputs`).
+
+    >>> from tdflow.lowering.plan import Launch
+    >>> unused_outputs([Launch("k", (0,), (1, 2), {}, "a", ""),
+    ...                 Launch("k", (1,), (2,), {}, "b", "")], kept={0, 2})
+    [frozenset(), frozenset()]
+    >>> unused_outputs([Launch("k", (0,), (1, 2), {}, "a", ""),
+    ...                 Launch("k", (1,), (2,), {}, "b", "")], kept={0})
+    [frozenset({1}), frozenset({0})]
+    """
+    read_next: dict[int, bool] = {}  # buffer -> whether its next access (later on) is a read
+    res: list[frozenset[int]] = []
+    for ln in reversed(launches):
+        res.append(frozenset(i for i, b in enumerate(ln.outputs)
+                             if b not in kept and not read_next.get(b, False)
+                             and b not in ln.inputs))
+        for b in ln.outputs:
+            read_next[b] = False
+        for b in ln.inputs:
+            read_next[b] = True
+    return res[::-1]
+
+
+def without_outputs(fn: Callable[..., Any], ln: Launch, dtypes: dict[int, np.dtype],
+                    unused: frozenset[int]) -> Callable[..., Any] | None:
+    """``fn`` specialised for a launch some of whose outputs nothing reads (``unused``, their
+    indices): a kernel function may carry ``bind_unused(attrs, in_specs, out_specs, unused)``
+    returning a function of the kernel's signature that computes the other outputs with the
+    same arithmetic and leaves those unwritten (``max_pool_2d``'s indices, which an ONNX
+    ``MaxPool`` without its second output never reads), or ``None``; then (and without
+    ``unused``) ``None`` here, and the caller binds as usual (:func:`bound_kernel`).
+
+    >>> from tdflow.lowering.plan import Launch
+    >>> without_outputs(print, Launch("k", (0,), (1,), {}, "op", ""), {}, frozenset({0})) is None
+    True
+    """
+    bind = getattr(fn, "bind_unused", None)
+    if bind is None or not unused:
+        return None
+    ins = [None if b is None else (tuple(s), dtypes[b])
+           for b, s in zip(ln.inputs, ln.input_shapes)]
+    outs = [(tuple(s), dtypes[b]) for b, s in zip(ln.outputs, ln.output_shapes)]
+    return bind(ln.attrs, ins, outs, unused)
 
 
 def bound_kernel(fn: Callable[..., Any], ln: Launch, dtypes: dict[int, np.dtype],

@@ -10,9 +10,11 @@ paths, measured against im2col on the ResNet example's layers by ``bench/conv_be
   flipped, transposed filters) when the operands are finite and not near overflow
   (:func:`_conv_winograd.safe`), the tiles waste at most :data:`MAX_TILE_WASTE` outputs and
   the channels reach :data:`MIN_WINOGRAD_CHANNELS` (``C`` for the forward, ``O`` for the data
-  gradient, both for the filter gradient);
+  gradient, both for the filter gradient), and the forward has at least :data:`MIN_WINOGRAD_PIXELS`
+  output pixels (batch-1 inference on small images keeps im2col's one GEMM);
 - other 2-D layers with a stride above 1, one group: one GEMM per kernel tap on pixels-outermost
-  layouts (``_conv_taps``, the same products as im2col, so no finiteness condition);
+  layouts (``_conv_taps``, the same products as im2col, so no finiteness condition), the forward
+  from :data:`MIN_TAPS_PIXELS` output pixels and :data:`MIN_TAPS_CHANNELS` input channels;
 - stride 1 (any kernel, dilation, groups, dimensions): the flat-shift columns on the padded grid
   (``_conv_flat``), when the grid holds at most :data:`MAX_GRID_WASTE` positions per output
   (:data:`MAX_GRID_WASTE_FORWARD` for the forward);
@@ -78,6 +80,30 @@ TAPS = True
 #: counts for the gradients): the ResNet stem's 1 channel measured 2-4x slower (a GEMM with
 #: K = 1 and transforms for nothing), 2 channels 0.8x, 4 mixed (0.86-1.22x), 8 0.8-0.95x
 MIN_WINOGRAD_CHANNELS = {"forward": 8, "data_grad": 8, "filter_grad": 8}
+#: output pixels (``N * OH * OW``) the Winograd forward needs: its filter transform is
+#: ``16 * C * O`` numbers whatever the image (kept across calls for a plan's constant weights,
+#: ``_conv_winograd.packed_filter``), so on few pixels im2col's one GEMM wins. ONNX ResNet-50
+#: at batch 1, thread CPU, Winograd (with the transform kept) against im2col: 512->512 on 7x7,
+#: 49 pixels, 10.7 (4.2-4.6) vs 3.2-4.6 ms; 256->256 on 14x14, 196 pixels, 2.9-4.4 (2.2-2.8)
+#: vs 2.6-3.6 ms; 128->128 on 28x28, 1.9-2.6 (1.9-2.0) vs 2.6-3.3 ms. The limit does not ask
+#: whether the weights are constant, so eager and compiled calls take the same path (the same
+#: bits); an eager batch-1 call on 196 pixels pays the transform (~10% over im2col there).
+#: The gradients keep no limit (not measured below the training ResNet's 1024-4096 pixels,
+#: which all take Winograd).
+MIN_WINOGRAD_PIXELS = 192
+#: output pixels the flat forward needs (stride 1, taken where Winograd is not): ResNet-50 at
+#: batch 1, 512->512 3x3 on 7x7 (49 pixels) 5.5 vs im2col's 3.6 ms, 256->256 on 14x14 (196)
+#: 3.1 vs 2.8 ms
+MIN_FLAT_PIXELS = 512
+#: output pixels the per-tap forward needs: with few of them its 9+ GEMMs of ``pixels``
+#: rows run far below one im2col GEMM (ResNet-50 at batch 1: 512->512 14x14 stride 2, 49
+#: pixels, 8.5 vs 3.7 ms; 128->128 56x56 stride 2, 784 pixels, 3.3 vs 2.9 ms); the training
+#: ResNet's 16->32 stride-2 layer (1024 pixels) measured 0.73x of im2col on taps
+MIN_TAPS_PIXELS = 1024
+#: input channels per group the per-tap forward needs: each tap's GEMM has ``K = C``, and the
+#: ResNet-50 stem's 3 channels (7x7 stride 2, 12544 pixels) took 17.4 ms there against
+#: im2col's 4.5 ms (one GEMM with ``K = 3 * 49``)
+MIN_TAPS_CHANNELS = 8
 
 
 class Geometry(Protocol):
@@ -125,6 +151,10 @@ def _taps(geo: Geometry, k: Sequence[int]) -> bool:
     return TAPS and len(k) == 2 and geo.groups == 1 and not _stride1(geo)
 
 
+def _pixels(x_cf: np.ndarray, out_sp: Sequence[int]) -> int:
+    return x_cf.shape[0] * math.prod(out_sp)
+
+
 def _own(res: np.ndarray, out_sp: Sequence[int]) -> np.ndarray:
     """A Winograd result is a view of per-thread scratch, which the caller's layout move
     and store copy out; with a single output pixel that view can be contiguous in the op's
@@ -148,17 +178,38 @@ def forward(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
     if _is_pointwise(geo, k):
         res = pointwise.forward(np.moveaxis(x_cf, 1, 0), w_cf, geo.stride, geo.groups)
         return res.reshape(w_cf.shape[0], x_cf.shape[0], *out_sp)
-    if _winograd(geo, k, out_sp, "forward", x_cf.shape[1], x_cf, w_cf):
+    pixels = _pixels(x_cf, out_sp)
+    if pixels >= MIN_WINOGRAD_PIXELS and _winograd(geo, k, out_sp, "forward", x_cf.shape[1],
+                                                   x_cf, w_cf):
         res = winograd.correlate(x_cf, w_cf, (geo.pad[0], geo.pad[1]))
         return _own(np.moveaxis(res, 1, 0), out_sp)
-    if _taps(geo, k):
+    if pixels >= MIN_TAPS_PIXELS and w_cf.shape[1] >= MIN_TAPS_CHANNELS and _taps(geo, k):
         res = taps.correlate(x_cf, w_cf, geo.pad, geo.stride, geo.dil)
         return _own(np.moveaxis(res, 1, 0), out_sp)
     padded = [s + 2 * p for s, p in zip(x_cf.shape[2:], geo.pad)]
-    if (_stride1(geo) and w_cf.shape[1] >= MIN_FLAT_CHANNELS
+    if (_stride1(geo) and w_cf.shape[1] >= MIN_FLAT_CHANNELS and pixels >= MIN_FLAT_PIXELS
             and flat.grid_waste(padded, out_sp) <= MAX_GRID_WASTE_FORWARD):
         return flat.correlate(geo.padded_cn(x_cf), w_cf, geo.dil, geo.groups)
     return None
+
+
+def pointwise_into(geo: Geometry, x_cf: np.ndarray, w_cf: np.ndarray, k: Sequence[int],
+                   out: np.ndarray) -> bool:
+    """Write an unpadded stride-1 1x1 convolution of one group into ``out (O, N * S)`` (the
+    caller's output buffer, where :func:`forward` would return a new array); whether it did.
+
+    >>> import numpy as np
+    >>> class Geo:
+    ...     pad, stride, dil, groups = (0, 0), (1, 1), (1, 1), 1
+    >>> out = np.empty((4, 9))
+    >>> pointwise_into(Geo(), np.ones((1, 2, 3, 3)), np.ones((4, 2, 1, 1)), (1, 1), out), out.tolist()[0][0]
+    (True, 2.0)
+    """
+    if (not _eligible(x_cf, w_cf) or not _is_pointwise(geo, k) or not _stride1(geo)
+            or geo.groups != 1):
+        return False
+    pointwise.forward(np.moveaxis(x_cf, 1, 0), w_cf, geo.stride, 1, out=out)
+    return True
 
 
 def data_grad(geo: Geometry, dy_onos: np.ndarray, w_cf: np.ndarray,

@@ -29,8 +29,10 @@ def _pixels(x_cn: np.ndarray, stride: Sequence[int]) -> np.ndarray:
     return xs.reshape(xs.shape[0], -1)
 
 
-def forward(x_cn: np.ndarray, w: np.ndarray, stride: Sequence[int], groups: int) -> np.ndarray:
-    """``(O, N * prod(OS))`` of the input ``(C, N, *S)`` and filters ``(O, C/groups, 1...)``.
+def forward(x_cn: np.ndarray, w: np.ndarray, stride: Sequence[int], groups: int,
+            out: np.ndarray | None = None) -> np.ndarray:
+    """``(O, N * prod(OS))`` of the input ``(C, N, *S)`` and filters ``(O, C/groups, 1...)``,
+    written into ``out`` when given (C-contiguous, that shape).
 
     >>> import numpy as np
     >>> forward(np.ones((2, 1, 3)), np.ones((1, 2, 1)), (1,), 1).tolist()
@@ -39,7 +41,7 @@ def forward(x_cn: np.ndarray, w: np.ndarray, stride: Sequence[int], groups: int)
     cols = _pixels(x_cn, stride)
     o, cg = w.shape[:2]
     og = o // groups
-    res = np.empty((o, cols.shape[1]), x_cn.dtype)
+    res = np.empty((o, cols.shape[1]), x_cn.dtype) if out is None else out
     wm = w.reshape(o, cg)
     for gi in range(groups):
         np.matmul(wm[gi * og:(gi + 1) * og], cols[gi * cg:(gi + 1) * cg],

@@ -33,11 +33,13 @@ transforms' numpy loops run along rows of ``N * C`` numbers.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 from tdflow.lowering import winograd_native
 from tdflow.runtime.kernels import elementwise as _installs_the_builder  # noqa: F401 - set_builder at import
 from tdflow.runtime.kernels._conv_scratch import scratch, zero_outside
+from tdflow.runtime.kernels._util import is_constant
 
 #: G of F(2x2, 3x3): the filter transform ``U = G g G^T``
 G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
@@ -122,6 +124,33 @@ def input_transform(x_nc: np.ndarray, pad: tuple[int, int], out_hw: tuple[int, i
     return v.reshape(16, th * tw * n, c)
 
 
+#: transformed filters of a plan's constant weights (``_util.is_constant``), by the weight's
+#: id: ``(weak reference to the weight, U)``; an entry leaves with its weight
+_PACKED: dict[int, tuple[weakref.ref, np.ndarray]] = {}
+
+
+def packed_filter(w: np.ndarray) -> np.ndarray:
+    """:func:`filter_transform` of ``w``, kept across calls when ``w`` is a constant operand
+    of a loaded plan (inference weights): the transform is ``16 * C * O`` numbers, 1 ms per
+    call on ResNet-50's 256-channel layers, whatever the image size. The same numbers as a
+    fresh transform.
+
+    >>> import numpy as np
+    >>> w = np.ones((1, 1, 3, 3)); packed_filter(w).tolist() == filter_transform(w).tolist()
+    True
+    """
+    if not is_constant(w):
+        return filter_transform(w)
+    key = id(w)
+    hit = _PACKED.get(key)
+    if hit is not None and hit[0]() is w:
+        return hit[1]
+    u = filter_transform(w)
+    u.flags.writeable = False
+    _PACKED[key] = (weakref.ref(w, lambda _, key=key: _PACKED.pop(key, None)), u)
+    return u
+
+
 def filter_transform(w: np.ndarray) -> np.ndarray:
     """``U = G g G^T`` of ``w (O, C, 3, 3)`` as ``(16, C, O)``: one small GEMM (an einsum's
     path search cost more than the transform).
@@ -189,7 +218,7 @@ def correlate(x_nc: np.ndarray, w: np.ndarray, pad: tuple[int, int]) -> np.ndarr
     """
     out_hw = out_size(x_nc.shape[2:], pad)
     v = input_transform(x_nc, pad, out_hw)
-    u = filter_transform(w)
+    u = packed_filter(w)
     m = scratch("m", (16, v.shape[1], u.shape[2]), v.dtype)
     if u.shape[1] == 1:  # one channel: an outer product (BLAS with K = 1 was 10x slower)
         np.multiply(v, u, out=m)

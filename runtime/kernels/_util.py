@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,6 +16,31 @@ FLOATS = frozenset(FLOAT_DTYPES)
 INTS = frozenset(INT_DTYPES)  # i8, i16, i32, i64, ui8, ui16, ui32, ui64
 NUMERIC = FLOATS | INTS
 ALL_DTYPES = NUMERIC | {"i1"}
+
+
+#: the arrays a loaded plan passes as constant operands (its prologue's buffers, which nothing
+#: writes after the plan is loaded), by id; weak, so a dropped plan's arrays leave
+_CONSTANTS: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
+
+
+def mark_constant(a: np.ndarray) -> None:
+    """Record ``a`` as an operand whose contents never change while it lives (the executor
+    marks a plan's constant operands when it loads the plan): a kernel may keep what it
+    derives from ``a`` (a transformed filter) for the next call.
+
+    >>> a = np.ones(3); mark_constant(a); is_constant(a), is_constant(np.ones(3))
+    (True, False)
+    """
+    _CONSTANTS[id(a)] = a
+
+
+def is_constant(a: Any) -> bool:
+    """Whether ``a`` itself (not an array equal to it) was given to :func:`mark_constant`.
+
+    >>> is_constant(np.zeros(2))
+    False
+    """
+    return _CONSTANTS.get(id(a)) is a
 
 
 def out_buffer(outs: Sequence[Any], i: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:

@@ -169,6 +169,9 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
                          f"and groups={g} do not fit (need C = groups * filter channels)")
     out_sp = geo.out_size(x_cf.shape[2:], k)
     cg, og = c // g, o // g
+    target = _gemm_target(outs, geo, n, dt, wide, (x, w, bias, add))
+    if target is not None and conv_algos.pointwise_into(geo, x_cf, w_cf, k, target):
+        return [_biased(target, bias, outs[0])]
     fast = conv_algos.forward(geo, x_cf, w_cf, k, out_sp)  # (O, N, *OS); None: im2col below
     if fast is not None:
         if bias is not None:
@@ -179,16 +182,40 @@ def conv2d(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[Any])
     pointwise = not any(geo.pad) and all(kk == 1 for kk in k) and all(
         st == 1 for st in geo.stride)
     xp = np.moveaxis(x_cf, 1, 0) if pointwise else geo.padded_cn(x_cf)
-    res = np.empty((o, n * math.prod(out_sp)), wide)
+    res = np.empty((o, n * math.prod(out_sp)), wide) if target is None else target
     for gi in range(g):
         channels = slice(gi * cg, (gi + 1) * cg)
         cols = xp[channels].reshape(cg, -1) if pointwise else geo.im2col(xp, channels, k, out_sp)
         # the row length spelt out: -1 is ambiguous with no filters (a rank's empty split)
         np.matmul(w_cf[gi * og:(gi + 1) * og].reshape(og, cg * math.prod(k)), cols,
                   out=res[gi * og:(gi + 1) * og])
+    if target is not None:
+        return [_biased(target, bias, outs[0])]
     if bias is not None:
         res += bias.astype(wide, copy=False)[:, None]
     return [_finish(res.reshape(o, n, *out_sp), geo, outs, dt, add)]
+
+
+def _gemm_target(outs: Sequence[Any], geo: ConvGeometry, n: int, dt: np.dtype,
+                 wide: np.dtype, operands: Sequence[Any]) -> np.ndarray | None:
+    """The preallocated output as the GEMM's ``(O, OH * OW)`` result, when one image in
+    channels-first order lays it out exactly so (batch-1 inference): the product is written
+    there, saving the copy of a temporary (the same numbers: only where they are stored
+    changes). ``None`` otherwise, and when the output overlaps an operand."""
+    out = outs[0] if outs else None
+    if (out is None or n != 1 or geo.last or operands[3] is not None or dt != wide
+            or out.dtype != dt or not out.flags.c_contiguous or out.ndim < 2):
+        return None
+    if any(a is not None and np.may_share_memory(out, a) for a in operands):
+        return None
+    return out.reshape(out.shape[1], -1)
+
+
+def _biased(target: np.ndarray, bias: np.ndarray | None, out: np.ndarray) -> np.ndarray:
+    """``out`` after the bias is added in place to its ``(O, pixels)`` view ``target``."""
+    if bias is not None:
+        target += bias.astype(target.dtype, copy=False)[:, None]
+    return out
 
 
 @register_kernel("tdflow.conv_data_grad", "cpu", dtypes=_CONV_DTYPES, match=same_dtype(1),

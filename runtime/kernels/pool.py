@@ -90,6 +90,12 @@ class _Pool:
 
     def argmax(self, x_cf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Max values and flat indices, both ``(N, C, OH, OW)``."""
+        val, views, pads = self.maxima(x_cf)
+        return val, self.indices(x_cf, val, views, pads)
+
+    def maxima(self, x_cf: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], list]:
+        """Max values ``(N, C, OH, OW)``, the strided view of the padded input per kernel
+        offset, and the padding."""
         h, w = x_cf.shape[2:]
         oh, ow = self.out_hw(h, w)
         eff = [dd * (kk - 1) + 1 for kk, dd in zip(self.k, self.d)]
@@ -109,6 +115,13 @@ class _Pool:
         val = views[0].copy()
         for v in views[1:]:
             np.maximum(val, v, out=val)  # NaN propagates, as PyTorch's max pool
+        return val, views, pads
+
+    def indices(self, x_cf: np.ndarray, val: np.ndarray, views: list[np.ndarray],
+                pads: list) -> np.ndarray:
+        """Flat input index of each window's first maximum (:meth:`maxima`'s results)."""
+        h, w = x_cf.shape[2:]
+        oh, ow = val.shape[2:]
         # Index of offset (a, b) relative to the window origin, as a flat input index.
         deltas = [np.int64(a * self.d[0] * w + b * self.d[1])
                   for a in range(self.k[0]) for b in range(self.k[1])]
@@ -130,7 +143,7 @@ class _Pool:
         row = np.arange(oh, dtype=np.int64)[:, None] * self.s[0] - self.p[0]
         col = np.arange(ow, dtype=np.int64)[None, :] * self.s[1] - self.p[1]
         np.add(idx, row * w + col, out=idx, where=idx >= 0)
-        return val, idx
+        return idx
 
 
 @register_kernel("tdflow.max_pool_2d", "cpu", dtypes=FLOATS | INTS, num_outputs=2)
@@ -147,6 +160,30 @@ def max_pool_2d(attrs: Mapping[str, Any], inputs: Sequence[Any],
     ind = out_buffer(outs, 1, idx.shape, np.int64)
     np.copyto(ind, idx, casting="unsafe")
     return [y, ind]
+
+
+def _bind_values_only(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[Any],
+                      unused: frozenset[int]) -> Any:
+    """``max_pool_2d`` for a plan that never reads its indices (an ONNX ``MaxPool`` with one
+    output): the maxima alone, as :func:`max_pool_2d` computes them (the same bits); the
+    indices' buffer is left unwritten. Their comparisons were 5/6 of the kernel's time on
+    ResNet-50's 64x112x112 pool (6.9 ms against 1.1 ms for the maxima)."""
+    if unused != {1} or ins[0] is None:
+        return None
+    pool = _Pool(attrs)
+
+    def values_only(attrs: Mapping[str, Any], inputs: Sequence[Any],
+                    outs: Sequence[Any]) -> list[np.ndarray]:
+        val = pool.maxima(pool.plane(inputs[0]))[0]
+        y = out_buffer(outs, 0, np.moveaxis(val, 1, -1).shape if pool.last else val.shape,
+                       inputs[0].dtype)
+        np.copyto(y, np.moveaxis(val, 1, -1) if pool.last else val, casting="unsafe")
+        return [y, outs[1]]
+
+    return values_only
+
+
+max_pool_2d.bind_unused = _bind_values_only  # type: ignore[attr-defined]
 
 
 @register_kernel("tdflow.max_pool_2d_grad", "cpu", dtypes=FLOATS | INTS,

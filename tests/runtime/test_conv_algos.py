@@ -39,6 +39,10 @@ def all_paths(monkeypatch):
     monkeypatch.setattr(conv_algos, "MAX_GRID_WASTE_FORWARD", math.inf)
     monkeypatch.setattr(conv_algos, "FLAT_FILTER_GRAD", True)
     monkeypatch.setattr(conv_algos, "MAX_TILE_WASTE", math.inf)
+    monkeypatch.setattr(conv_algos, "MIN_WINOGRAD_PIXELS", 0)
+    monkeypatch.setattr(conv_algos, "MIN_TAPS_PIXELS", 0)
+    monkeypatch.setattr(conv_algos, "MIN_FLAT_PIXELS", 0)
+    monkeypatch.setattr(conv_algos, "MIN_TAPS_CHANNELS", 1)
     monkeypatch.setattr(conv_algos, "MIN_WINOGRAD_CHANNELS",
                         dict.fromkeys(conv_algos.MIN_WINOGRAD_CHANNELS, 1))
 
@@ -218,6 +222,33 @@ def test_resnet_layers_take_the_new_paths(monkeypatch):
         assert len(taken) == wino, (c, o, h, taken)
 
 
+def test_batch_one_forward_choices(monkeypatch):
+    """Inference at batch 1 (ONNX ResNet-50): few output pixels or few input channels keep
+    im2col's single GEMM (``None``); enough of both take Winograd or the taps."""
+    taken = []
+    for mod, name in ((winograd, "correlate"), (taps, "correlate")):
+        real = getattr(mod, name)
+        monkeypatch.setattr(mod, name, lambda *a, _real=real, _m=mod.__name__:
+                            taken.append(_m.rsplit(".", 1)[1]) or _real(*a))
+    rng = np.random.default_rng(1)
+    for (c, o, h, k, pad, s), path in {
+            (3, 8, 80, 7, 3, 2): None,  # the stem: 1600 pixels, but K = 3 per tap
+            (16, 8, 80, 3, 1, 2): "_conv_taps",  # 1600 pixels of 16 channels
+            (16, 8, 28, 3, 1, 2): None,  # 196 pixels at stride 2
+            (16, 8, 28, 3, 1, 1): "_conv_winograd",  # 784 pixels
+            (32, 8, 14, 3, 1, 1): "_conv_winograd",  # 196 pixels
+            (32, 8, 12, 3, 1, 1): None,  # 144 pixels: not Winograd, nor flat
+            (32, 8, 7, 3, 1, 1): None}.items():
+        x = rng.normal(size=(1, c, h, h)).astype(np.float32)
+        w = rng.normal(size=(o, c, k, k)).astype(np.float32)
+        a = attrs_of((k, k), (pad, pad), (s, s), (1, 1), 1, False)
+        geo = conv.ConvGeometry(a, x, "tdflow.conv2d")
+        oh = (h + 2 * pad - k) // s + 1
+        taken.clear()
+        got = conv_algos.forward(geo, x, w, (k, k), (oh, oh))
+        assert (got is None) == (path is None) and taken == ([path] if path else []), (c, h)
+
+
 def test_integer_and_empty_convolutions_keep_im2col():
     a = attrs_of((3, 3), (1, 1), (1, 1), (1, 1), 1, False)
     geo = conv.ConvGeometry(a, np.ones((1, 16, 4, 4)), "tdflow.conv2d")
@@ -377,6 +408,9 @@ def test_taps_path_matches_im2col_and_float64_reference(data):
     old = [from_layout(r, last) for r in im2col(a, *ops)]
     taken = []
     with pytest.MonkeyPatch.context() as mp:
+        # the forward's limits for batch-1 inference, off: these shapes test the path itself
+        mp.setattr(conv_algos, "MIN_TAPS_PIXELS", 0)
+        mp.setattr(conv_algos, "MIN_TAPS_CHANNELS", 1)
         for name in ("correlate", "data_grad", "filter_grad"):
             real = getattr(taps, name)
             mp.setattr(taps, name, lambda *a, _real=real, _name=name:
