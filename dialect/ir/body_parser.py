@@ -127,6 +127,7 @@ class BodyParser(TypeAttrParser):
                         if uloc is not None:
                             self.forward_use_locs.setdefault(op, uloc)
                         op.operands = tuple(v if o is placeholder else o for o in op.operands)
+                        op.stamp = None  # no longer the operands it was parsed with
                         v.users[op] = v.users.get(op, 0) + n
                     placeholder.users.clear()
 
@@ -207,8 +208,6 @@ class BodyParser(TypeAttrParser):
         text = self.text
         fast = _FAST_OP.match
         terminator = self.terminator
-        ftypes = self.ftypes
-        tails = self.tails
         refs_cache = self.refs
         rests = self.rests
         scope = self.scope
@@ -230,37 +229,19 @@ class BodyParser(TypeAttrParser):
                     r = _REST.match(rest)
                     if r is None:
                         return pos, m
-                    pieces = _bounded_put(rests, rest, (*r.groups(), r.end(), r))
-                props, attr_text, type_text, rest_end, r = pieces
+                    pieces = _bounded_put(rests, rest, (*r.groups(), r.end(), r, {}))
+                props, attr_text, type_text, rest_end, r, shapes = pieces
                 base = m.start(5)  # the positions in `r` are from here
-                ftype = ftypes.get(type_text)
-                if ftype is None:
-                    try:
-                        ftype = _bounded_put(ftypes, type_text, self._interned(
-                            self._sub(base + r.start(3), base + r.end(3),
-                                      self.parse_function_type)))
-                    except _Fallback:
+                # What this rest of the line makes of an op of this name: its operand and
+                # result types, its attributes and its stamp (Operation.stamp), read once.
+                shape = shapes.get(name)
+                if shape is None:
+                    shape = self._shape(base, r, props, attr_text, type_text)
+                    if shape is None:
                         return pos, m
-                ins, outs = ftype
-                if props is None and attr_text is None:
-                    attrs = {}
-                else:
-                    key = attr_text if props is None else (props, attr_text)
-                    cached_attrs = tails.get(key)
-                    if cached_attrs is None:
-                        # ops that differ only in their attribute values: scalars read without
-                        # the lexer
-                        cached_attrs = None if props is not None else scalar_attr_dict(attr_text)
-                        if cached_attrs is None:
-                            try:
-                                cached_attrs = self._sub(
-                                    base + (r.start(1) if props is not None else r.start(2)),
-                                    base + (r.end(2) if attr_text is not None else r.end(1)),
-                                    self._parse_attrs)
-                            except _Fallback:
-                                return pos, m
-                        _bounded_put(tails, key, cached_attrs)
-                    attrs = dict(cached_attrs)
+                    shapes[name] = shape
+                ins, outs, cached_attrs, stamp = shape
+                attrs = {} if cached_attrs is None else dict(cached_attrs)
                 if res is not None and (1 if count is None else int(count)) != len(outs):
                     return pos, m
                 if operands_text:
@@ -281,10 +262,14 @@ class BodyParser(TypeAttrParser):
                             v = entry[0][0]
                             t = ins[0]
                             vt = v.type
-                            if vt is not t and vt != t:
-                                self._check_type(t, v, oname, 0, self._operand_pos(m, oname))
+                            if vt is not t:
+                                stamp = None  # not the written type object: no stamp
+                                if vt != t:
+                                    self._check_type(t, v, oname, 0,
+                                                     self._operand_pos(m, oname))
                             operands = (v,)
                         else:
+                            stamp = None  # a forward or `#n` use: no stamp
                             operands = (self.use(oname, int(oidx or 0), ins[0],
                                                  self._operand_pos(m, oname)),)
                     else:
@@ -294,11 +279,14 @@ class BodyParser(TypeAttrParser):
                             if entry is not None and not oidx:
                                 v = entry[0][0]
                                 vt = v.type
-                                if vt is not t and vt != t:
-                                    self._check_type(t, v, oname, 0,
-                                                     self._operand_pos(m, oname))
+                                if vt is not t:
+                                    stamp = None
+                                    if vt != t:
+                                        self._check_type(t, v, oname, 0,
+                                                         self._operand_pos(m, oname))
                                 operands.append(v)
                             else:
+                                stamp = None
                                 operands.append(self.use(oname, int(oidx or 0), t,
                                                          self._operand_pos(m, oname)))
                         operands = tuple(operands)
@@ -320,7 +308,7 @@ class BodyParser(TypeAttrParser):
                 loc.file = file
                 loc.line = line
                 loc.col = start - starts[line - 1] + 1
-                op = append_new(name, operands, outs, attrs, loc)
+                op = append_new(name, operands, outs, attrs, loc, stamp)
                 if res is not None:
                     if res in scope or self.forward:
                         self.define(res, op.results, start)
@@ -331,6 +319,38 @@ class BodyParser(TypeAttrParser):
                             results[0].name = res
         finally:
             self.line_hint = line
+
+    def _shape(self, base: int, r: re.Match, props, attr_text, type_text) -> tuple | None:
+        """``(operand types, result types, attributes or None, stamp)`` of a fast-path op
+        whose rest of the line ``_REST`` matched as ``r`` (from ``base``), or ``None``: the
+        fast path declines. The stamp is a new object: the ops of this name and rest of the
+        line share it (Operation.stamp), unless an operand turns out not to be a value of the
+        written type object."""
+        ftypes = self.ftypes
+        ftype = ftypes.get(type_text)
+        if ftype is None:
+            try:
+                ftype = _bounded_put(ftypes, type_text, self._interned(
+                    self._sub(base + r.start(3), base + r.end(3), self.parse_function_type)))
+            except _Fallback:
+                return None
+        if props is None and attr_text is None:
+            return (*ftype, None, object())
+        key = attr_text if props is None else (props, attr_text)
+        cached_attrs = self.tails.get(key)
+        if cached_attrs is None:
+            # ops that differ only in their attribute values: scalars read without the lexer
+            cached_attrs = None if props is not None else scalar_attr_dict(attr_text)
+            if cached_attrs is None:
+                try:
+                    cached_attrs = self._sub(
+                        base + (r.start(1) if props is not None else r.start(2)),
+                        base + (r.end(2) if attr_text is not None else r.end(1)),
+                        self._parse_attrs)
+                except _Fallback:
+                    return None
+            _bounded_put(self.tails, key, cached_attrs)
+        return (*ftype, cached_attrs, object())
 
     def _interned(self, ftype: tuple) -> tuple:
         """A function type's operand and result types, each the one object this parser made

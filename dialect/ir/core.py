@@ -120,7 +120,8 @@ class Operation:
     programs are single-block functions.
     """
 
-    __slots__ = ("name", "operands", "results", "attributes", "loc", "parent", "_prev", "_next")
+    __slots__ = ("name", "operands", "results", "attributes", "loc", "parent", "_prev", "_next",
+                 "stamp")
 
     successors: tuple = ()
 
@@ -135,6 +136,11 @@ class Operation:
         self.parent: Block | None = None
         self._prev: Operation | None = None
         self._next: Operation | None = None
+        #: The parser's mark (an object shared by every op it read from the same text after
+        #: the operand list, with operands of exactly the written type objects), else ``None``.
+        #: Only code told that the module is unchanged since parsing reads it (``as_parsed``
+        #: of ``verify_module``/``print_module``): nothing clears it when an op is changed.
+        self.stamp = None
         for v in operands:
             users = v.users
             users[self] = users.get(self, 0) + 1
@@ -289,10 +295,11 @@ class Block:
         return self._link(op, self.last, None)
 
     def append_new(self, name: str, operands: tuple[Value, ...], result_types: Sequence[Type],
-                   attributes: dict[str, Any], loc: Location) -> Operation:
+                   attributes: dict[str, Any], loc: Location, stamp: object = None
+                   ) -> Operation:
         """``self.append(Operation(name, operands, result_types, attributes, loc))`` built in
         place: the parser's fast path, once per op of a program. ``operands`` is a tuple and
-        ``attributes`` a dict the op may keep.
+        ``attributes`` a dict the op may keep; ``stamp`` the parser's (``Operation.stamp``).
 
         >>> from tdflow.dialect.types import TensorType
         >>> b = Block([TensorType((2,), "f32")])
@@ -315,6 +322,7 @@ class Block:
             op.results = tuple([Value(t, op, i) for i, t in enumerate(result_types)])
         op.attributes = attributes
         op.loc = loc
+        op.stamp = stamp
         last = self.last
         op._prev = last
         op._next = None

@@ -21,8 +21,8 @@ import re
 
 from tdflow.dialect.ir.attrs import (
     BoolAttr,
-    FloatAttr,
     IntegerAttr,
+    float_attr,
     int_range,
 )
 from tdflow.dialect.ir.lexer import signless
@@ -70,7 +70,7 @@ def scalar_attr_dict(text: str) -> dict | None:
             attr = _BOOLS[word]
         elif flt is not None:
             try:
-                attr = FloatAttr(float(flt), ftype or "f64")
+                attr = float_attr(float(flt), ftype or "f64")
             except OverflowError:  # the general parser words the error
                 return None
         else:

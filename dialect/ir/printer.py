@@ -69,9 +69,10 @@ def _loc_str(loc: Location) -> str:
 
 class _Printer:
     __slots__ = ("generic", "locs", "out", "types", "attrs", "op_names", "value_names",
-                 "attr_names", "type_lists", "sigs", "attr_dicts")
+                 "attr_names", "type_lists", "sigs", "attr_dicts", "stamped")
 
-    def __init__(self, generic: bool, locs: bool, value_names: bool = False) -> None:
+    def __init__(self, generic: bool, locs: bool, value_names: bool = False,
+                 as_parsed: bool = False) -> None:
         self.value_names = value_names
         self.generic = generic
         self.locs = locs
@@ -88,6 +89,10 @@ class _Printer:
         self.sigs: dict[tuple, str] = {}
         # (name, id(value)[, name, id(value)]) of an op's attributes -> " {...}" as printed
         self.attr_dicts: dict[tuple, str] = {}
+        # Of a module unchanged since parsing (as_parsed): a parser's stamp (Operation.stamp)
+        # -> the quoted op name and the line after the operands of the one-result ops that
+        # carry it, as the first of them printed (the same name, types and attribute objects)
+        self.stamped: dict | None = {} if as_parsed and not locs else None
 
     def type_str(self, t) -> str:
         s = self.types.get(id(t))
@@ -237,8 +242,27 @@ class _Printer:
         dicts_get = dicts.get
         get = names.get
         append = out.append
+        stamped = self.stamped
+        stamped_get = stamped.get if stamped is not None else None
         for op in (f.body.ops if ops is None else ops):
             results = op.results
+            if stamped_get is not None:
+                stamp = op.stamp
+                if stamp is not None:
+                    pieces = stamped_get(stamp)
+                    if pieces is not None:  # only the operand and result names to print
+                        operands = op.operands
+                        n = len(operands)
+                        if n == 1:
+                            v = operands[0]
+                            ops = get(v) or _use(names, v)
+                        elif n == 2:
+                            ops = (f"{get(operands[0]) or _use(names, operands[0])}, "
+                                   f"{get(operands[1]) or _use(names, operands[1])}")
+                        else:
+                            ops = ", ".join([get(v) or _use(names, v) for v in operands])
+                        append(f"  {names[results[0]]} = {pieces[0]}({ops}){pieces[1]}")
+                        continue
             name = op.name
             if len(results) == 1 and name != RETURN:
                 operands = op.operands
@@ -295,6 +319,8 @@ class _Printer:
                            f"{_loc_str(op.loc)}\n")
                 else:  # the line and its break in one string: no concatenation after
                     append(f"  {names[results[0]]} = {qname}({ops}){adict}{sig}\n")
+                    if stamped is not None and op.stamp is not None:
+                        stamped[op.stamp] = (qname, f"{adict}{sig}\n")
                 continue
             if op.name == RETURN and not generic and not op.attributes:
                 if op.operands:
@@ -366,10 +392,14 @@ def _use(names: dict[Value, str], v: Value) -> str:
     return s
 
 
-def print_module(module: Module, generic: bool = False, locs: bool = False) -> str:
+def print_module(module: Module, generic: bool = False, locs: bool = False,
+                 as_parsed: bool = False) -> str:
     """The module as text. ``generic=True`` also prints ``func.func``/``return`` generically;
-    ``locs=True`` adds ``loc("file":line:col)`` trailers."""
-    p = _Printer(generic, locs, getattr(module, "value_names", False))
+    ``locs=True`` adds ``loc("file":line:col)`` trailers. ``as_parsed=True`` promises that
+    nothing changed the module since the parser made it (``tdflow opt`` without passes): an
+    op is then printed from the text of the first op of its parser's stamp
+    (``Operation.stamp``: the same name, types and attributes); the text is the same."""
+    p = _Printer(generic, locs, getattr(module, "value_names", False), as_parsed)
     wrap = bool(module.attributes) or module.name is not None
     if wrap:
         name = f" {_symbol(module.name)}" if module.name is not None else ""

@@ -38,6 +38,7 @@ __all__ = ["verify_module", "verify_func", "parse_and_verify", "Emit"]
 #: ``emit(message, loc=None, notes=(), severity="error")``: report a problem of the op being
 #: verified.
 Emit = Callable[..., None]
+_NONE: frozenset = frozenset()
 
 
 def _ref(v: Value) -> str:
@@ -46,8 +47,15 @@ def _ref(v: Value) -> str:
 
 def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
                 placeholder_locs: dict | None = None,
-                forward_use_locs: dict | None = None, strict_attrs: bool = False) -> None:
-    """Append the errors (and warnings) of one function to ``diags``."""
+                forward_use_locs: dict | None = None, strict_attrs: bool = False,
+                stamps: set | None = None) -> None:
+    """Append the errors (and warnings) of one function to ``diags``.
+
+    ``stamps``: a set to pass from function to function of a module unchanged since it was
+    parsed (``verify_module(..., as_parsed=True)``): the parser's stamps (``Operation.stamp``)
+    of ops the dialect found valid without a word, each op with one of them then accepted at
+    once (the same name, operand, result and attribute objects).
+    """
     block = func.body
     defined: set[Value] = set(block.args)
     covers = defined.issuperset
@@ -58,10 +66,15 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
     known: dict[str, bool] = {}  # op name -> whether the dialect knows it
     emit = _Emitter(diags, strict_attrs)
     last = block.last
+    # Without `stamps` no stamp is ever added: the test below always fails.
+    valid = stamps if stamps is not None and verify_operation is not None else _NONE
     for op in block:
         if not covers(op.operands):
             _check_operands(func, op, defined, diags, placeholder_locs, forward_use_locs)
         add_all(op.results)
+        stamp = op.stamp
+        if stamp is not None and stamp in valid:
+            continue  # never a `func.return`: its stamp is not added below
         name = op.name
         if name == RETURN:
             if op is not last:
@@ -83,7 +96,13 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
                 continue
             if verify_operation is not None:
                 emit.op = op
-                verify_operation(op, emit)
+                if stamp is not None and valid is stamps:
+                    before = len(diags)
+                    verify_operation(op, emit)
+                    if len(diags) == before:  # a warning too is per op (discardable attrs)
+                        stamps.add(stamp)
+                else:
+                    verify_operation(op, emit)
     if last is None or last.name != RETURN:
         diags.append(Diagnostic(
             f"function @{func.name} must end with 'return' (found "
@@ -152,12 +171,17 @@ def _check_return(func: FuncOp, op: Operation, diags: list[Diagnostic]) -> None:
                 f"({w}) of @{func.name}", op.loc, [(f"@{func.name} is declared here", func.loc)]))
 
 
-def verify_module(module: Module, dialect=None, strict_attrs: bool = False) -> list[Diagnostic]:
+def verify_module(module: Module, dialect=None, strict_attrs: bool = False,
+                  as_parsed: bool = False) -> list[Diagnostic]:
     """Every error and warning in ``module``, in source order (no errors: the module is valid).
 
     An attribute an op does not declare is a warning (MLIR keeps it as a discardable
     attribute); ``strict_attrs=True`` makes it an error (``tdflow verify --strict-attrs``).
+    ``as_parsed=True`` promises that nothing changed the module since the parser made it
+    (``tdflow opt``/``verify`` without passes): the dialect's check then runs once per
+    distinct op text (``Operation.stamp``), not once per op; the diagnostics are the same.
     """
+    stamps = set() if as_parsed else None
     diags: list[Diagnostic] = list(getattr(module, "parse_diagnostics", ()) or ())
     seen: dict[str, FuncOp] = {}
     with gc_paused():  # inference allocates per op; the collector would walk the whole module
@@ -168,7 +192,7 @@ def verify_module(module: Module, dialect=None, strict_attrs: bool = False) -> l
                                         [("previously defined here", prev.loc)]))
             seen[f.name] = f
             verify_func(f, diags, dialect, getattr(module, "placeholder_locs", None),
-                        getattr(module, "forward_use_locs", None), strict_attrs)
+                        getattr(module, "forward_use_locs", None), strict_attrs, stamps)
     return sort_diagnostics(diags)
 
 

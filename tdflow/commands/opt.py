@@ -57,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
         # A DiagnosticError (syntax, bytes that are not UTF-8) is rendered by the CLI (exit 1).
         module = parse_module(read_input(args.program), name)
         if not args.no_verify:
-            diags = verify_module(module, context_from_args(args), strict_attrs=args.strict_attrs)
+            # as_parsed: nothing has changed the module yet (the dialect's check per distinct
+            # op text, not per op)
+            diags = verify_module(module, context_from_args(args),
+                                  strict_attrs=args.strict_attrs, as_parsed=True)
             if any(d.severity == "error" for d in diags):
                 raise DiagnosticError(diags)
             if diags:  # warnings (undeclared attributes) go to stderr, as mlir-opt's do
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
                 print_diagnostic(DiagnosticError(diags).render())
         if not args.pipeline:
-            write_output(print_module(module, generic=args.generic), args.output)
+            write_output(print_module(module, generic=args.generic, as_parsed=True), args.output)
             return 0
     status = _run_pipeline(args, module)
     if status:
@@ -114,13 +117,14 @@ def _run_chunks(args: argparse.Namespace, name: str) -> int:
 
     text = decode_source(read_input(args.program), name)
     verify = None if args.no_verify else partial(verify_module, dialect=context_from_args(args),
-                                                 strict_attrs=args.strict_attrs)
+                                                 strict_attrs=args.strict_attrs, as_parsed=True)
     results = check_chunks(text, name, verify, split=args.split_input_file,
                            verify_diagnostics=args.verify_diagnostics)
     for r in results:
         if r.diagnostics:
             print_diagnostic(DiagnosticError(r.diagnostics).render())
-    outputs = [None if r.module is None else print_module(r.module, generic=args.generic)
+    outputs = [None if r.module is None else print_module(r.module, generic=args.generic,
+                                                          as_parsed=True)
                for r in results]
     if args.split_input_file:
         write_output(join_outputs(outputs), args.output)

@@ -144,8 +144,9 @@ def _verify_file(path: str, context, args: argparse.Namespace) -> int:
         print_diagnostic(exc.render())
         return 1
     context = onnx_context_for(context, text)
+    # as_parsed: check_chunks verifies each module as the parser made it
     results = check_chunks(text, name, partial(verify_module, dialect=context,
-                                               strict_attrs=args.strict_attrs),
+                                               strict_attrs=args.strict_attrs, as_parsed=True),
                            split=args.split_input_file,
                            verify_diagnostics=args.verify_diagnostics)
     for r in results:
