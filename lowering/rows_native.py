@@ -1,5 +1,5 @@
-"""Row kernels in C for float32: layer norm's forward, softmax's max and sum passes, row sums;
-bit for bit numpy's operations.
+"""Row kernels in C for float32: layer norm's forward, softmax's max and sum passes, row and
+column sums, the attention mask; bit for bit numpy's operations.
 
 Numpy reduces a row along the last (contiguous) axis with its pairwise summation: eight running
 sums over the first multiple of eight numbers (up to 128; longer rows split in two halves, a
@@ -17,13 +17,21 @@ row by row in one or two passes. ``exp`` stays numpy's (the caller runs it betwe
   ``y = x - mean``, ``var`` the same of ``y * y``, ``inv = 1 / sqrt(var + eps)``, then
   ``y *= inv; y *= gamma; y += beta`` (``gamma``/``beta`` ``None``: skipped).
 * ``run(1, x, y, rows, n)``: ``y = x - max(x)`` per row (``max``'s sign of zero does not
-  matter to ``exp(y)``; a row holding a NaN ends all NaN after kind 2, as numpy's).
+  matter to ``exp(y)``).
 * ``run(2, y, rows, n)``: ``y /= 0 + sum(y)`` per row, in place.
 * ``run(3, x, s, rows, n)``: ``s = 0 + sum(x)`` per row.
+* ``run(4, x, s, rows, n)``: ``s = 0 + x[0] + x[1] + ...`` per column (``np.add.reduce``
+  over the leading axis adds row after row).
+* ``run(5, x, y, mats, rows, cols, k, scale, fill)``: ``fused_scale_tril``: ``x * scale``
+  where ``j - i <= k``, ``fill`` elsewhere (``y`` may be ``x``).
 
-Each returns ``False`` having done nothing when a buffer's size disagrees or (kinds 0, 1, 3)
-the output overlaps an input (kind 1 may be given one buffer as both); the caller runs numpy then. Which NaN payload survives where two
-different NaNs meet in one row may differ from numpy's (the max's pick).
+Each returns ``False`` when a buffer's size disagrees, (every kind but 2) the output
+overlaps an input (kinds 1 and 5 may be given one buffer as both), or a NaN meets a sum or
+a product of two operands (a NaN in kind 1's input, a NaN sum, a NaN in a layer norm's
+results): which of two NaNs an x86 add keeps is its first operand's, and the compiler may swap
+a commutative operation's operands. The caller then runs numpy, which writes every output
+again (kinds 1 and 2 write nothing before they refuse; the others leave their inputs alone),
+so NaN payloads and signs are numpy's too.
 
 >>> "tdf_pw" in c_source("tdf_x")
 True
@@ -77,10 +85,23 @@ static inline float tdf_sum(const float *a, Py_ssize_t n) {{
   return 0.0f + (n <= 128 ? tdf_pw_block(a, n) : tdf_pw(a, n));
 }}
 
+/* any NaN among n numbers (vectorized: an OR of lanes) */
+__attribute__((always_inline))
+static inline int tdf_any_nan(const float *a, Py_ssize_t n) {{
+  int bad = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) bad |= a[i] != a[i];
+  return bad;
+}}
+
+/* The loops below return 0 where a NaN meets the work: which of two NaNs an add or multiply
+   keeps is its first operand's on x86, and the compiler may swap a commutative operation's
+   operands, so there the caller runs numpy, which then gives its own NaN bits. */
+
+/* 0 (a NaN in a row's mean, inv or output: the outputs half written, x untouched) or 1 */
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static void tdf_layer_norm(const float *x, float *y, float *mean, float *inv,
-                           const float *g, const float *b, Py_ssize_t rows, Py_ssize_t n,
-                           float eps, float *sq) {{
+static int tdf_layer_norm(const float *x, float *y, float *mean, float *inv,
+                          const float *g, const float *b, Py_ssize_t rows, Py_ssize_t n,
+                          float eps, float *sq) {{
   for (Py_ssize_t r = 0; r < rows; ++r) {{
     const float *xr = x + r * n;
     float *yr = y + r * n;
@@ -97,41 +118,90 @@ static void tdf_layer_norm(const float *x, float *y, float *mean, float *inv,
     if (b) for (Py_ssize_t i = 0; i < n; ++i) yr[i] += b[i];
     mean[r] = m;
     inv[r] = s;
+    if (m != m || s != s || tdf_any_nan(yr, n)) return 0;
   }}
+  return 1;
 }}
 
+/* y = x - max(x) per row; 0, nothing written, when x holds a NaN (y may be x: so the maxes
+   first, then the writes) */
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static void tdf_sub_max(const float *x, float *y, Py_ssize_t rows, Py_ssize_t n) {{
+static int tdf_sub_max(const float *x, float *y, Py_ssize_t rows, Py_ssize_t n, float *mx) {{
+  int bad = 0;
+  for (Py_ssize_t r = 0; r < rows; ++r) {{
+    const float *xr = x + r * n;
+    /* the max in 16 lanes: exact in any order (the sign of a zero max does not matter to
+       exp(x - max)) */
+    float mm[16];
+    int nan[16];
+    Py_ssize_t i = 0;
+    for (int j = 0; j < 16; ++j) {{ mm[j] = xr[0]; nan[j] = 0; }}
+    for (; i + 16 <= n; i += 16)
+      for (int j = 0; j < 16; ++j) {{
+        mm[j] = xr[i + j] > mm[j] ? xr[i + j] : mm[j];
+        nan[j] |= xr[i + j] != xr[i + j];
+      }}
+    float m = mm[0];
+    for (int j = 1; j < 16; ++j) {{ m = mm[j] > m ? mm[j] : m; bad |= nan[j]; }}
+    bad |= nan[0];
+    for (; i < n; ++i) {{ m = xr[i] > m ? xr[i] : m; bad |= xr[i] != xr[i]; }}
+    mx[r] = m;
+  }}
+  if (bad) return 0;
   for (Py_ssize_t r = 0; r < rows; ++r) {{
     const float *xr = x + r * n;
     float *yr = y + r * n;
-    /* the max in 16 lanes (exact in any order; the sign of a zero max does not matter to
-       exp(x - max)). A NaN may be skipped here where numpy's max is NaN: the row is NaN
-       either way (x - max keeps the NaN, so the sum is NaN and every quotient too). */
-    float mm[16];
-    Py_ssize_t i = 0;
-    for (int j = 0; j < 16; ++j) mm[j] = xr[0];
-    for (; i + 16 <= n; i += 16)
-      for (int j = 0; j < 16; ++j) mm[j] = xr[i + j] > mm[j] ? xr[i + j] : mm[j];
-    float m = mm[0];
-    for (int j = 1; j < 16; ++j) m = mm[j] > m ? mm[j] : m;
-    for (; i < n; ++i) m = xr[i] > m ? xr[i] : m;
+    const float m = mx[r];
     for (Py_ssize_t i = 0; i < n; ++i) yr[i] = xr[i] - m;
   }}
+  return 1;
 }}
 
+/* y /= sum(y) per row, in place; 0, nothing written, when a sum is NaN */
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static void tdf_div_sum(float *y, Py_ssize_t rows, Py_ssize_t n) {{
+static int tdf_div_sum(float *y, Py_ssize_t rows, Py_ssize_t n, float *sums) {{
+  for (Py_ssize_t r = 0; r < rows; ++r) {{
+    sums[r] = tdf_sum(y + r * n, n);
+    if (sums[r] != sums[r]) return 0;
+  }}
   for (Py_ssize_t r = 0; r < rows; ++r) {{
     float *yr = y + r * n;
-    const float s = tdf_sum(yr, n);
+    const float s = sums[r];
     for (Py_ssize_t i = 0; i < n; ++i) yr[i] /= s;
   }}
+  return 1;
 }}
 
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static void tdf_row_sums(const float *x, float *s, Py_ssize_t rows, Py_ssize_t n) {{
+static int tdf_row_sums(const float *x, float *s, Py_ssize_t rows, Py_ssize_t n) {{
   for (Py_ssize_t r = 0; r < rows; ++r) s[r] = tdf_sum(x + r * n, n);
+  return !tdf_any_nan(s, rows);
+}}
+
+/* numpy's add.reduce over the leading axis: each column's sum from +0, row after row (the
+   columns are lanes: no reassociation) */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static int tdf_col_sums(const float *x, float *s, Py_ssize_t rows, Py_ssize_t n) {{
+  for (Py_ssize_t j = 0; j < n; ++j) s[j] = 0.0f;
+  for (Py_ssize_t r = 0; r < rows; ++r)
+    for (Py_ssize_t j = 0; j < n; ++j) s[j] += x[r * n + j];
+  return !tdf_any_nan(s, n);
+}}
+
+/* fused_scale_tril: x * scale where j - i <= k, fill elsewhere, for mats matrices of
+   rows x cols (y may be x) */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void tdf_scale_tril(const float *x, float *y, Py_ssize_t mats, Py_ssize_t rows,
+                           Py_ssize_t cols, Py_ssize_t k, float scale, float fill) {{
+  for (Py_ssize_t m = 0; m < mats; ++m)
+    for (Py_ssize_t i = 0; i < rows; ++i) {{
+      const float *xr = x + (m * rows + i) * cols;
+      float *yr = y + (m * rows + i) * cols;
+      Py_ssize_t keep = i + k + 1;  /* columns below it are kept */
+      keep = keep < 0 ? 0 : keep > cols ? cols : keep;
+      for (Py_ssize_t j = 0; j < keep; ++j) yr[j] = xr[j] * scale;
+      for (Py_ssize_t j = keep; j < cols; ++j) yr[j] = fill;
+    }}
 }}
 
 static int tdf_apart(const Py_buffer *a, const Py_buffer *b) {{
@@ -162,12 +232,14 @@ static PyObject *tdf_run(PyObject *self, PyObject *args) {{
          && (!g.buf || tdf_apart(&g, &y)) && (!b.buf || tdf_apart(&b, &y));
     float *sq = ok ? (float *)PyMem_RawMalloc((size_t)n * sizeof(float)) : NULL;
     if (sq) {{
+      int done;
       Py_BEGIN_ALLOW_THREADS
-      tdf_layer_norm((const float *)x.buf, (float *)y.buf, (float *)m.buf, (float *)v.buf,
-                     (const float *)g.buf, (const float *)b.buf, rows, n, eps, sq);
+      done = tdf_layer_norm((const float *)x.buf, (float *)y.buf, (float *)m.buf,
+                            (float *)v.buf, (const float *)g.buf, (const float *)b.buf, rows,
+                            n, eps, sq);
       Py_END_ALLOW_THREADS
       PyMem_RawFree(sq);
-      result = Py_True;
+      if (done) result = Py_True;
     }}
     if (g.buf) PyBuffer_Release(&g);
     if (b.buf) PyBuffer_Release(&b);
@@ -178,11 +250,42 @@ static PyObject *tdf_run(PyObject *self, PyObject *args) {{
     if (!PyArg_ParseTuple(args, "ny*w*nn", &k, &x, &y, &rows, &n)) return NULL;
     const Py_ssize_t whole = rows * n * 4;
     /* kind 1 may work in place: a row's max is taken before the row is written */
+    float *mx = NULL;
     if (rows > 0 && n > 0 && x.len == whole && y.len == (kind == 1 ? whole : rows * 4)
-        && (tdf_apart(&x, &y) || (kind == 1 && x.buf == y.buf))) {{
+        && (tdf_apart(&x, &y) || (kind == 1 && x.buf == y.buf))
+        && (kind == 3 || (mx = (float *)PyMem_RawMalloc((size_t)rows * sizeof(float))))) {{
+      int done;
       Py_BEGIN_ALLOW_THREADS
-      if (kind == 1) tdf_sub_max((const float *)x.buf, (float *)y.buf, rows, n);
-      else tdf_row_sums((const float *)x.buf, (float *)y.buf, rows, n);
+      if (kind == 1) done = tdf_sub_max((const float *)x.buf, (float *)y.buf, rows, n, mx);
+      else done = tdf_row_sums((const float *)x.buf, (float *)y.buf, rows, n);
+      Py_END_ALLOW_THREADS
+      if (done) result = Py_True;
+    }}
+    PyMem_RawFree(mx);
+    PyBuffer_Release(&x); PyBuffer_Release(&y);
+  }} else if (kind == 4) {{
+    Py_buffer x, y;
+    Py_ssize_t k, rows, n;
+    if (!PyArg_ParseTuple(args, "ny*w*nn", &k, &x, &y, &rows, &n)) return NULL;
+    if (rows > 0 && n > 0 && x.len == rows * n * 4 && y.len == n * 4 && tdf_apart(&x, &y)) {{
+      int done;
+      Py_BEGIN_ALLOW_THREADS
+      done = tdf_col_sums((const float *)x.buf, (float *)y.buf, rows, n);
+      Py_END_ALLOW_THREADS
+      if (done) result = Py_True;
+    }}
+    PyBuffer_Release(&x); PyBuffer_Release(&y);
+  }} else if (kind == 5) {{
+    Py_buffer x, y;
+    Py_ssize_t k, mats, rows, cols, diag;
+    float scale, fill;
+    if (!PyArg_ParseTuple(args, "ny*w*nnnnff", &k, &x, &y, &mats, &rows, &cols, &diag, &scale,
+                          &fill)) return NULL;
+    const Py_ssize_t whole = mats * rows * cols * 4;
+    if (mats > 0 && rows > 0 && cols > 0 && x.len == whole && y.len == whole && scale == scale
+        && (tdf_apart(&x, &y) || x.buf == y.buf)) {{
+      Py_BEGIN_ALLOW_THREADS
+      tdf_scale_tril((const float *)x.buf, (float *)y.buf, mats, rows, cols, diag, scale, fill);
       Py_END_ALLOW_THREADS
       result = Py_True;
     }}
@@ -191,12 +294,16 @@ static PyObject *tdf_run(PyObject *self, PyObject *args) {{
     Py_buffer y;
     Py_ssize_t k, rows, n;
     if (!PyArg_ParseTuple(args, "nw*nn", &k, &y, &rows, &n)) return NULL;
-    if (rows > 0 && n > 0 && y.len == rows * n * 4) {{
+    float *sums = NULL;
+    if (rows > 0 && n > 0 && y.len == rows * n * 4
+        && (sums = (float *)PyMem_RawMalloc((size_t)rows * sizeof(float)))) {{
+      int done;
       Py_BEGIN_ALLOW_THREADS
-      tdf_div_sum((float *)y.buf, rows, n);
+      done = tdf_div_sum((float *)y.buf, rows, n, sums);
       Py_END_ALLOW_THREADS
-      result = Py_True;
+      if (done) result = Py_True;
     }}
+    PyMem_RawFree(sums);
     PyBuffer_Release(&y);
   }}
   Py_INCREF(result);

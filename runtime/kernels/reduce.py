@@ -121,21 +121,23 @@ def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
     if reduced != tuple(out_shape):
         return None
     add = np.add.reduce
-    if dt == np.float32 and axes == (len(shape) - 1,) and shape[-1]:
-        # rows summed by a C loop in numpy's pairwise order (numpy's reduction pays its
-        # iterator per row: ~40 us for 1024 rows of 128, a layer norm gradient's sums)
+    # float32 over the last axis (rows) or the first (columns): C loops in numpy's order
+    # (numpy's reduction pays its iterator per row: ~40 us for 1024 rows of 128, a layer
+    # norm gradient's sums; ~30 us for a bias gradient's columns)
+    kind = 3 if axes == (len(shape) - 1,) else 4 if axes == (0,) and len(shape) > 1 else 0
+    if dt == np.float32 and kind and math.prod(shape):
         from tdflow.lowering import rows_native
         from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the builder
 
         native = rows_native.native_rows()
         if native is not None:
-            n = shape[-1]
+            n = shape[-1] if kind == 3 else math.prod(shape[1:])
             rows = math.prod(shape) // n
 
             def rows_run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> Any:
                 x, out = inputs[0], outs[0]
                 if not (x.flags.c_contiguous and out.flags.c_contiguous
-                        and native(3, x, out, rows, n)):
+                        and native(kind, x, out, rows, n)):
                     add(x, axis=axes, dtype=wide, out=out, keepdims=keepdims)
                 return outs
 
