@@ -84,9 +84,8 @@ def _swap_adjacent(x: np.ndarray, perm: Sequence[int], out: Any) -> bool:
     whole rows of the trailing axes (numpy's strided copy pays its iterator per row: 30-45
     vs ~13 us for 16x64x4x32 float32); ``False`` having done nothing otherwise.
 
-    >>> x = np.arange(96, dtype=np.float32).reshape(2, 3, 4, 4)
-    >>> out = np.empty((2, 4, 3, 4), np.float32)
-    >>> _swap_adjacent(x, [0, 2, 1, 3], out) is False or np.array_equal(out, x.transpose(0, 2, 1, 3))
+    >>> x = np.arange(24, dtype=np.float32).reshape(2, 3, 4, 1); out = np.empty((2, 4, 3, 1), np.float32)
+    >>> _swap_adjacent(x, [0, 2, 1, 3], out) in (True, False) and out.tolist() == x.transpose(0, 2, 1, 3).tolist()
     True
     """
     p = next((i for i, a in enumerate(perm) if a != i), None)
