@@ -1,5 +1,5 @@
 """Row kernels in C for float32: layer norm's forward, softmax's max and sum passes, row and
-column sums, the attention mask, the attention heads' transposes; bit for bit numpy's operations.
+column sums, the attention mask; bit for bit numpy's operations.
 
 Numpy reduces a row along the last (contiguous) axis with its pairwise summation: eight running
 sums over the first multiple of eight numbers (up to 128; longer rows split in two halves, a
@@ -24,9 +24,6 @@ row by row in one or two passes. ``exp`` stays numpy's (the caller runs it betwe
   over the leading axis adds row after row).
 * ``run(5, x, y, mats, rows, cols, k, scale, fill)``: ``fused_scale_tril``: ``x * scale``
   where ``j - i <= k``, ``fill`` elsewhere (``y`` may be ``x``).
-* ``run(6, x, y, a, b, c, chunk)``: ``y[i, k, j] = x[i, j, k]`` over chunks of ``chunk``
-  bytes, a multiple of 4 (a transpose swapping two adjacent axes: numpy's strided copy pays
-  its iterator per chunk; any dtype).
 
 Each returns ``False`` when a buffer's size disagrees, (every kind but 2) the output
 overlaps an input (kinds 1 and 5 may be given one buffer as both), or a NaN meets a sum or
@@ -54,7 +51,6 @@ USE_NATIVE_ROWS = True
 _TEMPLATE = r"""#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
-#include <stdint.h>
 
 /* numpy's FLOAT_pairwise_sum (loops_utils.h), stride 1, for n <= 128: inlined into each
    target clone below (so the eight sums are one vector there) */
@@ -208,20 +204,6 @@ static void tdf_scale_tril(const float *x, float *y, Py_ssize_t mats, Py_ssize_t
     }}
 }}
 
-/* y[i][k][j] = x[i][j][k] for chunks of `words` 4-byte words: two adjacent axes swapped (a
-   copy, written in order; a loop the compiler vectorizes, not a memcpy call per chunk) */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void tdf_swap_axes(const uint32_t *x, uint32_t *y, Py_ssize_t a, Py_ssize_t b,
-                          Py_ssize_t c, Py_ssize_t words) {{
-  for (Py_ssize_t i = 0; i < a; ++i)
-    for (Py_ssize_t k = 0; k < c; ++k)
-      for (Py_ssize_t j = 0; j < b; ++j) {{
-        const uint32_t *src = x + ((i * b + j) * c + k) * words;
-        uint32_t *dst = y + ((i * c + k) * b + j) * words;
-        for (Py_ssize_t q = 0; q < words; ++q) dst[q] = src[q];
-      }}
-}}
-
 static int tdf_apart(const Py_buffer *a, const Py_buffer *b) {{
   const char *p = (const char *)a->buf, *q = (const char *)b->buf;
   return p >= q + b->len || q >= p + a->len;
@@ -304,18 +286,6 @@ static PyObject *tdf_run(PyObject *self, PyObject *args) {{
         && (tdf_apart(&x, &y) || x.buf == y.buf)) {{
       Py_BEGIN_ALLOW_THREADS
       tdf_scale_tril((const float *)x.buf, (float *)y.buf, mats, rows, cols, diag, scale, fill);
-      Py_END_ALLOW_THREADS
-      result = Py_True;
-    }}
-    PyBuffer_Release(&x); PyBuffer_Release(&y);
-  }} else if (kind == 6) {{
-    Py_buffer x, y;
-    Py_ssize_t k, a, b, c, chunk;
-    if (!PyArg_ParseTuple(args, "ny*w*nnnn", &k, &x, &y, &a, &b, &c, &chunk)) return NULL;
-    if (a > 0 && b > 0 && c > 0 && chunk > 0 && chunk % 4 == 0 && x.len == a * b * c * chunk
-        && y.len == x.len && tdf_apart(&x, &y)) {{
-      Py_BEGIN_ALLOW_THREADS
-      tdf_swap_axes((const uint32_t *)x.buf, (uint32_t *)y.buf, a, b, c, chunk / 4);
       Py_END_ALLOW_THREADS
       result = Py_True;
     }}

@@ -14,7 +14,6 @@ import pytest
 from native_support import need_native
 from tdflow.lowering import elementwise_native_build, rows_native
 from tdflow.runtime.kernels import norm, reduce, softmax
-from tdflow.runtime.kernels import shape as shape_
 from tdflow.runtime.kernels import slice as slice_
 
 SPECIALS = np.array([0.0, -0.0, 1e-45, -1e-45, 1.2e-38, 3.0e38, -3.0e38, np.inf, -np.inf],
@@ -214,24 +213,3 @@ def test_fused_scale_tril_bits(diagonal, in_place, done):
         got, want = run(), _numpy(run)
     assert done == [5]  # no sums: one NaN at most per operation, kept by both
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
-
-
-@pytest.mark.parametrize("shape,perm,native", [
-    ((16, 4, 64, 32), [0, 2, 1, 3], True), ((16, 64, 4, 32), [0, 2, 1, 3], True),
-    ((3, 5, 8), [1, 0, 2], True), ((2, 3, 4, 5, 6), [0, 1, 3, 2, 4], True),
-    ((4, 6, 2), [0, 2, 1], True),  # rows of 2 numbers: under 16 bytes, numpy's loop
-    ((3, 4, 5, 8), [2, 1, 0, 3], False), ((3, 4, 5, 8), [0, 1, 2, 3], False)])
-@pytest.mark.parametrize("dt", ["f4", "f8", "i8", "f2"])
-def test_transpose_of_adjacent_axes(shape, perm, native, dt, done):
-    rng = np.random.default_rng(len(shape))
-    x = rng.integers(-1000, 1000, shape).astype(dt)
-    if dt != "i8":
-        x.reshape(-1)[:: 7] = np.nan
-        x.reshape(-1)[1:: 11] = -0.0
-    out = np.empty(tuple(shape[i] for i in perm), dt)
-    got = shape_.transpose({"perm": perm}, [x], [out])[0]
-    want = np.ascontiguousarray(x.transpose(perm))
-    assert got is out and np.array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
-    p = next(i for i, a in enumerate(perm + [-1]) if a != i)  # the first swapped axis
-    chunk = x.itemsize * int(np.prod(shape[p + 2:]))  # bytes a copied row
-    assert done == ([6] if native and chunk >= 16 else [])
