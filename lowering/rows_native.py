@@ -1,5 +1,5 @@
 """Row kernels in C for float32: layer norm's forward, softmax's max and sum passes, row and
-column sums, the attention mask; bit for bit numpy's operations.
+column sums, the attention mask, an embedding's gradient; bit for bit numpy's operations.
 
 Numpy reduces a row along the last (contiguous) axis with its pairwise summation: eight running
 sums over the first multiple of eight numbers (up to 128; longer rows split in two halves, a
@@ -24,6 +24,9 @@ row by row in one or two passes. ``exp`` stays numpy's (the caller runs it betwe
   over the leading axis adds row after row).
 * ``run(5, x, y, mats, rows, cols, k, scale, fill)``: ``fused_scale_tril``: ``x * scale``
   where ``j - i <= k``, ``fill`` elsewhere (``y`` may be ``x``).
+* ``run(6, acc, ids, data, rows, n, width, skip)``: ``np.add.at(acc, ids, data)`` over rows
+  of ``width`` (``ids`` int64; those outside ``[0, n)`` or equal to ``skip`` left out): an
+  embedding's gradient, row after row in order, as ``add.at``.
 
 Each returns ``False`` when a buffer's size disagrees, (every kind but 2) the output
 overlaps an input (kinds 1 and 5 may be given one buffer as both), or a NaN meets a sum or
@@ -51,6 +54,7 @@ USE_NATIVE_ROWS = True
 _TEMPLATE = r"""#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 
 /* numpy's FLOAT_pairwise_sum (loops_utils.h), stride 1, for n <= 128: inlined into each
    target clone below (so the eight sums are one vector there) */
@@ -204,6 +208,22 @@ static void tdf_scale_tril(const float *x, float *y, Py_ssize_t mats, Py_ssize_t
     }}
 }}
 
+/* np.add.at(acc, ids, data) for rows of `width`: row r of data added to row ids[r] of acc,
+   r in order (so each element gets add.at's operands in add.at's order); ids outside
+   [0, n) or equal to skip are left out. 0 where a NaN results (its bits: see above). */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static int tdf_add_rows(float *acc, const int64_t *ids, const float *data, Py_ssize_t rows,
+                        Py_ssize_t n, Py_ssize_t width, int64_t skip) {{
+  for (Py_ssize_t r = 0; r < rows; ++r) {{
+    const int64_t id = ids[r];
+    if (id < 0 || id >= n || id == skip) continue;
+    float *a = acc + id * width;
+    const float *d = data + r * width;
+    for (Py_ssize_t j = 0; j < width; ++j) a[j] += d[j];
+  }}
+  return !tdf_any_nan(acc, n * width);
+}}
+
 static int tdf_apart(const Py_buffer *a, const Py_buffer *b) {{
   const char *p = (const char *)a->buf, *q = (const char *)b->buf;
   return p >= q + b->len || q >= p + a->len;
@@ -290,6 +310,22 @@ static PyObject *tdf_run(PyObject *self, PyObject *args) {{
       result = Py_True;
     }}
     PyBuffer_Release(&x); PyBuffer_Release(&y);
+  }} else if (kind == 6) {{
+    Py_buffer acc, ids, d;
+    Py_ssize_t k, rows, n, width;
+    long long skip;
+    if (!PyArg_ParseTuple(args, "nw*y*y*nnnL", &k, &acc, &ids, &d, &rows, &n, &width, &skip))
+      return NULL;
+    if (rows >= 0 && n > 0 && width > 0 && acc.len == n * width * 4 && ids.len == rows * 8
+        && d.len == rows * width * 4 && tdf_apart(&acc, &d) && tdf_apart(&acc, &ids)) {{
+      int done;
+      Py_BEGIN_ALLOW_THREADS
+      done = tdf_add_rows((float *)acc.buf, (const int64_t *)ids.buf, (const float *)d.buf,
+                          rows, n, width, (int64_t)skip);
+      Py_END_ALLOW_THREADS
+      if (done) result = Py_True;
+    }}
+    PyBuffer_Release(&acc); PyBuffer_Release(&ids); PyBuffer_Release(&d);
   }} else if (kind == 2) {{
     Py_buffer y;
     Py_ssize_t k, rows, n;

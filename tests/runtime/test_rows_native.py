@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from native_support import need_native
 from tdflow.lowering import elementwise_native_build, rows_native
-from tdflow.runtime.kernels import norm, reduce, softmax
+from tdflow.runtime.kernels import index, norm, reduce, softmax
 from tdflow.runtime.kernels import slice as slice_
 
 SPECIALS = np.array([0.0, -0.0, 1e-45, -1e-45, 1.2e-38, 3.0e38, -3.0e38, np.inf, -np.inf],
@@ -213,3 +213,28 @@ def test_fused_scale_tril_bits(diagonal, in_place, done):
         got, want = run(), _numpy(run)
     assert done == [5]  # no sums: one NaN at most per operation, kept by both
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("rows,n,width,skip", [(1024, 64, 128, None), (64, 64, 128, None),
+                                               (300, 7, 5, 3), (50, 200, 16, None), (0, 4, 8, None)])
+@pytest.mark.parametrize("nan", [False, True])
+@pytest.mark.parametrize("dt", ["f4", "f2"])
+def test_embedding_grad_bits(rows, n, width, skip, nan, dt, done):
+    rng = np.random.default_rng(rows + n)
+    dy = _rows(rng, max(rows, 1), width, nan)[:rows].reshape(rows, width)
+    dy = np.where(np.abs(dy) > 1e4, np.float32(1e4), dy).astype(dt)  # float16: no overflow
+    ids = rng.integers(0, n, rows)
+    w = np.empty((n, width), dt)
+    attrs = {"padding_idx": -1 if skip is None else skip, "scale_grad_by_freq": False}
+
+    def run():
+        out = np.empty((n, width), dt)
+        got = index.embedding_grad(attrs, [dy, w, ids], [out])[0]
+        assert got is out
+        return got
+
+    with np.errstate(all="ignore"):
+        got, want = run(), _numpy(run)
+    assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+    assert done == ([] if rows == 0 or np.isnan(want).any() else [6])
+    assert nan or rows == 0 or done
