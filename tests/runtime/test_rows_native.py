@@ -238,3 +238,4 @@ def test_embedding_grad_bits(rows, n, width, skip, nan, dt, done):
     assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
     assert done == ([] if rows == 0 or np.isnan(want).any() else [6])
     assert nan or rows == 0 or done
+
