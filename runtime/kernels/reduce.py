@@ -107,6 +107,18 @@ def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     return _reduce(np.sum, attrs, x, outs, dtype=acc_dtype(x.dtype))
 
 
+def rows_native_min_size() -> int:
+    """The fewest elements a bound sum has for the C loops to run it (below, numpy: no
+    module to build or load for a small plan's sums).
+
+    >>> rows_native_min_size() > 0
+    True
+    """
+    from tdflow.lowering.rows_native import MIN_SIZE
+
+    return MIN_SIZE
+
+
 def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
               outs: Sequence[Any]) -> Any:
     """``run(attrs, inputs, outs)`` doing a plan launch's sum as ``np.add.reduce`` straight
@@ -125,7 +137,7 @@ def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
     # (numpy's reduction pays its iterator per row: ~40 us for 1024 rows of 128, a layer
     # norm gradient's sums; ~30 us for a bias gradient's columns)
     kind = 3 if axes == (len(shape) - 1,) else 4 if axes == (0,) and len(shape) > 1 else 0
-    if dt == np.float32 and kind and math.prod(shape):
+    if dt == np.float32 and kind and math.prod(shape) >= rows_native_min_size():
         from tdflow.lowering import rows_native
         from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the builder
 

@@ -95,7 +95,9 @@ def _bind_softmax(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[A
 
     n = shape[-1]
     rows = math.prod(shape) // n
-    native = rows_native.native_rows() if dt == np.float32 else None
+    # small launches keep numpy (a few us either way): no C module to build or load for them
+    native = (rows_native.native_rows() if dt == np.float32 and rows * n >= rows_native.MIN_SIZE
+              else None)
 
     def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
         x, buf = inputs[0], outs[0]

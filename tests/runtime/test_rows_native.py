@@ -39,8 +39,10 @@ def done():
             kinds.append(kind)
         return ok
 
+    # MIN_SIZE 1: the small cases below run the loops too (test_small_plans_keep_numpy)
     with mock.patch.object(rows_native, "native_rows",
-                           lambda: counted if rows_native.USE_NATIVE_ROWS else None):
+                           lambda: counted if rows_native.USE_NATIVE_ROWS else None), \
+            mock.patch.object(rows_native, "MIN_SIZE", 1):
         yield kinds
 
 
@@ -239,3 +241,16 @@ def test_embedding_grad_bits(rows, n, width, skip, nan, dt, done):
     assert done == ([] if rows == 0 or np.isnan(want).any() else [6])
     assert nan or rows == 0 or done
 
+
+
+def test_small_plans_keep_numpy(done):
+    # a bound softmax or sum under MIN_SIZE elements keeps numpy (no module for a small plan)
+    x = np.ones((64, 10), np.float32)
+    with mock.patch.object(rows_native, "MIN_SIZE", 4096):
+        _bound_softmax(x, False)
+        fn = reduce.reduce_sum.bind({"axis": [0], "keepdims": False}, [(x.shape, x.dtype)],
+                                    [((10,), x.dtype)])
+        fn({}, [x], [np.empty(10, np.float32)])
+        assert done == []
+        _bound_softmax(np.ones((64, 64), np.float32), False)
+        assert done == [1, 2]
