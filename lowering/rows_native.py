@@ -50,9 +50,9 @@ __all__ = ["MIN_SIZE", "USE_NATIVE_ROWS", "c_source", "native_rows"]
 
 #: False: numpy only (read at every call; tests and benches compare the two paths).
 USE_NATIVE_ROWS = True
-#: The fewest elements a bound softmax or sum has for its plan to use the loops: below it
-#: numpy's few microseconds stand, and a small plan (``tdflow run`` of the MLP example) builds
-#: or loads no module for them.
+#: The fewest elements a launch (or eager call) has for the kernels to use the loops: below
+#: it numpy's few microseconds stand, and a small plan (``tdflow run`` of the MLP example) or
+#: eager call builds or loads no module for them.
 MIN_SIZE = 4096
 
 _TEMPLATE = r"""#define PY_SSIZE_T_CLEAN

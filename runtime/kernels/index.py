@@ -118,6 +118,9 @@ def _native_add_rows(flat: np.ndarray, ids: np.ndarray, n: int, skip: int | None
     True
     """
     from tdflow.lowering import rows_native
+
+    if flat.size < rows_native.MIN_SIZE:  # small ones keep numpy (no module to build)
+        return None
     from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
 
     run = rows_native.native_rows()

@@ -129,7 +129,7 @@ def _native_layer_norm(attrs: Mapping[str, Any], x: np.ndarray, beta: Any, gamma
     """
     if x.dtype != np.float32 or not x.flags.c_contiguous or not 0 < a < x.ndim or not x.size:
         return None
-    run = _rows()
+    run = _rows(x.size)
     if run is None:
         return None
     stat, params = x.shape[:a], x.shape[a:]
@@ -154,10 +154,13 @@ def _native_layer_norm(attrs: Mapping[str, Any], x: np.ndarray, beta: Any, gamma
     return got
 
 
-def _rows() -> Any:
-    """The C row loops, or None (imported on first use: a plan without layer norm does not
-    build them)."""
+def _rows(size: int) -> Any:
+    """The C row loops for a launch of ``size`` elements, or None (small ones keep numpy;
+    imported on first use: a plan without layer norm does not build them)."""
     from tdflow.lowering import rows_native
+
+    if size < rows_native.MIN_SIZE:
+        return None
     from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
 
     return rows_native.native_rows()

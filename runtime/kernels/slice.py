@@ -123,7 +123,7 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     if (scale is not None and x.dtype == np.float32 and x.size and x.flags.c_contiguous
             and dest.flags.c_contiguous):
         # one C pass (tdflow.lowering.rows_native): the same multiply and fill per element
-        run = _rows()
+        run = _rows(x.size)
         if run is not None and run(5, x, dest, x.size // (rows * cols), rows, cols, k,
                                    float(np.float32(scale)), float(fill)):
             return dest if fits or out is None else store(outs, dest, x.dtype)
@@ -144,10 +144,13 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     return dest if fits or out is None else store(outs, dest, x.dtype)
 
 
-def _rows() -> Any:
-    """The C row loops, or None (imported on first use: only plans with a float32
-    ``fused_scale_tril`` build them)."""
+def _rows(size: int) -> Any:
+    """The C row loops for a launch of ``size`` elements, or None (small ones keep numpy;
+    imported on first use: only plans with a float32 ``fused_scale_tril`` build them)."""
     from tdflow.lowering import rows_native
+
+    if size < rows_native.MIN_SIZE:
+        return None
     from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
 
     return rows_native.native_rows()

@@ -244,13 +244,18 @@ def test_embedding_grad_bits(rows, n, width, skip, nan, dt, done):
 
 
 def test_small_plans_keep_numpy(done):
-    # a bound softmax or sum under MIN_SIZE elements keeps numpy (no module for a small plan)
+    # launches under MIN_SIZE elements keep numpy (no module for a small plan or eager call)
     x = np.ones((64, 10), np.float32)
     with mock.patch.object(rows_native, "MIN_SIZE", 4096):
         _bound_softmax(x, False)
         fn = reduce.reduce_sum.bind({"axis": [0], "keepdims": False}, [(x.shape, x.dtype)],
                                     [((10,), x.dtype)])
         fn({}, [x], [np.empty(10, np.float32)])
+        attrs = {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-5,
+                 "center": False, "scale": False}
+        norm.layer_norm(attrs, [x], [None] * 3)
+        index.embedding_grad({"padding_idx": -1, "scale_grad_by_freq": False},
+                             [x, x, np.zeros(64, np.int64)], [None])
         assert done == []
         _bound_softmax(np.ones((64, 64), np.float32), False)
         assert done == [1, 2]
