@@ -90,6 +90,10 @@ def segment_sum(data: np.ndarray, ids: np.ndarray, like_shape: tuple[int, ...], 
     ids = ids.astype(np.int64, copy=False).reshape(-1)
     lead, rest = int(np.prod(like_shape[:axis], dtype=np.int64)), like_shape[axis + 1:]
     flat = data.reshape((lead, ids.size) + rest).astype(acc_dtype(data.dtype), copy=False)
+    if lead == 1 and flat.dtype == np.float32 and n and flat.size:
+        done = _native_add_rows(flat, ids, n, skip, like_shape, outs, data.dtype)
+        if done is not None:
+            return done
     keep = (ids >= 0) & (ids < n)
     if skip is not None:
         keep &= ids != skip
@@ -97,6 +101,36 @@ def segment_sum(data: np.ndarray, ids: np.ndarray, like_shape: tuple[int, ...], 
     add_at_in_order(acc, ids[keep], flat[:, keep])
     out = out_buffer(outs, 0, like_shape, data.dtype)
     np.copyto(out, acc.reshape(like_shape), casting="unsafe")
+    return out
+
+
+def _native_add_rows(flat: np.ndarray, ids: np.ndarray, n: int, skip: int | None,
+                     like_shape: tuple[int, ...], outs: Sequence[Any],
+                     dtype: np.dtype) -> np.ndarray | None:
+    """:func:`segment_sum` of float32 rows (``flat`` of shape ``(1, len(ids), ...)``) by the
+    C loop of :mod:`tdflow.lowering.rows_native`: ``add.at``'s adds in its order, so its
+    bits; ``None`` (numpy runs) when the loop is not there or a NaN results. The numpy path
+    sorts the ids and adds in vectorised steps: ~400 us for the GPT's 1024 token rows.
+
+    >>> flat = np.ones((1, 3, 2), np.float32)
+    >>> r = _native_add_rows(flat, np.array([1, 1, 5]), 2, None, (2, 2), [None], flat.dtype)
+    >>> r is None or r.tolist() == [[0.0, 0.0], [2.0, 2.0]]
+    True
+    """
+    from tdflow.lowering import rows_native
+
+    if flat.size < rows_native.MIN_SIZE:  # small ones keep numpy (no module to build)
+        return None
+    from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
+
+    run = rows_native.native_rows()
+    data = np.ascontiguousarray(flat)
+    acc = np.zeros(like_shape, np.float32)
+    if run is None or not run(6, acc, np.ascontiguousarray(ids), data, ids.size, n,
+                              acc.size // n, -1 if skip is None else skip):
+        return None
+    out = out_buffer(outs, 0, like_shape, dtype)
+    np.copyto(out, acc, casting="unsafe")
     return out
 
 

@@ -119,11 +119,18 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     fits = (type(out) is np.ndarray and out.shape == x.shape and out.dtype == x.dtype
             and (out is x or not np.may_share_memory(out, x)))
     dest = out if fits else np.empty(x.shape, x.dtype)
+    k = int(attrs["diagonal"])
+    if (scale is not None and x.dtype == np.float32 and x.size and x.flags.c_contiguous
+            and dest.flags.c_contiguous):
+        # one C pass (tdflow.lowering.rows_native): the same multiply and fill per element
+        run = _rows(x.size)
+        if run is not None and run(5, x, dest, x.size // (rows * cols), rows, cols, k,
+                                   float(np.float32(scale)), float(fill)):
+            return dest if fits or out is None else store(outs, dest, x.dtype)
     if scale is not None:
         np.multiply(x, np.array(scale).astype(x.dtype), out=dest)
     elif dest is not x:
         np.copyto(dest, x)
-    k = int(attrs["diagonal"])
     if x.size >= 16 * rows * cols and rows <= 1024:
         # many matrices (attention: batch x heads): row i's tail from column i + k + 1 is
         # filled in one strided assignment across the batch, faster than a masked copy
@@ -135,6 +142,18 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     else:
         np.copyto(dest, fill, where=~np.tri(rows, cols, k, dtype=bool))
     return dest if fits or out is None else store(outs, dest, x.dtype)
+
+
+def _rows(size: int) -> Any:
+    """The C row loops for a launch of ``size`` elements, or None (small ones keep numpy;
+    imported on first use: only plans with a float32 ``fused_scale_tril`` build them)."""
+    from tdflow.lowering import rows_native
+
+    if size < rows_native.MIN_SIZE:
+        return None
+    from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
+
+    return rows_native.native_rows()
 
 
 @register_kernel("tdflow.tril", "cpu", dtypes=ALL_DTYPES)

@@ -17,10 +17,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.lowering import rows_native
 from tdflow.runtime.kernels._util import (
     FLOATS,
     INTS,
@@ -89,8 +91,25 @@ def _bind_softmax(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[A
             or tuple(out_shape) != tuple(shape)):
         return None
 
+    from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
+
+    n = shape[-1]
+    rows = math.prod(shape) // n
+    # small launches keep numpy (a few us either way): no C module to build or load for them
+    native = (rows_native.native_rows() if dt == np.float32 and rows * n >= rows_native.MIN_SIZE
+              else None)
+
     def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
         x, buf = inputs[0], outs[0]
+        # the max and the sum as C row loops (numpy's reductions pay their iterator per
+        # 64-number row): the same values, see tdflow.lowering.rows_native; exp is numpy's
+        if (native is not None and x.flags.c_contiguous and buf.flags.c_contiguous
+                and native(1, x, buf, rows, n)):
+            np.exp(buf, out=buf)
+            if native(2, buf, rows, n):
+                return outs
+            np.divide(buf, _SUM(buf, -1, None, None, True), out=buf)
+            return outs
         np.subtract(x, _MAX(x, -1, None, None, True), out=buf)  # one type: no casting rule
         np.exp(buf, out=buf)
         np.divide(buf, _SUM(buf, -1, None, None, True), out=buf)

@@ -6,7 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
-from tdflow.runtime.kernels.registry import KernelNotFoundError, select_kernel
+from tdflow.runtime.kernels.linalg import batch_matmul
+from tdflow.runtime.kernels.registry import (
+    KernelNotFoundError,
+    complete_kernel_attrs,
+    select_kernel,
+)
 
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
 
@@ -87,3 +92,18 @@ def test_batch_matmul(ta, tb):
         np.testing.assert_allclose(got[i], -naive_mm(ai, bi) + add[i], rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="not supported"):
         call("tdflow.batch_matmul", "f32", [np.ones(3, np.float32), np.ones(3, np.float32)], {})
+
+
+@pytest.mark.parametrize("shape", [(16, 4, 64, 32), (64, 16, 16), (2, 512, 128), (3, 7, 5)])
+@pytest.mark.parametrize("dt", ["f4", "f8"])
+def test_batch_matmul_transposed_b_copied_gives_blas_bits(shape, dt):
+    # batch_matmul(transpose_b) copies b^T to its plain layout before the product: the same
+    # bits as numpy's product over the transposed view (BLAS's transposed kernel)
+    rng = np.random.default_rng(shape[-1])
+    a, b = (rng.standard_normal(shape) * 3).astype(dt), (rng.standard_normal(shape) * 3).astype(dt)
+    a.reshape(-1)[::97] = -0.0
+    attrs = complete_kernel_attrs("tdflow.batch_matmul", {"transpose_b": True})
+    out = np.empty(shape[:-1] + shape[-2:-1], dt)
+    got = batch_matmul(attrs, [a, b], [out])[0]
+    want = np.matmul(a, np.swapaxes(b, -1, -2))
+    assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
