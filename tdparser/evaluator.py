@@ -67,6 +67,7 @@ class Evaluator(RecordStatements, ControlStatements, MulticlassStatements):
         self._nobody = Rec("", self, [])
         self.proto_free: dict = {}  # see prototypes.PrototypeParse._info
         self.proto_vals: dict = {}  # the same, per value
+        self.ident_memo: dict = {}  # see ast.ident_names (MulticlassStatements.sub_taints)
         self.free_memo: dict = {}  # see freevars.free_names
         self.concrete_memo: dict = {}  # see RecordStatements.add_def_one
         self.proto = False  # replaying llvm-tblgen's parse of a multiclass (see prototypes)
