@@ -383,6 +383,33 @@ def mentions(node, names) -> bool:
     return False
 
 
+def ident_names(node, memo: dict) -> frozenset:
+    """The identifiers syntax ``node`` refers to: ``mentions(node, names)`` is
+    ``not ident_names(node, memo).isdisjoint(names)``. ``memo`` (id -> (node, answer)) keeps
+    each answer by the node's identity, for a caller that asks about the same syntax with many
+    name sets (a defm's arguments, once per instantiation of the multiclass around it).
+
+    >>> sorted(ident_names((Int(1, None), Ident("n", None), Ident("m", None)), {}))
+    ['m', 'n']
+    """
+    got = memo.get(id(node))
+    if got is not None and got[0] is node:
+        return got[1]
+    how = _HOW.get(type(node))
+    if how is None:
+        how = _how(type(node))
+    if how is _IDENT:
+        out = frozenset((node.name,))
+    else:
+        parts = node if how is _TUPLE else [getattr(node, f) for f in how]
+        acc: set = set()
+        for x in parts:
+            acc |= ident_names(x, memo)
+        out = frozenset(acc)
+    memo[id(node)] = (node, out)  # the node kept, so that its id stays its own
+    return out
+
+
 _IDENT, _TUPLE = object(), object()
 _HOW: dict = {}  # type -> _IDENT, _TUPLE or the names of the fields to look into
 

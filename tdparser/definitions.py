@@ -365,25 +365,27 @@ class RecordStatements:
             rec.name = self.new_anon()
         rec.resolve_self(final=True)
         memo = self.concrete_memo
-        for name, rv in rec.values.items():
+        known = memo.get
+        for rv in rec.values.values():
             # Every value is walked, those without references too: the walk is also what
             # finds a value nested deeper than llvm-tblgen can take (test_hostile_td). One
             # without references is walked once (X86: 2.6M checks, most of fields that
-            # records share with their classes), its answer kept by identity.
+            # records share with their classes), kept by identity once found concrete; so
+            # a value found in the memo is concrete, whatever field holds it (tested first:
+            # it is the common case).
+            v = rv.value
+            if known(id(v)) is v:
+                continue
             if rv.targ or rv.field:
                 continue
-            v = rv.value
             if v.refs:
                 ok = _concrete_enough(rec, v)
             else:
-                got = memo.get(id(v))
-                if got is not None and got[0] is v:
-                    continue  # walked before, and concrete (see below)
                 ok = v.concrete()
                 if ok:
-                    memo[id(v)] = (v, True)  # v kept: its id is not reused
+                    memo[id(v)] = v  # v kept: its id is not reused
             if not ok:
-                raise fatal(f"Initializer of '{name}' in '{rec.name}' could not be fully "
+                raise fatal(f"Initializer of '{rv.name}' in '{rec.name}' could not be fully "
                             f"resolved: {rv.value}", rec)
         self.check_asserts(rec)
         self.defs[rec.name] = rec

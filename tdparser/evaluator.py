@@ -66,6 +66,8 @@ class Evaluator(RecordStatements, ControlStatements, MulticlassStatements):
         self.lates = 0  # class instances made late so far (ops.LateVarDefInit)
         self._nobody = Rec("", self, [])
         self.proto_free: dict = {}  # see prototypes.PrototypeParse._info
+        self.proto_vals: dict = {}  # the same, per value
+        self.ident_memo: dict = {}  # see ast.ident_names (MulticlassStatements.sub_taints)
         self.free_memo: dict = {}  # see freevars.free_names
         self.concrete_memo: dict = {}  # see RecordStatements.add_def_one
         self.proto = False  # replaying llvm-tblgen's parse of a multiclass (see prototypes)

@@ -114,15 +114,20 @@ class _RecWriter(JsonWriter):
         vals = []
         append = vals.append
         for rv in rvs:
-            # strings, ints and records by name are most of the values: written here
+            # bits, strings, ints, records by name and `?` are most of the values (X86: 2.2M
+            # of 2.6M, half of them bit fields): written here, as init_text writes them
             v = rv.value
             t = type(v)
-            if t is StringInit:
+            if t is BitInit:
+                append("1" if v.value else "0")
+            elif t is StringInit:
                 append(_enc(v.value))
             elif t is IntInit and type(v.value) is int:
                 append(int.__repr__(v.value))
             elif t is DefInit and v.rec.name in defrefs:
                 append(defrefs[v.rec.name])
+            elif v is UNSET:
+                append("null")
             else:
                 append(value(v))
         nc = [n for n, rv in zip(names, rvs) if rv.field]

@@ -159,6 +159,9 @@ class MulticlassStatements:
             return []
         names = [t[0] for t in mc.targs]
         out = []
+        # The same syntax asked about with a new name set at each instantiation of the
+        # multiclass around the defm (X86: 600k walks of the arguments): its names are kept
+        idents = self.ident_memo
         for taint in (*self.outer_taints, self.mc_taint):
             rel = {"NAME"}
             pos = 0
@@ -170,10 +173,11 @@ class MulticlassStatements:
                 else:
                     nm = a.name.name if isinstance(a.name, A.Ident) else None
                 given.add(nm)
-                if nm is not None and A.mentions(a.value, taint):
+                if nm is not None and not A.ident_names(a.value, idents).isdisjoint(taint):
                     rel.add(nm)
             for nm, _ty, default, _loc in mc.targs:
-                if nm not in given and default is not None and A.mentions(default, rel):
+                if nm not in given and default is not None and \
+                        not A.ident_names(default, idents).isdisjoint(rel):
                     rel.add(nm)
             out.append(rel)
         return out

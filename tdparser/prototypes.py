@@ -118,6 +118,7 @@ class PrototypeParse:
         self.ev = ev
         self.loops = 0  # foreach/if bodies being parsed (entries go to the innermost one)
         self.free = ev.proto_free  # id(rec) -> (rec, its variable names, pending?)
+        self.vals = ev.proto_vals  # id(value) -> (value, its variable names, pending?)
 
     # ---- the multiclass -------------------------------------------------------------------
     def multiclass(self, s, info):
@@ -354,12 +355,23 @@ class PrototypeParse:
     def _info(self, rec):
         got = self.free.get(id(rec))
         if got is None or got[0] is not rec:
+            # Per value, kept by identity: prototypes share most values with their classes
+            # (X86: 6.3k prototypes of ~100 fields, a few thousand distinct values), and the
+            # walks below go through every slot of every part (~0.7 s when made per record).
+            vals = self.vals
             names: set = set()
-            seen: set = set()
+            pending = False
             for rv in rec.values.values():
-                _names(rv.value, names, seen)
-            seen = set()
-            pending = any(has_pending(rv.value, seen) for rv in rec.values.values())
+                v = rv.value
+                if not v.refs:
+                    continue  # no names, and nothing pending
+                known = vals.get(id(v))
+                if known is None or known[0] is not v:
+                    vnames: set = set()
+                    _names(v, vnames, set())
+                    known = vals[id(v)] = (v, frozenset(vnames), has_pending(v))
+                names |= known[1]
+                pending = pending or known[2]
             got = self.free[id(rec)] = (rec, names, pending)
         return got
 

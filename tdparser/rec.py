@@ -121,10 +121,12 @@ class Rec:
 
     def resolve(self, r, only=None):
         values = self.values
+        # A field another one looked up is resolved already (RecordResolver.whole)
+        whole = r.whole if type(r) is RecordResolver else ()
         for rv in (values.values() if only is None else [values[n] for n in only]):
             v = rv.value
             if v.refs:
-                nv = v.resolve(r)
+                nv = r.cache[rv.name] if rv.name in whole else v.resolve(r)
                 if nv is v:
                     continue
                 self.plan = None

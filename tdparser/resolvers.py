@@ -57,9 +57,30 @@ class Resolver:
 
 
 class RecordResolver:
-    """Resolves references to a record's own fields (llvm's ``RecordResolver``)."""
+    """Resolves references to a record's own fields (llvm's ``RecordResolver``).
 
-    __slots__ = ("rec", "cache", "stack", "name", "cur", "final", "keep_unset", "memo", "tmemo")
+    ``whole`` holds the fields whose cached value is what resolving the field itself with
+    this resolver gives: looked up from no other field's resolution (nothing but the field
+    itself hidden then) and never mentioning itself on the way (``blocked``: the names a
+    lookup found hidden). :meth:`.rec.Rec.resolve` takes those from the cache instead of
+    resolving them a second time (llvm-tblgen resolves them twice; X86's ``TSFlags`` looks
+    up ~15 fields of each of its ~20k instructions, each then resolved again by itself).
+    Every name its resolution looks up is cached by then, with the value the second
+    resolution would find, so the two are the same walk with the same answer.
+
+    >>> from .rec import Rec, RecordVal
+    >>> from . import types as T
+    >>> from .values import VarInit
+    >>> rec = Rec("R", None, [])
+    >>> rec.add_value(RecordVal("a", T.INT, VarInit("b", T.INT)))
+    >>> rec.add_value(RecordVal("b", T.INT, VarInit("b", T.INT)))
+    >>> r = RecordResolver(rec)
+    >>> str(r.resolve("a")), sorted(r.whole), sorted(r.blocked)
+    ('b', ['a'], ['b'])
+    """
+
+    __slots__ = ("rec", "cache", "stack", "name", "cur", "final", "keep_unset", "memo", "tmemo",
+                 "whole", "blocked")
     tracks = False
 
     def __init__(self, rec, name=None, final=False):
@@ -72,25 +93,32 @@ class RecordResolver:
         self.keep_unset = True
         self.memo = {}
         self.tmemo = {}
+        self.whole = set()
+        self.blocked = set()
 
     def resolve(self, name):
         c = self.cache
         if name in c:
             return c[name]
-        if name in self.stack:
+        stack = self.stack
+        if name in stack:
+            self.blocked.add(name)
             return None
         v = None
         rv = self.rec.values.get(name)
         if rv is not None:
             if rv.value is not UNSET:
-                self.stack.append(name)
+                top = not stack
+                stack.append(name)
                 memos = self.memo, self.tmemo
                 self.memo, self.tmemo = {}, {}
                 try:
                     v = rv.value.resolve(self)
                 finally:
                     self.memo, self.tmemo = memos
-                    self.stack.pop()
+                    stack.pop()
+                if top and name not in self.blocked:
+                    self.whole.add(name)
         elif self.name is not None and name == self.rec.name:
             v = self.name
         c[name] = v

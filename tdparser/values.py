@@ -154,7 +154,9 @@ class BitsInit(TypedInit):
         return self.bits[i]
 
     def concrete(self):
-        return all(b.concrete() for b in self.bits)
+        # Without references every bit is a known bit or `?`: concrete, and not nested (X86
+        # walked 4.5M bits of new defs' bits values here)
+        return not self.refs or all(b.concrete() for b in self.bits)
 
     def complete(self):
         return all(b.complete() for b in self.bits)
