@@ -359,6 +359,8 @@ def with_segments(run: Callable[..., np.ndarray], expr: Expr, in_dtypes: Sequenc
                     return run(inputs, out)
         return dest
 
+    if out_dtype == "f32" and tuple(in_dtypes) == ("f32",) and _is_gelu(expr):
+        return _gelu_first(run_segments)  # GELU's forward: one C loop, the erf inline, same bits
     return run_segments
 
 
@@ -396,3 +398,32 @@ def _numpy_step(f: Any, args: tuple[int, ...], d: int, dt: np.dtype
         def step(r: list[Any]) -> None:
             f(r[a], r[b], out=r[d], dtype=dt, casting="unsafe")
     return step
+
+
+def _is_gelu(expr: Expr) -> bool:
+    """Whether ``expr`` is the ``gelu`` op's formula exactly as the float32 GELU loop computes
+    it (:func:`tdflow.lowering.erf_f32.gelu_f32_native`): the printed form too, so a constant
+    of another type or value never matches."""
+    from tdflow.dialect.formula.expr import erf
+
+    gelu = 0.5 * Input(0) * (1.0 + erf(Input(0) * 0.7071067811865475))
+    return expr == gelu and str(expr) == str(gelu)
+
+
+def _gelu_first(run: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """``run`` with the one-loop float32 GELU in front: the segments' three stages (``x * c``,
+    the erf, the rest) were three passes over 256K blocks; inline, the erf's neighbours cost
+    ~0.1 of it instead of ~0.25 (``tests/runtime/test_erf_native.py`` checks the bits)."""
+    from tdflow.lowering.erf_f32 import gelu_f32_native
+
+    def run_gelu(inputs: Sequence[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+        x = inputs[0]
+        if (USE_SEGMENTS and elementwise_native.USE_NATIVE and type(x) is np.ndarray
+                and x.dtype == np.float32 and x.size >= MIN_ELEMENTS):
+            dest = np.empty(x.shape, np.float32) if out is None else out
+            if (type(dest) is np.ndarray and dest.shape == x.shape and dest.dtype == np.float32
+                    and gelu_f32_native(x, dest)):
+                return dest
+        return run(inputs, out)
+
+    return run_gelu

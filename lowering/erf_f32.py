@@ -26,7 +26,7 @@ import numpy as np
 from tdflow.lowering.erf_native import MIN_NATIVE, native_erf
 from tdflow.lowering.erf_numpy import erf_f64, erf_ufunc_exact
 
-__all__ = ["erf_f32", "erf_ufunc", "ERF_F32_TOP", "ERF_F32_DEGREE", "ERF_F32_SCALE"]
+__all__ = ["erf_f32", "erf_ufunc", "gelu_f32_native", "ERF_F32_TOP", "ERF_F32_DEGREE", "ERF_F32_SCALE"]
 
 #: Intervals per unit of |x|; a power of two, so scaling by it is exact. 4 x 4 = 16 intervals:
 #: one AVX-512 register pair per coefficient (see the module's text).
@@ -153,6 +153,24 @@ def erf_f32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
                 np.copyto(ob, rb, casting="same_kind")
                 np.copysign(ob, xb, out=ob)
     return out
+
+
+def gelu_f32_native(x: np.ndarray, out: np.ndarray) -> bool:
+    """GELU's forward ``0.5 * x * (1 + erf(x * float32(rsqrt 2)))`` of the float32 ``x`` into
+    ``out`` in one C loop (:mod:`tdflow.lowering.erf_native`, op 1): the numpy steps' float32
+    operations in their order, :func:`erf_f32`'s erf, so the same bits. ``False`` and nothing
+    written when it does not apply (not built, too small, not C-contiguous, ``out`` overlapping
+    ``x`` other than being ``x``): the caller runs its steps.
+
+    >>> x = np.linspace(-3, 3, 4096, dtype=np.float32); out = np.empty_like(x)
+    >>> ok = gelu_f32_native(x, out)
+    >>> not ok or bool(abs(out[-1] - 3 * 0.99865) < 1e-4)
+    True
+    """
+    if x.dtype != np.float32 or x.size < MIN_NATIVE or not USE_F32_PATH:
+        return False
+    run = native_erf(_coefficients(), ERF_F32_SCALE, ERF_F32_DEGREE, float(_LIMIT))
+    return run is not None and bool(run(x, out, 2, 1))
 
 
 def erf_ufunc(x: Any, out: np.ndarray | None = None, dtype: Any = None, **kw: Any) -> np.ndarray:

@@ -109,3 +109,59 @@ def test_every_loop_gives_the_same_bits():
         y = x[:4099].copy()  # in place, with a tail under one vector
         assert run(y, y, widest) is True
         assert np.array_equal(y.view(np.uint32), want[:4099].view(np.uint32)), widest
+
+
+def _gelu_numpy(x: np.ndarray) -> np.ndarray:
+    """The gelu formula's numpy steps in float32, the erf on erf_f32's numpy path."""
+    with np.errstate(all="ignore"):
+        t = np.multiply(x, np.float32(0.7071067811865475))
+        return (np.float32(0.5) * x) * (np.float32(1.0) + _numpy_path(t))
+
+
+@pytest.mark.parametrize("widest", [2, 1, 0])
+def test_the_gelu_loop_gives_the_numpy_steps_bits(widest):
+    run = _native()
+    x = _inputs()
+    want = _gelu_numpy(x)
+    got = np.empty_like(x)
+    assert run(x, got, widest, 1) is True
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    y = x[:70_001].copy()  # in place, an odd length (a partial chunk and lane tail)
+    assert run(y, y, widest, 1) is True
+    assert np.array_equal(y.view(np.uint32), want[:70_001].view(np.uint32))
+    with pytest.raises(ValueError):
+        run(x, got, widest, 2)
+
+
+def test_the_gelu_kernel_takes_the_loop_with_the_rendered_program_s_bits():
+    from tdflow.dialect.formula.expr import Input, erf
+    from tdflow.lowering import elementwise_native, elementwise_segments
+    from tdflow.lowering import erf_f32 as erf_f32_mod
+    from tdflow.lowering.elementwise_numpy import render_numpy
+
+    _native()
+    expr = 0.5 * Input(0) * (1.0 + erf(Input(0) * 0.7071067811865475))
+    assert elementwise_segments._is_gelu(expr)
+    assert not elementwise_segments._is_gelu(0.5 * Input(0) * (1.0 + erf(Input(0) * 0.7)))
+    x = _inputs()[:1_000_003]
+    prog = render_numpy(expr, ["f32"], "f32")
+    calls = []
+    with mock.patch.object(elementwise_native, "USE_NATIVE", False):
+        want = prog.run([x])
+    orig = erf_f32_mod.gelu_f32_native
+
+    def counted(a, out):
+        calls.append(a.size)
+        return orig(a, out)
+
+    with mock.patch.object(erf_f32_mod, "gelu_f32_native", counted):
+        prog = render_numpy(expr, ["f32"], "f32")
+        got = prog.run([x])
+        out = np.empty_like(x)
+        assert prog.run([x], out) is out
+        y = x.copy()
+        prog.run([y], y)
+    assert calls == [x.size] * 3  # fresh output, a given one, in place: each the one loop
+    for a in (got, out, y):
+        assert np.array_equal(a.view(np.uint32), want.view(np.uint32))
+    assert np.array_equal(want.view(np.uint32), _gelu_numpy(x).view(np.uint32))
