@@ -201,10 +201,11 @@ def _gemm_target(outs: Sequence[Any], geo: ConvGeometry, n: int, dt: np.dtype,
     """The preallocated output as the GEMM's ``(O, OH * OW)`` result, when one image in
     channels-first order lays it out exactly so (batch-1 inference): the product is written
     there, saving the copy of a temporary (the same numbers: only where they are stored
-    changes). ``None`` otherwise, and when the output overlaps an operand."""
+    changes). ``None`` otherwise, when the output overlaps an operand, and when it is empty
+    (an SBP shard may hold no channel: ``reshape(0, -1)`` has no answer)."""
     out = outs[0] if outs else None
     if (out is None or n != 1 or geo.last or operands[3] is not None or dt != wide
-            or out.dtype != dt or not out.flags.c_contiguous or out.ndim < 2):
+            or out.dtype != dt or not out.flags.c_contiguous or out.ndim < 2 or out.size == 0):
         return None
     if any(a is not None and np.may_share_memory(out, a) for a in operands):
         return None

@@ -112,3 +112,15 @@ def test_an_output_buffer_overlapping_the_input_is_not_written_early():
     got = conv.conv2d(ATTRS | {"kernel_size": [1, 1], "padding_before": [0, 0]},
                       [buf, w], [buf])[0]  # the output is the input's own memory
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("k,pad", [(1, 0), (3, 1)])
+def test_batch_one_with_no_output_channel_into_an_empty_buffer(k, pad):
+    """An SBP shard of the filters may hold no output channel: the empty preallocated output
+    is not taken as the GEMM's target (``reshape(0, -1)`` has no answer) and the result is the
+    empty ``(1, 0, OH, OW)`` tensor."""
+    x = np.random.default_rng(5).normal(size=(1, 4, 6, 6)).astype(np.float32)
+    w = np.zeros((0, 4, k, k), np.float32)
+    a = dict(ATTRS, kernel_size=[k, k], padding_before=[pad, pad])
+    got = conv.conv2d(a, [x, w], [np.empty((1, 0, 6, 6), np.float32)])[0]
+    assert got.shape == (1, 0, 6, 6)
