@@ -50,15 +50,18 @@ _REST = re.compile(
     r"[ \t\r]*+(?=//|\Z)",
 )
 # A rest of the line whose attribute dictionary (or properties) ends in a float constant with
-# its type: 1 the text before the constant (2 its attribute's name), 3 the constant, 4 its
-# type, 5 the text after. Rests equal but for 3 share a template (BodyParser._new_rest).
-# Digits bounded: a literal of f64 stays finite; one too large for f32/f16/bf16 raises.
+# its type: 1 the text before the constant (up to the last `=`: the head scanned back from the
+# end, not tried at each position), 2 the constant, 3 its type, 4 the text after. Rests equal
+# but for 2 share a template (BodyParser._new_rest). Digits bounded: a literal of f64 stays
+# finite; one too large for f32/f16/bf16 raises.
 _FLOAT_REST = re.compile(
-    r"([^\n]*?([A-Za-z_][\w$.]*+)[ \t]*+=[ \t]*+)"  # 1, 2
-    r"(-?[0-9]{1,20}\.[0-9]{0,20}(?:[eE][+-]?[0-9]{1,2})?)(?![0-9eE])"  # 3
-    r"[ \t]*+:[ \t]*+(bf16|f16|f32|f64)"  # 4
-    r"([ \t]*+\}[^\n]*+)",  # 5
+    r"([^\n]*=[ \t]*+)"  # 1
+    r"(-?[0-9]{1,20}\.[0-9]{0,20}(?:[eE][+-]?[0-9]{1,2})?)(?![0-9eE])"  # 2
+    r"[ \t]*+:[ \t]*+(bf16|f16|f32|f64)"  # 3
+    r"([ \t]*+\}[^\n]*+)",  # 4
 )
+# The bare name of the attribute the constant belongs to, at the end of group 1.
+_FLOAT_NAME = re.compile(r"([A-Za-z_][\w$.]*)[ \t]*=[ \t]*\Z")
 _OPERAND_REFS = re.compile(rf"%({_NAME})(?:#(\d+))?")
 _new_loc = Location.__new__
 
@@ -341,12 +344,12 @@ class BodyParser(TypeAttrParser):
         its constant is its own, which the verifier and printer see per op."""
         f = _FLOAT_REST.match(rest) if pieces is None else None
         if f is not None:
-            head, fname, num, ftype, tail = f.groups()
+            head, num, ftype, tail = f.groups()
             tkey = (head, ftype, tail)
             template = self.floats.get(tkey)
             shape = template.get(name) if template is not None else None
             if shape is not None:
-                ins, outs, cached_attrs, off = shape
+                ins, outs, cached_attrs, fname, off = shape
                 try:
                     a = float_attr(float(num), ftype)
                 except OverflowError:  # the general parser words the error
@@ -365,17 +368,23 @@ class BodyParser(TypeAttrParser):
             return None
         shapes[name] = shape
         ins, outs, cached_attrs, stamp = shape
-        if f is not None and cached_attrs is not None:
+        # The constant must lie in the properties or attributes, not in a type or a comment
+        # after them (where a value equal to the attribute's would pass the test below).
+        fm = (_FLOAT_NAME.search(head) if f is not None and cached_attrs is not None
+              and len(head) < r.end(2 if attr_text is not None else 1) else None)
+        if fm is not None:
             # A template only where this op's constant is what the template would make of
             # its text (then the others', which differ only there, are too): a nonzero
-            # value (no sign of zero to compare) of the literal's type.
+            # value (no sign of zero to compare) of the literal's type. (The constant is the
+            # dictionary's last value: `_REST` admits no brace inside, not even in a string.)
+            fname = fm.group(1)
             a = cached_attrs.get(fname)
             if (type(a) is FloatAttr and a.type == ftype and a.value != 0.0
                     and a.value == float_attr(float(num), ftype).value):
                 template = self.floats.get(tkey)
                 if template is None:
                     template = _bounded_put(self.floats, tkey, {})
-                template[name] = (ins, outs, cached_attrs, rest_end - len(rest))
+                template[name] = (ins, outs, cached_attrs, fname, rest_end - len(rest))
         return ins, outs, {} if cached_attrs is None else dict(cached_attrs), stamp, rest_end
 
     def _shape(self, base: int, r: re.Match, props, attr_text, type_text) -> tuple | None:

@@ -220,3 +220,18 @@ def test_float_template_keeps_a_comment_and_what_follows():
     assert [op.attributes["alpha"].value for op in ops[:3]] == [0.5, 0.75, 0.875]
     assert [op.loc.line for op in ops] == [2, 3, 4, 5]
     _check(text)
+
+
+def test_no_template_from_a_constant_in_a_comment_or_a_type():
+    # the last `= constant : type}` of the line is in a comment, or in a type's encoding, and
+    # equals the attribute's value: no template (else the next op would take its own
+    # comment's constant as its attribute)
+    for suffix, enc in (("// alpha = {c} : f32}}", ""), ("", ", {{alpha = {c} : f32}}")):
+        t = T[:-1] + enc + ">" if enc else T
+        lines = [f'%{i} = "tdflow.leaky_relu"(%{i - 1 if i else "x"}) {{alpha = 0.5 : f32}} : '
+                 f"({t}) -> {t} " + suffix.format(c=c) for i, c in enumerate(["0.5", "0.75"])]
+        m, err = _parsed(_func(*lines, ret="%1", args=f"%x: {t}"))
+        if m is None:  # the encoding: not a type tdflow reads (the same either way)
+            assert enc, err
+            continue
+        assert [op.attributes["alpha"].value for op in list(m.funcs[0].body)[:2]] == [0.5, 0.5]
