@@ -349,14 +349,25 @@ class BodyParser(TypeAttrParser):
             template = self.floats.get(tkey)
             shape = template.get(name) if template is not None else None
             if shape is not None:
-                ins, outs, cached_attrs, fname, off = shape
+                ins, outs, cached_attrs, fname, off, tstamp = shape
                 try:
                     a = float_attr(float(num), ftype)
                 except OverflowError:  # the general parser words the error
                     return None
                 attrs = dict(cached_attrs)
                 attrs[fname] = a  # the same key: its place in the dictionary is kept
-                return ins, outs, attrs, None, len(rest) + off
+                # The stamp: the template's and the constant's text, when that text is how
+                # the printer spells the value (format_float: "%.6e" when it reads back
+                # to the value); the printer then puts it in the template's line.
+                # The literal (its grammar, _FLOAT_REST's) is "d.dddddde+dd" with d nonzero
+                # when it has 12 characters besides its sign, "." and "e" where those are;
+                # f64: seven digits read back to themselves through a double, all of them.
+                stamp = None
+                if (len(num) - (num[0] == "-") == 12 and num[-4] == "e" and num[-11] == "."
+                        and num[-12] != "0"):
+                    if ftype == "f64" or (ftype == "f32" and f"{a.value:.6e}" == num):
+                        stamp = (tstamp, num)
+                return ins, outs, attrs, stamp, len(rest) + off
         if pieces is None:
             r = _REST.match(rest)
             if r is None:
@@ -384,7 +395,8 @@ class BodyParser(TypeAttrParser):
                 template = self.floats.get(tkey)
                 if template is None:
                     template = _bounded_put(self.floats, tkey, {})
-                template[name] = (ins, outs, cached_attrs, fname, rest_end - len(rest))
+                template[name] = (ins, outs, cached_attrs, fname, rest_end - len(rest),
+                                  object())
         return ins, outs, {} if cached_attrs is None else dict(cached_attrs), stamp, rest_end
 
     def _shape(self, base: int, r: re.Match, props, attr_text, type_text) -> tuple | None:

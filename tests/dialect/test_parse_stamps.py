@@ -235,3 +235,34 @@ def test_no_template_from_a_constant_in_a_comment_or_a_type():
             assert enc, err
             continue
         assert [op.attributes["alpha"].value for op in list(m.funcs[0].body)[:2]] == [0.5, 0.5]
+
+
+def test_float_template_stamps_print_their_own_constant():
+    # canonical constants ("%.6e" that reads back: the printer's spelling) take the stamp
+    # (template, text); the printer puts each op's text in its template's line. Spellings
+    # that are not the printer's (f32 "1.0000001e+00" is printed 1.000000e+00), and a line
+    # whose constant's text appears twice, take the ordinary paths.
+    cs = ["5.000000e-01", "2.500000e-01", "-7.500000e+00", "5.000000e-01", "1.000000e-01",
+          "3.402823e+38", "1.000000e-45", "1.0000001e+00", "9.999999e-01", "0.5"]
+    lines = []
+    for i, c in enumerate(cs):
+        prev = f"%{i - 1}" if i else "%x"
+        lines += [f'%{i} = "tdflow.leaky_relu"({prev}) {{alpha = {c} : f32}} : ({T}) -> {T}']
+    n = len(cs)
+    for j, c in enumerate(cs):
+        lines += [f'%{n + j} = "tdflow.scalar_mul"(%{n + j - 1}) {{has_float_operand = true, '
+                  f"float_operand = {c} : f64}} : ({T}) -> {T}"]
+    for j, c in enumerate(cs[:4]):  # the constant's text twice in the line
+        k = 2 * n + j
+        lines += [f'%{k} = "tdflow.scalar_mul"(%{k - 1}) {{has_float_operand = true, '
+                  f"note = {c} : f64, float_operand = {c} : f64}} : ({T}) -> {T}"]
+    text = _func(*lines, ret=f"%{2 * n + 3}")
+    ops = list(parse_module(text, "p.mlir").funcs[0].body)
+    tuples = [type(op.stamp) is tuple for op in ops]
+    # the fourth repeats the first's text: the first's (rests cache) stamp
+    assert tuples[:n] == [False, True, True, False, True, True, False, False, True, False]
+    assert tuples[n:2 * n] == [False, True, True, False, True, True, True, False, True, False]
+    assert ops[3].stamp is ops[0].stamp and ops[1].stamp[0] is ops[2].stamp[0]
+    assert ops[2].stamp[1] == "-7.500000e+00"
+    got = _check(text)  # printed as_parsed the same, generic too; the same diagnostics
+    assert sum("note" in d for d in got) == 4  # a warning per op: none taken for another
