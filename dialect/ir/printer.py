@@ -91,7 +91,9 @@ class _Printer:
         self.attr_dicts: dict[tuple, str] = {}
         # Of a module unchanged since parsing (as_parsed): a parser's stamp (Operation.stamp)
         # -> the quoted op name and the line after the operands of the one-result ops that
-        # carry it, as the first of them printed (the same name, types and attribute objects)
+        # carry it, as the first of them printed (the same name, types and attribute objects);
+        # a float template's mark (Operation.stamp) -> the name and that line around the
+        # constant, whose text each op's stamp carries
         self.stamped: dict | None = {} if as_parsed and not locs else None
 
     def type_str(self, t) -> str:
