@@ -138,6 +138,9 @@ class Operation:
         self._next: Operation | None = None
         #: The parser's mark (an object shared by every op it read from the same text after
         #: the operand list, with operands of exactly the written type objects), else ``None``.
+        #: An op read from a float template (``BodyParser._new_rest``) has the pair (the
+        #: template's mark, its constant's text, spelled as the printer spells it): ops of
+        #: equal text have equal pairs.
         #: Only code told that the module is unchanged since parsing reads it (``as_parsed``
         #: of ``verify_module``/``print_module``): nothing clears it when an op is changed.
         self.stamp = None

@@ -91,7 +91,9 @@ class _Printer:
         self.attr_dicts: dict[tuple, str] = {}
         # Of a module unchanged since parsing (as_parsed): a parser's stamp (Operation.stamp)
         # -> the quoted op name and the line after the operands of the one-result ops that
-        # carry it, as the first of them printed (the same name, types and attribute objects)
+        # carry it, as the first of them printed (the same name, types and attribute objects);
+        # a float template's mark (Operation.stamp) -> the name and that line around the
+        # constant, whose text each op's stamp carries
         self.stamped: dict | None = {} if as_parsed and not locs else None
 
     def type_str(self, t) -> str:
@@ -249,7 +251,16 @@ class _Printer:
             if stamped_get is not None:
                 stamp = op.stamp
                 if stamp is not None:
-                    pieces = stamped_get(stamp)
+                    if type(stamp) is tuple:
+                        # a float template's op (BodyParser._new_rest): its line, but its
+                        # constant's text (how this printer spells it) put in
+                        pieces = stamped_get(stamp[0])
+                        if pieces is not None:
+                            pieces = (pieces[0], f"{pieces[1]}{stamp[1]}{pieces[2]}")
+                        else:
+                            pieces = stamped_get(stamp)
+                    else:
+                        pieces = stamped_get(stamp)
                     if pieces is not None:  # only the operand and result names to print
                         operands = op.operands
                         n = len(operands)
@@ -319,8 +330,15 @@ class _Printer:
                            f"{_loc_str(op.loc)}\n")
                 else:  # the line and its break in one string: no concatenation after
                     append(f"  {names[results[0]]} = {qname}({ops}){adict}{sig}\n")
-                    if stamped is not None and op.stamp is not None:
-                        stamped[op.stamp] = (qname, f"{adict}{sig}\n")
+                    stamp = op.stamp if stamped is not None else None
+                    if stamp is not None:
+                        # a float template's: the line around its constant, which must
+                        # appear in it once (another value could print the same)
+                        if type(stamp) is tuple and adict.count(stamp[1]) == 1:
+                            before, _, after = adict.partition(stamp[1])
+                            stamped[stamp[0]] = (qname, before, f"{after}{sig}\n")
+                        else:
+                            stamped[stamp] = (qname, f"{adict}{sig}\n")
                 continue
             if op.name == RETURN and not generic and not op.attributes:
                 if op.operands:

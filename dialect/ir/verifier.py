@@ -54,7 +54,8 @@ def verify_func(func: FuncOp, diags: list[Diagnostic], dialect=None,
     ``stamps``: a set to pass from function to function of a module unchanged since it was
     parsed (``verify_module(..., as_parsed=True)``): the parser's stamps (``Operation.stamp``)
     of ops the dialect found valid without a word, each op with one of them then accepted at
-    once (the same name, operand, result and attribute objects).
+    once (the same name, operand and result type objects, and equal attributes: a float
+    template's ops, whose stamps are equal pairs, have attributes equal but not the same).
     """
     block = func.body
     defined: set[Value] = set(block.args)
