@@ -112,7 +112,7 @@ def _run(args: argparse.Namespace, ending: bool = False) -> int:
 
 
 def _parse(path: str, include_dirs: list[str], defines: list[str], ending: bool = False):
-    from tdflow.tdparser import parse_file
+    from tdflow.tdparser.api import parse_file
 
     return parse_file(path, include_dirs=include_dirs, defines=defines, use_cache=False,
                       release=not ending)
