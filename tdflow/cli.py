@@ -103,7 +103,7 @@ def entry() -> int:
             status = 0
         if status is not None:
             return status
-    status = main()
+    status = main(process_ends=True)
     # The process ends now: a last collection would walk every object the command left (a
     # parsed 100k-op program: ~1 s) only to free what the exit frees anyway.
     gc.freeze()
@@ -120,11 +120,19 @@ def entry() -> int:
     return status
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse ``argv`` and run the subcommand; returns the exit status."""
+def main(argv: list[str] | None = None, *, process_ends: bool = False) -> int:
+    """Parse ``argv`` and run the subcommand; returns the exit status.
+
+    ``process_ends``: the caller (:func:`entry`) ends the process right after, so a command
+    may leave what it made for the exit instead of freeing it (``tdflow tblgen``).
+
+    >>> main(["tblgen", "no-such-file.td"])  # the diagnostic goes to stderr
+    1
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_of(argv))
     args = parser.parse_args(argv)
+    args.process_ends = process_ends
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
