@@ -46,7 +46,7 @@ from tdflow.lowering.elementwise_native_c import KERNEL, METHOD, PRELUDE, TAIL
 
 __all__ = ["EXACT_BINARY", "EXACT_UNARY", "MIN_ELEMENTS", "NATIVE_FLAGS", "USE_NATIVE",
            "bound_native", "build_extension", "builder_installed", "c_module", "c_source",
-           "native_enabled", "named_extension", "native_kernel", "native_kernels", "set_builder",
+           "extension_once", "native_enabled", "named_extension", "native_kernel", "native_kernels", "set_builder",
            "with_native"]
 
 #: Arrays smaller than this stay on numpy: the call is cheap either way, and a first use
@@ -517,6 +517,30 @@ def named_extension(prefix: str, made_of: bytes,
     fns = nb.request(module, _builder, lambda: source(module), module, ["run"], NATIVE_FLAGS)
     return (None if fns is None else fns[0]), fns is not None or builder_installed()
 
+
+
+def extension_once(built: list, lock: Any, switched_on: bool, prefix: str, made_of: bytes,
+                   source: Callable[[str], str]) -> Callable[..., Any] | None:
+    """:func:`named_extension`'s ``run``, remembered in the caller's one-slot list ``built``
+    (under ``lock``) once the answer is final: the getter of a module-level hand-written
+    extension (Winograd's transforms, the row loops). ``None`` when ``switched_on`` is false or
+    native code is off; a ``None`` only because no builder is installed yet is not remembered.
+
+    >>> import threading
+    >>> extension_once([], threading.Lock(), False, "tdf_doc", b"x", str) is None
+    True
+    """
+    if not switched_on or not native_enabled():
+        return None
+    if built:
+        return built[0]
+    with lock:
+        if built:
+            return built[0]
+        run, final = named_extension(prefix, made_of, source)
+        if final:  # else: try again once a builder is installed
+            built.append(run)
+        return run
 
 def builder_installed() -> bool:
     """Whether a builder is installed (the runtime's CPU kernels install one): before that,

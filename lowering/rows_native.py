@@ -387,16 +387,6 @@ def native_rows() -> Callable[..., Any] | None:
     >>> run is None or not run(3, x, s, 2, 8) or s.tolist() == [28.0, 92.0]
     True
     """
-    from tdflow.lowering.elementwise_native import named_extension, native_enabled
+    from tdflow.lowering.elementwise_native import extension_once
 
-    if not USE_NATIVE_ROWS or not native_enabled():
-        return None
-    if _built:
-        return _built[0]
-    with _lock:
-        if _built:
-            return _built[0]
-        run, final = named_extension("tdf_rows", _TEMPLATE.encode(), c_source)
-        if final:  # else: try again once a builder is installed
-            _built.append(run)
-        return run
+    return extension_once(_built, _lock, USE_NATIVE_ROWS, "tdf_rows", _TEMPLATE.encode(), c_source)

@@ -213,16 +213,6 @@ def native_transforms() -> Callable[..., Any] | None:
     >>> run is None or (run(0, xp, v, 1, 1, 1, 0), float(v[1, 1, 0, 0, 0]))[1] == 4.0
     True
     """
-    from tdflow.lowering.elementwise_native import named_extension, native_enabled
+    from tdflow.lowering.elementwise_native import extension_once
 
-    if not USE_NATIVE_WINOGRAD or not native_enabled():
-        return None
-    if _built:
-        return _built[0]
-    with _lock:
-        if _built:
-            return _built[0]
-        run, final = named_extension("tdf_winograd", _TEMPLATE.encode(), c_source)
-        if final:  # else: try again once a builder is installed
-            _built.append(run)
-        return run
+    return extension_once(_built, _lock, USE_NATIVE_WINOGRAD, "tdf_winograd", _TEMPLATE.encode(), c_source)
