@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from tdflow.dialect.types import DTYPES
+from tdflow.runtime.kernels._rows import native_rows_for
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     FLOATS,
@@ -117,13 +118,7 @@ def _native_add_rows(flat: np.ndarray, ids: np.ndarray, n: int, skip: int | None
     >>> r is None or r.tolist() == [[0.0, 0.0], [2.0, 2.0]]
     True
     """
-    from tdflow.lowering import rows_native
-
-    if flat.size < rows_native.MIN_SIZE:  # small ones keep numpy (no module to build)
-        return None
-    from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
-
-    run = rows_native.native_rows()
+    run = native_rows_for(flat.size)
     data = np.ascontiguousarray(flat)
     acc = np.zeros(like_shape, np.float32)
     if run is None or not run(6, acc, np.ascontiguousarray(ids), data, ids.size, n,

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.runtime.kernels._rows import native_rows_for
 from tdflow.runtime.kernels._util import acc_dtype, operands
 from tdflow.runtime.kernels.registry import register_kernel
 
@@ -129,7 +130,7 @@ def _native_layer_norm(attrs: Mapping[str, Any], x: np.ndarray, beta: Any, gamma
     """
     if x.dtype != np.float32 or not x.flags.c_contiguous or not 0 < a < x.ndim or not x.size:
         return None
-    run = _rows(x.size)
+    run = native_rows_for(x.size)
     if run is None:
         return None
     stat, params = x.shape[:a], x.shape[a:]
@@ -152,18 +153,6 @@ def _native_layer_norm(attrs: Mapping[str, Any], x: np.ndarray, beta: Any, gamma
     if not run(0, x, got[0], got[1], got[2], g, b, got[1].size, n, attrs["epsilon"]):
         return None
     return got
-
-
-def _rows(size: int) -> Any:
-    """The C row loops for a launch of ``size`` elements, or None (small ones keep numpy;
-    imported on first use: a plan without layer norm does not build them)."""
-    from tdflow.lowering import rows_native
-
-    if size < rows_native.MIN_SIZE:
-        return None
-    from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
-
-    return rows_native.native_rows()
 
 
 def _scale_shift(dt: np.dtype) -> Any:

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.runtime.kernels._rows import native_rows_for
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     FLOATS,
@@ -107,18 +108,6 @@ def reduce_sum(attrs: Mapping[str, Any], inputs: Sequence[Any], outs: Sequence[A
     return _reduce(np.sum, attrs, x, outs, dtype=acc_dtype(x.dtype))
 
 
-def rows_native_min_size() -> int:
-    """The fewest elements a bound sum has for the C loops to run it (below, numpy: no
-    module to build or load for a small plan's sums).
-
-    >>> rows_native_min_size() > 0
-    True
-    """
-    from tdflow.lowering.rows_native import MIN_SIZE
-
-    return MIN_SIZE
-
-
 def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
               outs: Sequence[Any]) -> Any:
     """``run(attrs, inputs, outs)`` doing a plan launch's sum as ``np.add.reduce`` straight
@@ -137,11 +126,8 @@ def _bind_sum(axes: tuple[int, ...], keepdims: bool, ins: Sequence[Any],
     # (numpy's reduction pays its iterator per row: ~40 us for 1024 rows of 128, a layer
     # norm gradient's sums; ~30 us for a bias gradient's columns)
     kind = 3 if axes == (len(shape) - 1,) else 4 if axes == (0,) and len(shape) > 1 else 0
-    if dt == np.float32 and kind and math.prod(shape) >= rows_native_min_size():
-        from tdflow.lowering import rows_native
-        from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the builder
-
-        native = rows_native.native_rows()
+    if dt == np.float32 and kind:
+        native = native_rows_for(math.prod(shape))
         if native is not None:
             n = shape[-1] if kind == 3 else math.prod(shape[1:])
             rows = math.prod(shape) // n

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tdflow.runtime.kernels._rows import native_rows_for
 from tdflow.runtime.kernels._util import (
     ALL_DTYPES,
     NUMERIC,
@@ -123,7 +124,7 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     if (scale is not None and x.dtype == np.float32 and x.size and x.flags.c_contiguous
             and dest.flags.c_contiguous):
         # one C pass (tdflow.lowering.rows_native): the same multiply and fill per element
-        run = _rows(x.size)
+        run = native_rows_for(x.size)
         if run is not None and run(5, x, dest, x.size // (rows * cols), rows, cols, k,
                                    float(np.float32(scale)), float(fill)):
             return dest if fits or out is None else store(outs, dest, x.dtype)
@@ -142,18 +143,6 @@ def _tril(op: str, x: np.ndarray, attrs: Mapping[str, Any], scale: int | float |
     else:
         np.copyto(dest, fill, where=~np.tri(rows, cols, k, dtype=bool))
     return dest if fits or out is None else store(outs, dest, x.dtype)
-
-
-def _rows(size: int) -> Any:
-    """The C row loops for a launch of ``size`` elements, or None (small ones keep numpy;
-    imported on first use: only plans with a float32 ``fused_scale_tril`` build them)."""
-    from tdflow.lowering import rows_native
-
-    if size < rows_native.MIN_SIZE:
-        return None
-    from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
-
-    return rows_native.native_rows()
 
 
 @register_kernel("tdflow.tril", "cpu", dtypes=ALL_DTYPES)

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from tdflow.lowering import rows_native
+from tdflow.runtime.kernels._rows import native_rows_for
 from tdflow.runtime.kernels._util import (
     FLOATS,
     INTS,
@@ -91,13 +91,10 @@ def _bind_softmax(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequence[A
             or tuple(out_shape) != tuple(shape)):
         return None
 
-    from tdflow.runtime.kernels import elementwise  # noqa: F401 - installs the native builder
-
     n = shape[-1]
     rows = math.prod(shape) // n
     # small launches keep numpy (a few us either way): no C module to build or load for them
-    native = (rows_native.native_rows() if dt == np.float32 and rows * n >= rows_native.MIN_SIZE
-              else None)
+    native = native_rows_for(rows * n) if dt == np.float32 else None
 
     def run(_attrs: Any, inputs: Sequence[Any], outs: Sequence[Any]) -> list[np.ndarray]:
         x, buf = inputs[0], outs[0]
