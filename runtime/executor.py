@@ -137,8 +137,10 @@ class Executor:
 
         dtypes = {b.id: DTYPES[b.dtype] for b in plan.buffers}
         # per launch, the buffers whose value dies there and that the kernel may overwrite
-        dead = dead_inputs(plan.launches, {*dyn, *pinned, *self._prologue_buffers()})
-        unused = unused_outputs(plan.launches, {*dyn, *pinned, *self._prologue_buffers()})
+        consts = self._prologue_buffers()
+        kept = {*dyn, *pinned, *consts}
+        dead = dead_inputs(plan.launches, kept)
+        unused = unused_outputs(plan.launches, kept)
 
         def prepare(ln: Launch, dead: frozenset[int] = frozenset(),
                     unused: frozenset[int] = frozenset()
@@ -158,7 +160,6 @@ class Executor:
 
         self._launches = [prepare(ln, d, u) for ln, d, u in zip(plan.launches, dead, unused)]
         if not gpu:  # constant operands: a kernel may keep what it derives from them
-            consts = self._prologue_buffers()
             for ln, (_, ins, _, _) in zip(plan.launches, self._launches):
                 for b, a in zip(ln.inputs, ins):
                     if b in consts and isinstance(a, np.ndarray):

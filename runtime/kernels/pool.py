@@ -175,9 +175,10 @@ def _bind_values_only(attrs: Mapping[str, Any], ins: Sequence[Any], outs: Sequen
     def values_only(attrs: Mapping[str, Any], inputs: Sequence[Any],
                     outs: Sequence[Any]) -> list[np.ndarray]:
         val = pool.maxima(pool.plane(inputs[0]))[0]
-        y = out_buffer(outs, 0, np.moveaxis(val, 1, -1).shape if pool.last else val.shape,
-                       inputs[0].dtype)
-        np.copyto(y, np.moveaxis(val, 1, -1) if pool.last else val, casting="unsafe")
+        if pool.last:
+            val = np.moveaxis(val, 1, -1)
+        y = out_buffer(outs, 0, val.shape, inputs[0].dtype)
+        np.copyto(y, val, casting="unsafe")
         return [y, outs[1]]
 
     return values_only
