@@ -127,12 +127,11 @@ def _claim(fns: tuple[Any, Any], want: int) -> None:
     scope restores the user's count after every call."""
     with _lock:
         if not _claimed:
-            if not cli_pool():
-                pass
-            elif _scope[0]:  # a scope open on another thread: it leaves tdflow's count behind
-                _scope[1] = want
-            elif fns[1]() != want:
-                fns[0](ctypes.c_int(want))
+            if cli_pool():
+                if _scope[0]:  # a scope open on another thread: it leaves tdflow's count behind
+                    _scope[1] = want
+                elif fns[1]() != want:
+                    fns[0](ctypes.c_int(want))
             _claimed.append(True)
 
 
